@@ -1,0 +1,1 @@
+"""Subflow emulator agent: executes run plans on an engine and returns timelines."""

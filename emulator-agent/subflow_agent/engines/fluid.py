@@ -1,0 +1,394 @@
+"""Engine ``fluid``: the embedded flow-level simulator (v0).
+
+A time-stepped fluid model. Every (sub)flow has a congestion window
+``cwnd`` (packets of ``mss_bytes``) and sends at ``x = cwnd·MSS/RTT`` bit/s,
+capped by its application demand; resources (link directions, access point
+air) are fluid drop-tail queues shared by all subflows crossing them.
+
+Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
+``A`` the sum of arrival rates)::
+
+    RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
+    q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
+    slow start        cwnd += acked                  (RFC 5681 §3.1)
+    congestion avoid. cwnd += acked / cwnd           (Reno, RFC 5681 §3.1)
+    MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
+                      α = W·max_j(cwnd_j/RTT_j²) / (Σ_j cwnd_j/RTT_j)²   (RFC 6356 §3)
+    loss event        ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
+    RTO               RFC 6298 §2: SRTT, RTTVAR (α=1/8, β=1/4), RTO = SRTT + max(G, 4·RTTVAR),
+                      clamped to [min_rto_s, max_rto_s], doubled per expiry (§5.5)
+    after RTO         cwnd = 1 (loss window, RFC 5681 §3.1), slow start again
+
+Loss events come from random link loss (Bernoulli per packet, seeded) and
+from queue overflow (each lost packet's worth of dropped fluid is a loss).
+A single-path flow whose path is cut (handover) or changes stalls: its
+in-flight data is lost, and it resumes on its current path only when its
+retransmission timer fires. An MPTCP connection schedules its demand with
+LowRTT (fill the lowest-RTT subflow's window first); removing a subflow
+leaves the others running.
+
+Deterministic for a given ``seed``. Simplifications of v0 (deepened by the
+simulation issue): ACKs are not queued, per-hop departures are shared in
+proportion to arrivals, no receive-buffer limit across subflows.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+from subflow.plan import FlowPlan, RunPlan, SubflowPath
+from subflow.results import EngineOutput, FlowResult, SubflowResult
+
+NAME = "fluid"
+CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
+MAX_CWND_PACKETS = 1e5
+
+
+class RunCancelled(Exception):
+    """The caller asked the run to stop."""
+
+
+class _Sub:
+    __slots__ = (
+        "id", "path", "res", "base_rtt", "jitter_s", "loss_keep", "phase", "t_open",
+        "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
+        "last_reduction_t", "credit", "rtt", "bits", "cwnd_samples", "x", "limited",
+        "retransmissions",
+    )
+
+    def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
+        self.id = sp.id
+        self.bits = [0.0] * n_bins
+        self.cwnd_samples = [0.0] * n_bins
+        self.retransmissions = 0
+        self.path = sp.nodes
+        self.set_path(sp, index, resources)
+        self.reset(plan, t)
+
+    def set_path(self, sp: SubflowPath, index: dict[str, int], resources) -> None:
+        self.path = sp.nodes
+        self.res = [index[r] for r in sp.resources]
+        self.base_rtt = max(1e-4, 2e-3 * sum(resources[i].delay_ms for i in self.res))
+        self.jitter_s = 2e-3 * sum(resources[i].jitter_ms for i in self.res)
+        keep = 1.0
+        for i in self.res:
+            keep *= 1.0 - resources[i].loss
+        self.loss_keep = keep
+
+    def reset(self, plan: RunPlan, t: float) -> None:
+        tr = plan.transport
+        self.phase = "handshake"
+        self.t_open = t + self.base_rtt  # SYN / MP_JOIN exchange
+        self.cwnd = float(tr.initial_cwnd_packets)
+        self.ssthresh = math.inf
+        self.srtt = None
+        self.rttvar = 0.0
+        self.rto = tr.initial_rto_s
+        self.next_rto_t = math.inf
+        self.next_sample_t = 0.0
+        self.last_reduction_t = -math.inf
+        self.credit = 0.0
+        self.rtt = self.base_rtt
+        self.x = 0.0
+        self.limited = False
+
+
+class _Conn:
+    __slots__ = ("plan", "subs", "order", "seg", "demand")
+
+    def __init__(self, fp: FlowPlan):
+        self.plan = fp
+        self.subs: dict[str, _Sub] = {}
+        self.order: list[str] = []
+        self.seg = -1
+        self.demand = math.inf if fp.rate_mbps is None else fp.rate_mbps * 1e6
+
+
+def run(
+    plan: RunPlan,
+    on_progress: Callable[[float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> EngineOutput:
+    """Simulate ``plan`` and return per-flow and per-subflow timelines and events.
+
+    Parameters
+    ----------
+    plan : RunPlan
+        From :func:`subflow.plan.resolve_plan`.
+    on_progress : callable, optional
+        Called with the simulated fraction in [0, 1] about every 2 % of the run.
+    should_stop : callable, optional
+        Polled with the progress; returning True raises :class:`RunCancelled`.
+
+    Returns
+    -------
+    EngineOutput
+        Timelines at ``plan.interval_s`` (goodput in Mbit/s, cwnd in packets)
+        and the transport events (``subflow_up``, ``subflow_down``,
+        ``route_change``, ``route_lost``, ``rto``).
+    """
+    tr = plan.transport
+    pkt_bits = tr.mss_bytes * 8.0
+    rng = random.Random(plan.seed)
+    resources = plan.resources
+    index = {r.id: i for i, r in enumerate(resources)}
+    cap = [r.capacity_mbps * 1e6 for r in resources]
+    buf = [r.queue_packets * pkt_bits for r in resources]
+    n_res = len(resources)
+    queue = [0.0] * n_res
+
+    interval = plan.interval_s
+    n_bins = max(1, int(math.ceil(plan.duration_s / interval - 1e-9)))
+    min_rtt = min(
+        (
+            max(1e-4, 2e-3 * sum(resources[index[r]].delay_ms for r in sp.resources))
+            for fp in plan.flows
+            for seg in fp.segments
+            for sp in seg.subflows
+        ),
+        default=0.04,
+    )
+    per_bin = max(1, int(math.ceil(interval / min(0.01, max(0.001, min_rtt / 4)))))
+    dt = interval / per_bin
+    n_steps = int(round(plan.duration_s / dt))
+
+    conns = [_Conn(fp) for fp in plan.flows]
+    events: list[dict] = []
+
+    def emit(t: float, kind: str, conn: _Conn, sub_id: str | None = None, **extra) -> None:
+        ev = {"t_s": round(t, 6), "kind": kind, "node": conn.plan.src, "flow": conn.plan.id}
+        if sub_id is not None:
+            ev["subflow"] = sub_id
+        ev.update(extra)
+        events.append(ev)
+
+    def apply_segment(conn: _Conn, t: float) -> None:
+        fp = conn.plan
+        seg = fp.segments[conn.seg]
+        wanted = {sp.id: sp for sp in seg.subflows}
+        for sid, sub in conn.subs.items():
+            if sid not in wanted and sub.phase != "dead":
+                if fp.multipath:
+                    sub.phase = "dead"
+                    sub.x = 0.0
+                    emit(t, "subflow_down", conn, sid, path=sub.path)
+                elif sub.phase != "stalled":
+                    _stall(sub, t)
+                    emit(t, "route_lost", conn, sid, path=sub.path)
+        for sid, sp in wanted.items():
+            sub = conn.subs.get(sid)
+            if sub is None:
+                sub = _Sub(sp, index, resources, plan, t, n_bins)
+                conn.subs[sid] = sub
+                conn.order.append(sid)
+                emit(t, "subflow_up", conn, sid, path=sp.nodes)
+            elif fp.multipath:
+                if sub.phase == "dead" or sub.path != sp.nodes:
+                    sub.set_path(sp, index, resources)
+                    sub.reset(plan, t)
+                    emit(t, "subflow_up", conn, sid, path=sp.nodes)
+            elif sub.path != sp.nodes or sub.phase == "stalled":
+                old = sub.path
+                sub.set_path(sp, index, resources)
+                if sub.phase != "stalled":
+                    _stall(sub, t)
+                if old != sp.nodes:
+                    emit(t, "route_change", conn, sid, path=sp.nodes, previous_path=old)
+
+    def _stall(sub: _Sub, t: float) -> None:
+        # in-flight data is lost with the old path; wait for the retransmission timer
+        if sub.phase == "open":
+            sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
+        sub.phase = "stalled"
+        sub.x = 0.0
+        sub.next_rto_t = t + sub.rto
+
+    arrivals = [0.0] * n_res
+    progress_every = max(1, n_steps // 50)
+    for step in range(n_steps):
+        t = step * dt
+        b = min(n_bins - 1, step // per_bin)
+        if step % progress_every == 0:
+            if should_stop is not None and should_stop():
+                raise RunCancelled()
+            if on_progress is not None:
+                on_progress(step / n_steps)
+        for i in range(n_res):
+            arrivals[i] = 0.0
+        for conn in conns:
+            fp = conn.plan
+            while conn.seg + 1 < len(fp.segments) and fp.segments[conn.seg + 1].t_start_s <= t + 1e-12:
+                conn.seg += 1
+                apply_segment(conn, t)
+            if t < fp.start_s or t >= fp.stop_s:
+                for sub in conn.subs.values():
+                    sub.x = 0.0
+                continue
+            current = fp.segments[conn.seg] if conn.seg >= 0 else None
+            if current is not None and t >= current.t_end_s and conn.seg + 1 >= len(fp.segments):
+                continue
+            live: list[_Sub] = []
+            for sid in conn.order:
+                sub = conn.subs[sid]
+                if sub.phase == "dead":
+                    continue
+                if sub.phase == "handshake" and t >= sub.t_open:
+                    sub.phase = "open"
+                    sub.next_sample_t = t
+                if sub.phase == "stalled" and t >= sub.next_rto_t:
+                    sub.retransmissions += 1
+                    has_path = current is not None and any(sp.id == sub.id for sp in current.subflows)
+                    if has_path:
+                        emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=True)
+                        sub.phase = "open"
+                        sub.cwnd = 1.0
+                        sub.last_reduction_t = t
+                        sub.next_sample_t = t
+                        sub.credit = 0.0
+                    else:
+                        emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=False)
+                        sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
+                        sub.next_rto_t = t + sub.rto
+                if sub.phase == "open":
+                    qdelay = 0.0
+                    for i in sub.res:
+                        qdelay += queue[i] / cap[i]
+                    sub.rtt = sub.base_rtt + qdelay
+                    live.append(sub)
+                else:
+                    sub.x = 0.0
+            if not live:
+                continue
+            if fp.multipath and len(live) > 1:
+                live.sort(key=lambda s: (s.srtt if s.srtt is not None else s.rtt, s.id))
+            remaining = conn.demand
+            for sub in live:
+                w = sub.cwnd * pkt_bits / sub.rtt
+                x = w if w < remaining else remaining
+                sub.x = x
+                sub.limited = x >= 0.98 * w
+                remaining -= x
+                for i in sub.res:
+                    arrivals[i] += x
+        # queues (fluid drop-tail)
+        pass_frac = [1.0] * n_res
+        drop_frac = [0.0] * n_res
+        for i in range(n_res):
+            a = arrivals[i] * dt
+            q = queue[i] + a - cap[i] * dt
+            if q < 0.0:
+                departed = queue[i] + a
+                q = 0.0
+            else:
+                departed = cap[i] * dt
+            if q > buf[i]:
+                drop_frac[i] = (q - buf[i]) / a if a > 0 else 0.0
+                q = buf[i]
+            queue[i] = q
+            if a > 0:
+                pass_frac[i] = departed / a
+        # subflow updates
+        for conn in conns:
+            fp = conn.plan
+            if t < fp.start_s or t >= fp.stop_s:
+                continue
+            open_subs = [s for s in conn.subs.values() if s.phase == "open"]
+            if not open_subs:
+                continue
+            if fp.multipath and len(open_subs) > 1:
+                total_w = sum(s.cwnd for s in open_subs)
+                denom = sum(s.cwnd / s.rtt for s in open_subs)
+                alpha = total_w * max(s.cwnd / (s.rtt * s.rtt) for s in open_subs) / (denom * denom)
+            else:
+                total_w = alpha = 0.0
+            for sub in open_subs:
+                x = sub.x
+                if x <= 0:
+                    continue
+                through = sub.loss_keep
+                dropped = 0.0
+                for i in sub.res:
+                    through *= pass_frac[i]
+                    dropped += drop_frac[i]
+                sub.bits[b] += x * dt * through
+                sent_pkts = x * dt / pkt_bits
+                # loss events: random loss (seeded Bernoulli) and queue overflow
+                lost = False
+                p_rand = 1.0 - sub.loss_keep
+                if p_rand > 0 and rng.random() < 1.0 - math.exp(-sent_pkts * p_rand):
+                    lost = True
+                if dropped > 0:
+                    sub.credit += sent_pkts * min(1.0, dropped)
+                    if sub.credit >= 1.0:
+                        sub.credit = 0.0
+                        lost = True
+                rtt_now = sub.rtt
+                if lost:
+                    sub.retransmissions += 1
+                    if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
+                        sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
+                        sub.cwnd = sub.ssthresh
+                        sub.last_reduction_t = t
+                elif sub.limited:
+                    acked = sent_pkts
+                    if sub.cwnd < sub.ssthresh:
+                        sub.cwnd = min(sub.cwnd + acked, max(sub.ssthresh, sub.cwnd))
+                    elif total_w > 0:
+                        sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
+                    else:
+                        sub.cwnd += acked / sub.cwnd
+                    if sub.cwnd > MAX_CWND_PACKETS:
+                        sub.cwnd = MAX_CWND_PACKETS
+                if t >= sub.next_sample_t:  # one RTT sample per round trip (RFC 6298 §2)
+                    r = rtt_now
+                    if sub.jitter_s > 0:
+                        r = max(1e-4, r + rng.uniform(-sub.jitter_s, sub.jitter_s))
+                    if sub.srtt is None:
+                        sub.srtt, sub.rttvar = r, r / 2.0
+                    else:
+                        sub.rttvar = 0.75 * sub.rttvar + 0.25 * abs(sub.srtt - r)
+                        sub.srtt = 0.875 * sub.srtt + 0.125 * r
+                    rto = sub.srtt + max(CLOCK_GRANULARITY_S, 4.0 * sub.rttvar)
+                    sub.rto = min(tr.max_rto_s, max(tr.min_rto_s, rto))
+                    sub.next_sample_t = t + r
+        if (step + 1) % per_bin == 0:
+            for conn in conns:
+                for sub in conn.subs.values():
+                    sub.cwnd_samples[b] = round(sub.cwnd, 3) if sub.phase in ("open", "handshake") else 0.0
+
+    t_s = [round(k * interval, 9) for k in range(n_bins)]
+    flows: list[FlowResult] = []
+    for conn in conns:
+        subs: list[SubflowResult] = []
+        total = [0.0] * n_bins
+        for sid in conn.order:
+            sub = conn.subs[sid]
+            thr = [sub.bits[k] / interval / 1e6 for k in range(n_bins)]
+            for k in range(n_bins):
+                total[k] += thr[k]
+            subs.append(
+                SubflowResult(
+                    id=sid,
+                    path=sub.path,
+                    t_s=t_s,
+                    throughput_mbps=[round(v, 6) for v in thr],
+                    cwnd_packets=sub.cwnd_samples,
+                    retransmissions=sub.retransmissions,
+                )
+            )
+        flows.append(
+            FlowResult(
+                id=conn.plan.id,
+                src=conn.plan.src,
+                dst=conn.plan.dst,
+                t_s=t_s,
+                throughput_mbps=[round(v, 6) for v in total],
+                subflows=subs,
+            )
+        )
+    if on_progress is not None:
+        on_progress(1.0)
+    events.sort(key=lambda e: e["t_s"])
+    return EngineOutput(engine=NAME, strategy=plan.strategy, flows=flows, events=events)

@@ -1,0 +1,138 @@
+"""Station–access point association timeline.
+
+Policy (v0): *strongest signal first* with stickiness, as Mininet-WiFi's
+``ssf`` with the station keeping its access point while in range. Signal
+strength is taken as decreasing with distance, so "strongest" is the nearest
+access point in range. A station that enters an access point's range starts
+associating and can carry traffic over the wireless hop after the access
+point's ``association_delay_s``; it disassociates when it leaves the range
+and, if another access point is in range then, starts associating with it.
+Stations already in range at t = 0 start associated (the network is set up
+before the run starts). An attempt that the station abandons by leaving the
+range before it completes is reported but carries no traffic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from subflow.mobility import Leg, in_range_intervals, position_at, trajectory
+from subflow.scenario import AccessPointNode, Scenario, StationNode
+
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Association:
+    """One association of ``station`` with ``access_point``.
+
+    Attributes
+    ----------
+    t_start_s : float
+        When the station started associating (handover start).
+    t_associated_s : float
+        When the wireless hop started carrying traffic (handover end).
+    t_end_s : float
+        When the station left the range, or the end of the run.
+    """
+
+    station: str
+    access_point: str
+    t_start_s: float
+    t_associated_s: float
+    t_end_s: float
+
+
+@dataclass(frozen=True)
+class AssociationTimeline:
+    """All associations of a run, and the radio events that produced them.
+
+    ``events`` are dicts in the result's event shape:
+    ``{"t_s", "kind", "node", "access_point"}`` with ``kind`` one of
+    ``handover_start``, ``association``, ``disassociation``,
+    ``association_abandoned``.
+    """
+
+    associations: list[Association]
+    events: list[dict]
+    trajectories: dict[str, list[Leg]]
+
+
+def association_timeline(scenario: Scenario) -> AssociationTimeline:
+    """Compute when each station is associated with which access point.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A validated scenario; its stations' mobility and access points'
+        ``range_m`` and ``association_delay_s`` are used.
+
+    Returns
+    -------
+    AssociationTimeline
+        Associations sorted by station then time, events sorted by time.
+    """
+    duration = scenario.run.duration_s
+    aps = [n for n in scenario.nodes if isinstance(n, AccessPointNode)]
+    associations: list[Association] = []
+    events: list[dict] = []
+    trajectories: dict[str, list[Leg]] = {}
+    for st in (n for n in scenario.nodes if isinstance(n, StationNode)):
+        legs = trajectory(st, duration)
+        trajectories[st.id] = legs
+        windows = {
+            ap.id: in_range_intervals(legs, (ap.position.x_m, ap.position.y_m), ap.range_m)
+            for ap in aps
+        }
+        _walk_station(st.id, legs, aps, windows, duration, associations, events)
+    events.sort(key=lambda e: (e["t_s"], e["node"]))
+    return AssociationTimeline(associations, events, trajectories)
+
+
+def _walk_station(
+    station: str,
+    legs: list[Leg],
+    aps: list[AccessPointNode],
+    windows: dict[str, list[tuple[float, float]]],
+    duration: float,
+    associations: list[Association],
+    events: list[dict],
+) -> None:
+    t = 0.0
+    while t < duration - _EPS:
+        in_range = []
+        for ap in aps:
+            for t0, t1 in windows[ap.id]:
+                if t0 <= t + _EPS and t < t1 - _EPS:
+                    in_range.append((ap, t1))
+                    break
+        if not in_range:
+            nxt = [t0 for ap in aps for t0, _ in windows[ap.id] if t0 > t + _EPS]
+            if not nxt:
+                return
+            t = min(nxt)
+            continue
+        x, y = position_at(legs, t)
+        ap, t_exit = min(
+            in_range,
+            key=lambda c: (math.hypot(c[0].position.x_m - x, c[0].position.y_m - y), c[0].id),
+        )
+        delay = 0.0 if t <= _EPS else ap.association_delay_s
+        t_exit = min(t_exit, duration)
+        if t > _EPS:
+            events.append({"t_s": t, "kind": "handover_start", "node": station, "access_point": ap.id})
+        if t + delay < t_exit:
+            associations.append(Association(station, ap.id, t, t + delay, t_exit))
+            events.append(
+                {"t_s": t + delay, "kind": "association", "node": station, "access_point": ap.id}
+            )
+            if t_exit < duration - _EPS:
+                events.append(
+                    {"t_s": t_exit, "kind": "disassociation", "node": station, "access_point": ap.id}
+                )
+        else:
+            events.append(
+                {"t_s": t_exit, "kind": "association_abandoned", "node": station, "access_point": ap.id}
+            )
+        t = t_exit

@@ -1,0 +1,83 @@
+"""One comparison code path shared by the CLI, the worker and the tests.
+
+:func:`compare` resolves a plan per strategy, hands it to a *runner* (the
+in-process engine for the CLI, the emulator agent over HTTP for the worker),
+summarises each output and assembles the versioned result document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from subflow.plan import RunPlan, resolve_plan
+from subflow.results import EngineOutput, StrategyResult, comparison_document, summarize
+from subflow.scenario import Scenario, load_scenario
+from subflow.strategies import get_strategy
+
+Runner = Callable[[RunPlan], EngineOutput]
+
+
+def run_strategy(scenario: Scenario, strategy: str, runner: Runner, engine: str = "fluid") -> StrategyResult:
+    """Resolve, run and summarise one strategy on ``scenario``.
+
+    Raises
+    ------
+    ScenarioInvalid, UnknownStrategy, Unreachable
+        From :func:`subflow.plan.resolve_plan`.
+    """
+    plan = resolve_plan(scenario, strategy, engine)
+    output = runner(plan)
+    windows = {f.id: (f.start_s, f.stop_s) for f in plan.flows}
+    result = summarize(output, plan.interval_s, windows)
+    # radio events of the plan and transport events of the engine, in time order
+    result.events = sorted(plan.events + output.events, key=lambda e: (e["t_s"], e.get("kind", "")))
+    return result
+
+
+def compare(
+    scenario: Scenario | dict[str, Any],
+    strategies: list[str],
+    runner: Runner,
+    engine: str = "fluid",
+    on_progress: Callable[[float, str, StrategyResult], None] | None = None,
+) -> dict[str, Any]:
+    """Run every strategy on ``scenario`` and return the result document.
+
+    Parameters
+    ----------
+    scenario : Scenario or dict
+    strategies : list of str
+        Names from :data:`subflow.strategies.STRATEGIES`, at least one, no repeats.
+    runner : callable
+        ``RunPlan -> EngineOutput``.
+    engine : str
+        Engine name recorded in each plan.
+    on_progress : callable, optional
+        Called after each strategy with (fraction done in [0, 1], name, result).
+
+    Returns
+    -------
+    dict
+        The version-1 result document of :mod:`subflow.results`.
+
+    Raises
+    ------
+    ValueError
+        If ``strategies`` is empty or repeats a name.
+    UnknownStrategy
+        Before anything runs, if a name is unknown.
+    """
+    scenario = load_scenario(scenario)
+    if not strategies:
+        raise ValueError("strategies: at least one strategy is required")
+    if len(set(strategies)) != len(strategies):
+        raise ValueError("strategies: a strategy is listed twice")
+    for name in strategies:
+        get_strategy(name)
+    results: dict[str, StrategyResult] = {}
+    for i, name in enumerate(strategies):
+        results[name] = run_strategy(scenario, name, runner, engine)
+        if on_progress:
+            on_progress((i + 1) / len(strategies), name, results[name])
+    return comparison_document(scenario.model_dump(mode="json"), results)

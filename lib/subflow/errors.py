@@ -1,0 +1,69 @@
+"""Domain errors of Subflow, in one hierarchy.
+
+Library code raises these; only the service edges (FastAPI exception handlers,
+the CLI) translate them into HTTP status codes or exit codes, as coreemu/core
+does with ``daemon/core/errors.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SubflowError(Exception):
+    """Base class of every error Subflow raises on purpose."""
+
+
+class ScenarioInvalid(SubflowError):
+    """A scenario document breaks the schema or a cross-reference rule.
+
+    Parameters
+    ----------
+    errors : list of dict
+        One entry per problem, each ``{"loc": [path, parts...], "msg": str}``
+        where ``loc`` is the JSON path of the offending field, e.g.
+        ``["links", 2, "loss"]``.
+    """
+
+    def __init__(self, errors: list[dict[str, Any]]):
+        self.errors = errors
+        summary = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors
+        )
+        super().__init__(f"invalid scenario: {summary}")
+
+
+class UnknownStrategy(SubflowError):
+    """A strategy name that the registry does not know."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown strategy {name!r}; known: {', '.join(known)}")
+
+
+class UnknownEngine(SubflowError):
+    """An engine name that is not available."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown engine {name!r}; available: {', '.join(known)}")
+
+
+class Unreachable(SubflowError):
+    """A flow whose endpoints are never connected during the run."""
+
+    def __init__(self, flow_id: str, src: str, dst: str):
+        self.flow_id = flow_id
+        super().__init__(
+            f"flow {flow_id!r}: no path from {src!r} to {dst!r} at any time of the run"
+        )
+
+
+class AgentUnavailable(SubflowError):
+    """The emulator agent could not be reached (transient: worth a retry)."""
+
+
+class AgentRejected(SubflowError):
+    """The emulator agent answered, but refused or failed the run (permanent)."""

@@ -1,0 +1,191 @@
+"""Station trajectories and exact radio-range crossing times.
+
+Every mobility model of a scenario is turned into a piecewise-linear
+trajectory (a list of :class:`Leg`). Because each leg is a straight
+constant-speed segment, the times at which a station enters or leaves an
+access point's range circle are roots of a quadratic and are computed exactly,
+not by sampling.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from subflow.scenario import (
+    LinearMobility,
+    RandomWalkMobility,
+    StaticMobility,
+    StationNode,
+    WaypointsMobility,
+)
+
+
+@dataclass(frozen=True)
+class Leg:
+    """Straight, constant-speed motion from (x0_m, y0_m) at t0_s to (x1_m, y1_m) at t1_s."""
+
+    t0_s: float
+    t1_s: float
+    x0_m: float
+    y0_m: float
+    x1_m: float
+    y1_m: float
+
+    def at(self, t_s: float) -> tuple[float, float]:
+        """Position in metres at ``t_s`` (clamped to the leg's time span)."""
+        span = self.t1_s - self.t0_s
+        if span <= 0:
+            return self.x0_m, self.y0_m
+        u = min(1.0, max(0.0, (t_s - self.t0_s) / span))
+        return self.x0_m + u * (self.x1_m - self.x0_m), self.y0_m + u * (self.y1_m - self.y0_m)
+
+
+def trajectory(station: StationNode, duration_s: float) -> list[Leg]:
+    """Piecewise-linear trajectory of ``station`` covering [0, ``duration_s``].
+
+    Parameters
+    ----------
+    station : StationNode
+        Its ``mobility`` selects the model; ``position`` is the start point of
+        ``static`` and ``random_walk``.
+    duration_s : float
+        Length of the run in seconds (> 0).
+
+    Returns
+    -------
+    list of Leg
+        Contiguous legs, the first starting at 0 and the last ending at
+        ``duration_s``. Deterministic for a given ``random_walk.seed``.
+    """
+    m = station.mobility
+    x, y = station.position.x_m, station.position.y_m
+    if isinstance(m, StaticMobility):
+        return [Leg(0.0, duration_s, x, y, x, y)]
+    if isinstance(m, WaypointsMobility):
+        pts = [(p.t_s, p.x_m, p.y_m) for p in m.points]
+        return _legs_through(pts, duration_s)
+    if isinstance(m, LinearMobility):
+        dist = math.hypot(m.end.x_m - m.start.x_m, m.end.y_m - m.start.y_m)
+        t_arrive = m.start_s + dist / m.speed_mps
+        pts = [(m.start_s, m.start.x_m, m.start.y_m)]
+        if dist > 0:
+            pts.append((t_arrive, m.end.x_m, m.end.y_m))
+        return _legs_through(pts, duration_s)
+    if isinstance(m, RandomWalkMobility):
+        return _random_walk(m, x, y, duration_s)
+    raise TypeError(f"unsupported mobility model {type(m).__name__}")  # pragma: no cover
+
+
+def _legs_through(points: list[tuple[float, float, float]], duration_s: float) -> list[Leg]:
+    legs: list[Leg] = []
+    t0, x0, y0 = points[0]
+    if t0 > 0:
+        legs.append(Leg(0.0, min(t0, duration_s), x0, y0, x0, y0))
+    for t1, x1, y1 in points[1:]:
+        if t0 >= duration_s:
+            break
+        if t1 > duration_s:  # cut the leg at the end of the run
+            u = (duration_s - t0) / (t1 - t0)
+            x1, y1, t1 = x0 + u * (x1 - x0), y0 + u * (y1 - y0), duration_s
+        legs.append(Leg(t0, t1, x0, y0, x1, y1))
+        t0, x0, y0 = t1, x1, y1
+    if t0 < duration_s:
+        legs.append(Leg(t0, duration_s, x0, y0, x0, y0))
+    return legs
+
+
+def _random_walk(m: RandomWalkMobility, x: float, y: float, duration_s: float) -> list[Leg]:
+    rng = random.Random(m.seed)
+    b = m.bounds
+    legs: list[Leg] = []
+    t = 0.0
+    while t < duration_s:
+        heading = rng.uniform(0.0, 2.0 * math.pi)
+        speed = rng.uniform(m.speed_min_mps, m.speed_max_mps)
+        step = min(m.step_s, duration_s - t)
+        dx, dy = math.cos(heading) * speed, math.sin(heading) * speed
+        # time until the border along this heading (stop there and redraw)
+        limit = step
+        if dx > 0:
+            limit = min(limit, (b.x_max_m - x) / dx)
+        elif dx < 0:
+            limit = min(limit, (b.x_min_m - x) / dx)
+        if dy > 0:
+            limit = min(limit, (b.y_max_m - y) / dy)
+        elif dy < 0:
+            limit = min(limit, (b.y_min_m - y) / dy)
+        limit = max(limit, 0.0)
+        if limit < 1e-9:  # heading points out of the area: wait out a short pause
+            limit = min(step, 1.0)
+            dx = dy = 0.0
+        x1 = min(b.x_max_m, max(b.x_min_m, x + dx * limit))
+        y1 = min(b.y_max_m, max(b.y_min_m, y + dy * limit))
+        legs.append(Leg(t, t + limit, x, y, x1, y1))
+        t, x, y = t + limit, x1, y1
+    return legs
+
+
+def position_at(legs: list[Leg], t_s: float) -> tuple[float, float]:
+    """Position (x_m, y_m) on a trajectory at time ``t_s``."""
+    for leg in legs:
+        if t_s <= leg.t1_s:
+            return leg.at(t_s)
+    return legs[-1].at(legs[-1].t1_s)
+
+
+def in_range_intervals(
+    legs: list[Leg], centre: tuple[float, float], range_m: float
+) -> list[tuple[float, float]]:
+    """Time intervals during which a trajectory is within ``range_m`` of ``centre``.
+
+    Parameters
+    ----------
+    legs : list of Leg
+        A trajectory from :func:`trajectory`.
+    centre : (float, float)
+        Access point position (x_m, y_m).
+    range_m : float
+        Radio range in metres (> 0). A distance equal to the range counts as
+        in range.
+
+    Returns
+    -------
+    list of (float, float)
+        Disjoint, sorted ``(t_enter_s, t_exit_s)`` pairs, merged across legs;
+        ``t_exit_s`` equals the trajectory end if the station is still in range.
+    """
+    cx, cy = centre
+    r2 = range_m * range_m
+    raw: list[tuple[float, float]] = []
+    for leg in legs:
+        span = leg.t1_s - leg.t0_s
+        if span <= 0:
+            continue
+        # p(u) = p0 + u*(p1-p0), u in [0,1]; solve |p(u)-c|^2 <= r^2
+        ax, ay = leg.x1_m - leg.x0_m, leg.y1_m - leg.y0_m
+        bx, by = leg.x0_m - cx, leg.y0_m - cy
+        a = ax * ax + ay * ay
+        bq = 2.0 * (ax * bx + ay * by)
+        c = bx * bx + by * by - r2
+        if a == 0.0:
+            if c <= 0:
+                raw.append((leg.t0_s, leg.t1_s))
+            continue
+        disc = bq * bq - 4 * a * c
+        if disc < 0:
+            continue
+        sq = math.sqrt(disc)
+        u0 = max(0.0, (-bq - sq) / (2 * a))
+        u1 = min(1.0, (-bq + sq) / (2 * a))
+        if u0 <= u1:
+            raw.append((leg.t0_s + u0 * span, leg.t0_s + u1 * span))
+    merged: list[tuple[float, float]] = []
+    for t0, t1 in sorted(raw):
+        if merged and t0 <= merged[-1][1] + 1e-9:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], t1))
+        else:
+            merged.append((t0, t1))
+    # a grazing touch (zero-length interval) is not an association opportunity
+    return [(t0, t1) for t0, t1 in merged if t1 - t0 > 1e-9]

@@ -1,0 +1,256 @@
+"""Resolve a scenario and a strategy into a run plan for an engine.
+
+The run plan is the engine interface (scenario + strategy in, timelines +
+events out): it lists the capacity *resources* (each direction of a wired
+link, and the shared air of each access point) and, per flow, the time
+segments during which its subflows follow fixed paths. Engines never route;
+they execute a plan. The same :func:`resolve_plan` serves the CLI, the worker
+and the tests, so every front end gets the same numbers.
+
+Plan rules (v0)
+---------------
+* Paths are minimum-hop (:func:`subflow.routing.min_hop_path`).
+* ``sptcp``: one subflow ``<flow>/tcp`` on the best path of the moment. While
+  an endpoint station is associating with an access point that will change
+  that path, the flow has no path (the old route is abandoned at handover
+  start), so the engine sees the cut and recovers by RTO.
+* ``mptcp``: one subflow ``<flow>/<neighbour>`` per interface (incident hop)
+  of the multi-homed end (the source, or the destination if only it has
+  several), each on the minimum-hop path through that interface. A new
+  association adds a subflow; a disassociation removes one.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from subflow.association import Association, association_timeline
+from subflow.errors import Unreachable
+from subflow.routing import Edge, Graph, min_hop_path, path_nodes
+from subflow.scenario import AccessPointNode, Scenario, TransportSettings, load_scenario
+from subflow.strategies import get_strategy
+
+PLAN_VERSION = 1
+
+
+class Resource(BaseModel):
+    """A capacity shared by every subflow that crosses it (one direction of a wired
+    link, or an access point's air, shared by both directions)."""
+
+    id: str
+    kind: Literal["link", "air"]
+    capacity_mbps: float = Field(gt=0)
+    delay_ms: float = Field(ge=0)
+    loss: float = Field(ge=0, lt=1)
+    jitter_ms: float = Field(default=0.0, ge=0)
+    queue_packets: int = Field(ge=1)
+
+
+class SubflowPath(BaseModel):
+    id: str
+    nodes: list[str]
+    resources: list[str]
+
+
+class Segment(BaseModel):
+    """During [t_start_s, t_end_s) the flow's subflows follow these paths
+    (an empty list: no path, the flow is cut)."""
+
+    t_start_s: float
+    t_end_s: float
+    subflows: list[SubflowPath]
+
+
+class FlowPlan(BaseModel):
+    id: str
+    src: str
+    dst: str
+    rate_mbps: float | None
+    start_s: float
+    stop_s: float
+    multipath: bool
+    segments: list[Segment]
+
+
+class RunPlan(BaseModel):
+    """What an engine executes. ``events`` holds the radio events of the plan."""
+
+    plan_version: Literal[1] = PLAN_VERSION
+    strategy: str
+    engine: str = "fluid"
+    scenario_name: str
+    duration_s: float = Field(gt=0)
+    interval_s: float = Field(gt=0)
+    seed: int
+    transport: TransportSettings
+    resources: list[Resource]
+    flows: list[FlowPlan]
+    events: list[dict] = Field(default_factory=list)
+
+
+def _base_graph(scenario: Scenario) -> tuple[Graph, list[Resource]]:
+    graph = Graph()
+    resources: list[Resource] = []
+    for n in scenario.nodes:
+        graph.adj.setdefault(n.id, [])
+    for link in scenario.links:
+        for a, b in ((link.src, link.dst), (link.dst, link.src)):
+            rid = f"{link.id}:{a}>{b}"
+            resources.append(
+                Resource(
+                    id=rid,
+                    kind="link",
+                    capacity_mbps=link.bandwidth_mbps,
+                    delay_ms=link.delay_ms,
+                    loss=link.loss,
+                    jitter_ms=link.jitter_ms,
+                    queue_packets=link.queue_packets,
+                )
+            )
+            graph.add(Edge(a, b, rid, link.delay_ms))
+    for n in scenario.nodes:
+        if isinstance(n, AccessPointNode):
+            resources.append(
+                Resource(
+                    id=f"air:{n.id}",
+                    kind="air",
+                    capacity_mbps=n.wireless_bandwidth_mbps,
+                    delay_ms=n.wireless_delay_ms,
+                    loss=n.wireless_loss,
+                    queue_packets=n.queue_packets,
+                )
+            )
+    return graph, resources
+
+
+def _with_wireless(base: Graph, links: list[tuple[str, AccessPointNode]]) -> Graph:
+    g = base.copy()
+    for station, ap in links:
+        rid = f"air:{ap.id}"
+        g.add(Edge(station, ap.id, rid, ap.wireless_delay_ms))
+        g.add(Edge(ap.id, station, rid, ap.wireless_delay_ms))
+    return g
+
+
+def _subflow(sid: str, src: str, path: list[Edge]) -> SubflowPath:
+    return SubflowPath(id=sid, nodes=path_nodes(path, src), resources=[e.resource for e in path])
+
+
+def _single_path(graph: Graph, flow_id: str, src: str, dst: str) -> list[SubflowPath]:
+    path = min_hop_path(graph, src, dst)
+    return [] if path is None else [_subflow(f"{flow_id}/tcp", src, path)]
+
+
+def _multipath(graph: Graph, flow_id: str, src: str, dst: str) -> list[SubflowPath]:
+    out_src = graph.adj.get(src, [])
+    into_dst = [e for edges in graph.adj.values() for e in edges if e.dst == dst]
+    subflows: list[SubflowPath] = []
+    if len(out_src) >= len(into_dst):
+        for first in sorted(out_src, key=lambda e: (e.dst, e.resource)):
+            rest = min_hop_path(graph, first.dst, dst, banned=frozenset({src}))
+            if rest is not None:
+                subflows.append(_subflow(f"{flow_id}/{first.dst}", src, [first] + rest))
+    else:
+        for last in sorted(into_dst, key=lambda e: (e.src, e.resource)):
+            head = min_hop_path(graph, src, last.src, banned=frozenset({dst}))
+            if head is not None:
+                subflows.append(_subflow(f"{flow_id}/{last.src}", src, head + [last]))
+    return subflows
+
+
+def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid") -> RunPlan:
+    """Resolve ``scenario`` under ``strategy`` into a :class:`RunPlan`.
+
+    Parameters
+    ----------
+    scenario : Scenario or dict
+        A scenario (validated again here).
+    strategy : str
+        A name from :data:`subflow.strategies.STRATEGIES`.
+    engine : str
+        Engine the plan is meant for; recorded in the plan.
+
+    Returns
+    -------
+    RunPlan
+
+    Raises
+    ------
+    ScenarioInvalid
+        If the scenario is invalid.
+    UnknownStrategy
+        If ``strategy`` is not registered.
+    Unreachable
+        If a flow has no path at any time of its active window.
+    """
+    scenario = load_scenario(scenario)
+    strat = get_strategy(strategy)
+    duration = scenario.run.duration_s
+    timeline = association_timeline(scenario)
+    base, resources = _base_graph(scenario)
+    aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
+
+    bounds = {0.0, duration}
+    for a in timeline.associations:
+        bounds.update((a.t_start_s, a.t_associated_s, a.t_end_s))
+    for f in scenario.flows:
+        bounds.add(f.start_s)
+        bounds.add(f.stop_s if f.stop_s is not None else duration)
+    cuts = sorted(b for b in bounds if 0.0 <= b <= duration)
+
+    def active(mid: float) -> list[Association]:
+        return [a for a in timeline.associations if a.t_associated_s <= mid < a.t_end_s]
+
+    def pending(mid: float) -> list[Association]:
+        return [a for a in timeline.associations if a.t_start_s <= mid < a.t_associated_s]
+
+    flows: list[FlowPlan] = []
+    for f in scenario.flows:
+        stop = f.stop_s if f.stop_s is not None else duration
+        segments: list[Segment] = []
+        for t0, t1 in zip(cuts, cuts[1:]):
+            if t1 <= f.start_s or t0 >= stop or t1 - t0 <= 0:
+                continue
+            mid = 0.5 * (t0 + t1)
+            graph = _with_wireless(base, [(a.station, aps[a.access_point]) for a in active(mid)])
+            if strat.multipath:
+                subflows = _multipath(graph, f.id, f.src, f.dst)
+            else:
+                subflows = _single_path(graph, f.id, f.src, f.dst)
+                for a in pending(mid):
+                    if a.station in (f.src, f.dst):
+                        after = _with_wireless(graph, [(a.station, aps[a.access_point])])
+                        if _single_path(after, f.id, f.src, f.dst) != subflows:
+                            subflows = []  # the old route is abandoned during the handover
+            if segments and segments[-1].subflows == subflows:
+                segments[-1].t_end_s = t1
+            else:
+                segments.append(Segment(t_start_s=t0, t_end_s=t1, subflows=subflows))
+        if not any(s.subflows for s in segments):
+            raise Unreachable(f.id, f.src, f.dst)
+        flows.append(
+            FlowPlan(
+                id=f.id,
+                src=f.src,
+                dst=f.dst,
+                rate_mbps=f.rate_mbps,
+                start_s=f.start_s,
+                stop_s=stop,
+                multipath=strat.multipath,
+                segments=segments,
+            )
+        )
+    return RunPlan(
+        strategy=strat.name,
+        engine=engine,
+        scenario_name=scenario.name,
+        duration_s=duration,
+        interval_s=scenario.run.interval_s,
+        seed=scenario.run.seed,
+        transport=scenario.transport,
+        resources=resources,
+        flows=flows,
+        events=timeline.events,
+    )

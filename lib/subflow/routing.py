@@ -1,0 +1,93 @@
+"""Path computation on a snapshot of the topology.
+
+v0 provides minimum-hop routing; ties between equal-hop paths are broken by
+smaller total one-way ``delay_ms``, then by the lexicographically smaller
+sequence of node ids, so routes are deterministic.
+
+References
+----------
+.. [1] E. W. Dijkstra, "A note on two problems in connexion with graphs",
+   Numerische Mathematik 1, 269–271, 1959.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A directed hop ``src`` → ``dst`` that uses resource ``resource``.
+
+    ``delay_ms`` is the one-way propagation delay of the hop.
+    """
+
+    src: str
+    dst: str
+    resource: str
+    delay_ms: float
+
+
+@dataclass
+class Graph:
+    """Directed multigraph snapshot: ``adj[node]`` lists outgoing edges."""
+
+    adj: dict[str, list[Edge]] = field(default_factory=dict)
+
+    def add(self, edge: Edge) -> None:
+        self.adj.setdefault(edge.src, []).append(edge)
+        self.adj.setdefault(edge.dst, [])
+
+    def copy(self) -> "Graph":
+        return Graph({k: list(v) for k, v in self.adj.items()})
+
+
+def min_hop_path(
+    graph: Graph, src: str, dst: str, banned: frozenset[str] = frozenset()
+) -> list[Edge] | None:
+    """Minimum-hop path from ``src`` to ``dst``, delay and node ids breaking ties.
+
+    Parameters
+    ----------
+    graph : Graph
+        Topology snapshot.
+    src, dst : str
+        Node ids.
+    banned : frozenset of str
+        Nodes the path must not visit (other than ``src``).
+
+    Returns
+    -------
+    list of Edge or None
+        The hops in order, ``[]`` if ``src == dst``, ``None`` if ``dst`` is not
+        reachable.
+    """
+    if src == dst:
+        return []
+    # label = (hops, delay_ms, node-id sequence); the sequence makes ties deterministic
+    best: dict[str, tuple[int, float, tuple[str, ...]]] = {src: (0, 0.0, (src,))}
+    pred: dict[str, list[Edge]] = {src: []}
+    heap: list[tuple[int, float, tuple[str, ...], str]] = [(0, 0.0, (src,), src)]
+    done: set[str] = set()
+    while heap:
+        hops, delay, seq, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        done.add(node)
+        if node == dst:
+            return pred[node]
+        for e in graph.adj.get(node, ()):
+            if e.dst in done or e.dst in banned:
+                continue
+            label = (hops + 1, delay + e.delay_ms, seq + (e.dst,))
+            if e.dst not in best or label < best[e.dst]:
+                best[e.dst] = label
+                pred[e.dst] = pred[node] + [e]
+                heapq.heappush(heap, (*label, e.dst))
+    return None
+
+
+def path_nodes(path: list[Edge], src: str) -> list[str]:
+    """Node ids visited by ``path`` starting at ``src``."""
+    return [src] + [e.dst for e in path]

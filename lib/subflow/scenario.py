@@ -1,0 +1,392 @@
+"""The scenario document: topology, radio, mobility, flows and run settings.
+
+A scenario is a JSON document validated by the pydantic v2 models below. Its
+JSON Schema is :func:`scenario_json_schema`. Units are carried in field names:
+positions in metres (``x_m``), times in seconds (``t_s``), rates in megabits
+per second (``bandwidth_mbps``), delays in milliseconds (``delay_ms``) and
+``loss`` as a probability in [0, 1).
+
+Validation has two steps, both reported as :class:`subflow.errors.ScenarioInvalid`
+with the JSON path of each offending field:
+
+1. structure (types, ranges), by pydantic;
+2. references between parts (a link to an unknown node, a flow to a missing
+   node, duplicate ids, times outside the run), by :func:`check_references`.
+
+:func:`load_scenario` runs both.
+
+References
+----------
+.. [1] Q. Zhao et al., "Software Defined Multi-Path TCP Solution for Mobile
+   Wireless Tactical Networks", MILCOM 2018, §V-B (node roles of the testbed).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from subflow.errors import ScenarioInvalid
+
+SCHEMA_VERSION = 1
+
+Identifier = Annotated[
+    str,
+    Field(
+        pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$",
+        description="Letters, digits, '_' or '-', starting with a letter, at most 32 characters.",
+    ),
+]
+Metres = Annotated[float, Field(allow_inf_nan=False)]
+PositiveMbps = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegativeMs = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+NonNegativeSeconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+LossFraction = Annotated[
+    float,
+    Field(ge=0, lt=1, allow_inf_nan=False, description="Probability in [0, 1)."),
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Position(_Strict):
+    """A point on the planning plane, in metres."""
+
+    x_m: Metres = 0.0
+    y_m: Metres = 0.0
+
+
+# --------------------------------------------------------------------------- mobility
+
+
+class StaticMobility(_Strict):
+    """The station stays at its node ``position``."""
+
+    model: Literal["static"] = "static"
+
+
+class Waypoint(_Strict):
+    t_s: NonNegativeSeconds
+    x_m: Metres
+    y_m: Metres
+
+
+class WaypointsMobility(_Strict):
+    """Piecewise-linear motion through timed waypoints.
+
+    Before the first waypoint the station is at the first waypoint; after the
+    last it stays at the last. Times must increase strictly.
+    """
+
+    model: Literal["waypoints"] = "waypoints"
+    points: list[Waypoint] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _increasing(self) -> "WaypointsMobility":
+        for i in range(1, len(self.points)):
+            if self.points[i].t_s <= self.points[i - 1].t_s:
+                raise ValueError(
+                    f"points[{i}].t_s must be greater than points[{i - 1}].t_s"
+                )
+        return self
+
+
+class LinearMobility(_Strict):
+    """Straight-line motion from ``start`` to ``end`` at ``speed_mps``.
+
+    The station waits at ``start`` until ``start_s``, then moves, and stays at
+    ``end`` once it arrives.
+    """
+
+    model: Literal["linear"] = "linear"
+    start: Position
+    end: Position
+    speed_mps: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    start_s: NonNegativeSeconds = 0.0
+
+
+class Bounds(_Strict):
+    """An axis-aligned rectangle, in metres."""
+
+    x_min_m: Metres
+    y_min_m: Metres
+    x_max_m: Metres
+    y_max_m: Metres
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Bounds":
+        if self.x_max_m <= self.x_min_m:
+            raise ValueError("x_max_m must be greater than x_min_m")
+        if self.y_max_m <= self.y_min_m:
+            raise ValueError("y_max_m must be greater than y_min_m")
+        return self
+
+
+class RandomWalkMobility(_Strict):
+    """Seeded random walk inside ``bounds``.
+
+    Every ``step_s`` seconds the station draws a heading uniformly in
+    [0, 2π) and a speed uniformly in [``speed_min_mps``, ``speed_max_mps``];
+    when it reaches the border it stops there and draws again (the
+    Mininet-WiFi / BonnMotion "random walk" with a bounded area). The walk
+    starts at the node's ``position``, which must lie inside ``bounds``.
+    """
+
+    model: Literal["random_walk"] = "random_walk"
+    bounds: Bounds
+    speed_min_mps: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+    speed_max_mps: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 5.0
+    step_s: PositiveSeconds = 10.0
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _speeds(self) -> "RandomWalkMobility":
+        if self.speed_max_mps < self.speed_min_mps:
+            raise ValueError("speed_max_mps must be at least speed_min_mps")
+        return self
+
+
+Mobility = Annotated[
+    Union[StaticMobility, WaypointsMobility, LinearMobility, RandomWalkMobility],
+    Field(discriminator="model"),
+]
+
+# --------------------------------------------------------------------------- nodes
+
+
+class _NodeBase(_Strict):
+    id: Identifier
+    label: str | None = Field(default=None, max_length=80)
+    position: Position = Field(default_factory=Position)
+
+
+class HostNode(_NodeBase):
+    """A fixed end host (e.g. a ship's server)."""
+
+    kind: Literal["host"] = "host"
+
+
+class SwitchNode(_NodeBase):
+    """A (software-defined) switch, e.g. a ship's SATCOM switch."""
+
+    kind: Literal["switch"] = "switch"
+
+
+class RouterNode(_NodeBase):
+    kind: Literal["router"] = "router"
+
+
+class SatelliteNode(_NodeBase):
+    """A satellite relay; ``orbit`` is informative for planning and drawing."""
+
+    kind: Literal["satellite"] = "satellite"
+    orbit: Literal["geo", "meo", "leo"] = "geo"
+
+
+class AccessPointNode(_NodeBase):
+    """A Wi-Fi access point (e.g. carried by a UAV).
+
+    A station within ``range_m`` of the access point can associate with it;
+    the association takes ``association_delay_s`` (scan, authentication,
+    association) before the wireless hop carries traffic. The wireless hop
+    is a medium shared by every station associated with this access point.
+    """
+
+    kind: Literal["access_point"] = "access_point"
+    range_m: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    association_delay_s: NonNegativeSeconds = 1.0
+    wireless_bandwidth_mbps: PositiveMbps = 54.0
+    wireless_delay_ms: NonNegativeMs = 1.0
+    wireless_loss: LossFraction = 0.0
+    queue_packets: Annotated[int, Field(ge=1, le=100_000)] = 100
+
+
+class StationNode(_NodeBase):
+    """A mobile user (ground unit, small ship) with Wi-Fi and optional wired links."""
+
+    kind: Literal["station"] = "station"
+    mobility: Mobility = Field(default_factory=StaticMobility)
+
+
+Node = Annotated[
+    Union[HostNode, StationNode, AccessPointNode, SwitchNode, SatelliteNode, RouterNode],
+    Field(discriminator="kind"),
+]
+NODE_KINDS = ("host", "station", "access_point", "switch", "satellite", "router")
+
+# --------------------------------------------------------------------------- links and flows
+
+
+class Link(_Strict):
+    """A full-duplex wired link; each direction has its own ``bandwidth_mbps``."""
+
+    id: Identifier
+    src: Identifier
+    dst: Identifier
+    bandwidth_mbps: PositiveMbps
+    delay_ms: NonNegativeMs = 0.0
+    loss: LossFraction = 0.0
+    jitter_ms: NonNegativeMs = 0.0
+    queue_packets: Annotated[int, Field(ge=1, le=100_000)] = 100
+
+
+class Flow(_Strict):
+    """An application flow from ``src`` to ``dst``.
+
+    ``rate_mbps`` is the application's demand; ``null`` means a bulk transfer
+    that sends as fast as its transport allows. The flow is active in
+    [``start_s``, ``stop_s``); ``stop_s`` null means until the end of the run.
+    """
+
+    id: Identifier
+    src: Identifier
+    dst: Identifier
+    rate_mbps: PositiveMbps | None = None
+    start_s: NonNegativeSeconds = 0.0
+    stop_s: PositiveSeconds | None = None
+
+    @model_validator(mode="after")
+    def _window(self) -> "Flow":
+        if self.stop_s is not None and self.stop_s <= self.start_s:
+            raise ValueError("stop_s must be greater than start_s")
+        return self
+
+
+class TransportSettings(_Strict):
+    """TCP parameters shared by every strategy of a run.
+
+    ``min_rto_s`` is the RTO floor: 0.2 s as in Linux, 1 s per RFC 6298 §2.4.
+    """
+
+    mss_bytes: Annotated[int, Field(ge=500, le=9000)] = 1448
+    initial_cwnd_packets: Annotated[int, Field(ge=1, le=100)] = 10
+    min_rto_s: Annotated[float, Field(gt=0, le=10)] = 0.2
+    max_rto_s: Annotated[float, Field(gt=0, le=600)] = 60.0
+    initial_rto_s: Annotated[float, Field(gt=0, le=60)] = 1.0
+
+
+class RunSettings(_Strict):
+    duration_s: Annotated[float, Field(gt=0, le=86_400, allow_inf_nan=False)] = 100.0
+    interval_s: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
+    seed: int = 1
+
+    @model_validator(mode="after")
+    def _interval(self) -> "RunSettings":
+        if self.interval_s > self.duration_s:
+            raise ValueError("interval_s must not exceed duration_s")
+        if self.duration_s / self.interval_s > 200_000:
+            raise ValueError("duration_s / interval_s must not exceed 200000 samples")
+        return self
+
+
+class Scenario(_Strict):
+    """A complete planning scenario (schema version 1)."""
+
+    schema_version: Literal[1] = 1
+    name: Annotated[str, Field(min_length=1, max_length=120)]
+    description: str = Field(default="", max_length=4000)
+    nodes: list[Node] = Field(min_length=1, max_length=10_000)
+    links: list[Link] = Field(default_factory=list, max_length=50_000)
+    flows: list[Flow] = Field(default_factory=list, max_length=10_000)
+    run: RunSettings = Field(default_factory=RunSettings)
+    transport: TransportSettings = Field(default_factory=TransportSettings)
+
+    def node(self, node_id: str) -> Any:
+        """Return the node with ``node_id``; raises KeyError if absent."""
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(node_id)
+
+
+def check_references(scenario: Scenario) -> None:
+    """Check the rules that tie parts of a scenario together.
+
+    Raises
+    ------
+    ScenarioInvalid
+        With one entry per problem, ``loc`` being the JSON path, e.g.
+        ``["links", 0, "dst"]`` for a link to an unknown node.
+    """
+    errors: list[dict[str, Any]] = []
+    node_ids: dict[str, int] = {}
+    for i, n in enumerate(scenario.nodes):
+        if n.id in node_ids:
+            errors.append({"loc": ["nodes", i, "id"], "msg": f"duplicate node id {n.id!r}"})
+        node_ids.setdefault(n.id, i)
+        if isinstance(n, StationNode) and isinstance(n.mobility, RandomWalkMobility):
+            b = n.mobility.bounds
+            if not (b.x_min_m <= n.position.x_m <= b.x_max_m and b.y_min_m <= n.position.y_m <= b.y_max_m):
+                errors.append(
+                    {"loc": ["nodes", i, "position"], "msg": "random walk must start inside mobility.bounds"}
+                )
+    link_ids: set[str] = set()
+    pairs: dict[frozenset[str], int] = {}
+    for i, link in enumerate(scenario.links):
+        if link.id in link_ids:
+            errors.append({"loc": ["links", i, "id"], "msg": f"duplicate link id {link.id!r}"})
+        link_ids.add(link.id)
+        for end in ("src", "dst"):
+            ref = getattr(link, end)
+            if ref not in node_ids:
+                errors.append({"loc": ["links", i, end], "msg": f"unknown node {ref!r}"})
+        if link.src == link.dst:
+            errors.append({"loc": ["links", i, "dst"], "msg": "a link must join two different nodes"})
+        pair = frozenset((link.src, link.dst))
+        if pair in pairs and link.src != link.dst:
+            errors.append(
+                {"loc": ["links", i], "msg": f"nodes already joined by link index {pairs[pair]}"}
+            )
+        pairs.setdefault(pair, i)
+    flow_ids: set[str] = set()
+    duration = scenario.run.duration_s
+    for i, f in enumerate(scenario.flows):
+        if f.id in flow_ids:
+            errors.append({"loc": ["flows", i, "id"], "msg": f"duplicate flow id {f.id!r}"})
+        flow_ids.add(f.id)
+        for end in ("src", "dst"):
+            ref = getattr(f, end)
+            if ref not in node_ids:
+                errors.append({"loc": ["flows", i, end], "msg": f"unknown node {ref!r}"})
+        if f.src == f.dst:
+            errors.append({"loc": ["flows", i, "dst"], "msg": "dst must differ from src"})
+        if f.start_s >= duration:
+            errors.append({"loc": ["flows", i, "start_s"], "msg": "start_s must be before run.duration_s"})
+        if f.stop_s is not None and f.stop_s > duration:
+            errors.append({"loc": ["flows", i, "stop_s"], "msg": "stop_s must not exceed run.duration_s"})
+    if errors:
+        raise ScenarioInvalid(errors)
+
+
+def load_scenario(data: Any) -> Scenario:
+    """Validate a scenario from parsed JSON (a dict) or a :class:`Scenario`.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ScenarioInvalid
+        Listing every structural or reference problem with its JSON path.
+    """
+    if isinstance(data, Scenario):
+        scenario = data
+    else:
+        try:
+            scenario = Scenario.model_validate(data)
+        except ValidationError as exc:
+            raise ScenarioInvalid(
+                [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors()]
+            ) from None
+    check_references(scenario)
+    return scenario
+
+
+def scenario_json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a scenario document."""
+    return Scenario.model_json_schema()
