@@ -1,0 +1,1 @@
+"""The ``subflow`` command line."""

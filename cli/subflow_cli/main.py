@@ -1,0 +1,118 @@
+"""``subflow``: headless use of the Subflow library, no servers needed.
+
+``subflow compare SCENARIO --strategies sptcp,mptcp [--engine fluid] [--seed N] [--json]``
+runs the same code path as the service (:func:`subflow.compare.compare`) with
+the engine in-process, and prints a summary table or the full version-1
+result document.
+
+Exit codes: 0 success, 2 bad input (file, scenario, strategy, engine).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from subflow.compare import compare as run_compare
+from subflow.errors import ScenarioInvalid, SubflowError
+from subflow.scenario import load_scenario, scenario_json_schema
+from subflow.strategies import STRATEGIES
+
+from subflow_agent.engines import ENGINES, get_engine
+
+app = typer.Typer(add_completion=False, help="Subflow: plan and compare transport strategies on mobile networks.")
+err = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code=2)
+
+
+def _read_scenario(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        _fail(f"{path}: no such file")
+    except json.JSONDecodeError as exc:
+        _fail(f"{path}: not valid JSON ({exc})")
+    raise AssertionError  # unreachable
+
+
+@app.command()
+def compare(
+    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    strategies: Annotated[str, typer.Option(help="Comma-separated strategy names.")] = "sptcp,mptcp",
+    engine: Annotated[str, typer.Option(help="Engine to run on.")] = "fluid",
+    seed: Annotated[Optional[int], typer.Option(help="Override run.seed of the scenario.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full result document.")] = False,
+) -> None:
+    """Run each strategy on SCENARIO and print per-flow throughput statistics."""
+    doc = _read_scenario(scenario)
+    if seed is not None and isinstance(doc, dict):
+        doc.setdefault("run", {})["seed"] = seed
+    names = [s.strip() for s in strategies.split(",") if s.strip()]
+    try:
+        info = get_engine(engine)
+        result = run_compare(doc, names, runner=lambda plan: info.run(plan), engine=engine)
+    except ScenarioInvalid as exc:
+        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        _fail(f"{scenario}: invalid scenario\n{lines}")
+    except (SubflowError, ValueError) as exc:
+        _fail(str(exc))
+    if as_json:
+        json.dump(result, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    table = Table(title=f"{result['scenario']['name']} — throughput (Mbit/s)")
+    for col in ("strategy", "flow", "mean", "std", "min", "zero s", "longest zero s", "Jain"):
+        table.add_column(col, justify="left" if col in ("strategy", "flow") else "right")
+    for name, res in result["strategies"].items():
+        s = res["summary"]
+        for f in s["flows"]:
+            table.add_row(
+                name, f["id"], f"{f['mean_mbps']:.3f}", f"{f['std_mbps']:.3f}", f"{f['min_mbps']:.3f}",
+                f"{f['zero_s']:g}", f"{f['longest_zero_s']:g}", "",
+            )
+        table.add_row(
+            name, "all flows", f"{s['mean_mbps']:.3f}", f"{s['std_mbps']:.3f}", f"{s['min_mbps']:.3f}",
+            f"{s['zero_s']:g}", "", f"{s['jain_index']:.3f}", end_section=True,
+        )
+    Console().print(table)
+
+
+@app.command()
+def validate(scenario: Annotated[Path, typer.Argument(help="Scenario JSON file.")]) -> None:
+    """Check SCENARIO against the schema and its cross-references."""
+    doc = _read_scenario(scenario)
+    try:
+        s = load_scenario(doc)
+    except ScenarioInvalid as exc:
+        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        _fail(f"{scenario}: invalid scenario\n{lines}")
+    typer.echo(f"{scenario}: valid ({len(s.nodes)} nodes, {len(s.links)} links, {len(s.flows)} flows)")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of a scenario document."""
+    typer.echo(json.dumps(scenario_json_schema(), indent=2))
+
+
+@app.command()
+def strategies() -> None:
+    """List the transport strategies and engines."""
+    for s in STRATEGIES.values():
+        typer.echo(f"{s.name:8} {s.description}")
+    for e in ENGINES.values():
+        typer.echo(f"engine {e.name}: {e.description}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

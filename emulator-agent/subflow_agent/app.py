@@ -1,0 +1,163 @@
+"""Emulator agent HTTP API.
+
+Executes :class:`subflow.plan.RunPlan` documents on an engine in background
+threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
+<AGENT_TOKEN>``.
+
+Run with ``uvicorn subflow_agent.app:app --port 8001``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import uuid
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, HTTPException, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from subflow.errors import SubflowError, UnknownEngine
+from subflow.plan import RunPlan
+from subflow.results import EngineOutput
+
+from subflow_agent.engines import ENGINES, get_engine
+from subflow_agent.engines.fluid import RunCancelled
+from subflow_agent.settings import AgentSettings
+
+settings = AgentSettings()
+app = FastAPI(title="Subflow emulator agent", version="0.1.0")
+
+
+class RunPublic(BaseModel):
+    id: str
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
+    engine: str
+    strategy: str
+    progress: float
+    error: str | None = None
+    output: EngineOutput | None = None
+
+
+class _Run:
+    def __init__(self, plan: RunPlan):
+        self.id = uuid.uuid4().hex
+        self.plan = plan
+        self.status = "queued"
+        self.progress = 0.0
+        self.error: str | None = None
+        self.output: EngineOutput | None = None
+        self.cancel = threading.Event()
+
+    def public(self, with_output: bool = True) -> RunPublic:
+        return RunPublic(
+            id=self.id,
+            status=self.status,
+            engine=self.plan.engine,
+            strategy=self.plan.strategy,
+            progress=round(self.progress, 4),
+            error=self.error,
+            output=self.output if with_output else None,
+        )
+
+
+_runs: "OrderedDict[str, _Run]" = OrderedDict()
+_lock = threading.Lock()
+_pool = ThreadPoolExecutor(max_workers=settings.agent_max_parallel_runs, thread_name_prefix="run")
+
+
+def require_token(authorization: Annotated[str | None, Header()] = None) -> None:
+    """Check the shared bearer token (constant-time); 401 otherwise."""
+    expected = f"Bearer {settings.agent_token}"
+    if authorization is None or not hmac.compare_digest(authorization.encode(), expected.encode()):
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or wrong bearer token")
+
+
+Auth = Annotated[None, Depends(require_token)]
+
+
+@app.exception_handler(UnknownEngine)
+async def _unknown_engine(_request, exc: UnknownEngine) -> JSONResponse:
+    return JSONResponse(
+        status_code=422,
+        content={"detail": [{"loc": ["body", "engine"], "msg": str(exc), "type": "unknown_engine"}]},
+    )
+
+
+@app.get("/health")
+def health() -> dict[str, str]:
+    """Liveness: ``{"status": "ok"}``."""
+    return {"status": "ok"}
+
+
+@app.get("/capabilities")
+def capabilities(_: Auth) -> dict[str, Any]:
+    """Engines on this host and what each supports:
+    ``{"engines": [{"name", "description", "available", "strategies", "supports"}]}``."""
+    return {"engines": [e.capabilities() for e in ENGINES.values()]}
+
+
+def _execute(run: _Run) -> None:
+    if run.cancel.is_set():
+        run.status = "cancelled"
+        return
+    run.status = "running"
+    try:
+        engine = get_engine(run.plan.engine)
+
+        def progress(p: float) -> None:
+            run.progress = p
+
+        run.output = engine.run(run.plan, on_progress=progress, should_stop=run.cancel.is_set)
+        run.progress = 1.0
+        run.status = "succeeded"
+    except RunCancelled:
+        run.status = "cancelled"
+    except SubflowError as exc:
+        run.status, run.error = "failed", str(exc)
+    except Exception as exc:  # an engine bug must not kill the agent; report it on the run
+        run.status, run.error = "failed", f"engine error: {type(exc).__name__}: {exc}"
+
+
+@app.post("/runs", status_code=status.HTTP_202_ACCEPTED, response_model=RunPublic)
+def create_run(plan: RunPlan, _: Auth) -> RunPublic:
+    """Queue ``plan`` (a :class:`subflow.plan.RunPlan`) for execution.
+
+    Returns 202 with the run (status ``queued``). 422 if the plan is malformed
+    or names an engine this host does not have.
+    """
+    get_engine(plan.engine)
+    run = _Run(plan)
+    with _lock:
+        _runs[run.id] = run
+        while len(_runs) > settings.agent_keep_runs:
+            oldest_id, oldest = next(iter(_runs.items()))
+            if oldest.status in ("queued", "running"):
+                break
+            _runs.pop(oldest_id)
+    _pool.submit(_execute, run)
+    return run.public(with_output=False)
+
+
+def _get(run_id: str) -> _Run:
+    run = _runs.get(run_id)
+    if run is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"run {run_id!r} not found")
+    return run
+
+
+@app.get("/runs/{run_id}", response_model=RunPublic)
+def get_run(run_id: str, _: Auth) -> RunPublic:
+    """Status, progress (0–1) and, once ``succeeded``, the engine output."""
+    return _get(run_id).public()
+
+
+@app.delete("/runs/{run_id}", response_model=RunPublic)
+def cancel_run(run_id: str, _: Auth) -> RunPublic:
+    """Ask a queued or running run to stop; it ends as ``cancelled``."""
+    run = _get(run_id)
+    run.cancel.set()
+    return run.public(with_output=False)
