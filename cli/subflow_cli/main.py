@@ -27,11 +27,10 @@ from subflow.strategies import STRATEGIES
 from subflow_agent.engines import ENGINES, get_engine
 
 app = typer.Typer(add_completion=False, help="Subflow: plan and compare transport strategies on mobile networks.")
-err = Console(stderr=True)
 
 
 def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
     raise typer.Exit(code=2)
 
 

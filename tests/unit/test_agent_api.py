@@ -1,0 +1,54 @@
+"""The agent's HTTP API in-process (the integration suite runs it as a real process)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from subflow.plan import resolve_plan
+from subflow_agent.app import app, settings
+from subflow_agent.engines import run_plan
+
+client = TestClient(app)
+AUTH = {"Authorization": f"Bearer {settings.agent_token}"}
+
+
+def test_health_needs_no_token_but_everything_else_does():
+    assert client.get("/health").json() == {"status": "ok"}
+    assert client.get("/capabilities").status_code == 401
+    assert client.get("/capabilities", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    caps = client.get("/capabilities", headers=AUTH).json()
+    fluid = next(e for e in caps["engines"] if e["name"] == "fluid")
+    assert fluid["available"] and {"sptcp", "mptcp"} <= set(fluid["strategies"])
+
+
+def test_run_returns_the_engine_output(naval_direct):
+    plan = resolve_plan(naval_direct, "sptcp")
+    r = client.post("/runs", json=plan.model_dump(mode="json"), headers=AUTH)
+    assert r.status_code == 202 and r.json()["status"] in ("queued", "running")
+    run_id = r.json()["id"]
+    deadline = time.time() + 30
+    while True:
+        body = client.get(f"/runs/{run_id}", headers=AUTH).json()
+        if body["status"] not in ("queued", "running") or time.time() > deadline:
+            break
+        time.sleep(0.05)
+    assert body["status"] == "succeeded" and body["progress"] == 1.0
+    assert body["output"] == run_plan(plan).model_dump(mode="json")
+
+
+def test_bad_plans_are_422_and_unknown_runs_404(naval_direct):
+    plan = resolve_plan(naval_direct, "sptcp").model_dump(mode="json")
+    plan["engine"] = "warp-drive"
+    r = client.post("/runs", json=plan, headers=AUTH)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "engine"]
+    r = client.post("/runs", json={"strategy": "sptcp"}, headers=AUTH)
+    assert r.status_code == 422
+    assert client.get("/runs/nope", headers=AUTH).status_code == 404
+
+
+@pytest.mark.parametrize("method, path", [("get", "/runs/x"), ("delete", "/runs/x"), ("post", "/runs")])
+def test_every_run_endpoint_requires_the_token(method, path):
+    assert getattr(client, method)(path).status_code == 401

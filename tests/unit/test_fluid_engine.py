@@ -1,0 +1,117 @@
+"""The embedded fluid engine against independent references.
+
+References are computed here from first principles (link capacity, the
+Mathis et al. 1997 square-root law, RFC 6298 backoff), never from the engine.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from subflow.compare import compare, run_strategy
+from subflow.plan import resolve_plan
+from subflow.scenario import load_scenario
+from subflow_agent.engines import run_plan
+from subflow_agent.engines.fluid import RunCancelled, run as fluid_run
+
+
+def _line(bw=10.0, delay=10.0, loss=0.0, flows=1, rate=None, duration=60.0, seed=1, queue=200):
+    return load_scenario({
+        "name": "line",
+        "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+        "links": [{"id": "l", "src": "a", "dst": "b", "bandwidth_mbps": bw, "delay_ms": delay, "loss": loss,
+                   "queue_packets": queue}],
+        "flows": [{"id": f"f{i}", "src": "a", "dst": "b", "rate_mbps": rate} for i in range(flows)],
+        "run": {"duration_s": duration, "seed": seed},
+    })
+
+
+def _steady_mean(flow: dict | object, skip: int = 10) -> float:
+    thr = flow.throughput_mbps[skip:]
+    return sum(thr) / len(thr)
+
+
+def test_bulk_flow_fills_a_lossless_bottleneck():
+    res = run_strategy(_line(bw=10.0), "sptcp", run_plan)
+    assert _steady_mean(res.flows[0]) >= 0.9 * 10.0
+    assert max(res.flows[0].throughput_mbps) <= 10.0 * 1.05  # cannot beat the capacity
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_equal_rtt_flows_share_fairly_at_high_utilization(n):
+    res = run_strategy(_line(bw=20.0, flows=n), "sptcp", run_plan)
+    means = [_steady_mean(f) for f in res.flows]
+    assert sum(means) >= 0.9 * 20.0
+    jain = sum(means) ** 2 / (n * sum(m * m for m in means))
+    assert jain >= 0.95
+
+
+def test_app_limited_flow_gets_its_demand():
+    res = run_strategy(_line(bw=50.0, rate=3.0), "sptcp", run_plan)
+    assert _steady_mean(res.flows[0]) == pytest.approx(3.0, rel=0.02)
+
+
+@pytest.mark.parametrize("p, rtt_s", [(1e-3, 0.01), (1e-3, 0.1), (1e-2, 0.1), (1e-2, 0.6), (5e-2, 0.01), (5e-2, 0.1)])
+def test_lossy_path_follows_the_mathis_square_root_law(p, rtt_s):
+    # Mathis, Semke, Mahdavi, Ott (1997): B = MSS * sqrt(3/2) / (RTT * sqrt(p)); capacity far above B
+    res = run_strategy(_line(bw=1000.0, delay=rtt_s * 500, loss=p, duration=200.0), "sptcp", run_plan)
+    mathis = 1448 * 8 * math.sqrt(1.5) / (rtt_s * math.sqrt(p)) / 1e6
+    assert _steady_mean(res.flows[0], skip=20) == pytest.approx(mathis, rel=0.25)
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers():
+    a = run_strategy(_line(loss=0.01, seed=5), "sptcp", run_plan)
+    b = run_strategy(_line(loss=0.01, seed=5), "sptcp", run_plan)
+    c = run_strategy(_line(loss=0.01, seed=6), "sptcp", run_plan)
+    assert a.flows[0].throughput_mbps == b.flows[0].throughput_mbps
+    assert a.flows[0].throughput_mbps != c.flows[0].throughput_mbps
+
+
+def _zero_runs(thr: list[float], t_s: list[float]) -> list[tuple[float, int]]:
+    runs, start, length = [], None, 0
+    for t, v in zip(t_s, thr):
+        if v < 1e-3:
+            start = t if start is None else start
+            length += 1
+        elif start is not None:
+            runs.append((start, length))
+            start, length = None, 0
+    if start is not None:
+        runs.append((start, length))
+    return runs
+
+
+def test_naval_direct_move_sptcp_gap_and_mptcp_continuity(naval_direct):
+    doc = compare(naval_direct, ["sptcp", "mptcp"], run_plan)
+    for flow in doc["strategies"]["sptcp"]["flows"]:
+        runs = _zero_runs(flow["throughput_mbps"], flow["t_s"])
+        assert any(59.0 <= start <= 62.0 and length >= 2 for start, length in runs), runs
+        assert flow["throughput_mbps"][50] == pytest.approx(3.0, rel=0.05)  # before the handover: full demand
+    for flow in doc["strategies"]["mptcp"]["flows"]:
+        assert min(flow["throughput_mbps"]) > 1e-3
+        ids = [s["id"] for s in flow["subflows"]]
+        assert len(ids) == 2 and any(s.endswith("/uav") for s in ids)
+    # single-path TCP on the 1 Mbit/s UAV backhaul after the handover: the two flows share it
+    after = [sum(f["throughput_mbps"][70:100]) / 30 for f in doc["strategies"]["sptcp"]["flows"]]
+    assert sum(after) == pytest.approx(1.0, rel=0.1)
+
+
+def test_rto_backs_off_exponentially_during_the_handover(naval_direct):
+    res = run_strategy(load_scenario(naval_direct), "sptcp", run_plan)
+    rtos = [e for e in res.events if e["kind"] == "rto" and e["flow"] == "f1"]
+    assert [e["resumed"] for e in rtos] == [False, False, True]
+    for a, b in zip(rtos, rtos[1:]):
+        assert b["rto_s"] == pytest.approx(2 * a["rto_s"], rel=1e-3)  # RFC 6298 §5.5
+        assert b["t_s"] - a["t_s"] == pytest.approx(a["rto_s"] * 2, abs=0.02)  # next expiry one doubled RTO later
+    assert rtos[-1]["t_s"] >= 62.0  # resumes only after association completed (60 s + 2 s delay)
+
+
+def test_cancel_and_progress(naval_direct):
+    plan = resolve_plan(naval_direct, "mptcp")
+    seen: list[float] = []
+    fluid_run(plan, on_progress=seen.append)
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+    with pytest.raises(RunCancelled):
+        fluid_run(plan, should_stop=lambda: True)
