@@ -88,6 +88,8 @@ class RunPlan(BaseModel):
     resources: list[Resource]
     flows: list[FlowPlan]
     events: list[dict] = Field(default_factory=list)
+    #: the validated scenario document, for engines that build the topology itself (linux, mininet-wifi)
+    scenario: dict | None = None
 
 
 def _base_graph(scenario: Scenario) -> tuple[Graph, list[Resource]]:
@@ -253,4 +255,5 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         resources=resources,
         flows=flows,
         events=timeline.events,
+        scenario=scenario.model_dump(mode="json"),
     )

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Start the whole Subflow service on embedded defaults (SQLite, filesystem Celery broker):
+# emulator agent, Celery worker and the API serving the web UI. Loads the example scenarios.
+# Environment: SUBFLOW_PORT (8000), AGENT_PORT (8001), SUBFLOW_DATA_DIR (.subflow), DATABASE_URL,
+# CELERY_BROKER_URL (set these two to use PostgreSQL and Redis instead), SUBFLOW_SKIP_BOOTSTRAP=1.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+[ "${SUBFLOW_SKIP_BOOTSTRAP:-0}" = 1 ] || scripts/bootstrap.sh
+
+PORT="${SUBFLOW_PORT:-8000}"
+AGENT_PORT="${AGENT_PORT:-8001}"
+export SUBFLOW_DATA_DIR="${SUBFLOW_DATA_DIR:-$ROOT/.subflow}"
+export AGENT_URL="${AGENT_URL:-http://127.0.0.1:$AGENT_PORT}"
+export AGENT_TOKEN="${AGENT_TOKEN:-local-dev-token}"
+mkdir -p "$SUBFLOW_DATA_DIR/logs"
+LOGS="$SUBFLOW_DATA_DIR/logs"
+BIN="$ROOT/.venv/bin"
+
+PIDS=()
+cleanup() {
+  trap - EXIT INT TERM
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT INT TERM
+
+wait_http() {  # url name pid
+  for _ in $(seq 120); do
+    if "$BIN/python" -c "import httpx,sys; sys.exit(0 if httpx.get('$1', timeout=1).status_code == 200 else 1)" 2>/dev/null; then
+      return 0
+    fi
+    kill -0 "$3" 2>/dev/null || { echo "$2 exited; see $LOGS" >&2; tail -n 30 "$LOGS/$2.log" >&2; exit 1; }
+    sleep 0.5
+  done
+  echo "$2 did not answer at $1" >&2; exit 1
+}
+
+"$BIN/alembic" upgrade head >"$LOGS/migrate.log" 2>&1 || { cat "$LOGS/migrate.log" >&2; exit 1; }
+"$BIN/python" -m subflow_backend.seed examples
+
+"$BIN/uvicorn" subflow_agent.app:app --host 127.0.0.1 --port "$AGENT_PORT" >"$LOGS/agent.log" 2>&1 &
+PIDS+=($!); wait_http "http://127.0.0.1:$AGENT_PORT/health" agent "${PIDS[-1]}"
+"$BIN/celery" -A subflow_worker.celery_app worker --loglevel=INFO --pool=threads --concurrency=2 \
+  --hostname "subflow@%h-$PORT" >"$LOGS/worker.log" 2>&1 &
+PIDS+=($!)
+"$BIN/uvicorn" subflow_backend.main:app --host "${SUBFLOW_HOST:-127.0.0.1}" --port "$PORT" >"$LOGS/backend.log" 2>&1 &
+PIDS+=($!); wait_http "http://127.0.0.1:$PORT/api/health" backend "${PIDS[-1]}"
+
+echo
+echo "Subflow is running: http://127.0.0.1:$PORT/   (API docs: http://127.0.0.1:$PORT/docs; logs: $LOGS)"
+echo "Press Ctrl-C to stop."
+wait -n "${PIDS[@]}" || true
+echo "a Subflow process exited; stopping the others (logs: $LOGS)" >&2
+exit 1

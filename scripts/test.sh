@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Run every Subflow test: unit tests and doctests, integration tests on real PostgreSQL, Redis,
+# Celery worker and agent processes, frontend unit tests and type-check, and Playwright in Chromium
+# against the whole service started on embedded defaults.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+scripts/bootstrap.sh --test || { echo "bootstrap failed" >&2; exit 1; }
+
+FAILED=()
+step() {  # name command...
+  local name="$1"; shift
+  printf '\n\033[1m==> %s\033[0m\n' "$name"
+  if "$@"; then echo "--> $name: ok"; else echo "--> $name: FAILED"; FAILED+=("$name"); fi
+}
+
+step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow
+step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q -m integration tests/integration
+if [ -f frontend/package.json ]; then
+  step "frontend unit tests (vitest)" bash -c 'cd frontend && npm test --silent'
+fi
+
+run_e2e() {
+  local data port agent pid rc
+  data="$(mktemp -d)"; port=18765; agent=18766
+  SUBFLOW_SKIP_BOOTSTRAP=1 SUBFLOW_DATA_DIR="$data" SUBFLOW_PORT=$port AGENT_PORT=$agent \
+    DATABASE_URL= CELERY_BROKER_URL= scripts/serve.sh >"$data/serve.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 120); do
+    grep -q "Subflow is running" "$data/serve.log" && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.5
+  done
+  if ! grep -q "Subflow is running" "$data/serve.log"; then
+    cat "$data/serve.log"; kill $pid 2>/dev/null; return 1
+  fi
+  (cd e2e && SUBFLOW_BASE_URL="http://127.0.0.1:$port" npx playwright test)
+  rc=$?
+  kill $pid 2>/dev/null; wait $pid 2>/dev/null
+  rm -rf "$data"
+  return $rc
+}
+if [ -f e2e/package.json ]; then
+  step "end-to-end tests (Playwright, Chromium)" run_e2e
+fi
+
+echo
+if [ ${#FAILED[@]} -eq 0 ]; then
+  echo "all test suites passed"
+  exit 0
+fi
+printf 'failed suites: %s\n' "${FAILED[*]}"
+exit 1
