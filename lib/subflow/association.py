@@ -65,74 +65,82 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     Parameters
     ----------
     scenario : Scenario
-        A validated scenario; its stations' mobility and access points'
-        ``range_m`` and ``association_delay_s`` are used.
+        A validated scenario; its stations' mobility, access points'
+        ``range_m`` and ``association_delay_s``, and ``radio.association_policy``
+        (``ssf`` nearest first, ``llf`` least loaded first) are used.
 
     Returns
     -------
     AssociationTimeline
         Associations sorted by station then time, events sorted by time.
+
+    Notes
+    -----
+    Stations decide in time order, so under ``llf`` the load an access point
+    shows at time t counts the stations associated or associating with it at t.
     """
     duration = scenario.run.duration_s
+    policy = scenario.radio.association_policy
     aps = [n for n in scenario.nodes if isinstance(n, AccessPointNode)]
+    stations = [n for n in scenario.nodes if isinstance(n, StationNode)]
     associations: list[Association] = []
     events: list[dict] = []
     trajectories: dict[str, list[Leg]] = {}
-    for st in (n for n in scenario.nodes if isinstance(n, StationNode)):
+    windows: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    for st in stations:
         legs = trajectory(st, duration)
         trajectories[st.id] = legs
-        windows = {
+        windows[st.id] = {
             ap.id: in_range_intervals(legs, (ap.position.x_m, ap.position.y_m), ap.range_m)
             for ap in aps
         }
-        _walk_station(st.id, legs, aps, windows, duration, associations, events)
-    events.sort(key=lambda e: (e["t_s"], e["node"]))
-    return AssociationTimeline(associations, events, trajectories)
-
-
-def _walk_station(
-    station: str,
-    legs: list[Leg],
-    aps: list[AccessPointNode],
-    windows: dict[str, list[tuple[float, float]]],
-    duration: float,
-    associations: list[Association],
-    events: list[dict],
-) -> None:
-    t = 0.0
-    while t < duration - _EPS:
+    # next decision time per station; process the earliest first (ties: station id)
+    pending: dict[str, float] = {st.id: 0.0 for st in stations}
+    while pending:
+        sid = min(pending, key=lambda k: (pending[k], k))
+        t = pending.pop(sid)
+        if t >= duration - _EPS:
+            continue
         in_range = []
         for ap in aps:
-            for t0, t1 in windows[ap.id]:
+            for t0, t1 in windows[sid][ap.id]:
                 if t0 <= t + _EPS and t < t1 - _EPS:
                     in_range.append((ap, t1))
                     break
         if not in_range:
-            nxt = [t0 for ap in aps for t0, _ in windows[ap.id] if t0 > t + _EPS]
-            if not nxt:
-                return
-            t = min(nxt)
+            nxt = [t0 for ap in aps for t0, _ in windows[sid][ap.id] if t0 > t + _EPS]
+            if nxt:
+                pending[sid] = min(nxt)
             continue
-        x, y = position_at(legs, t)
-        ap, t_exit = min(
-            in_range,
-            key=lambda c: (math.hypot(c[0].position.x_m - x, c[0].position.y_m - y), c[0].id),
-        )
+        x, y = position_at(trajectories[sid], t)
+
+        def distance(ap: AccessPointNode) -> float:
+            return math.hypot(ap.position.x_m - x, ap.position.y_m - y)
+
+        def load(ap: AccessPointNode) -> int:
+            return sum(
+                1 for a in associations
+                if a.access_point == ap.id and a.t_start_s <= t + _EPS and t < a.t_end_s - _EPS
+            )
+
+        if policy == "llf":
+            ap, t_exit = min(in_range, key=lambda c: (load(c[0]), distance(c[0]), c[0].id))
+        else:
+            ap, t_exit = min(in_range, key=lambda c: (distance(c[0]), c[0].id))
         delay = 0.0 if t <= _EPS else ap.association_delay_s
         t_exit = min(t_exit, duration)
         if t > _EPS:
-            events.append({"t_s": t, "kind": "handover_start", "node": station, "access_point": ap.id})
+            events.append({"t_s": t, "kind": "handover_start", "node": sid, "access_point": ap.id})
         if t + delay < t_exit:
-            associations.append(Association(station, ap.id, t, t + delay, t_exit))
-            events.append(
-                {"t_s": t + delay, "kind": "association", "node": station, "access_point": ap.id}
-            )
+            associations.append(Association(sid, ap.id, t, t + delay, t_exit))
+            events.append({"t_s": t + delay, "kind": "association", "node": sid, "access_point": ap.id})
             if t_exit < duration - _EPS:
-                events.append(
-                    {"t_s": t_exit, "kind": "disassociation", "node": station, "access_point": ap.id}
-                )
+                events.append({"t_s": t_exit, "kind": "disassociation", "node": sid, "access_point": ap.id})
         else:
             events.append(
-                {"t_s": t_exit, "kind": "association_abandoned", "node": station, "access_point": ap.id}
+                {"t_s": t_exit, "kind": "association_abandoned", "node": sid, "access_point": ap.id}
             )
-        t = t_exit
+        pending[sid] = t_exit
+    associations.sort(key=lambda a: (a.station, a.t_start_s))
+    events.sort(key=lambda e: (e["t_s"], e["node"]))
+    return AssociationTimeline(associations, events, trajectories)

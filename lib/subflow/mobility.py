@@ -14,7 +14,9 @@ import random
 from dataclasses import dataclass
 
 from subflow.scenario import (
+    GaussMarkovMobility,
     LinearMobility,
+    RandomWaypointMobility,
     RandomWalkMobility,
     StaticMobility,
     StationNode,
@@ -75,6 +77,10 @@ def trajectory(station: StationNode, duration_s: float) -> list[Leg]:
         return _legs_through(pts, duration_s)
     if isinstance(m, RandomWalkMobility):
         return _random_walk(m, x, y, duration_s)
+    if isinstance(m, RandomWaypointMobility):
+        return _random_waypoint(m, x, y, duration_s)
+    if isinstance(m, GaussMarkovMobility):
+        return _gauss_markov(m, x, y, duration_s)
     raise TypeError(f"unsupported mobility model {type(m).__name__}")  # pragma: no cover
 
 
@@ -125,6 +131,64 @@ def _random_walk(m: RandomWalkMobility, x: float, y: float, duration_s: float) -
         legs.append(Leg(t, t + limit, x, y, x1, y1))
         t, x, y = t + limit, x1, y1
     return legs
+
+
+def _random_waypoint(m: RandomWaypointMobility, x: float, y: float, duration_s: float) -> list[Leg]:
+    rng = random.Random(m.seed)
+    b = m.bounds
+    legs: list[Leg] = []
+    t = 0.0
+    while t < duration_s:
+        tx, ty = rng.uniform(b.x_min_m, b.x_max_m), rng.uniform(b.y_min_m, b.y_max_m)
+        speed = rng.uniform(m.speed_min_mps, m.speed_max_mps)
+        travel = math.hypot(tx - x, ty - y) / speed
+        if travel > 0:
+            legs.append(Leg(t, t + travel, x, y, tx, ty))
+            t, x, y = t + travel, tx, ty
+        if m.pause_s > 0 and t < duration_s:
+            legs.append(Leg(t, t + m.pause_s, x, y, x, y))
+            t += m.pause_s
+    return _cut(legs, duration_s)
+
+
+def _gauss_markov(m: GaussMarkovMobility, x: float, y: float, duration_s: float) -> list[Leg]:
+    rng = random.Random(m.seed)
+    b = m.bounds
+    a = m.alpha
+    root = math.sqrt(max(0.0, 1.0 - a * a))
+    speed = m.mean_speed_mps
+    heading = rng.uniform(0.0, 2.0 * math.pi)
+    mean_heading = heading
+    legs: list[Leg] = []
+    t = 0.0
+    margin_x = 0.1 * (b.x_max_m - b.x_min_m)
+    margin_y = 0.1 * (b.y_max_m - b.y_min_m)
+    while t < duration_s:
+        # near a border the mean heading turns towards the centre (Camp, Boleng, Davies 2002, §2.7)
+        cx, cy = 0.5 * (b.x_min_m + b.x_max_m), 0.5 * (b.y_min_m + b.y_max_m)
+        if (x < b.x_min_m + margin_x or x > b.x_max_m - margin_x
+                or y < b.y_min_m + margin_y or y > b.y_max_m - margin_y):
+            mean_heading = math.atan2(cy - y, cx - x)
+        speed = max(0.0, a * speed + (1 - a) * m.mean_speed_mps + m.speed_std_mps * root * rng.gauss(0, 1))
+        heading = a * heading + (1 - a) * mean_heading + m.heading_std_rad * root * rng.gauss(0, 1)
+        step = min(m.step_s, duration_s - t)
+        x1 = min(b.x_max_m, max(b.x_min_m, x + math.cos(heading) * speed * step))
+        y1 = min(b.y_max_m, max(b.y_min_m, y + math.sin(heading) * speed * step))
+        legs.append(Leg(t, t + step, x, y, x1, y1))
+        t, x, y = t + step, x1, y1
+    return legs
+
+
+def _cut(legs: list[Leg], duration_s: float) -> list[Leg]:
+    out: list[Leg] = []
+    for leg in legs:
+        if leg.t0_s >= duration_s:
+            break
+        if leg.t1_s > duration_s:
+            x1, y1 = leg.at(duration_s)
+            leg = Leg(leg.t0_s, duration_s, leg.x0_m, leg.y0_m, x1, y1)
+        out.append(leg)
+    return out
 
 
 def position_at(legs: list[Leg], t_s: float) -> tuple[float, float]:

@@ -127,6 +127,32 @@ def _base_graph(scenario: Scenario) -> tuple[Graph, list[Resource]]:
     return graph, resources
 
 
+def _link_states(scenario: Scenario) -> tuple[list[tuple[str, float, float]], list[dict]]:
+    """Down intervals ``(link_id, t_down_s, t_up_s)`` from ``scenario.link_events``, and their events."""
+    duration = scenario.run.duration_s
+    ends = {link.id: (link.src, link.dst) for link in scenario.links}
+    down_since: dict[str, float] = {}
+    intervals: list[tuple[str, float, float]] = []
+    events: list[dict] = []
+    for ev in sorted(scenario.link_events, key=lambda e: e.t_s):
+        if ev.state == "down" and ev.link not in down_since:
+            down_since[ev.link] = ev.t_s
+            events.append({"t_s": ev.t_s, "kind": "link_down", "node": ends[ev.link][0], "link": ev.link})
+        elif ev.state == "up" and ev.link in down_since:
+            intervals.append((ev.link, down_since.pop(ev.link), ev.t_s))
+            events.append({"t_s": ev.t_s, "kind": "link_up", "node": ends[ev.link][0], "link": ev.link})
+    intervals.extend((link, t0, duration) for link, t0 in down_since.items())
+    return intervals, events
+
+
+def _without_links(base: Graph, down: set[str]) -> Graph:
+    if not down:
+        return base
+    return Graph(
+        {n: [e for e in edges if e.resource.split(":", 1)[0] not in down] for n, edges in base.adj.items()}
+    )
+
+
 def _with_wireless(base: Graph, links: list[tuple[str, AccessPointNode]]) -> Graph:
     g = base.copy()
     for station, ap in links:
@@ -194,7 +220,10 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     base, resources = _base_graph(scenario)
     aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
 
+    outages, link_events = _link_states(scenario)
     bounds = {0.0, duration}
+    for _, t0, t1 in outages:
+        bounds.update((t0, t1))
     for a in timeline.associations:
         bounds.update((a.t_start_s, a.t_associated_s, a.t_end_s))
     for f in scenario.flows:
@@ -216,7 +245,10 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
             if t1 <= f.start_s or t0 >= stop or t1 - t0 <= 0:
                 continue
             mid = 0.5 * (t0 + t1)
-            graph = _with_wireless(base, [(a.station, aps[a.access_point]) for a in active(mid)])
+            down = {link for link, d0, d1 in outages if d0 <= mid < d1}
+            graph = _with_wireless(
+                _without_links(base, down), [(a.station, aps[a.access_point]) for a in active(mid)]
+            )
             if strat.multipath:
                 subflows = _multipath(graph, f.id, f.src, f.dst)
             else:
@@ -254,6 +286,6 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         transport=scenario.transport,
         resources=resources,
         flows=flows,
-        events=timeline.events,
+        events=sorted(timeline.events + link_events, key=lambda e: e["t_s"]),
         scenario=scenario.model_dump(mode="json"),
     )

@@ -150,8 +150,58 @@ class RandomWalkMobility(_Strict):
         return self
 
 
+class RandomWaypointMobility(_Strict):
+    """Seeded random waypoint inside ``bounds`` (Johnson & Maltz 1996).
+
+    The station draws a destination uniformly in ``bounds`` and a speed
+    uniformly in [``speed_min_mps``, ``speed_max_mps``], moves there in a
+    straight line, pauses ``pause_s`` seconds, and repeats. It starts at the
+    node's ``position`` (inside ``bounds``).
+    """
+
+    model: Literal["random_waypoint"] = "random_waypoint"
+    bounds: Bounds
+    speed_min_mps: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
+    speed_max_mps: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 5.0
+    pause_s: NonNegativeSeconds = 0.0
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _speeds(self) -> "RandomWaypointMobility":
+        if self.speed_max_mps < self.speed_min_mps:
+            raise ValueError("speed_max_mps must be at least speed_min_mps")
+        return self
+
+
+class GaussMarkovMobility(_Strict):
+    """Seeded Gauss–Markov mobility inside ``bounds`` (Liang & Haas 1999).
+
+    Every ``step_s`` the speed and heading are updated as
+    ``s_n = α·s_{n−1} + (1−α)·s̄ + σ_s·√(1−α²)·w`` (likewise the heading, with
+    mean heading kept pointing away from a border the station approaches),
+    with ``w`` standard normal; α ∈ [0, 1] is the memory (0: random walk,
+    1: straight line). The station starts at the node's ``position``.
+    """
+
+    model: Literal["gauss_markov"] = "gauss_markov"
+    bounds: Bounds
+    mean_speed_mps: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 3.0
+    speed_std_mps: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+    heading_std_rad: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.5
+    alpha: Annotated[float, Field(ge=0, le=1)] = 0.75
+    step_s: PositiveSeconds = 1.0
+    seed: int = 0
+
+
 Mobility = Annotated[
-    Union[StaticMobility, WaypointsMobility, LinearMobility, RandomWalkMobility],
+    Union[
+        StaticMobility,
+        WaypointsMobility,
+        LinearMobility,
+        RandomWalkMobility,
+        RandomWaypointMobility,
+        GaussMarkovMobility,
+    ],
     Field(discriminator="model"),
 ]
 
@@ -187,6 +237,13 @@ class SatelliteNode(_NodeBase):
     orbit: Literal["geo", "meo", "leo"] = "geo"
 
 
+class RateStep(_Strict):
+    """Air rate up to a distance from the access point."""
+
+    distance_m: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    bandwidth_mbps: PositiveMbps
+
+
 class AccessPointNode(_NodeBase):
     """A Wi-Fi access point (e.g. carried by a UAV).
 
@@ -203,6 +260,19 @@ class AccessPointNode(_NodeBase):
     wireless_delay_ms: NonNegativeMs = 1.0
     wireless_loss: LossFraction = 0.0
     queue_packets: Annotated[int, Field(ge=1, le=100_000)] = 100
+    rate_table: list[RateStep] | None = Field(
+        default=None,
+        description="Optional rate vs distance: the air rate is the bandwidth_mbps of the first "
+        "entry whose distance_m is at least the station's distance (entries sorted by distance_m).",
+    )
+
+    @model_validator(mode="after")
+    def _rate_table_sorted(self) -> "AccessPointNode":
+        if self.rate_table:
+            for i in range(1, len(self.rate_table)):
+                if self.rate_table[i].distance_m <= self.rate_table[i - 1].distance_m:
+                    raise ValueError(f"rate_table[{i}].distance_m must increase")
+        return self
 
 
 class StationNode(_NodeBase):
@@ -267,6 +337,33 @@ class TransportSettings(_Strict):
     min_rto_s: Annotated[float, Field(gt=0, le=10)] = 0.2
     max_rto_s: Annotated[float, Field(gt=0, le=600)] = 60.0
     initial_rto_s: Annotated[float, Field(gt=0, le=60)] = 1.0
+    congestion_control: Literal["reno", "newreno", "cubic"] = Field(
+        default="newreno",
+        description="Single-path congestion control (RFC 5681, RFC 6582, RFC 9438).",
+    )
+    rbuf_bytes: Annotated[int, Field(ge=4096, le=1 << 31)] | None = Field(
+        default=None,
+        description="Receive buffer shared by a connection's subflows; null = large enough never to block.",
+    )
+
+
+class LinkEvent(_Strict):
+    """A scheduled change of a wired link's state (e.g. a SATCOM failure)."""
+
+    t_s: NonNegativeSeconds
+    link: Identifier
+    state: Literal["down", "up"]
+
+
+class RadioSettings(_Strict):
+    """How stations pick an access point among those in range.
+
+    ``ssf``: strongest signal (nearest) first; ``llf``: least loaded (fewest
+    associated stations) first, nearest breaking ties — Mininet-WiFi's
+    ``ac_method`` values.
+    """
+
+    association_policy: Literal["ssf", "llf"] = "ssf"
 
 
 class RunSettings(_Strict):
@@ -292,6 +389,8 @@ class Scenario(_Strict):
     nodes: list[Node] = Field(min_length=1, max_length=10_000)
     links: list[Link] = Field(default_factory=list, max_length=50_000)
     flows: list[Flow] = Field(default_factory=list, max_length=10_000)
+    link_events: list[LinkEvent] = Field(default_factory=list, max_length=10_000)
+    radio: RadioSettings = Field(default_factory=RadioSettings)
     run: RunSettings = Field(default_factory=RunSettings)
     transport: TransportSettings = Field(default_factory=TransportSettings)
 
@@ -318,11 +417,13 @@ def check_references(scenario: Scenario) -> None:
         if n.id in node_ids:
             errors.append({"loc": ["nodes", i, "id"], "msg": f"duplicate node id {n.id!r}"})
         node_ids.setdefault(n.id, i)
-        if isinstance(n, StationNode) and isinstance(n.mobility, RandomWalkMobility):
+        if isinstance(n, StationNode) and isinstance(
+            n.mobility, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility)
+        ):
             b = n.mobility.bounds
             if not (b.x_min_m <= n.position.x_m <= b.x_max_m and b.y_min_m <= n.position.y_m <= b.y_max_m):
                 errors.append(
-                    {"loc": ["nodes", i, "position"], "msg": "random walk must start inside mobility.bounds"}
+                    {"loc": ["nodes", i, "position"], "msg": "the station must start inside mobility.bounds"}
                 )
     link_ids: set[str] = set()
     pairs: dict[frozenset[str], int] = {}
@@ -358,6 +459,11 @@ def check_references(scenario: Scenario) -> None:
             errors.append({"loc": ["flows", i, "start_s"], "msg": "start_s must be before run.duration_s"})
         if f.stop_s is not None and f.stop_s > duration:
             errors.append({"loc": ["flows", i, "stop_s"], "msg": "stop_s must not exceed run.duration_s"})
+    for i, ev in enumerate(scenario.link_events):
+        if ev.link not in link_ids:
+            errors.append({"loc": ["link_events", i, "link"], "msg": f"unknown link {ev.link!r}"})
+        if ev.t_s > duration:
+            errors.append({"loc": ["link_events", i, "t_s"], "msg": "t_s must not exceed run.duration_s"})
     if errors:
         raise ScenarioInvalid(errors)
 

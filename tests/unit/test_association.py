@@ -48,3 +48,23 @@ def test_association_abandoned_when_the_station_is_too_fast():
     tl = association_timeline(load_scenario(doc))
     assert [a.access_point for a in tl.associations] == ["ap1"]
     assert any(e["kind"] == "association_abandoned" and e["access_point"] == "ap2" for e in tl.events)
+
+
+def test_least_loaded_first_spreads_stations():
+    # two co-located APs; three static stations nearer to ap1: ssf puts all on ap1, llf alternates
+    doc = {
+        "name": "llf",
+        "nodes": [
+            {"id": "h", "kind": "host"},
+            {"id": "ap1", "kind": "access_point", "position": {"x_m": 0, "y_m": 0}, "range_m": 100},
+            {"id": "ap2", "kind": "access_point", "position": {"x_m": 10, "y_m": 0}, "range_m": 100},
+        ] + [
+            {"id": f"s{i}", "kind": "station", "position": {"x_m": -5 - i, "y_m": 0}} for i in range(3)
+        ],
+        "run": {"duration_s": 10},
+    }
+    ssf = association_timeline(load_scenario(doc))
+    assert [a.access_point for a in ssf.associations] == ["ap1", "ap1", "ap1"]
+    doc["radio"] = {"association_policy": "llf"}
+    llf = association_timeline(load_scenario(doc))
+    assert sorted(a.access_point for a in llf.associations) == ["ap1", "ap1", "ap2"]

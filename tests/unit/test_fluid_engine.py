@@ -115,3 +115,53 @@ def test_cancel_and_progress(naval_direct):
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
     with pytest.raises(RunCancelled):
         fluid_run(plan, should_stop=lambda: True)
+
+
+def _two_path(cut=True):
+    doc = {
+        "name": "two-path",
+        "nodes": [{"id": "a", "kind": "host"}, {"id": "r1", "kind": "router"}, {"id": "r2", "kind": "router"},
+                  {"id": "b", "kind": "host"}],
+        "links": [
+            {"id": "a-r1", "src": "a", "dst": "r1", "bandwidth_mbps": 10, "delay_ms": 10},
+            {"id": "r1-b", "src": "r1", "dst": "b", "bandwidth_mbps": 100, "delay_ms": 1},
+            {"id": "a-r2", "src": "a", "dst": "r2", "bandwidth_mbps": 3, "delay_ms": 20},
+            {"id": "r2-b", "src": "r2", "dst": "b", "bandwidth_mbps": 100, "delay_ms": 1},
+        ],
+        "flows": [{"id": "f", "src": "a", "dst": "b"}],
+        "run": {"duration_s": 30},
+    }
+    if cut:
+        doc["link_events"] = [{"t_s": 10, "link": "a-r1", "state": "down"}, {"t_s": 18, "link": "a-r1", "state": "up"}]
+    return doc
+
+
+def test_mptcp_aggregates_two_disjoint_paths():
+    doc = compare(_two_path(cut=False), ["sptcp", "mptcp"], run_plan)
+    sp = doc["strategies"]["sptcp"]["flows"][0]["throughput_mbps"][5:]
+    mp = doc["strategies"]["mptcp"]["flows"][0]["throughput_mbps"][5:]
+    assert sum(mp) / len(mp) >= 1.2 * 10.0  # at least 1.2x the best single path (10 Mbit/s)
+    assert sum(sp) / len(sp) == pytest.approx(10.0, rel=0.05)
+
+
+def test_path_cut_keeps_mptcp_on_the_surviving_path_and_reroutes_sptcp():
+    doc = compare(_two_path(), ["sptcp", "mptcp"], run_plan)
+    mp = doc["strategies"]["mptcp"]
+    during = mp["flows"][0]["throughput_mbps"][11:18]
+    assert min(during) >= 0.8 * 3.0  # >= 80 % of the surviving 3 Mbit/s path
+    kinds = [e["kind"] for e in mp["events"]]
+    assert {"link_down", "link_up", "subflow_down"} <= set(kinds)
+    sp = doc["strategies"]["sptcp"]
+    rto = [e for e in sp["events"] if e["kind"] == "rto"]
+    assert rto and 10.0 < rto[0]["t_s"] < 11.0  # stalls until its timer fires, then moves to r2
+    after = sp["flows"][0]["throughput_mbps"][20:]
+    assert sum(after) / len(after) == pytest.approx(10.0, rel=0.05)  # back on the 10 Mbit/s path after restore
+
+
+def test_link_event_to_an_unknown_link_is_rejected():
+    doc = _two_path()
+    doc["link_events"][0]["link"] = "nope"
+    from subflow.errors import ScenarioInvalid
+    with pytest.raises(ScenarioInvalid) as info:
+        load_scenario(doc)
+    assert info.value.errors[0]["loc"] == ["link_events", 0, "link"]

@@ -76,3 +76,32 @@ def test_range_intervals_agree_with_dense_sampling(seed):
         near_edge = any(abs(ts - a) < 2 * step or abs(ts - b) < 2 * step for a, b in intervals)
         if not near_edge:
             assert inside == any(a <= ts <= b for a, b in intervals), ts
+
+
+@pytest.mark.parametrize("model", ["random_waypoint", "gauss_markov"])
+@pytest.mark.parametrize("seed", range(3))
+def test_other_random_models_are_seeded_contiguous_and_bounded(model, seed):
+    bounds = {"x_min_m": 0, "y_min_m": 0, "x_max_m": 300, "y_max_m": 200}
+    mob = {"model": model, "bounds": bounds, "seed": seed}
+    if model == "random_waypoint":
+        mob.update(speed_min_mps=2, speed_max_mps=10, pause_s=2)
+    else:
+        mob.update(mean_speed_mps=5, alpha=0.8, step_s=1)
+    a = trajectory(_station(mob, 150, 100), 200.0)
+    assert a == trajectory(_station(mob, 150, 100), 200.0)
+    assert a[0].t0_s == 0 and a[-1].t1_s == pytest.approx(200.0)
+    for prev, nxt in zip(a, a[1:]):
+        assert prev.t1_s == pytest.approx(nxt.t0_s)
+        assert (prev.x1_m, prev.y1_m) == pytest.approx((nxt.x0_m, nxt.y0_m))
+    for leg in a:
+        assert 0 <= leg.x1_m <= 300 and 0 <= leg.y1_m <= 200
+    moved = sum(math.hypot(l.x1_m - l.x0_m, l.y1_m - l.y0_m) for l in a)
+    assert moved > 100  # it does move
+
+
+def test_random_waypoint_speed_stays_in_range():
+    mob = {"model": "random_waypoint", "bounds": {"x_min_m": 0, "y_min_m": 0, "x_max_m": 500, "y_max_m": 500},
+           "speed_min_mps": 3, "speed_max_mps": 4, "pause_s": 0, "seed": 9}
+    for leg in trajectory(_station(mob, 10, 10), 500.0)[:-1]:
+        v = math.hypot(leg.x1_m - leg.x0_m, leg.y1_m - leg.y0_m) / (leg.t1_s - leg.t0_s)
+        assert 3 - 1e-9 <= v <= 4 + 1e-9
