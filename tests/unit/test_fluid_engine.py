@@ -165,3 +165,16 @@ def test_link_event_to_an_unknown_link_is_rejected():
     with pytest.raises(ScenarioInvalid) as info:
         load_scenario(doc)
     assert info.value.errors[0]["loc"] == ["link_events", 0, "link"]
+
+
+def test_cubic_follows_its_response_function_where_it_is_not_reno_friendly():
+    # RFC 9438 §5.1: average window W = (C·(3+β)/(4·(1−β)))^(1/4) · RTT^(3/4) / p^(3/4) packets
+    p, rtt = 1e-4, 0.1
+    doc = _line(bw=1000.0, delay=rtt * 500, loss=p, duration=200.0).model_dump()
+    doc["transport"]["congestion_control"] = "cubic"
+    res = run_strategy(load_scenario(doc), "sptcp", run_plan)
+    w = (0.4 * (3 + 0.7) / (4 * (1 - 0.7))) ** 0.25 * rtt**0.75 / p**0.75
+    expected = w * 1448 * 8 / rtt / 1e6
+    assert _steady_mean(res.flows[0], skip=20) == pytest.approx(expected, rel=0.25)
+    reno = run_strategy(_line(bw=1000.0, delay=rtt * 500, loss=p, duration=200.0), "sptcp", run_plan)
+    assert _steady_mean(res.flows[0], skip=20) > _steady_mean(reno.flows[0], skip=20)

@@ -46,6 +46,33 @@ CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
 MAX_CWND_PACKETS = 1e5
 
 
+CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
+CUBIC_BETA = 0.7  # RFC 9438 §4.6
+CUBIC_ALPHA = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)  # RFC 9438 §4.3, Reno-friendly region
+
+
+def _cubic_update(sub: "_Sub", t: float, acked: float, rtt: float) -> float:
+    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.3), in packets.
+
+    W_cubic(t) = C·(t − K)³ + W_max with K = ∛(W_max·(1 − β)/C); the window moves
+    towards W_cubic(t + RTT) by (target − cwnd)/cwnd per ACK, and never below the
+    Reno-friendly estimate W_est, which grows by α_cubic/cwnd per ACK.
+    """
+    if sub.t_epoch < 0:
+        sub.t_epoch = t
+        if sub.cwnd < sub.w_max:
+            sub.k = ((sub.w_max - sub.cwnd) / CUBIC_C) ** (1.0 / 3.0)
+        else:
+            sub.k = 0.0
+            sub.w_max = sub.cwnd
+        sub.w_est = sub.cwnd
+    target = CUBIC_C * (t + rtt - sub.t_epoch - sub.k) ** 3 + sub.w_max
+    cwnd = sub.cwnd
+    target = min(max(target, cwnd), 1.5 * cwnd)
+    sub.w_est += acked * CUBIC_ALPHA / cwnd
+    return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
+
+
 class RunCancelled(Exception):
     """The caller asked the run to stop."""
 
@@ -55,7 +82,7 @@ class _Sub:
         "id", "path", "res", "base_rtt", "jitter_s", "loss_keep", "phase", "t_open",
         "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
         "last_reduction_t", "credit", "rtt", "bits", "cwnd_samples", "x", "limited",
-        "retransmissions",
+        "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
@@ -93,6 +120,11 @@ class _Sub:
         self.rtt = self.base_rtt
         self.x = 0.0
         self.limited = False
+        self.w_max = 0.0
+        self.t_epoch = -1.0
+        self.k = 0.0
+        self.w_est = 0.0
+        self.window_losses = 0
 
 
 class _Conn:
@@ -155,6 +187,7 @@ def run(
     n_steps = int(round(plan.duration_s / dt))
 
     conns = [_Conn(fp) for fp in plan.flows]
+    cc = tr.congestion_control
     events: list[dict] = []
 
     def emit(t: float, kind: str, conn: _Conn, sub_id: str | None = None, **extra) -> None:
@@ -303,6 +336,8 @@ def run(
                 alpha = total_w * max(s.cwnd / (s.rtt * s.rtt) for s in open_subs) / (denom * denom)
             else:
                 total_w = alpha = 0.0
+            cubic = cc == "cubic" and not fp.multipath
+            reno = cc == "reno" and not fp.multipath
             for sub in open_subs:
                 x = sub.x
                 if x <= 0:
@@ -328,15 +363,35 @@ def run(
                 if lost:
                     sub.retransmissions += 1
                     if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
-                        sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
-                        sub.cwnd = sub.ssthresh
+                        sub.window_losses = 1
+                        if cubic:
+                            # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
+                            w = sub.cwnd
+                            sub.w_max = w * (1.0 + CUBIC_BETA) / 2.0 if w < sub.w_max else w
+                            sub.cwnd = max(w * CUBIC_BETA, 2.0)
+                            sub.ssthresh = sub.cwnd
+                            sub.t_epoch = -1.0
+                        else:
+                            sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
+                            sub.cwnd = sub.ssthresh
                         sub.last_reduction_t = t
+                    elif reno:
+                        sub.window_losses += 1
+                        if sub.window_losses == 2:
+                            # Reno without NewReno's partial ACKs: a second loss in the same window
+                            # usually ends in a retransmission timeout (Fall & Floyd 1996, §3)
+                            sub.phase = "stalled"
+                            sub.x = 0.0
+                            sub.next_rto_t = sub.last_reduction_t + sub.rto
+                            continue
                 elif sub.limited:
                     acked = sent_pkts
                     if sub.cwnd < sub.ssthresh:
                         sub.cwnd = min(sub.cwnd + acked, max(sub.ssthresh, sub.cwnd))
                     elif total_w > 0:
                         sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
+                    elif cubic:
+                        sub.cwnd = _cubic_update(sub, t, acked, rtt_now)
                     else:
                         sub.cwnd += acked / sub.cwnd
                     if sub.cwnd > MAX_CWND_PACKETS:
