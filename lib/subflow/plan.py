@@ -29,7 +29,13 @@ from pydantic import BaseModel, Field
 from subflow.association import Association, association_timeline
 from subflow.errors import Unreachable
 from subflow.routing import Edge, Graph, min_hop_path, path_nodes
-from subflow.scenario import AccessPointNode, Scenario, TransportSettings, load_scenario
+from subflow.scenario import (
+    AccessPointNode,
+    ControllerSettings,
+    Scenario,
+    TransportSettings,
+    load_scenario,
+)
 from subflow.strategies import get_strategy
 
 PLAN_VERSION = 1
@@ -49,9 +55,12 @@ class Resource(BaseModel):
 
 
 class SubflowPath(BaseModel):
+    """One subflow's path; ``rate_limit_mbps`` is a controller-installed cap (null: none)."""
+
     id: str
     nodes: list[str]
     resources: list[str]
+    rate_limit_mbps: float | None = None
 
 
 class Segment(BaseModel):
@@ -68,9 +77,12 @@ class FlowPlan(BaseModel):
     src: str
     dst: str
     rate_mbps: float | None
+    size_bytes: int | None = None
     start_s: float
     stop_s: float
     multipath: bool
+    coupling: Literal["lia", "uncoupled", "none"] = "none"
+    handover: Literal["bare", "zwa", "spurious", "seamless"] = "bare"
     segments: list[Segment]
 
 
@@ -85,6 +97,7 @@ class RunPlan(BaseModel):
     interval_s: float = Field(gt=0)
     seed: int
     transport: TransportSettings
+    controller: ControllerSettings = Field(default_factory=ControllerSettings)
     resources: list[Resource]
     flows: list[FlowPlan]
     events: list[dict] = Field(default_factory=list)
@@ -166,9 +179,36 @@ def _subflow(sid: str, src: str, path: list[Edge]) -> SubflowPath:
     return SubflowPath(id=sid, nodes=path_nodes(path, src), resources=[e.resource for e in path])
 
 
-def _single_path(graph: Graph, flow_id: str, src: str, dst: str) -> list[SubflowPath]:
-    path = min_hop_path(graph, src, dst)
+def _single_path(graph: Graph, flow_id: str, src: str, dst: str, metric: str = "hop") -> list[SubflowPath]:
+    path = min_hop_path(graph, src, dst, metric=metric)
     return [] if path is None else [_subflow(f"{flow_id}/tcp", src, path)]
+
+
+def _bottleneck(sp: SubflowPath, capacity: dict[str, float]) -> float:
+    return min((capacity[r] for r in sp.resources), default=float("inf"))
+
+
+def _primary(
+    graph: Graph,
+    flow_id: str,
+    src: str,
+    dst: str,
+    policy: str,
+    previous: list[SubflowPath],
+    capacity: dict[str, float],
+) -> list[SubflowPath]:
+    """One SCTP-style primary path among the per-interface paths."""
+    candidates = _multipath(graph, flow_id, src, dst)
+    if not candidates:
+        return []
+    if policy == "sticky":
+        for sp in previous:
+            if any(c.nodes == sp.nodes for c in candidates):
+                return [sp]
+        return [min(candidates, key=lambda c: (len(c.nodes), c.id))]
+    if policy == "fastest":
+        return [max(candidates, key=lambda c: (_bottleneck(c, capacity), -len(c.nodes), c.id))]
+    return [min(candidates, key=lambda c: (_bottleneck(c, capacity), len(c.nodes), c.id))]
 
 
 def _multipath(graph: Graph, flow_id: str, src: str, dst: str) -> list[SubflowPath]:
@@ -219,6 +259,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     timeline = association_timeline(scenario)
     base, resources = _base_graph(scenario)
     aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
+    capacity = {r.id: r.capacity_mbps for r in resources}
 
     outages, link_events = _link_states(scenario)
     bounds = {0.0, duration}
@@ -249,14 +290,17 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
             graph = _with_wireless(
                 _without_links(base, down), [(a.station, aps[a.access_point]) for a in active(mid)]
             )
-            if strat.multipath:
+            if strat.paths == "interfaces":
                 subflows = _multipath(graph, f.id, f.src, f.dst)
+            elif strat.paths in ("sticky", "fastest", "slowest"):
+                previous = segments[-1].subflows if segments else []
+                subflows = _primary(graph, f.id, f.src, f.dst, strat.paths, previous, capacity)
             else:
-                subflows = _single_path(graph, f.id, f.src, f.dst)
+                subflows = _single_path(graph, f.id, f.src, f.dst, strat.paths)
                 for a in pending(mid):
                     if a.station in (f.src, f.dst):
                         after = _with_wireless(graph, [(a.station, aps[a.access_point])])
-                        if _single_path(after, f.id, f.src, f.dst) != subflows:
+                        if _single_path(after, f.id, f.src, f.dst, strat.paths) != subflows:
                             subflows = []  # the old route is abandoned during the handover
             if segments and segments[-1].subflows == subflows:
                 segments[-1].t_end_s = t1
@@ -270,9 +314,12 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
                 src=f.src,
                 dst=f.dst,
                 rate_mbps=f.rate_mbps,
+                size_bytes=f.size_bytes,
                 start_s=f.start_s,
                 stop_s=stop,
                 multipath=strat.multipath,
+                coupling=strat.coupling,
+                handover=strat.handover,
                 segments=segments,
             )
         )
@@ -284,6 +331,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         interval_s=scenario.run.interval_s,
         seed=scenario.run.seed,
         transport=scenario.transport,
+        controller=scenario.controller,
         resources=resources,
         flows=flows,
         events=sorted(timeline.events + link_events, key=lambda e: e["t_s"]),

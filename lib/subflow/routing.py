@@ -44,9 +44,16 @@ class Graph:
 
 
 def min_hop_path(
-    graph: Graph, src: str, dst: str, banned: frozenset[str] = frozenset()
+    graph: Graph,
+    src: str,
+    dst: str,
+    banned: frozenset[str] = frozenset(),
+    metric: str = "hop",
 ) -> list[Edge] | None:
-    """Minimum-hop path from ``src`` to ``dst``, delay and node ids breaking ties.
+    """Minimum-hop (or minimum-delay) path from ``src`` to ``dst``.
+
+    With ``metric="hop"`` ties are broken by smaller total ``delay_ms``; with
+    ``metric="delay"`` by fewer hops; then by the node-id sequence.
 
     Parameters
     ----------
@@ -56,6 +63,8 @@ def min_hop_path(
         Node ids.
     banned : frozenset of str
         Nodes the path must not visit (other than ``src``).
+    metric : {"hop", "delay"}
+        What to minimise first.
 
     Returns
     -------
@@ -66,12 +75,16 @@ def min_hop_path(
     if src == dst:
         return []
     # label = (hops, delay_ms, node-id sequence); the sequence makes ties deterministic
-    best: dict[str, tuple[int, float, tuple[str, ...]]] = {src: (0, 0.0, (src,))}
+    best: dict[str, tuple] = {src: (0, 0.0, (src,))}
     pred: dict[str, list[Edge]] = {src: []}
     heap: list[tuple[int, float, tuple[str, ...], str]] = [(0, 0.0, (src,), src)]
     done: set[str] = set()
+    by_delay = metric == "delay"
+    if by_delay:
+        heap = [(0.0, 0, (src,), src)]  # type: ignore[list-item]
     while heap:
-        hops, delay, seq, node = heapq.heappop(heap)
+        a, b, seq, node = heapq.heappop(heap)
+        hops, delay = (b, a) if by_delay else (a, b)
         if node in done:
             continue
         done.add(node)
@@ -80,7 +93,8 @@ def min_hop_path(
         for e in graph.adj.get(node, ()):
             if e.dst in done or e.dst in banned:
                 continue
-            label = (hops + 1, delay + e.delay_ms, seq + (e.dst,))
+            nh, nd, nseq = hops + 1, delay + e.delay_ms, seq + (e.dst,)
+            label = (nd, nh, nseq) if by_delay else (nh, nd, nseq)
             if e.dst not in best or label < best[e.dst]:
                 best[e.dst] = label
                 pred[e.dst] = pred[node] + [e]

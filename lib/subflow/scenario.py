@@ -316,6 +316,9 @@ class Flow(_Strict):
     src: Identifier
     dst: Identifier
     rate_mbps: PositiveMbps | None = None
+    size_bytes: Annotated[int, Field(gt=0)] | None = Field(
+        default=None, description="A finite transfer (file) of this many bytes; null = runs until stop_s."
+    )
     start_s: NonNegativeSeconds = 0.0
     stop_s: PositiveSeconds | None = None
 
@@ -366,6 +369,19 @@ class RadioSettings(_Strict):
     association_policy: Literal["ssf", "llf"] = "ssf"
 
 
+class ControllerSettings(_Strict):
+    """The SDN controller of the SDN-assisted strategies.
+
+    ``notification_delay_s``: time for an association or disassociation to
+    reach the controller (~70 ms in the Mininet-WiFi testbed of Singh &
+    Pandey 2021, §3.5). ``interval_s``: period of the controller loop that
+    re-computes and re-installs rate allocations (Zhao et al. 2018, §V-C).
+    """
+
+    notification_delay_s: NonNegativeSeconds = 0.07
+    interval_s: PositiveSeconds = 1.0
+
+
 class RunSettings(_Strict):
     duration_s: Annotated[float, Field(gt=0, le=86_400, allow_inf_nan=False)] = 100.0
     interval_s: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
@@ -391,6 +407,7 @@ class Scenario(_Strict):
     flows: list[Flow] = Field(default_factory=list, max_length=10_000)
     link_events: list[LinkEvent] = Field(default_factory=list, max_length=10_000)
     radio: RadioSettings = Field(default_factory=RadioSettings)
+    controller: ControllerSettings = Field(default_factory=ControllerSettings)
     run: RunSettings = Field(default_factory=RunSettings)
     transport: TransportSettings = Field(default_factory=TransportSettings)
 

@@ -1,55 +1,92 @@
-"""Registry of transport strategies that a comparison can ask for."""
+"""Registry of transport strategies that a comparison can ask for.
+
+A strategy is a composition of four choices, each implemented once:
+
+* ``paths`` — how the planner places the connection (:mod:`subflow.plan`):
+  ``hop`` / ``delay`` (one path by minimum hops or one-way delay),
+  ``sticky`` (keep the current path while it exists), ``fastest`` /
+  ``slowest`` (the available path with the highest / lowest bottleneck
+  capacity), ``interfaces`` (one subflow per interface of the multi-homed end);
+* ``coupling`` — congestion control across subflows: ``lia`` (RFC 6356) or
+  ``uncoupled`` (per-path, as SCTP CMT);
+* ``handover`` — what a single-path connection does when its path is cut or
+  moves: ``bare`` (RTO and slow start), ``zwa`` (SDN zero-window freeze),
+  ``spurious`` (SDN buffering + spurious-timeout recovery), ``seamless``
+  (make-before-break primary change, as mSCTP);
+* ``rate_limits`` — ``none`` or ``fdm`` (reserved for the controller's Flow
+  Deviation allocation).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Literal
 
 from subflow.errors import UnknownStrategy
 
 
 @dataclass(frozen=True)
 class Strategy:
-    """A named transport strategy.
-
-    Attributes
-    ----------
-    name : str
-        Identifier used in APIs (``sptcp``, ``mptcp``).
-    multipath : bool
-        Whether a connection may use several subflows at once.
-    routing : str
-        How paths are chosen (``hop``: minimum hop count).
-    description : str
-        One-sentence explanation shown to planners.
-    """
+    """A named transport strategy (see the module docstring for the fields)."""
 
     name: str
+    family: Literal["tcp", "mptcp", "sctp"]
     multipath: bool
-    routing: str
+    paths: Literal["hop", "delay", "sticky", "fastest", "slowest", "interfaces"]
+    coupling: Literal["lia", "uncoupled", "none"]
+    handover: Literal["bare", "zwa", "spurious", "seamless"]
     description: str
+    source: str
 
+    @property
+    def routing(self) -> str:
+        """Kept for the v1 API: the path policy's name."""
+        return self.paths
+
+    def public(self) -> dict:
+        return {**asdict(self), "routing": self.routing}
+
+
+_TCP_BARE = (
+    "At a handover the connection is cut for the association delay and resumes only when its "
+    "retransmission timer fires (RFC 6298 exponential backoff), in slow start."
+)
 
 STRATEGIES: dict[str, Strategy] = {
-    "sptcp": Strategy(
-        name="sptcp",
-        multipath=False,
-        routing="hop",
-        description=(
-            "Single-path TCP (NewReno) on the minimum-hop route. At a handover the "
-            "connection is cut for the association delay and resumes only when its "
-            "retransmission timer fires (RFC 6298 exponential backoff)."
-        ),
-    ),
-    "mptcp": Strategy(
-        name="mptcp",
-        multipath=True,
-        routing="hop",
-        description=(
-            "Multipath TCP (RFC 8684): one subflow per interface of the multi-homed "
-            "end, LIA coupled congestion control (RFC 6356) and the LowRTT scheduler; "
-            "a handover only adds or removes a subflow."
-        ),
-    ),
+    s.name: s
+    for s in (
+        Strategy("sptcp", "tcp", False, "hop", "none", "bare",
+                 "Single-path TCP on the minimum-hop route. " + _TCP_BARE, "RFC 5681, RFC 6298"),
+        Strategy("sptcp-delay", "tcp", False, "delay", "none", "bare",
+                 "Single-path TCP on the minimum one-way-delay route. " + _TCP_BARE, "RFC 5681; tcpbp-thesis §2.4"),
+        Strategy("sptcp-zwa", "tcp", False, "hop", "none", "zwa",
+                 "Single-path TCP whose SDN controller freezes the sender with a zero-window advertisement on "
+                 "disassociation and reopens the window on re-association; falls back to bare TCP when the "
+                 "path is shorter than the controller's notification delay, so the whole window was lost on "
+                 "the stale route.", "sdn-spurious-timeout §2.1, §3.5 (Freeze-TCP / M-TCP)"),
+        Strategy("sptcp-spurious", "tcp", False, "hop", "none", "spurious",
+                 "Single-path TCP whose SDN controller buffers segments for the disassociated station and "
+                 "flushes them on re-association, so the sender detects a spurious timeout (Eifel/F-RTO) and "
+                 "resumes at its pre-handover cwnd.", "sdn-spurious-timeout §3.3-3.4; RFC 3522, 4015, 5682"),
+        Strategy("mptcp", "mptcp", True, "interfaces", "lia", "bare",
+                 "Multipath TCP: one subflow per interface of the multi-homed end, LIA coupled congestion "
+                 "control and the LowRTT scheduler; a handover only adds or removes a subflow.",
+                 "RFC 8684, RFC 6356; sd-mptcp-tactical §IV"),
+        Strategy("sctp-failover", "sctp", False, "sticky", "none", "bare",
+                 "SCTP with multihoming used only for failover: data stays on the primary path until it "
+                 "fails; the retransmission timeout moves it to the alternate path.",
+                 "RFC 4960 §6.4; msctp-cmt-handover §II"),
+        Strategy("msctp-best", "sctp", False, "fastest", "none", "seamless",
+                 "Mobile SCTP, best-case handover policy: the primary stays on the faster network as long as "
+                 "it is available; the primary change is make-before-break.", "RFC 5061; msctp-cmt-handover Eq. 5"),
+        Strategy("msctp-worst", "sctp", False, "slowest", "none", "seamless",
+                 "Mobile SCTP, worst-case handover policy: the primary moves to the slower network as soon as "
+                 "it is available.", "RFC 5061; msctp-cmt-handover Eq. 4"),
+        Strategy("cmt-pf", "sctp", True, "interfaces", "uncoupled", "bare",
+                 "SCTP Concurrent Multipath Transfer with Potentially-Failed paths: both paths carry data with "
+                 "per-path congestion control; a shared receive buffer blocks when paths differ a lot.",
+                 "msctp-cmt-handover §III, Eq. 3"),
+    )
 }
 
 

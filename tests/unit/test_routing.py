@@ -52,3 +52,16 @@ def test_banned_nodes_are_avoided():
     assert path_nodes(min_hop_path(g, "a", "d"), "a") == ["a", "b", "d"]
     assert path_nodes(min_hop_path(g, "a", "d", banned=frozenset({"b"})), "a") == ["a", "c", "e", "d"]
     assert min_hop_path(g, "d", "a") is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_min_delay_matches_networkx_dijkstra(seed):
+    g, ref = _random_graph(seed)
+    for s in list(ref.nodes)[:5]:
+        dist = nx.single_source_dijkstra_path_length(ref, s, weight="delay")
+        for t in ref.nodes:
+            path = min_hop_path(g, s, t, metric="delay")
+            if t not in dist:
+                assert path is None
+            else:
+                assert sum(e.delay_ms for e in path) == pytest.approx(dist[t])

@@ -1,9 +1,10 @@
-"""Engine ``fluid``: the embedded flow-level simulator (v0).
+"""Engine ``fluid``: the embedded flow-level simulator.
 
 A time-stepped fluid model. Every (sub)flow has a congestion window
 ``cwnd`` (packets of ``mss_bytes``) and sends at ``x = cwnd·MSS/RTT`` bit/s,
-capped by its application demand; resources (link directions, access point
-air) are fluid drop-tail queues shared by all subflows crossing them.
+capped by its application demand, its controller rate limit and the
+connection's receive buffer; resources (link directions, access point air)
+are fluid drop-tail queues shared by all subflows crossing them.
 
 Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
 ``A`` the sum of arrival rates)::
@@ -11,25 +12,49 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
     q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
     slow start        cwnd += acked                  (RFC 5681 §3.1)
-    congestion avoid. cwnd += acked / cwnd           (Reno, RFC 5681 §3.1)
+    congestion avoid. cwnd += acked / cwnd           (Reno/NewReno, RFC 5681 §3.1, RFC 6582)
+                      CUBIC window, see _cubic_update (RFC 9438 §4)
     MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
                       α = W·max_j(cwnd_j/RTT_j²) / (Σ_j cwnd_j/RTT_j)²   (RFC 6356 §3)
     loss event        ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
+                      (NewReno); a second loss in the same window ends in an RTO for Reno
     RTO               RFC 6298 §2: SRTT, RTTVAR (α=1/8, β=1/4), RTO = SRTT + max(G, 4·RTTVAR),
                       clamped to [min_rto_s, max_rto_s], doubled per expiry (§5.5)
     after RTO         cwnd = 1 (loss window, RFC 5681 §3.1), slow start again
+    receive buffer    Σ_i x_i ≤ rbuf·8 / max_i RTT_i  (data on the fastest subflow waits in
+                      the buffer for the slowest: head-of-line blocking; Raiciu et al.,
+                      NSDI 2012, §4.2; Iyengar et al. 2007 for SCTP CMT)
 
 Loss events come from random link loss (Bernoulli per packet, seeded) and
 from queue overflow (each lost packet's worth of dropped fluid is a loss).
-A single-path flow whose path is cut (handover) or changes stalls: its
-in-flight data is lost, and it resumes on its current path only when its
-retransmission timer fires. An MPTCP connection schedules its demand with
-LowRTT (fill the lowest-RTT subflow's window first); removing a subflow
-leaves the others running.
 
-Deterministic for a given ``seed``. Simplifications of v0 (deepened by the
-simulation issue): ACKs are not queued, per-hop departures are shared in
-proportion to arrivals, no receive-buffer limit across subflows.
+Single-path connections (TCP, SCTP failover, mSCTP) have one active
+subflow. When its path is cut or moves, the strategy's *handover* scheme
+applies:
+
+* ``bare``: in-flight data is lost; the connection resumes on its current
+  path only when its retransmission timer fires (backing off while cut);
+* ``zwa``: the SDN controller, told of the disassociation after
+  ``notification_delay_s``, freezes the sender with a zero window (no timer
+  backoff, cwnd kept) and reopens it on re-association; the window sent on
+  the stale route before the freeze must be recovered (one RTT). If the
+  path's one-way delay is below the notification delay, the whole window was
+  already lost on the stale route and the scheme falls back to ``bare``
+  (Singh & Pandey 2021, §3.5);
+* ``spurious``: the controller buffers the station's segments and flushes
+  them on re-association; the sender's timer expiries turn out spurious
+  (Eifel/F-RTO, RFC 3522/5682) and it restores its pre-timeout cwnd and
+  ssthresh (RFC 4015) once the flushed segments' ACKs arrive;
+* ``seamless``: make-before-break primary change (mSCTP): the new path
+  starts at once with a fresh window, nothing is lost.
+
+Multipath connections (MPTCP, SCTP CMT) schedule their demand with LowRTT
+(fill the lowest-RTT subflow's window first); removing a subflow leaves the
+others running. Coupling ``lia`` applies RFC 6356; ``uncoupled`` runs one
+NewReno per path (CMT's per-destination congestion control).
+
+Deterministic for a given ``seed``. Simplifications: ACKs are not queued,
+per-hop departures are shared in proportion to arrivals.
 """
 
 from __future__ import annotations
@@ -44,33 +69,9 @@ from subflow.results import EngineOutput, FlowResult, SubflowResult
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
 MAX_CWND_PACKETS = 1e5
-
-
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
 CUBIC_BETA = 0.7  # RFC 9438 §4.6
 CUBIC_ALPHA = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)  # RFC 9438 §4.3, Reno-friendly region
-
-
-def _cubic_update(sub: "_Sub", t: float, acked: float, rtt: float) -> float:
-    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.3), in packets.
-
-    W_cubic(t) = C·(t − K)³ + W_max with K = ∛(W_max·(1 − β)/C); the window moves
-    towards W_cubic(t + RTT) by (target − cwnd)/cwnd per ACK, and never below the
-    Reno-friendly estimate W_est, which grows by α_cubic/cwnd per ACK.
-    """
-    if sub.t_epoch < 0:
-        sub.t_epoch = t
-        if sub.cwnd < sub.w_max:
-            sub.k = ((sub.w_max - sub.cwnd) / CUBIC_C) ** (1.0 / 3.0)
-        else:
-            sub.k = 0.0
-            sub.w_max = sub.cwnd
-        sub.w_est = sub.cwnd
-    target = CUBIC_C * (t + rtt - sub.t_epoch - sub.k) ** 3 + sub.w_max
-    cwnd = sub.cwnd
-    target = min(max(target, cwnd), 1.5 * cwnd)
-    sub.w_est += acked * CUBIC_ALPHA / cwnd
-    return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
 
 
 class RunCancelled(Exception):
@@ -82,7 +83,8 @@ class _Sub:
         "id", "path", "res", "base_rtt", "jitter_s", "loss_keep", "phase", "t_open",
         "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
         "last_reduction_t", "credit", "rtt", "bits", "cwnd_samples", "x", "limited",
-        "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses",
+        "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
+        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
@@ -90,7 +92,6 @@ class _Sub:
         self.bits = [0.0] * n_bins
         self.cwnd_samples = [0.0] * n_bins
         self.retransmissions = 0
-        self.path = sp.nodes
         self.set_path(sp, index, resources)
         self.reset(plan, t)
 
@@ -103,6 +104,7 @@ class _Sub:
         for i in self.res:
             keep *= 1.0 - resources[i].loss
         self.loss_keep = keep
+        self.limit = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6
 
     def reset(self, plan: RunPlan, t: float) -> None:
         tr = plan.transport
@@ -125,10 +127,21 @@ class _Sub:
         self.k = 0.0
         self.w_est = 0.0
         self.window_losses = 0
+        self.saved_cwnd = 0.0
+        self.saved_ssthresh = math.inf
+        self.resume_t = math.inf
+        self.cut_t = math.inf
+
+    def take_state(self, other: "_Sub") -> None:
+        """Carry a single-path connection's TCP state over to a new path (sub)."""
+        for name in ("phase", "t_open", "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t",
+                     "last_reduction_t", "w_max", "t_epoch", "k", "w_est", "saved_cwnd",
+                     "saved_ssthresh", "resume_t", "cut_t"):
+            setattr(self, name, getattr(other, name))
 
 
 class _Conn:
-    __slots__ = ("plan", "subs", "order", "seg", "demand")
+    __slots__ = ("plan", "subs", "order", "seg", "demand", "active", "remaining_bits", "done_t")
 
     def __init__(self, fp: FlowPlan):
         self.plan = fp
@@ -136,6 +149,31 @@ class _Conn:
         self.order: list[str] = []
         self.seg = -1
         self.demand = math.inf if fp.rate_mbps is None else fp.rate_mbps * 1e6
+        self.active: _Sub | None = None  # single-path connections: the sub carrying the connection
+        self.remaining_bits = math.inf if fp.size_bytes is None else fp.size_bytes * 8.0
+        self.done_t: float | None = None
+
+
+def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
+    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.3), in packets.
+
+    W_cubic(t) = C·(t − K)³ + W_max with K = ∛(W_max·(1 − β)/C); the window moves
+    towards W_cubic(t + RTT) by (target − cwnd)/cwnd per ACK, and never below the
+    Reno-friendly estimate W_est, which grows by α_cubic/cwnd per ACK.
+    """
+    if sub.t_epoch < 0:
+        sub.t_epoch = t
+        if sub.cwnd < sub.w_max:
+            sub.k = ((sub.w_max - sub.cwnd) / CUBIC_C) ** (1.0 / 3.0)
+        else:
+            sub.k = 0.0
+            sub.w_max = sub.cwnd
+        sub.w_est = sub.cwnd
+    target = CUBIC_C * (t + rtt - sub.t_epoch - sub.k) ** 3 + sub.w_max
+    cwnd = sub.cwnd
+    target = min(max(target, cwnd), 1.5 * cwnd)
+    sub.w_est += acked * CUBIC_ALPHA / cwnd
+    return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
 
 
 def run(
@@ -158,11 +196,14 @@ def run(
     -------
     EngineOutput
         Timelines at ``plan.interval_s`` (goodput in Mbit/s, cwnd in packets)
-        and the transport events (``subflow_up``, ``subflow_down``,
-        ``route_change``, ``route_lost``, ``rto``).
+        and the transport events: ``subflow_up``, ``subflow_down``,
+        ``route_change``, ``route_lost``, ``rto``, ``zwa_freeze``,
+        ``zwa_resume``, ``spurious_recovery``, ``flow_complete``.
     """
     tr = plan.transport
     pkt_bits = tr.mss_bytes * 8.0
+    rbuf_bits = math.inf if tr.rbuf_bytes is None else tr.rbuf_bytes * 8.0
+    notify = plan.controller.notification_delay_s
     rng = random.Random(plan.seed)
     resources = plan.resources
     index = {r.id: i for i, r in enumerate(resources)}
@@ -197,48 +238,162 @@ def run(
         ev.update(extra)
         events.append(ev)
 
-    def apply_segment(conn: _Conn, t: float) -> None:
-        fp = conn.plan
-        seg = fp.segments[conn.seg]
-        wanted = {sp.id: sp for sp in seg.subflows}
-        for sid, sub in conn.subs.items():
-            if sid not in wanted and sub.phase != "dead":
-                if fp.multipath:
-                    sub.phase = "dead"
-                    sub.x = 0.0
-                    emit(t, "subflow_down", conn, sid, path=sub.path)
-                elif sub.phase != "stalled":
-                    _stall(sub, t)
-                    emit(t, "route_lost", conn, sid, path=sub.path)
-        for sid, sp in wanted.items():
-            sub = conn.subs.get(sid)
-            if sub is None:
-                sub = _Sub(sp, index, resources, plan, t, n_bins)
-                conn.subs[sid] = sub
-                conn.order.append(sid)
-                emit(t, "subflow_up", conn, sid, path=sp.nodes)
-            elif fp.multipath:
-                if sub.phase == "dead" or sub.path != sp.nodes:
-                    sub.set_path(sp, index, resources)
-                    sub.reset(plan, t)
-                    emit(t, "subflow_up", conn, sid, path=sp.nodes)
-            elif sub.path != sp.nodes or sub.phase == "stalled":
-                old = sub.path
-                sub.set_path(sp, index, resources)
-                if sub.phase != "stalled":
-                    _stall(sub, t)
-                if old != sp.nodes:
-                    emit(t, "route_change", conn, sid, path=sp.nodes, previous_path=old)
-
-    def _stall(sub: _Sub, t: float) -> None:
-        # in-flight data is lost with the old path; wait for the retransmission timer
+    def stall(sub: _Sub, t: float) -> None:
+        """In-flight data is lost with the path; wait for the retransmission timer."""
         if sub.phase == "open":
+            sub.saved_cwnd, sub.saved_ssthresh = sub.cwnd, sub.ssthresh
             sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
         sub.phase = "stalled"
         sub.x = 0.0
         sub.next_rto_t = t + sub.rto
 
+    def cut(conn: _Conn, sub: _Sub, t: float) -> None:
+        """The single-path connection's path is gone or moved at ``t``."""
+        scheme = conn.plan.handover
+        if sub.phase in ("stalled", "frozen"):
+            return
+        sub.cut_t = t
+        if scheme == "zwa":
+            if sub.base_rtt / 2.0 >= notify:
+                sub.saved_cwnd, sub.saved_ssthresh = sub.cwnd, sub.ssthresh
+                sub.phase = "frozen"
+                sub.x = 0.0
+                emit(t + notify, "zwa_freeze", conn, sub.id)
+                return
+            emit(t, "zwa_too_late", conn, sub.id, one_way_delay_s=round(sub.base_rtt / 2, 6),
+                 notification_delay_s=notify)
+        stall(sub, t)
+
+    def path_back(conn: _Conn, sub: _Sub, t: float) -> None:
+        """A cut single-path connection has a path again at ``t`` (after re-association)."""
+        scheme = conn.plan.handover
+        if scheme == "zwa" and sub.phase == "frozen":
+            # window update once the controller learns the association; the window lost
+            # on the stale route is recovered in one more round trip
+            sub.resume_t = t + notify + sub.base_rtt / 2.0 + sub.base_rtt
+        elif scheme == "spurious" and sub.phase == "stalled" and sub.saved_cwnd > 0:
+            # buffered segments are flushed when the controller learns the association;
+            # their ACKs reach the sender one way later
+            sub.resume_t = t + notify + sub.base_rtt / 2.0
+
+    def apply_segment(conn: _Conn, t: float) -> None:
+        fp = conn.plan
+        seg = fp.segments[conn.seg]
+        wanted = {sp.id: sp for sp in seg.subflows}
+        if fp.multipath:
+            for sid, sub in conn.subs.items():
+                if sid not in wanted and sub.phase != "dead":
+                    sub.phase = "dead"
+                    sub.x = 0.0
+                    emit(t, "subflow_down", conn, sid, path=sub.path)
+            for sid, sp in wanted.items():
+                sub = conn.subs.get(sid)
+                if sub is None:
+                    sub = _Sub(sp, index, resources, plan, t, n_bins)
+                    conn.subs[sid] = sub
+                    conn.order.append(sid)
+                    emit(t, "subflow_up", conn, sid, path=sp.nodes)
+                elif sub.phase == "dead" or sub.path != sp.nodes:
+                    sub.set_path(sp, index, resources)
+                    sub.reset(plan, t)
+                    emit(t, "subflow_up", conn, sid, path=sp.nodes)
+                else:
+                    sub.set_path(sp, index, resources)  # same path, maybe a new rate limit
+            return
+        # single-path connection
+        cur = conn.active
+        sp = next(iter(wanted.values()), None)
+        if sp is None:
+            if cur is not None and cur.phase not in ("stalled", "frozen", "dead"):
+                cut(conn, cur, t)
+                emit(t, "route_lost", conn, cur.id, path=cur.path)
+            return
+        sub = conn.subs.get(sp.id)
+        if cur is None:
+            if sub is None:
+                sub = _Sub(sp, index, resources, plan, t, n_bins)
+                conn.subs[sp.id] = sub
+                conn.order.append(sp.id)
+                emit(t, "subflow_up", conn, sp.id, path=sp.nodes)
+            conn.active = sub
+            return
+        if sub is cur and cur.path == sp.nodes:
+            cur.set_path(sp, index, resources)
+            if cur.phase in ("stalled", "frozen"):
+                path_back(conn, cur, t)
+            return
+        old_path = cur.path
+        if fp.handover == "seamless":
+            if sub is None:
+                sub = _Sub(sp, index, resources, plan, t, n_bins)
+                conn.subs[sp.id] = sub
+                conn.order.append(sp.id)
+            else:
+                sub.set_path(sp, index, resources)
+                sub.reset(plan, t)
+            sub.phase, sub.next_sample_t = "open", t  # the path was confirmed before the switch
+            if cur is not sub:
+                cur.phase, cur.x = "dead", 0.0
+            conn.active = sub
+            emit(t, "route_change", conn, sub.id, path=sp.nodes, previous_path=old_path)
+            return
+        was_cut = cur.phase in ("stalled", "frozen")
+        if not was_cut:
+            cut(conn, cur, t)
+        if sub is None:
+            sub = _Sub(sp, index, resources, plan, t, n_bins)
+            conn.subs[sp.id] = sub
+            conn.order.append(sp.id)
+        if sub is not cur:
+            sub.take_state(cur)
+            cur.phase, cur.x = "dead", 0.0
+        sub.set_path(sp, index, resources)
+        conn.active = sub
+        if old_path != sp.nodes:
+            emit(t, "route_change", conn, sub.id, path=sp.nodes, previous_path=old_path)
+        if was_cut:
+            path_back(conn, sub, t)
+        elif sub.phase == "frozen":
+            path_back(conn, sub, t)
+
+    def fire_timers(conn: _Conn, sub: _Sub, t: float, has_path: bool) -> None:
+        if sub.phase == "frozen":
+            if t >= sub.resume_t:
+                sub.phase = "open"
+                sub.cwnd, sub.ssthresh = max(sub.saved_cwnd, 1.0), sub.saved_ssthresh
+                sub.next_sample_t = t
+                sub.resume_t = math.inf
+                emit(t, "zwa_resume", conn, sub.id, idle_s=round(t - sub.cut_t, 6))
+            return
+        if t >= sub.resume_t:  # spurious-timeout recovery
+            sub.phase = "open"
+            sub.cwnd, sub.ssthresh = sub.saved_cwnd, sub.saved_ssthresh
+            sub.rto = max(tr.min_rto_s, sub.rto / 2.0 ** 8) if sub.srtt is None else min(
+                tr.max_rto_s, max(tr.min_rto_s, sub.srtt + max(CLOCK_GRANULARITY_S, 4.0 * sub.rttvar)))
+            sub.next_sample_t = t
+            sub.resume_t = math.inf
+            emit(t, "spurious_recovery", conn, sub.id, idle_s=round(t - sub.cut_t, 6),
+                 cwnd_packets=round(sub.cwnd, 3))
+            return
+        if t >= sub.next_rto_t:
+            sub.retransmissions += 1
+            if has_path and conn.plan.handover != "spurious" or (has_path and sub.saved_cwnd <= 0):
+                emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=True,
+                     idle_s=round(t - sub.cut_t, 6) if sub.cut_t < math.inf else None)
+                sub.phase = "open"
+                sub.cwnd = 1.0
+                sub.last_reduction_t = t
+                sub.next_sample_t = t
+                sub.credit = 0.0
+                sub.saved_cwnd = 0.0
+            else:
+                emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=False)
+                sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
+                sub.next_rto_t = t + sub.rto
+
     arrivals = [0.0] * n_res
+    pass_frac = [1.0] * n_res
+    drop_frac = [0.0] * n_res
     progress_every = max(1, n_steps // 50)
     for step in range(n_steps):
         t = step * dt
@@ -255,14 +410,13 @@ def run(
             while conn.seg + 1 < len(fp.segments) and fp.segments[conn.seg + 1].t_start_s <= t + 1e-12:
                 conn.seg += 1
                 apply_segment(conn, t)
-            if t < fp.start_s or t >= fp.stop_s:
+            if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
                 for sub in conn.subs.values():
                     sub.x = 0.0
                 continue
             current = fp.segments[conn.seg] if conn.seg >= 0 else None
-            if current is not None and t >= current.t_end_s and conn.seg + 1 >= len(fp.segments):
-                continue
             live: list[_Sub] = []
+            max_rtt = 0.0
             for sid in conn.order:
                 sub = conn.subs[sid]
                 if sub.phase == "dead":
@@ -270,25 +424,16 @@ def run(
                 if sub.phase == "handshake" and t >= sub.t_open:
                     sub.phase = "open"
                     sub.next_sample_t = t
-                if sub.phase == "stalled" and t >= sub.next_rto_t:
-                    sub.retransmissions += 1
+                if sub.phase in ("stalled", "frozen"):
                     has_path = current is not None and any(sp.id == sub.id for sp in current.subflows)
-                    if has_path:
-                        emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=True)
-                        sub.phase = "open"
-                        sub.cwnd = 1.0
-                        sub.last_reduction_t = t
-                        sub.next_sample_t = t
-                        sub.credit = 0.0
-                    else:
-                        emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=False)
-                        sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
-                        sub.next_rto_t = t + sub.rto
+                    fire_timers(conn, sub, t, has_path)
                 if sub.phase == "open":
                     qdelay = 0.0
                     for i in sub.res:
                         qdelay += queue[i] / cap[i]
                     sub.rtt = sub.base_rtt + qdelay
+                    if sub.rtt > max_rtt:
+                        max_rtt = sub.rtt
                     live.append(sub)
                 else:
                     sub.x = 0.0
@@ -297,17 +442,21 @@ def run(
             if fp.multipath and len(live) > 1:
                 live.sort(key=lambda s: (s.srtt if s.srtt is not None else s.rtt, s.id))
             remaining = conn.demand
+            if rbuf_bits < math.inf:
+                remaining = min(remaining, rbuf_bits / max_rtt)
+            if conn.remaining_bits < math.inf:
+                remaining = min(remaining, conn.remaining_bits / dt)
             for sub in live:
                 w = sub.cwnd * pkt_bits / sub.rtt
+                if sub.limit < w:
+                    w = sub.limit
                 x = w if w < remaining else remaining
                 sub.x = x
-                sub.limited = x >= 0.98 * w
+                sub.limited = x >= 0.98 * w and w < sub.limit
                 remaining -= x
                 for i in sub.res:
                     arrivals[i] += x
         # queues (fluid drop-tail)
-        pass_frac = [1.0] * n_res
-        drop_frac = [0.0] * n_res
         for i in range(n_res):
             a = arrivals[i] * dt
             q = queue[i] + a - cap[i] * dt
@@ -316,21 +465,22 @@ def run(
                 q = 0.0
             else:
                 departed = cap[i] * dt
+            drop_frac[i] = 0.0
             if q > buf[i]:
                 drop_frac[i] = (q - buf[i]) / a if a > 0 else 0.0
                 q = buf[i]
             queue[i] = q
-            if a > 0:
-                pass_frac[i] = departed / a
+            pass_frac[i] = departed / a if a > 0 else 1.0
         # subflow updates
         for conn in conns:
             fp = conn.plan
-            if t < fp.start_s or t >= fp.stop_s:
+            if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
                 continue
             open_subs = [s for s in conn.subs.values() if s.phase == "open"]
             if not open_subs:
                 continue
-            if fp.multipath and len(open_subs) > 1:
+            coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
+            if coupled:
                 total_w = sum(s.cwnd for s in open_subs)
                 denom = sum(s.cwnd / s.rtt for s in open_subs)
                 alpha = total_w * max(s.cwnd / (s.rtt * s.rtt) for s in open_subs) / (denom * denom)
@@ -338,6 +488,7 @@ def run(
                 total_w = alpha = 0.0
             cubic = cc == "cubic" and not fp.multipath
             reno = cc == "reno" and not fp.multipath
+            delivered_bits = 0.0
             for sub in open_subs:
                 x = sub.x
                 if x <= 0:
@@ -347,7 +498,9 @@ def run(
                 for i in sub.res:
                     through *= pass_frac[i]
                     dropped += drop_frac[i]
-                sub.bits[b] += x * dt * through
+                got = x * dt * through
+                sub.bits[b] += got
+                delivered_bits += got
                 sent_pkts = x * dt / pkt_bits
                 # loss events: random loss (seeded Bernoulli) and queue overflow
                 lost = False
@@ -382,13 +535,14 @@ def run(
                             # usually ends in a retransmission timeout (Fall & Floyd 1996, §3)
                             sub.phase = "stalled"
                             sub.x = 0.0
+                            sub.saved_cwnd = 0.0
                             sub.next_rto_t = sub.last_reduction_t + sub.rto
                             continue
                 elif sub.limited:
                     acked = sent_pkts
                     if sub.cwnd < sub.ssthresh:
                         sub.cwnd = min(sub.cwnd + acked, max(sub.ssthresh, sub.cwnd))
-                    elif total_w > 0:
+                    elif coupled:
                         sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
                     elif cubic:
                         sub.cwnd = _cubic_update(sub, t, acked, rtt_now)
@@ -408,6 +562,14 @@ def run(
                     rto = sub.srtt + max(CLOCK_GRANULARITY_S, 4.0 * sub.rttvar)
                     sub.rto = min(tr.max_rto_s, max(tr.min_rto_s, rto))
                     sub.next_sample_t = t + r
+            if conn.remaining_bits < math.inf:
+                conn.remaining_bits -= delivered_bits
+                if conn.remaining_bits <= 0:
+                    conn.done_t = t + dt
+                    for sub in conn.subs.values():
+                        sub.x = 0.0
+                    emit(conn.done_t, "flow_complete", conn, None,
+                         completion_s=round(conn.done_t - fp.start_s, 6))
         if (step + 1) % per_bin == 0:
             for conn in conns:
                 for sub in conn.subs.values():
@@ -433,6 +595,9 @@ def run(
                     retransmissions=sub.retransmissions,
                 )
             )
+        extra = {}
+        if conn.plan.size_bytes is not None:
+            extra["completion_s"] = None if conn.done_t is None else round(conn.done_t - conn.plan.start_s, 6)
         flows.append(
             FlowResult(
                 id=conn.plan.id,
@@ -441,6 +606,7 @@ def run(
                 t_s=t_s,
                 throughput_mbps=[round(v, 6) for v in total],
                 subflows=subs,
+                **extra,
             )
         )
     if on_progress is not None:

@@ -1,0 +1,56 @@
+/**
+ * End-to-end tests of the running Subflow service (backend + worker + agent +
+ * built frontend). They do not start the service: `scripts/test.sh` does.
+ *
+ *   SUBFLOW_BASE_URL   service address (default http://127.0.0.1:8000)
+ *   CHROMIUM_PATH      browser binary (default /usr/bin/chromium, Debian's package;
+ *                      Playwright's own browser downloads are not used)
+ *
+ * Step screenshots and failure artifacts go to e2e/test-results/.
+ */
+import { defineConfig, devices } from "@playwright/test";
+
+const baseURL = process.env.SUBFLOW_BASE_URL || "http://127.0.0.1:8000";
+const executablePath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "./tests",
+  outputDir: "./test-results",
+  timeout: 180_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL,
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    viewport: { width: 1440, height: 900 },
+    actionTimeout: 15_000,
+    navigationTimeout: 30_000,
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        viewport: { width: 1440, height: 900 },
+        launchOptions: {
+          executablePath,
+          args: [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+          ],
+        },
+      },
+    },
+  ],
+});

@@ -1,0 +1,35 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Page, TestInfo } from "@playwright/test";
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+
+/** Where step screenshots go: e2e/test-results/screenshots (override: SUBFLOW_E2E_SCREENSHOTS). */
+export const SCREENSHOT_DIR =
+  process.env.SUBFLOW_E2E_SCREENSHOTS || path.resolve(__dirname, "..", "test-results", "screenshots");
+
+/** Save a full-page screenshot of the current step and attach it to the report. */
+export async function snap(page: Page, testInfo: TestInfo, step: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const slug = testInfo.title.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").toLowerCase();
+  const file = path.join(SCREENSHOT_DIR, `${slug}--${step}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  await testInfo.attach(step, { path: file, contentType: "image/png" });
+  return file;
+}
+
+/** Write `doc` (an example scenario, renamed) to the test's output folder; returns the file path. */
+export function writeScenario(testInfo: TestInfo, example: string, name: string, edit?: (doc: any) => void): string {
+  const doc = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples", example), "utf8"));
+  doc.name = name;
+  edit?.(doc);
+  const file = testInfo.outputPath(`${example.replace(/\.json$/, "")}-${Date.now()}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+  return file;
+}
+
+/** Unique scenario name so reruns against the same database never collide. */
+export function uniqueName(base: string): string {
+  return `${base} e2e ${new Date().toISOString().replace(/[:.]/g, "-")}-${Math.floor(Math.random() * 1e4)}`;
+}

@@ -1,0 +1,103 @@
+/** Thin fetch wrapper for the Subflow REST API. All paths are relative (`/api/...`). */
+import type {
+  ComparisonPublic,
+  ComparisonRequest,
+  ComparisonSummary,
+  Id,
+  ListPage,
+  ScenarioDocument,
+  ScenarioPublic,
+  ScenarioSummary,
+  StrategyInfo,
+  ValidationErrorItem,
+} from "./types";
+
+/** An HTTP error from the API; `validation` is set for 422 responses with a `detail` list. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly validation: ValidationErrorItem[] | null;
+
+  constructor(status: number, message: string, validation: ValidationErrorItem[] | null = null) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.validation = validation;
+  }
+}
+
+function isValidationList(detail: unknown): detail is ValidationErrorItem[] {
+  return (
+    Array.isArray(detail) &&
+    detail.every(
+      (d) => typeof d === "object" && d !== null && Array.isArray((d as ValidationErrorItem).loc),
+    )
+  );
+}
+
+async function request<T>(path: string, init: RequestInit = {}, signal?: AbortSignal): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (init.body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, { ...init, headers, signal });
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let body: unknown = null;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  if (!res.ok) {
+    const detail = (body as { detail?: unknown } | null)?.detail;
+    if (isValidationList(detail)) {
+      throw new ApiError(res.status, `Request was rejected (${res.status})`, detail);
+    }
+    const message =
+      typeof detail === "string"
+        ? detail
+        : typeof body === "string" && body
+          ? body
+          : `${res.status} ${res.statusText}`;
+    throw new ApiError(res.status, message);
+  }
+  return body as T;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  listScenarios: (signal?: AbortSignal) =>
+    request<ListPage<ScenarioSummary>>("/api/scenarios", {}, signal),
+  getScenario: (id: Id, signal?: AbortSignal) =>
+    request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {}, signal),
+  createScenario: (doc: unknown) =>
+    request<ScenarioPublic>("/api/scenarios", { method: "POST", body: JSON.stringify(doc) }),
+  updateScenario: (id: Id, doc: ScenarioDocument) =>
+    request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {
+      method: "PUT",
+      body: JSON.stringify(doc),
+    }),
+  listStrategies: (signal?: AbortSignal) => request<StrategyInfo[]>("/api/strategies", {}, signal),
+  listComparisons: (scenarioId: Id, signal?: AbortSignal) =>
+    request<ListPage<ComparisonSummary>>(
+      `/api/scenarios/${enc(String(scenarioId))}/comparisons`,
+      {},
+      signal,
+    ),
+  getComparison: (scenarioId: Id, comparisonId: Id, signal?: AbortSignal) =>
+    request<ComparisonPublic>(
+      `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}`,
+      {},
+      signal,
+    ),
+  startComparison: (scenarioId: Id, body: ComparisonRequest) =>
+    request<ComparisonPublic>(`/api/scenarios/${enc(String(scenarioId))}/comparisons`, {
+      method: "POST",
+      body: JSON.stringify(body),
+    }),
+};
+
+export function isAbort(err: unknown): boolean {
+  return err instanceof DOMException && err.name === "AbortError";
+}

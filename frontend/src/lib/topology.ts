@@ -1,0 +1,180 @@
+/**
+ * Scenario document → cytoscape element definitions (pure; no cytoscape import).
+ *
+ * Model coordinates (metres, y up) are mapped to graph coordinates by a uniform
+ * scale so that the drawing spans about {@link TARGET_EXTENT} units whatever the
+ * scenario's size, and y is flipped so that north is up on screen.
+ *
+ * Element ids: scenario node ids are used as they are (they cannot contain ':');
+ * every derived element has a prefixed id: `link:<id>`, `range:<ap>`,
+ * `bounds:<station>`, `wp:<station>:<i>` and `path:<station>:<i>`.
+ */
+import type { NodeKind, Position, ScenarioDocument, ScenarioNode } from "../api/types";
+
+export const TARGET_EXTENT = 500;
+
+export interface TopoElement {
+  group: "nodes" | "edges";
+  data: {
+    id: string;
+    label?: string;
+    kind?: NodeKind;
+    source?: string;
+    target?: string;
+    /** width/height in graph units, for range circles and mobility bounds */
+    w?: number;
+    h?: number;
+    owner?: string;
+    tooltip?: string;
+  };
+  position?: { x: number; y: number };
+  classes: string;
+}
+
+export interface Topology {
+  elements: TopoElement[];
+  /** graph units per metre */
+  scale: number;
+}
+
+interface Box {
+  xMin: number;
+  xMax: number;
+  yMin: number;
+  yMax: number;
+}
+
+function pos(n: ScenarioNode): Position {
+  return n.position ?? { x_m: 0, y_m: 0 };
+}
+
+/** Bounding box (metres) of every node, mobility path and radio range. */
+export function modelExtent(doc: ScenarioDocument): Box {
+  const box: Box = { xMin: Infinity, xMax: -Infinity, yMin: Infinity, yMax: -Infinity };
+  const add = (x: number, y: number, r = 0) => {
+    box.xMin = Math.min(box.xMin, x - r);
+    box.xMax = Math.max(box.xMax, x + r);
+    box.yMin = Math.min(box.yMin, y - r);
+    box.yMax = Math.max(box.yMax, y + r);
+  };
+  for (const n of doc.nodes) {
+    const p = pos(n);
+    add(p.x_m, p.y_m);
+    if (n.kind === "access_point") add(p.x_m, p.y_m, n.range_m);
+    if (n.kind === "station" && n.mobility) {
+      const m = n.mobility;
+      if (m.model === "linear") {
+        add(m.start.x_m, m.start.y_m);
+        add(m.end.x_m, m.end.y_m);
+      } else if (m.model === "waypoints") {
+        for (const w of m.points) add(w.x_m, w.y_m);
+      } else if (m.model === "random_walk") {
+        add(m.bounds.x_min_m, m.bounds.y_min_m);
+        add(m.bounds.x_max_m, m.bounds.y_max_m);
+      }
+    }
+  }
+  if (!Number.isFinite(box.xMin)) return { xMin: 0, xMax: 0, yMin: 0, yMax: 0 };
+  return box;
+}
+
+/** Graph units per metre so that the larger side of the extent is {@link TARGET_EXTENT}. */
+export function scaleFor(box: Box): number {
+  const side = Math.max(box.xMax - box.xMin, box.yMax - box.yMin);
+  return side > 0 ? TARGET_EXTENT / side : 1;
+}
+
+export function toGraph(p: { x_m: number; y_m: number }, scale: number): { x: number; y: number } {
+  // `+ 0` turns -0 into 0 (y = 0 flipped)
+  return { x: p.x_m * scale + 0, y: -p.y_m * scale + 0 };
+}
+
+const KIND_NAMES: Record<NodeKind, string> = {
+  host: "Host",
+  station: "Station",
+  access_point: "Access point",
+  switch: "Switch",
+  satellite: "Satellite",
+  router: "Router",
+};
+
+export function kindName(kind: NodeKind): string {
+  return KIND_NAMES[kind] ?? kind;
+}
+
+export function topologyElements(doc: ScenarioDocument): Topology {
+  const scale = scaleFor(modelExtent(doc));
+  const els: TopoElement[] = [];
+  const ids = new Set(doc.nodes.map((n) => n.id));
+
+  for (const n of doc.nodes) {
+    const p = pos(n);
+    if (n.kind === "access_point") {
+      els.push({
+        group: "nodes",
+        data: { id: `range:${n.id}`, owner: n.id, w: 2 * n.range_m * scale, h: 2 * n.range_m * scale },
+        position: toGraph(p, scale),
+        classes: "range",
+      });
+    }
+    if (n.kind === "station" && n.mobility) {
+      const m = n.mobility;
+      let pts: Position[] = [];
+      if (m.model === "linear") pts = [m.start, m.end];
+      else if (m.model === "waypoints") pts = m.points.map((w) => ({ x_m: w.x_m, y_m: w.y_m }));
+      else if (m.model === "random_walk") {
+        const b = m.bounds;
+        els.push({
+          group: "nodes",
+          data: {
+            id: `bounds:${n.id}`,
+            owner: n.id,
+            w: (b.x_max_m - b.x_min_m) * scale,
+            h: (b.y_max_m - b.y_min_m) * scale,
+          },
+          position: toGraph({ x_m: (b.x_min_m + b.x_max_m) / 2, y_m: (b.y_min_m + b.y_max_m) / 2 }, scale),
+          classes: "bounds",
+        });
+      }
+      pts.forEach((pt, i) => {
+        els.push({
+          group: "nodes",
+          data: { id: `wp:${n.id}:${i}`, owner: n.id },
+          position: toGraph(pt, scale),
+          classes: "waypoint",
+        });
+        if (i > 0) {
+          els.push({
+            group: "edges",
+            data: { id: `path:${n.id}:${i}`, owner: n.id, source: `wp:${n.id}:${i - 1}`, target: `wp:${n.id}:${i}` },
+            classes: i === pts.length - 1 ? "mobility last" : "mobility",
+          });
+        }
+      });
+    }
+  }
+
+  for (const n of doc.nodes) {
+    els.push({
+      group: "nodes",
+      data: { id: n.id, label: n.label || n.id, kind: n.kind, tooltip: `${kindName(n.kind)} ${n.id}` },
+      position: toGraph(pos(n), scale),
+      classes: `node kind-${n.kind}`,
+    });
+  }
+
+  for (const l of doc.links ?? []) {
+    if (!ids.has(l.src) || !ids.has(l.dst)) continue;
+    els.push({
+      group: "edges",
+      data: {
+        id: `link:${l.id}`,
+        source: l.src,
+        target: l.dst,
+        label: `${l.bandwidth_mbps} Mb/s · ${l.delay_ms ?? 0} ms`,
+      },
+      classes: "link",
+    });
+  }
+  return { elements: els, scale };
+}

@@ -1,0 +1,122 @@
+import { useCallback, useEffect, useId, useState, type ChangeEvent } from "react";
+import { Link } from "react-router";
+import { api, isAbort } from "../api/client";
+import type { ScenarioPublic, ScenarioSummary } from "../api/types";
+import { ErrorList } from "../components/ErrorList";
+import { errorLines } from "../lib/errors";
+import { excerpt } from "../lib/format";
+
+function formatDate(iso: string | null | undefined): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+export function ScenarioList() {
+  const inputId = useId();
+  const [items, setItems] = useState<ScenarioSummary[] | null>(null);
+  const [loadError, setLoadError] = useState<string[]>([]);
+  const [importErrors, setImportErrors] = useState<string[]>([]);
+  const [imported, setImported] = useState<ScenarioPublic | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async (signal?: AbortSignal) => {
+    try {
+      const page = await api.listScenarios(signal);
+      setItems(page.data);
+      setLoadError([]);
+    } catch (err) {
+      if (!isAbort(err)) setLoadError(errorLines(err));
+    }
+  }, []);
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    void load(ctl.signal);
+    return () => ctl.abort();
+  }, [load]);
+
+  const onFile = async (e: ChangeEvent<HTMLInputElement>) => {
+    const input = e.currentTarget;
+    const file = input.files?.[0];
+    if (!file) return;
+    setImportErrors([]);
+    setImported(null);
+    setBusy(true);
+    try {
+      let doc: unknown;
+      try {
+        doc = JSON.parse(await file.text());
+      } catch (err) {
+        setImportErrors([`${file.name} is not valid JSON: ${(err as Error).message}`]);
+        return;
+      }
+      const created = await api.createScenario(doc);
+      setImported(created);
+      await load();
+    } catch (err) {
+      setImportErrors(errorLines(err));
+    } finally {
+      setBusy(false);
+      input.value = "";
+    }
+  };
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Scenarios</h1>
+          <p className="muted">Topologies, mobility and flows to compare transport strategies on.</p>
+        </div>
+        <div className="import">
+          <label htmlFor={inputId} className={`btn btn-primary${busy ? " disabled" : ""}`}>
+            Import scenario JSON
+          </label>
+          <input
+            id={inputId}
+            type="file"
+            accept=".json,application/json"
+            className="visually-hidden"
+            onChange={onFile}
+            disabled={busy}
+          />
+        </div>
+      </div>
+
+      {imported ? (
+        <div className="alert alert-success" role="status">
+          Imported <Link to={`/scenarios/${encodeURIComponent(String(imported.id))}`}>{imported.name}</Link>{" "}
+          (version {imported.version}).
+        </div>
+      ) : null}
+      <ErrorList title="The scenario was not imported:" items={importErrors} />
+      <ErrorList title="Could not load the scenarios:" items={loadError} />
+
+      {items === null && !loadError.length ? <p className="muted">Loading…</p> : null}
+      {items && items.length === 0 ? (
+        <div className="card empty">
+          <p>No scenarios yet. Import a scenario document (see <code>examples/</code>) to begin.</p>
+        </div>
+      ) : null}
+      {items && items.length > 0 ? (
+        <ul className="scenario-list" aria-label="Scenarios">
+          {items.map((s) => (
+            <li key={String(s.id)} className="card scenario-item">
+              <div className="scenario-item-head">
+                <Link to={`/scenarios/${encodeURIComponent(String(s.id))}`} className="scenario-name">
+                  {s.name}
+                </Link>
+                <span className="badge" title="Scenario version">
+                  v{s.version}
+                </span>
+              </div>
+              {s.description ? <p className="scenario-desc">{excerpt(s.description, 220)}</p> : null}
+              <p className="meta">Updated {formatDate(s.updated_at)}</p>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
