@@ -7,7 +7,8 @@ access point in range. A station that enters an access point's range starts
 associating and can carry traffic over the wireless hop after the access
 point's ``association_delay_s``; it disassociates when it leaves the range
 and, if another access point is in range then, starts associating with it.
-Stations already in range at t = 0 start associated (the network is set up
+A station has one radio per access point ``network`` (technology) and
+associates independently on each. Stations already in range at t = 0 start associated (the network is set up
 before the run starts). An attempt that the station abandons by leaving the
 range before it completes is reported but carries no traffic.
 """
@@ -94,23 +95,27 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
             ap.id: in_range_intervals(legs, (ap.position.x_m, ap.position.y_m), ap.range_m)
             for ap in aps
         }
-    # next decision time per station; process the earliest first (ties: station id)
-    pending: dict[str, float] = {st.id: 0.0 for st in stations}
+    # next decision time per (station, network) radio; process the earliest first
+    networks = sorted({ap.network for ap in aps})
+    pending: dict[tuple[str, str], float] = {(st.id, net): 0.0 for st in stations for net in networks}
     while pending:
-        sid = min(pending, key=lambda k: (pending[k], k))
-        t = pending.pop(sid)
+        key = min(pending, key=lambda k: (pending[k], k))
+        sid, net = key
+        t = pending.pop(key)
         if t >= duration - _EPS:
             continue
         in_range = []
         for ap in aps:
+            if ap.network != net:
+                continue
             for t0, t1 in windows[sid][ap.id]:
                 if t0 <= t + _EPS and t < t1 - _EPS:
                     in_range.append((ap, t1))
                     break
         if not in_range:
-            nxt = [t0 for ap in aps for t0, _ in windows[sid][ap.id] if t0 > t + _EPS]
+            nxt = [t0 for ap in aps if ap.network == net for t0, _ in windows[sid][ap.id] if t0 > t + _EPS]
             if nxt:
-                pending[sid] = min(nxt)
+                pending[key] = min(nxt)
             continue
         x, y = position_at(trajectories[sid], t)
 
@@ -140,7 +145,7 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
             events.append(
                 {"t_s": t_exit, "kind": "association_abandoned", "node": sid, "access_point": ap.id}
             )
-        pending[sid] = t_exit
+        pending[key] = t_exit
     associations.sort(key=lambda a: (a.station, a.t_start_s))
     events.sort(key=lambda e: (e["t_s"], e["node"]))
     return AssociationTimeline(associations, events, trajectories)

@@ -67,3 +67,53 @@ class AgentUnavailable(SubflowError):
 
 class AgentRejected(SubflowError):
     """The emulator agent answered, but refused or failed the run (permanent)."""
+
+
+class UnknownNode(SubflowError):
+    """A node id that the topology does not have (a route query, a demand)."""
+
+    def __init__(self, node: str, message: str | None = None):
+        self.node = node
+        super().__init__(message or f"unknown node {node!r}")
+
+
+class LinkInvalid(SubflowError):
+    """A link whose delay, loss or capacity cannot be used for planning.
+
+    Parameters
+    ----------
+    link : str
+        The link id (both directions of a full-duplex link share it).
+    field : str
+        ``"delay_ms"``, ``"loss"`` or ``"capacity_mbps"``.
+    value : float
+        The offending value.
+    reason : str
+        What is wrong, for people.
+    """
+
+    def __init__(self, link: str, field: str, value: float, reason: str):
+        self.link = link
+        self.field = field
+        self.value = value
+        super().__init__(f"link {link!r}: {field} = {value!r}: {reason}")
+
+
+class DemandUnreachable(SubflowError):
+    """A demand whose endpoints no usable path (positive capacity) joins."""
+
+    def __init__(self, src: str, dst: str, demand_id: str | None = None):
+        self.src = src
+        self.dst = dst
+        self.demand_id = demand_id
+        name = f"demand {demand_id!r}" if demand_id else "demand"
+        super().__init__(f"{name}: no path with capacity from {src!r} to {dst!r}")
+
+
+class ImportFailed(SubflowError):
+    """A topology file (GraphML, SNDlib) that cannot be read or converted."""
+
+    def __init__(self, source: str, reason: str):
+        self.source = source
+        self.reason = reason
+        super().__init__(f"{source}: {reason}")

@@ -255,6 +255,12 @@ class AccessPointNode(_NodeBase):
 
     kind: Literal["access_point"] = "access_point"
     range_m: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    network: Identifier = Field(
+        default="wlan",
+        description="Radio access network (technology) of this access point. A station has one radio "
+        "per network: it can be associated with one access point of each network at the same time "
+        "(e.g. WLAN and UMTS, msctp-cmt-handover Fig. 1).",
+    )
     association_delay_s: NonNegativeSeconds = 1.0
     wireless_bandwidth_mbps: PositiveMbps = 54.0
     wireless_delay_ms: NonNegativeMs = 1.0

@@ -1,0 +1,1 @@
+"""Subflow REST API: scenarios, comparisons, results (FastAPI + SQLAlchemy 2)."""

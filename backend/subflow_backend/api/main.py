@@ -1,0 +1,11 @@
+"""The ``/api`` router: one sub-router per resource."""
+
+from fastapi import APIRouter
+
+from subflow_backend.api.routes import comparisons, scenarios, strategies, utils
+
+api_router = APIRouter()
+api_router.include_router(utils.router)
+api_router.include_router(strategies.router)
+api_router.include_router(scenarios.router)
+api_router.include_router(comparisons.router)

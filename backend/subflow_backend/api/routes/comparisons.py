@@ -1,0 +1,74 @@
+"""``/api/scenarios/{id}/comparisons``: queue and inspect strategy comparisons."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter, HTTPException, Query, status
+
+from subflow_backend import crud
+from subflow_backend.api.deps import CeleryDep, ScenarioDep, SessionDep
+from subflow_backend.queue import RUN_COMPARISON_TASK
+from subflow_backend.schemas import ComparisonCreate, ComparisonPublic, ComparisonSummary, ComparisonsPublic
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["comparisons"])
+
+
+@router.post(
+    "",
+    response_model=ComparisonPublic,
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={
+        404: {"description": "No such scenario."},
+        422: {
+            "description": "Unknown strategy (`loc` `['body', 'strategies']`) or engine "
+            "(`['body', 'engine']`), or a flow of the scenario that is never reachable "
+            "(`['scenario', 'flows', i]`). Nothing is queued."
+        },
+        503: {"description": "The task queue is unreachable; the comparison is stored as failed."},
+    },
+)
+def create_comparison(
+    session: SessionDep, celery: CeleryDep, scenario: ScenarioDep, body: ComparisonCreate
+) -> ComparisonPublic:
+    """Queue a comparison of ``body.strategies`` on the current version of the scenario.
+
+    Returns 202 with the comparison (``status`` ``queued``, ``progress`` 0); poll
+    ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
+    """
+    row = crud.create_comparison(session, scenario, body)
+    try:
+        celery.send_task(RUN_COMPARISON_TASK, args=[row.id])
+    except Exception as exc:  # broker down: record it on the row, tell the caller
+        log.exception("could not enqueue comparison %s", row.id)
+        crud.mark_comparison_failed(session, row, f"could not queue the comparison: {exc}")
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE, f"task queue unavailable: {exc}"
+        ) from None
+    return ComparisonPublic.model_validate(row)
+
+
+@router.get("", response_model=ComparisonsPublic, responses={404: {"description": "No such scenario."}})
+def list_comparisons(
+    session: SessionDep,
+    scenario: ScenarioDep,
+    skip: int = Query(0, ge=0),
+    limit: int = Query(100, ge=1, le=1000),
+) -> ComparisonsPublic:
+    """The scenario's comparisons, newest first, without result documents:
+    ``{data: [ComparisonSummary], count}``."""
+    rows, count = crud.list_comparisons(session, scenario.id, skip, limit)
+    return ComparisonsPublic(data=[ComparisonSummary.model_validate(r) for r in rows], count=count)
+
+
+@router.get(
+    "/{comparison_id}", response_model=ComparisonPublic, responses={404: {"description": "No such comparison."}}
+)
+def read_comparison(session: SessionDep, scenario: ScenarioDep, comparison_id: str) -> ComparisonPublic:
+    """One comparison; ``result`` is the result document once ``status`` is ``succeeded``."""
+    row = crud.get_comparison(session, scenario.id, comparison_id)
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
+    return ComparisonPublic.model_validate(row)

@@ -1,0 +1,20 @@
+"""``/api/strategies``: the transport strategies a comparison can ask for."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from subflow.strategies import STRATEGIES
+
+from subflow_backend.schemas import StrategyPublic
+
+router = APIRouter(prefix="/strategies", tags=["strategies"])
+
+
+@router.get("", response_model=list[StrategyPublic])
+def list_strategies() -> list[StrategyPublic]:
+    """Every registered strategy: ``[{name, multipath, routing, description}]``."""
+    return [
+        StrategyPublic(name=s.name, multipath=s.multipath, routing=s.routing, description=s.description)
+        for s in STRATEGIES.values()
+    ]

@@ -1,0 +1,214 @@
+"""Database operations on scenarios and comparisons.
+
+Functions here raise domain errors (:mod:`subflow.errors`, plus
+:class:`ScenarioNameTaken`); the API edge translates them to HTTP.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, defer
+
+from subflow.errors import SubflowError, UnknownEngine, Unreachable
+from subflow.plan import resolve_plan
+from subflow.scenario import Scenario, check_references, load_scenario
+from subflow.strategies import get_strategy
+
+from subflow_backend import models
+from subflow_backend.schemas import ComparisonCreate
+from subflow_backend.settings import settings
+
+
+class ScenarioNameTaken(SubflowError):
+    """Another stored scenario already has this name (names are unique)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(f"a scenario named {name!r} already exists; choose another name")
+
+
+def _name_taken(session: Session, name: str, exclude_id: str | None = None) -> bool:
+    stmt = select(models.Scenario.id).where(models.Scenario.name == name)
+    if exclude_id is not None:
+        stmt = stmt.where(models.Scenario.id != exclude_id)
+    return session.scalar(stmt) is not None
+
+
+def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
+    if isinstance(scenario, Scenario):
+        check_references(scenario)
+        return scenario
+    return load_scenario(scenario)
+
+
+def _commit_unique(session: Session, name: str) -> None:
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        if _name_taken(session, name):
+            raise ScenarioNameTaken(name) from None
+        raise
+
+
+def create_scenario(session: Session, scenario: Scenario | dict[str, Any]) -> models.Scenario:
+    """Validate and store a new scenario at version 1.
+
+    Raises
+    ------
+    ScenarioInvalid
+        Structure or cross-reference problems (JSON paths in ``errors``); nothing stored.
+    ScenarioNameTaken
+        If the name is in use.
+    """
+    sc = _validated(scenario)
+    if _name_taken(session, sc.name):
+        raise ScenarioNameTaken(sc.name)
+    row = models.Scenario(
+        name=sc.name, description=sc.description, version=1, document=sc.model_dump(mode="json")
+    )
+    session.add(row)
+    _commit_unique(session, sc.name)
+    session.refresh(row)
+    return row
+
+
+def update_scenario(
+    session: Session, row: models.Scenario, scenario: Scenario | dict[str, Any]
+) -> models.Scenario:
+    """Replace the document of ``row``, incrementing ``version`` by one.
+
+    Raises
+    ------
+    ScenarioInvalid, ScenarioNameTaken
+        As :func:`create_scenario`; the stored row is left unchanged.
+    """
+    sc = _validated(scenario)
+    if _name_taken(session, sc.name, exclude_id=row.id):
+        raise ScenarioNameTaken(sc.name)
+    row.name = sc.name
+    row.description = sc.description
+    row.document = sc.model_dump(mode="json")
+    row.version = row.version + 1
+    row.updated_at = models.utcnow()
+    _commit_unique(session, sc.name)
+    session.refresh(row)
+    return row
+
+
+def get_scenario(session: Session, scenario_id: str) -> models.Scenario | None:
+    """The scenario with ``scenario_id``, or None."""
+    return session.get(models.Scenario, scenario_id)
+
+
+def get_scenario_by_name(session: Session, name: str) -> models.Scenario | None:
+    """The scenario called ``name``, or None."""
+    return session.scalar(select(models.Scenario).where(models.Scenario.name == name))
+
+
+def list_scenarios(session: Session, skip: int = 0, limit: int = 100) -> tuple[Sequence[models.Scenario], int]:
+    """A page of scenarios ordered by name, and the total count."""
+    count = session.scalar(select(func.count()).select_from(models.Scenario)) or 0
+    rows = session.scalars(
+        select(models.Scenario).order_by(models.Scenario.name).offset(skip).limit(limit)
+    ).all()
+    return rows, count
+
+
+def delete_scenario(session: Session, row: models.Scenario) -> None:
+    """Delete a scenario and (by cascade) its comparisons."""
+    session.delete(row)
+    session.commit()
+
+
+def check_engine(engine: str) -> None:
+    """Raise :class:`UnknownEngine` unless ``engine`` is in ``settings.ENGINES``."""
+    if engine not in settings.ENGINES:
+        raise UnknownEngine(engine, list(settings.ENGINES))
+
+
+def create_comparison(session: Session, scenario: models.Scenario, body: ComparisonCreate) -> models.Comparison:
+    """Check a comparison request and store it as ``queued`` (not yet enqueued).
+
+    Every strategy's plan is resolved once here, so a request that cannot run
+    fails before anything is stored.
+
+    Raises
+    ------
+    UnknownStrategy, UnknownEngine
+        A name that is not known.
+    Unreachable
+        A flow of the scenario with no path at any time (for some strategy);
+        its ``loc`` attribute is set to ``["scenario", "flows", index]``.
+    ScenarioInvalid
+        If the stored document no longer validates.
+    """
+    for name in body.strategies:
+        get_strategy(name)
+    check_engine(body.engine)
+    snapshot = copy.deepcopy(scenario.document)
+    if body.seed is not None:
+        snapshot.setdefault("run", {})["seed"] = body.seed
+    sc = load_scenario(snapshot)
+    for name in body.strategies:
+        try:
+            resolve_plan(sc, name, body.engine)
+        except Unreachable as exc:
+            # point the API edge at the flow in the scenario document
+            index = next((i for i, f in enumerate(sc.flows) if f.id == exc.flow_id), None)
+            exc.loc = ["scenario", "flows"] + ([index] if index is not None else [])  # type: ignore[attr-defined]
+            raise
+    row = models.Comparison(
+        scenario_id=scenario.id,
+        scenario_version=scenario.version,
+        scenario_snapshot=sc.model_dump(mode="json"),
+        strategies=list(body.strategies),
+        engine=body.engine,
+        seed=body.seed,
+        status="queued",
+        progress=0.0,
+    )
+    session.add(row)
+    session.commit()
+    session.refresh(row)
+    return row
+
+
+def mark_comparison_failed(session: Session, row: models.Comparison, error: str) -> models.Comparison:
+    """Set ``row`` to ``failed`` with ``error`` and a finish time."""
+    row.status = "failed"
+    row.error = error
+    row.finished_at = models.utcnow()
+    session.commit()
+    session.refresh(row)
+    return row
+
+
+def get_comparison(session: Session, scenario_id: str, comparison_id: str) -> models.Comparison | None:
+    """The comparison ``comparison_id`` of scenario ``scenario_id``, or None."""
+    row = session.get(models.Comparison, comparison_id)
+    if row is None or row.scenario_id != scenario_id:
+        return None
+    return row
+
+
+def list_comparisons(
+    session: Session, scenario_id: str, skip: int = 0, limit: int = 100
+) -> tuple[Sequence[models.Comparison], int]:
+    """A page of a scenario's comparisons, newest first, and their total count."""
+    where = models.Comparison.scenario_id == scenario_id
+    count = session.scalar(select(func.count()).select_from(models.Comparison).where(where)) or 0
+    rows = session.scalars(
+        select(models.Comparison)
+        .options(defer(models.Comparison.result), defer(models.Comparison.scenario_snapshot))
+        .where(where)
+        .order_by(models.Comparison.created_at.desc(), models.Comparison.id)
+        .offset(skip)
+        .limit(limit)
+    ).all()
+    return rows, count

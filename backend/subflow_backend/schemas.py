@@ -1,0 +1,101 @@
+"""API schemas (pydantic), separate from the ORM classes in :mod:`models`.
+
+Families follow the ``XCreate / XPublic / XsPublic {data, count}`` pattern. A
+scenario's create/update body is the scenario document itself
+(:class:`subflow.scenario.Scenario`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ComparisonStatus = Literal["queued", "running", "succeeded", "failed"]
+
+
+class ScenarioSummary(BaseModel):
+    """A scenario in a list (no document)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    name: str
+    description: str
+    version: int
+    updated_at: datetime
+
+
+class ScenarioPublic(ScenarioSummary):
+    """A scenario with its document (``scenario``) and creation time."""
+
+    created_at: datetime
+    scenario: dict[str, Any] = Field(description="The scenario document (subflow.scenario.Scenario).")
+
+
+class ScenariosPublic(BaseModel):
+    data: list[ScenarioSummary]
+    count: int = Field(description="Number of scenarios in total (not just this page).")
+
+
+class ComparisonCreate(BaseModel):
+    """Body of ``POST /api/scenarios/{id}/comparisons``.
+
+    ``seed`` overrides the scenario's ``run.seed`` for this comparison; null keeps it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    strategies: list[str] = Field(default_factory=lambda: ["sptcp", "mptcp"], min_length=1, max_length=16)
+    engine: str = Field(default="fluid", min_length=1, max_length=32)
+    seed: int | None = Field(default=None, ge=-(2**63), le=2**63 - 1)
+
+    @field_validator("strategies")
+    @classmethod
+    def _no_repeats(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("a strategy is listed twice")
+        return v
+
+
+class ComparisonSummary(BaseModel):
+    """A comparison without its result document (lists)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    scenario_id: str
+    scenario_version: int
+    status: ComparisonStatus
+    progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
+    strategies: list[str]
+    engine: str
+    seed: int | None
+    error: str | None = Field(description="Why the comparison failed (null unless status is failed).")
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class ComparisonPublic(ComparisonSummary):
+    """A comparison with its result document (null until ``succeeded``);
+    see :mod:`subflow.results` for the shape."""
+
+    result: dict[str, Any] | None
+
+
+class ComparisonsPublic(BaseModel):
+    data: list[ComparisonSummary]
+    count: int
+
+
+class StrategyPublic(BaseModel):
+    name: str
+    multipath: bool
+    routing: str
+    description: str
+
+
+class Message(BaseModel):
+    status: str

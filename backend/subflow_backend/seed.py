@@ -1,0 +1,73 @@
+"""Load example scenarios into the database (idempotent).
+
+Usage: ``python -m subflow_backend.seed [DIR]`` or ``subflow-seed [DIR]``
+(``DIR`` defaults to ``examples``). Each ``DIR/*.json`` is validated and stored
+unless a scenario with its name already exists. Exit status 1 if a file could
+not be loaded (the others are still loaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from subflow.errors import SubflowError
+
+from subflow_backend import crud
+from subflow_backend.db import SessionLocal
+
+
+def seed_directory(session: Session, directory: Path) -> tuple[list[str], list[str], list[str]]:
+    """Store every scenario of ``directory/*.json`` whose name is not taken.
+
+    Returns
+    -------
+    (created, skipped, failed)
+        Scenario names created, names already present, and ``"file: reason"``
+        for files that are not valid scenarios.
+    """
+    created: list[str] = []
+    skipped: list[str] = []
+    failed: list[str] = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            name = doc.get("name") if isinstance(doc, dict) else None
+            if isinstance(name, str) and crud.get_scenario_by_name(session, name) is not None:
+                skipped.append(name)
+                continue
+            row = crud.create_scenario(session, doc)
+            created.append(row.name)
+        except crud.ScenarioNameTaken as exc:  # created concurrently
+            skipped.append(exc.name)
+        except (OSError, ValueError, SubflowError) as exc:
+            session.rollback()
+            failed.append(f"{path.name}: {exc}")
+    return created, skipped, failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="subflow-seed", description=__doc__.splitlines()[0])
+    parser.add_argument("directory", nargs="?", default="examples", type=Path)
+    args = parser.parse_args(argv)
+    if not args.directory.is_dir():
+        print(f"subflow-seed: {args.directory} is not a directory", file=sys.stderr)
+        return 2
+    with SessionLocal() as session:
+        created, skipped, failed = seed_directory(session, args.directory)
+    for name in created:
+        print(f"created scenario {name!r}")
+    for name in skipped:
+        print(f"exists, skipped {name!r}")
+    for line in failed:
+        print(f"invalid, not loaded: {line}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,652 @@
+"""Routes under the hop, delay, loss and TCPBP metrics; k loopless shortest paths.
+
+Metrics (``metric`` argument everywhere):
+
+========  ==========================================  =======================  ==================================
+metric    path cost (``cost`` field)                  unit                     ties broken by
+========  ==========================================  =======================  ==================================
+hop       number of hops                              hops                     smaller one-way delay, then first found
+delay     Σ one-way ``delay_ms``                      ms                       fewer hops, then first found
+loss      1 − Π(1 − p) (one-way composed loss)        probability              fewer hops, then first found
+tcpbp     f = d·√p, d = Σ delay_ms, p composed loss   ms (d in ms)             smaller d, then smaller p, fewer hops
+tcpbp-    the route of the thesis's Algorithm 1,      ms                       smaller d, then first found
+greedy    cost f of that route
+========  ==========================================  =======================  ==================================
+
+"First found" means the arc order of the :class:`~subflow.network.Network`
+(scenario ``links`` order), so every result is deterministic.
+
+TCPBP is not isotonic
+---------------------
+The thesis (§3.2.1) argues that f(d, p) = d·√p is isotonic, so that a
+Dijkstra search keeping one label per node is optimal (§3.3.1, Algorithm 1).
+It is not. At some node, label B = (d = 0.01 s, p = 0.5) has f ≈ 0.0071 and
+beats label A = (d = 1 s, p = 1e−4) with f = 0.01; append the same hop
+(d = 1 s, p = 0) to both and A becomes (2 s, 1e−4) with f = 0.02 while B
+becomes (1.01 s, 0.5) with f ≈ 0.71 — the order flips, so a node that keeps
+only its best label can lose the optimum downstream (see
+:func:`isotonicity_counterexample`). ``tcpbp`` is therefore solved exactly by a
+*label-setting* search that keeps, per node, every Pareto-optimal pair (d, q)
+with q = −ln(1 − p) = Σ −ln(1 − p_i) (both additive); f is non-decreasing in d
+and in p, so the optimum is a Pareto-optimal label (Martins 1984; the
+"g2_min" dominance test of Hernández et al. 2020 makes each check O(1)).
+``tcpbp-greedy`` is Algorithm 1 as published, kept for comparison;
+:func:`compute_routes` reports the pairs where it misses the optimum.
+
+k shortest paths
+----------------
+:func:`k_shortest_paths` is Yen's algorithm (Yen 1971; thesis §2.4.3, §3.5.2).
+For ``tcpbp`` each spur search is the exact label-setting search *seeded with
+the root path's (d, q)*, so the k paths are exact k best simple paths under f
+(the spur minimises f of the whole path, not of the spur alone).
+
+References
+----------
+.. [1] L. H. M. Rosa, "TCPBP: TCP Best Path", thesis, Ch. 2–4 (Eq. 2.3,
+   Algorithm 1, §3.4–§3.5, Tables 2 and 4).
+.. [2] J. Y. Yen, "Finding the K shortest loopless paths in a network",
+   Management Science 17(11), 712–716, 1971.
+.. [3] E. Q. V. Martins, "On a multicriteria shortest path problem",
+   European Journal of Operational Research 16(2), 236–245, 1984.
+.. [4] C. Hernández, W. Yeoh, J. Baier et al., "A Simple and Fast Bi-Objective
+   Search Algorithm", ICAPS 2020 (BOA*).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+from pydantic import BaseModel
+
+from subflow import _kernels as K
+from subflow.errors import UnknownNode
+from subflow.network import Network
+
+METRICS = ("hop", "delay", "loss", "tcpbp", "tcpbp-greedy")
+COST_UNITS = {"hop": "hops", "delay": "ms", "loss": "probability", "tcpbp": "ms", "tcpbp-greedy": "ms"}
+_REL_TOL = 1e-9
+
+
+def isotonicity_counterexample() -> dict[str, tuple[float, float]]:
+    """f = d·√p (d in s) of the two labels of the module docstring, before and
+    after appending the hop (d = 1 s, p = 0).
+
+    Examples
+    --------
+    >>> r = isotonicity_counterexample()
+    >>> r["B"][0] < r["A"][0] and r["A"][1] < r["B"][1]
+    True
+    """
+    a, b = (1.0, 1e-4), (0.01, 0.5)
+
+    def f(d: float, p: float) -> float:
+        return d * math.sqrt(p)
+
+    return {"A": (f(*a), f(a[0] + 1.0, a[1])), "B": (f(*b), f(b[0] + 1.0, b[1]))}
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+
+
+@dataclass(frozen=True)
+class Path:
+    """A route: node ids, arc indices and its totals.
+
+    ``delay_ms`` is the one-way delay, ``loss`` the composed one-way loss
+    1 − Π(1 − p_i) and ``cost`` the metric's cost (see the module table).
+    """
+
+    nodes: tuple[str, ...]
+    arcs: tuple[int, ...]
+    hops: int
+    delay_ms: float
+    loss: float
+    cost: float
+
+
+def metric_cost(metric: str, hops: int, delay_ms: float, q: float) -> float:
+    """Cost of a path under ``metric`` from its totals.
+
+    Parameters
+    ----------
+    metric : str
+        One of :data:`METRICS`.
+    hops : int
+        Number of hops.
+    delay_ms : float
+        One-way delay, ms.
+    q : float
+        Σ −ln(1 − p_i) over the hops (composed loss is 1 − e^(−q)).
+
+    Returns
+    -------
+    float
+        See the module table; ``tcpbp`` is d·√p with d in ms.
+
+    Examples
+    --------
+    >>> metric_cost("tcpbp", 2, 9.0, -math.log(0.9819 * 0.9961))  # 1→5→10 of the thesis
+    1.3327...
+    """
+    if metric == "hop":
+        return float(hops)
+    if metric == "delay":
+        return float(delay_ms)
+    p = -math.expm1(-q)
+    if metric == "loss":
+        return p
+    return float(K.tcpbp_f(delay_ms, q))
+
+
+def _rank_key(metric: str, hops: int, d: float, q: float) -> tuple:
+    if metric == "hop":
+        return (hops, d)
+    if metric == "delay":
+        return (d, hops)
+    if metric == "loss":
+        return (q, hops)
+    return (K.tcpbp_f(d, q), d, q, hops)
+
+
+def _make_path(net: Network, metric: str, s: int, arcs: Sequence[int]) -> Path:
+    arcs = tuple(int(a) for a in arcs)
+    d = float(sum(net.delay_ms[a] for a in arcs))
+    qa = net.q
+    q = float(sum(qa[a] for a in arcs))
+    nodes = (net.nodes[s],) + tuple(net.nodes[net.dst[a]] for a in arcs)
+    return Path(nodes, arcs, len(arcs), d, -math.expm1(-q), metric_cost(metric, len(arcs), d, q))
+
+
+def _weights(net: Network, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    ones = np.ones(net.m)
+    if metric == "hop":
+        return ones, net.delay_ms
+    if metric == "delay":
+        return net.delay_ms, ones
+    if metric == "loss":
+        return net.q, ones
+    raise ValueError(metric)
+
+
+# --------------------------------------------------------------------------- single pair
+
+
+def _search(
+    net: Network,
+    metric: str,
+    s: int,
+    t: int,
+    node_ok: np.ndarray,
+    arc_ok: np.ndarray,
+    root_d: float = 0.0,
+    root_q: float = 0.0,
+    root_h: int = 0,
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[int] | None:
+    """Best path s → t (arc list) avoiding banned nodes/arcs, for a path whose
+    prefix already has totals (root_d, root_q, root_h)."""
+    indptr, adj = net.csr()
+    if metric == "tcpbp":
+        lbd, lbq = bounds if bounds is not None else _lower_bounds(net, t)
+        PF, PI, npool, best, _ = K.bicrit(
+            indptr, adj, net.dst, net.delay_ms, net.q, s, root_d, root_q, root_h, node_ok, arc_ok, t, lbd, lbq
+        )
+        lab = best[t]
+        if lab < 0:
+            return None
+        arcs = []
+        while PI[lab, 2] >= 0:
+            arcs.append(int(PI[lab, 2]))
+            lab = PI[lab, 1]
+        return arcs[::-1]
+    if metric == "tcpbp-greedy":
+        _, _, _, pred, _ = K.greedy(indptr, adj, net.dst, net.delay_ms, net.q, s, root_d, root_q, node_ok, arc_ok, t)
+    else:
+        w1, w2 = _weights(net, metric)
+        _, _, pred, _ = K.lex_dijkstra(indptr, adj, net.dst, w1, w2, s, node_ok, arc_ok, t)
+    if s != t and pred[t] < 0:
+        return None
+    arcs = []
+    v = t
+    while v != s:
+        a = int(pred[v])
+        arcs.append(a)
+        v = int(net.src[a])
+    return arcs[::-1]
+
+
+def _lower_bounds(net: Network, t: int) -> tuple[np.ndarray, np.ndarray]:
+    """Least d and least q from every node to ``t`` (each on its own)."""
+    rindptr, radj = net.reverse_csr()
+    ok_n = np.ones(net.n, dtype=np.bool_)
+    ok_a = np.ones(net.m, dtype=np.bool_)
+    zeros = np.zeros(net.m)
+    lbd, _, _, _ = K.lex_dijkstra(rindptr, radj, net.src, net.delay_ms, zeros, t, ok_n, ok_a, -1)
+    lbq, _, _, _ = K.lex_dijkstra(rindptr, radj, net.src, net.q, zeros, t, ok_n, ok_a, -1)
+    return lbd, lbq
+
+
+def shortest_path(net: Network, src: str, dst: str, metric: str = "tcpbp") -> Path | None:
+    """Best route from ``src`` to ``dst`` under ``metric``.
+
+    Parameters
+    ----------
+    net : Network
+        Topology.
+    src, dst : str
+        Node ids.
+    metric : str
+        One of :data:`METRICS`.
+
+    Returns
+    -------
+    Path or None
+        ``None`` if ``dst`` is unreachable; a zero-hop path if ``src == dst``.
+
+    Raises
+    ------
+    UnknownNode
+        If ``src`` or ``dst`` is not in ``net``.
+    ValueError
+        For an unknown metric.
+
+    Examples
+    --------
+    >>> net = Network.from_links(["a", "b", "c"], [("ab", "a", "b", 1.0, 0.01, 10),
+    ...                                            ("bc", "b", "c", 1.0, 0.01, 10),
+    ...                                            ("ac", "a", "c", 5.0, 0.0001, 10)])
+    >>> shortest_path(net, "a", "c", "delay").nodes
+    ('a', 'b', 'c')
+    >>> shortest_path(net, "a", "c", "tcpbp").nodes   # 5·√1e-4 = 0.05 < 2·√0.0199 = 0.28
+    ('a', 'c')
+    """
+    paths = k_shortest_paths(net, src, dst, 1, metric)
+    return paths[0] if paths else None
+
+
+def k_shortest_paths(net: Network, src: str, dst: str, k: int, metric: str = "tcpbp") -> list[Path]:
+    """Yen's k loopless shortest paths from ``src`` to ``dst``, best first.
+
+    Exact for every metric except ``tcpbp-greedy``, whose spur searches are
+    the thesis's Algorithm 1 (as §3.5.2 proposes: "Yen's algorithm based on
+    the modified Dijkstra").
+
+    Parameters
+    ----------
+    net : Network
+        Topology.
+    src, dst : str
+        Node ids.
+    k : int
+        Number of paths wanted (``>= 1``); fewer are returned if fewer exist.
+    metric : str
+        One of :data:`METRICS`.
+
+    Returns
+    -------
+    list of Path
+        Best first, ties as in the module table; empty if unreachable.
+
+    Raises
+    ------
+    UnknownNode
+        If ``src`` or ``dst`` is not in ``net``.
+    ValueError
+        For an unknown metric or ``k < 1``.
+
+    References
+    ----------
+    .. [1] J. Y. Yen, Management Science 17(11), 1971; thesis §2.4.3.
+    """
+    _check_metric(metric)
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    s, t = net.node_index(src), net.node_index(dst)
+    if s == t:
+        return [_make_path(net, metric, s, [])]
+    node_ok = np.ones(net.n, dtype=np.bool_)
+    arc_ok = np.ones(net.m, dtype=np.bool_)
+    bounds = _lower_bounds(net, t) if metric == "tcpbp" else None
+    first = _search(net, metric, s, t, node_ok, arc_ok, bounds=bounds)
+    if first is None:
+        return []
+    qa = net.q
+    found: list[tuple[int, ...]] = [tuple(first)]
+    seen = {tuple(first)}
+    cands: list[tuple[tuple, int, tuple[int, ...]]] = []
+    counter = 0
+    while len(found) < k:
+        prev = found[-1]
+        prev_nodes = [s] + [int(net.dst[a]) for a in prev]
+        root_d = root_q = 0.0
+        for i in range(len(prev)):
+            root = prev[:i]
+            spur = prev_nodes[i]
+            node_ok[:] = True
+            arc_ok[:] = True
+            for v in prev_nodes[:i]:
+                node_ok[v] = False
+            for p in found:
+                if len(p) > i and p[:i] == root:
+                    arc_ok[p[i]] = False
+            tail = _search(net, metric, spur, t, node_ok, arc_ok, root_d, root_q, i, bounds)
+            if tail is not None:
+                total = root + tuple(tail)
+                if total not in seen:
+                    seen.add(total)
+                    d = float(sum(net.delay_ms[a] for a in total))
+                    q = float(sum(qa[a] for a in total))
+                    heapq.heappush(cands, (_rank_key(metric, len(total), d, q), counter, total))
+                    counter += 1
+            root_d += float(net.delay_ms[prev[i]])
+            root_q += float(qa[prev[i]])
+        if not cands:
+            break
+        found.append(heapq.heappop(cands)[2])
+    return [_make_path(net, metric, s, p) for p in found]
+
+
+# --------------------------------------------------------------------------- all pairs
+
+
+@dataclass
+class AllPairs:
+    """Best routes from each of ``sources`` to every node (see :func:`all_pairs`).
+
+    Matrices are indexed ``[i, t]`` with ``i`` the position of the source in
+    ``sources`` and ``t`` a node index: ``cost`` (inf when unreachable),
+    ``delay_ms``, ``loss`` and ``hops`` (-1 when unreachable).
+    """
+
+    net: Network
+    metric: str
+    sources: np.ndarray
+    cost: np.ndarray
+    delay_ms: np.ndarray
+    loss: np.ndarray
+    hops: np.ndarray
+    _pred: np.ndarray | None = None
+    _labels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def arcs(self, i: int, t: int) -> list[int] | None:
+        """Arc indices of the route from ``sources[i]`` to node ``t`` (None: unreachable)."""
+        if self.hops[i, t] < 0:
+            return None
+        out: list[int] = []
+        if self._labels is not None:
+            B, LA, LP = self._labels
+            lab = int(B[i, t])
+            while LA[lab] >= 0:
+                out.append(int(LA[lab]))
+                lab = int(LP[lab])
+        else:
+            assert self._pred is not None
+            s = int(self.sources[i])
+            v = t
+            while v != s:
+                a = int(self._pred[i, v])
+                out.append(a)
+                v = int(self.net.src[a])
+        return out[::-1]
+
+    def path(self, i: int, t: int) -> Path | None:
+        """The route from ``sources[i]`` to node ``t`` as a :class:`Path`."""
+        arcs = self.arcs(i, t)
+        if arcs is None:
+            return None
+        return Path(
+            (self.net.nodes[int(self.sources[i])],) + tuple(self.net.nodes[self.net.dst[a]] for a in arcs),
+            tuple(arcs),
+            int(self.hops[i, t]),
+            float(self.delay_ms[i, t]),
+            float(self.loss[i, t]),
+            float(self.cost[i, t]),
+        )
+
+
+def all_pairs(net: Network, metric: str = "tcpbp", sources: Iterable[str] | None = None) -> AllPairs:
+    """Best route from every source (default: every node) to every node.
+
+    One compiled search per source: lexicographic Dijkstra for the additive
+    metrics, the Pareto label-setting search for ``tcpbp`` (routes kept as a
+    compact label tree per source), Algorithm 1 for ``tcpbp-greedy``.
+
+    Parameters
+    ----------
+    net : Network
+        Topology.
+    metric : str
+        One of :data:`METRICS`.
+    sources : iterable of str, optional
+        Source node ids; default all nodes in order.
+
+    Returns
+    -------
+    AllPairs
+
+    Raises
+    ------
+    UnknownNode
+        If a source is unknown.
+    """
+    _check_metric(metric)
+    src_idx = np.array(
+        [net.node_index(s) for s in sources] if sources is not None else range(net.n), dtype=np.int64
+    )
+    indptr, adj = net.csr()
+    if metric == "tcpbp":
+        F, D, Q, H, B, LA, LP = K.bicrit_all_pairs(indptr, adj, net.dst, net.delay_ms, net.q, src_idx)
+        return AllPairs(net, metric, src_idx, F, D, -np.expm1(-Q), H, _labels=(B, LA, LP))
+    if metric == "tcpbp-greedy":
+        F, D, Q, H, P = K.greedy_all_pairs(indptr, adj, net.dst, net.delay_ms, net.q, src_idx)
+        return AllPairs(net, metric, src_idx, F, D, -np.expm1(-Q), H, _pred=P)
+    w1, w2 = _weights(net, metric)
+    C1, C2, H, P = K.lex_all_pairs(indptr, adj, net.dst, w1, w2, src_idx)
+    if metric == "hop":
+        cost, delay, qm = C1, C2, None
+    elif metric == "delay":
+        cost, delay, qm = C1, C1, None
+    else:
+        cost, delay, qm = -np.expm1(-C1), None, C1
+    ap = AllPairs(net, metric, src_idx, cost, np.full(C1.shape, np.inf), np.full(C1.shape, np.inf), H, _pred=P)
+    _fill_totals(ap, delay, qm)
+    return ap
+
+
+def _fill_totals(ap: AllPairs, delay: np.ndarray | None, qm: np.ndarray | None) -> None:
+    """Delay and loss totals of the additive routes (one pass down each tree)."""
+    net = ap.net
+    qa = net.q
+    for i, s in enumerate(ap.sources):
+        order = np.argsort(ap.hops[i], kind="stable")
+        dd = np.full(net.n, np.inf)
+        qq = np.full(net.n, np.inf)
+        dd[s] = qq[s] = 0.0
+        pred = ap._pred[i]  # type: ignore[index]
+        for t in order:
+            if ap.hops[i, t] <= 0:
+                continue
+            a = pred[t]
+            u = net.src[a]
+            dd[t] = dd[u] + net.delay_ms[a]
+            qq[t] = qq[u] + qa[a]
+        ap.delay_ms[i] = dd if delay is None else delay[i]
+        ap.loss[i] = -np.expm1(-(qq if qm is None else qm[i]))
+
+
+# --------------------------------------------------------------------------- route reports
+
+
+class PathOut(BaseModel):
+    """One route of a :class:`PairRoutes` (units: ``delay_ms`` ms one-way,
+    ``loss`` composed one-way probability, ``cost`` per the metric)."""
+
+    nodes: list[str]
+    hops: int
+    delay_ms: float
+    loss: float
+    cost: float
+
+
+class PairRoutes(BaseModel):
+    """Routes from ``src`` to ``dst``, best first; ``reachable`` false and
+    ``paths`` empty when no path exists."""
+
+    src: str
+    dst: str
+    reachable: bool
+    paths: list[PathOut]
+
+
+class GreedyDiff(BaseModel):
+    """A pair where the thesis's Algorithm 1 (``tcpbp-greedy``) misses the
+    exact TCPBP optimum: both routes and their costs f (ms)."""
+
+    src: str
+    dst: str
+    exact_cost: float
+    greedy_cost: float
+    exact_nodes: list[str]
+    greedy_nodes: list[str]
+
+
+class Routes(BaseModel):
+    """Output of :func:`compute_routes` (the ``routes --json`` document)."""
+
+    metric: str
+    cost_unit: str
+    routes: list[PairRoutes]
+    greedy_differs: list[GreedyDiff]
+
+
+def _out(p: Path) -> PathOut:
+    return PathOut.model_construct(
+        nodes=list(p.nodes), hops=p.hops, delay_ms=p.delay_ms, loss=p.loss, cost=p.cost
+    )
+
+
+def parse_pairs(spec: str | None, net: Network) -> list[tuple[str, str]] | None:
+    """Parse ``"all"`` (→ ``None``) or ``"A:B,C:D"``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed item.
+    UnknownNode
+        For an unknown node id.
+    """
+    if spec is None or spec.strip() == "all":
+        return None
+    pairs = []
+    for item in spec.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        a, sep, b = item.partition(":")
+        if not sep or not a or not b:
+            raise ValueError(f"bad pair {item!r}; expected SRC:DST")
+        net.node_index(a)
+        net.node_index(b)
+        pairs.append((a, b))
+    return pairs
+
+
+def compute_routes(
+    net: Network,
+    metric: str = "tcpbp",
+    k: int = 1,
+    pairs: Sequence[tuple[str, str]] | None = None,
+) -> Routes:
+    """Routes for many node pairs, with the greedy-vs-exact report.
+
+    Parameters
+    ----------
+    net : Network
+        Topology.
+    metric : str
+        One of :data:`METRICS`.
+    k : int
+        Paths per pair (Yen), best first.
+    pairs : sequence of (str, str), optional
+        Ordered pairs; default every ordered pair of distinct nodes, in node
+        order.
+
+    Returns
+    -------
+    Routes
+        ``greedy_differs`` lists, for ``tcpbp`` and ``tcpbp-greedy``, the pairs
+        whose Algorithm 1 route costs more than the exact optimum (relative
+        tolerance 1e-9); it is empty for the other metrics.
+
+    Raises
+    ------
+    UnknownNode
+        If a pair names an unknown node.
+    ValueError
+        For an unknown metric or ``k < 1``.
+    """
+    _check_metric(metric)
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    if pairs is None:
+        idx_pairs = [(s, t) for s in range(net.n) for t in range(net.n) if s != t]
+    else:
+        idx_pairs = [(net.node_index(a), net.node_index(b)) for a, b in pairs]
+    by_src: dict[int, list[int]] = {}
+    for s, t in idx_pairs:
+        by_src.setdefault(s, []).append(t)
+    sources = list(by_src)
+    names = [net.nodes[s] for s in sources]
+    pos = {s: i for i, s in enumerate(sources)}
+
+    routes: list[PairRoutes] = []
+    best: dict[tuple[int, int], Path | None] = {}
+    if k == 1 and sources:
+        ap = all_pairs(net, metric, names)
+        for s, t in idx_pairs:
+            best[(s, t)] = ap.path(pos[s], t)
+    else:
+        for s, t in idx_pairs:
+            ps = k_shortest_paths(net, net.nodes[s], net.nodes[t], k, metric)
+            best[(s, t)] = ps[0] if ps else None
+            routes.append(
+                PairRoutes.model_construct(
+                    src=net.nodes[s], dst=net.nodes[t], reachable=bool(ps), paths=[_out(p) for p in ps]
+                )
+            )
+    if k == 1:
+        for s, t in idx_pairs:
+            p = best[(s, t)]
+            routes.append(
+                PairRoutes.model_construct(
+                    src=net.nodes[s], dst=net.nodes[t], reachable=p is not None, paths=[] if p is None else [_out(p)]
+                )
+            )
+
+    differs: list[GreedyDiff] = []
+    if metric in ("tcpbp", "tcpbp-greedy") and sources:
+        other = all_pairs(net, "tcpbp-greedy" if metric == "tcpbp" else "tcpbp", names)
+        for s, t in idx_pairs:
+            mine = best[(s, t)]
+            theirs = other.path(pos[s], t)
+            if mine is None or theirs is None:
+                continue
+            exact, greedy = (mine, theirs) if metric == "tcpbp" else (theirs, mine)
+            if greedy.cost > exact.cost * (1 + _REL_TOL) + 1e-300:
+                differs.append(
+                    GreedyDiff(
+                        src=net.nodes[s],
+                        dst=net.nodes[t],
+                        exact_cost=exact.cost,
+                        greedy_cost=greedy.cost,
+                        exact_nodes=list(exact.nodes),
+                        greedy_nodes=list(greedy.nodes),
+                    )
+                )
+    return Routes(metric=metric, cost_unit=COST_UNITS[metric], routes=routes, greedy_differs=differs)

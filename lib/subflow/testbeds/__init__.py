@@ -1,0 +1,1 @@
+"""Scenario builders that reproduce the papers' testbeds (used by tests, sweeps and docs/validation)."""

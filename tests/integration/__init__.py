@@ -1,0 +1,1 @@
+"""Integration tests on real processes (see conftest.py)."""

@@ -1,0 +1,1 @@
+"""Subflow Celery worker: runs comparisons through the emulator agent and stores results."""

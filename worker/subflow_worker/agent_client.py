@@ -1,0 +1,202 @@
+"""HTTP client of the emulator agent (contract in DEVELOPERS.md).
+
+:meth:`AgentClient.run` submits a :class:`subflow.plan.RunPlan`, polls it until
+it finishes and returns its :class:`subflow.results.EngineOutput`, so it can be
+the *runner* of :func:`subflow.compare.compare`.
+
+Errors
+------
+:class:`subflow.errors.AgentUnavailable` (transient, worth a retry)
+    Connection refused, DNS failure, timeout, HTTP 5xx, or the agent no longer
+    knows a run it accepted (restarted).
+:class:`subflow.errors.AgentRejected` (permanent)
+    HTTP 4xx (bad token, malformed plan, unknown engine) with the agent's
+    message, a run that ends ``failed`` or ``cancelled``, a malformed output, or
+    a run that does not finish before the deadline.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from subflow.errors import AgentRejected, AgentUnavailable
+from subflow.plan import RunPlan
+from subflow.results import EngineOutput
+
+log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[float], None]
+
+
+def _reason(exc: httpx.TransportError) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.ConnectError) and "refused" in text.lower():
+        return "connection refused"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out ({type(exc).__name__})"
+    return text
+
+
+def _agent_message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:500] or response.reason_phrase
+    detail = body.get("detail", body) if isinstance(body, dict) else body
+    if isinstance(detail, list):
+        parts = []
+        for d in detail:
+            if isinstance(d, dict):
+                loc = ".".join(str(p) for p in d.get("loc", []))
+                parts.append(f"{loc}: {d.get('msg', '')}" if loc else str(d.get("msg", d)))
+            else:
+                parts.append(str(d))
+        return "; ".join(parts)
+    return str(detail)
+
+
+class AgentClient:
+    """Synchronous client of one emulator agent.
+
+    Parameters
+    ----------
+    base_url : str
+        e.g. ``http://127.0.0.1:8001``.
+    token : str
+        Bearer token (``AGENT_TOKEN``).
+    timeout_s : float
+        Per HTTP request (connect, read, write), seconds.
+    poll_interval_s : float
+        Longest wait between two status polls, seconds (polling starts faster).
+    deadline_s : float
+        Longest wall-clock time of one run, from submission, seconds.
+    transport : httpx.BaseTransport, optional
+        For an in-process agent (``httpx.WSGITransport``/tests); default network.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout_s: float = 10.0,
+        poll_interval_s: float = 0.25,
+        deadline_s: float = 900.0,
+        transport: httpx.BaseTransport | None = None,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.poll_interval_s = poll_interval_s
+        self.deadline_s = deadline_s
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=timeout_s,
+            transport=transport,
+        )
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> "AgentClient":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.TransportError as exc:
+            raise AgentUnavailable(_reason(exc)) from exc
+        if response.status_code >= 500:
+            raise AgentUnavailable(
+                f"HTTP {response.status_code} on {method} {path}: {_agent_message(response)}"
+            )
+        if response.status_code >= 400:
+            if response.status_code == 404 and method == "GET" and path.startswith("/runs/"):
+                raise AgentUnavailable(f"the agent no longer knows {path} (restarted?)")
+            raise AgentRejected(
+                f"agent refused {method} {path} (HTTP {response.status_code}): {_agent_message(response)}"
+            )
+        try:
+            body = response.json()
+        except ValueError:
+            raise AgentRejected(f"agent answered {method} {path} with non-JSON content") from None
+        if not isinstance(body, dict):
+            raise AgentRejected(f"agent answered {method} {path} with {type(body).__name__}, not an object")
+        return body
+
+    def capabilities(self) -> dict[str, Any]:
+        """``GET /capabilities``: ``{"engines": [{name, description, available, strategies, supports}]}``."""
+        return self._request("GET", "/capabilities")
+
+    def submit(self, plan: RunPlan) -> str:
+        """``POST /runs``; returns the run id."""
+        body = self._request("POST", "/runs", json=plan.model_dump(mode="json"))
+        run_id = body.get("id")
+        if not isinstance(run_id, str) or not run_id:
+            raise AgentRejected("agent accepted the run but returned no id")
+        return run_id
+
+    def status(self, run_id: str) -> dict[str, Any]:
+        """``GET /runs/{id}``: ``{id, status, progress, error, output}``."""
+        return self._request("GET", f"/runs/{run_id}")
+
+    def cancel(self, run_id: str) -> None:
+        """``DELETE /runs/{id}``, best effort (errors are logged, not raised)."""
+        try:
+            self._request("DELETE", f"/runs/{run_id}")
+        except (AgentUnavailable, AgentRejected) as exc:
+            log.warning("could not cancel agent run %s: %s", run_id, exc)
+
+    def run(self, plan: RunPlan, on_progress: ProgressCallback | None = None) -> EngineOutput:
+        """Execute ``plan`` on the agent and wait for its output.
+
+        ``on_progress`` receives the run's progress in [0, 1] at every poll.
+        If anything interrupts the wait (deadline, a callback's exception,
+        a task time limit), the agent run is cancelled.
+
+        Raises
+        ------
+        AgentUnavailable, AgentRejected
+            See the module docstring.
+        """
+        started = time.monotonic()
+        run_id = self.submit(plan)
+        finished = False
+        try:
+            wait = min(0.05, self.poll_interval_s)
+            while True:
+                body = self.status(run_id)
+                state = body.get("status")
+                progress = body.get("progress")
+                if on_progress is not None and isinstance(progress, (int, float)):
+                    on_progress(min(1.0, max(0.0, float(progress))))
+                if state == "succeeded":
+                    finished = True
+                    try:
+                        return EngineOutput.model_validate(body.get("output"))
+                    except ValueError as exc:
+                        raise AgentRejected(f"agent run {run_id} returned a malformed output: {exc}") from None
+                if state in ("failed", "cancelled"):
+                    finished = True
+                    reason = body.get("error") or "no reason given"
+                    raise AgentRejected(f"agent run {run_id} ({plan.strategy} on {plan.engine}) {state}: {reason}")
+                if time.monotonic() - started > self.deadline_s:
+                    raise AgentRejected(
+                        f"agent run {run_id} ({plan.strategy}) did not finish within {self.deadline_s:g} s"
+                    )
+                time.sleep(wait)
+                wait = min(self.poll_interval_s, wait * 2)
+        except AgentUnavailable:
+            raise
+        except BaseException:
+            if not finished:
+                self.cancel(run_id)
+            raise

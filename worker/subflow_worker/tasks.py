@@ -1,0 +1,178 @@
+"""Celery tasks of the worker.
+
+``subflow.run_comparison(comparison_id)`` runs a stored comparison through the
+one comparison code path, :func:`subflow.compare.compare`, with the emulator
+agent (:class:`subflow_worker.agent_client.AgentClient`) as the runner.
+Tasks take ids and re-read the row, so a redelivered or retried message is
+harmless: a deleted or finished comparison is left alone.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from celery import Task
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.utils.log import get_task_logger
+from sqlalchemy import update
+
+from subflow.compare import compare
+from subflow.errors import AgentUnavailable, SubflowError
+from subflow.plan import RunPlan
+from subflow.results import EngineOutput
+
+from subflow_backend.db import SessionLocal
+from subflow_backend.models import FINISHED_STATUSES, Comparison, utcnow
+from subflow_backend.queue import RUN_COMPARISON_TASK
+from subflow_backend.settings import settings
+from subflow_worker.agent_client import AgentClient
+from subflow_worker.celery_app import celery_app
+
+log = get_task_logger(__name__)
+
+#: Smallest progress step written to the database (fraction of the whole comparison).
+PROGRESS_STEP = 0.01
+
+
+class ComparisonGone(Exception):
+    """The comparison row was deleted while it ran (its scenario was deleted)."""
+
+
+def _update(comparison_id: str, **values: Any) -> bool:
+    """Update the row; False if it no longer exists."""
+    with SessionLocal() as session:
+        result = session.execute(update(Comparison).where(Comparison.id == comparison_id).values(**values))
+        session.commit()
+        return result.rowcount > 0
+
+
+def _claim(comparison_id: str) -> tuple[dict[str, Any], list[str], str] | None:
+    """Mark the comparison running; None if it is gone or already finished."""
+    with SessionLocal() as session:
+        row = session.get(Comparison, comparison_id)
+        if row is None:
+            log.info("comparison %s no longer exists; nothing to do", comparison_id)
+            return None
+        if row.status in FINISHED_STATUSES:
+            log.info("comparison %s already %s; nothing to do", comparison_id, row.status)
+            return None
+        row.status = "running"
+        row.progress = 0.0
+        row.error = None
+        row.started_at = row.started_at or utcnow()
+        session.commit()
+        return row.scenario_snapshot, list(row.strategies), row.engine
+
+
+class _Progress:
+    """Writes the comparison's progress (0–1), throttled, and notices deletion."""
+
+    def __init__(self, comparison_id: str, strategies: list[str]):
+        self.comparison_id = comparison_id
+        self.strategies = strategies
+        self.written = 0.0
+
+    def set(self, fraction: float) -> None:
+        fraction = min(1.0, max(0.0, fraction))
+        if fraction - self.written < PROGRESS_STEP and fraction < 1.0:
+            return
+        if not _update(self.comparison_id, progress=fraction):
+            raise ComparisonGone(self.comparison_id)
+        self.written = fraction
+
+    def runner(self, client: AgentClient):
+        """A ``RunPlan -> EngineOutput`` runner reporting strategy i of n plus the agent run's progress."""
+        n = len(self.strategies)
+
+        def run(plan: RunPlan) -> EngineOutput:
+            i = self.strategies.index(plan.strategy)
+            return client.run(plan, on_progress=lambda p: self.set((i + p) / n))
+
+        return run
+
+
+def _fail(comparison_id: str, error: str) -> None:
+    log.warning("comparison %s failed: %s", comparison_id, error)
+    _update(comparison_id, status="failed", error=error, finished_at=utcnow())
+
+
+@celery_app.task(
+    name=RUN_COMPARISON_TASK,
+    bind=True,
+    acks_late=True,
+    max_retries=settings.TASK_MAX_RETRIES,
+    soft_time_limit=settings.TASK_SOFT_TIME_LIMIT_S,
+    time_limit=settings.TASK_TIME_LIMIT_S,
+)
+def run_comparison(self: Task, comparison_id: str) -> str | None:
+    """Run comparison ``comparison_id`` and store its result document.
+
+    Sets ``status`` running → succeeded (``result``, ``progress`` 1) or failed
+    (``error``). While the agent is unreachable the task is retried
+    ``TASK_MAX_RETRIES`` times after ``TASK_RETRY_BACKOFF_S × 2^attempt`` seconds
+    (the row goes back to ``queued``); then, or on :class:`~subflow.errors.AgentRejected`
+    or another domain error, it fails with a readable reason. The scenario is
+    never modified.
+
+    Returns
+    -------
+    str or None
+        The final status, or None if the comparison was gone or already finished.
+    """
+    claimed = _claim(comparison_id)
+    if claimed is None:
+        return None
+    snapshot, strategies, engine = claimed
+    progress = _Progress(comparison_id, strategies)
+    started = time.monotonic()
+    try:
+        with AgentClient(
+            settings.AGENT_URL,
+            settings.AGENT_TOKEN,
+            timeout_s=settings.AGENT_HTTP_TIMEOUT_S,
+            poll_interval_s=settings.AGENT_POLL_INTERVAL_S,
+            deadline_s=settings.AGENT_RUN_DEADLINE_S,
+        ) as client:
+            document = compare(
+                snapshot,
+                strategies,
+                runner=progress.runner(client),
+                engine=engine,
+                on_progress=lambda fraction, _name, _result: progress.set(fraction),
+            )
+    except ComparisonGone:
+        log.info("comparison %s was deleted while running; result dropped", comparison_id)
+        return None
+    except AgentUnavailable as exc:
+        attempt = self.request.retries
+        if attempt < self.max_retries:
+            countdown = settings.TASK_RETRY_BACKOFF_S * (2**attempt)
+            log.warning(
+                "comparison %s: agent unavailable (%s); retry %d/%d in %g s",
+                comparison_id, exc, attempt + 1, self.max_retries, countdown,
+            )
+            if not _update(comparison_id, status="queued", progress=0.0):
+                return None
+            raise self.retry(exc=exc, countdown=countdown, max_retries=self.max_retries) from exc
+        _fail(
+            comparison_id,
+            f"emulator agent unreachable at {settings.AGENT_URL} after {self.max_retries} "
+            f"retr{'y' if self.max_retries == 1 else 'ies'}: {exc}",
+        )
+        return "failed"
+    except SoftTimeLimitExceeded:
+        _fail(comparison_id, f"comparison exceeded the time limit of {settings.TASK_SOFT_TIME_LIMIT_S:g} s")
+        return "failed"
+    except (SubflowError, ValueError) as exc:  # AgentRejected, ScenarioInvalid, Unreachable, ...
+        _fail(comparison_id, str(exc))
+        return "failed"
+    except Exception as exc:
+        log.exception("comparison %s: unexpected error", comparison_id)
+        _fail(comparison_id, f"internal error: {type(exc).__name__}: {exc}")
+        raise
+    _update(
+        comparison_id, status="succeeded", progress=1.0, result=document, error=None, finished_at=utcnow()
+    )
+    log.info("comparison %s succeeded in %.1f s", comparison_id, time.monotonic() - started)
+    return "succeeded"
