@@ -8,10 +8,24 @@ cd "$ROOT"
 scripts/bootstrap.sh --test || { echo "bootstrap failed" >&2; exit 1; }
 
 FAILED=()
+PASSED_N=0
+FAILED_N=0
+LOG="$(mktemp)"
 step() {  # name command...
   local name="$1"; shift
   printf '\n\033[1m==> %s\033[0m\n' "$name"
-  if "$@"; then echo "--> $name: ok"; else echo "--> $name: FAILED"; FAILED+=("$name"); fi
+  if "$@" 2>&1 | tee "$LOG"; [ "${PIPESTATUS[0]}" = 0 ]; then
+    echo "--> $name: ok"
+  else
+    echo "--> $name: FAILED"; FAILED+=("$name")
+  fi
+  # count tests from the runners' closing lines (pytest, vitest, Playwright)
+  local clean p f
+  clean="$(sed 's/\x1b\[[0-9;]*m//g' "$LOG")"
+  p="$(printf '%s\n' "$clean" | grep -E '^ *(Tests +)?[0-9]+ passed|^=* ?[0-9]+ (passed|failed)' | tail -1 | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || true)"
+  f="$(printf '%s\n' "$clean" | grep -E '^ *(Tests +)?[0-9]+ (passed|failed)|^=* ?[0-9]+ (passed|failed)' | tail -1 | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+' || true)"
+  PASSED_N=$((PASSED_N + ${p:-0}))
+  FAILED_N=$((FAILED_N + ${f:-0}))
 }
 
 step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow
@@ -44,10 +58,11 @@ if [ -f e2e/package.json ]; then
   step "end-to-end tests (Playwright, Chromium)" run_e2e
 fi
 
+rm -f "$LOG"
 echo
-if [ ${#FAILED[@]} -eq 0 ]; then
-  echo "all test suites passed"
-  exit 0
+if [ ${#FAILED[@]} -ne 0 ]; then
+  printf 'failed suites: %s\n' "${FAILED[*]}"
+  [ "$FAILED_N" -gt 0 ] || FAILED_N=${#FAILED[@]}
 fi
-printf 'failed suites: %s\n' "${FAILED[*]}"
-exit 1
+echo "total: $PASSED_N passed, $FAILED_N failed"
+[ ${#FAILED[@]} -eq 0 ]
