@@ -36,8 +36,9 @@ applies:
   path only when its retransmission timer fires (backing off while cut);
 * ``zwa``: the SDN controller, told of the disassociation after
   ``notification_delay_s``, freezes the sender with a zero window (no timer
-  backoff, cwnd kept) and reopens it on re-association; the window sent on
-  the stale route before the freeze must be recovered (one RTT). If the
+  backoff, cwnd kept) and reopens it on re-association: the window update
+  reaches the sender, and its data the station, one round trip after the
+  controller learns of the re-association. If the
   path's one-way delay is below the notification delay, the whole window was
   already lost on the stale route and the scheme falls back to ``bare``
   (Singh & Pandey 2021, §3.5);
@@ -268,13 +269,13 @@ def run(
         """A cut single-path connection has a path again at ``t`` (after re-association)."""
         scheme = conn.plan.handover
         if scheme == "zwa" and sub.phase == "frozen":
-            # window update once the controller learns the association; the window lost
-            # on the stale route is recovered in one more round trip
-            sub.resume_t = t + notify + sub.base_rtt / 2.0 + sub.base_rtt
+            # the controller learns the association, its window update travels to the
+            # sender and the sender's data back to the station: one round trip
+            sub.resume_t = t + notify + sub.base_rtt
         elif scheme == "spurious" and sub.phase == "stalled" and sub.saved_cwnd > 0:
-            # buffered segments are flushed when the controller learns the association;
-            # their ACKs reach the sender one way later
-            sub.resume_t = t + notify + sub.base_rtt / 2.0
+            # the controller flushes its buffer to the station as soon as it learns the
+            # association; the ACKs of the flushed segments restore the sender's window
+            sub.resume_t = t + notify
 
     def apply_segment(conn: _Conn, t: float) -> None:
         fp = conn.plan
@@ -440,7 +441,12 @@ def run(
             if not live:
                 continue
             if fp.multipath and len(live) > 1:
-                live.sort(key=lambda s: (s.srtt if s.srtt is not None else s.rtt, s.id))
+                # MPTCP: LowRTT fills the lowest-RTT subflow first. SCTP CMT sends on every path
+                # whose cwnd has room (RFC 4960 §6.1 B, per destination); when the shared receive
+                # window is the limit, the long-RTT paths keep their windows in flight and the
+                # throttle falls on the fast path, so CMT fills the slowest path first.
+                slow_first = fp.coupling == "uncoupled"
+                live.sort(key=lambda s: ((-1 if slow_first else 1) * (s.srtt if s.srtt is not None else s.rtt), s.id))
             remaining = conn.demand
             if rbuf_bits < math.inf:
                 remaining = min(remaining, rbuf_bits / max_rtt)
