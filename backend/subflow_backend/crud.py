@@ -18,6 +18,7 @@ from subflow.errors import SubflowError, UnknownEngine, Unreachable
 from subflow.plan import resolve_plan
 from subflow.scenario import Scenario, check_references, load_scenario
 from subflow.strategies import get_strategy
+from subflow.sweeps import expand
 
 from subflow_backend import models
 from subflow_backend.schemas import ComparisonCreate
@@ -155,14 +156,18 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
     if body.seed is not None:
         snapshot.setdefault("run", {})["seed"] = body.seed
     sc = load_scenario(snapshot)
-    for name in body.strategies:
-        try:
-            resolve_plan(sc, name, body.engine)
-        except Unreachable as exc:
-            # point the API edge at the flow in the scenario document
-            index = next((i for i, f in enumerate(sc.flows) if f.id == exc.flow_id), None)
-            exc.loc = ["scenario", "flows"] + ([index] if index is not None else [])  # type: ignore[attr-defined]
-            raise
+    units = expand(sc.model_dump(mode="json"), body.sweep, body.repetitions)
+    for unit in units:
+        if unit.repetition:
+            continue  # another seed of a point already checked
+        for name in body.strategies:
+            try:
+                resolve_plan(unit.scenario, name, body.engine)
+            except Unreachable as exc:
+                # point the API edge at the flow in the scenario document
+                index = next((i for i, f in enumerate(sc.flows) if f.id == exc.flow_id), None)
+                exc.loc = ["scenario", "flows"] + ([index] if index is not None else [])  # type: ignore[attr-defined]
+                raise
     row = models.Comparison(
         scenario_id=scenario.id,
         scenario_version=scenario.version,
@@ -170,12 +175,30 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
         strategies=list(body.strategies),
         engine=body.engine,
         seed=body.seed,
+        repetitions=body.repetitions,
+        sweep=body.sweep.model_dump() if body.sweep is not None else None,
+        units_total=len(units),
+        units_done=0,
         status="queued",
         progress=0.0,
     )
     session.add(row)
     session.commit()
     session.refresh(row)
+    return row
+
+
+def cancel_comparison(session: Session, row: models.Comparison) -> models.Comparison:
+    """Mark a queued or running comparison ``cancelled`` (the worker stops at its next check).
+
+    A finished comparison is returned unchanged.
+    """
+    if row.status in ("queued", "running"):
+        row.status = "cancelled"
+        row.error = "cancelled by the user"
+        row.finished_at = models.utcnow()
+        session.commit()
+        session.refresh(row)
     return row
 
 

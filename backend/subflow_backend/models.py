@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 COMPARISON_STATUSES = ("queued", "running", "succeeded", "failed")
-FINISHED_STATUSES = ("succeeded", "failed")
+FINISHED_STATUSES = ("succeeded", "failed", "cancelled")
 
 
 def utcnow() -> datetime:
@@ -101,7 +101,7 @@ class Comparison(Base):
     __tablename__ = "comparison"
     __table_args__ = (
         CheckConstraint(
-            "status IN ('queued', 'running', 'succeeded', 'failed')", name="status"
+            "status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')", name="status"
         ),
         CheckConstraint("progress >= 0 AND progress <= 1", name="progress"),
     )
@@ -119,6 +119,13 @@ class Comparison(Base):
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     error: Mapped[str | None] = mapped_column(Text)
     result: Mapped[dict[str, Any] | None]
+    #: runs per sweep point (seeds run.seed, run.seed + 1, ...)
+    repetitions: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: ``{"parameter", "values"}`` of a one-parameter sweep, or null
+    sweep: Mapped[dict[str, Any] | None]
+    #: units (sweep point x repetition) to run, and how many have finished
+    units_total: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    units_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]

@@ -1,7 +1,7 @@
 """Celery configuration shared by the API (producer) and the worker (consumer).
 
-The API only *sends* tasks by name (``subflow.run_comparison``) and needs no
-result backend; the worker (``subflow_worker.celery_app``) extends this
+The API only *sends* tasks by name (``subflow.run_comparison``); the result
+backend serves the chords that fan out sweeps and repetitions; the worker (``subflow_worker.celery_app``) extends this
 configuration. With ``CELERY_BROKER_URL=filesystem://`` the broker is a folder
 under ``$SUBFLOW_DATA_DIR/broker`` (created here), which both processes share.
 """
@@ -15,6 +15,8 @@ from celery import Celery
 from subflow_backend.settings import Settings, settings
 
 RUN_COMPARISON_TASK = "subflow.run_comparison"
+RUN_UNIT_TASK = "subflow.run_unit"
+AGGREGATE_UNITS_TASK = "subflow.aggregate_units"
 
 
 def celery_config(s: Settings) -> dict[str, Any]:
@@ -23,8 +25,10 @@ def celery_config(s: Settings) -> dict[str, Any]:
         "broker_url": s.CELERY_BROKER_URL,
         "task_serializer": "json",
         "accept_content": ["json"],
-        "task_ignore_result": True,
-        "result_backend": None,
+        "task_ignore_result": True,  # only the units of a sweep chord keep results
+        "result_backend": s.CELERY_RESULT_BACKEND,
+        "result_expires": 3600,
+        "database_table_names": {"task": "celery_taskmeta", "group": "celery_groupmeta"},
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,

@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-ComparisonStatus = Literal["queued", "running", "succeeded", "failed"]
+from subflow.sweeps import SweepSpec
+
+ComparisonStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 
 
 class ScenarioSummary(BaseModel):
@@ -50,6 +52,11 @@ class ComparisonCreate(BaseModel):
     strategies: list[str] = Field(default_factory=lambda: ["sptcp", "mptcp"], min_length=1, max_length=16)
     engine: str = Field(default="fluid", min_length=1, max_length=32)
     seed: int | None = Field(default=None, ge=-(2**63), le=2**63 - 1)
+    repetitions: int = Field(default=1, ge=1, le=100, description="Runs per point, seeds run.seed + r.")
+    sweep: SweepSpec | None = Field(
+        default=None,
+        description="Vary one scenario field, e.g. {'parameter': 'nodes.uav.range_m', 'values': [100, 200]}.",
+    )
 
     @field_validator("strategies")
     @classmethod
@@ -72,6 +79,10 @@ class ComparisonSummary(BaseModel):
     strategies: list[str]
     engine: str
     seed: int | None
+    repetitions: int = 1
+    sweep: dict[str, Any] | None = None
+    units_total: int = 1
+    units_done: int = 0
     error: str | None = Field(description="Why the comparison failed (null unless status is failed).")
     created_at: datetime
     started_at: datetime | None
@@ -92,9 +103,14 @@ class ComparisonsPublic(BaseModel):
 
 class StrategyPublic(BaseModel):
     name: str
+    family: str
     multipath: bool
     routing: str
+    paths: str
+    coupling: str
+    handover: str
     description: str
+    source: str
 
 
 class Message(BaseModel):

@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     DATABASE_URL: str = ""
     #: Celery broker; empty means ``filesystem://`` (folders under ``$SUBFLOW_DATA_DIR/broker``).
     CELERY_BROKER_URL: str = "filesystem://"
+    #: Celery result backend (chords of sweeps need one); empty: the Redis broker itself, or
+    #: ``db+`` + ``DATABASE_URL`` (Celery's SQLAlchemy backend) with the filesystem broker.
+    CELERY_RESULT_BACKEND: str = ""
     AGENT_URL: str = "http://127.0.0.1:8001"
     AGENT_TOKEN: str = PLACEHOLDER_AGENT_TOKEN
 
@@ -70,6 +73,11 @@ class Settings(BaseSettings):
             self.CELERY_BROKER_URL = "filesystem://"
         if not self.DATABASE_URL.strip():
             self.DATABASE_URL = f"sqlite:///{(self.SUBFLOW_DATA_DIR / 'subflow.db').resolve()}"
+        if not self.CELERY_RESULT_BACKEND.strip():
+            if self.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+                self.CELERY_RESULT_BACKEND = self.CELERY_BROKER_URL
+            else:
+                self.CELERY_RESULT_BACKEND = "db+" + self.DATABASE_URL
         if self.SUBFLOW_ENV == "production" and self.AGENT_TOKEN.strip() in _PLACEHOLDERS:
             raise ValueError(
                 f"AGENT_TOKEN is {self.AGENT_TOKEN!r}, a placeholder; set a secret when SUBFLOW_ENV=production"

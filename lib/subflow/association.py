@@ -89,7 +89,7 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     trajectories: dict[str, list[Leg]] = {}
     windows: dict[str, dict[str, list[tuple[float, float]]]] = {}
     for st in stations:
-        legs = trajectory(st, duration)
+        legs = trajectory(st, duration, scenario.run.seed)
         trajectories[st.id] = legs
         windows[st.id] = {
             ap.id: in_range_intervals(legs, (ap.position.x_m, ap.position.y_m), ap.range_m)

@@ -44,7 +44,16 @@ class Leg:
         return self.x0_m + u * (self.x1_m - self.x0_m), self.y0_m + u * (self.y1_m - self.y0_m)
 
 
-def trajectory(station: StationNode, duration_s: float) -> list[Leg]:
+def effective_seed(model_seed: int, run_seed: int) -> int:
+    """Seed of a random mobility model in a run: ``model_seed + 1000003·(run_seed − 1)``.
+
+    With the default ``run.seed`` = 1 the model's own seed is used as is;
+    repetitions of a comparison (which vary ``run.seed``) get other walks.
+    """
+    return model_seed + 1_000_003 * (run_seed - 1)
+
+
+def trajectory(station: StationNode, duration_s: float, run_seed: int = 1) -> list[Leg]:
     """Piecewise-linear trajectory of ``station`` covering [0, ``duration_s``].
 
     Parameters
@@ -54,6 +63,8 @@ def trajectory(station: StationNode, duration_s: float) -> list[Leg]:
         ``static`` and ``random_walk``.
     duration_s : float
         Length of the run in seconds (> 0).
+    run_seed : int
+        The run's seed, combined with a random model's seed by :func:`effective_seed`.
 
     Returns
     -------
@@ -75,6 +86,8 @@ def trajectory(station: StationNode, duration_s: float) -> list[Leg]:
         if dist > 0:
             pts.append((t_arrive, m.end.x_m, m.end.y_m))
         return _legs_through(pts, duration_s)
+    if isinstance(m, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility)):
+        m = m.model_copy(update={"seed": effective_seed(m.seed, run_seed)})
     if isinstance(m, RandomWalkMobility):
         return _random_walk(m, x, y, duration_s)
     if isinstance(m, RandomWaypointMobility):

@@ -82,6 +82,7 @@ class Network:
     index: dict[str, int] = field(init=False, repr=False)
     _csr: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False)
     _rcsr: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False)
+    cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.index = {n: i for i, n in enumerate(self.nodes)}

@@ -63,6 +63,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from subflow import _kernels as K
+from subflow import _reduction as R
 from subflow.errors import UnknownNode
 from subflow.network import Network
 
@@ -372,19 +373,16 @@ class AllPairs:
     loss: np.ndarray
     hops: np.ndarray
     _pred: np.ndarray | None = None
-    _labels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    _reduced: tuple | None = None
 
     def arcs(self, i: int, t: int) -> list[int] | None:
         """Arc indices of the route from ``sources[i]`` to node ``t`` (None: unreachable)."""
         if self.hops[i, t] < 0:
             return None
         out: list[int] = []
-        if self._labels is not None:
-            B, LA, LP = self._labels
-            lab = int(B[i, t])
-            while LA[lab] >= 0:
-                out.append(int(LA[lab]))
-                lab = int(LP[lab])
+        if self._reduced is not None:
+            red, E, B, trees = self._reduced
+            return R.route_arcs(red, int(self.sources[i]), t, int(E[i, t]), int(B[i, t]), trees[i])
         else:
             assert self._pred is not None
             s = int(self.sources[i])
@@ -441,8 +439,11 @@ def all_pairs(net: Network, metric: str = "tcpbp", sources: Iterable[str] | None
     )
     indptr, adj = net.csr()
     if metric == "tcpbp":
-        F, D, Q, H, B, LA, LP = K.bicrit_all_pairs(indptr, adj, net.dst, net.delay_ms, net.q, src_idx)
-        return AllPairs(net, metric, src_idx, F, D, -np.expm1(-Q), H, _labels=(B, LA, LP))
+        red = net.cache.get("reduction")
+        if red is None:
+            red = net.cache["reduction"] = R.build_reduction(net.n, net.src, net.dst, net.delay_ms, net.q)
+        F, D, Q, H, E, B, trees = R.run_all_pairs(red, src_idx, net.n, net.delay_ms, net.q)
+        return AllPairs(net, metric, src_idx, F, D, -np.expm1(-Q), H, _reduced=(red, E, B, trees))
     if metric == "tcpbp-greedy":
         F, D, Q, H, P = K.greedy_all_pairs(indptr, adj, net.dst, net.delay_ms, net.q, src_idx)
         return AllPairs(net, metric, src_idx, F, D, -np.expm1(-Q), H, _pred=P)

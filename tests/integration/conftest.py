@@ -339,7 +339,7 @@ def _wait_comparison(stack: Stack, scenario_id: str, comparison_id: str, timeout
         body = r.json()
         if not seen or seen[-1] != body["progress"]:
             seen.append(body["progress"])
-        if body["status"] in ("succeeded", "failed"):
+        if body["status"] in ("succeeded", "failed", "cancelled"):
             return body, seen
         time.sleep(0.1)
     raise AssertionError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from celery import Task
+from celery import Task, chord
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 from sqlalchemy import update
@@ -21,10 +21,11 @@ from subflow.compare import compare
 from subflow.errors import AgentUnavailable, SubflowError
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
+from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
 
 from subflow_backend.db import SessionLocal
 from subflow_backend.models import FINISHED_STATUSES, Comparison, utcnow
-from subflow_backend.queue import RUN_COMPARISON_TASK
+from subflow_backend.queue import AGGREGATE_UNITS_TASK, RUN_COMPARISON_TASK, RUN_UNIT_TASK
 from subflow_backend.settings import settings
 from subflow_worker.agent_client import AgentClient
 from subflow_worker.celery_app import celery_app
@@ -39,6 +40,16 @@ class ComparisonGone(Exception):
     """The comparison row was deleted while it ran (its scenario was deleted)."""
 
 
+class ComparisonCancelled(Exception):
+    """The user cancelled the comparison while it ran."""
+
+
+def _status(comparison_id: str) -> str | None:
+    with SessionLocal() as session:
+        row = session.get(Comparison, comparison_id)
+        return None if row is None else row.status
+
+
 def _update(comparison_id: str, **values: Any) -> bool:
     """Update the row; False if it no longer exists."""
     with SessionLocal() as session:
@@ -47,7 +58,7 @@ def _update(comparison_id: str, **values: Any) -> bool:
         return result.rowcount > 0
 
 
-def _claim(comparison_id: str) -> tuple[dict[str, Any], list[str], str] | None:
+def _claim(comparison_id: str) -> tuple[dict[str, Any], list[str], str, int, dict | None] | None:
     """Mark the comparison running; None if it is gone or already finished."""
     with SessionLocal() as session:
         row = session.get(Comparison, comparison_id)
@@ -59,10 +70,11 @@ def _claim(comparison_id: str) -> tuple[dict[str, Any], list[str], str] | None:
             return None
         row.status = "running"
         row.progress = 0.0
+        row.units_done = 0
         row.error = None
         row.started_at = row.started_at or utcnow()
         session.commit()
-        return row.scenario_snapshot, list(row.strategies), row.engine
+        return row.scenario_snapshot, list(row.strategies), row.engine, row.repetitions, row.sweep
 
 
 class _Progress:
@@ -77,8 +89,18 @@ class _Progress:
         fraction = min(1.0, max(0.0, fraction))
         if fraction - self.written < PROGRESS_STEP and fraction < 1.0:
             return
-        if not _update(self.comparison_id, progress=fraction):
-            raise ComparisonGone(self.comparison_id)
+        with SessionLocal() as session:
+            result = session.execute(
+                update(Comparison)
+                .where(Comparison.id == self.comparison_id, Comparison.status == "running")
+                .values(progress=fraction)
+            )
+            session.commit()
+        if result.rowcount == 0:
+            status = _status(self.comparison_id)
+            if status is None:
+                raise ComparisonGone(self.comparison_id)
+            raise ComparisonCancelled(self.comparison_id)
         self.written = fraction
 
     def runner(self, client: AgentClient):
@@ -123,7 +145,9 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
     claimed = _claim(comparison_id)
     if claimed is None:
         return None
-    snapshot, strategies, engine = claimed
+    snapshot, strategies, engine, repetitions, sweep = claimed
+    if repetitions > 1 or sweep is not None:
+        return _fan_out(comparison_id, snapshot, repetitions, sweep)
     progress = _Progress(comparison_id, strategies)
     started = time.monotonic()
     try:
@@ -144,6 +168,9 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
     except ComparisonGone:
         log.info("comparison %s was deleted while running; result dropped", comparison_id)
         return None
+    except ComparisonCancelled:
+        log.info("comparison %s was cancelled", comparison_id)
+        return "cancelled"
     except AgentUnavailable as exc:
         attempt = self.request.retries
         if attempt < self.max_retries:
@@ -171,8 +198,105 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
         log.exception("comparison %s: unexpected error", comparison_id)
         _fail(comparison_id, f"internal error: {type(exc).__name__}: {exc}")
         raise
-    _update(
-        comparison_id, status="succeeded", progress=1.0, result=document, error=None, finished_at=utcnow()
-    )
+    if not _finish(comparison_id, document):
+        return _status(comparison_id)
     log.info("comparison %s succeeded in %.1f s", comparison_id, time.monotonic() - started)
+    return "succeeded"
+
+
+def _finish(comparison_id: str, document: dict[str, Any]) -> bool:
+    """Store the result unless the comparison was cancelled or deleted meanwhile."""
+    with SessionLocal() as session:
+        result = session.execute(
+            update(Comparison)
+            .where(Comparison.id == comparison_id, Comparison.status == "running")
+            .values(status="succeeded", progress=1.0, result=document, error=None, finished_at=utcnow())
+        )
+        session.commit()
+        return result.rowcount > 0
+
+
+def _units(snapshot: dict[str, Any], repetitions: int, sweep: dict | None):
+    return expand(snapshot, SweepSpec(**sweep) if sweep is not None else None, repetitions)
+
+
+def _fan_out(comparison_id: str, snapshot: dict[str, Any], repetitions: int, sweep: dict | None) -> str:
+    """Run a sweep / repetitions as a Celery chord: one ``run_unit`` per (point, repetition),
+    then ``aggregate_units`` with their summaries."""
+    units = _units(snapshot, repetitions, sweep)
+    _update(comparison_id, units_total=len(units))
+    chord(run_unit.s(comparison_id, u.index) for u in units)(aggregate_units.s(comparison_id))
+    log.info("comparison %s: %d units dispatched", comparison_id, len(units))
+    return "dispatched"
+
+
+def _unit_done(comparison_id: str) -> None:
+    with SessionLocal() as session:
+        session.execute(
+            update(Comparison)
+            .where(Comparison.id == comparison_id, Comparison.status == "running")
+            .values(
+                units_done=Comparison.units_done + 1,
+                progress=(Comparison.units_done + 1) * 1.0 / Comparison.units_total,
+            )
+        )
+        session.commit()
+
+
+@celery_app.task(name=RUN_UNIT_TASK, bind=True, acks_late=True, ignore_result=False,
+                 max_retries=settings.TASK_MAX_RETRIES)
+def run_unit(self: Task, comparison_id: str, index: int) -> dict[str, Any]:
+    """Run unit ``index`` (one sweep point x repetition, every strategy) of a comparison.
+
+    Returns ``{"index", "summary": {strategy: {mean_mbps, jain_index, zero_s}}, "document":
+    the full result document for unit 0 else None, "error": str or None}``; a unit never
+    raises past its retries, so the chord's callback always runs.
+    """
+    with SessionLocal() as session:
+        row = session.get(Comparison, comparison_id)
+        if row is None or row.status != "running":
+            return {"index": index, "summary": None, "document": None, "error": "skipped"}
+        snapshot, strategies, engine = row.scenario_snapshot, list(row.strategies), row.engine
+        repetitions, sweep = row.repetitions, row.sweep
+    unit = _units(snapshot, repetitions, sweep)[index]
+    try:
+        with AgentClient(
+            settings.AGENT_URL,
+            settings.AGENT_TOKEN,
+            timeout_s=settings.AGENT_HTTP_TIMEOUT_S,
+            poll_interval_s=settings.AGENT_POLL_INTERVAL_S,
+            deadline_s=settings.AGENT_RUN_DEADLINE_S,
+        ) as client:
+            document = compare(unit.scenario, strategies, runner=lambda plan: client.run(plan), engine=engine)
+    except AgentUnavailable as exc:
+        if self.request.retries < self.max_retries:
+            raise self.retry(exc=exc, countdown=settings.TASK_RETRY_BACKOFF_S * 2**self.request.retries) from exc
+        return {"index": index, "summary": None, "document": None,
+                "error": f"emulator agent unreachable at {settings.AGENT_URL}: {exc}"}
+    except (SubflowError, ValueError) as exc:
+        return {"index": index, "summary": None, "document": None, "error": str(exc)}
+    _unit_done(comparison_id)
+    return {"index": index, "summary": unit_summary(document), "document": document if index == 0 else None,
+            "error": None}
+
+
+@celery_app.task(name=AGGREGATE_UNITS_TASK, acks_late=True)
+def aggregate_units(results: list[dict[str, Any]], comparison_id: str) -> str | None:
+    """Chord callback: aggregate the units' summaries (mean and 95 % CI per point and strategy)
+    into the result document and finish the comparison."""
+    with SessionLocal() as session:
+        row = session.get(Comparison, comparison_id)
+        if row is None or row.status != "running":
+            return None if row is None else row.status
+        snapshot, repetitions, sweep = row.scenario_snapshot, row.repetitions, row.sweep
+    errors = [r["error"] for r in results if r.get("error")]
+    if errors:
+        _fail(comparison_id, f"{len(errors)} of {len(results)} runs failed; first: {errors[0]}")
+        return "failed"
+    results = sorted(results, key=lambda r: r["index"])
+    units = _units(snapshot, repetitions, sweep)
+    document = dict(results[0]["document"])
+    document.update(aggregate(units, [r["summary"] for r in results], SweepSpec(**sweep) if sweep else None))
+    if not _finish(comparison_id, document):
+        return _status(comparison_id)
     return "succeeded"

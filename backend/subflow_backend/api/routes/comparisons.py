@@ -72,3 +72,18 @@ def read_comparison(session: SessionDep, scenario: ScenarioDep, comparison_id: s
     if row is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
     return ComparisonPublic.model_validate(row)
+
+
+@router.post(
+    "/{comparison_id}/cancel",
+    response_model=ComparisonPublic,
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={404: {"description": "No such comparison."}},
+)
+def cancel_comparison(session: SessionDep, scenario: ScenarioDep, comparison_id: str) -> ComparisonPublic:
+    """Cancel a queued or running comparison: its status becomes ``cancelled`` at once and the
+    worker drops its remaining runs. A finished comparison is returned unchanged."""
+    row = crud.get_comparison(session, scenario.id, comparison_id)
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
+    return ComparisonPublic.model_validate(crud.cancel_comparison(session, row))

@@ -13,8 +13,6 @@ router = APIRouter(prefix="/strategies", tags=["strategies"])
 
 @router.get("", response_model=list[StrategyPublic])
 def list_strategies() -> list[StrategyPublic]:
-    """Every registered strategy: ``[{name, multipath, routing, description}]``."""
-    return [
-        StrategyPublic(name=s.name, multipath=s.multipath, routing=s.routing, description=s.description)
-        for s in STRATEGIES.values()
-    ]
+    """Every registered strategy: ``[{name, family, multipath, routing, paths, coupling,
+    handover, description, source}]`` (see :mod:`subflow.strategies`)."""
+    return [StrategyPublic(**s.public()) for s in STRATEGIES.values()]

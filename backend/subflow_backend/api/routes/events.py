@@ -1,0 +1,102 @@
+"""``/api/scenarios/{id}/comparisons/{cid}/events``: a comparison's progress as server-sent events.
+
+The browser opens one ``EventSource`` and is told whenever ``status``,
+``progress`` or ``error`` change, instead of polling the REST resource. The
+server reads the row every :data:`POLL_INTERVAL_S` (a cheap primary-key read,
+one connection at a time from the pool) and the stream ends after the event
+that reports a finished status (``succeeded``, ``failed``, ``cancelled``).
+
+Each message is ``data: {"status", "progress", "error"}``; a comment line
+(``: keep-alive``) is sent every :data:`KEEPALIVE_S` seconds of silence so
+that proxies keep the connection open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, status
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+
+from subflow_backend import crud
+from subflow_backend.api.deps import ScenarioDep, SessionDep
+from subflow_backend.db import SessionLocal
+
+router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["comparisons"])
+
+#: Seconds between two reads of the comparison row.
+POLL_INTERVAL_S = 0.3
+#: Seconds of silence after which a keep-alive comment is sent.
+KEEPALIVE_S = 15.0
+#: Statuses after which nothing changes any more.
+FINISHED = frozenset({"succeeded", "failed", "cancelled"})
+
+
+def _state(scenario_id: str, comparison_id: str) -> dict[str, Any] | None:
+    """``{status, progress, error}`` of the comparison now, or None if it is gone."""
+    with SessionLocal() as session:
+        row = crud.get_comparison(session, scenario_id, comparison_id)
+        if row is None:
+            return None
+        return {"status": row.status, "progress": row.progress, "error": row.error}
+
+
+def _message(state: dict[str, Any]) -> str:
+    return f"data: {json.dumps(state, separators=(',', ':'))}\n\n"
+
+
+async def comparison_events(
+    request: Request, scenario_id: str, comparison_id: str, poll_s: float = POLL_INTERVAL_S
+) -> AsyncIterator[str]:
+    """Yield an SSE message for the current state and one per change, until finished or disconnected."""
+    yield "retry: 2000\n\n"
+    last: dict[str, Any] | None = None
+    quiet_since = time.monotonic()
+    while True:
+        state = await run_in_threadpool(_state, scenario_id, comparison_id)
+        if state is None:  # deleted meanwhile (the scenario was deleted)
+            yield _message({"status": "failed", "progress": last["progress"] if last else 0.0,
+                            "error": "the comparison was deleted"})
+            return
+        if state != last:
+            last = state
+            quiet_since = time.monotonic()
+            yield _message(state)
+            if state["status"] in FINISHED:
+                return
+        elif time.monotonic() - quiet_since >= KEEPALIVE_S:
+            quiet_since = time.monotonic()
+            yield ": keep-alive\n\n"
+        if await request.is_disconnected():
+            return
+        await asyncio.sleep(poll_s)
+
+
+@router.get(
+    "/{comparison_id}/events",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": 'Server-sent events: `data: {"status", "progress", "error"}` on every change; '
+            "the stream ends after a finished status.",
+        },
+        404: {"description": "No such scenario or comparison."},
+    },
+)
+def stream_comparison_events(
+    request: Request, session: SessionDep, scenario: ScenarioDep, comparison_id: str
+) -> StreamingResponse:
+    """Follow a comparison's progress without polling (``EventSource``)."""
+    if crud.get_comparison(session, scenario.id, comparison_id) is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
+    return StreamingResponse(
+        comparison_events(request, scenario.id, comparison_id),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -1,0 +1,75 @@
+"""``/api/timeline``: station trajectories and the association timeline of a scenario document.
+
+The editor's time scrubber posts the document it is editing (saved or not) and
+animates the answer; nothing is stored. The computation is the domain
+library's (:func:`subflow.association.association_timeline`), so the scrubber
+shows exactly the associations a run would use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body
+from pydantic import BaseModel, Field
+
+from subflow.association import association_timeline
+from subflow.mobility import Leg
+from subflow.scenario import load_scenario
+
+router = APIRouter(prefix="/timeline", tags=["timeline"])
+
+
+class AssociationPublic(BaseModel):
+    """One association: ``station`` starts associating with ``access_point`` at
+    ``t_start_s``, carries traffic from ``t_associated_s`` and leaves at ``t_end_s``."""
+
+    station: str
+    access_point: str
+    t_start_s: float
+    t_associated_s: float
+    t_end_s: float
+
+
+class TimelinePublic(BaseModel):
+    """Answer of ``POST /api/timeline``."""
+
+    duration_s: float = Field(description="run.duration_s of the document, seconds.")
+    trajectories: dict[str, list[tuple[float, float, float]]] = Field(
+        description="Per station, the corners of its piecewise-linear path: ``[t_s, x_m, y_m]``, "
+        "sorted by time, first at 0 and last at duration_s; positions between corners are linear."
+    )
+    associations: list[AssociationPublic]
+    events: list[dict[str, Any]] = Field(
+        description="Radio events in the result's event shape: ``{t_s, kind, node, access_point}``."
+    )
+
+
+def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
+    """The ``(t_s, x_m, y_m)`` corners of a contiguous trajectory (start of every leg and end of the last)."""
+    out = [(leg.t0_s, leg.x0_m, leg.y0_m) for leg in legs]
+    if legs:
+        last = legs[-1]
+        out.append((last.t1_s, last.x1_m, last.y1_m))
+    return out
+
+
+@router.post(
+    "",
+    response_model=TimelinePublic,
+    responses={422: {"description": "Invalid scenario; `detail[].loc` is `['body', ...path]`, as for scenarios."}},
+)
+def compute_timeline(document: dict[str, Any] = Body(description="A scenario document.")) -> TimelinePublic:
+    """Trajectories, associations and radio events of a scenario document (not stored).
+
+    The document is validated as ``POST /api/scenarios`` validates it (422 naming
+    each field, ``loc`` starting with ``"body"``).
+    """
+    scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
+    tl = association_timeline(scenario)
+    return TimelinePublic(
+        duration_s=scenario.run.duration_s,
+        trajectories={sid: corners(legs) for sid, legs in tl.trajectories.items()},
+        associations=[AssociationPublic(**a.__dict__) for a in tl.associations],
+        events=tl.events,
+    )

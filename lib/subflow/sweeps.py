@@ -1,0 +1,196 @@
+"""Repetitions and one-parameter sweeps of a comparison.
+
+A sweep varies one scenario field over a list of values; repetitions run
+each point with ``run.seed``, ``run.seed + 1``, …; every (point, repetition)
+is one *unit* that runs all strategies on the same derived scenario (so the
+strategies see the same randomness). Units are independent, which lets the
+worker fan them out (a Celery chord) and the CLI run them in a loop; both
+aggregate with :func:`aggregate`.
+
+Parameter paths are dotted; list items are addressed by their ``id``:
+``nodes.uav.range_m``, ``links.uav-ship.bandwidth_mbps``, ``flows.f1.rate_mbps``,
+``run.duration_s``, ``transport.rbuf_bytes``, ``controller.notification_delay_s``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from subflow.errors import ScenarioInvalid
+from subflow.scenario import load_scenario
+
+#: Scenario lists whose items are addressed by id in a parameter path.
+_ID_LISTS = ("nodes", "links", "flows")
+
+
+class SweepSpec(BaseModel):
+    """``parameter``: a dotted path (see module docstring); ``values``: what it takes."""
+
+    parameter: str = Field(min_length=1, max_length=200)
+    values: list[float | int | str | bool | None] = Field(min_length=1, max_length=200)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One run of every strategy: sweep point ``point`` (value ``value``), repetition ``repetition``."""
+
+    index: int
+    point: int
+    repetition: int
+    value: Any
+    scenario: dict[str, Any]
+
+
+def apply_parameter(doc: dict[str, Any], parameter: str, value: Any) -> dict[str, Any]:
+    """A copy of scenario ``doc`` with ``parameter`` set to ``value``.
+
+    Raises
+    ------
+    ScenarioInvalid
+        With ``loc ["sweep", "parameter"]`` if the path does not name an
+        existing field.
+    """
+    parts = parameter.split(".")
+    out = copy.deepcopy(doc)
+    target: Any = out
+    i = 0
+
+    def bad(msg: str) -> ScenarioInvalid:
+        return ScenarioInvalid([{"loc": ["sweep", "parameter"], "msg": f"{parameter!r}: {msg}"}])
+
+    while i < len(parts) - 1:
+        key = parts[i]
+        if isinstance(target, dict) and key in _ID_LISTS and isinstance(target.get(key), list):
+            if i + 1 >= len(parts) - 1:
+                raise bad(f"{key} items are addressed as {key}.<id>.<field>")
+            item_id = parts[i + 1]
+            match = [item for item in target[key] if isinstance(item, dict) and item.get("id") == item_id]
+            if not match:
+                raise bad(f"no {key[:-1]} with id {item_id!r}")
+            target = match[0]
+            i += 2
+            continue
+        if not isinstance(target, dict):
+            raise bad(f"{'.'.join(parts[:i])} is not an object")
+        target = target.setdefault(key, {}) if key in ("run", "transport", "controller", "radio") else target.get(key)
+        if target is None:
+            raise bad(f"unknown field {key!r}")
+        i += 1
+    if not isinstance(target, dict):
+        raise bad("does not name a field")
+    target[parts[-1]] = value
+    return out
+
+
+def expand(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int) -> list[Unit]:
+    """All units of a comparison, each scenario validated.
+
+    Parameters
+    ----------
+    doc : dict
+        The base scenario document.
+    sweep : SweepSpec or None
+    repetitions : int
+        Runs per point (>= 1); repetition r uses ``run.seed + r``.
+
+    Raises
+    ------
+    ScenarioInvalid
+        If the path is wrong (``loc ["sweep", "parameter"]``) or a value makes
+        the scenario invalid (``loc ["sweep", "values", k, ...field path]``).
+    ValueError
+        If ``repetitions`` < 1.
+    """
+    if repetitions < 1:
+        raise ValueError("repetitions must be at least 1")
+    base_seed = int(doc.get("run", {}).get("seed", 1))
+    values = sweep.values if sweep is not None else [None]
+    units: list[Unit] = []
+    for p, value in enumerate(values):
+        point_doc = apply_parameter(doc, sweep.parameter, value) if sweep is not None else doc
+        try:
+            load_scenario(point_doc)
+        except ScenarioInvalid as exc:
+            raise ScenarioInvalid(
+                [{"loc": ["sweep", "values", p, *e["loc"]], "msg": e["msg"]} for e in exc.errors]
+            ) from None
+        for r in range(repetitions):
+            unit_doc = copy.deepcopy(point_doc)
+            unit_doc.setdefault("run", {})["seed"] = base_seed + r
+            units.append(Unit(len(units), p, r, value, unit_doc))
+    return units
+
+
+def ci95_half_width(values: list[float]) -> float:
+    """Half-width of the 95 % confidence interval of the mean (Student's t).
+
+    0 for fewer than two values. Uses :func:`scipy.stats.t.ppf` for the
+    quantile t_{0.975, n−1}.
+    """
+    n = len(values)
+    if n < 2:
+        return 0.0
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(0.975, n - 1) * statistics.stdev(values) / math.sqrt(n))
+
+
+def unit_summary(document: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """The per-strategy figures of one unit's result document that sweeps aggregate."""
+    return {
+        name: {
+            "mean_mbps": r["summary"]["mean_mbps"],
+            "jain_index": r["summary"]["jain_index"],
+            "zero_s": r["summary"]["zero_s"],
+        }
+        for name, r in document["strategies"].items()
+    }
+
+
+def aggregate(
+    units: list[Unit], summaries: list[dict[str, dict[str, float]]], sweep: SweepSpec | None
+) -> dict[str, Any]:
+    """Aggregate unit summaries into the result document's ``sweep`` / ``repetitions`` parts.
+
+    Returns
+    -------
+    dict
+        ``{"repetitions": {name: {"mean_mbps", "ci95_mbps", "jain_index", "runs"}}}`` without a
+        sweep, else ``{"sweep": {"parameter", "values", "points": [{"value", "strategies":
+        {name: {...same fields...}}}]}}``. ``mean_mbps`` is the mean over repetitions of the
+        across-flow mean throughput; ``ci95_mbps`` its 95 % CI half-width.
+    """
+    by_point: dict[int, list[dict[str, dict[str, float]]]] = {}
+    for unit, summary in zip(units, summaries):
+        by_point.setdefault(unit.point, []).append(summary)
+
+    def stats(runs: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for name in runs[0]:
+            means = [r[name]["mean_mbps"] for r in runs]
+            out[name] = {
+                "mean_mbps": statistics.fmean(means),
+                "ci95_mbps": ci95_half_width(means),
+                "jain_index": statistics.fmean(r[name]["jain_index"] for r in runs),
+                "zero_s": statistics.fmean(r[name]["zero_s"] for r in runs),
+                "runs": len(runs),
+            }
+        return out
+
+    if sweep is None:
+        return {"repetitions": stats(by_point[0])}
+    return {
+        "sweep": {
+            "parameter": sweep.parameter,
+            "values": list(sweep.values),
+            "points": [
+                {"value": sweep.values[p], "strategies": stats(by_point[p])} for p in sorted(by_point)
+            ],
+        }
+    }
