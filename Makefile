@@ -1,6 +1,8 @@
 # The two commands of the README.
-.PHONY: run test
+.PHONY: run test validation
 run:  ## install what is needed and start the whole service on embedded defaults
 	./scripts/serve.sh
 test: ## run every test (installs/starts PostgreSQL, Redis, Chromium if missing)
 	./scripts/test.sh
+validation: ## regenerate docs/validation (figures of the engine against the papers)
+	.venv/bin/python scripts/validation.py
