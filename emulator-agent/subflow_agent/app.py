@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +34,9 @@ app = FastAPI(title="Subflow emulator agent", version="0.1.0")
 
 
 class RunPublic(BaseModel):
+    """A run: ``progress`` in [0, 1]; ``output`` once ``succeeded``; ``error`` says why it
+    ``failed`` (including ``time budget of N s exceeded``)."""
+
     id: str
     status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
     engine: str
@@ -105,17 +109,30 @@ def _execute(run: _Run) -> None:
         run.status = "cancelled"
         return
     run.status = "running"
+    budget = settings.agent_run_time_budget_s
+    deadline = time.monotonic() + budget
+    over_budget = threading.Event()
+
+    def should_stop() -> bool:
+        if time.monotonic() > deadline:
+            over_budget.set()
+            return True
+        return run.cancel.is_set()
+
     try:
         engine = get_engine(run.plan.engine)
 
         def progress(p: float) -> None:
             run.progress = p
 
-        run.output = engine.run(run.plan, on_progress=progress, should_stop=run.cancel.is_set)
+        run.output = engine.run(run.plan, on_progress=progress, should_stop=should_stop)
         run.progress = 1.0
         run.status = "succeeded"
     except RunCancelled:
-        run.status = "cancelled"
+        if over_budget.is_set():
+            run.status, run.error = "failed", f"time budget of {budget:g} s exceeded; the run was stopped"
+        else:
+            run.status = "cancelled"
     except SubflowError as exc:
         run.status, run.error = "failed", str(exc)
     except Exception as exc:  # an engine bug must not kill the agent; report it on the run

@@ -10,7 +10,8 @@ PLACEHOLDER_TOKEN = "local-dev-token"
 
 class AgentSettings(BaseSettings):
     """``AGENT_TOKEN`` authenticates callers; ``AGENT_MAX_PARALLEL_RUNS`` bounds
-    concurrent runs; ``AGENT_KEEP_RUNS`` bounds the finished runs kept in memory."""
+    concurrent runs; ``AGENT_KEEP_RUNS`` bounds the finished runs kept in memory;
+    ``AGENT_RUN_TIME_BUDGET_S`` stops a run that takes longer (wall clock)."""
 
     model_config = SettingsConfigDict(env_prefix="", extra="ignore")
 
@@ -18,6 +19,8 @@ class AgentSettings(BaseSettings):
     agent_token: str = PLACEHOLDER_TOKEN
     agent_max_parallel_runs: int = 2
     agent_keep_runs: int = 200
+    #: wall-clock seconds one run may take before the agent stops it (status ``failed``)
+    agent_run_time_budget_s: float = 600.0
 
     @model_validator(mode="after")
     def _no_placeholder_in_production(self) -> "AgentSettings":

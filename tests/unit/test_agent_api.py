@@ -52,3 +52,15 @@ def test_bad_plans_are_422_and_unknown_runs_404(naval_direct):
 @pytest.mark.parametrize("method, path", [("get", "/runs/x"), ("delete", "/runs/x"), ("post", "/runs")])
 def test_every_run_endpoint_requires_the_token(method, path):
     assert getattr(client, method)(path).status_code == 401
+
+
+def test_a_run_over_its_time_budget_is_stopped_and_marked(naval_direct, monkeypatch):
+    monkeypatch.setattr(settings, "agent_run_time_budget_s", 0.0)
+    plan = resolve_plan(naval_direct, "mptcp")
+    run_id = client.post("/runs", json=plan.model_dump(mode="json"), headers=AUTH).json()["id"]
+    deadline = time.time() + 30
+    while (body := client.get(f"/runs/{run_id}", headers=AUTH).json())["status"] in ("queued", "running"):
+        assert time.time() < deadline
+        time.sleep(0.02)
+    assert body["status"] == "failed" and "time budget of 0 s exceeded" in body["error"]
+    assert body["output"] is None
