@@ -11,7 +11,7 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
 
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
     q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
-    slow start        cwnd += acked                  (RFC 5681 §3.1)
+    slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1)
     congestion avoid. cwnd += acked / cwnd           (Reno/NewReno, RFC 5681 §3.1, RFC 6582)
                       CUBIC window, see _cubic_update (RFC 9438 §4)
     MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
@@ -66,6 +66,8 @@ from collections.abc import Callable
 
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow.results import EngineOutput, FlowResult, SubflowResult
+
+from subflow_agent.engines import fluid_vec
 
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
@@ -177,10 +179,15 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
     return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
 
 
+#: plans with at least this many subflows run on the vectorised kernel when it supports them
+VECTOR_MIN_SUBFLOWS = 48
+
+
 def run(
     plan: RunPlan,
     on_progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    kernel: str = "auto",
 ) -> EngineOutput:
     """Simulate ``plan`` and return per-flow and per-subflow timelines and events.
 
@@ -192,6 +199,11 @@ def run(
         Called with the simulated fraction in [0, 1] about every 2 % of the run.
     should_stop : callable, optional
         Polled with the progress; returning True raises :class:`RunCancelled`.
+    kernel : {"auto", "scalar", "vector"}
+        ``auto``: the vectorised kernel (:mod:`.fluid_vec`) for plans with at
+        least :data:`VECTOR_MIN_SUBFLOWS` subflows that it supports, else this
+        scalar loop (faster for a few subflows). ``vector`` raises ValueError
+        if the plan uses a feature the vectorised kernel lacks.
 
     Returns
     -------
@@ -201,6 +213,13 @@ def run(
         ``route_change``, ``route_lost``, ``rto``, ``zwa_freeze``,
         ``zwa_resume``, ``spurious_recovery``, ``flow_complete``.
     """
+    if kernel not in ("auto", "scalar", "vector"):
+        raise ValueError(f"kernel must be auto, scalar or vector, not {kernel!r}")
+    n_subflows = len({(fp.id, sp.id) for fp in plan.flows for seg in fp.segments for sp in seg.subflows})
+    if kernel == "vector" or (
+        kernel == "auto" and n_subflows >= VECTOR_MIN_SUBFLOWS and fluid_vec.supports(plan)
+    ):
+        return fluid_vec.run(plan, on_progress, should_stop, stop_error=RunCancelled)
     tr = plan.transport
     pkt_bits = tr.mss_bytes * 8.0
     rbuf_bits = math.inf if tr.rbuf_bytes is None else tr.rbuf_bytes * 8.0
@@ -224,7 +243,10 @@ def run(
         ),
         default=0.04,
     )
-    per_bin = max(1, int(math.ceil(interval / min(0.01, max(0.001, min_rtt / 4)))))
+    # step: half the smallest round-trip time, within [1 ms, 10 ms]; slow start is integrated
+    # exactly (doubling per RTT), congestion avoidance is linear in time, so the step only
+    # bounds how fast queues and loss reactions are resolved
+    per_bin = max(1, int(math.ceil(interval / min(0.01, max(0.001, min_rtt / 2)))))
     dt = interval / per_bin
     n_steps = int(round(plan.duration_s / dt))
 
@@ -547,7 +569,8 @@ def run(
                 elif sub.limited:
                     acked = sent_pkts
                     if sub.cwnd < sub.ssthresh:
-                        sub.cwnd = min(sub.cwnd + acked, max(sub.ssthresh, sub.cwnd))
+                        # one doubling per round trip (acked/cwnd = dt/RTT), RFC 5681 §3.1
+                        sub.cwnd = min(sub.cwnd * 2.0 ** (acked / sub.cwnd), max(sub.ssthresh, sub.cwnd))
                     elif coupled:
                         sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
                     elif cubic:
