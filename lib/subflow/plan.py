@@ -86,6 +86,14 @@ class FlowPlan(BaseModel):
     segments: list[Segment]
 
 
+class CapacityChange(BaseModel):
+    """From ``t_s`` on, resource ``resource`` carries ``capacity_mbps``."""
+
+    t_s: float
+    resource: str
+    capacity_mbps: float = Field(gt=0)
+
+
 class RunPlan(BaseModel):
     """What an engine executes. ``events`` holds the radio events of the plan."""
 
@@ -99,6 +107,7 @@ class RunPlan(BaseModel):
     transport: TransportSettings
     controller: ControllerSettings = Field(default_factory=ControllerSettings)
     resources: list[Resource]
+    capacity_changes: list[CapacityChange] = Field(default_factory=list)
     flows: list[FlowPlan]
     events: list[dict] = Field(default_factory=list)
     #: the validated scenario document, for engines that build the topology itself (linux, mininet-wifi)
@@ -164,6 +173,50 @@ def _without_links(base: Graph, down: set[str]) -> Graph:
     return Graph(
         {n: [e for e in edges if e.resource.split(":", 1)[0] not in down] for n, edges in base.adj.items()}
     )
+
+
+def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
+    """Air capacity of access points with a ``rate_table``, as it changes over the run.
+
+    A station's air rate is the ``bandwidth_mbps`` of the first table entry whose
+    ``distance_m`` is at least its distance (the last entry beyond the table).
+    Following the 802.11 performance anomaly (Heusse et al., INFOCOM 2003), a
+    cell runs at the rate of its slowest associated station, capped by
+    ``wireless_bandwidth_mbps``.
+    """
+    import math
+
+    from subflow.mobility import in_range_intervals, position_at
+
+    changes: list[CapacityChange] = []
+    for ap in scenario.nodes:
+        if not isinstance(ap, AccessPointNode) or not ap.rate_table:
+            continue
+        mine = [a for a in timeline.associations if a.access_point == ap.id]
+        centre = (ap.position.x_m, ap.position.y_m)
+        cuts = {0.0}
+        for a in mine:
+            cuts.update((a.t_associated_s, a.t_end_s))
+            legs = timeline.trajectories[a.station]
+            for step in ap.rate_table:
+                for t0, t1 in in_range_intervals(legs, centre, step.distance_m):
+                    cuts.update(t for t in (t0, t1) if a.t_associated_s < t < a.t_end_s)
+        times = sorted(t for t in cuts if t < scenario.run.duration_s)
+        current = ap.wireless_bandwidth_mbps
+        for t0, t1 in zip(times, times[1:] + [math.inf]):
+            mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
+            rate = ap.wireless_bandwidth_mbps
+            for a in mine:
+                if a.t_associated_s <= mid < a.t_end_s:
+                    x, y = position_at(timeline.trajectories[a.station], mid)
+                    d = math.hypot(x - centre[0], y - centre[1])
+                    r = next((st.bandwidth_mbps for st in ap.rate_table if st.distance_m >= d),
+                             ap.rate_table[-1].bandwidth_mbps)
+                    rate = min(rate, r)
+            if rate != current or (t0 == 0.0 and rate != ap.wireless_bandwidth_mbps):
+                changes.append(CapacityChange(t_s=t0, resource=f"air:{ap.id}", capacity_mbps=rate))
+                current = rate
+    return sorted(changes, key=lambda c: (c.t_s, c.resource))
 
 
 def _with_wireless(base: Graph, links: list[tuple[str, AccessPointNode]]) -> Graph:
@@ -333,6 +386,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         transport=scenario.transport,
         controller=scenario.controller,
         resources=resources,
+        capacity_changes=_air_capacity_changes(scenario, timeline),
         flows=flows,
         events=sorted(timeline.events + link_events, key=lambda e: e["t_s"]),
         scenario=scenario.model_dump(mode="json"),

@@ -11,8 +11,10 @@ The result document is what REST, the CLI's ``--json`` and the UI share::
                     "subflows": [{"id", "path": [...], "t_s": [...],
                                   "throughput_mbps": [...], "cwnd_packets": [...]}]}],
          "events": [{"t_s", "kind", "node", ...}],
-         "summary": {"flows": [...], "mean_mbps", "std_mbps", "min_mbps",
-                     "zero_s", "jain_index"}}}}
+         "summary": {"flows": [{"id", "mean_mbps", "std_mbps", "min_mbps", "max_mbps",
+                                "zero_s", "longest_zero_s", "retransmissions", "completion_s"}],
+                     "mean_mbps", "std_mbps", "min_mbps", "zero_s", "jain_index",
+                     "retransmissions"}}}}
 
 ``t_s[k]`` is the start of the k-th interval of length ``interval_s``;
 ``throughput_mbps[k]`` is the mean goodput over [t_s[k], t_s[k] + interval_s).
@@ -72,6 +74,10 @@ class FlowSummary(BaseModel):
     max_mbps: float
     zero_s: float
     longest_zero_s: float
+    #: segments the engine counted as retransmitted (losses and timer expiries), all subflows
+    retransmissions: int = 0
+    #: finite transfers: seconds from start to the last byte (null: not finished in the run)
+    completion_s: float | None = None
 
 
 class Summary(BaseModel):
@@ -84,6 +90,7 @@ class Summary(BaseModel):
     min_mbps: float
     zero_s: float
     jain_index: float
+    retransmissions: int = 0
 
 
 class StrategyResult(EngineOutput):
@@ -126,6 +133,10 @@ def jain_index(values: list[float]) -> float:
     return (s * s) / (len(values) * s2)
 
 
+def _retransmissions(flow: FlowResult) -> int:
+    return int(sum(getattr(sf, "retransmissions", 0) or 0 for sf in flow.subflows))
+
+
 def summarize_flow(
     flow: FlowResult, interval_s: float, start_s: float = 0.0, stop_s: float | None = None
 ) -> FlowSummary:
@@ -142,7 +153,8 @@ def summarize_flow(
     ]
     if not vals:
         return FlowSummary(
-            id=flow.id, mean_mbps=0, std_mbps=0, min_mbps=0, max_mbps=0, zero_s=0, longest_zero_s=0
+            id=flow.id, mean_mbps=0, std_mbps=0, min_mbps=0, max_mbps=0, zero_s=0, longest_zero_s=0,
+            retransmissions=_retransmissions(flow), completion_s=getattr(flow, "completion_s", None),
         )
     mean = sum(vals) / len(vals)
     std = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
@@ -156,6 +168,8 @@ def summarize_flow(
             run = 0
     return FlowSummary(
         id=flow.id,
+        retransmissions=_retransmissions(flow),
+        completion_s=getattr(flow, "completion_s", None),
         mean_mbps=mean,
         std_mbps=std,
         min_mbps=min(vals),
@@ -195,6 +209,7 @@ def summarize(
         min_mbps=min(means) if means else 0.0,
         zero_s=sum(s.zero_s for s in per_flow),
         jain_index=jain_index(means),
+        retransmissions=sum(s.retransmissions for s in per_flow),
     )
     return StrategyResult(**output.model_dump(), summary=summary)
 

@@ -178,3 +178,26 @@ def test_cubic_follows_its_response_function_where_it_is_not_reno_friendly():
     assert _steady_mean(res.flows[0], skip=20) == pytest.approx(expected, rel=0.25)
     reno = run_strategy(_line(bw=1000.0, delay=rtt * 500, loss=p, duration=200.0), "sptcp", run_plan)
     assert _steady_mean(res.flows[0], skip=20) > _steady_mean(reno.flows[0], skip=20)
+
+
+def test_rate_table_slows_the_cell_to_its_farthest_station():
+    # a station walks away from its access point: 20 Mbit/s up to 50 m, 5 Mbit/s up to 150 m
+    doc = {
+        "name": "rate-table",
+        "nodes": [
+            {"id": "h", "kind": "host"},
+            {"id": "ap", "kind": "access_point", "range_m": 200, "wireless_bandwidth_mbps": 54,
+             "rate_table": [{"distance_m": 50, "bandwidth_mbps": 20}, {"distance_m": 150, "bandwidth_mbps": 5}]},
+            {"id": "s", "kind": "station", "mobility": {"model": "linear", "start": {"x_m": 0, "y_m": 0},
+                                                      "end": {"x_m": 120, "y_m": 0}, "speed_mps": 5}},
+        ],
+        "links": [{"id": "l", "src": "ap", "dst": "h", "bandwidth_mbps": 100, "delay_ms": 5}],
+        "flows": [{"id": "f", "src": "h", "dst": "s"}],
+        "run": {"duration_s": 30},
+    }
+    plan = resolve_plan(doc, "sptcp")
+    assert [(c.t_s, c.capacity_mbps) for c in plan.capacity_changes] == [(0.0, 20.0), (pytest.approx(10.0), 5.0)]
+    res = run_strategy(load_scenario(doc), "sptcp", run_plan)
+    thr = res.flows[0].throughput_mbps
+    assert sum(thr[3:9]) / 6 == pytest.approx(20.0, rel=0.05)
+    assert sum(thr[15:]) / 15 == pytest.approx(5.0, rel=0.05)

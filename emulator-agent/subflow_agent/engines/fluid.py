@@ -414,6 +414,8 @@ def run(
                 sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
                 sub.next_rto_t = t + sub.rto
 
+    changes = [(c.t_s, index[c.resource], c.capacity_mbps * 1e6) for c in plan.capacity_changes]
+    next_change = 0
     arrivals = [0.0] * n_res
     pass_frac = [1.0] * n_res
     drop_frac = [0.0] * n_res
@@ -426,6 +428,10 @@ def run(
                 raise RunCancelled()
             if on_progress is not None:
                 on_progress(step / n_steps)
+        while next_change < len(changes) and changes[next_change][0] <= t + 1e-12:
+            _, i, c_bps = changes[next_change]
+            cap[i] = c_bps
+            next_change += 1
         for i in range(n_res):
             arrivals[i] = 0.0
         for conn in conns:

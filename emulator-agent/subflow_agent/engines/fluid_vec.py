@@ -293,6 +293,8 @@ def run(
     any_coupled = bool(coupled_conn.any())
     any_finite = bool(np.isfinite(remaining_bits).any())
     any_random_loss = bool((log_keep < 0).any())
+    changes = [(c.t_s, rindex[c.resource], c.capacity_mbps * 1e6) for c in plan.capacity_changes]
+    next_change = 0
     for step in range(n_steps):
         t = step * dt
         b = min(n_bins - 1, step // per_bin)
@@ -302,6 +304,11 @@ def run(
             if on_progress is not None:
                 on_progress(step / n_steps)
         # ---- discrete events
+        while next_change < len(changes) and changes[next_change][0] <= t + 1e-12:
+            _, i, c_bps = changes[next_change]
+            cap[i] = c_bps
+            cap_dt[i] = c_bps * dt
+            next_change += 1
         if next_any_boundary <= t + 1e-12:
             for c in range(n_conn):
                 if next_boundary[c] <= t + 1e-12:
