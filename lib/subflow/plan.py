@@ -81,7 +81,7 @@ class FlowPlan(BaseModel):
     start_s: float
     stop_s: float
     multipath: bool
-    coupling: Literal["lia", "uncoupled", "none"] = "none"
+    coupling: Literal["lia", "olia", "uncoupled", "none"] = "none"
     handover: Literal["bare", "zwa", "spurious", "seamless"] = "bare"
     segments: list[Segment]
 

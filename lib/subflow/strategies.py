@@ -7,8 +7,8 @@ A strategy is a composition of four choices, each implemented once:
   ``sticky`` (keep the current path while it exists), ``fastest`` /
   ``slowest`` (the available path with the highest / lowest bottleneck
   capacity), ``interfaces`` (one subflow per interface of the multi-homed end);
-* ``coupling`` — congestion control across subflows: ``lia`` (RFC 6356) or
-  ``uncoupled`` (per-path, as SCTP CMT);
+* ``coupling`` — congestion control across subflows: ``lia`` (RFC 6356),
+  ``olia`` (Khalili et al. 2013) or ``uncoupled`` (per-path, as SCTP CMT);
 * ``handover`` — what a single-path connection does when its path is cut or
   moves: ``bare`` (RTO and slow start), ``zwa`` (SDN zero-window freeze),
   ``spurious`` (SDN buffering + spurious-timeout recovery), ``seamless``
@@ -33,7 +33,7 @@ class Strategy:
     family: Literal["tcp", "mptcp", "sctp"]
     multipath: bool
     paths: Literal["hop", "delay", "sticky", "fastest", "slowest", "interfaces"]
-    coupling: Literal["lia", "uncoupled", "none"]
+    coupling: Literal["lia", "olia", "uncoupled", "none"]
     handover: Literal["bare", "zwa", "spurious", "seamless"]
     description: str
     source: str
@@ -72,6 +72,11 @@ STRATEGIES: dict[str, Strategy] = {
                  "Multipath TCP: one subflow per interface of the multi-homed end, LIA coupled congestion "
                  "control and the LowRTT scheduler; a handover only adds or removes a subflow.",
                  "RFC 8684, RFC 6356; sd-mptcp-tactical §IV"),
+        Strategy("mptcp-olia", "mptcp", True, "interfaces", "olia", "bare",
+                 "Multipath TCP with the Opportunistic Linked Increases Algorithm: like mptcp, but the "
+                 "coupled increase shifts traffic from paths with the largest windows to the best paths "
+                 "(largest inter-loss distance / RTT^2), which LIA does not (it is not Pareto-optimal).",
+                 "Khalili, Gast, Popovic, Le Boudec, IEEE/ACM ToN 21(5), 2013; draft-khalili-mptcp-congestion-control"),
         Strategy("sctp-failover", "sctp", False, "sticky", "none", "bare",
                  "SCTP with multihoming used only for failover: data stays on the primary path until it "
                  "fails; the retransmission timeout moves it to the alternate path.",

@@ -201,3 +201,45 @@ def test_rate_table_slows_the_cell_to_its_farthest_station():
     thr = res.flows[0].throughput_mbps
     assert sum(thr[3:9]) / 6 == pytest.approx(20.0, rel=0.05)
     assert sum(thr[15:]) / 15 == pytest.approx(5.0, rel=0.05)
+
+
+def _shared_bottleneck() -> dict:
+    # a multi-homed host whose two interfaces meet at the same 10 Mbit/s bottleneck as a plain TCP flow
+    return {
+        "name": "shared",
+        "nodes": [{"id": "a", "kind": "host"}, {"id": "c", "kind": "host"}, {"id": "r1", "kind": "router"},
+                  {"id": "r2", "kind": "router"}, {"id": "m", "kind": "router"}, {"id": "b", "kind": "host"}],
+        "links": [
+            {"id": "a-r1", "src": "a", "dst": "r1", "bandwidth_mbps": 100, "delay_ms": 5},
+            {"id": "a-r2", "src": "a", "dst": "r2", "bandwidth_mbps": 100, "delay_ms": 5},
+            {"id": "r1-m", "src": "r1", "dst": "m", "bandwidth_mbps": 100, "delay_ms": 5},
+            {"id": "r2-m", "src": "r2", "dst": "m", "bandwidth_mbps": 100, "delay_ms": 5},
+            {"id": "c-m", "src": "c", "dst": "m", "bandwidth_mbps": 100, "delay_ms": 10},
+            {"id": "m-b", "src": "m", "dst": "b", "bandwidth_mbps": 10, "delay_ms": 5},
+        ],
+        "flows": [{"id": "mp", "src": "a", "dst": "b"}, {"id": "tcp", "src": "c", "dst": "b"}],
+        "run": {"duration_s": 60},
+    }
+
+
+@pytest.mark.parametrize("strategy", ["mptcp", "mptcp-olia"])
+def test_coupled_mptcp_is_fair_to_tcp_at_a_shared_bottleneck(strategy):
+    # RFC 6356 goal 2 ("do no harm"): two subflows through one bottleneck take no more than one TCP's share;
+    # the competing flow here also runs as MPTCP, but has a single interface and so a single subflow
+    doc = compare(_shared_bottleneck(), [strategy], run_plan)["strategies"][strategy]
+    mp, tcp = (sum(f["throughput_mbps"][10:]) / 50 for f in doc["flows"])
+    assert len(doc["flows"][0]["subflows"]) == 2 and len(doc["flows"][1]["subflows"]) == 1
+    assert mp + tcp >= 0.9 * 10
+    assert mp <= 1.25 * tcp
+
+
+def test_uncoupled_subflows_take_more_than_their_share():
+    doc = compare(_shared_bottleneck(), ["cmt-pf"], run_plan)["strategies"]["cmt-pf"]
+    mp, tcp = (sum(f["throughput_mbps"][10:]) / 50 for f in doc["flows"])
+    assert mp > 1.4 * tcp  # two independent NewReno windows: about 2:1
+
+
+def test_olia_aggregates_disjoint_paths():
+    doc = compare(_two_path(cut=False), ["mptcp-olia"], run_plan)["strategies"]["mptcp-olia"]
+    thr = doc["flows"][0]["throughput_mbps"][5:]
+    assert sum(thr) / len(thr) >= 1.2 * 10.0

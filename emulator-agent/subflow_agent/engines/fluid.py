@@ -87,7 +87,7 @@ class _Sub:
         "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
         "last_reduction_t", "credit", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
-        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t",
+        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
@@ -134,6 +134,8 @@ class _Sub:
         self.saved_ssthresh = math.inf
         self.resume_t = math.inf
         self.cut_t = math.inf
+        self.l_cur = 0.0  # OLIA: packets acknowledged since the last loss
+        self.l_prev = 0.0  # OLIA: packets between the two losses before
 
     def take_state(self, other: "_Sub") -> None:
         """Carry a single-path connection's TCP state over to a new path (sub)."""
@@ -181,6 +183,25 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
 
 #: plans with at least this many subflows run on the vectorised kernel when it supports them
 VECTOR_MIN_SUBFLOWS = 48
+
+
+def _olia_epsilon(subs: list[_Sub]) -> dict[str, float]:
+    """OLIA's ε_r (Khalili et al. 2013, §IV): with M the paths of largest window and B the
+    paths of largest l_r/rtt_r² (l_r = the larger of the last two inter-loss distances),
+    ε_r = 1/(|P|·|B∖M|) on B∖M, −1/(|P|·|M|) on M when B∖M is not empty, else 0."""
+    n = len(subs)
+    max_w = max(s.cwnd for s in subs)
+    quality = {s.id: max(s.l_cur, s.l_prev) / (s.rtt * s.rtt) for s in subs}
+    best_q = max(quality.values())
+    in_m = {s.id for s in subs if s.cwnd >= max_w * (1 - 1e-9)}
+    b_not_m = {s.id for s in subs if s.id not in in_m and quality[s.id] >= best_q * (1 - 1e-9)}
+    eps = {s.id: 0.0 for s in subs}
+    if b_not_m:
+        for sid in b_not_m:
+            eps[sid] = 1.0 / (n * len(b_not_m))
+        for sid in in_m:
+            eps[sid] = -1.0 / (n * len(in_m))
+    return eps
 
 
 def run(
@@ -514,12 +535,16 @@ def run(
             if not open_subs:
                 continue
             coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
+            olia = fp.multipath and fp.coupling == "olia" and len(open_subs) > 1
             if coupled:
                 total_w = sum(s.cwnd for s in open_subs)
                 denom = sum(s.cwnd / s.rtt for s in open_subs)
                 alpha = total_w * max(s.cwnd / (s.rtt * s.rtt) for s in open_subs) / (denom * denom)
             else:
                 total_w = alpha = 0.0
+            if olia:
+                epsilon = _olia_epsilon(open_subs)
+                olia_rate = sum(s.cwnd / s.rtt for s in open_subs) ** 2
             cubic = cc == "cubic" and not fp.multipath
             reno = cc == "reno" and not fp.multipath
             delivered_bits = 0.0
@@ -550,6 +575,7 @@ def run(
                 if lost:
                     sub.retransmissions += 1
                     if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
+                        sub.l_prev, sub.l_cur = sub.l_cur, 0.0
                         sub.window_losses = 1
                         if cubic:
                             # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
@@ -572,13 +598,19 @@ def run(
                             sub.saved_cwnd = 0.0
                             sub.next_rto_t = sub.last_reduction_t + sub.rto
                             continue
-                elif sub.limited:
+                else:
+                    sub.l_cur += sent_pkts
+                if not lost and sub.limited:
                     acked = sent_pkts
                     if sub.cwnd < sub.ssthresh:
                         # one doubling per round trip (acked/cwnd = dt/RTT), RFC 5681 §3.1
                         sub.cwnd = min(sub.cwnd * 2.0 ** (acked / sub.cwnd), max(sub.ssthresh, sub.cwnd))
                     elif coupled:
                         sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
+                    elif olia:
+                        # OLIA per ACK: (w_r/rtt_r²)/(Σ_p w_p/rtt_p)² + ε_r/w_r
+                        inc = (sub.cwnd / (rtt_now * rtt_now)) / olia_rate + epsilon[sub.id] / sub.cwnd
+                        sub.cwnd = max(1.0, sub.cwnd + acked * inc)
                     elif cubic:
                         sub.cwnd = _cubic_update(sub, t, acked, rtt_now)
                     else:

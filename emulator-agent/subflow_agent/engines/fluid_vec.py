@@ -47,7 +47,7 @@ def supports(plan: RunPlan) -> bool:
     for fp in plan.flows:
         if not fp.multipath and fp.handover != "bare":
             return False
-        if fp.multipath and fp.coupling not in ("lia", "uncoupled"):
+        if fp.multipath and fp.coupling not in ("lia", "uncoupled"):  # OLIA: scalar kernel
             return False
     return True
 
