@@ -128,9 +128,15 @@ def delete_scenario(session: Session, row: models.Scenario) -> None:
 
 
 def check_engine(engine: str) -> None:
-    """Raise :class:`UnknownEngine` unless ``engine`` is in ``settings.ENGINES``."""
-    if engine not in settings.ENGINES:
-        raise UnknownEngine(engine, list(settings.ENGINES))
+    """Raise :class:`UnknownEngine` unless ``engine`` is in ``settings.ENGINES`` or available
+    at the agent (:func:`subflow_backend.agent.engine_names`)."""
+    if engine in settings.ENGINES:
+        return
+    from subflow_backend.agent import engine_names
+
+    names = engine_names()
+    if engine not in names:
+        raise UnknownEngine(engine, names)
 
 
 def create_comparison(session: Session, scenario: models.Scenario, body: ComparisonCreate) -> models.Comparison:

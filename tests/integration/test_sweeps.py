@@ -90,3 +90,12 @@ def test_cancel_a_running_sweep(pg_stack, example, wait_comparison):
     assert again["status"] == "cancelled" and again["finished_at"] == body["finished_at"]
     # the scenario is intact
     assert pg_stack.api.get(f"/scenarios/{sid}").status_code == 200
+
+
+def test_engines_lists_the_agents_capabilities(pg_stack, dead_agent_stack):
+    body = pg_stack.api.get("/engines", params={"refresh": True}).json()
+    assert body["agent_reachable"] is True
+    fluid = next(e for e in body["engines"] if e["name"] == "fluid")
+    assert fluid["available"] is True and "mptcp" in fluid["strategies"]
+    down = dead_agent_stack.api.get("/engines", params={"refresh": True}).json()
+    assert down["agent_reachable"] is False and [e["name"] for e in down["engines"]] == ["fluid"]
