@@ -24,7 +24,7 @@ from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.scenario import load_scenario, scenario_json_schema
 from subflow.strategies import STRATEGIES
 
-from subflow_agent.engines import ENGINES, get_engine
+from subflow_agent.engines import all_engines, get_engine
 
 app = typer.Typer(add_completion=False, help="Subflow: plan and compare transport strategies on mobile networks.")
 
@@ -166,8 +166,9 @@ def strategies() -> None:
     """List the transport strategies and engines."""
     for s in STRATEGIES.values():
         typer.echo(f"{s.name:8} {s.description}")
-    for e in ENGINES.values():
-        typer.echo(f"engine {e.name}: {e.description}")
+    for e in all_engines().values():
+        state = "available" if e.available else "not available on this host"
+        typer.echo(f"engine {e.name} ({state}): {e.description}")
 
 
 if __name__ == "__main__":  # pragma: no cover

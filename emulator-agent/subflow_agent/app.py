@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import threading
+from contextlib import asynccontextmanager
 import time
 import uuid
 from collections import OrderedDict
@@ -21,16 +22,25 @@ from fastapi import Depends, FastAPI, Header, HTTPException, status
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from subflow.errors import SubflowError, UnknownEngine
+from subflow.errors import EngineCannotRun, SubflowError, UnknownEngine
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
-from subflow_agent.engines import ENGINES, get_engine
+from subflow_agent.engines import all_engines, get_engine, startup
 from subflow_agent.engines.fluid import RunCancelled
 from subflow_agent.settings import AgentSettings
 
 settings = AgentSettings()
-app = FastAPI(title="Subflow emulator agent", version="0.1.0")
+
+
+@asynccontextmanager
+async def lifespan(_app: FastAPI):
+    """Probe the host's engines and clean up what dead runs left behind, before serving."""
+    startup()
+    yield
+
+
+app = FastAPI(title="Subflow emulator agent", version="0.1.0", lifespan=lifespan)
 
 
 class RunPublic(BaseModel):
@@ -91,6 +101,14 @@ async def _unknown_engine(_request, exc: UnknownEngine) -> JSONResponse:
     )
 
 
+@app.exception_handler(EngineCannotRun)
+async def _cannot_run(_request, exc: EngineCannotRun) -> JSONResponse:
+    return JSONResponse(
+        status_code=422,
+        content={"detail": [{"loc": ["body"], "msg": str(exc), "type": "engine_cannot_run"}]},
+    )
+
+
 @app.get("/health")
 def health() -> dict[str, str]:
     """Liveness: ``{"status": "ok"}``."""
@@ -101,7 +119,7 @@ def health() -> dict[str, str]:
 def capabilities(_: Auth) -> dict[str, Any]:
     """Engines on this host and what each supports:
     ``{"engines": [{"name", "description", "available", "strategies", "supports"}]}``."""
-    return {"engines": [e.capabilities() for e in ENGINES.values()]}
+    return {"engines": [e.capabilities() for e in all_engines().values()]}
 
 
 def _execute(run: _Run) -> None:
@@ -143,10 +161,13 @@ def _execute(run: _Run) -> None:
 def create_run(plan: RunPlan, _: Auth) -> RunPublic:
     """Queue ``plan`` (a :class:`subflow.plan.RunPlan`) for execution.
 
-    Returns 202 with the run (status ``queued``). 422 if the plan is malformed
-    or names an engine this host does not have.
+    Returns 202 with the run (status ``queued``). 422 if the plan is malformed,
+    names an engine this host does not have, or asks the engine for something
+    this host cannot do (the message names the parameter).
     """
-    get_engine(plan.engine)
+    info = get_engine(plan.engine)
+    if info.validate is not None:
+        info.validate(plan)  # EngineCannotRun -> 422 before anything starts
     run = _Run(plan)
     with _lock:
         _runs[run.id] = run

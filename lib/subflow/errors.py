@@ -117,3 +117,10 @@ class ImportFailed(SubflowError):
         self.source = source
         self.reason = reason
         super().__init__(f"{source}: {reason}")
+
+
+class EngineCannotRun(SubflowError):
+    """An engine cannot execute a plan on this host (raised before anything starts).
+
+    The message names the plan or scenario parameter (or the host facility) at fault.
+    """

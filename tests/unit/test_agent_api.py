@@ -64,3 +64,14 @@ def test_a_run_over_its_time_budget_is_stopped_and_marked(naval_direct, monkeypa
         time.sleep(0.02)
     assert body["status"] == "failed" and "time budget of 0 s exceeded" in body["error"]
     assert body["output"] is None
+
+
+def test_a_plan_the_linux_engine_cannot_honour_is_refused_before_it_starts(naval_direct):
+    from subflow_agent.engines import all_engines
+
+    if not all_engines()["linux"].available:
+        pytest.skip("the linux engine is not available on this host (needs root, ip, tc, iperf3)")
+    naval_direct["nodes"][2]["rate_table"] = [{"distance_m": 100, "bandwidth_mbps": 10}]
+    plan = resolve_plan(naval_direct, "sptcp", engine="linux")
+    r = client.post("/runs", json=plan.model_dump(mode="json"), headers=AUTH)
+    assert r.status_code == 422 and "rate_table" in r.json()["detail"][0]["msg"]

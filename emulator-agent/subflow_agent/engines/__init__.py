@@ -15,7 +15,7 @@ from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 from subflow.strategies import STRATEGIES
 
-from subflow_agent.engines import fluid
+from subflow_agent.engines import fluid, linux, mininet_wifi
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,8 @@ class EngineInfo:
     available: bool = True
     strategies: tuple[str, ...] = ()
     supports: dict[str, Any] = field(default_factory=dict)
+    #: checks a plan before it runs; raises :class:`subflow.errors.EngineCannotRun` naming the parameter
+    validate: Callable[[RunPlan], Any] | None = None
 
     def capabilities(self) -> dict[str, Any]:
         return {
@@ -53,6 +55,40 @@ ENGINES: dict[str, EngineInfo] = {
     ),
 }
 
+_probed: dict[str, EngineInfo] = {}
+
+
+def all_engines(refresh: bool = False) -> dict[str, EngineInfo]:
+    """Every engine with what this host offers: ``fluid`` always; ``linux`` and ``mininet-wifi``
+    after probing the host (once, cached; ``refresh`` probes again). Importing this package
+    probes nothing, so the CLI and the fluid engine start fast."""
+    if refresh or not _probed:
+        caps = linux.detect()
+        _probed["linux"] = EngineInfo(
+            name="linux",
+            description=linux.DESCRIPTION,
+            run=linux.run,
+            available=caps.available,
+            strategies=linux.supported_strategies(),
+            supports=linux.supports(caps),
+            validate=lambda plan, caps=caps: linux.validate(plan, caps),
+        )
+        _probed["mininet-wifi"] = EngineInfo(
+            name="mininet-wifi",
+            description=mininet_wifi.DESCRIPTION,
+            run=mininet_wifi.run,
+            available=mininet_wifi.available(),
+            strategies=tuple(sorted(STRATEGIES)),
+            supports=mininet_wifi.supports(),
+        )
+    return {**ENGINES, **_probed}
+
+
+def startup() -> None:
+    """Agent start-up: probe the host and remove stale leftovers of dead ``linux`` runs."""
+    linux.startup()
+    all_engines(refresh=True)
+
 
 def get_engine(name: str) -> EngineInfo:
     """Return the engine called ``name``.
@@ -62,9 +98,9 @@ def get_engine(name: str) -> EngineInfo:
     UnknownEngine
         If it is not registered or not available on this host.
     """
-    info = ENGINES.get(name)
+    info = ENGINES.get(name) or all_engines().get(name)
     if info is None or not info.available:
-        raise UnknownEngine(name, sorted(n for n, e in ENGINES.items() if e.available))
+        raise UnknownEngine(name, sorted(n for n, e in all_engines().items() if e.available))
     return info
 
 

@@ -1,0 +1,90 @@
+"""Engine ``linux``: the scenario on the kernel's own TCP/MPTCP in network namespaces.
+
+Needs root. See :mod:`.engine` for a run's steps, :mod:`.topology` for the mapping
+of a scenario onto namespaces, veths, bridges and shaping, :mod:`.routing` for the
+addresses/policy routes/MPTCP endpoints, :mod:`.delayline` for the NFQUEUE delay
+line used where netem is missing, :mod:`.iperf3` for the iperf3 JSON parser,
+:mod:`.sockets` for ``ss`` sampling and :mod:`.cleanup` for ownership and teardown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .capabilities import HostCapabilities, detect
+from .cleanup import cleanup_stale, leftovers
+from .commands import EngineCannotRun
+from .engine import NAME, congestion_control, run, validate
+
+DESCRIPTION = (
+    "Real Linux TCP (per-socket congestion control) and MPTCP (in-kernel path manager, "
+    "mptcpize) in network namespaces, veth pairs and Linux bridges; HTB shaping; delay/loss by "
+    "netem or, where netem is missing, an NFQUEUE delay line and the iptables statistic match; "
+    "iperf3 traffic; runs in real time (root only)."
+)
+
+
+def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
+    """The ``supports`` entry of ``GET /capabilities`` for this host."""
+    caps = caps or detect()
+    params = ["bandwidth_mbps", "queue_packets"]
+    if caps.delay_mechanism:
+        params += ["delay_ms", "jitter_ms"]
+    if caps.loss_mechanism:
+        params.append("loss")
+    return {
+        "link_parameters": params,
+        "delay": caps.delay_mechanism,
+        "loss": caps.loss_mechanism,
+        "jitter": (
+            "netem jitter" if caps.delay_mechanism == "netem"
+            else "delay line: uniform ±jitter_ms, order preserved" if caps.delay_mechanism else None
+        ),
+        "shaping": "HTB per direction (air: downlink shared on the AP bridge, uplink per station)",
+        "transport": {
+            "tcp_congestion_control": "per socket (iperf3 -C) from transport.congestion_control: "
+            "reno/newreno -> reno, cubic -> cubic (SUBFLOW_LINUX_CC overrides)",
+            "mptcp_coupling": "uncoupled per-subflow congestion control (no LIA/OLIA upstream); reported in the run's notes",
+            "rate_limits": "per-subflow HTB classes with u32 filters on the first hop (FDM), changed in place",
+            "available_congestion_control": caps.congestion_control,
+            "mptcp": caps.mptcp_enabled and caps.mptcp_endpoints and caps.mptcpize,
+            "fixed_by_linux": ["max_rto_s (120 s)", "initial_rto_s (1 s)"],
+            "applied": ["mss_bytes (interface MTU)", "initial_cwnd_packets (route initcwnd)", "min_rto_s (route rto_min)"],
+        },
+        "mobility": "every model of the scenario schema (the domain library's association timeline drives link up/down)",
+        "link_events": "wired links set down/up at their scheduled times",
+        "handover": ["bare"],
+        "unsupported": ["nodes[].rate_table", "handover zwa/spurious/seamless", "SCTP strategies"],
+        "traffic": f"iperf3 {caps.iperf3_version}".strip(),
+        "real_time": True,
+        "host": caps.as_dict(),
+    }
+
+
+def supported_strategies() -> tuple[str, ...]:
+    """Strategies this engine runs: TCP/MPTCP families with ``bare`` handovers."""
+    from subflow.strategies import STRATEGIES
+
+    out = []
+    for name, st in STRATEGIES.items():
+        family = getattr(st, "family", "mptcp" if st.multipath else "tcp")
+        if family in ("tcp", "mptcp") and getattr(st, "handover", "bare") == "bare":
+            out.append(name)
+    return tuple(sorted(out))
+
+
+def startup() -> HostCapabilities:
+    """Agent start-up: detect what the host offers and remove stale leftovers of dead runs."""
+    caps = detect()
+    if caps.root and caps.ip:
+        try:
+            cleanup_stale()
+        except Exception as exc:  # never block the agent's start-up
+            caps.problems.append(f"stale cleanup failed: {exc}")
+    return caps
+
+
+__all__ = [
+    "NAME", "DESCRIPTION", "run", "supported_strategies", "validate", "detect", "supports", "startup", "cleanup_stale",
+    "leftovers", "EngineCannotRun", "HostCapabilities", "congestion_control",
+]

@@ -1,0 +1,441 @@
+"""Exports of a scenario for other tools: a standalone Mininet-WiFi script and an ns-2 mobility trace.
+
+The ``mininet-wifi`` engine of the emulator agent runs these scripts where Mininet-WiFi
+is installed; the API's export endpoint hands them to users for their own testbeds.
+
+Mininet-WiFi (Fontes et al., "Mininet-WiFi: Emulating software-defined wireless
+networks", CNSM 2015; https://github.com/intrig-unicamp/mininet-wifi) needs the
+``mac80211_hwsim`` kernel module, ``hostapd`` and its Python package ``mn_wifi``.
+:func:`available` detects them; where they are missing (as on the project's CI
+machines) the engine is listed as unavailable and :func:`generate_script` still
+produces the script, so users can run a scenario on their own testbed (``sudo
+python3 script.py``).
+
+Translation (names are generated, never taken from the scenario: Mininet interface
+names ``<node>-eth<k>`` must fit 15 characters):
+
+* hosts -> ``h<k>``; switches, routers and satellites -> Linux routers ``r<k>``
+  (hosts with ``ip_forward``); access points -> OVS APs ``ap<k>`` (``failMode='standalone'``,
+  an L2 segment with the hosts wired to them); stations -> ``sta<k>``.
+* wired links -> ``TCLink`` with ``bw`` (Mbit/s), ``delay``, ``jitter``, ``loss`` (percent)
+  and ``max_queue_size`` (packets); one /24 per link ``10.<1+j//256>.<j%256>.0/24``,
+  the AP segment ``k`` is ``10.200.<k>.0/24``.
+* routes: static, minimum-hop per destination subnet (BFS over nodes and segments, ties by
+  generated name), plus per-interface policy tables on multi-homed hosts and stations.
+* radio: ``setPropagationModel(model='logDistance', exp=...)``, per-AP ``range``,
+  ``startMobility(time=0, ac_method=<radio.association_policy>)``. Air delay/loss: netem on
+  the stations' ``wlan0``. Mininet-WiFi associates in its own time: the scenario's
+  ``association_delay_s`` is not imposed (stated in the script's header).
+* mobility: every model is replayed from the domain library's trajectory
+  (:func:`subflow.mobility.trajectory`): one ``mobility(sta, 'start'/'stop', ...)`` pair per
+  straight leg, so the testbed follows exactly the planned path; with
+  ``random_models="native"`` random walks use ``setMobilityModel(..., seed=)`` instead.
+* scheduled ``link_events`` -> ``configLinkStatus`` at their times.
+* traffic: one ``iperf3 -s -1 -J`` per flow at the destination, ``iperf3 -c ... -J`` at the
+  source at ``start_s`` (``mptcpize run`` and ``ip mptcp endpoint`` for MPTCP strategies); the
+  script prints every iperf3 JSON between ``SUBFLOW-RESULT`` markers, which the agent's
+  ``mininet-wifi`` engine turns into the engine output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any
+
+from subflow.errors import EngineCannotRun
+from subflow.mobility import effective_seed, trajectory
+from subflow.plan import RunPlan, resolve_plan
+from subflow.scenario import AccessPointNode, Scenario, StationNode, load_scenario
+
+RESULT_BEGIN = "SUBFLOW-RESULT-BEGIN"
+RESULT_END = "SUBFLOW-RESULT-END"
+#: log-distance path-loss exponent used for the propagation model
+PATH_LOSS_EXPONENT = 3.0
+
+
+# --------------------------------------------------------------------------- naming and addressing
+
+
+class _Names:
+    def __init__(self, scenario: Scenario):
+        self.of: dict[str, str] = {}
+        counters: dict[str, int] = {}
+        prefix = {"host": "h", "station": "sta", "access_point": "ap", "switch": "r", "router": "r", "satellite": "r"}
+        for n in scenario.nodes:
+            p = prefix[n.kind]
+            counters[p] = counters.get(p, 0) + 1
+            self.of[n.id] = f"{p}{counters[p]}"
+        self.kind = {n.id: n.kind for n in scenario.nodes}
+
+
+def _networks(scenario: Scenario) -> list[str]:
+    """Radio networks (technologies) in order: a station has one ``wlan<k>`` per network."""
+    return sorted({getattr(ap, "network", "wlan") for ap in scenario.nodes if isinstance(ap, AccessPointNode)})
+
+
+def _topology(scenario: Scenario, names: _Names):
+    """Segments (wired links, and one radio segment per network) with each member's
+    (interface, address). Access points are L2 switches of their network's segment."""
+    aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
+    nets = _networks(scenario)
+    segments: list[dict[str, Any]] = []
+    intf_count: dict[str, int] = {}
+
+    def intf(node: str) -> str:
+        k = intf_count.get(node, 0)
+        intf_count[node] = k + 1
+        return f"{names.of[node]}-eth{k}"
+
+    radio: dict[str, dict[str, Any]] = {}
+    for k, net in enumerate(nets):
+        radio[net] = {"id": f"radio:{net}", "subnet": f"10.200.{k}.0/24", "members": {}, "ap": True, "next": 1,
+                      "k": k}
+    for j, link in enumerate(scenario.links):
+        ap_end = next((e for e in (link.src, link.dst) if e in aps), None)
+        if ap_end is not None:
+            other = link.dst if ap_end == link.src else link.src
+            if other in aps:
+                continue  # AP to AP: an L2 bridge inside the radio segment
+            seg = radio[getattr(aps[ap_end], "network", "wlan")]
+            if other not in seg["members"]:
+                seg["members"][other] = (intf(other), f"10.200.{seg['k']}.{seg['next']}")
+                seg["next"] += 1
+            continue
+        subnet = f"10.{1 + j // 256}.{j % 256}"
+        segments.append({
+            "id": link.id, "subnet": f"{subnet}.0/24", "ap": False,
+            "members": {link.src: (intf(link.src), f"{subnet}.1"), link.dst: (intf(link.dst), f"{subnet}.2")},
+        })
+    stations = [n for n in scenario.nodes if isinstance(n, StationNode)]
+    for net in nets:
+        seg = radio[net]
+        for m, st in enumerate(stations):
+            seg["members"][st.id] = (f"{names.of[st.id]}-wlan{seg['k']}", f"10.200.{seg['k']}.{100 + m}")
+        segments.append(seg)
+    return segments
+
+
+def _routes(scenario: Scenario, segments: list[dict[str, Any]]) -> dict[str, list[tuple[str, str]]]:
+    """Minimum-hop static routes ``node -> [(subnet, via)]`` (BFS over nodes and segments;
+    stations never forward, ties go to the lower address)."""
+    attached: dict[str, list[int]] = {}
+    for i, seg in enumerate(segments):
+        for node in seg["members"]:
+            attached.setdefault(node, []).append(i)
+    stations = {n.id for n in scenario.nodes if isinstance(n, StationNode)}
+    out: dict[str, list[tuple[str, str]]] = {}
+    for src in sorted(attached):
+        first: dict[int, str | None] = {}
+        seen_nodes = {src}
+        q: deque[tuple[str, str | None]] = deque([(src, None)])
+        while q:
+            node, hop = q.popleft()
+            if node != src and node in stations:
+                continue  # a station is an end host, not a transit router
+            for si in attached.get(node, []):
+                if si in first:
+                    continue
+                first[si] = hop
+                for other, (_intf, addr) in sorted(segments[si]["members"].items(), key=lambda kv: kv[1][1]):
+                    if other in seen_nodes:
+                        continue
+                    seen_nodes.add(other)
+                    q.append((other, hop if hop is not None else addr))
+        out[src] = [(segments[si]["subnet"], hop) for si, hop in sorted(first.items()) if hop is not None]
+    return out
+
+
+def _gateways(segments: list[dict[str, Any]], stations: set[str]) -> dict[str, list[tuple[str, str, str]]]:
+    """Per multi-homed node: (interface, address, gateway) for its per-interface policy table;
+    the gateway is the first non-station member of the interface's segment."""
+    per: dict[str, list[tuple[str, str, str]]] = {}
+    for seg in segments:
+        routers = [(a, n) for n, (_i, a) in seg["members"].items() if n not in stations]
+        for node, (itf, addr) in seg["members"].items():
+            gw = next((a for a, n in sorted(routers) if n != node), None)
+            if gw is not None:
+                per.setdefault(node, []).append((itf, addr, gw))
+    return {n: sorted(v) for n, v in per.items() if len(v) > 1}
+
+
+# --------------------------------------------------------------------------- script
+
+
+def _legs_code(scenario: Scenario, names: _Names, random_models: str) -> list[str]:
+    lines: list[str] = []
+    duration = scenario.run.duration_s
+    for st in (n for n in scenario.nodes if isinstance(n, StationNode)):
+        name = names.of[st.id]
+        model = st.mobility.model
+        if model == "static":
+            continue
+        if random_models == "native" and model == "random_walk":
+            b = st.mobility.bounds
+            lines.append(
+                f"    net.setMobilityModel(time=0, model='RandomWalk', max_x={b.x_max_m:g}, max_y={b.y_max_m:g}, "
+                f"min_v={st.mobility.speed_min_mps:g}, max_v={st.mobility.speed_max_mps:g}, "
+                f"seed={effective_seed(st.mobility.seed, scenario.run.seed)})  # {name}"
+            )
+            continue
+        legs = [leg for leg in trajectory(st, duration, scenario.run.seed)
+                if (leg.x0_m, leg.y0_m) != (leg.x1_m, leg.y1_m) and leg.t1_s > leg.t0_s]
+        for leg in legs:
+            lines.append(
+                f"    net.mobility({name}, 'start', time={leg.t0_s:.3f}, position='{leg.x0_m:.3f},{leg.y0_m:.3f},0')"
+            )
+            lines.append(
+                f"    net.mobility({name}, 'stop', time={leg.t1_s:.3f}, position='{leg.x1_m:.3f},{leg.y1_m:.3f},0')"
+            )
+    return lines
+
+
+def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
+    """A standalone Mininet-WiFi Python script for ``plan`` (its scenario and strategy).
+
+    Parameters
+    ----------
+    plan : RunPlan
+        From :func:`subflow.plan.resolve_plan` (must carry ``scenario``).
+    random_models : {"legs", "native"}
+        Replay random mobility leg by leg (exactly the planned trajectory, default), or use
+        Mininet-WiFi's own ``RandomWalk`` model with the scenario's seed.
+
+    Returns
+    -------
+    str
+        Python source; deterministic for a given plan.
+    """
+    if plan.scenario is None:
+        raise EngineCannotRun("plan.scenario: the mininet-wifi engine needs the scenario document")
+    sc = load_scenario(plan.scenario)
+    names = _Names(sc)
+    segments = _topology(sc, names)
+    routes = _routes(sc, segments)
+    multipath = any(fp.multipath for fp in plan.flows)
+    duration = sc.run.duration_s
+    aps = [n for n in sc.nodes if isinstance(n, AccessPointNode)]
+    stations = [n for n in sc.nodes if isinstance(n, StationNode)]
+    nets = _networks(sc)
+    gateways = _gateways(segments, {st.id for st in stations})
+    wired_nodes = [n for n in sc.nodes if not isinstance(n, (AccessPointNode, StationNode))]
+    cc = {"newreno": "reno"}.get(getattr(sc.transport, "congestion_control", "newreno"),
+                                 getattr(sc.transport, "congestion_control", "reno"))
+    L: list[str] = []
+    add = L.append
+    add("#!/usr/bin/env python3")
+    add(f'"""Mininet-WiFi script generated by Subflow: scenario {sc.name!r}, strategy {plan.strategy!r}.')
+    add("")
+    add("Run as root where Mininet-WiFi is installed: sudo python3 <this file>")
+    add("Node names (scenario id -> Mininet name):")
+    for n in sc.nodes:
+        add(f"    {n.id} -> {names.of[n.id]} ({n.kind})")
+    add("Not imposed by Mininet-WiFi: association_delay_s (real association timing applies).")
+    add('"""')
+    add("")
+    add("import json")
+    add("import sys")
+    add("import threading")
+    add("import time")
+    add("")
+    add("from mininet.log import setLogLevel")
+    add("from mininet.node import Controller")
+    add("from mn_wifi.link import wmediumd")
+    add("from mn_wifi.net import Mininet_wifi")
+    add("from mn_wifi.node import OVSKernelAP")
+    add("from mn_wifi.wmediumdConnector import interference")
+    add("from mininet.link import TCLink")
+    add("")
+    add(f"DURATION_S = {duration:g}")
+    add(f"INTERVAL_S = {sc.run.interval_s:g}")
+    add(f"MULTIPATH = {multipath}")
+    add(f"CONGESTION_CONTROL = {cc!r}")
+    add(f"RESULT_BEGIN, RESULT_END = {RESULT_BEGIN!r}, {RESULT_END!r}")
+    add("")
+    add("")
+    add("def topology():")
+    add("    net = Mininet_wifi(controller=Controller, accessPoint=OVSKernelAP, link=wmediumd,")
+    add("                       wmediumd_mode=interference)")
+    add("    net.addController('c0')")
+    for n in wired_nodes:
+        add(f"    {names.of[n.id]} = net.addHost({names.of[n.id]!r}, ip=None)  # {n.id} ({n.kind})")
+    for k, ap in enumerate(aps):
+        nm = names.of[ap.id]
+        add(f"    {nm} = net.addAccessPoint({nm!r}, ssid={nm + '-ssid'!r}, mode='g', channel='{1 + 5 * (k % 3)}', "
+            f"position='{ap.position.x_m:g},{ap.position.y_m:g},0', range={ap.range_m:g}, failMode='standalone')"
+            f"  # {ap.id}")
+    for st in stations:
+        nm = names.of[st.id]
+        add(f"    {nm} = net.addStation({nm!r}, ip=None, wlans={max(1, len(nets))}, "
+            f"position='{st.position.x_m:g},{st.position.y_m:g},0')  # {st.id}")
+    add(f"    net.setPropagationModel(model='logDistance', exp={PATH_LOSS_EXPONENT:g})")
+    add("    net.configureWifiNodes()")
+    for link in sc.links:
+        a, b = names.of[link.src], names.of[link.dst]
+        params = [f"bw={link.bandwidth_mbps:g}", f"delay='{link.delay_ms:g}ms'",
+                  f"max_queue_size={link.queue_packets}"]
+        if link.loss > 0:
+            params.append(f"loss={link.loss * 100:g}")
+        if link.jitter_ms > 0:
+            params.append(f"jitter='{link.jitter_ms:g}ms'")
+        add(f"    net.addLink({a}, {b}, cls=TCLink, {', '.join(params)})  # {link.id}")
+    policy = getattr(sc, "radio", None)
+    ac = policy.association_policy if policy is not None else "ssf"
+    add("")
+    add(f"    net.startMobility(time=0, ac_method={ac!r})")
+    mob = _legs_code(sc, names, random_models)
+    L.extend(mob)
+    add(f"    net.stopMobility(time={duration:g})")
+    add("    net.build()")
+    add("    for ap in net.aps:")
+    add("        ap.start([])")
+    add("    return net")
+    add("")
+    add("")
+    # addressing
+    add("ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network")
+    for seg in segments:
+        for node, (itf, addr) in sorted(seg["members"].items(), key=lambda kv: kv[1]):
+            add(f"    ({names.of[node]!r}, {itf!r}, '{addr}/24'),")
+    add("]")
+    add("ROUTES = {  # node -> [(subnet, via)]: minimum-hop static routes")
+    for node, rs in sorted(routes.items(), key=lambda kv: names.of[kv[0]]):
+        if rs:
+            add(f"    {names.of[node]!r}: {rs!r},")
+    add("}")
+    add("POLICY = {  # multi-homed node -> [(interface, address, gateway)]: one routing table per interface")
+    for node, entries in sorted(gateways.items(), key=lambda kv: names.of[kv[0]]):
+        add(f"    {names.of[node]!r}: {entries!r},")
+    add("}")
+    add("AIR = {  # station wlan interface -> netem (delay ms, loss %) of its network's air")
+    for st in stations:
+        for k, net in enumerate(nets):
+            ap = next(a for a in aps if getattr(a, "network", "wlan") == net)
+            if ap.wireless_delay_ms > 0 or ap.wireless_loss > 0:
+                add(f"    '{names.of[st.id]}-wlan{k}': ({ap.wireless_delay_ms:g}, {ap.wireless_loss * 100:g}),")
+    add("}")
+    add("LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down')")
+    ends = {link.id: (names.of[link.src], names.of[link.dst]) for link in sc.links}
+    for ev in sorted(getattr(sc, "link_events", []) or [], key=lambda e: e.t_s):
+        a, b = ends[ev.link]
+        add(f"    ({ev.t_s:g}, {a!r}, {b!r}, {ev.state!r}),  # {ev.link}")
+    add("]")
+    add("FLOWS = [  # id, src, dst, port, rate (bit/s or None), start_s, seconds")
+    for i, fp in enumerate(plan.flows):
+        rate = None if fp.rate_mbps is None else int(fp.rate_mbps * 1e6)
+        secs = max(1, int(round(fp.stop_s - fp.start_s)))
+        add(f"    ({fp.id!r}, {names.of[fp.src]!r}, {names.of[fp.dst]!r}, {5201 + i}, {rate!r}, {fp.start_s:g}, {secs}),")
+    add("]")
+    add("")
+    add(_RUNTIME)
+    return "\n".join(L) + "\n"
+
+
+_RUNTIME = '''
+def configure(net):
+    for node, intf, cidr in ADDRESSES:
+        n = net.get(node)
+        n.cmd(f"ip addr flush dev {intf}")
+        n.cmd(f"ip addr add {cidr} dev {intf}")
+    for n in net.hosts + net.stations:
+        n.cmd("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.mptcp.enabled=1")
+    for node, routes in ROUTES.items():
+        n = net.get(node)
+        for subnet, via in routes:
+            n.cmd(f"ip route replace {subnet} via {via}")
+    for intf, (delay, loss) in AIR.items():
+        node = intf.split("-")[0]
+        net.get(node).cmd(f"tc qdisc replace dev {intf} root netem delay {delay}ms loss {loss}%")
+    for node, entries in POLICY.items():
+        n = net.get(node)
+        for k, (intf, addr, gw) in enumerate(entries):
+            table = 100 + k
+            n.cmd(f"ip rule add from {addr} table {table}")
+            n.cmd(f"ip route replace default via {gw} dev {intf} table {table}")
+            if MULTIPATH:
+                n.cmd(f"ip mptcp endpoint add {addr} dev {intf} subflow")
+    if MULTIPATH:
+        for n in net.hosts + net.stations:
+            n.cmd("ip mptcp limits set subflows 8 add_addr_accepted 8")
+
+
+def link_events(net, t0):
+    for t_s, a, b, state in LINK_EVENTS:
+        time.sleep(max(0.0, t0 + t_s - time.time()))
+        net.configLinkStatus(a, b, state)
+
+
+def traffic(net):
+    wrap = "mptcpize run " if MULTIPATH else ""
+    dst_addr = {}
+    for node, intf, cidr in ADDRESSES:
+        dst_addr.setdefault(node, cidr.split("/")[0])
+    for fid, src, dst, port, rate, start, secs in FLOWS:
+        net.get(dst).cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > /tmp/subflow-{fid}-server.json 2>&1 &")
+    time.sleep(1.0)
+    t0 = time.time()
+    threading.Thread(target=link_events, args=(net, t0), daemon=True).start()
+    launched = {}
+    for fid, src, dst, port, rate, start, secs in sorted(FLOWS, key=lambda f: f[5]):
+        time.sleep(max(0.0, t0 + start - time.time()))
+        pace = f" -b {rate} -l 16384" if rate else ""
+        net.get(src).cmd(f"{wrap}iperf3 -4 -c {dst_addr[dst]} -p {port} -t {secs} -i {INTERVAL_S} -J "
+                         f"-C {CONGESTION_CONTROL}{pace} > /tmp/subflow-{fid}-client.json 2>&1 &")
+        launched[fid] = time.time() - t0
+    time.sleep(max(0.0, t0 + DURATION_S + 5.0 - time.time()))
+    out = {"launched_s": launched, "flows": {}}
+    for fid, *_ in FLOWS:
+        out["flows"][fid] = {}
+        for role in ("client", "server"):
+            try:
+                with open(f"/tmp/subflow-{fid}-{role}.json") as fh:
+                    out["flows"][fid][role] = fh.read()
+            except OSError as exc:
+                out["flows"][fid][role] = json.dumps({"error": str(exc)})
+    print(RESULT_BEGIN)
+    print(json.dumps(out))
+    print(RESULT_END)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    setLogLevel("warning")
+    net = topology()
+    try:
+        configure(net)
+        traffic(net)
+    finally:
+        net.stop()'''
+
+
+def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
+    """The stations' planned trajectories as an ns-2 ``setdest`` mobility trace.
+
+    One ``$node_(i) set X_/Y_/Z_`` initial position per station (``i`` = station index in
+    the scenario), then ``$ns_ at t "$node_(i) setdest x y speed"`` at the start of every
+    straight leg (speed in m/s), from :func:`subflow.mobility.trajectory`.
+    """
+    sc = load_scenario(scenario)
+    seed = sc.run.seed if run_seed is None else run_seed
+    lines = [f"# ns-2 setdest trace generated by Subflow: scenario {sc.name!r} (stations only)"]
+    for i, st in enumerate(n for n in sc.nodes if isinstance(n, StationNode)):
+        legs = trajectory(st, sc.run.duration_s, seed)
+        x0, y0 = (legs[0].x0_m, legs[0].y0_m) if legs else (st.position.x_m, st.position.y_m)
+        lines.append(f"# node_({i}) = {st.id}")
+        lines.append(f"$node_({i}) set X_ {x0:.6f}")
+        lines.append(f"$node_({i}) set Y_ {y0:.6f}")
+        lines.append(f"$node_({i}) set Z_ 0.000000")
+        for leg in legs:
+            span = leg.t1_s - leg.t0_s
+            dist = math.hypot(leg.x1_m - leg.x0_m, leg.y1_m - leg.y0_m)
+            if span <= 0 or dist <= 0:
+                continue
+            lines.append(f'$ns_ at {leg.t0_s:.6f} "$node_({i}) setdest {leg.x1_m:.6f} {leg.y1_m:.6f} {dist / span:.6f}"')
+    return "\n".join(lines) + "\n"
+
+
+def script_for(scenario: Scenario | dict, strategy: str, random_models: str = "legs") -> str:
+    """Convenience for the export endpoint: resolve the plan, then :func:`generate_script`."""
+    return generate_script(resolve_plan(scenario, strategy, "mininet-wifi"), random_models=random_models)
+
+

@@ -1,0 +1,62 @@
+"""Fixtures of the ``linux`` engine tests (marker ``linux``).
+
+Tests that run the engine need root, network namespaces, HTB, iperf3 (and, for
+MPTCP, ``mptcpize`` from Debian's ``mptcpd`` and ``net.mptcp.enabled=1``); they skip
+with the missing piece named otherwise. They take wall-clock time (about 3 minutes
+in all).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from subflow_agent.engines import linux
+
+#: generated Mininet-WiFi scripts (expected outputs): data, not test modules (they import mn_wifi)
+collect_ignore_glob = ["expected/*"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "linux: tests of the linux engine (real kernel, root, network namespaces)")
+
+
+@pytest.fixture(scope="session")
+def caps():
+    return linux.detect()
+
+
+def _need(caps, *, mptcp: bool = False, delay: bool = False, loss: bool = False) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("linux engine: needs root (network namespaces)")
+    if not caps.available:
+        missing = [k for k in ("ip", "tc", "netns", "veth", "htb", "iperf3", "ss") if not getattr(caps, k)]
+        pytest.skip(f"linux engine unavailable on this host: missing {', '.join(missing)}; {caps.problems}")
+    if mptcp and not (caps.mptcp_enabled and caps.mptcp_endpoints and caps.mptcpize):
+        pytest.skip("linux engine: MPTCP needs net.mptcp.enabled=1, 'ip mptcp' and mptcpize (Debian mptcpd)")
+    if delay and caps.delay_mechanism is None:
+        pytest.skip("linux engine: no delay mechanism (netem, or NFQUEUE + fnfqueue)")
+    if loss and caps.loss_mechanism is None:
+        pytest.skip("linux engine: no loss mechanism (netem or iptables statistic)")
+
+
+@pytest.fixture
+def need_linux(caps):
+    _need(caps)
+    return caps
+
+
+@pytest.fixture
+def need_mptcp(caps):
+    _need(caps, mptcp=True, delay=True)
+    return caps
+
+
+@pytest.fixture
+def no_leftovers():
+    """After the test: no namespaces, host links, records or processes of the linux engine."""
+    yield
+    if os.geteuid() == 0:
+        left = linux.leftovers()
+        assert left == {"namespaces": [], "host_links": [], "records": [], "processes": []}, left

@@ -1,0 +1,85 @@
+"""Scenario documents of the linux engine tests (written here, checked by hand)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def two_path(duration_s: float = 15.0, with_slow_path: bool = True, delay_ms: float = 5.0) -> dict:
+    """Host ``a`` reaches ``b`` over router ``r1`` (10 Mbit/s access link) and router ``r2``
+    (3 Mbit/s access link); backbone links are 100 Mbit/s. 4 × ``delay_ms`` base RTT."""
+    links = [
+        {"id": "a-r1", "src": "a", "dst": "r1", "bandwidth_mbps": 10, "delay_ms": delay_ms},
+        {"id": "r1-b", "src": "r1", "dst": "b", "bandwidth_mbps": 100, "delay_ms": delay_ms},
+    ]
+    nodes = [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}, {"id": "r1", "kind": "router"}]
+    if with_slow_path:
+        nodes.append({"id": "r2", "kind": "router"})
+        links += [
+            {"id": "a-r2", "src": "a", "dst": "r2", "bandwidth_mbps": 3, "delay_ms": delay_ms},
+            {"id": "r2-b", "src": "r2", "dst": "b", "bandwidth_mbps": 100, "delay_ms": delay_ms},
+        ]
+    return {
+        "name": "two-path" if with_slow_path else "one-path",
+        "nodes": nodes,
+        "links": links,
+        "flows": [{"id": "f", "src": "a", "dst": "b"}],
+        "run": {"duration_s": duration_s, "interval_s": 1.0},
+    }
+
+
+#: the station leaves the access point's range at t = 10 s and re-enters at 17.5 s;
+#: with a 0.5 s association delay its wireless path is cut during [10, 18): 8 s
+CUT_START_S = 10.0
+CUT_END_S = 18.0
+
+
+def path_cut(with_wired_path: bool = True, duration_s: float = 28.0) -> dict:
+    """Station ``m`` sends to ``srv`` through access point ``ap`` (its uplink ``ap-srv`` is
+    10 Mbit/s) and, if ``with_wired_path``, through router ``r`` (3 Mbit/s access link).
+    Waypoints take it out of the AP's 100 m range for [10, 17.5) s."""
+    nodes = [
+        {"id": "m", "kind": "station", "position": {"x_m": 50, "y_m": 0},
+         "mobility": {"model": "waypoints", "points": [
+             {"t_s": 0, "x_m": 50, "y_m": 0},
+             {"t_s": 9.99, "x_m": 99, "y_m": 0},
+             {"t_s": 10.01, "x_m": 101, "y_m": 0},
+             {"t_s": 17.49, "x_m": 101, "y_m": 0},
+             {"t_s": 17.51, "x_m": 99, "y_m": 0}]}},
+        {"id": "ap", "kind": "access_point", "position": {"x_m": 0, "y_m": 0}, "range_m": 100,
+         "association_delay_s": 0.5, "wireless_bandwidth_mbps": 54, "wireless_delay_ms": 1},
+        {"id": "srv", "kind": "host"},
+    ]
+    links = [{"id": "ap-srv", "src": "ap", "dst": "srv", "bandwidth_mbps": 10, "delay_ms": 5}]
+    if with_wired_path:
+        nodes.append({"id": "r", "kind": "router"})
+        links += [
+            {"id": "m-r", "src": "m", "dst": "r", "bandwidth_mbps": 3, "delay_ms": 5},
+            {"id": "r-srv", "src": "r", "dst": "srv", "bandwidth_mbps": 100, "delay_ms": 5},
+        ]
+    return {
+        "name": "path-cut",
+        "nodes": nodes,
+        "links": links,
+        "flows": [{"id": "f", "src": "m", "dst": "srv"}],
+        "run": {"duration_s": duration_s, "interval_s": 1.0},
+    }
+
+
+def naval_direct_move(time_scale: float = 1.0) -> dict:
+    """``examples/naval-direct-move.json``, optionally time-scaled: speeds × ``time_scale`` and
+    duration ÷ ``time_scale`` (the users enter the UAV's range at 60/time_scale s); link
+    delays, rates and the 2 s association delay are unchanged."""
+    doc = json.loads((EXAMPLES / "naval-direct-move.json").read_text())
+    doc = copy.deepcopy(doc)
+    if time_scale != 1.0:
+        for n in doc["nodes"]:
+            mob = n.get("mobility") or {}
+            if mob.get("model") == "linear":
+                mob["speed_mps"] *= time_scale
+        doc["run"]["duration_s"] = doc["run"]["duration_s"] / time_scale
+    return doc

@@ -1,0 +1,108 @@
+"""The Mininet-WiFi script generator (engine ``mininet-wifi``) and the ns-2 setdest export.
+
+Generated scripts for every example compile, contain the expected nodes, links, link
+parameters and mobility calls, and equal the checked-in expected files under
+``expected/mininet_wifi/`` (reviewed by hand; regenerate with
+``SUBFLOW_UPDATE_EXPECTED=1 pytest tests/linux/test_mininet_wifi_script.py`` and review the diff).
+Mininet-WiFi itself cannot run on the CI machines (no mac80211_hwsim): only detection is
+checked there.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from subflow.scenario import load_scenario
+from subflow_agent.engines import all_engines, mininet_wifi
+from subflow_agent.engines.linux import EngineCannotRun
+from subflow.plan import resolve_plan
+
+pytestmark = pytest.mark.linux
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
+EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json"))
+CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]
+
+
+def _doc(name: str) -> dict:
+    return json.loads((ROOT / "examples" / f"{name}.json").read_text())
+
+
+@pytest.mark.parametrize("example, strategy", CASES)
+def test_script_compiles_and_matches_the_reviewed_file(example, strategy):
+    doc = _doc(example)
+    src = mininet_wifi.script_for(doc, strategy)
+    compile(src, f"{example}-{strategy}.py", "exec")
+    ast.parse(src)
+    expected = EXPECTED / f"{example}-{strategy}.py"
+    if os.environ.get("SUBFLOW_UPDATE_EXPECTED") == "1":
+        expected.parent.mkdir(parents=True, exist_ok=True)
+        expected.write_text(src)
+    assert expected.exists(), f"missing {expected}; generate it with SUBFLOW_UPDATE_EXPECTED=1 and review it"
+    assert src == expected.read_text()
+
+
+@pytest.mark.parametrize("example, strategy", CASES)
+def test_script_contains_the_scenario(example, strategy):
+    doc = _doc(example)
+    sc = load_scenario(doc)
+    src = mininet_wifi.script_for(doc, strategy)
+    kinds = [n.kind for n in sc.nodes]
+    assert src.count("net.addStation(") == kinds.count("station")
+    assert src.count("net.addAccessPoint(") == kinds.count("access_point")
+    assert src.count("net.addHost(") == len(kinds) - kinds.count("station") - kinds.count("access_point")
+    for link in sc.links:
+        line = next(ln for ln in src.splitlines() if ln.endswith(f"# {link.id}") and "addLink" in ln)
+        assert f"bw={link.bandwidth_mbps:g}," in line
+        assert f"delay='{link.delay_ms:g}ms'" in line
+        assert f"max_queue_size={link.queue_packets}" in line
+        assert ("loss=" in line) == (link.loss > 0)
+    mobile = [n for n in sc.nodes if n.kind == "station" and n.mobility.model != "static"]
+    for st in mobile:
+        assert re.search(rf"net\.mobility\(\w+, 'start', time=", src)
+    if mobile:
+        assert "net.startMobility(time=0, ac_method='ssf')" in src
+        assert f"net.stopMobility(time={sc.run.duration_s:g})" in src
+    assert src.count("-J") >= 2  # iperf3 JSON server and client
+    assert ("MULTIPATH = True" in src) == (strategy == "mptcp")
+    for n in sc.nodes:  # every scenario id is listed in the header, mapped to a generated name
+        assert re.search(rf"^    {re.escape(n.id)} -> \w+ \(", src, re.M)
+
+
+def test_naval_direct_move_details():
+    src = mininet_wifi.script_for(_doc("naval-direct-move"), "mptcp")
+    assert "net.addAccessPoint('ap1', ssid='ap1-ssid', mode='g', channel='1', position='1000,0,0', range=300" in src
+    assert "net.addLink(sta1, r1, cls=TCLink, bw=50, delay='250ms', max_queue_size=1000)  # sta1-satcom" in src
+    assert "net.addLink(ap1, h1, cls=TCLink, bw=1, delay='10ms', max_queue_size=100)  # uav-ship" in src
+    # straight legs at 10 m/s over 800 m: 0 s -> 80 s
+    assert "net.mobility(sta1, 'start', time=0.000, position='100.000,0.000,0')" in src
+    assert "net.mobility(sta1, 'stop', time=80.000, position='900.000,0.000,0')" in src
+    assert "('f1', 'sta1', 'h1', 5201, 3000000, 0, 100)" in src
+    assert "'sta1': [('sta1-eth0', '10.1.0.1', '10.1.0.2'), ('sta1-wlan0', '10.200.0.100', '10.200.0.1')]" in src
+    native = mininet_wifi.script_for(_doc("naval-random-walk"), "mptcp", random_models="native")
+    assert "net.setMobilityModel(time=0, model='RandomWalk'" in native and "seed=" in native
+
+
+def test_ns2_setdest_trace():
+    trace = mininet_wifi.ns2_setdest(_doc("naval-direct-move"))
+    lines = trace.splitlines()
+    assert "$node_(0) set X_ 100.000000" in lines
+    assert '$ns_ at 0.000000 "$node_(0) setdest 900.000000 0.000000 10.000000"' in lines
+    assert '$ns_ at 0.000000 "$node_(1) setdest 1000.000000 -100.000000 10.000000"' in lines
+
+
+def test_engine_is_listed_with_its_availability():
+    info = all_engines()["mininet-wifi"]
+    caps = info.capabilities()
+    assert caps["available"] == mininet_wifi.available()
+    assert set(caps["supports"]["host"]) == {"mac80211_hwsim", "hostapd", "mn_wifi", "root", "iperf3"}
+    if not mininet_wifi.available():
+        with pytest.raises(EngineCannotRun, match="mininet-wifi"):
+            mininet_wifi.run(resolve_plan(_doc("naval-direct-move"), "sptcp", "mininet-wifi"))
