@@ -5,6 +5,8 @@
  *   SUBFLOW_BASE_URL   service address (default http://127.0.0.1:8000)
  *   CHROMIUM_PATH      browser binary (default /usr/bin/chromium, Debian's package;
  *                      Playwright's own browser downloads are not used)
+ *   SUBFLOW_BENCH=1    also define the "bench" project (bench/: reported figures, no
+ *                      timing assertions); run it with `npm run bench`
  *
  * Step screenshots and failure artifacts go to e2e/test-results/.
  */
@@ -13,8 +15,25 @@ import { defineConfig, devices } from "@playwright/test";
 const baseURL = process.env.SUBFLOW_BASE_URL || "http://127.0.0.1:8000";
 const executablePath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
+const chromium = {
+  ...devices["Desktop Chrome"],
+  viewport: { width: 1440, height: 900 },
+  launchOptions: {
+    executablePath,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  },
+};
+
 export default defineConfig({
-  testDir: "./tests",
   outputDir: "./test-results",
   timeout: 180_000,
   expect: { timeout: 15_000 },
@@ -32,25 +51,7 @@ export default defineConfig({
     navigationTimeout: 30_000,
   },
   projects: [
-    {
-      name: "chromium",
-      use: {
-        ...devices["Desktop Chrome"],
-        viewport: { width: 1440, height: 900 },
-        launchOptions: {
-          executablePath,
-          args: [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-          ],
-        },
-      },
-    },
+    { name: "chromium", testDir: "./tests", use: chromium },
+    ...(process.env.SUBFLOW_BENCH ? [{ name: "bench", testDir: "./bench", outputDir: "./test-results/bench", use: chromium, timeout: 600_000 }] : []),
   ],
 });

@@ -26,7 +26,16 @@ from fastapi import FastAPI, HTTPException, Request, status
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse
 
-from subflow.errors import ScenarioInvalid, UnknownEngine, UnknownStrategy, Unreachable
+from subflow.errors import (
+    DemandUnreachable,
+    ImportFailed,
+    LinkInvalid,
+    ScenarioInvalid,
+    UnknownEngine,
+    UnknownNode,
+    UnknownStrategy,
+    Unreachable,
+)
 
 from subflow_backend.api.main import api_router
 from subflow_backend.crud import ScenarioNameTaken
@@ -75,6 +84,27 @@ async def _unknown_engine(_request: Request, exc: UnknownEngine) -> JSONResponse
 async def _unreachable(_request: Request, exc: Unreachable) -> JSONResponse:
     loc = getattr(exc, "loc", ["scenario", "flows"])
     return _unprocessable([{"loc": loc, "msg": str(exc), "type": "unreachable"}])
+
+
+@app.exception_handler(ImportFailed)
+async def _import_failed(_request: Request, exc: ImportFailed) -> JSONResponse:
+    return _unprocessable([{"loc": ["body", "file"], "msg": str(exc), "type": "import_failed"}])
+
+
+@app.exception_handler(LinkInvalid)
+async def _link_invalid(_request: Request, exc: LinkInvalid) -> JSONResponse:
+    return _unprocessable([{"loc": ["body", "links", exc.link, exc.field], "msg": str(exc), "type": "link_invalid"}])
+
+
+@app.exception_handler(UnknownNode)
+async def _unknown_node(_request: Request, exc: UnknownNode) -> JSONResponse:
+    return _unprocessable([{"loc": ["body", "nodes", exc.node], "msg": str(exc), "type": "unknown_node"}])
+
+
+@app.exception_handler(DemandUnreachable)
+async def _demand_unreachable(_request: Request, exc: DemandUnreachable) -> JSONResponse:
+    return _unprocessable([{"loc": ["body", "demands", exc.demand_id or f"{exc.src}>{exc.dst}"], "msg": str(exc),
+                            "type": "unreachable"}])
 
 
 @app.exception_handler(ScenarioNameTaken)

@@ -16,7 +16,7 @@ test("import the naval scenario, compare sptcp and mptcp, read charts and summar
   await snap(page, testInfo, "01-list");
 
   // 2. import through the file input
-  await page.getByLabel("Import scenario JSON").setInputFiles(file);
+  await page.getByLabel("Import scenario file").setInputFiles(file);
   await expect(page.getByRole("status")).toContainText(`Imported ${name}`);
   const listed = page.getByRole("list", { name: "Scenarios" }).getByRole("link", { name, exact: true });
   await expect(listed).toBeVisible();

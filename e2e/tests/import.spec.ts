@@ -7,7 +7,7 @@ test("an invalid scenario shows each error with its field path", async ({ page }
     doc.links[0].dst = "x";
   });
   await page.goto("/");
-  await page.getByLabel("Import scenario JSON").setInputFiles(file);
+  await page.getByLabel("Import scenario file").setInputFiles(file);
   const alert = page.getByRole("alert").filter({ hasText: "not imported" });
   await expect(alert).toContainText("links.0.dst: unknown node 'x'");
   await snap(page, testInfo, "01-invalid");

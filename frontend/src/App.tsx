@@ -1,7 +1,9 @@
-import { Link, Route, Routes } from "react-router";
+import { Link, Outlet, createBrowserRouter } from "react-router";
+import { BenchView } from "./views/BenchView";
+import { CompareView } from "./views/CompareView";
 import { ComparisonView } from "./views/ComparisonView";
+import { ScenarioEditorRoute } from "./views/ScenarioEditorView";
 import { ScenarioList } from "./views/ScenarioList";
-import { ScenarioView } from "./views/ScenarioView";
 
 function NotFound() {
   return (
@@ -14,7 +16,7 @@ function NotFound() {
   );
 }
 
-export function App() {
+export function Layout() {
   return (
     <div className="app">
       <header className="topbar">
@@ -29,13 +31,24 @@ export function App() {
         <span className="tagline">Transport strategy planning for mobile wireless networks</span>
       </header>
       <main className="content">
-        <Routes>
-          <Route path="/" element={<ScenarioList />} />
-          <Route path="/scenarios/:id" element={<ScenarioView />} />
-          <Route path="/scenarios/:id/comparisons/:cid" element={<ComparisonView />} />
-          <Route path="*" element={<NotFound />} />
-        </Routes>
+        <Outlet />
       </main>
     </div>
   );
 }
+
+/** A data router (needed for the unsaved-changes blocker). */
+export const router = createBrowserRouter([
+  {
+    element: <Layout />,
+    children: [
+      { path: "/", element: <ScenarioList /> },
+      { path: "/scenarios/new", element: <ScenarioEditorRoute /> },
+      { path: "/scenarios/:id", element: <ScenarioEditorRoute /> },
+      { path: "/scenarios/:id/comparisons/:cid", element: <ComparisonView /> },
+      { path: "/scenarios/:id/compare", element: <CompareView /> },
+      { path: "/bench/chart", element: <BenchView /> },
+      { path: "*", element: <NotFound /> },
+    ],
+  },
+]);

@@ -109,3 +109,24 @@ def test_events_of_unknown_comparison_or_scenario_are_404(pg_stack, example):
     sid = api.post("/scenarios", json=example("naval-direct-move")).json()["id"]
     assert api.get(f"/scenarios/{sid}/comparisons/nope/events").status_code == 404
     assert api.get("/scenarios/nope/comparisons/nope/events").status_code == 404
+
+
+def test_events_stream_ends_when_a_comparison_is_cancelled(pg_stack, example):
+    api = pg_stack.api
+    doc = example("naval-direct-move")
+    doc["run"] = {**doc.get("run", {}), "duration_s": 1200, "interval_s": 0.1}
+    sid = api.post("/scenarios", json=doc).json()["id"]
+    r = api.post(
+        f"/scenarios/{sid}/comparisons",
+        json={"strategies": ["sptcp", "mptcp"], "sweep": {"parameter": "nodes.uav.range_m", "values": [100, 200, 300, 400]}},
+    )
+    if r.status_code == 422:
+        pytest.skip(f"sweeps are not accepted by this backend: {r.text}")
+    cid = r.json()["id"]
+    cancel = api.post(f"/scenarios/{sid}/comparisons/{cid}/cancel")
+    if cancel.status_code in (404, 405):
+        pytest.skip("this backend has no cancel endpoint")
+    assert cancel.status_code == 202, cancel.text
+    payloads, _ = sse_messages(pg_stack, f"/scenarios/{sid}/comparisons/{cid}/events", timeout_s=60)
+    assert payloads[-1]["status"] == "cancelled"
+    assert api.get(f"/scenarios/{sid}/comparisons/{cid}").json()["status"] == "cancelled"

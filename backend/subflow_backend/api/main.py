@@ -3,7 +3,7 @@
 from fastapi import APIRouter
 
 from subflow_backend.api.routes import comparisons, scenarios, strategies, utils
-from subflow_backend.api.routes import engines, events, exports, timeline
+from subflow_backend.api.routes import engines, events, exports, imports, timeline
 
 api_router = APIRouter()
 api_router.include_router(utils.router)
@@ -11,6 +11,7 @@ api_router.include_router(strategies.router)
 api_router.include_router(engines.router)
 api_router.include_router(scenarios.router)
 api_router.include_router(exports.router)
+api_router.include_router(imports.router)
 api_router.include_router(comparisons.router)
 api_router.include_router(timeline.router)
 api_router.include_router(events.router)

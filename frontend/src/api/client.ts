@@ -1,6 +1,8 @@
 /** Thin fetch wrapper for the Subflow REST API. All paths are relative (`/api/...`). */
 import type {
   ComparisonPublic,
+  EngineInfo,
+  TimelinePublic,
   ComparisonRequest,
   ComparisonSummary,
   Id,
@@ -11,6 +13,7 @@ import type {
   StrategyInfo,
   ValidationErrorItem,
 } from "./types";
+import type { paths } from "./schema";
 
 /** An HTTP error from the API; `validation` is set for 422 responses with a `detail` list. */
 export class ApiError extends Error {
@@ -36,7 +39,7 @@ function isValidationList(detail: unknown): detail is ValidationErrorItem[] {
 
 async function request<T>(path: string, init: RequestInit = {}, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
-  if (init.body !== undefined) headers["Content-Type"] = "application/json";
+  if (init.body !== undefined && !(init.body instanceof FormData)) headers["Content-Type"] = "application/json";
   const res = await fetch(path, { ...init, headers, signal });
   if (res.status === 204) return undefined as T;
   const text = await res.text();
@@ -66,13 +69,16 @@ async function request<T>(path: string, init: RequestInit = {}, signal?: AbortSi
 
 const enc = encodeURIComponent;
 
+/** `?format=` of `GET /api/scenarios/{id}/export` (from the generated OpenAPI types). */
+export type ExportFormat = NonNullable<NonNullable<paths["/api/scenarios/{scenario_id}/export"]["get"]["parameters"]["query"]>["format"]>;
+
 export const api = {
   listScenarios: (signal?: AbortSignal) =>
     request<ListPage<ScenarioSummary>>("/api/scenarios", {}, signal),
   getScenario: (id: Id, signal?: AbortSignal) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {}, signal),
-  createScenario: (doc: unknown) =>
-    request<ScenarioPublic>("/api/scenarios", { method: "POST", body: JSON.stringify(doc) }),
+  createScenario: (doc: unknown, signal?: AbortSignal) =>
+    request<ScenarioPublic>("/api/scenarios", { method: "POST", body: JSON.stringify(doc) }, signal),
   updateScenario: (id: Id, doc: ScenarioDocument) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {
       method: "PUT",
@@ -91,11 +97,40 @@ export const api = {
       {},
       signal,
     ),
-  startComparison: (scenarioId: Id, body: ComparisonRequest) =>
+  startComparison: (scenarioId: Id, body: Partial<ComparisonRequest>) =>
     request<ComparisonPublic>(`/api/scenarios/${enc(String(scenarioId))}/comparisons`, {
       method: "POST",
       body: JSON.stringify(body),
     }),
+  cancelComparison: (scenarioId: Id, comparisonId: Id) =>
+    request<unknown>(
+      `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/cancel`,
+      { method: "POST" },
+    ),
+  /** Server-sent events URL of a comparison's progress (for `EventSource`). */
+  comparisonEventsUrl: (scenarioId: Id, comparisonId: Id) =>
+    `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/events`,
+  /** The agent's engines; `[{name: "fluid"}]` while `GET /api/engines` does not exist (404). */
+  listEngines: async (signal?: AbortSignal): Promise<EngineInfo[]> => {
+    try {
+      const body = await request<{ engines: EngineInfo[] }>("/api/engines", {}, signal);
+      return body.engines?.length ? body.engines : [{ name: "fluid" }];
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 405)) return [{ name: "fluid" }];
+      throw err;
+    }
+  },
+  timeline: (doc: ScenarioDocument, signal?: AbortSignal) =>
+    request<TimelinePublic>("/api/timeline", { method: "POST", body: JSON.stringify(doc) }, signal),
+  /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, Topology Zoo GraphML or SNDlib native. */
+  importFile: (file: File, name?: string) => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    if (name) form.append("name", name);
+    return request<ScenarioPublic>("/api/imports", { method: "POST", body: form });
+  },
+  exportUrl: (scenarioId: Id, format: ExportFormat) =>
+    `/api/scenarios/${enc(String(scenarioId))}/export?format=${enc(format)}`,
 };
 
 export function isAbort(err: unknown): boolean {

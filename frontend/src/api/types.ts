@@ -1,233 +1,93 @@
 /**
- * Types of the Subflow REST API (`/api/...`), written by hand from DEVELOPERS.md
- * ("Backend REST"), `lib/subflow/scenario.py` and `lib/subflow/results.py`.
+ * Types of the Subflow REST API.
  *
- * NOTE: temporary. A later issue generates these from the backend's OpenAPI
- * document (`/openapi.json`); until then keep this file the single place where
- * API shapes are declared, and keep it in step with the backend by hand.
+ * Generated: `schema.d.ts` comes from the backend's OpenAPI document
+ * (`npm run api:generate`, see scripts/generate-api.sh); every request and
+ * response shape below is an alias of a generated schema. Only what the
+ * OpenAPI document types loosely (`dict[str, Any]`: the result document of
+ * `subflow.results`, the sweep/repetition aggregates and the agent's engine
+ * list) is spelled out here, from DEVELOPERS.md.
  */
+import type { components } from "./schema";
+
+type S = components["schemas"];
 
 // ----------------------------------------------------------------------------- scenario document
 
-export type NodeKind = "host" | "station" | "access_point" | "switch" | "satellite" | "router";
+export type ScenarioDocument = S["Scenario"];
+export type ScenarioNode = ScenarioDocument["nodes"][number];
+export type NodeKind = ScenarioNode["kind"];
+export type HostNode = S["HostNode"];
+export type StationNode = S["StationNode"];
+export type AccessPointNode = S["AccessPointNode"];
+export type SwitchNode = S["SwitchNode"];
+export type SatelliteNode = S["SatelliteNode"];
+export type RouterNode = S["RouterNode"];
+/** A point in metres as the UI writes it (the schema defaults both coordinates to 0). */
+export type Position = { x_m: number; y_m: number };
+/** A point as documents may hold it (coordinates optional, default 0). */
+export type DocPosition = S["Position"];
+export type Mobility = NonNullable<StationNode["mobility"]>;
+export type MobilityModel = Mobility["model"];
+export type Waypoint = S["Waypoint"];
+export type WaypointsMobility = S["WaypointsMobility"];
+export type LinearMobility = S["LinearMobility"];
+export type RandomWalkMobility = S["RandomWalkMobility"];
+export type RandomWaypointMobility = S["RandomWaypointMobility"];
+export type GaussMarkovMobility = S["GaussMarkovMobility"];
+export type Bounds = S["Bounds"];
+export type Link = S["Link"];
+export type Flow = S["Flow"];
+export type LinkEvent = S["LinkEvent"];
+export type RunSettings = S["RunSettings"];
+export type TransportSettings = S["TransportSettings"];
 
-export const NODE_KINDS: readonly NodeKind[] = [
-  "host",
-  "station",
-  "access_point",
-  "switch",
-  "satellite",
-  "router",
-];
-
-export interface Position {
-  x_m: number;
-  y_m: number;
-}
-
-export interface StaticMobility {
-  model: "static";
-}
-
-export interface Waypoint {
-  t_s: number;
-  x_m: number;
-  y_m: number;
-}
-
-export interface WaypointsMobility {
-  model: "waypoints";
-  points: Waypoint[];
-}
-
-export interface LinearMobility {
-  model: "linear";
-  start: Position;
-  end: Position;
-  speed_mps: number;
-  start_s?: number;
-}
-
-export interface Bounds {
-  x_min_m: number;
-  y_min_m: number;
-  x_max_m: number;
-  y_max_m: number;
-}
-
-export interface RandomWalkMobility {
-  model: "random_walk";
-  bounds: Bounds;
-  speed_min_mps?: number;
-  speed_max_mps?: number;
-  step_s?: number;
-  seed?: number;
-}
-
-export type Mobility = StaticMobility | WaypointsMobility | LinearMobility | RandomWalkMobility;
-
-interface NodeBase {
-  id: string;
-  label?: string | null;
-  position?: Position;
-}
-
-export interface HostNode extends NodeBase {
-  kind: "host";
-}
-export interface SwitchNode extends NodeBase {
-  kind: "switch";
-}
-export interface RouterNode extends NodeBase {
-  kind: "router";
-}
-export interface SatelliteNode extends NodeBase {
-  kind: "satellite";
-  orbit?: "geo" | "meo" | "leo";
-}
-export interface AccessPointNode extends NodeBase {
-  kind: "access_point";
-  range_m: number;
-  association_delay_s?: number;
-  wireless_bandwidth_mbps?: number;
-  wireless_delay_ms?: number;
-  wireless_loss?: number;
-  queue_packets?: number;
-}
-export interface StationNode extends NodeBase {
-  kind: "station";
-  mobility?: Mobility;
-}
-
-export type ScenarioNode =
-  | HostNode
-  | StationNode
-  | AccessPointNode
-  | SwitchNode
-  | SatelliteNode
-  | RouterNode;
-
-export interface Link {
-  id: string;
-  src: string;
-  dst: string;
-  bandwidth_mbps: number;
-  delay_ms?: number;
-  loss?: number;
-  jitter_ms?: number;
-  queue_packets?: number;
-}
-
-export interface Flow {
-  id: string;
-  src: string;
-  dst: string;
-  rate_mbps?: number | null;
-  start_s?: number;
-  stop_s?: number | null;
-}
-
-export interface RunSettings {
-  duration_s?: number;
-  interval_s?: number;
-  seed?: number;
-}
-
-export interface TransportSettings {
-  mss_bytes?: number;
-  initial_cwnd_packets?: number;
-  min_rto_s?: number;
-  max_rto_s?: number;
-  initial_rto_s?: number;
-}
-
-export interface ScenarioDocument {
-  schema_version?: 1;
-  name: string;
-  description?: string;
-  nodes: ScenarioNode[];
-  links?: Link[];
-  flows?: Flow[];
-  run?: RunSettings;
-  transport?: TransportSettings;
-}
+export const NODE_KINDS: readonly NodeKind[] = ["host", "station", "access_point", "switch", "satellite", "router"];
 
 // ----------------------------------------------------------------------------- REST resources
 
-/** Resource ids are opaque to the UI (the backend may use integers or strings). */
+/** Resource ids are opaque to the UI. */
 export type Id = string | number;
 
-export interface ScenarioSummary {
-  id: Id;
-  name: string;
-  description: string;
-  version: number;
-  updated_at: string;
-}
-
-export interface ScenarioPublic {
-  id: Id;
-  name: string;
-  description: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  scenario: ScenarioDocument;
-}
-
+export type ScenarioSummary = S["ScenarioSummary"];
+export type ScenarioPublic = Omit<S["ScenarioPublic"], "scenario"> & { scenario: ScenarioDocument };
 export interface ListPage<T> {
   data: T[];
   count: number;
 }
+export type StrategyInfo = S["StrategyPublic"];
+export type ComparisonRequest = S["ComparisonCreate"];
+export type SweepSpec = S["SweepSpec"];
+export type ComparisonStatus = S["ComparisonSummary"]["status"];
+export type ComparisonSummary = S["ComparisonSummary"];
+export type ComparisonPublic = Omit<S["ComparisonPublic"], "result"> & { result: ResultDocument | null };
+export type ValidationErrorItem = S["ValidationError"];
+export type TimelinePublic = S["TimelinePublic"];
+export type AssociationPublic = S["AssociationPublic"];
 
-export interface StrategyInfo {
-  name: string;
-  multipath: boolean;
-  routing: string;
-  description: string;
-}
+export const FINISHED_STATUSES: readonly string[] = ["succeeded", "failed", "cancelled"];
 
-export type ComparisonStatus = "queued" | "running" | "succeeded" | "failed";
-
-export interface ComparisonRequest {
-  strategies: string[];
-  engine: string;
-  seed?: number | null;
-}
-
-/** An item of `GET /api/scenarios/{id}/comparisons` (no result document). */
-export interface ComparisonSummary {
-  id: Id;
-  scenario_id: Id;
-  scenario_version: number;
+/** One message of `GET .../comparisons/{cid}/events` (server-sent events). */
+export interface ProgressEvent {
   status: ComparisonStatus;
-  /** Fraction done, 0–1. */
   progress: number;
-  strategies: string[];
-  engine: string;
-  seed: number | null;
   error: string | null;
-  created_at: string;
-  started_at?: string | null;
-  finished_at: string | null;
 }
 
-/** `GET /api/scenarios/{id}/comparisons/{cid}`: the summary plus the result document once succeeded. */
-export interface ComparisonPublic extends ComparisonSummary {
-  result: ResultDocument | null;
-}
-
-/** One entry of a 422 response's `detail`. */
-export interface ValidationErrorItem {
-  loc: (string | number)[];
-  msg: string;
-  type?: string;
+/** `GET /api/engines` (the agent's capabilities); `[{name: "fluid"}]` until the endpoint exists. */
+export interface EngineInfo {
+  name: string;
+  description?: string;
+  available?: boolean | null;
+  strategies?: string[];
+  supports?: string[] | Record<string, unknown>;
 }
 
 // ----------------------------------------------------------------------------- result document (version 1)
 
 export interface SubflowResult {
   id: string;
+  /** node ids along the path (or resource ids `<link>:<a>><b>`, `air:<ap>`) */
   path: string[];
   t_s: number[];
   throughput_mbps: number[];
@@ -254,7 +114,6 @@ export type EventKind =
   | "route_change"
   | "route_lost"
   | "rto"
-  // version 1 may gain event kinds
   | (string & {});
 
 export interface ResultEvent {
@@ -291,8 +150,28 @@ export interface StrategyResult {
   summary: Summary;
 }
 
+export interface AggregateStats {
+  mean_mbps: number;
+  ci95_mbps: number;
+  jain_index?: number;
+  runs: number;
+}
+
+export interface SweepPoint {
+  value: number | string | boolean | null;
+  strategies: Record<string, AggregateStats>;
+}
+
+export interface SweepResult {
+  parameter: string;
+  values: (number | string | boolean | null)[];
+  points: SweepPoint[];
+}
+
 export interface ResultDocument {
   version: 1;
   scenario: ScenarioDocument;
   strategies: Record<string, StrategyResult>;
+  sweep?: SweepResult;
+  repetitions?: Record<string, AggregateStats>;
 }

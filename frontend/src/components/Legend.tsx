@@ -3,7 +3,7 @@ import { NODE_KINDS, type NodeKind } from "../api/types";
 import { kindName } from "../lib/topology";
 import { KIND_STYLES, MOBILITY_COLOR, RANGE_COLOR, type KindStyle } from "./nodeStyles";
 
-function shapePath(shape: KindStyle["shape"]): string {
+export function shapePath(shape: KindStyle["shape"]): string {
   switch (shape) {
     case "round-rectangle":
       return "M4 2 H12 Q14 2 14 4 V12 Q14 14 12 14 H4 Q2 14 2 12 V4 Q2 2 4 2 Z";

@@ -139,3 +139,209 @@ export function flowStyles(flowIds: readonly string[]): Record<string, FlowStyle
   });
   return out;
 }
+
+// ----------------------------------------------------------------------------- markers, subflows, hover
+
+/** Event kinds that can be drawn as markers: handovers, RTOs and route changes. */
+export const EVENT_MARKER_KINDS: readonly string[] = ["handover_start", "association", "rto", "route_change", "route_lost"];
+
+/** Events of `kinds`, once per time/kind/node, sorted by time then kind. */
+export function eventMarkers(
+  events: readonly ResultEvent[] | null | undefined,
+  kinds: readonly string[] = EVENT_MARKER_KINDS,
+): HandoverMarker[] {
+  const seen = new Set<string>();
+  const out: HandoverMarker[] = [];
+  for (const e of events ?? []) {
+    if (!kinds.includes(e.kind) || !Number.isFinite(e.t_s)) continue;
+    const node = typeof e.node === "string" ? e.node : null;
+    const key = `${e.t_s}|${e.kind}|${node ?? ""}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ t_s: e.t_s, kind: e.kind, node });
+  }
+  return out.sort((a, b) => a.t_s - b.t_s || a.kind.localeCompare(b.kind));
+}
+
+export interface SubflowSeries {
+  flowId: string;
+  subflowId: string;
+  path: string[];
+  points: SeriesPoint[];
+}
+
+function pairs(t: readonly number[], v: readonly number[]): SeriesPoint[] {
+  const n = Math.min(t.length, v.length);
+  const out: SeriesPoint[] = [];
+  for (let i = 0; i < n; i++) {
+    const ti = t[i]!;
+    const vi = v[i]!;
+    if (Number.isFinite(ti) && Number.isFinite(vi)) out.push({ t_s: ti, mbps: vi });
+  }
+  return out;
+}
+
+/** Every subflow of every flow, as (t_s, Mbit/s) points. */
+export function subflowSeries(result: StrategyResult): SubflowSeries[] {
+  return result.flows.flatMap((f) =>
+    (f.subflows ?? []).map((s) => ({ flowId: f.id, subflowId: s.id, path: s.path ?? [], points: pairs(s.t_s, s.throughput_mbps) })),
+  );
+}
+
+/** Index of the sample nearest to `t` in points sorted by time (-1 if none). */
+export function nearestIndex(points: readonly SeriesPoint[], t: number): number {
+  if (!points.length) return -1;
+  let lo = 0;
+  let hi = points.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid]!.t_s < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(points[lo - 1]!.t_s - t) <= Math.abs(points[lo]!.t_s - t)) return lo - 1;
+  return lo;
+}
+
+export interface HoverValue {
+  strategy: string;
+  flowId: string;
+  t_s: number;
+  mbps: number;
+}
+
+/** Every strategy's value of every flow at the sample nearest to `t` (the shared hover). */
+export function valuesAt(all: readonly StrategySeries[], t: number): HoverValue[] {
+  const out: HoverValue[] = [];
+  for (const s of all) {
+    for (const f of s.flows) {
+      const i = nearestIndex(f.points, t);
+      if (i >= 0) out.push({ strategy: s.strategy, flowId: f.flowId, t_s: f.points[i]!.t_s, mbps: f.points[i]!.mbps });
+    }
+  }
+  return out;
+}
+
+/**
+ * Min–max decimation for drawing: at most 4 points per bucket (first, min, max,
+ * last) over `buckets` equal time buckets, so a line drawn `buckets` pixels wide
+ * looks the same as with every sample. Series short enough are returned as they are.
+ */
+export function decimate(points: readonly SeriesPoint[], buckets: number): SeriesPoint[] {
+  if (points.length <= buckets * 4 || buckets < 1) return points as SeriesPoint[];
+  const t0 = points[0]!.t_s;
+  const span = points[points.length - 1]!.t_s - t0 || 1;
+  const out: SeriesPoint[] = [];
+  let i = 0;
+  for (let b = 0; b < buckets && i < points.length; b++) {
+    const end = t0 + (span * (b + 1)) / buckets;
+    const first = points[i]!;
+    let min = first;
+    let max = first;
+    let last = first;
+    while (i < points.length && (points[i]!.t_s <= end || b === buckets - 1)) {
+      const p = points[i]!;
+      if (p.mbps < min.mbps) min = p;
+      if (p.mbps > max.mbps) max = p;
+      last = p;
+      i++;
+    }
+    const group = [first, min, max, last].filter((p, k, arr) => arr.indexOf(p) === k);
+    group.sort((a, b2) => a.t_s - b2.t_s);
+    out.push(...group);
+  }
+  return out;
+}
+
+// ----------------------------------------------------------------------------- summary bars, CDF, sweeps
+
+export interface SummaryBar {
+  strategy: string;
+  mean_mbps: number;
+  std_mbps: number;
+  jain_index: number;
+}
+
+/** Mean ± std (over the per-flow means) and Jain's index per strategy, in display order. */
+export function summaryBars(doc: ResultDocument, requested?: readonly string[] | null): SummaryBar[] {
+  return strategyOrder(requested, doc).flatMap((name) => {
+    const s = doc.strategies[name]?.summary;
+    return s ? [{ strategy: name, mean_mbps: s.mean_mbps, std_mbps: s.std_mbps, jain_index: s.jain_index }] : [];
+  });
+}
+
+export interface CdfPoint {
+  mbps: number;
+  /** fraction of flows with a mean ≤ mbps */
+  p: number;
+}
+
+/** Empirical CDF of `values` as step corners: (v_i, i/n) for sorted values. */
+export function empiricalCdf(values: readonly number[]): CdfPoint[] {
+  const v = values.filter(Number.isFinite).slice().sort((a, b) => a - b);
+  const n = v.length;
+  return v.map((x, i) => ({ mbps: x, p: (i + 1) / n }));
+}
+
+/** Per strategy, the CDF of its flows' mean throughput (scmptcp Fig. 6). */
+export function flowMeanCdfs(doc: ResultDocument, requested?: readonly string[] | null): { strategy: string; points: CdfPoint[] }[] {
+  return strategyOrder(requested, doc).map((name) => ({
+    strategy: name,
+    points: empiricalCdf((doc.strategies[name]?.summary?.flows ?? []).map((f) => f.mean_mbps)),
+  }));
+}
+
+export interface SweepLinePoint {
+  x: number;
+  mean: number;
+  lo: number;
+  hi: number;
+  runs: number;
+}
+
+/** One line per strategy: (swept value, mean) with the 95 % CI band [mean − ci, mean + ci]; non-numeric values are skipped. */
+export function sweepLines(doc: ResultDocument): { strategy: string; points: SweepLinePoint[] }[] {
+  const sweep = doc.sweep;
+  if (!sweep) return [];
+  const names: string[] = [];
+  for (const p of sweep.points) for (const s of Object.keys(p.strategies)) if (!names.includes(s)) names.push(s);
+  return names.map((strategy) => ({
+    strategy,
+    points: sweep.points
+      .filter((p) => typeof p.value === "number" && p.strategies[strategy])
+      .map((p) => {
+        const a = p.strategies[strategy]!;
+        const ci = Number.isFinite(a.ci95_mbps) ? a.ci95_mbps : 0;
+        return { x: p.value as number, mean: a.mean_mbps, lo: a.mean_mbps - ci, hi: a.mean_mbps + ci, runs: a.runs };
+      })
+      .sort((a, b) => a.x - b.x),
+  }));
+}
+
+/** Union of several comparisons' domains, so that side-by-side charts share axes. */
+export function unionDomains(all: readonly Domains[]): Domains {
+  if (!all.length) return { x: [0, 1], y: [0, 1] };
+  return {
+    x: [Math.min(...all.map((d) => d.x[0])), Math.max(...all.map((d) => d.x[1]))],
+    y: [Math.min(...all.map((d) => d.y[0])), Math.max(...all.map((d) => d.y[1]))],
+  };
+}
+
+// ----------------------------------------------------------------------------- CSV
+
+function csvCell(v: unknown): string {
+  const s = v === null || v === undefined ? "" : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** RFC 4180 CSV text of a header and rows. */
+export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  return [header, ...rows].map((r) => r.map(csvCell).join(",")).join("\r\n") + "\r\n";
+}
+
+/** Long-format CSV rows of throughput series: strategy, flow, subflow, t_s, throughput_mbps. */
+export function seriesCsv(all: readonly StrategySeries[], subflows: readonly (SubflowSeries & { strategy: string })[] = []): string {
+  const rows: unknown[][] = [];
+  for (const s of all) for (const f of s.flows) for (const p of f.points) rows.push([s.strategy, f.flowId, "", p.t_s, p.mbps]);
+  for (const sf of subflows) for (const p of sf.points) rows.push([sf.strategy, sf.flowId, sf.subflowId, p.t_s, p.mbps]);
+  return toCsv(["strategy", "flow", "subflow", "t_s", "throughput_mbps"], rows);
+}

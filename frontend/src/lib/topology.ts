@@ -45,7 +45,12 @@ interface Box {
 }
 
 function pos(n: ScenarioNode): Position {
-  return n.position ?? { x_m: 0, y_m: 0 };
+  return norm(n.position);
+}
+
+/** A document point with its defaults applied. */
+export function norm(p: { x_m?: number; y_m?: number } | null | undefined): Position {
+  return { x_m: p?.x_m ?? 0, y_m: p?.y_m ?? 0 };
 }
 
 /** Bounding box (metres) of every node, mobility path and radio range. */
@@ -64,11 +69,11 @@ export function modelExtent(doc: ScenarioDocument): Box {
     if (n.kind === "station" && n.mobility) {
       const m = n.mobility;
       if (m.model === "linear") {
-        add(m.start.x_m, m.start.y_m);
-        add(m.end.x_m, m.end.y_m);
+        add(norm(m.start).x_m, norm(m.start).y_m);
+        add(norm(m.end).x_m, norm(m.end).y_m);
       } else if (m.model === "waypoints") {
         for (const w of m.points) add(w.x_m, w.y_m);
-      } else if (m.model === "random_walk") {
+      } else if (m.model === "random_walk" || m.model === "random_waypoint" || m.model === "gauss_markov") {
         add(m.bounds.x_min_m, m.bounds.y_min_m);
         add(m.bounds.x_max_m, m.bounds.y_max_m);
       }
@@ -98,12 +103,21 @@ const KIND_NAMES: Record<NodeKind, string> = {
   router: "Router",
 };
 
+/** A link label number: at most 4 significant digits ("10.53", "10000"). */
+export function short(v: number): string {
+  return Math.abs(v) >= 1e4 ? String(Math.round(v)) : String(Number(v.toPrecision(4)));
+}
+
 export function kindName(kind: NodeKind): string {
   return KIND_NAMES[kind] ?? kind;
 }
 
-export function topologyElements(doc: ScenarioDocument): Topology {
-  const scale = scaleFor(modelExtent(doc));
+/**
+ * Element definitions of `doc`; `fixedScale` (graph units per metre) keeps the
+ * drawing's scale while a scenario is edited (default: fit {@link TARGET_EXTENT}).
+ */
+export function topologyElements(doc: ScenarioDocument, fixedScale?: number): Topology {
+  const scale = fixedScale ?? scaleFor(modelExtent(doc));
   const els: TopoElement[] = [];
   const ids = new Set(doc.nodes.map((n) => n.id));
 
@@ -120,9 +134,9 @@ export function topologyElements(doc: ScenarioDocument): Topology {
     if (n.kind === "station" && n.mobility) {
       const m = n.mobility;
       let pts: Position[] = [];
-      if (m.model === "linear") pts = [m.start, m.end];
+      if (m.model === "linear") pts = [norm(m.start), norm(m.end)];
       else if (m.model === "waypoints") pts = m.points.map((w) => ({ x_m: w.x_m, y_m: w.y_m }));
-      else if (m.model === "random_walk") {
+      else if (m.model === "random_walk" || m.model === "random_waypoint" || m.model === "gauss_markov") {
         const b = m.bounds;
         els.push({
           group: "nodes",
@@ -157,9 +171,15 @@ export function topologyElements(doc: ScenarioDocument): Topology {
   for (const n of doc.nodes) {
     els.push({
       group: "nodes",
-      data: { id: n.id, label: n.label || n.id, kind: n.kind, tooltip: `${kindName(n.kind)} ${n.id}` },
+      data: {
+        id: n.id,
+        // satellites show their orbit: "relay · GEO"
+        label: n.kind === "satellite" ? `${n.label || n.id} · ${(n.orbit ?? "geo").toUpperCase()}` : n.label || n.id,
+        kind: n.kind,
+        tooltip: `${kindName(n.kind)} ${n.id}`,
+      },
       position: toGraph(pos(n), scale),
-      classes: `node kind-${n.kind}`,
+      classes: n.kind === "satellite" ? `node kind-satellite orbit-${n.orbit ?? "geo"}` : `node kind-${n.kind}`,
     });
   }
 
@@ -171,10 +191,16 @@ export function topologyElements(doc: ScenarioDocument): Topology {
         id: `link:${l.id}`,
         source: l.src,
         target: l.dst,
-        label: `${l.bandwidth_mbps} Mb/s · ${l.delay_ms ?? 0} ms`,
+        label: `${short(l.bandwidth_mbps)} Mb/s · ${short(l.delay_ms ?? 0)} ms`,
       },
       classes: "link",
     });
   }
   return { elements: els, scale };
+}
+
+/** Inverse of {@link toGraph}: graph coordinates → metres (rounded to 0.1 m). */
+export function fromGraph(p: { x: number; y: number }, scale: number): { x_m: number; y_m: number } {
+  const r = (v: number) => Math.round(v * 10) / 10 + 0;
+  return { x_m: r(p.x / scale), y_m: r(-p.y / scale) };
 }

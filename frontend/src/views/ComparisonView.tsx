@@ -1,59 +1,101 @@
 import { useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
-import type { ComparisonPublic, StrategyInfo } from "../api/types";
+import { FINISHED_STATUSES, type ComparisonPublic, type ProgressEvent, type ResultDocument, type StrategyInfo } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { ProgressBar } from "../components/ProgressBar";
+import { RouteOverlay } from "../components/RouteOverlay";
+import { CdfChart, SummaryBars, SweepChart } from "../components/StatCharts";
 import { SummaryTable } from "../components/SummaryTable";
-import { ThroughputChart } from "../components/ThroughputChart";
-import { allFlowIds, comparisonSeries, flowStyles, sharedDomains } from "../lib/chartData";
+import { MARKER_STYLE, ThroughputChart } from "../components/ThroughputChart";
+import {
+  allFlowIds,
+  eventMarkers,
+  EVENT_MARKER_KINDS,
+  flowMeanCdfs,
+  flowSeries,
+  flowStyles,
+  sharedDomains,
+  strategyOrder,
+  subflowSeries,
+  summaryBars,
+  sweepLines,
+  valuesAt,
+  type StrategySeries,
+} from "../lib/chartData";
+import { strategyColors } from "../lib/colors";
 import { errorLines } from "../lib/errors";
+import { formatFixed3, formatSeconds } from "../lib/format";
 import { summaryRows } from "../lib/summaryRows";
 
-const POLL_MS = 1000;
-
-function isActive(c: ComparisonPublic | null): boolean {
-  return c !== null && (c.status === "queued" || c.status === "running");
+function isActive(status: string | undefined): boolean {
+  return status === "queued" || status === "running";
 }
 
-/** Polls the comparison about once per second while it is queued or running. */
-function useComparison(scenarioId: string, comparisonId: string) {
+/**
+ * The comparison, followed live: one GET, then server-sent events while it is
+ * queued or running (no polling), then one GET for the result once finished.
+ */
+export function useComparison(scenarioId: string, comparisonId: string) {
   const [comparison, setComparison] = useState<ComparisonPublic | null>(null);
+  const [live, setLive] = useState<ProgressEvent | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
+  const [reload, setReload] = useState(0);
 
   useEffect(() => {
     const ctl = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let failures = 0;
-    setComparison(null);
+    let source: EventSource | null = null;
     setErrors([]);
-    const tick = async () => {
-      try {
-        const c = await api.getComparison(scenarioId, comparisonId, ctl.signal);
-        failures = 0;
+    api
+      .getComparison(scenarioId, comparisonId, ctl.signal)
+      .then((c) => {
         setComparison(c);
-        setErrors([]);
-        if (isActive(c)) timer = setTimeout(tick, POLL_MS);
-      } catch (err) {
-        if (isAbort(err)) return;
-        setErrors(errorLines(err));
-        // a missing comparison will not appear; anything else is retried, more slowly
-        if (err instanceof ApiError && (err.status === 404 || err.status === 422)) return;
-        failures += 1;
-        timer = setTimeout(tick, Math.min(10_000, POLL_MS * 2 ** failures));
-      }
-    };
-    void tick();
+        setLive({ status: c.status, progress: c.progress, error: c.error });
+        if (!isActive(c.status)) return;
+        source = new EventSource(api.comparisonEventsUrl(scenarioId, comparisonId));
+        source.onmessage = (msg) => {
+          const ev = JSON.parse(msg.data as string) as ProgressEvent;
+          setLive(ev);
+          if (FINISHED_STATUSES.includes(ev.status)) {
+            source?.close();
+            source = null;
+            setReload((n) => n + 1);
+          }
+        };
+        source.onerror = () => {
+          // the browser reconnects by itself; a closed source will not come back
+          if (source && source.readyState === EventSource.CLOSED) setErrors(["Lost the progress stream; reload the page to follow the comparison."]);
+        };
+      })
+      .catch((err) => {
+        if (!isAbort(err)) setErrors(errorLines(err));
+      });
     return () => {
       ctl.abort();
-      if (timer !== undefined) clearTimeout(timer);
+      source?.close();
     };
   }, [scenarioId, comparisonId]);
 
-  return { comparison, errors };
+  // the final state with the result document
+  useEffect(() => {
+    if (!reload) return;
+    const ctl = new AbortController();
+    api
+      .getComparison(scenarioId, comparisonId, ctl.signal)
+      .then((c) => {
+        setComparison(c);
+        setLive({ status: c.status, progress: c.progress, error: c.error });
+      })
+      .catch((err) => {
+        if (!isAbort(err)) setErrors(errorLines(err));
+      });
+    return () => ctl.abort();
+  }, [reload, scenarioId, comparisonId]);
+
+  return { comparison, live, errors };
 }
 
-function useStrategyDescriptions(): Record<string, string> {
+export function useStrategyDescriptions(): Record<string, string> {
   const [map, setMap] = useState<Record<string, string>>({});
   useEffect(() => {
     const ctl = new AbortController();
@@ -71,13 +113,16 @@ const STATUS_TEXT: Record<string, string> = {
   running: "Running",
   succeeded: "Finished",
   failed: "Failed",
+  cancelled: "Cancelled",
 };
 
 export function ComparisonView() {
   const { id = "", cid = "" } = useParams();
-  const { comparison: c, errors } = useComparison(id, cid);
+  const { comparison: c, live, errors } = useComparison(id, cid);
   const descriptions = useStrategyDescriptions();
   const [scenarioName, setScenarioName] = useState<string | null>(null);
+  const [cancelError, setCancelError] = useState<string[]>([]);
+  const [cancelling, setCancelling] = useState(false);
 
   useEffect(() => {
     const ctl = new AbortController();
@@ -88,18 +133,20 @@ export function ComparisonView() {
     return () => ctl.abort();
   }, [id]);
 
-  const view = useMemo(() => {
-    if (!c || c.status !== "succeeded" || !c.result) return null;
-    const series = comparisonSeries(c.result, c.strategies);
-    return {
-      series,
-      domains: sharedDomains(series),
-      styles: flowStyles(allFlowIds(series)),
-      rows: summaryRows(c.result, c.strategies),
-    };
-  }, [c]);
-
+  const status = live?.status ?? c?.status;
+  const progress = live?.progress ?? c?.progress ?? 0;
   const scenarioPath = `/scenarios/${encodeURIComponent(id)}`;
+
+  const cancel = async () => {
+    setCancelling(true);
+    setCancelError([]);
+    try {
+      await api.cancelComparison(id, cid);
+    } catch (err) {
+      setCancelError(err instanceof ApiError && (err.status === 404 || err.status === 405) ? ["This server cannot cancel comparisons (no cancel endpoint)."] : errorLines(err));
+      setCancelling(false);
+    }
+  };
 
   return (
     <>
@@ -117,15 +164,16 @@ export function ComparisonView() {
           {c ? (
             <p className="muted">
               Engine <code>{c.engine}</code> · scenario version {c.scenario_version}
-              {c.seed !== null && c.seed !== undefined ? ` · seed ${c.seed}` : ""} · started{" "}
-              {new Date(c.created_at).toLocaleString()}
+              {c.seed !== null && c.seed !== undefined ? ` · seed ${c.seed}` : ""}
+              {c.repetitions && c.repetitions > 1 ? ` · ${c.repetitions} repetitions` : ""}
+              {c.sweep ? ` · sweep of ${String((c.sweep as { parameter?: string }).parameter ?? "")}` : ""} · started {new Date(c.created_at).toLocaleString()}
               {c.finished_at ? ` · finished ${new Date(c.finished_at).toLocaleString()}` : ""}
             </p>
           ) : null}
         </div>
-        {c ? (
-          <span className={`status status-${c.status}`} data-testid="comparison-status">
-            {c.status}
+        {status ? (
+          <span className={`status status-${status}`} data-testid="comparison-status">
+            {status}
           </span>
         ) : null}
       </div>
@@ -133,61 +181,208 @@ export function ComparisonView() {
       <ErrorList title="Could not load the comparison:" items={errors} />
       {!c && !errors.length ? <p className="muted">Loading…</p> : null}
 
-      {c && isActive(c) ? (
+      {c && isActive(status) ? (
         <section className="card progress-card" aria-live="polite">
-          <p className="status-text">
-            {STATUS_TEXT[c.status]} — {Math.round((c.progress ?? 0) * 100)}%
-          </p>
-          <ProgressBar progress={c.progress ?? 0} label="Comparison progress" />
+          <div className="card-head">
+            <p className="status-text">
+              {STATUS_TEXT[status ?? ""]} — {Math.round(progress * 100)}%
+            </p>
+            <button type="button" className="btn btn-danger" onClick={cancel} disabled={cancelling}>
+              {cancelling ? "Cancelling…" : "Cancel comparison"}
+            </button>
+          </div>
+          <ProgressBar progress={progress} label="Comparison progress" />
+          <ErrorList title="Not cancelled:" items={cancelError} />
         </section>
       ) : null}
 
-      {c && c.status === "failed" ? (
-        <div className="alert alert-error" role="alert">
-          <strong>The comparison failed.</strong>
-          <pre className="error-text">{c.error || "No error message was recorded."}</pre>
+      {status === "cancelled" ? (
+        <div className="alert" role="status">
+          The comparison was cancelled.
         </div>
       ) : null}
 
-      {c && c.status === "succeeded" && !view ? (
+      {status === "failed" ? (
+        <div className="alert alert-error" role="alert">
+          <strong>The comparison failed.</strong>
+          <pre className="error-text">{live?.error || c?.error || "No error message was recorded."}</pre>
+        </div>
+      ) : null}
+
+      {c && c.status === "succeeded" && !c.result ? (
         <div className="alert alert-error" role="alert">
           The comparison finished but holds no result document.
         </div>
       ) : null}
 
-      {view ? (
-        <>
-          <section aria-labelledby="charts-title">
-            <h2 id="charts-title" className="section-title">
-              Throughput per flow
-            </h2>
-            <p className="muted small">
-              Same axes in every chart. Vertical lines mark handovers (dashed: handover start, solid: association).
-            </p>
-            <div className="charts">
-              {view.series.map((s) => (
-                <ThroughputChart
-                  key={s.strategy}
-                  series={s}
-                  domains={view.domains}
-                  styles={view.styles}
-                  description={descriptions[s.strategy]}
-                />
+      {c && c.status === "succeeded" && c.result ? <Results result={c.result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} /> : null}
+    </>
+  );
+}
+
+interface ResultsProps {
+  result: ResultDocument;
+  requested: string[];
+  descriptions: Record<string, string>;
+  name: string;
+}
+
+/** Every view of one result document. */
+export function Results({ result, requested, descriptions, name }: ResultsProps) {
+  const [hoverT, setHoverT] = useState<number | null>(null);
+  const [showSubflows, setShowSubflows] = useState(false);
+  const [markerKinds, setMarkerKinds] = useState<string[]>([...EVENT_MARKER_KINDS]);
+
+  const view = useMemo(() => {
+    const order = strategyOrder(requested, result);
+    const series: StrategySeries[] = order.map((s) => {
+      const r = result.strategies[s]!;
+      return { strategy: s, engine: r.engine, flows: flowSeries(r), markers: eventMarkers(r.events) };
+    });
+    return {
+      order,
+      series,
+      domains: sharedDomains(series),
+      styles: flowStyles(allFlowIds(series)),
+      colors: strategyColors(order),
+      rows: summaryRows(result, requested),
+      bars: summaryBars(result, requested),
+      cdfs: flowMeanCdfs(result, requested),
+      sweep: sweepLines(result),
+      subflows: Object.fromEntries(order.map((s) => [s, subflowSeries(result.strategies[s]!)])),
+    };
+  }, [result, requested]);
+
+  const hover = hoverT === null ? [] : valuesAt(view.series, hoverT);
+  const presentKinds = EVENT_MARKER_KINDS.filter((k) => view.series.some((s) => s.markers.some((m) => m.kind === k)));
+
+  return (
+    <>
+      <section aria-labelledby="charts-title">
+        <h2 id="charts-title" className="section-title">
+          Throughput per flow
+        </h2>
+        <div className="chart-controls">
+          <label className="toggle">
+            <input type="checkbox" checked={showSubflows} onChange={(e) => setShowSubflows(e.currentTarget.checked)} /> Show subflows
+          </label>
+          <fieldset className="marker-kinds">
+            <legend>Markers</legend>
+            {presentKinds.map((k) => (
+              <label key={k} className="toggle">
+                <input
+                  type="checkbox"
+                  checked={markerKinds.includes(k)}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    setMarkerKinds((ks) => (on ? [...ks, k] : ks.filter((x) => x !== k)));
+                  }}
+                />{" "}
+                <span className="swatch" style={{ background: MARKER_STYLE[k]?.color }} /> {MARKER_STYLE[k]?.label ?? k}
+              </label>
+            ))}
+            {!presentKinds.length ? <span className="muted small">no events</span> : null}
+          </fieldset>
+        </div>
+        <div className="hover-readout" aria-live="off" data-testid="hover-readout">
+          {hoverT === null ? (
+            <span className="muted small">Same axes in every chart. Hover a chart to read every strategy's values at that time.</span>
+          ) : (
+            <>
+              <strong>t ≈ {formatSeconds(hover[0]?.t_s ?? hoverT)} s</strong>
+              {view.order.map((s) => (
+                <span key={s} className="hover-item">
+                  <span className="swatch" style={{ background: view.colors[s] }} />
+                  {s}:{" "}
+                  {hover
+                    .filter((h) => h.strategy === s)
+                    .map((h) => `${h.flowId} ${formatFixed3(h.mbps)}`)
+                    .join(", ")}{" "}
+                  Mbit/s
+                </span>
               ))}
-            </div>
-          </section>
-          <section aria-labelledby="summary-title">
-            <h2 id="summary-title" className="section-title">
-              Summary
-            </h2>
-            <SummaryTable rows={view.rows} />
-            <p className="muted small">
-              “At zero”: seconds with throughput below 1 kbit/s. On “all flows” rows, mean / std / min are over the
-              per-flow means, “at zero” is the total over flows, and the longest zero run is the longest of any flow.
-            </p>
-          </section>
-        </>
+            </>
+          )}
+        </div>
+        <div className="charts">
+          {view.series.map((s) => (
+            <ThroughputChart
+              key={s.strategy}
+              series={s}
+              domains={view.domains}
+              styles={view.styles}
+              description={descriptions[s.strategy]}
+              markerKinds={markerKinds}
+              subflows={showSubflows ? view.subflows[s.strategy] : null}
+              hoverT={hoverT}
+              onHover={setHoverT}
+              filename={name}
+            />
+          ))}
+        </div>
+      </section>
+
+      <section aria-labelledby="summary-title">
+        <h2 id="summary-title" className="section-title">
+          Summary
+        </h2>
+        <div className="charts">
+          <SummaryBars bars={view.bars} colors={view.colors} filename={`${name}-summary`} />
+          <CdfChart cdfs={view.cdfs} colors={view.colors} filename={`${name}-cdf`} />
+        </div>
+        <SummaryTable rows={view.rows} />
+        <p className="muted small">
+          “At zero”: seconds with throughput below 1 kbit/s. On “all flows” rows, mean / std / min are over the per-flow means, “at zero” is the total over flows, and the
+          longest zero run is the longest of any flow.
+        </p>
+      </section>
+
+      {result.repetitions ? (
+        <section aria-labelledby="reps-title">
+          <h2 id="reps-title" className="section-title">
+            Repetitions
+          </h2>
+          <table className="compact" data-testid="repetitions-table">
+            <thead>
+              <tr>
+                <th scope="col">Strategy</th>
+                <th scope="col" className="num">
+                  Mean (Mbit/s)
+                </th>
+                <th scope="col" className="num">
+                  95 % CI (± Mbit/s)
+                </th>
+                <th scope="col" className="num">
+                  Runs
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {Object.entries(result.repetitions).map(([s, a]) => (
+                <tr key={s}>
+                  <td>{s}</td>
+                  <td className="num">{formatFixed3(a.mean_mbps)}</td>
+                  <td className="num">{formatFixed3(a.ci95_mbps)}</td>
+                  <td className="num">{a.runs}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
       ) : null}
+
+      {view.sweep.length && result.sweep ? (
+        <section aria-labelledby="sweep-title">
+          <h2 id="sweep-title" className="section-title">
+            Sweep
+          </h2>
+          <div className="charts">
+            <SweepChart parameter={result.sweep.parameter} lines={view.sweep} colors={view.colors} filename={`${name}-sweep`} />
+          </div>
+        </section>
+      ) : null}
+
+      <RouteOverlay result={result} strategies={view.order} hoverT={hoverT} />
     </>
   );
 }

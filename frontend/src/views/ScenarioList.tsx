@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState, type ChangeEvent } from "react";
 import { Link } from "react-router";
-import { api, isAbort } from "../api/client";
+import { ApiError, api, isAbort } from "../api/client";
 import type { ScenarioPublic, ScenarioSummary } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { errorLines } from "../lib/errors";
@@ -19,6 +19,7 @@ export function ScenarioList() {
   const [importErrors, setImportErrors] = useState<string[]>([]);
   const [imported, setImported] = useState<ScenarioPublic | null>(null);
   const [busy, setBusy] = useState(false);
+  const [importName, setImportName] = useState("");
 
   const load = useCallback(async (signal?: AbortSignal) => {
     try {
@@ -44,14 +45,29 @@ export function ScenarioList() {
     setImported(null);
     setBusy(true);
     try {
-      let doc: unknown;
-      try {
-        doc = JSON.parse(await file.text());
-      } catch (err) {
-        setImportErrors([`${file.name} is not valid JSON: ${(err as Error).message}`]);
-        return;
+      let created: ScenarioPublic;
+      if (/\.json$/i.test(file.name)) {
+        // scenario JSON: validated and stored as it is
+        let doc: unknown;
+        try {
+          doc = JSON.parse(await file.text());
+        } catch (err) {
+          setImportErrors([`${file.name} is not valid JSON: ${(err as Error).message}`]);
+          return;
+        }
+        created = await api.createScenario(doc);
+      } else {
+        // Topology Zoo GraphML or SNDlib native: converted by the server
+        try {
+          created = await api.importFile(file, importName.trim() || undefined);
+        } catch (err) {
+          if (err instanceof ApiError && (err.status === 404 || err.status === 405)) {
+            setImportErrors([`This server cannot import ${file.name}: it has no import endpoint (POST /api/imports).`]);
+            return;
+          }
+          throw err;
+        }
       }
-      const created = await api.createScenario(doc);
       setImported(created);
       await load();
     } catch (err) {
@@ -70,13 +86,24 @@ export function ScenarioList() {
           <p className="muted">Topologies, mobility and flows to compare transport strategies on.</p>
         </div>
         <div className="import">
-          <label htmlFor={inputId} className={`btn btn-primary${busy ? " disabled" : ""}`}>
-            Import scenario JSON
+          <input
+            type="text"
+            className="import-name"
+            aria-label="Name for the imported scenario"
+            placeholder="name (GraphML / SNDlib; optional)"
+            value={importName}
+            onChange={(e) => setImportName(e.currentTarget.value)}
+          />
+          <Link to="/scenarios/new" className="btn btn-primary">
+            New scenario
+          </Link>
+          <label htmlFor={inputId} className={`btn${busy ? " disabled" : ""}`} title="Scenario JSON, Topology Zoo GraphML or SNDlib native (.txt)">
+            Import scenario file
           </label>
           <input
             id={inputId}
             type="file"
-            accept=".json,application/json"
+            accept=".json,application/json,.graphml,.xml,.txt"
             className="visually-hidden"
             onChange={onFile}
             disabled={busy}
@@ -96,7 +123,7 @@ export function ScenarioList() {
       {items === null && !loadError.length ? <p className="muted">Loading…</p> : null}
       {items && items.length === 0 ? (
         <div className="card empty">
-          <p>No scenarios yet. Import a scenario document (see <code>examples/</code>) to begin.</p>
+          <p>No scenarios yet. Draw a new one, or import a scenario document (see <code>examples/</code>), a Topology Zoo GraphML or an SNDlib file.</p>
         </div>
       ) : null}
       {items && items.length > 0 ? (

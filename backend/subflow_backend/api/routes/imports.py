@@ -1,0 +1,53 @@
+"""``/api/imports``: Topology Zoo GraphML, SNDlib native or scenario JSON files → stored scenarios."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, UploadFile, status
+
+from subflow.imports import import_scenario
+
+from subflow_backend import crud
+from subflow_backend.api.deps import SessionDep
+from subflow_backend.api.routes.scenarios import to_public
+from subflow_backend.schemas import ScenarioPublic
+
+router = APIRouter(prefix="/imports", tags=["imports"])
+
+#: largest upload accepted, bytes (Kdl.graphml, the largest Zoo file used here, is 0.3 MB)
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+@router.post(
+    "",
+    response_model=ScenarioPublic,
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        409: {"description": "A scenario with that name exists."},
+        413: {"description": "File larger than 20 MiB."},
+        422: {"description": "Unreadable file or a link the conventions cannot use (`loc` names it)."},
+    },
+)
+async def import_file(
+    session: SessionDep,
+    file: Annotated[UploadFile, File(description="GraphML (Topology Zoo or with delay_ms/loss/bandwidth_mbps "
+                                                 "edge attributes), SNDlib native .txt, or scenario JSON.")],
+    name: Annotated[str | None, Form(max_length=120, description="Scenario name; default: the network's.")] = None,
+) -> ScenarioPublic:
+    """Convert an uploaded topology to a scenario and store it (version 1).
+
+    Conventions (:mod:`subflow.imports`): Topology Zoo nodes keyed by id, delay from the
+    great-circle distance at 2/3 c, capacity from ``LinkSpeedRaw`` or a stated default;
+    SNDlib capacity = pre-installed capacity if positive else the first module's, demands
+    become flows with ``rate_mbps``. The scenario's description records the source, its
+    licence note and any conversion notes.
+    """
+    data = await file.read(MAX_UPLOAD_BYTES + 1)
+    if len(data) > MAX_UPLOAD_BYTES:
+        from fastapi import HTTPException
+
+        raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, "file larger than 20 MiB")
+    result = import_scenario(data, source=file.filename or "upload", name=name or None)
+    row = crud.create_scenario(session, result.scenario)
+    return to_public(row)

@@ -1,0 +1,477 @@
+/**
+ * The editor's side panel: the parameters of the selected node or link (units
+ * in the labels), the scenario's settings when nothing is selected, and each
+ * server validation message next to the field it names.
+ */
+import { useState } from "react";
+import type {
+  AccessPointNode,
+  Bounds,
+  Link,
+  Mobility,
+  MobilityModel,
+  Position,
+  SatelliteNode,
+  ScenarioDocument,
+  ScenarioNode,
+  StationNode,
+  TransportSettings,
+  Waypoint,
+} from "../api/types";
+import {
+  deleteElements,
+  errorsUnder,
+  MOBILITY_MODELS,
+  mobilityOf,
+  renameNode,
+  timesFromSpeed,
+  updateLink,
+  updateNode,
+} from "../lib/editor";
+import { kindName, norm } from "../lib/topology";
+import { NumberField, SelectField, TextField } from "./fields";
+import type { Selection, Tool } from "./TopologyGraph";
+
+export type Change = (next: ScenarioDocument, coalesce?: string) => void;
+
+const MODEL_LABELS: Record<MobilityModel, string> = {
+  static: "Static",
+  waypoints: "Waypoints (drawn path)",
+  linear: "Linear (start → end)",
+  random_walk: "Random walk",
+  random_waypoint: "Random waypoint",
+  gauss_markov: "Gauss–Markov",
+};
+
+export interface InspectorProps {
+  doc: ScenarioDocument;
+  selection: Selection;
+  errors: Record<string, string>;
+  tool: Tool;
+  setTool: (t: Tool) => void;
+  waypointSpeed: number;
+  setWaypointSpeed: (v: number) => void;
+  onChange: Change;
+  onSelect: (sel: Selection) => void;
+}
+
+export function Inspector(props: InspectorProps) {
+  const { doc, selection } = props;
+  const total = selection.nodes.length + selection.links.length;
+  if (total > 1) {
+    return (
+      <section className="card inspector" aria-labelledby="inspector-title">
+        <h2 id="inspector-title">{total} elements selected</h2>
+        <p className="muted small">
+          {selection.nodes.length} node(s), {selection.links.length} link(s). Drag one of the selected nodes to move them together.
+        </p>
+        <button
+          type="button"
+          className="btn btn-danger"
+          onClick={() => {
+            props.onChange(deleteElements(doc, selection.nodes, selection.links));
+            props.onSelect({ nodes: [], links: [] });
+          }}
+        >
+          Delete selected
+        </button>
+      </section>
+    );
+  }
+  if (selection.nodes.length === 1) {
+    const index = doc.nodes.findIndex((n) => n.id === selection.nodes[0]);
+    if (index >= 0) return <NodePanel {...props} index={index} node={doc.nodes[index]!} />;
+  }
+  if (selection.links.length === 1) {
+    const index = (doc.links ?? []).findIndex((l) => l.id === selection.links[0]);
+    if (index >= 0) return <LinkPanel {...props} index={index} link={doc.links![index]!} />;
+  }
+  return <ScenarioPanel {...props} />;
+}
+
+function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }) {
+  const { doc, node, index, onChange } = props;
+  const errs = errorsUnder(props.errors, `nodes.${index}`);
+  const set = (patch: Record<string, unknown>, key: string) => onChange(updateNode(doc, node.id, patch), `${node.id}.${key}`);
+  const pos = norm(node.position);
+  return (
+    <section className="card inspector" aria-labelledby="inspector-title">
+      <h2 id="inspector-title">
+        {kindName(node.kind)} <code>{node.id}</code>
+      </h2>
+      {errs[""] ? <p className="field-error">{errs[""]}</p> : null}
+      <div className="field-grid">
+        <TextField
+          label="Id"
+          value={node.id}
+          commitOnBlur
+          error={errs.id}
+          onChange={(v) => {
+            onChange(renameNode(doc, node.id, v.trim()));
+            props.onSelect({ nodes: [v.trim()], links: [] });
+          }}
+        />
+        <TextField label="Label" value={node.label ?? ""} error={errs.label} onChange={(v) => set({ label: v || null }, "label")} />
+        <NumberField label="X" unit="m" value={pos.x_m} error={errs["position.x_m"] ?? errs.position} onChange={(v) => set({ position: { ...pos, x_m: v ?? 0 } }, "x")} />
+        <NumberField label="Y" unit="m" value={pos.y_m} error={errs["position.y_m"]} onChange={(v) => set({ position: { ...pos, y_m: v ?? 0 } }, "y")} />
+      </div>
+      {node.kind === "access_point" ? <AccessPointFields node={node} errs={errs} set={set} /> : null}
+      {node.kind === "satellite" ? (
+        <SelectField
+          label="Orbit"
+          value={(node as SatelliteNode).orbit ?? "geo"}
+          options={[
+            { value: "geo", label: "GEO (geostationary)" },
+            { value: "meo", label: "MEO (medium Earth orbit)" },
+            { value: "leo", label: "LEO (low Earth orbit)" },
+          ]}
+          error={errs.orbit}
+          onChange={(v) => set({ orbit: v }, "orbit")}
+        />
+      ) : null}
+      {node.kind === "station" ? <MobilityFields {...props} node={node} errs={errs} /> : null}
+      <div className="actions">
+        <button
+          type="button"
+          className="btn btn-danger"
+          onClick={() => {
+            onChange(deleteElements(doc, [node.id], []));
+            props.onSelect({ nodes: [], links: [] });
+          }}
+        >
+          Delete node
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function AccessPointFields({ node, errs, set }: { node: AccessPointNode; errs: Record<string, string>; set: (p: Record<string, unknown>, k: string) => void }) {
+  return (
+    <fieldset className="field-grid">
+      <legend>Radio</legend>
+      <NumberField label="Range" unit="m" value={node.range_m} error={errs.range_m} onChange={(v) => set({ range_m: v ?? 0 }, "range_m")} />
+      <TextField label="Network" value={node.network ?? "wlan"} error={errs.network} onChange={(v) => set({ network: v }, "network")} />
+      <NumberField label="Association delay" unit="s" value={node.association_delay_s ?? 1} error={errs.association_delay_s} onChange={(v) => set({ association_delay_s: v ?? 0 }, "assoc")} />
+      <NumberField label="Wireless bandwidth" unit="Mbit/s" value={node.wireless_bandwidth_mbps ?? 54} error={errs.wireless_bandwidth_mbps} onChange={(v) => set({ wireless_bandwidth_mbps: v ?? 0 }, "wbw")} />
+      <NumberField label="Wireless delay" unit="ms" value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
+      <NumberField label="Wireless loss" unit="%" factor={100} value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
+      <NumberField label="Queue" unit="packets" integer value={node.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
+    </fieldset>
+  );
+}
+
+function BoundsFields({ bounds, errs, onBounds }: { bounds: Bounds; errs: Record<string, string>; onBounds: (b: Bounds) => void }) {
+  const f = (k: keyof Bounds, label: string) => (
+    <NumberField label={label} unit="m" value={bounds[k]} error={errs[`mobility.bounds.${k}`]} onChange={(v) => onBounds({ ...bounds, [k]: v ?? 0 })} />
+  );
+  return (
+    <div className="field-grid">
+      {f("x_min_m", "Bounds x min")}
+      {f("y_min_m", "Bounds y min")}
+      {f("x_max_m", "Bounds x max")}
+      {f("y_max_m", "Bounds y max")}
+      {errs["mobility.bounds"] ? <p className="field-error">{errs["mobility.bounds"]}</p> : null}
+    </div>
+  );
+}
+
+function MobilityFields(props: InspectorProps & { index: number; node: StationNode; errs: Record<string, string> }) {
+  const { doc, node, errs, onChange, tool, setTool } = props;
+  const m: Mobility = node.mobility ?? { model: "static" };
+  const pos: Position = norm(node.position);
+  const setMobility = (next: Mobility, key: string) => onChange(updateNode(doc, node.id, { mobility: next }), `${node.id}.mobility.${key}`);
+  const drawing = tool.name === "waypoints";
+  const drawingBounds = tool.name === "bounds";
+  const num = (label: string, unit: string, key: string, value: number | undefined, extra: Partial<Parameters<typeof NumberField>[0]> = {}) => (
+    <NumberField
+      label={label}
+      unit={unit}
+      value={value}
+      error={errs[`mobility.${key}`]}
+      onChange={(v) => setMobility({ ...m, [key]: v ?? 0 } as Mobility, key)}
+      {...extra}
+    />
+  );
+  return (
+    <fieldset className="mobility">
+      <legend>Mobility</legend>
+      <SelectField
+        label="Mobility model"
+        value={m.model}
+        options={MOBILITY_MODELS.map((v) => ({ value: v, label: MODEL_LABELS[v] }))}
+        error={errs["mobility.model"] ?? errs.mobility}
+        onChange={(v) => {
+          setTool({ name: "select" });
+          setMobility(mobilityOf(v, pos, m), "model");
+        }}
+      />
+      {m.model === "waypoints" ? (
+        <>
+          <div className="field-grid">
+            <NumberField label="Drawing speed" unit="m/s" value={props.waypointSpeed} min={0} onChange={(v) => v && v > 0 && props.setWaypointSpeed(v)} hint="Times of new points follow from this speed." />
+          </div>
+          <div className="actions">
+            <button
+              type="button"
+              className={`btn${drawing ? " btn-primary" : ""}`}
+              aria-pressed={drawing}
+              onClick={() => {
+                if (drawing) setTool({ name: "select" });
+                else {
+                  setMobility({ model: "waypoints", points: [] } as unknown as Mobility, "clear");
+                  setTool({ name: "waypoints" });
+                }
+              }}
+            >
+              {drawing ? "Finish path" : "Draw path"}
+            </button>
+            <button
+              type="button"
+              className="btn"
+              disabled={m.points.length < 2}
+              onClick={() => setMobility({ model: "waypoints", points: timesFromSpeed(m.points, props.waypointSpeed, m.points[0]?.t_s ?? 0) }, "retime")}
+            >
+              Retime at speed
+            </button>
+          </div>
+          {drawing ? <p className="muted small">Click points on the canvas in the order the station visits them; press “Finish path” when done.</p> : null}
+          {errs["mobility.points"] ? <p className="field-error">{errs["mobility.points"]}</p> : null}
+          <WaypointTable points={m.points} errs={errs} onPoints={(points) => setMobility({ model: "waypoints", points }, "points")} />
+        </>
+      ) : null}
+      {m.model === "linear" ? (
+        <div className="field-grid">
+          <NumberField label="Start x" unit="m" value={norm(m.start).x_m} error={errs["mobility.start.x_m"]} onChange={(v) => setMobility({ ...m, start: { ...m.start, x_m: v ?? 0 } }, "sx")} />
+          <NumberField label="Start y" unit="m" value={norm(m.start).y_m} error={errs["mobility.start.y_m"]} onChange={(v) => setMobility({ ...m, start: { ...m.start, y_m: v ?? 0 } }, "sy")} />
+          <NumberField label="End x" unit="m" value={norm(m.end).x_m} error={errs["mobility.end.x_m"]} onChange={(v) => setMobility({ ...m, end: { ...m.end, x_m: v ?? 0 } }, "ex")} />
+          <NumberField label="End y" unit="m" value={norm(m.end).y_m} error={errs["mobility.end.y_m"]} onChange={(v) => setMobility({ ...m, end: { ...m.end, y_m: v ?? 0 } }, "ey")} />
+          {num("Speed", "m/s", "speed_mps", m.speed_mps)}
+          {num("Start time", "s", "start_s", m.start_s ?? 0)}
+        </div>
+      ) : null}
+      {m.model === "random_walk" || m.model === "random_waypoint" || m.model === "gauss_markov" ? (
+        <>
+          <div className="actions">
+            <button type="button" className={`btn${drawingBounds ? " btn-primary" : ""}`} aria-pressed={drawingBounds} onClick={() => setTool(drawingBounds ? { name: "select" } : { name: "bounds" })}>
+              {drawingBounds ? "Stop drawing bounds" : "Draw bounds"}
+            </button>
+          </div>
+          {drawingBounds ? <p className="muted small">Drag a rectangle on the canvas.</p> : null}
+          <BoundsFields bounds={m.bounds} errs={errs} onBounds={(b) => setMobility({ ...m, bounds: b } as Mobility, "bounds")} />
+          <div className="field-grid">
+            {m.model === "random_walk" ? (
+              <>
+                {num("Min speed", "m/s", "speed_min_mps", m.speed_min_mps ?? 1)}
+                {num("Max speed", "m/s", "speed_max_mps", m.speed_max_mps ?? 5)}
+                {num("Step", "s", "step_s", m.step_s ?? 10)}
+              </>
+            ) : null}
+            {m.model === "random_waypoint" ? (
+              <>
+                {num("Min speed", "m/s", "speed_min_mps", m.speed_min_mps ?? 1)}
+                {num("Max speed", "m/s", "speed_max_mps", m.speed_max_mps ?? 5)}
+                {num("Pause", "s", "pause_s", m.pause_s ?? 0)}
+              </>
+            ) : null}
+            {m.model === "gauss_markov" ? (
+              <>
+                {num("Mean speed", "m/s", "mean_speed_mps", m.mean_speed_mps ?? 3)}
+                {num("Speed std", "m/s", "speed_std_mps", m.speed_std_mps ?? 1)}
+                {num("Heading std", "rad", "heading_std_rad", m.heading_std_rad ?? 0.5)}
+                {num("Memory α", "0–1", "alpha", m.alpha ?? 0.75)}
+                {num("Step", "s", "step_s", m.step_s ?? 1)}
+              </>
+            ) : null}
+            {num("Seed", "", "seed", m.seed ?? 0, { integer: true, step: 1 })}
+          </div>
+        </>
+      ) : null}
+    </fieldset>
+  );
+}
+
+function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: Record<string, string>; onPoints: (p: Waypoint[]) => void }) {
+  if (!points.length) return <p className="muted small">No points yet.</p>;
+  const set = (i: number, patch: Partial<Waypoint>) => onPoints(points.map((p, k) => (k === i ? { ...p, ...patch } : p)));
+  return (
+    <table className="compact waypoints" aria-label="Waypoints">
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">t (s)</th>
+          <th scope="col">x (m)</th>
+          <th scope="col">y (m)</th>
+          <th scope="col">
+            <span className="visually-hidden">Remove</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {points.map((p, i) => (
+          <tr key={i} data-testid={`waypoint-${i}`}>
+            <td>{i + 1}</td>
+            {(["t_s", "x_m", "y_m"] as const).map((k) => (
+              <td key={k}>
+                <CellNumber
+                  label={`Waypoint ${i + 1} ${k === "t_s" ? "time (s)" : k === "x_m" ? "x (m)" : "y (m)"}`}
+                  value={p[k]}
+                  error={errs[`mobility.points.${i}.${k}`] ?? (k === "t_s" ? errs[`mobility.points.${i}`] : undefined)}
+                  onChange={(v) => set(i, { [k]: v } as Partial<Waypoint>)}
+                />
+              </td>
+            ))}
+            <td>
+              <button type="button" className="btn btn-small" aria-label={`Remove waypoint ${i + 1}`} onClick={() => onPoints(points.filter((_, k) => k !== i))}>
+                ×
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CellNumber({ label, value, error, onChange }: { label: string; value: number; error?: string; onChange: (v: number) => void }) {
+  return (
+    <>
+      <input
+        type="number"
+        step="any"
+        aria-label={label}
+        aria-invalid={error ? true : undefined}
+        title={error}
+        defaultValue={value}
+        key={value}
+        onBlur={(e) => {
+          const n = Number(e.currentTarget.value);
+          if (e.currentTarget.value.trim() !== "" && Number.isFinite(n) && n !== value) onChange(n);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") (e.currentTarget as HTMLInputElement).blur();
+        }}
+      />
+      {error ? <span className="field-error">{error}</span> : null}
+    </>
+  );
+}
+
+function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
+  const { doc, link, index, onChange } = props;
+  const errs = errorsUnder(props.errors, `links.${index}`);
+  const set = (patch: Partial<Link>, key: string) => onChange(updateLink(doc, link.id, patch), `link.${link.id}.${key}`);
+  return (
+    <section className="card inspector" aria-labelledby="inspector-title">
+      <h2 id="inspector-title">
+        Link <code>{link.id}</code>
+      </h2>
+      <p className="muted small">
+        {link.src} ↔ {link.dst} (full duplex; each direction has this bandwidth)
+      </p>
+      {errs[""] ? <p className="field-error">{errs[""]}</p> : null}
+      {errs.src ? <p className="field-error">from: {errs.src}</p> : null}
+      {errs.dst ? <p className="field-error">to: {errs.dst}</p> : null}
+      <div className="field-grid">
+        <NumberField label="Bandwidth" unit="Mbit/s" value={link.bandwidth_mbps} error={errs.bandwidth_mbps} onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")} />
+        <NumberField label="Delay" unit="ms" value={link.delay_ms ?? 0} error={errs.delay_ms} onChange={(v) => set({ delay_ms: v ?? 0 }, "delay")} />
+        <NumberField label="Loss" unit="%" factor={100} value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
+        <NumberField label="Jitter" unit="ms" value={link.jitter_ms ?? 0} error={errs.jitter_ms} onChange={(v) => set({ jitter_ms: v ?? 0 }, "jitter")} />
+        <NumberField label="Queue" unit="packets" integer value={link.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
+      </div>
+      <div className="actions">
+        <button
+          type="button"
+          className="btn btn-danger"
+          onClick={() => {
+            onChange(deleteElements(doc, [], [link.id]));
+            props.onSelect({ nodes: [], links: [] });
+          }}
+        >
+          Delete link
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function ScenarioPanel(props: InspectorProps) {
+  const { doc, onChange } = props;
+  const e = props.errors;
+  const run = doc.run ?? {};
+  const tr: TransportSettings = doc.transport ?? {};
+  return (
+    <section className="card inspector" aria-labelledby="inspector-title">
+      <h2 id="inspector-title">Scenario</h2>
+      <p className="muted small">Select a node or link on the canvas to edit it.</p>
+      <TextField label="Name" value={doc.name} error={e.name} onChange={(v) => onChange({ ...doc, name: v }, "name")} />
+      <TextField label="Description" multiline value={doc.description ?? ""} error={e.description} onChange={(v) => onChange({ ...doc, description: v }, "description")} />
+      <fieldset className="field-grid">
+        <legend>Run</legend>
+        <NumberField label="Duration" unit="s" value={run.duration_s ?? 100} error={e["run.duration_s"] ?? e.run} onChange={(v) => onChange({ ...doc, run: { ...run, duration_s: v ?? 0 } }, "run.duration")} />
+        <NumberField label="Sample interval" unit="s" value={run.interval_s ?? 1} error={e["run.interval_s"]} onChange={(v) => onChange({ ...doc, run: { ...run, interval_s: v ?? 0 } }, "run.interval")} />
+        <NumberField label="Seed" integer step={1} value={run.seed ?? 1} error={e["run.seed"]} onChange={(v) => onChange({ ...doc, run: { ...run, seed: v ?? 0 } }, "run.seed")} />
+      </fieldset>
+      <fieldset className="field-grid">
+        <legend>Transport</legend>
+        <SelectField
+          label="Congestion control"
+          value={tr.congestion_control ?? "newreno"}
+          options={[
+            { value: "newreno", label: "NewReno" },
+            { value: "reno", label: "Reno" },
+            { value: "cubic", label: "CUBIC" },
+          ]}
+          error={e["transport.congestion_control"]}
+          onChange={(v) => onChange({ ...doc, transport: { ...tr, congestion_control: v } }, "tr.cc")}
+        />
+        <NumberField label="Minimum RTO" unit="s" value={tr.min_rto_s ?? 0.2} error={e["transport.min_rto_s"]} onChange={(v) => onChange({ ...doc, transport: { ...tr, min_rto_s: v ?? 0 } }, "tr.minrto")} />
+        <NumberField label="MSS" unit="bytes" integer value={tr.mss_bytes ?? 1448} error={e["transport.mss_bytes"]} onChange={(v) => onChange({ ...doc, transport: { ...tr, mss_bytes: v ?? 0 } }, "tr.mss")} />
+        <NumberField label="Initial window" unit="packets" integer value={tr.initial_cwnd_packets ?? 10} error={e["transport.initial_cwnd_packets"]} onChange={(v) => onChange({ ...doc, transport: { ...tr, initial_cwnd_packets: v ?? 0 } }, "tr.iw")} />
+      </fieldset>
+      <ElementList {...props} />
+    </section>
+  );
+}
+
+function ElementList({ doc, onSelect }: InspectorProps) {
+  // the lists are rendered only while open (large imported topologies have thousands of entries)
+  const [open, setOpen] = useState(false);
+  return (
+    <details className="element-list" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>
+        Elements ({doc.nodes.length} nodes, {(doc.links ?? []).length} links)
+      </summary>
+      {open ? <ElementLists doc={doc} onSelect={onSelect} /> : null}
+    </details>
+  );
+}
+
+function ElementLists({ doc, onSelect }: Pick<InspectorProps, "doc" | "onSelect">) {
+  return (
+    <>
+      <ul aria-label="Nodes">
+        {doc.nodes.map((n) => (
+          <li key={n.id}>
+            <button type="button" className="linklike" onClick={() => onSelect({ nodes: [n.id], links: [] })}>
+              {n.id}
+            </button>{" "}
+            <span className="muted small">{kindName(n.kind)}</span>
+          </li>
+        ))}
+      </ul>
+      <ul aria-label="Links">
+        {(doc.links ?? []).map((l) => (
+          <li key={l.id}>
+            <button type="button" className="linklike" onClick={() => onSelect({ nodes: [], links: [l.id] })}>
+              {l.id}
+            </button>{" "}
+            <span className="muted small">
+              {l.src} ↔ {l.dst}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * The comparison's topology with, at a chosen time, either the paths of a
+ * flow's active subflows for one strategy, or every wired link coloured by its
+ * utilisation.
+ */
+import { useMemo, useState } from "react";
+import type { ResultDocument } from "../api/types";
+import { formatSeconds } from "../lib/format";
+import { activePaths, hopKeys, linkUtilization, utilizationColor } from "../lib/routes";
+import { TopologyGraph, type Highlight } from "./TopologyGraph";
+
+const SUBFLOW_COLORS = ["#2563eb", "#dc2626", "#059669", "#9333ea", "#ea580c"];
+
+export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDocument; strategies: string[]; hoverT: number | null }) {
+  const [strategy, setStrategy] = useState(strategies[0] ?? "");
+  const [flowId, setFlowId] = useState<string>("");
+  const [mode, setMode] = useState<"routes" | "utilization">("routes");
+  const r = result.strategies[strategy];
+  const times = r?.flows[0]?.t_s ?? [];
+  const tMax = times.length ? times[times.length - 1]! : result.scenario.run?.duration_s ?? 100;
+  const [t, setT] = useState(0);
+  const time = hoverT ?? t;
+  const doc = result.scenario;
+
+  const highlight: Highlight | null = useMemo(() => {
+    if (!r) return null;
+    const byPair = new Map<string, string>();
+    for (const l of doc.links ?? []) byPair.set(l.src < l.dst ? `${l.src}|${l.dst}` : `${l.dst}|${l.src}`, l.id);
+    if (mode === "utilization") {
+      const u = linkUtilization(doc, r, time);
+      const links: Highlight["links"] = {};
+      for (const [id, v] of Object.entries(u)) links[id] = { color: utilizationColor(v), width: 2 + 4 * Math.min(1, v), label: `${Math.round(v * 100)}%`, classes: "util" };
+      return { links, nodes: {}, dim: false };
+    }
+    const paths = activePaths(r, flowId || null, time);
+    const links: Highlight["links"] = {};
+    const nodes: Highlight["nodes"] = {};
+    paths.forEach((p, i) => {
+      for (const key of hopKeys(p.nodes)) {
+        const lid = byPair.get(key);
+        if (lid) links[lid] = { color: SUBFLOW_COLORS[i % SUBFLOW_COLORS.length], width: 5, label: `${p.subflowId} ${p.mbps.toFixed(2)} Mb/s` };
+      }
+      for (const n of p.nodes) nodes[n] = "route";
+    });
+    return { links, nodes, dim: true };
+  }, [r, doc, mode, flowId, time]);
+
+  const active = r ? activePaths(r, flowId || null, time) : [];
+
+  return (
+    <section className="card route-overlay" aria-labelledby="routes-title">
+      <div className="card-head">
+        <h2 id="routes-title">Routes and link utilisation</h2>
+      </div>
+      <div className="run-options">
+        <div className="field">
+          <label htmlFor="ro-mode">Show</label>
+          <select id="ro-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as "routes" | "utilization")}>
+            <option value="routes">Paths of active subflows</option>
+            <option value="utilization">Link utilisation</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="ro-strategy">Strategy</label>
+          <select id="ro-strategy" value={strategy} onChange={(e) => setStrategy(e.currentTarget.value)}>
+            {strategies.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="ro-flow">Flow</label>
+          <select id="ro-flow" value={flowId} onChange={(e) => setFlowId(e.currentTarget.value)} disabled={mode !== "routes"}>
+            <option value="">all flows</option>
+            {(r?.flows ?? []).map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.id} ({f.src} → {f.dst})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field grow">
+          <label htmlFor="ro-time">Time: {formatSeconds(time)} s {hoverT !== null ? "(from the chart hover)" : ""}</label>
+          <input id="ro-time" type="range" min={0} max={tMax} step={tMax / 500 || 1} value={t} onChange={(e) => setT(Number(e.currentTarget.value))} />
+        </div>
+      </div>
+      <TopologyGraph doc={doc} label={`Routes of ${strategy}`} highlight={highlight} className="topology-small" />
+      {mode === "routes" ? (
+        <ul className="small route-list" aria-label="Active subflows">
+          {active.length ? (
+            active.map((p, i) => (
+              <li key={`${p.flowId}/${p.subflowId}`}>
+                <span className="swatch" style={{ background: SUBFLOW_COLORS[i % SUBFLOW_COLORS.length] }} /> {p.subflowId}: {p.nodes.join(" → ")} ({p.mbps.toFixed(3)} Mbit/s)
+              </li>
+            ))
+          ) : (
+            <li className="muted">No subflow carries traffic at this time.</li>
+          )}
+        </ul>
+      ) : (
+        <p className="muted small">Grey: idle; green &lt; 50 %; amber &lt; 80 %; orange &lt; 100 %; red: saturated (of the link's bandwidth, busier direction).</p>
+      )}
+    </section>
+  );
+}

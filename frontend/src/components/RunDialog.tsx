@@ -1,0 +1,180 @@
+/**
+ * The run panel: strategies (multi-select with short explanations, grouped by
+ * family), engine (from the agent's capabilities), seed, repetitions and an
+ * optional parameter sweep; submits a comparison and opens it.
+ */
+import { useEffect, useId, useMemo, useState } from "react";
+import { useNavigate } from "react-router";
+import { api, isAbort } from "../api/client";
+import type { ComparisonRequest, EngineInfo, ScenarioDocument, StrategyInfo } from "../api/types";
+import { parseNumberList, sweepParameters } from "../lib/editor";
+import { errorLines } from "../lib/errors";
+import { ErrorList } from "./ErrorList";
+
+const DEFAULT_STRATEGIES = ["sptcp", "mptcp"];
+
+export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; doc: ScenarioDocument; onClose: () => void }) {
+  const navigate = useNavigate();
+  const titleId = useId();
+  const [strategies, setStrategies] = useState<StrategyInfo[] | null>(null);
+  const [engines, setEngines] = useState<EngineInfo[]>([{ name: "fluid" }]);
+  const [chosen, setChosen] = useState<string[]>(DEFAULT_STRATEGIES);
+  const [engine, setEngine] = useState("fluid");
+  const [seed, setSeed] = useState("");
+  const [repetitions, setRepetitions] = useState(1);
+  const [sweepOn, setSweepOn] = useState(false);
+  const params = useMemo(() => sweepParameters(doc), [doc]);
+  const [parameter, setParameter] = useState(params[0] ?? "run.duration_s");
+  const [values, setValues] = useState("");
+  const [errors, setErrors] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    api
+      .listStrategies(ctl.signal)
+      .then((list) => {
+        setStrategies(list);
+        setChosen((c) => c.filter((name) => list.some((s) => s.name === name)));
+      })
+      .catch((err) => {
+        if (!isAbort(err)) setErrors(errorLines(err));
+      });
+    api
+      .listEngines(ctl.signal)
+      .then((list) => {
+        setEngines(list);
+        if (!list.some((e) => e.name === "fluid") && list[0]) setEngine(list[0].name);
+      })
+      .catch(() => undefined);
+    return () => ctl.abort();
+  }, []);
+
+  const families = useMemo(() => {
+    const out = new Map<string, StrategyInfo[]>();
+    for (const s of strategies ?? []) {
+      const f = s.family || (s.multipath ? "multipath" : "single path");
+      out.set(f, [...(out.get(f) ?? []), s]);
+    }
+    return [...out.entries()];
+  }, [strategies]);
+
+  const engineInfo = engines.find((e) => e.name === engine);
+  const supported = (name: string) => !engineInfo?.strategies?.length || engineInfo.strategies.includes(name);
+  const sweepValues = sweepOn ? parseNumberList(values) : null;
+  const seedValue = seed.trim() === "" ? null : Number(seed);
+  const seedOk = seedValue === null || Number.isInteger(seedValue);
+  const canRun = !busy && chosen.length > 0 && strategies !== null && seedOk && (!sweepOn || sweepValues !== null) && repetitions >= 1;
+
+  const toggle = (name: string, on: boolean) => setChosen((c) => (on ? [...c.filter((x) => x !== name), name] : c.filter((x) => x !== name)));
+
+  const run = async () => {
+    setBusy(true);
+    setErrors([]);
+    try {
+      const ordered = (strategies ?? []).map((s) => s.name).filter((n) => chosen.includes(n));
+      const body: Partial<ComparisonRequest> = { strategies: ordered, engine, seed: seedValue };
+      // only what differs from the defaults, so older servers accept the request
+      if (repetitions !== 1) body.repetitions = repetitions;
+      if (sweepOn && sweepValues) body.sweep = { parameter, values: sweepValues };
+      const c = await api.startComparison(scenarioId, body);
+      navigate(`/scenarios/${encodeURIComponent(scenarioId)}/comparisons/${encodeURIComponent(String(c.id))}`);
+    } catch (err) {
+      setErrors(errorLines(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card picker" role="dialog" aria-labelledby={titleId}>
+      <h2 id={titleId}>Compare strategies</h2>
+      <p className="muted">Each selected strategy runs on the saved scenario.</p>
+      {strategies === null && !errors.length ? <p className="muted">Loading strategies…</p> : null}
+      {families.map(([family, list]) => (
+        <fieldset key={family} className="strategy-options">
+          <legend>{family}</legend>
+          {list.map((s) => (
+            <label key={s.name} className={`strategy-option${supported(s.name) ? "" : " disabled"}`}>
+              <input
+                type="checkbox"
+                checked={chosen.includes(s.name)}
+                disabled={!supported(s.name)}
+                onChange={(e) => toggle(s.name, e.currentTarget.checked)}
+                aria-labelledby={`${titleId}-${s.name}`}
+                aria-describedby={`${titleId}-${s.name}-desc`}
+              />
+              <span>
+                <span id={`${titleId}-${s.name}`} className="strategy-name">
+                  {s.name}
+                </span>
+                {s.multipath ? <span className="badge badge-soft">multipath</span> : null}
+                <span id={`${titleId}-${s.name}-desc`} className="strategy-desc">
+                  {s.description}
+                  {s.source ? <span className="muted small"> — {s.source}</span> : null}
+                </span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+      ))}
+      <div className="run-options">
+        <div className="field">
+          <label htmlFor={`${titleId}-engine`}>Engine</label>
+          <select id={`${titleId}-engine`} value={engine} onChange={(e) => setEngine(e.currentTarget.value)}>
+            {engines.map((e) => (
+              <option key={e.name} value={e.name} disabled={e.available === false}>
+                {e.name}
+                {e.available === false ? " (unavailable)" : ""}
+              </option>
+            ))}
+          </select>
+          {engineInfo?.description ? <p className="field-hint">{engineInfo.description}</p> : null}
+        </div>
+        <div className="field">
+          <label htmlFor={`${titleId}-seed`}>Seed</label>
+          <input id={`${titleId}-seed`} type="number" step={1} value={seed} placeholder={`scenario's (${doc.run?.seed ?? 1})`} onChange={(e) => setSeed(e.currentTarget.value)} aria-invalid={seedOk ? undefined : true} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${titleId}-reps`}>Repetitions</label>
+          <input id={`${titleId}-reps`} type="number" min={1} max={100} step={1} value={repetitions} onChange={(e) => setRepetitions(Math.max(1, Math.round(Number(e.currentTarget.value) || 1)))} />
+          <p className="field-hint">Seeds seed, seed + 1, …; results add mean ± 95 % CI.</p>
+        </div>
+      </div>
+      <fieldset className="sweep">
+        <legend>
+          <label>
+            <input type="checkbox" checked={sweepOn} onChange={(e) => setSweepOn(e.currentTarget.checked)} /> Sweep a parameter
+          </label>
+        </legend>
+        {sweepOn ? (
+          <div className="run-options">
+            <div className="field">
+              <label htmlFor={`${titleId}-param`}>Parameter</label>
+              <select id={`${titleId}-param`} value={parameter} onChange={(e) => setParameter(e.currentTarget.value)}>
+                {params.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor={`${titleId}-values`}>Values</label>
+              <input id={`${titleId}-values`} type="text" value={values} placeholder="e.g. 100, 200, 300" onChange={(e) => setValues(e.currentTarget.value)} aria-invalid={values && !sweepValues ? true : undefined} />
+              <p className="field-hint">Numbers separated by commas, in the parameter's unit.</p>
+            </div>
+          </div>
+        ) : null}
+      </fieldset>
+      <ErrorList title="The comparison was not started:" items={errors} />
+      <div className="actions">
+        <button type="button" className="btn" onClick={onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button type="button" className="btn btn-primary" onClick={run} disabled={!canRun}>
+          {busy ? "Starting…" : "Run"}
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * Time scrubber: moves the stations along their trajectories on the canvas and
+ * shows which access point each one is associated with at that time. Both come
+ * from the domain library (`POST /api/timeline`), computed for the document as
+ * it is being edited (debounced), so they match what a run would use.
+ */
+import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { api, isAbort } from "../api/client";
+import type { ScenarioDocument, TimelinePublic } from "../api/types";
+import { errorLines } from "../lib/errors";
+import { formatSeconds } from "../lib/format";
+import { associationsAt, positionAt, type Corner } from "../lib/timeline";
+import type { Ghosts } from "./TopologyGraph";
+
+const DEBOUNCE_MS = 400;
+/** Simulated seconds per wall-clock second while playing: the run takes ~10 s. */
+const PLAY_SECONDS = 10;
+
+export function TimeScrubber({ doc, onGhosts }: { doc: ScenarioDocument; onGhosts: (g: Ghosts | null) => void }) {
+  const id = useId();
+  const [on, setOn] = useState(false);
+  const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [t, setT] = useState(0);
+  const [playing, setPlaying] = useState(false);
+  const hasStations = doc.nodes.some((n) => n.kind === "station");
+
+  useEffect(() => {
+    if (!on || !hasStations) return;
+    const ctl = new AbortController();
+    const timer = setTimeout(() => {
+      api
+        .timeline(doc, ctl.signal)
+        .then((tl) => {
+          setTimeline(tl);
+          setError(null);
+        })
+        .catch((err) => {
+          if (!isAbort(err)) setError(errorLines(err).join("; "));
+        });
+    }, DEBOUNCE_MS);
+    return () => {
+      clearTimeout(timer);
+      ctl.abort();
+    };
+  }, [doc, on, hasStations]);
+
+  const duration = timeline?.duration_s ?? doc.run?.duration_s ?? 100;
+
+  // playback: requestAnimationFrame, stopped on pause or unmount
+  const last = useRef<number | null>(null);
+  useEffect(() => {
+    if (!playing) return;
+    let frame = requestAnimationFrame(function step(now) {
+      const prev = last.current ?? now;
+      last.current = now;
+      setT((x) => {
+        const next = x + ((now - prev) / 1000) * (duration / PLAY_SECONDS);
+        if (next >= duration) {
+          setPlaying(false);
+          return duration;
+        }
+        return next;
+      });
+      frame = requestAnimationFrame(step);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      last.current = null;
+    };
+  }, [playing, duration]);
+
+  const state = useMemo(() => {
+    if (!on || !timeline) return null;
+    const positions: Ghosts["positions"] = {};
+    for (const [sid, corners] of Object.entries(timeline.trajectories)) {
+      const p = positionAt(corners as unknown as Corner[], t);
+      if (p) positions[sid] = p;
+    }
+    return { positions, associations: associationsAt(timeline.associations, t) };
+  }, [on, timeline, t]);
+
+  useEffect(() => onGhosts(state), [state, onGhosts]);
+  useEffect(() => () => onGhosts(null), [onGhosts]);
+
+  const stations = doc.nodes.filter((n) => n.kind === "station").map((n) => n.id);
+
+  return (
+    <section className="card scrubber" aria-labelledby={`${id}-title`}>
+      <div className="card-head">
+        <h2 id={`${id}-title`}>Mobility over time</h2>
+        <label className="toggle">
+          <input type="checkbox" checked={on} disabled={!hasStations} onChange={(e) => setOn(e.currentTarget.checked)} /> Show
+        </label>
+      </div>
+      {!hasStations ? <p className="muted small">No stations: nothing moves.</p> : null}
+      {on && hasStations ? (
+        <>
+          <div className="scrubber-row">
+            <button type="button" className="btn btn-small" onClick={() => (t >= duration ? (setT(0), setPlaying(true)) : setPlaying((p) => !p))}>
+              {playing ? "Pause" : "Play"}
+            </button>
+            <input
+              type="range"
+              min={0}
+              max={duration}
+              step={duration / 1000}
+              value={t}
+              aria-label="Time (s)"
+              onChange={(e) => {
+                setPlaying(false);
+                setT(Number(e.currentTarget.value));
+              }}
+            />
+            <output aria-label="Current time">{formatSeconds(t)} s</output>
+          </div>
+          {error ? <p className="field-error">Timeline not available: {error}</p> : null}
+          <ul className="assoc-list" aria-label="Associations at this time">
+            {stations.map((sid) => {
+              const a = state?.associations.filter((x) => x.station === sid) ?? [];
+              return (
+                <li key={sid} data-station={sid}>
+                  <code>{sid}</code> →{" "}
+                  {a.length ? a.map((x) => `${x.access_point} (${x.state})`).join(", ") : <span className="muted">no access point</span>}
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}

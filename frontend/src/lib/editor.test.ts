@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+import type { ScenarioDocument } from "../api/types";
+import {
+  addFlow,
+  addLink,
+  addNode,
+  appendWaypoint,
+  boundsFromCorners,
+  canonicalJson,
+  deleteElements,
+  emptyScenario,
+  errorsUnder,
+  errorTarget,
+  fieldErrors,
+  mobilityOf,
+  moveNodes,
+  nextId,
+  parseNumberList,
+  renameNode,
+  sweepParameters,
+  timesFromSpeed,
+} from "./editor";
+import { canRedo, canUndo, createHistory, HISTORY_LIMIT, push, redo, undo } from "./history";
+
+function built(): ScenarioDocument {
+  let d = emptyScenario("t");
+  d = addNode(d, "host", { x_m: 0, y_m: 0 }).doc;
+  d = addNode(d, "switch", { x_m: 100, y_m: 0 }).doc;
+  d = addNode(d, "access_point", { x_m: 200, y_m: 0 }).doc;
+  d = addNode(d, "station", { x_m: 300, y_m: 0 }).doc;
+  d = addLink(d, "h1", "sw1")!.doc;
+  d = addLink(d, "sw1", "ap1")!.doc;
+  return addFlow(d).doc;
+}
+
+describe("editor operations", () => {
+  it("gives each kind its own id sequence, filling gaps", () => {
+    expect(nextId("h", ["h1", "h3"])).toBe("h2");
+    const d = built();
+    expect(d.nodes.map((n) => n.id)).toEqual(["h1", "sw1", "ap1", "sta1"]);
+    const ap = d.nodes[2]!;
+    expect(ap.kind === "access_point" && ap.range_m).toBe(100);
+  });
+
+  it("never mutates its input", () => {
+    const d = built();
+    const frozen = JSON.stringify(d);
+    moveNodes(d, { h1: { x_m: 5, y_m: 6 } });
+    deleteElements(d, ["sw1"], []);
+    renameNode(d, "h1", "ship");
+    expect(JSON.stringify(d)).toBe(frozen);
+  });
+
+  it("moves nodes and returns the same document when nothing moves", () => {
+    const d = built();
+    expect(moveNodes(d, { h1: { x_m: 0, y_m: 0 } })).toBe(d);
+    const m = moveNodes(d, { h1: { x_m: 5, y_m: -6 }, nope: { x_m: 1, y_m: 1 } });
+    expect(m.nodes[0]!.position).toEqual({ x_m: 5, y_m: -6 });
+  });
+
+  it("refuses self links, unknown ends and a second link between the same pair", () => {
+    const d = built();
+    expect(addLink(d, "h1", "h1")).toBeNull();
+    expect(addLink(d, "h1", "zz")).toBeNull();
+    expect(addLink(d, "sw1", "h1")).toBeNull();
+    const r = addLink(d, "h1", "ap1")!;
+    expect(r.id).toBe("l3");
+    expect(r.doc.links!.at(-1)).toMatchObject({ src: "h1", dst: "ap1", bandwidth_mbps: 100, loss: 0 });
+  });
+
+  it("deletes a node with its links and flows", () => {
+    const d = built();
+    expect(d.flows).toEqual([expect.objectContaining({ id: "f1", src: "sta1", dst: "h1", rate_mbps: null })]);
+    const out = deleteElements(d, ["sw1"], []);
+    expect(out.nodes.map((n) => n.id)).toEqual(["h1", "ap1", "sta1"]);
+    expect(out.links).toEqual([]);
+    expect(out.flows).toHaveLength(1);
+    expect(deleteElements(d, ["h1"], []).flows).toEqual([]);
+    expect(deleteElements(d, [], ["l2"]).links!.map((l) => l.id)).toEqual(["l1"]);
+  });
+
+  it("renames a node and every reference to it", () => {
+    const out = renameNode(built(), "h1", "ship");
+    expect(out.links![0]).toMatchObject({ src: "ship", dst: "sw1" });
+    expect(out.flows![0]).toMatchObject({ dst: "ship" });
+  });
+});
+
+describe("mobility helpers", () => {
+  it("times waypoints from a speed, strictly increasing", () => {
+    const pts = timesFromSpeed([{ x_m: 0, y_m: 0 }, { x_m: 300, y_m: 400 }, { x_m: 300, y_m: 400 }], 10);
+    expect(pts.map((p) => p.t_s)).toEqual([0, 50, 50.001]);
+    const appended = appendWaypoint(pts, { x_m: 300, y_m: 500 }, 20);
+    expect(appended.at(-1)).toEqual({ t_s: 55.001, x_m: 300, y_m: 500 });
+    expect(appendWaypoint([], { x_m: 1, y_m: 2 }, 5)).toEqual([{ t_s: 0, x_m: 1, y_m: 2 }]);
+  });
+
+  it("orders drawn rectangle corners into bounds", () => {
+    expect(boundsFromCorners({ x_m: 10, y_m: -5 }, { x_m: -20.04, y_m: 30 })).toEqual({ x_min_m: -20, y_min_m: -5, x_max_m: 10, y_max_m: 30 });
+  });
+
+  it("switches models keeping the bounds", () => {
+    const rw = mobilityOf("random_walk", { x_m: 0, y_m: 0 });
+    expect(rw).toMatchObject({ model: "random_walk", bounds: { x_min_m: -100, x_max_m: 100 } });
+    const gm = mobilityOf("gauss_markov", { x_m: 50, y_m: 50 }, { ...rw, bounds: { x_min_m: 0, y_min_m: 0, x_max_m: 9, y_max_m: 9 } } as never);
+    expect(gm).toMatchObject({ model: "gauss_markov", bounds: { x_max_m: 9 } });
+    expect(mobilityOf("waypoints", { x_m: 3, y_m: 4 })).toEqual({ model: "waypoints", points: [{ t_s: 0, x_m: 3, y_m: 4 }] });
+  });
+});
+
+describe("validation errors → fields", () => {
+  const detail = [
+    { loc: ["body", "links", 0, "loss"], msg: "Input should be less than 1", type: "less_than" },
+    { loc: ["body", "links", 0, "loss"], msg: "second", type: "x" },
+    { loc: ["body", "nodes", 2, "range_m"], msg: "Input should be greater than 0", type: "x" },
+    { loc: ["body", "name"], msg: "too short", type: "x" },
+  ];
+  it("keys messages by dotted path without the body prefix", () => {
+    expect(fieldErrors(detail)).toEqual({
+      "links.0.loss": "Input should be less than 1; second",
+      "nodes.2.range_m": "Input should be greater than 0",
+      name: "too short",
+    });
+  });
+  it("selects the errors of one element and finds the element", () => {
+    const fe = fieldErrors(detail);
+    expect(errorsUnder(fe, "links.0")).toEqual({ loss: "Input should be less than 1; second" });
+    expect(errorsUnder(fe, "links.1")).toEqual({});
+    const d = built();
+    expect(errorTarget(d, "links.0.loss")).toEqual({ kind: "link", id: "l1" });
+    expect(errorTarget(d, "nodes.2.range_m")).toEqual({ kind: "node", id: "ap1" });
+    expect(errorTarget(d, "name")).toEqual({ kind: "scenario", id: null });
+  });
+});
+
+describe("sweeps and change detection", () => {
+  it("lists sweepable parameters as dotted paths with ids", () => {
+    const p = sweepParameters(built());
+    expect(p).toContain("nodes.ap1.range_m");
+    expect(p).toContain("links.l1.loss");
+    expect(p).toContain("flows.f1.rate_mbps");
+    expect(p).toContain("run.duration_s");
+    expect(p).not.toContain("nodes.h1.range_m");
+  });
+  it("parses value lists", () => {
+    expect(parseNumberList("100, 200 ;300 1e3")).toEqual([100, 200, 300, 1000]);
+    expect(parseNumberList("1, x")).toBeNull();
+    expect(parseNumberList("  ")).toBeNull();
+  });
+  it("compares documents regardless of key order", () => {
+    expect(canonicalJson({ a: 1, b: { d: 2, c: [1, { y: 1, x: 2 }] } })).toBe(canonicalJson({ b: { c: [1, { x: 2, y: 1 }], d: 2 }, a: 1 }));
+    expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: 2 }));
+  });
+});
+
+describe("undo history", () => {
+  it("undoes and redoes, and a new edit drops the redo branch", () => {
+    let h = createHistory(0);
+    h = push(h, 1);
+    h = push(h, 2);
+    expect(canUndo(h)).toBe(true);
+    h = undo(h);
+    expect(h.present).toBe(1);
+    expect(canRedo(h)).toBe(true);
+    h = redo(h);
+    expect(h.present).toBe(2);
+    h = undo(undo(h));
+    expect(h.present).toBe(0);
+    h = push(h, 5);
+    expect(canRedo(h)).toBe(false);
+    expect(undo(h).present).toBe(0);
+  });
+  it("coalesces consecutive edits of one field into one step", () => {
+    let h = createHistory("");
+    h = push(h, "a", "name");
+    h = push(h, "ab", "name");
+    h = push(h, "abc", "name");
+    expect(undo(h).present).toBe("");
+    h = push(h, "abcd", "other");
+    expect(undo(h).present).toBe("abc");
+  });
+  it("keeps at most HISTORY_LIMIT steps and ignores no-op pushes", () => {
+    let h = createHistory(0);
+    for (let i = 1; i <= HISTORY_LIMIT + 10; i++) h = push(h, i);
+    expect(h.past).toHaveLength(HISTORY_LIMIT);
+    expect(push(h, h.present)).toBe(h);
+  });
+});

@@ -1,0 +1,276 @@
+/**
+ * Pure operations on a scenario document for the editor. Every function returns
+ * a new document (inputs are never mutated), so the editor's undo history is a
+ * list of documents.
+ */
+import type {
+  Bounds,
+  Flow,
+  Link,
+  Mobility,
+  MobilityModel,
+  NodeKind,
+  Position,
+  ScenarioDocument,
+  ScenarioNode,
+  ValidationErrorItem,
+  Waypoint,
+} from "../api/types";
+
+/** Prefix of generated ids per node kind: h1, sta1, ap1, sw1, sat1, r1. */
+export const ID_PREFIX: Record<NodeKind, string> = {
+  host: "h",
+  station: "sta",
+  access_point: "ap",
+  switch: "sw",
+  satellite: "sat",
+  router: "r",
+};
+
+/** The first `<prefix><n>` (n = 1, 2, …) not in `taken`. */
+export function nextId(prefix: string, taken: Iterable<string>): string {
+  const set = new Set(taken);
+  for (let i = 1; ; i++) if (!set.has(`${prefix}${i}`)) return `${prefix}${i}`;
+}
+
+export function emptyScenario(name = "New scenario"): ScenarioDocument {
+  return { schema_version: 1, name, description: "", nodes: [], links: [], flows: [], run: { duration_s: 100, interval_s: 1, seed: 1 } };
+}
+
+/** A new node of `kind` at `position` with the schema's defaults that the editor shows. */
+export function newNode(kind: NodeKind, id: string, position: Position): ScenarioNode {
+  const base = { id, position: { x_m: position.x_m, y_m: position.y_m } };
+  switch (kind) {
+    case "access_point":
+      return { ...base, kind, range_m: 100, association_delay_s: 1, wireless_bandwidth_mbps: 54, wireless_delay_ms: 1, wireless_loss: 0, queue_packets: 100, network: "wlan" };
+    case "station":
+      return { ...base, kind, mobility: { model: "static" } };
+    case "satellite":
+      return { ...base, kind, orbit: "geo" };
+    default:
+      return { ...base, kind };
+  }
+}
+
+export function addNode(doc: ScenarioDocument, kind: NodeKind, position: Position): { doc: ScenarioDocument; id: string } {
+  const id = nextId(ID_PREFIX[kind], doc.nodes.map((n) => n.id));
+  return { doc: { ...doc, nodes: [...doc.nodes, newNode(kind, id, position)] }, id };
+}
+
+/** Move nodes to new positions (metres); unknown ids are ignored. */
+export function moveNodes(doc: ScenarioDocument, moves: Record<string, Position>): ScenarioDocument {
+  let changed = false;
+  const nodes = doc.nodes.map((n) => {
+    const p = moves[n.id];
+    if (!p || (n.position && n.position.x_m === p.x_m && n.position.y_m === p.y_m)) return n;
+    changed = true;
+    return { ...n, position: { x_m: p.x_m, y_m: p.y_m } };
+  });
+  return changed ? { ...doc, nodes } : doc;
+}
+
+/**
+ * Delete nodes and links. Links touching a deleted node, flows from or to one,
+ * and link events of a deleted link go too (they would no longer validate).
+ */
+export function deleteElements(doc: ScenarioDocument, nodeIds: readonly string[], linkIds: readonly string[]): ScenarioDocument {
+  const nodes = new Set(nodeIds);
+  const links = new Set(linkIds);
+  if (!nodes.size && !links.size) return doc;
+  const keptLinks = (doc.links ?? []).filter((l) => !links.has(l.id) && !nodes.has(l.src) && !nodes.has(l.dst));
+  const keptLinkIds = new Set(keptLinks.map((l) => l.id));
+  return {
+    ...doc,
+    nodes: doc.nodes.filter((n) => !nodes.has(n.id)),
+    links: keptLinks,
+    flows: (doc.flows ?? []).filter((f) => !nodes.has(f.src) && !nodes.has(f.dst)),
+    link_events: doc.link_events ? doc.link_events.filter((e) => keptLinkIds.has(e.link)) : doc.link_events,
+  };
+}
+
+export function linkBetween(doc: ScenarioDocument, a: string, b: string): Link | undefined {
+  return (doc.links ?? []).find((l) => (l.src === a && l.dst === b) || (l.src === b && l.dst === a));
+}
+
+/** A new wired link a–b (100 Mbit/s, 1 ms); null if a = b, either is unknown or they are already joined. */
+export function addLink(doc: ScenarioDocument, src: string, dst: string): { doc: ScenarioDocument; id: string } | null {
+  const ids = new Set(doc.nodes.map((n) => n.id));
+  if (src === dst || !ids.has(src) || !ids.has(dst) || linkBetween(doc, src, dst)) return null;
+  const id = nextId("l", (doc.links ?? []).map((l) => l.id));
+  const link: Link = { id, src, dst, bandwidth_mbps: 100, delay_ms: 1, loss: 0, jitter_ms: 0, queue_packets: 100 };
+  return { doc: { ...doc, links: [...(doc.links ?? []), link] }, id };
+}
+
+export function updateNode(doc: ScenarioDocument, id: string, patch: Partial<Record<string, unknown>>): ScenarioDocument {
+  return { ...doc, nodes: doc.nodes.map((n) => (n.id === id ? ({ ...n, ...patch } as ScenarioNode) : n)) };
+}
+
+/** Rename a node and every reference to it (links, flows). */
+export function renameNode(doc: ScenarioDocument, from: string, to: string): ScenarioDocument {
+  if (from === to) return doc;
+  const r = (x: string) => (x === from ? to : x);
+  return {
+    ...doc,
+    nodes: doc.nodes.map((n) => (n.id === from ? { ...n, id: to } : n)),
+    links: (doc.links ?? []).map((l) => (l.src === from || l.dst === from ? { ...l, src: r(l.src), dst: r(l.dst) } : l)),
+    flows: (doc.flows ?? []).map((f) => (f.src === from || f.dst === from ? { ...f, src: r(f.src), dst: r(f.dst) } : f)),
+  };
+}
+
+export function updateLink(doc: ScenarioDocument, id: string, patch: Partial<Link>): ScenarioDocument {
+  return { ...doc, links: (doc.links ?? []).map((l) => (l.id === id ? { ...l, ...patch } : l)) };
+}
+
+export function addFlow(doc: ScenarioDocument): { doc: ScenarioDocument; id: string } {
+  const id = nextId("f", (doc.flows ?? []).map((f) => f.id));
+  const ends = doc.nodes.filter((n) => n.kind === "station" || n.kind === "host");
+  const src = ends.find((n) => n.kind === "station")?.id ?? doc.nodes[0]?.id ?? "";
+  const dst = ends.find((n) => n.kind === "host" && n.id !== src)?.id ?? doc.nodes.find((n) => n.id !== src)?.id ?? "";
+  const flow: Flow = { id, src, dst, rate_mbps: null, start_s: 0, stop_s: null };
+  return { doc: { ...doc, flows: [...(doc.flows ?? []), flow] }, id };
+}
+
+export function updateFlow(doc: ScenarioDocument, index: number, patch: Partial<Flow>): ScenarioDocument {
+  return { ...doc, flows: (doc.flows ?? []).map((f, i) => (i === index ? { ...f, ...patch } : f)) };
+}
+
+export function deleteFlow(doc: ScenarioDocument, index: number): ScenarioDocument {
+  return { ...doc, flows: (doc.flows ?? []).filter((_, i) => i !== index) };
+}
+
+// ----------------------------------------------------------------------------- mobility
+
+export const MOBILITY_MODELS: readonly MobilityModel[] = ["static", "waypoints", "linear", "random_walk", "random_waypoint", "gauss_markov"];
+
+/** Bounds of `size_m` around `p`. */
+export function boundsAround(p: Position, size_m = 200): Bounds {
+  const h = size_m / 2;
+  return { x_min_m: p.x_m - h, y_min_m: p.y_m - h, x_max_m: p.x_m + h, y_max_m: p.y_m + h };
+}
+
+/** Bounds from two corners of a drawn rectangle (any order), rounded to 0.1 m. */
+export function boundsFromCorners(a: Position, b: Position): Bounds {
+  const r = (v: number) => Math.round(v * 10) / 10;
+  return {
+    x_min_m: r(Math.min(a.x_m, b.x_m)),
+    y_min_m: r(Math.min(a.y_m, b.y_m)),
+    x_max_m: r(Math.max(a.x_m, b.x_m)),
+    y_max_m: r(Math.max(a.y_m, b.y_m)),
+  };
+}
+
+/** A mobility of `model` for a station at `position`, keeping what can be kept from `prev`. */
+export function mobilityOf(model: MobilityModel, position: Position, prev?: Mobility): Mobility {
+  const prevBounds = prev && "bounds" in prev ? prev.bounds : undefined;
+  const bounds = prevBounds ?? boundsAround(position);
+  switch (model) {
+    case "static":
+      return { model };
+    case "waypoints":
+      return { model, points: prev?.model === "waypoints" ? prev.points : [{ t_s: 0, x_m: position.x_m, y_m: position.y_m }] };
+    case "linear":
+      return { model, start: { ...position }, end: { x_m: position.x_m + 100, y_m: position.y_m }, speed_mps: 10, start_s: 0 };
+    case "random_walk":
+      return { model, bounds, speed_min_mps: 1, speed_max_mps: 5, step_s: 10, seed: 0 };
+    case "random_waypoint":
+      return { model, bounds, speed_min_mps: 1, speed_max_mps: 5, pause_s: 0, seed: 0 };
+    case "gauss_markov":
+      return { model, bounds, mean_speed_mps: 3, speed_std_mps: 1, heading_std_rad: 0.5, alpha: 0.75, step_s: 1, seed: 0 };
+  }
+}
+
+/**
+ * Times for waypoints travelled at `speed_mps`, the first at `t0_s`; rounded
+ * to 1 ms, and strictly increasing even for repeated points.
+ */
+export function timesFromSpeed(points: readonly Position[], speed_mps: number, t0_s = 0): Waypoint[] {
+  const out: Waypoint[] = [];
+  let t = t0_s;
+  points.forEach((p, i) => {
+    if (i > 0) {
+      const q = points[i - 1]!;
+      const dt = Math.hypot(p.x_m - q.x_m, p.y_m - q.y_m) / speed_mps;
+      t = Math.max(Math.round((t + dt) * 1000) / 1000, out[i - 1]!.t_s + 0.001);
+    }
+    out.push({ t_s: Number(t.toFixed(3)), x_m: p.x_m, y_m: p.y_m });
+  });
+  return out;
+}
+
+/** Append a point to a waypoint path, timed at `speed_mps` from the last point. */
+export function appendWaypoint(points: readonly Waypoint[], p: Position, speed_mps: number): Waypoint[] {
+  if (!points.length) return [{ t_s: 0, x_m: p.x_m, y_m: p.y_m }];
+  const last = points[points.length - 1]!;
+  const dt = Math.hypot(p.x_m - last.x_m, p.y_m - last.y_m) / speed_mps;
+  const t = Math.max(Math.round((last.t_s + dt) * 1000) / 1000, last.t_s + 0.001);
+  return [...points, { t_s: Number(t.toFixed(3)), x_m: p.x_m, y_m: p.y_m }];
+}
+
+// ----------------------------------------------------------------------------- validation errors
+
+/** 422 details → `{ "links.0.loss": "Input should be less than 1" }` (body prefix dropped; messages of one path joined). */
+export function fieldErrors(detail: readonly ValidationErrorItem[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of detail) {
+    const parts = d.loc[0] === "body" ? d.loc.slice(1) : d.loc;
+    const key = parts.map(String).join(".");
+    out[key] = out[key] ? `${out[key]}; ${d.msg}` : d.msg;
+  }
+  return out;
+}
+
+/**
+ * Errors at `path` or below it, with the rest of their path, e.g. errorsUnder(e, "links.0")
+ * gives `{ "loss": "…" }`; the error of `path` itself has key "".
+ */
+export function errorsUnder(errors: Record<string, string>, path: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(errors)) {
+    if (k === path) out[""] = v;
+    else if (k.startsWith(`${path}.`)) out[k.slice(path.length + 1)] = v;
+  }
+  return out;
+}
+
+/** Which element a 422 location belongs to: node / link / flow id, or the scenario. */
+export function errorTarget(doc: ScenarioDocument, path: string): { kind: "node" | "link" | "flow" | "scenario"; id: string | null } {
+  const [head, index] = path.split(".");
+  const i = Number(index);
+  if (head === "nodes" && doc.nodes[i]) return { kind: "node", id: doc.nodes[i]!.id };
+  if (head === "links" && doc.links?.[i]) return { kind: "link", id: doc.links[i]!.id };
+  if (head === "flows" && doc.flows?.[i]) return { kind: "flow", id: doc.flows[i]!.id };
+  return { kind: "scenario", id: null };
+}
+
+// ----------------------------------------------------------------------------- sweeps
+
+/** Numeric fields a sweep can vary, as the dotted paths of the comparison contract. */
+export function sweepParameters(doc: ScenarioDocument): string[] {
+  const out: string[] = [];
+  for (const n of doc.nodes) {
+    if (n.kind === "access_point") {
+      for (const f of ["range_m", "association_delay_s", "wireless_bandwidth_mbps", "wireless_delay_ms", "wireless_loss", "queue_packets"]) out.push(`nodes.${n.id}.${f}`);
+    }
+  }
+  for (const l of doc.links ?? []) for (const f of ["bandwidth_mbps", "delay_ms", "loss", "jitter_ms", "queue_packets"]) out.push(`links.${l.id}.${f}`);
+  for (const f of doc.flows ?? []) for (const k of ["rate_mbps", "start_s"]) out.push(`flows.${f.id}.${k}`);
+  out.push("run.duration_s", "run.seed", "transport.min_rto_s", "transport.initial_cwnd_packets", "transport.mss_bytes");
+  return out;
+}
+
+/** "100, 200 ,300" → [100, 200, 300]; null if any item is not a finite number or the list is empty. */
+export function parseNumberList(text: string): number[] | null {
+  const items = text.split(/[,;\s]+/).filter((s) => s.length);
+  if (!items.length) return null;
+  const values = items.map(Number);
+  return values.every(Number.isFinite) ? values : null;
+}
+
+/** Stable JSON of a document for "has it changed" checks (object keys sorted). */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v,
+  );
+}

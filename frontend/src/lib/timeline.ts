@@ -1,0 +1,40 @@
+/** The association timeline (`POST /api/timeline`) at a given time (pure). */
+import type { AssociationPublic } from "../api/types";
+
+export type Corner = readonly [number, number, number];
+
+/** Position (metres) on a path given by its [t_s, x_m, y_m] corners; clamped to its ends. */
+export function positionAt(corners: readonly Corner[], t: number): { x_m: number; y_m: number } | null {
+  if (!corners.length) return null;
+  const first = corners[0]!;
+  if (t <= first[0]) return { x_m: first[1], y_m: first[2] };
+  let lo = 0;
+  let hi = corners.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (corners[mid]![0] <= t) lo = mid;
+    else hi = mid;
+  }
+  const a = corners[lo]!;
+  const b = corners[hi]!;
+  if (t >= b[0]) return { x_m: b[1], y_m: b[2] };
+  const u = b[0] === a[0] ? 0 : (t - a[0]) / (b[0] - a[0]);
+  return { x_m: a[1] + u * (b[1] - a[1]), y_m: a[2] + u * (b[2] - a[2]) };
+}
+
+export interface AssociationState {
+  station: string;
+  access_point: string;
+  /** associating: handover under way (no traffic yet) */
+  state: "associating" | "associated";
+}
+
+/** Which access point(s) each station is associating or associated with at `t`. */
+export function associationsAt(assocs: readonly AssociationPublic[], t: number): AssociationState[] {
+  const out: AssociationState[] = [];
+  for (const a of assocs) {
+    if (t < a.t_start_s || t >= a.t_end_s) continue;
+    out.push({ station: a.station, access_point: a.access_point, state: t >= a.t_associated_s ? "associated" : "associating" });
+  }
+  return out.sort((x, y) => x.station.localeCompare(y.station) || x.access_point.localeCompare(y.access_point));
+}

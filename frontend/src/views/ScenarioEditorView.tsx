@@ -1,0 +1,531 @@
+/**
+ * The scenario workspace: canvas editor (nodes, links, mobility), side panel,
+ * flows, time scrubber, save with server validation, run panel and the
+ * scenario's comparisons. `/scenarios/new` starts from an empty scenario.
+ */
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { Link, useBlocker, useNavigate, useParams } from "react-router";
+import { ApiError, api, isAbort } from "../api/client";
+import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic } from "../api/types";
+import { NODE_KINDS } from "../api/types";
+import { ErrorList } from "../components/ErrorList";
+import { FlowsEditor } from "../components/FlowsEditor";
+import { Inspector } from "../components/Inspector";
+import { Legend, shapePath } from "../components/Legend";
+import { KIND_STYLES } from "../components/nodeStyles";
+import { RunDialog } from "../components/RunDialog";
+import { TimeScrubber } from "../components/TimeScrubber";
+import { EMPTY_SELECTION, TopologyGraph, type Ghosts, type Selection, type Tool } from "../components/TopologyGraph";
+import {
+  addLink,
+  addNode,
+  appendWaypoint,
+  boundsFromCorners,
+  canonicalJson,
+  deleteElements,
+  emptyScenario,
+  errorTarget,
+  fieldErrors,
+  moveNodes,
+  updateNode,
+} from "../lib/editor";
+import { errorLines } from "../lib/errors";
+import { canRedo, canUndo, createHistory, push, redo, undo, type History } from "../lib/history";
+import { kindName, modelExtent, scaleFor, TARGET_EXTENT } from "../lib/topology";
+
+/** A new scenario's drawing: 1 000 m across the target extent (0.5 graph units per metre). */
+const NEW_SCALE = TARGET_EXTENT / 1000;
+
+type HistoryAction =
+  | { type: "reset"; doc: ScenarioDocument }
+  | { type: "push"; doc: ScenarioDocument; coalesce?: string }
+  | { type: "replace"; doc: ScenarioDocument }
+  | { type: "undo" }
+  | { type: "redo" };
+
+function historyReducer(h: History<ScenarioDocument>, a: HistoryAction): History<ScenarioDocument> {
+  switch (a.type) {
+    case "reset":
+      return createHistory(a.doc);
+    case "push":
+      return push(h, a.doc, a.coalesce ?? null);
+    case "replace":
+      return { ...h, present: a.doc };
+    case "undo":
+      return undo(h);
+    case "redo":
+      return redo(h);
+  }
+}
+
+function sameSelection(a: Selection, b: Selection): boolean {
+  return a.nodes.join("\u0000") === b.nodes.join("\u0000") && a.links.join("\u0000") === b.links.join("\u0000");
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el) return false;
+  const tag = el.tagName;
+  return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable;
+}
+
+/** Route element: a new editor instance per scenario (and for "new"). */
+export function ScenarioEditorRoute() {
+  const { id } = useParams();
+  return <ScenarioEditorView key={id ?? "new"} id={id ?? null} />;
+}
+
+export function ScenarioEditorView({ id }: { id: string | null }) {
+  const navigate = useNavigate();
+  const [item, setItem] = useState<ScenarioPublic | null>(null);
+  const [loadErrors, setLoadErrors] = useState<string[]>([]);
+  const [history, dispatch] = useReducer(historyReducer, undefined, () => createHistory(emptyScenario()));
+  const [savedJson, setSavedJson] = useState<string | null>(id ? null : "");
+  const [scale, setScale] = useState<number | null>(id ? null : NEW_SCALE);
+  const [selection, setSelectionState] = useState<Selection>(EMPTY_SELECTION);
+  const [tool, setTool] = useState<Tool>({ name: "select" });
+  const [waypointSpeed, setWaypointSpeed] = useState(10);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saveProblems, setSaveProblems] = useState<string[]>([]);
+  const [saving, setSaving] = useState(false);
+  const [savedNote, setSavedNote] = useState<string | null>(null);
+  const [ghosts, setGhosts] = useState<Ghosts | null>(null);
+  const [comparisons, setComparisons] = useState<ComparisonSummary[]>([]);
+  const [picking, setPicking] = useState(false);
+  const [compareIds, setCompareIds] = useState<string[]>([]);
+  const [linkLabels, setLinkLabels] = useState<boolean | null>(null);
+  const doc = history.present;
+
+  useEffect(() => {
+    if (!id) return;
+    const ctl = new AbortController();
+    api
+      .getScenario(id, ctl.signal)
+      .then((s) => {
+        setItem(s);
+        dispatch({ type: "reset", doc: s.scenario });
+        setSavedJson(canonicalJson(s.scenario));
+        setScale(scaleFor(modelExtent(s.scenario)));
+      })
+      .catch((err) => {
+        if (!isAbort(err)) setLoadErrors(errorLines(err));
+      });
+    api
+      .listComparisons(id, ctl.signal)
+      .then((p) => setComparisons(p.data))
+      .catch(() => setComparisons([]));
+    return () => ctl.abort();
+  }, [id]);
+
+  const dirty = useMemo(() => savedJson !== null && (savedJson === "" ? doc.nodes.length > 0 || history.past.length > 0 : canonicalJson(doc) !== savedJson), [doc, savedJson, history.past.length]);
+  const dirtyRef = useRef(dirty);
+  dirtyRef.current = dirty;
+
+  // unsaved changes: in-app navigation asks, closing or reloading the tab warns
+  const blocker = useBlocker(({ currentLocation, nextLocation }) => dirtyRef.current && currentLocation.pathname !== nextLocation.pathname);
+  useEffect(() => {
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      if (!dirtyRef.current) return;
+      e.preventDefault();
+      e.returnValue = "";
+    };
+    window.addEventListener("beforeunload", onBeforeUnload);
+    return () => window.removeEventListener("beforeunload", onBeforeUnload);
+  }, []);
+
+  const change = useCallback((next: ScenarioDocument, coalesce?: string) => {
+    dispatch({ type: "push", doc: next, coalesce });
+    setSavedNote(null);
+  }, []);
+  const setSelection = useCallback((sel: Selection) => setSelectionState((cur) => (sameSelection(cur, sel) ? cur : sel)), []);
+
+  // canvas callbacks (stable; they read the latest document through a ref)
+  const docRef = useRef(doc);
+  docRef.current = doc;
+  const selectionRef = useRef(selection);
+  selectionRef.current = selection;
+  const speedRef = useRef(waypointSpeed);
+  speedRef.current = waypointSpeed;
+
+  const onAddNode = useCallback(
+    (kind: NodeKind, at: Position) => {
+      const { doc: next, id: nid } = addNode(docRef.current, kind, at);
+      change(next);
+      setSelection({ nodes: [nid], links: [] });
+      setTool({ name: "select" });
+    },
+    [change, setSelection],
+  );
+  const onMoveNodes = useCallback((moves: Record<string, Position>) => change(moveNodes(docRef.current, moves)), [change]);
+  const onAddLink = useCallback(
+    (a: string, b: string) => {
+      const r = addLink(docRef.current, a, b);
+      if (!r) return;
+      change(r.doc);
+      setSelection({ nodes: [], links: [r.id] });
+    },
+    [change, setSelection],
+  );
+  const stationId = selection.nodes.length === 1 ? selection.nodes[0]! : null;
+  const stationRef = useRef(stationId);
+  stationRef.current = stationId;
+  const onPoint = useCallback(
+    (at: Position) => {
+      const sid = stationRef.current;
+      const d = docRef.current;
+      const st = d.nodes.find((n) => n.id === sid);
+      if (!st || st.kind !== "station") return;
+      const prev = st.mobility?.model === "waypoints" ? st.mobility.points : [];
+      const points = appendWaypoint(prev, at, speedRef.current);
+      let next = updateNode(d, st.id, { mobility: { model: "waypoints", points } });
+      // the station starts where its path starts
+      if (points.length === 1) next = updateNode(next, st.id, { position: { x_m: at.x_m, y_m: at.y_m }, mobility: { model: "waypoints", points } });
+      change(next, `${st.id}.draw`);
+    },
+    [change],
+  );
+  const onRectangle = useCallback(
+    (a: Position, b: Position) => {
+      const sid = stationRef.current;
+      const d = docRef.current;
+      const st = d.nodes.find((n) => n.id === sid);
+      if (!st || st.kind !== "station" || !st.mobility || !("bounds" in st.mobility)) return;
+      change(updateNode(d, st.id, { mobility: { ...st.mobility, bounds: boundsFromCorners(a, b) } }));
+      setTool({ name: "select" });
+    },
+    [change],
+  );
+
+  // stop drawing when the selection no longer fits the tool
+  useEffect(() => {
+    if ((tool.name === "waypoints" || tool.name === "bounds") && (!stationId || doc.nodes.find((n) => n.id === stationId)?.kind !== "station")) setTool({ name: "select" });
+  }, [tool, stationId, doc]);
+
+  // keyboard: Delete / Backspace, Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Escape
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e.target)) return;
+      const mod = e.ctrlKey || e.metaKey;
+      if ((e.key === "Delete" || e.key === "Backspace") && !mod) {
+        const sel = selectionRef.current;
+        if (!sel.nodes.length && !sel.links.length) return;
+        e.preventDefault();
+        change(deleteElements(docRef.current, sel.nodes, sel.links));
+        setSelection(EMPTY_SELECTION);
+      } else if (mod && (e.key === "z" || e.key === "Z") && !e.shiftKey) {
+        e.preventDefault();
+        dispatch({ type: "undo" });
+      } else if (mod && (e.key === "y" || ((e.key === "z" || e.key === "Z") && e.shiftKey))) {
+        e.preventDefault();
+        dispatch({ type: "redo" });
+      } else if (e.key === "Escape") {
+        setTool({ name: "select" });
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [change, setSelection]);
+
+  const save = async () => {
+    setSaving(true);
+    setSaveProblems([]);
+    setSavedNote(null);
+    try {
+      const saved = id ? await api.updateScenario(id, doc) : await api.createScenario(doc);
+      setErrors({});
+      if (!id) {
+        dirtyRef.current = false;
+        setSavedJson(canonicalJson(doc));
+        navigate(`/scenarios/${encodeURIComponent(String(saved.id))}`, { replace: true });
+        return;
+      }
+      setItem(saved);
+      dispatch({ type: "replace", doc: saved.scenario });
+      setSavedJson(canonicalJson(saved.scenario));
+      setSavedNote(`Saved version ${saved.version}.`);
+    } catch (err) {
+      if (err instanceof ApiError && err.validation) {
+        const fe = fieldErrors(err.validation);
+        setErrors(fe);
+        setSaveProblems(errorLines(err));
+        // show the first element with a problem in the side panel
+        const first = Object.keys(fe)[0];
+        if (first) {
+          const target = errorTarget(doc, first);
+          if (target.kind === "node" && target.id) setSelection({ nodes: [target.id], links: [] });
+          else if (target.kind === "link" && target.id) setSelection({ nodes: [], links: [target.id] });
+        }
+      } else setSaveProblems(errorLines(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  if (loadErrors.length) {
+    return (
+      <>
+        <Breadcrumbs />
+        <ErrorList title="Could not load the scenario:" items={loadErrors} />
+      </>
+    );
+  }
+  if (scale === null || (id && !item)) return <p className="muted">Loading…</p>;
+
+  const kinds = [...new Set(doc.nodes.map((n) => n.kind))];
+  const title = id ? item?.name ?? doc.name : "New scenario";
+  const toolButton = (t: Tool, label: string, icon?: NodeKind) => {
+    const active = t.name === tool.name && (t.name !== "add" || (tool.name === "add" && tool.kind === t.kind));
+    return (
+      <button
+        key={label}
+        type="button"
+        className={`btn btn-tool${active ? " active" : ""}`}
+        aria-pressed={active}
+        onClick={() => setTool(active && t.name !== "select" ? { name: "select" } : t)}
+        title={label}
+      >
+        {icon ? (
+          <svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true">
+            <path d={shapePath(KIND_STYLES[icon].shape)} fill={KIND_STYLES[icon].color} />
+          </svg>
+        ) : null}
+        {label}
+      </button>
+    );
+  };
+
+  return (
+    <>
+      <Breadcrumbs name={title} />
+      <div className="page-head">
+        <div>
+          <h1>
+            {title} {item ? <span className="badge">v{item.version}</span> : null}
+            {dirty ? (
+              <span className="badge badge-warn" data-testid="unsaved">
+                unsaved changes
+              </span>
+            ) : null}
+          </h1>
+          {item?.description ? <p className="description">{item.description}</p> : null}
+        </div>
+        <div className="head-actions">
+          <button type="button" className="btn btn-primary" onClick={save} disabled={saving}>
+            {saving ? "Saving…" : "Save"}
+          </button>
+          {id ? (
+            <button
+              type="button"
+              className="btn"
+              onClick={() => setPicking((p) => !p)}
+              aria-expanded={picking}
+              disabled={dirty}
+              title={dirty ? "Save the scenario first" : "Run strategies on this scenario"}
+            >
+              Compare
+            </button>
+          ) : null}
+          {id ? (
+            <details className="export-menu">
+              <summary className="btn">Export</summary>
+              <ul>
+                <li>
+                  <a href={api.exportUrl(id, "json")} download>
+                    Scenario JSON
+                  </a>
+                </li>
+                <li>
+                  <a href={api.exportUrl(id, "mininet-wifi")} download>
+                    Mininet-WiFi script
+                  </a>
+                </li>
+                <li>
+                  <a href={api.exportUrl(id, "ns2")} download>
+                    ns-2 mobility trace
+                  </a>
+                </li>
+              </ul>
+            </details>
+          ) : null}
+        </div>
+      </div>
+
+      {savedNote ? (
+        <div className="alert alert-success" role="status">
+          {savedNote}
+        </div>
+      ) : null}
+      <ErrorList title="Not saved — the server found problems:" items={saveProblems} />
+      {picking && id ? <RunDialog scenarioId={id} doc={doc} onClose={() => setPicking(false)} /> : null}
+
+      <div className="editor-grid">
+        <section className="card topology-card" aria-labelledby="topology-title">
+          <div className="card-head">
+            <h2 id="topology-title">Topology</h2>
+            <span className="muted small" data-testid="counts">
+              {doc.nodes.length} nodes · {(doc.links ?? []).length} links · {(doc.flows ?? []).length} flows
+            </span>
+          </div>
+          <div className="toolbar" role="toolbar" aria-label="Editing tools">
+            {toolButton({ name: "select" }, "Select")}
+            {NODE_KINDS.map((k) => toolButton({ name: "add", kind: k }, `Add ${kindName(k).toLowerCase()}`, k))}
+            {toolButton({ name: "link" }, "Draw links")}
+            <span className="toolbar-sep" />
+            <button type="button" className="btn btn-tool" onClick={() => dispatch({ type: "undo" })} disabled={!canUndo(history)} title="Undo (Ctrl+Z)">
+              Undo
+            </button>
+            <button type="button" className="btn btn-tool" onClick={() => dispatch({ type: "redo" })} disabled={!canRedo(history)} title="Redo (Ctrl+Shift+Z)">
+              Redo
+            </button>
+            <button
+              type="button"
+              className="btn btn-tool"
+              disabled={!selection.nodes.length && !selection.links.length}
+              onClick={() => {
+                change(deleteElements(doc, selection.nodes, selection.links));
+                setSelection(EMPTY_SELECTION);
+              }}
+              title="Delete the selection (Delete key)"
+            >
+              Delete
+            </button>
+            <span className="toolbar-sep" />
+            <label className="toggle">
+              <input
+                type="checkbox"
+                checked={linkLabels ?? (doc.links ?? []).length <= 150}
+                onChange={(e) => setLinkLabels(e.currentTarget.checked)}
+              />{" "}
+              Link labels
+            </label>
+          </div>
+          <p className="muted small tool-hint" aria-live="polite">
+            {toolHint(tool)}
+          </p>
+          <TopologyGraph
+            doc={doc}
+            label={`Topology of ${title}`}
+            scale={scale}
+            editable
+            tool={tool}
+            selection={selection}
+            ghosts={ghosts}
+            linkLabels={linkLabels ?? undefined}
+            onSelect={setSelection}
+            onAddNode={onAddNode}
+            onMoveNodes={onMoveNodes}
+            onAddLink={onAddLink}
+            onPoint={onPoint}
+            onRectangle={onRectangle}
+          />
+          <Legend kinds={kinds.length ? kinds : undefined} />
+        </section>
+
+        <aside className="side">
+          <Inspector
+            doc={doc}
+            selection={selection}
+            errors={errors}
+            tool={tool}
+            setTool={setTool}
+            waypointSpeed={waypointSpeed}
+            setWaypointSpeed={setWaypointSpeed}
+            onChange={change}
+            onSelect={setSelection}
+          />
+          <TimeScrubber doc={doc} onGhosts={setGhosts} />
+        </aside>
+      </div>
+
+      <FlowsEditor doc={doc} errors={errors} onChange={change} />
+
+      {id ? (
+        <section className="card" aria-labelledby="history-title">
+          <div className="card-head">
+            <h2 id="history-title">Comparisons</h2>
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={compareIds.length < 2}
+              onClick={() => navigate(`/scenarios/${encodeURIComponent(id)}/compare?ids=${compareIds.map(encodeURIComponent).join(",")}`)}
+            >
+              Side by side
+            </button>
+          </div>
+          {comparisons.length ? (
+            <ul className="history">
+              {comparisons.map((c) => (
+                <li key={String(c.id)}>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select comparison ${c.id} for side-by-side`}
+                    disabled={c.status !== "succeeded"}
+                    checked={compareIds.includes(String(c.id))}
+                    onChange={(e) => {
+                      const cid = String(c.id);
+                      const on = e.currentTarget.checked;
+                      setCompareIds((ids) => (on ? [...ids, cid] : ids.filter((x) => x !== cid)));
+                    }}
+                  />
+                  <Link to={`/scenarios/${encodeURIComponent(id)}/comparisons/${encodeURIComponent(String(c.id))}`}>{c.strategies.join(" vs ")}</Link>
+                  <span className={`status status-${c.status}`}>{c.status}</span>
+                  <span className="muted small">
+                    v{c.scenario_version} · {new Date(c.created_at).toLocaleString()}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted small">None yet. Save, then press Compare to run one.</p>
+          )}
+        </section>
+      ) : null}
+
+      {blocker.state === "blocked" ? (
+        <div className="modal-backdrop">
+          <section className="card modal" role="alertdialog" aria-labelledby="leave-title" aria-describedby="leave-desc">
+            <h2 id="leave-title">Unsaved changes</h2>
+            <p id="leave-desc">This scenario has changes that are not saved. Leave and lose them?</p>
+            <div className="actions">
+              <button type="button" className="btn btn-primary" onClick={() => blocker.reset()}>
+                Stay
+              </button>
+              <button type="button" className="btn btn-danger" onClick={() => blocker.proceed()}>
+                Leave without saving
+              </button>
+            </div>
+          </section>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function toolHint(tool: Tool): string {
+  switch (tool.name) {
+    case "add":
+      return `Click on the canvas to place a ${kindName(tool.kind).toLowerCase()}.`;
+    case "link":
+      return "Drag from one node to another to join them with a wired link.";
+    case "waypoints":
+      return "Click on the canvas to add waypoints to the selected station's path.";
+    case "bounds":
+      return "Drag a rectangle: the station's mobility area.";
+    default:
+      return "Click to select, ctrl/shift-click or shift-drag to select several, drag to move; Delete removes the selection.";
+  }
+}
+
+function Breadcrumbs({ name }: { name?: string }) {
+  return (
+    <nav className="breadcrumbs" aria-label="Breadcrumb">
+      <Link to="/">Scenarios</Link>
+      {name ? (
+        <>
+          <span aria-hidden="true"> / </span>
+          <span aria-current="page">{name}</span>
+        </>
+      ) : null}
+    </nav>
+  );
+}
