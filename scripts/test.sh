@@ -30,7 +30,7 @@ step() {  # name command...
 
 step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow
 step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q -m integration tests/integration
-step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q tests/linux \
+step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --reruns 1 --reruns-delay 2 tests/linux \
   emulator-agent/subflow_agent/engines/linux/iperf3.py emulator-agent/subflow_agent/engines/linux/sockets.py
 if [ -f frontend/package.json ]; then
   step "frontend unit tests (vitest)" bash -c 'cd frontend && npm test --silent'
