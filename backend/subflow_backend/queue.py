@@ -17,6 +17,8 @@ from subflow_backend.settings import Settings, settings
 RUN_COMPARISON_TASK = "subflow.run_comparison"
 RUN_UNIT_TASK = "subflow.run_unit"
 AGGREGATE_UNITS_TASK = "subflow.aggregate_units"
+ROUTES_TASK = "subflow.compute_routes"
+ALLOCATE_TASK = "subflow.allocate"
 
 
 def celery_config(s: Settings) -> dict[str, Any]:

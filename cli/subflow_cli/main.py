@@ -171,5 +171,10 @@ def strategies() -> None:
         typer.echo(f"engine {e.name} ({state}): {e.description}")
 
 
+# `subflow routes`, `subflow allocate`, `subflow import` (the planning core)
+from subflow_cli.planning import planning_app  # noqa: E402
+
+app.registered_commands += planning_app.registered_commands
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -1,13 +1,15 @@
 """Compiled inner loops of the path algorithms (private; see :mod:`subflow.paths`).
 
 Every kernel works on the arrays of :class:`subflow.network.Network`: ``indptr``
-and ``adj`` (outgoing arcs per node, CSR), ``arc_dst`` and per-arc weights. They
-are compiled with numba when it is installed (it is a pinned dependency) and
-run as plain (slow but identical) Python otherwise.
+and ``adj`` (outgoing arcs per node, CSR), ``arc_dst`` and per-arc weights.
+They are compiled with numba (a pinned dependency) and would run as plain,
+slow but identical Python without it.
 
-Label pools grow by doubling; a label is ``(d, q)`` floats and
-``(node, parent label, arc, hops)`` integers, parents always having a smaller
-pool index than their children.
+Implementation note: buffers are sized before the main loop and never grown
+inside it (re-binding an array in a numba loop made these kernels ~3× slower).
+Dijkstra-type searches push at most once per scanned arc, so ``m + 1`` heap
+slots suffice; the label-setting search returns -1 when its buffer is full and
+is retried with a larger one.
 """
 
 from __future__ import annotations
@@ -17,68 +19,17 @@ import math
 import numpy as np
 
 try:  # pragma: no cover - exercised implicitly
-    from numba import njit
+    from numba import njit, prange
 except ImportError:  # pragma: no cover
+    prange = range
+
     def njit(*args, **kwargs):
         if len(args) == 1 and callable(args[0]) and not kwargs:
             return args[0]
         return lambda f: f
 
+
 INF = np.inf
-
-# --------------------------------------------------------------------------- heap on pool indices
-
-
-@njit(cache=True, inline="always")
-def _less(k1, k2, k3, i, j):
-    if k1[i] != k1[j]:
-        return k1[i] < k1[j]
-    if k2[i] != k2[j]:
-        return k2[i] < k2[j]
-    if k3[i] != k3[j]:
-        return k3[i] < k3[j]
-    return i < j
-
-
-@njit(cache=True)
-def _heap_push(heap, size, x, k1, k2, k3):
-    i = size
-    heap[i] = x
-    while i > 0:
-        p = (i - 1) >> 1
-        if _less(k1, k2, k3, heap[i], heap[p]):
-            t = heap[i]
-            heap[i] = heap[p]
-            heap[p] = t
-            i = p
-        else:
-            break
-    return size + 1
-
-
-@njit(cache=True)
-def _heap_pop(heap, size, k1, k2, k3):
-    top = heap[0]
-    size -= 1
-    if size > 0:
-        heap[0] = heap[size]
-        i = 0
-        while True:
-            left = 2 * i + 1
-            if left >= size:
-                break
-            c = left
-            r = left + 1
-            if r < size and _less(k1, k2, k3, heap[r], heap[left]):
-                c = r
-            if _less(k1, k2, k3, heap[c], heap[i]):
-                t = heap[i]
-                heap[i] = heap[c]
-                heap[c] = t
-                i = c
-            else:
-                break
-    return top, size
 
 
 @njit(cache=True, inline="always")
@@ -89,46 +40,92 @@ def tcpbp_f(d, q):
     return d * math.sqrt(-math.expm1(-q))
 
 
-# --------------------------------------------------------------------------- exact TCPBP (bi-criteria labels)
+@njit(cache=True, inline="always")
+def _lt(a1, a2, a3, b1, b2, b3):
+    if a1 != b1:
+        return a1 < b1
+    if a2 != b2:
+        return a2 < b2
+    return a3 < b3
+
+
+# --------------------------------------------------------------------------- exact TCPBP, single source
 
 
 @njit(cache=True)
-def bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, target, lbd, lbq):
-    """Pareto label-setting search on (d, q) from ``s``.
+def bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, target, lbd, lbq, cap):
+    """Pareto label-setting search on (d, q) from ``s`` with a start label.
 
     Labels are popped in lexicographic (d, q, hops) order; a label is kept iff
     its q is below every q kept at its node so far (so the kept labels of a
-    node are exactly its Pareto front). ``target >= 0`` stops expanding at the
-    target and prunes with the lower bounds ``lbd``/``lbq`` (distances to the
-    target in d and q alone). Returns the pool ``(PF, PI, npool)`` and, per
-    node, the kept label with the least f (ties: first kept, i.e. least d).
+    node are exactly its Pareto front). With ``target >= 0`` the search does
+    not expand the target and prunes a label when f(d + lbd, q + lbq) — the
+    lower bounds ``lbd``/``lbq`` being least d and least q to the target — is
+    not below the best f found at the target.
+
+    Returns ``(LD, LQ, LI, npool, best, bestf)``: label delays, q, and
+    ``LI[:, 0..3]`` = node, parent label, arc, hops; per node the kept label
+    of least f (ties: kept first, i.e. least d). ``npool`` is -1 if ``cap``
+    labels were not enough.
     """
     n = indptr.shape[0] - 1
     qmin = np.full(n, INF)
     best = np.full(n, -1, dtype=np.int64)
     bestf = np.full(n, INF)
-    cap = 4 * n + 16
-    PF = np.empty((cap, 2))
-    PI = np.empty((cap, 4), dtype=np.int64)
-    heap = np.empty(cap, dtype=np.int64)
-    PF[0, 0] = d0
-    PF[0, 1] = q0
-    PI[0, 0] = s
-    PI[0, 1] = -1
-    PI[0, 2] = -1
-    PI[0, 3] = h0
+    LD = np.empty(cap)
+    LQ = np.empty(cap)
+    LI = np.empty((cap, 4), dtype=np.int64)
+    HD = np.empty(cap)
+    HQ = np.empty(cap)
+    HH = np.empty(cap, dtype=np.int64)
+    HL = np.empty(cap, dtype=np.int64)
+    LD[0] = d0
+    LQ[0] = q0
+    LI[0, 0] = s
+    LI[0, 1] = -1
+    LI[0, 2] = -1
+    LI[0, 3] = h0
     npool = 1
-    hsize = _heap_push(heap, 0, 0, PF[:, 0], PF[:, 1], PI[:, 3])
+    HD[0] = d0
+    HQ[0] = q0
+    HH[0] = h0
+    HL[0] = 0
+    hs = 1
     fb = INF
     pruning = target >= 0
-    while hsize > 0:
-        lab, hsize = _heap_pop(heap, hsize, PF[:, 0], PF[:, 1], PI[:, 3])
-        v = PI[lab, 0]
-        d = PF[lab, 0]
-        q = PF[lab, 1]
+    while hs > 0:
+        d = HD[0]
+        q = HQ[0]
+        lab = HL[0]
+        hs -= 1
+        if hs > 0:
+            xd = HD[hs]
+            xq = HQ[hs]
+            xh = HH[hs]
+            xl = HL[hs]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= hs:
+                    break
+                if c + 1 < hs and _lt(HD[c + 1], HQ[c + 1], HH[c + 1], HD[c], HQ[c], HH[c]):
+                    c += 1
+                if _lt(HD[c], HQ[c], HH[c], xd, xq, xh):
+                    HD[i] = HD[c]
+                    HQ[i] = HQ[c]
+                    HH[i] = HH[c]
+                    HL[i] = HL[c]
+                    i = c
+                else:
+                    break
+            HD[i] = xd
+            HQ[i] = xq
+            HH[i] = xh
+            HL[i] = xl
+        v = LI[lab, 0]
         if q >= qmin[v]:
             continue
-        if pruning and tcpbp_f(d + lbd[v], q + lbq[v]) >= fb and v != target:
+        if pruning and tcpbp_f(d + lbd[v], q + lbq[v]) >= fb:
             continue
         qmin[v] = q
         f = tcpbp_f(d, q)
@@ -139,7 +136,7 @@ def bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, t
             if f < fb:
                 fb = f
             continue
-        h = PI[lab, 3] + 1
+        h = LI[lab, 3] + 1
         for k in range(indptr[v], indptr[v + 1]):
             a = adj[k]
             if not arc_ok[a]:
@@ -157,93 +154,41 @@ def bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, t
                 if tcpbp_f(nd + lbd[w], nq + lbq[w]) >= fb:
                     continue
             if npool == cap:
-                cap *= 2
-                PF2 = np.empty((cap, 2))
-                PF2[:npool] = PF[:npool]
-                PF = PF2
-                PI2 = np.empty((cap, 4), dtype=np.int64)
-                PI2[:npool] = PI[:npool]
-                PI = PI2
-                heap2 = np.empty(cap, dtype=np.int64)
-                heap2[:hsize] = heap[:hsize]
-                heap = heap2
-            PF[npool, 0] = nd
-            PF[npool, 1] = nq
-            PI[npool, 0] = w
-            PI[npool, 1] = lab
-            PI[npool, 2] = a
-            PI[npool, 3] = h
-            hsize = _heap_push(heap, hsize, npool, PF[:, 0], PF[:, 1], PI[:, 3])
+                return LD, LQ, LI, -1, best, bestf
+            LD[npool] = nd
+            LQ[npool] = nq
+            LI[npool, 0] = w
+            LI[npool, 1] = lab
+            LI[npool, 2] = a
+            LI[npool, 3] = h
+            j = hs
+            hs += 1
+            while j > 0:
+                p = (j - 1) >> 1
+                if _lt(nd, nq, h, HD[p], HQ[p], HH[p]):
+                    HD[j] = HD[p]
+                    HQ[j] = HQ[p]
+                    HH[j] = HH[p]
+                    HL[j] = HL[p]
+                    j = p
+                else:
+                    break
+            HD[j] = nd
+            HQ[j] = nq
+            HH[j] = h
+            HL[j] = npool
             npool += 1
-    return PF, PI, npool, best, bestf
+    return LD, LQ, LI, npool, best, bestf
 
 
-@njit(cache=True)
-def bicrit_all_pairs(indptr, adj, arc_dst, arc_d, arc_q, sources):
-    """Exact TCPBP from every node of ``sources`` to every node.
-
-    Returns cost matrices ``F, D, Q, H`` (f, delay, q, hops; inf/-1 when
-    unreachable), ``B`` (index of each route's last label in the label arrays,
-    -1 when unreachable) and the label arrays ``LA`` (arc of the label,
-    -1 for a source) and ``LP`` (parent label, -1 for a source). Only the
-    labels on the chosen routes are kept (one compact label tree per source).
-    """
-    n = indptr.shape[0] - 1
-    ns = sources.shape[0]
-    F = np.full((ns, n), INF)
-    D = np.full((ns, n), INF)
-    Q = np.full((ns, n), INF)
-    H = np.full((ns, n), -1, dtype=np.int32)
-    B = np.full((ns, n), -1, dtype=np.int64)
-    cap = 2 * n * ns + 16
-    LA = np.empty(cap, dtype=np.int32)
-    LP = np.empty(cap, dtype=np.int64)
-    nl = 0
-    node_ok = np.ones(n, dtype=np.bool_)
-    arc_ok = np.ones(arc_dst.shape[0], dtype=np.bool_)
-    empty = np.empty(0)
-    for si in range(ns):
-        s = sources[si]
-        PF, PI, npool, best, bestf = bicrit(
-            indptr, adj, arc_dst, arc_d, arc_q, s, 0.0, 0.0, 0, node_ok, arc_ok, -1, empty, empty
-        )
-        mark = np.zeros(npool, dtype=np.int64)
-        for t in range(n):
-            lab = best[t]
-            while lab >= 0 and mark[lab] == 0:
-                mark[lab] = 1
-                lab = PI[lab, 1]
-        count = 0
-        for i in range(npool):
-            if mark[i] != 0:
-                count += 1
-        if nl + count > cap:
-            newcap = max(2 * cap, nl + count + 16)
-            LA2 = np.empty(newcap, dtype=np.int32)
-            LA2[:nl] = LA[:nl]
-            LA = LA2
-            LP2 = np.empty(newcap, dtype=np.int64)
-            LP2[:nl] = LP[:nl]
-            LP = LP2
-            cap = newcap
-        for i in range(npool):
-            if mark[i] != 0:
-                mark[i] = nl
-                LA[nl] = PI[i, 2]
-                par = PI[i, 1]
-                LP[nl] = mark[par] if par >= 0 else -1
-                nl += 1
-            else:
-                mark[i] = -1
-        for t in range(n):
-            lab = best[t]
-            if lab >= 0:
-                F[si, t] = bestf[t]
-                D[si, t] = PF[lab, 0]
-                Q[si, t] = PF[lab, 1]
-                H[si, t] = PI[lab, 3]
-                B[si, t] = mark[lab]
-    return F, D, Q, H, B, LA[:nl], LP[:nl]
+def bicrit_search(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, target, lbd, lbq):
+    """:func:`bicrit` with buffers grown (by retrying) until the search fits."""
+    cap = 8 * (indptr.shape[0] - 1) + 64
+    while True:
+        out = bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, target, lbd, lbq, cap)
+        if out[3] >= 0:
+            return out
+        cap *= 4
 
 
 # --------------------------------------------------------------------------- thesis Algorithm 1 (single label)
@@ -264,13 +209,11 @@ def greedy(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, node_ok, arc_ok, targe
     pred = np.full(n, -1, dtype=np.int64)
     hops = np.full(n, -1, dtype=np.int64)
     done = np.zeros(n, dtype=np.bool_)
-    m = arc_dst.shape[0]
-    cap = m + n + 2
+    cap = arc_dst.shape[0] + 1
     K1 = np.empty(cap)
     K2 = np.empty(cap)
     K3 = np.empty(cap, dtype=np.int64)
     NODE = np.empty(cap, dtype=np.int64)
-    heap = np.empty(cap, dtype=np.int64)
     D[s] = d0
     Q[s] = q0
     F[s] = tcpbp_f(d0, q0)
@@ -279,12 +222,38 @@ def greedy(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, node_ok, arc_ok, targe
     K2[0] = d0
     K3[0] = 0
     NODE[0] = s
-    np_ = 1
-    hsize = _heap_push(heap, 0, 0, K1, K2, K3)
-    while hsize > 0:
-        e, hsize = _heap_pop(heap, hsize, K1, K2, K3)
-        v = NODE[e]
-        if done[v] or K1[e] > F[v] or (K1[e] == F[v] and K2[e] != D[v]):
+    hs = 1
+    count = 1
+    while hs > 0:
+        kf = K1[0]
+        kd = K2[0]
+        v = NODE[0]
+        hs -= 1
+        if hs > 0:
+            x1 = K1[hs]
+            x2 = K2[hs]
+            x3 = K3[hs]
+            xn = NODE[hs]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= hs:
+                    break
+                if c + 1 < hs and _lt(K1[c + 1], K2[c + 1], K3[c + 1], K1[c], K2[c], K3[c]):
+                    c += 1
+                if _lt(K1[c], K2[c], K3[c], x1, x2, x3):
+                    K1[i] = K1[c]
+                    K2[i] = K2[c]
+                    K3[i] = K3[c]
+                    NODE[i] = NODE[c]
+                    i = c
+                else:
+                    break
+            K1[i] = x1
+            K2[i] = x2
+            K3[i] = x3
+            NODE[i] = xn
+        if done[v] or kf != F[v] or kd != D[v]:
             continue
         done[v] = True
         if v == target:
@@ -305,33 +274,55 @@ def greedy(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, node_ok, arc_ok, targe
                 Q[w] = nq
                 pred[w] = a
                 hops[w] = hops[v] + 1
-                if np_ == cap:
-                    cap *= 2
-                    K1b = np.empty(cap)
-                    K1b[:np_] = K1[:np_]
-                    K1 = K1b
-                    K2b = np.empty(cap)
-                    K2b[:np_] = K2[:np_]
-                    K2 = K2b
-                    K3b = np.empty(cap, dtype=np.int64)
-                    K3b[:np_] = K3[:np_]
-                    K3 = K3b
-                    Nb = np.empty(cap, dtype=np.int64)
-                    Nb[:np_] = NODE[:np_]
-                    NODE = Nb
-                    hb = np.empty(cap, dtype=np.int64)
-                    hb[:hsize] = heap[:hsize]
-                    heap = hb
-                K1[np_] = nf
-                K2[np_] = nd
-                K3[np_] = np_
-                NODE[np_] = w
-                hsize = _heap_push(heap, hsize, np_, K1, K2, K3)
-                np_ += 1
+                j = hs
+                hs += 1
+                while j > 0:
+                    p = (j - 1) >> 1
+                    if _lt(nf, nd, count, K1[p], K2[p], K3[p]):
+                        K1[j] = K1[p]
+                        K2[j] = K2[p]
+                        K3[j] = K3[p]
+                        NODE[j] = NODE[p]
+                        j = p
+                    else:
+                        break
+                K1[j] = nf
+                K2[j] = nd
+                K3[j] = count
+                NODE[j] = w
+                count += 1
     return D, Q, F, pred, hops
 
 
 @njit(cache=True)
+def _greedy_row(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P, si):
+    n = indptr.shape[0] - 1
+    d, q, f, pred, hops = greedy(indptr, adj, arc_dst, arc_d, arc_q, sources[si], 0.0, 0.0, node_ok, arc_ok, -1)
+    for t in range(n):
+        F[si, t] = f[t]
+        D[si, t] = d[t]
+        Q[si, t] = q[t]
+        H[si, t] = hops[t]
+        P[si, t] = pred[t]
+
+
+@njit(cache=True, parallel=True)
+def _greedy_all_par(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P):
+    for si in prange(sources.shape[0]):
+        _greedy_row(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P, si)
+
+
+@njit(cache=True)
+def _greedy_all_ser(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P):
+    for si in range(sources.shape[0]):
+        _greedy_row(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P, si)
+
+
+PARALLEL_MIN_PAIRS = 100_000
+"""Below this many (source, target) pairs the all-pairs kernels run on one thread
+(a thread barrier costs milliseconds on a busy machine)."""
+
+
 def greedy_all_pairs(indptr, adj, arc_dst, arc_d, arc_q, sources):
     """:func:`greedy` from every source: ``F, D, Q, H, P`` (P: predecessor arc)."""
     n = indptr.shape[0] - 1
@@ -341,16 +332,10 @@ def greedy_all_pairs(indptr, adj, arc_dst, arc_d, arc_q, sources):
     Q = np.empty((ns, n))
     H = np.empty((ns, n), dtype=np.int32)
     P = np.empty((ns, n), dtype=np.int32)
-    node_ok = np.ones(n, dtype=np.bool_)
-    arc_ok = np.ones(arc_dst.shape[0], dtype=np.bool_)
-    for si in range(ns):
-        d, q, f, pred, hops = greedy(indptr, adj, arc_dst, arc_d, arc_q, sources[si], 0.0, 0.0, node_ok, arc_ok, -1)
-        F[si] = f
-        D[si] = d
-        Q[si] = q
-        for t in range(n):
-            H[si, t] = hops[t]
-            P[si, t] = pred[t]
+    ok_n = np.ones(n, dtype=np.bool_)
+    ok_a = np.ones(arc_dst.shape[0], dtype=np.bool_)
+    fn = _greedy_all_par if ns * n > PARALLEL_MIN_PAIRS else _greedy_all_ser
+    fn(indptr, adj, arc_dst, arc_d, arc_q, sources, ok_n, ok_a, F, D, Q, H, P)
     return F, D, Q, H, P
 
 
@@ -358,37 +343,66 @@ def greedy_all_pairs(indptr, adj, arc_dst, arc_d, arc_q, sources):
 
 
 @njit(cache=True)
-def lex_dijkstra(indptr, adj, arc_dst, w1, w2, s, node_ok, arc_ok, target):
+def lex_dijkstra(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, s, node_ok, arc_ok, target):
     """Dijkstra on the lexicographic pair (Σw1, Σw2); ties: first found.
 
-    Returns ``(dist1, dist2, pred_arc, hops)``.
+    Also accumulates the delay (Σarc_d) and q (Σarc_q) of each tree path.
+    Returns ``(dist1, dist2, pred_arc, hops, delay, q)``.
     """
     n = indptr.shape[0] - 1
     d1 = np.full(n, INF)
     d2 = np.full(n, INF)
+    dd = np.full(n, INF)
+    qq = np.full(n, INF)
     pred = np.full(n, -1, dtype=np.int64)
     hops = np.full(n, -1, dtype=np.int64)
     done = np.zeros(n, dtype=np.bool_)
-    m = arc_dst.shape[0]
-    cap = m + n + 2
+    cap = arc_dst.shape[0] + 1
     K1 = np.empty(cap)
     K2 = np.empty(cap)
     K3 = np.empty(cap, dtype=np.int64)
     NODE = np.empty(cap, dtype=np.int64)
-    heap = np.empty(cap, dtype=np.int64)
     d1[s] = 0.0
     d2[s] = 0.0
+    dd[s] = 0.0
+    qq[s] = 0.0
     hops[s] = 0
     K1[0] = 0.0
     K2[0] = 0.0
     K3[0] = 0
     NODE[0] = s
-    np_ = 1
-    hsize = _heap_push(heap, 0, 0, K1, K2, K3)
-    while hsize > 0:
-        e, hsize = _heap_pop(heap, hsize, K1, K2, K3)
-        v = NODE[e]
-        if done[v] or K1[e] != d1[v] or K2[e] != d2[v]:
+    hs = 1
+    count = 1
+    while hs > 0:
+        k1 = K1[0]
+        k2 = K2[0]
+        v = NODE[0]
+        hs -= 1
+        if hs > 0:
+            x1 = K1[hs]
+            x2 = K2[hs]
+            x3 = K3[hs]
+            xn = NODE[hs]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= hs:
+                    break
+                if c + 1 < hs and _lt(K1[c + 1], K2[c + 1], K3[c + 1], K1[c], K2[c], K3[c]):
+                    c += 1
+                if _lt(K1[c], K2[c], K3[c], x1, x2, x3):
+                    K1[i] = K1[c]
+                    K2[i] = K2[c]
+                    K3[i] = K3[c]
+                    NODE[i] = NODE[c]
+                    i = c
+                else:
+                    break
+            K1[i] = x1
+            K2[i] = x2
+            K3[i] = x3
+            NODE[i] = xn
+        if done[v] or k1 != d1[v] or k2 != d2[v]:
             continue
         done[v] = True
         if v == target:
@@ -405,61 +419,84 @@ def lex_dijkstra(indptr, adj, arc_dst, w1, w2, s, node_ok, arc_ok, target):
             if n1 < d1[w] or (n1 == d1[w] and n2 < d2[w]):
                 d1[w] = n1
                 d2[w] = n2
+                dd[w] = dd[v] + arc_d[a]
+                qq[w] = qq[v] + arc_q[a]
                 pred[w] = a
                 hops[w] = hops[v] + 1
-                if np_ == cap:
-                    cap *= 2
-                    K1b = np.empty(cap)
-                    K1b[:np_] = K1[:np_]
-                    K1 = K1b
-                    K2b = np.empty(cap)
-                    K2b[:np_] = K2[:np_]
-                    K2 = K2b
-                    K3b = np.empty(cap, dtype=np.int64)
-                    K3b[:np_] = K3[:np_]
-                    K3 = K3b
-                    Nb = np.empty(cap, dtype=np.int64)
-                    Nb[:np_] = NODE[:np_]
-                    NODE = Nb
-                    hb = np.empty(cap, dtype=np.int64)
-                    hb[:hsize] = heap[:hsize]
-                    heap = hb
-                K1[np_] = n1
-                K2[np_] = n2
-                K3[np_] = np_
-                NODE[np_] = w
-                hsize = _heap_push(heap, hsize, np_, K1, K2, K3)
-                np_ += 1
-    return d1, d2, pred, hops
+                j = hs
+                hs += 1
+                while j > 0:
+                    p = (j - 1) >> 1
+                    if _lt(n1, n2, count, K1[p], K2[p], K3[p]):
+                        K1[j] = K1[p]
+                        K2[j] = K2[p]
+                        K3[j] = K3[p]
+                        NODE[j] = NODE[p]
+                        j = p
+                    else:
+                        break
+                K1[j] = n1
+                K2[j] = n2
+                K3[j] = count
+                NODE[j] = w
+                count += 1
+    return d1, d2, pred, hops, dd, qq
 
 
 @njit(cache=True)
-def lex_all_pairs(indptr, adj, arc_dst, w1, w2, sources):
-    """:func:`lex_dijkstra` from every source: ``(C1, C2, H, P)``."""
+def _lex_row(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P, si):
+    n = indptr.shape[0] - 1
+    c1, c2, pred, hops, dd, qq = lex_dijkstra(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources[si], node_ok, arc_ok, -1)
+    for t in range(n):
+        C1[si, t] = c1[t]
+        D[si, t] = dd[t]
+        Q[si, t] = qq[t]
+        H[si, t] = hops[t]
+        P[si, t] = pred[t]
+
+
+@njit(cache=True, parallel=True)
+def _lex_all_par(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P):
+    for si in prange(sources.shape[0]):
+        _lex_row(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P, si)
+
+
+@njit(cache=True)
+def _lex_all_ser(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P):
+    for si in range(sources.shape[0]):
+        _lex_row(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P, si)
+
+
+def lex_all_pairs(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources):
+    """:func:`lex_dijkstra` from every source: ``(C1, D, Q, H, P)``."""
     n = indptr.shape[0] - 1
     ns = sources.shape[0]
     C1 = np.empty((ns, n))
-    C2 = np.empty((ns, n))
+    D = np.empty((ns, n))
+    Q = np.empty((ns, n))
     H = np.empty((ns, n), dtype=np.int32)
     P = np.empty((ns, n), dtype=np.int32)
-    node_ok = np.ones(n, dtype=np.bool_)
-    arc_ok = np.ones(arc_dst.shape[0], dtype=np.bool_)
-    for si in range(ns):
-        d1, d2, pred, hops = lex_dijkstra(indptr, adj, arc_dst, w1, w2, sources[si], node_ok, arc_ok, -1)
-        C1[si] = d1
-        C2[si] = d2
-        for t in range(n):
-            H[si, t] = hops[t]
-            P[si, t] = pred[t]
-    return C1, C2, H, P
+    ok_n = np.ones(n, dtype=np.bool_)
+    ok_a = np.ones(arc_dst.shape[0], dtype=np.bool_)
+    fn = _lex_all_par if ns * n > PARALLEL_MIN_PAIRS else _lex_all_ser
+    fn(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, ok_n, ok_a, C1, D, Q, H, P)
+    return C1, D, Q, H, P
 
 
 @njit(cache=True)
-def path_sums(arcs, arc_d, arc_q):
-    """(Σd, Σq) along ``arcs``."""
-    d = 0.0
-    q = 0.0
-    for a in arcs:
-        d += arc_d[a]
-        q += arc_q[a]
-    return d, q
+def expand_pred(P, H, sources, arc_src, offsets, out):
+    """Routes of predecessor trees as flat arcs: route (i, t) at ``out[offsets[i, t]:][:H[i, t]]``."""
+    ns, n = P.shape
+    for i in range(ns):
+        s = sources[i]
+        for t in range(n):
+            h = H[i, t]
+            if h <= 0:
+                continue
+            pos = offsets[i, t] + h - 1
+            v = t
+            while v != s:
+                a = P[i, v]
+                out[pos] = a
+                pos -= 1
+                v = arc_src[a]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from subflow._kernels import INF, njit
+from subflow._kernels import INF, PARALLEL_MIN_PAIRS, njit
 
 try:  # pragma: no cover
     from numba import prange
@@ -194,9 +194,6 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
     h_indptr = np.zeros(nc + 1, dtype=np.int64)
     np.add.at(h_indptr, h_src + 1, 1)
     h_indptr = np.cumsum(h_indptr)
-    remap = np.empty(len(hs), dtype=np.int64)
-    remap[order] = np.arange(len(hs))
-    chain_harc = np.where(chain_harc >= 0, remap[np.maximum(chain_harc, 0)], -1)
 
     def walk_sums(arcs: list[int]) -> tuple[float, float, int]:
         if any(a < 0 for a in arcs):
@@ -250,10 +247,10 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
         exit_node=exit_node,
         to_d=to[0].copy(),
         to_q=to[1].copy(),
-        to_h=to[2].astype(np.int64),
+        to_h=np.where(np.isinf(to[2]), -1, to[2]).astype(np.int64),
         from_d=fr[0].copy(),
         from_q=fr[1].copy(),
-        from_h=fr[2].astype(np.int64),
+        from_h=np.where(np.isinf(fr[2]), -1, fr[2]).astype(np.int64),
         chain_of=chain_of,
         chain_pos=chain_pos,
         chain_ptr=chain_ptr,
@@ -270,27 +267,7 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
 
 
 @njit(cache=True, inline="always")
-def _less(D, Q, H, i, j):
-    if D[i] != D[j]:
-        return D[i] < D[j]
-    if Q[i] != Q[j]:
-        return Q[i] < Q[j]
-    if H[i] != H[j]:
-        return H[i] < H[j]
-    return i < j
-
-
-@njit(cache=True, inline="always")
-def _f(d, q):
-    if q <= 0.0 or d <= 0.0:
-        return 0.0
-    return d * math.sqrt(-math.expm1(-q))
-
-
-@njit(cache=True, inline="always")
-def _better(f1, d1, q1, h1, f2, d2, q2, h2):
-    if f1 != f2:
-        return f1 < f2
+def _lt(d1, q1, h1, d2, q2, h2):
     if d1 != d2:
         return d1 < d2
     if q1 != q2:
@@ -299,373 +276,617 @@ def _better(f1, d1, q1, h1, f2, d2, q2, h2):
 
 
 @njit(cache=True)
-def _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, seeds_n, seeds_d, seeds_q, seeds_h, ban0, ban1):
-    """Multi-seed Pareto label setting on the contracted graph.
+def _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, s, cap, kcap):
+    """Pareto label setting on the contracted graph from core node ``s``.
 
-    Returns label arrays (D, Q, N, P, A, H) where A is the contracted arc (or
-    ``-1 - seed index`` for a seed), the number of labels, and the kept labels
-    grouped per node as CSR ``(kptr, kept)``.
+    Pending labels sit in a binary heap keyed by (d, q, hops), keys stored in
+    the heap itself; a popped label is kept iff its q is below every q kept
+    at its node so far (so the kept labels of a node are its Pareto front,
+    fewest hops among equal (d, q)). Returns the kept labels in acceptance
+    order — ``(D, Q, N, H, A, P)`` with ``A`` the contracted arc (-1 for the
+    root) and ``P`` the parent's position (parents come first) — and their
+    count, or -1 if ``cap`` pending or ``kcap`` kept labels were not enough
+    (buffers are never grown inside the loop: re-binding arrays there makes
+    numba's code ~3× slower; the caller retries with larger buffers).
     """
     nc = h_indptr.shape[0] - 1
     qmin = np.full(nc, INF)
-    cap = 4 * nc + 16
-    D = np.empty(cap)
-    Q = np.empty(cap)
     N = np.empty(cap, dtype=np.int32)
     P = np.empty(cap, dtype=np.int32)
     A = np.empty(cap, dtype=np.int32)
-    H = np.empty(cap, dtype=np.int32)
-    heap = np.empty(cap, dtype=np.int32)
-    kept = np.empty(cap, dtype=np.int32)
+    HD = np.empty(cap)
+    HQ = np.empty(cap)
+    HH = np.empty(cap, dtype=np.int32)
+    HL = np.empty(cap, dtype=np.int32)
+    KD = np.empty(kcap)
+    KQ = np.empty(kcap)
+    KH = np.empty(kcap, dtype=np.int32)
+    KN = np.empty(kcap, dtype=np.int32)
+    KA = np.empty(kcap, dtype=np.int32)
+    KP = np.empty(kcap, dtype=np.int32)
     nk = 0
-    npool = 0
-    hs = 0
-    for i in range(seeds_n.shape[0]):
-        if seeds_d[i] == INF:
-            continue
-        D[npool] = seeds_d[i]
-        Q[npool] = seeds_q[i]
-        N[npool] = seeds_n[i]
-        P[npool] = -1
-        A[npool] = -1 - i
-        H[npool] = seeds_h[i]
-        j = hs
-        hs += 1
-        while j > 0:
-            p = (j - 1) >> 1
-            if _less(D, Q, H, npool, heap[p]):
-                heap[j] = heap[p]
-                j = p
-            else:
-                break
-        heap[j] = npool
-        npool += 1
+    N[0] = s
+    P[0] = -1
+    A[0] = -1
+    npool = 1
+    HD[0] = 0.0
+    HQ[0] = 0.0
+    HH[0] = 0
+    HL[0] = 0
+    hs = 1
     while hs > 0:
-        lab = heap[0]
+        d = HD[0]
+        q = HQ[0]
+        h = HH[0]
+        lab = HL[0]
         hs -= 1
         if hs > 0:
-            x = heap[hs]
+            xd = HD[hs]
+            xq = HQ[hs]
+            xh = HH[hs]
+            xl = HL[hs]
             i = 0
             while True:
-                left = 2 * i + 1
-                if left >= hs:
+                c = 2 * i + 1
+                if c >= hs:
                     break
-                c = left
-                if left + 1 < hs and _less(D, Q, H, heap[left + 1], heap[left]):
-                    c = left + 1
-                if _less(D, Q, H, heap[c], x):
-                    heap[i] = heap[c]
+                if c + 1 < hs and _lt(HD[c + 1], HQ[c + 1], HH[c + 1], HD[c], HQ[c], HH[c]):
+                    c += 1
+                if _lt(HD[c], HQ[c], HH[c], xd, xq, xh):
+                    HD[i] = HD[c]
+                    HQ[i] = HQ[c]
+                    HH[i] = HH[c]
+                    HL[i] = HL[c]
                     i = c
                 else:
                     break
-            heap[i] = x
+            HD[i] = xd
+            HQ[i] = xq
+            HH[i] = xh
+            HL[i] = xl
         v = N[lab]
-        q = Q[lab]
         if q >= qmin[v]:
             continue
         qmin[v] = q
-        kept[nk] = lab
+        if nk == kcap:
+            return KD, KQ, KN, KH, KA, KP, -1
+        KD[nk] = d
+        KQ[nk] = q
+        KH[nk] = h
+        KN[nk] = v
+        KA[nk] = A[lab]
+        KP[nk] = P[lab]
+        me = nk
         nk += 1
-        d = D[lab]
-        h = H[lab]
         for k in range(h_indptr[v], h_indptr[v + 1]):
             a = h_adj[k]
-            if a == ban0 or a == ban1:
-                continue
             w = h_dst[a]
             nq = q + h_q[a]
             if nq >= qmin[w]:
                 continue
             if npool == cap:
-                cap *= 2
-                D2 = np.empty(cap)
-                D2[:npool] = D[:npool]
-                D = D2
-                Q2 = np.empty(cap)
-                Q2[:npool] = Q[:npool]
-                Q = Q2
-                N2 = np.empty(cap, dtype=np.int32)
-                N2[:npool] = N[:npool]
-                N = N2
-                P2 = np.empty(cap, dtype=np.int32)
-                P2[:npool] = P[:npool]
-                P = P2
-                A2 = np.empty(cap, dtype=np.int32)
-                A2[:npool] = A[:npool]
-                A = A2
-                H2 = np.empty(cap, dtype=np.int32)
-                H2[:npool] = H[:npool]
-                H = H2
-                hp2 = np.empty(cap, dtype=np.int32)
-                hp2[:hs] = heap[:hs]
-                heap = hp2
-                k2 = np.empty(cap, dtype=np.int32)
-                k2[:nk] = kept[:nk]
-                kept = k2
-            D[npool] = d + h_d[a]
-            Q[npool] = nq
+                return KD, KQ, KN, KH, KA, KP, -1
+            nd = d + h_d[a]
+            nh = h + h_hops[a]
             N[npool] = w
-            P[npool] = lab
+            P[npool] = me
             A[npool] = a
-            H[npool] = h + h_hops[a]
             j = hs
             hs += 1
             while j > 0:
                 p = (j - 1) >> 1
-                if _less(D, Q, H, npool, heap[p]):
-                    heap[j] = heap[p]
+                if _lt(nd, nq, nh, HD[p], HQ[p], HH[p]):
+                    HD[j] = HD[p]
+                    HQ[j] = HQ[p]
+                    HH[j] = HH[p]
+                    HL[j] = HL[p]
                     j = p
                 else:
                     break
-            heap[j] = npool
+            HD[j] = nd
+            HQ[j] = nq
+            HH[j] = nh
+            HL[j] = npool
             npool += 1
-    # group kept labels per node (stable: in kept order = increasing d)
-    kptr = np.zeros(nc + 1, dtype=np.int64)
-    for i in range(nk):
-        kptr[N[kept[i]] + 1] += 1
-    for v in range(nc):
-        kptr[v + 1] += kptr[v]
-    fill = kptr[:-1].copy()
-    grouped = np.empty(nk, dtype=np.int32)
-    for i in range(nk):
-        v = N[kept[i]]
-        grouped[fill[v]] = kept[i]
-        fill[v] += 1
-    return D, Q, N, P, A, H, npool, kptr, grouped
+    return KD, KQ, KN, KH, KA, KP, nk
 
 
 @njit(cache=True)
-def _one_source(
-    s, n, core_of, h_indptr, h_adj, h_dst, h_d, h_q, h_hops, nexit, exit_node,
-    to_d, to_q, to_h, from_d, from_q, from_h, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, chain_harc,
-    arc_d, arc_q, Frow, Drow, Qrow, Hrow, Erow, Brow, tree_a, tree_p, slot,
-):
-    """Resolve every target of source ``s``; writes the rows and the compact
-    label tree into ``tree_a``/``tree_p`` (at most ``slot`` labels).
+def _front_row(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot, KD, KQ, KL, KH, KA, KP, KPTR, KN, r):
+    """Row ``r`` of :func:`core_fronts`."""
+    nc = h_indptr.shape[0] - 1
+    cap = 16 * nc + 64
+    kcap = 8 * nc + 64
+    kd, kq, kn, kh, ka, kp, nk = _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores[r], cap, kcap)
+    while nk < 0:
+        cap *= 2
+        kcap *= 2
+        kd, kq, kn, kh, ka, kp, nk = _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores[r], cap, kcap)
+    if nk > slot:
+        KN[r] = -nk
+        return
+    KN[r] = nk
+    ptr = KPTR[r]
+    for i in range(nk):
+        ptr[kn[i] + 1] += 1
+    for v in range(nc):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    newpos = np.empty(nk, dtype=np.int32)
+    for i in range(nk):
+        v = kn[i]
+        newpos[i] = fill[v]
+        fill[v] += 1
+    for i in range(nk):
+        j = newpos[i]
+        KD[r, j] = kd[i]
+        KQ[r, j] = kq[i]
+        KL[r, j] = -math.expm1(-kq[i])
+        KH[r, j] = kh[i]
+        KA[r, j] = ka[i]
+        KP[r, j] = newpos[kp[i]] if kp[i] >= 0 else -1
 
-    Returns the tree size, or -needed if ``slot`` is too small.
+
+@njit(cache=True, parallel=True)
+def _core_fronts_par(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot):
+    nr = cores.shape[0]
+    nc = h_indptr.shape[0] - 1
+    KD = np.empty((nr, slot))
+    KQ = np.empty((nr, slot))
+    KL = np.empty((nr, slot))
+    KH = np.empty((nr, slot), dtype=np.int32)
+    KA = np.empty((nr, slot), dtype=np.int32)
+    KP = np.empty((nr, slot), dtype=np.int32)
+    KPTR = np.zeros((nr, nc + 1), dtype=np.int32)
+    KN = np.empty(nr, dtype=np.int64)
+    for r in prange(nr):
+        _front_row(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot, KD, KQ, KL, KH, KA, KP, KPTR, KN, r)
+    return KD, KQ, KL, KH, KA, KP, KPTR, KN
+
+
+@njit(cache=True)
+def _core_fronts_ser(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot):
+    nr = cores.shape[0]
+    nc = h_indptr.shape[0] - 1
+    KD = np.empty((nr, slot))
+    KQ = np.empty((nr, slot))
+    KL = np.empty((nr, slot))
+    KH = np.empty((nr, slot), dtype=np.int32)
+    KA = np.empty((nr, slot), dtype=np.int32)
+    KP = np.empty((nr, slot), dtype=np.int32)
+    KPTR = np.zeros((nr, nc + 1), dtype=np.int32)
+    KN = np.empty(nr, dtype=np.int64)
+    for r in range(nr):
+        _front_row(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot, KD, KQ, KL, KH, KA, KP, KPTR, KN, r)
+    return KD, KQ, KL, KH, KA, KP, KPTR, KN
+
+
+def core_fronts(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot, parallel=True):
+    """Pareto fronts from each core node of ``cores`` (one row per core).
+
+    Row ``r`` holds the kept labels of the search from ``cores[r]`` grouped by
+    node: labels of node ``v`` are ``KPTR[r, v]:KPTR[r, v+1]`` in the row; per
+    label ``KD`` (delay), ``KQ`` (q), ``KL`` (loss p), ``KH`` (hops), ``KA``
+    (contracted arc, -1 for the root) and ``KP`` (parent position in the row).
+    ``KN[r]`` is the label count, negative (-needed) if ``slot`` was too small.
+    Rows run in parallel threads when ``parallel`` (small jobs run serially:
+    a thread barrier costs milliseconds on a busy machine).
     """
+    fn = _core_fronts_par if parallel else _core_fronts_ser
+    return fn(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot)
+
+
+_TIE = 1e-12
+
+
+@njit(cache=True, inline="always")
+def _cmp(a, b):
+    """-1, 0 or 1: a below, level with (relative 1e-12) or above b."""
+    tol = _TIE * max(abs(a), abs(b))
+    if a < b - tol:
+        return -1
+    if a > b + tol:
+        return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _cand_better(f2, d, q, h, bf2, bd, bq, bh):
+    """Order (f², d, q, hops), the first three compared with a 1e-12 relative
+    tolerance: the same walk summed in another order is a tie, and a tie goes
+    to fewer hops — which is what keeps zero-delay, zero-loss detours (a walk
+    back through the source's own chain) out of the routes."""
+    if bh < 0:
+        return True
+    c = _cmp(f2, bf2)
+    if c != 0:
+        return c < 0
+    c = _cmp(d, bd)
+    if c != 0:
+        return c < 0
+    c = _cmp(q, bq)
+    if c != 0:
+        return c < 0
+    return h < bh
+
+
+@njit(cache=True)
+def _resolve_row(
+    sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p, from_h,
+    chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
+    KD, KQ, KL, KH, KPTR, rows, F, D, Q, L, H, ENT, LAB, EX, keep, ii,
+):
+    """Row ``ii`` of :func:`resolve`."""
+    i = rows[ii]
+    s = sources[ii]
     cs = core_of[s]
+    ne = 1 if cs >= 0 else nexit[s]
+    g_lb = np.empty(4)
+    g_e = np.empty(4, dtype=np.int64)
+    g_x = np.empty(4, dtype=np.int64)
+    g_y = np.empty(4, dtype=np.int64)
+    g_od = np.empty(4)
+    g_oq = np.empty(4)
+    g_op = np.empty(4)
+    g_oh = np.empty(4, dtype=np.int64)
+    g_pmin = np.empty(4)
+    erow = np.full(2, -1, dtype=np.int64)
+    ed = np.zeros(2)
+    eq = np.zeros(2)
+    ep = np.zeros(2)
+    eh = np.zeros(2, dtype=np.int64)
     if cs >= 0:
-        seeds_n = np.array([cs], dtype=np.int64)
-        seeds_d = np.array([0.0])
-        seeds_q = np.array([0.0])
-        seeds_h = np.array([0], dtype=np.int64)
-        ban0 = -2
-        ban1 = -2
+        erow[0] = row_of_core[cs]
     else:
-        ne = nexit[s]
-        seeds_n = exit_node[s, :ne].copy()
-        seeds_d = from_d[s, :ne].copy()
-        seeds_q = from_q[s, :ne].copy()
-        seeds_h = from_h[s, :ne].copy()
-        c = chain_of[s]
-        if c >= 0:
-            ban0 = chain_harc[c, 0]
-            ban1 = chain_harc[c, 1]
-            if ban0 < 0:
-                ban0 = -2
-            if ban1 < 0:
-                ban1 = -2
-        else:
-            ban0 = -2
-            ban1 = -2
-    D, Q, N, P, A, H, npool, kptr, kept = _search(
-        h_indptr, h_adj, h_dst, h_d, h_q, h_hops, seeds_n, seeds_d, seeds_q, seeds_h, ban0, ban1
-    )
-    chosen = np.full(n, -1, dtype=np.int64)
+        for e in range(ne):
+            if from_d[s, e] != INF:
+                erow[e] = row_of_core[exit_node[s, e]]
+                ed[e] = from_d[s, e]
+                eq[e] = from_q[s, e]
+                ep[e] = from_p[s, e]
+                eh[e] = from_h[s, e]
     for t in range(n):
-        bf = INF
+        bf2 = INF
         bd = INF
         bq = INF
+        bp = INF
         bh = -1
+        bent = -1
         blab = -1
         bex = -1
         if t == s:
-            bf = 0.0
+            bf2 = 0.0
             bd = 0.0
             bq = 0.0
+            bp = 0.0
             bh = 0
             bex = 3
         else:
             ct = core_of[t]
-            if ct >= 0:
-                for i in range(kptr[ct], kptr[ct + 1]):
-                    lab = kept[i]
-                    f = _f(D[lab], Q[lab])
-                    if blab < 0 or _better(f, D[lab], Q[lab], H[lab], bf, bd, bq, bh):
-                        bf = f
-                        bd = D[lab]
-                        bq = Q[lab]
-                        bh = H[lab]
-                        blab = lab
-                        bex = -1
-            else:
-                for e in range(nexit[t]):
-                    dw = to_d[t, e]
-                    if dw == INF:
-                        continue
-                    qw = to_q[t, e]
-                    hw = to_h[t, e]
-                    x = exit_node[t, e]
-                    for i in range(kptr[x], kptr[x + 1]):
-                        lab = kept[i]
-                        dd = D[lab] + dw
-                        qq = Q[lab] + qw
-                        hh = H[lab] + hw
-                        f = _f(dd, qq)
-                        if bh < 0 or _better(f, dd, qq, hh, bf, bd, bq, bh):
-                            bf = f
-                            bd = dd
-                            bq = qq
-                            bh = hh
-                            blab = lab
-                            bex = e
-                c = chain_of[t]
-                if c >= 0 and chain_of[s] == c:
-                    i0 = chain_pos[s]
-                    j0 = chain_pos[t]
-                    base = chain_ptr[c]
-                    dd = 0.0
-                    qq = 0.0
-                    ok = True
-                    if i0 < j0:
-                        for k in range(i0, j0):
-                            a = fwd_arc[base + k]
-                            if a < 0:
-                                ok = False
-                                break
-                            dd += arc_d[a]
-                            qq += arc_q[a]
+            ntx = 1 if ct >= 0 else nexit[t]
+            # candidate groups (entry e, target exit x) with a lower bound on f²
+            ng = 0
+            for e in range(ne):
+                r = erow[e]
+                if r < 0:
+                    continue
+                for x in range(ntx):
+                    if ct >= 0:
+                        y = ct
+                        wd = 0.0
+                        wq = 0.0
+                        wp = 0.0
+                        wh = 0
                     else:
-                        for k in range(i0 - 1, j0 - 1, -1):
-                            a = bwd_arc[base + k]
-                            if a < 0:
-                                ok = False
-                                break
-                            dd += arc_d[a]
-                            qq += arc_q[a]
-                    if ok:
-                        hh = abs(j0 - i0)
-                        f = _f(dd, qq)
-                        if bh < 0 or _better(f, dd, qq, hh, bf, bd, bq, bh):
-                            bf = f
-                            bd = dd
-                            bq = qq
-                            bh = hh
-                            blab = -1
-                            bex = 2
-        Frow[t] = bf
-        Drow[t] = bd
-        Qrow[t] = bq
-        Hrow[t] = bh
-        Erow[t] = bex
-        chosen[t] = blab
-    # compact tree of the chosen labels
-    mark = np.zeros(npool, dtype=np.int32)
-    for t in range(n):
-        lab = chosen[t]
-        while lab >= 0 and mark[lab] == 0:
-            mark[lab] = 1
-            lab = P[lab]
-    count = 0
-    for i in range(npool):
-        if mark[i] != 0:
-            count += 1
-    if count > slot:
-        return -count
-    nl = 0
-    for i in range(npool):
-        if mark[i] != 0:
-            mark[i] = nl
-            tree_a[nl] = A[i]
-            par = P[i]
-            tree_p[nl] = mark[par] if par >= 0 else -1
-            nl += 1
-    for t in range(n):
-        lab = chosen[t]
-        Brow[t] = mark[lab] if lab >= 0 else -1
-    return nl
+                        wd = to_d[t, x]
+                        if wd == INF:
+                            continue
+                        y = exit_node[t, x]
+                        wq = to_q[t, x]
+                        wp = to_p[t, x]
+                        wh = to_h[t, x]
+                    j0 = KPTR[r, y]
+                    j1 = KPTR[r, y + 1]
+                    if j0 == j1:
+                        continue
+                    od = ed[e] + wd
+                    op = ep[e] + wp - ep[e] * wp
+                    pl = KL[r, j1 - 1]  # least loss of the front: its last label
+                    pmin = op + pl - op * pl
+                    d0 = od + KD[r, j0]  # least delay: its first label
+                    g_lb[ng] = d0 * d0 * pmin
+                    g_e[ng] = e
+                    g_x[ng] = x if ct < 0 else -1
+                    g_y[ng] = y
+                    g_od[ng] = od
+                    g_oq[ng] = eq[e] + wq
+                    g_op[ng] = op
+                    g_oh[ng] = eh[e] + wh
+                    g_pmin[ng] = pmin
+                    ng += 1
+            # most promising group first; skip groups and tails that cannot win
+            for _ in range(ng):
+                gi = -1
+                for k in range(ng):
+                    if g_lb[k] != INF and (gi < 0 or g_lb[k] < g_lb[gi]):
+                        gi = k
+                if gi < 0:
+                    break
+                lbk = g_lb[gi]
+                g_lb[gi] = INF
+                if lbk > bf2 * (1.0 + 4 * _TIE):
+                    break
+                e = g_e[gi]
+                r = erow[e]
+                y = g_y[gi]
+                od = g_od[gi]
+                oq = g_oq[gi]
+                op = g_op[gi]
+                oh = g_oh[gi]
+                pmin = g_pmin[gi]
+                for j in range(KPTR[r, y], KPTR[r, y + 1]):
+                    dd = od + KD[r, j]
+                    if dd * dd * pmin > bf2 * (1.0 + 4 * _TIE):
+                        break
+                    lp = KL[r, j]
+                    pp = op + lp - op * lp
+                    f2 = dd * dd * pp
+                    if f2 > bf2 * (1.0 + 4 * _TIE):
+                        continue
+                    qq = oq + KQ[r, j]
+                    hh = oh + KH[r, j]
+                    if _cand_better(f2, dd, qq, hh, bf2, bd, bq, bh):
+                        bf2 = f2
+                        bd = dd
+                        bq = qq
+                        bp = pp
+                        bh = hh
+                        bent = e
+                        blab = j
+                        bex = g_x[gi]
+            c = chain_of[t]
+            if c >= 0 and chain_of[s] == c:
+                i0 = chain_pos[s]
+                j0 = chain_pos[t]
+                base = chain_ptr[c]
+                dd = 0.0
+                qq = 0.0
+                pp = 0.0
+                ok = True
+                if i0 < j0:
+                    for k in range(i0, j0):
+                        a = fwd_arc[base + k]
+                        if a < 0:
+                            ok = False
+                            break
+                        dd += arc_d[a]
+                        qq += arc_q[a]
+                        pp = pp + arc_p[a] - pp * arc_p[a]
+                else:
+                    for k in range(i0 - 1, j0 - 1, -1):
+                        a = bwd_arc[base + k]
+                        if a < 0:
+                            ok = False
+                            break
+                        dd += arc_d[a]
+                        qq += arc_q[a]
+                        pp = pp + arc_p[a] - pp * arc_p[a]
+                if ok:
+                    hh = abs(j0 - i0)
+                    f2 = dd * dd * pp
+                    if _cand_better(f2, dd, qq, hh, bf2, bd, bq, bh):
+                        bf2 = f2
+                        bd = dd
+                        bq = qq
+                        bp = pp
+                        bh = hh
+                        bent = -1
+                        blab = -1
+                        bex = 2
+        F[i, t] = bd * math.sqrt(bp) if bh >= 0 else INF
+        D[i, t] = bd
+        Q[i, t] = bq
+        L[i, t] = bp
+        H[i, t] = bh
+        if keep:
+            ENT[i, t] = bent
+            LAB[i, t] = blab
+            EX[i, t] = bex
 
 
 @njit(cache=True, parallel=True)
-def all_pairs_reduced(
-    sources, n, core_of, h_indptr, h_adj, h_dst, h_d, h_q, h_hops, nexit, exit_node,
-    to_d, to_q, to_h, from_d, from_q, from_h, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, chain_harc,
-    arc_d, arc_q, slot,
+def _resolve_par(
+    sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p, from_h,
+    chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
+    KD, KQ, KL, KH, KPTR, rows, F, D, Q, L, H, ENT, LAB, EX, keep,
 ):
-    """Exact TCPBP from every node of ``sources``, in parallel over sources.
+    for ii in prange(sources.shape[0]):
+        _resolve_row(
+            sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p,
+            from_h, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
+            KD, KQ, KL, KH, KPTR, rows, F, D, Q, L, H, ENT, LAB, EX, keep, ii,
+        )
 
-    Returns ``F, D, Q, H, E, B, TA, TP, TN``: costs, delays, q, hops (-1:
-    unreachable), the exit used (-1 core target, 0/1 exit, 2 direct chain
-    walk, 3 the source itself), the chosen label in the source's compact tree
-    (``TA``: contracted arc or ``-1 - seed``, ``TP``: parent; row ``i`` of
-    ``TA``/``TP`` is source ``i``'s tree, ``TN[i]`` its size). Rows whose tree
-    did not fit in ``slot`` have ``TN[i] < 0`` and must be recomputed.
+
+@njit(cache=True)
+def _resolve_ser(
+    sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p, from_h,
+    chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
+    KD, KQ, KL, KH, KPTR, rows, F, D, Q, L, H, ENT, LAB, EX, keep,
+):
+    for ii in range(sources.shape[0]):
+        _resolve_row(
+            sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p,
+            from_h, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
+            KD, KQ, KL, KH, KPTR, rows, F, D, Q, L, H, ENT, LAB, EX, keep, ii,
+        )
+
+
+def resolve(*args, parallel=True):
+    """Best TCPBP route from every node of ``sources`` to every node.
+
+    A source enters the core at itself or at its exits (``from_*`` walks); a
+    target leaves it at itself or at its exits (``to_*`` walks); candidates are
+    every (entry, kept label of the entry's front at the target side, exit)
+    plus the direct walk inside a shared chain. Compared by f² = d²·p with
+    p = 1 − (1 − p₁)(1 − p₂) evaluated as p₁ + p₂ − p₁p₂, then d, q, hops.
+
+    Writes row ``rows[i]`` of ``F, D, Q, L, H`` (cost f, delay, q, loss p,
+    hops; hops -1 when unreachable) and, with ``keep``, of the route codes
+    ``ENT`` (entry: 0/1), ``LAB`` (label position in the entry's row, -1
+    none) and ``EX`` (-1 core target, 0/1 target exit, 2 direct chain walk,
+    3 the source itself).
+    """
+    (_resolve_par if parallel else _resolve_ser)(*args)
+
+
+@dataclass
+class ReducedAllPairs:
+    """Result of :func:`run_all_pairs` (see :func:`resolve` for the codes).
+
+    Sources are processed in blocks; ``block_of[i]`` is the block of source
+    row ``i`` and ``blocks[b] = (row_of_core, KA, KP)`` the fronts' arcs and
+    parents of block ``b`` (kept only with ``keep_routes``).
+    """
+
+    red: Reduction
+    sources: np.ndarray
+    F: np.ndarray
+    D: np.ndarray
+    Q: np.ndarray
+    L: np.ndarray
+    H: np.ndarray
+    ENT: np.ndarray | None
+    LAB: np.ndarray | None
+    EX: np.ndarray | None
+    block_of: np.ndarray | None
+    blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+    def arcs(self, i: int, t: int) -> list[int] | None:
+        if self.H[i, t] < 0:
+            return None
+        if self.ENT is None:
+            raise LookupError("routes were not kept (keep_routes=False)")
+        return route_arcs(self, int(self.sources[i]), t, i)
+
+
+_BLOCK_BYTES = 256 * 2**20
+
+
+def run_all_pairs(
+    red: Reduction,
+    sources: np.ndarray,
+    n: int,
+    arc_d: np.ndarray,
+    arc_q: np.ndarray,
+    keep_routes: bool = True,
+    slot: int | None = None,
+    block_bytes: int = _BLOCK_BYTES,
+) -> ReducedAllPairs:
+    """Exact TCPBP from ``sources`` to every node via the core fronts.
+
+    Sources are grouped by the core node they enter at and processed in
+    blocks whose fronts fit in about ``block_bytes``; each block computes the
+    fronts of the core nodes its sources need, then resolves its rows.
+    ``slot`` (labels per front row, default 16 per core node) only sizes the
+    first buffers; rows that need more are recomputed.
     """
     ns = sources.shape[0]
     F = np.empty((ns, n))
     D = np.empty((ns, n))
     Q = np.empty((ns, n))
+    L = np.empty((ns, n))
     H = np.empty((ns, n), dtype=np.int32)
-    E = np.empty((ns, n), dtype=np.int8)
-    B = np.empty((ns, n), dtype=np.int32)
-    TA = np.empty((ns, slot), dtype=np.int32)
-    TP = np.empty((ns, slot), dtype=np.int32)
-    TN = np.empty(ns, dtype=np.int64)
-    for i in prange(ns):
-        TN[i] = _one_source(
-            sources[i], n, core_of, h_indptr, h_adj, h_dst, h_d, h_q, h_hops, nexit, exit_node,
-            to_d, to_q, to_h, from_d, from_q, from_h, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc,
-            chain_harc, arc_d, arc_q, F[i], D[i], Q[i], H[i], E[i], B[i], TA[i], TP[i], slot,
+    shape = (ns, n) if keep_routes else (1, 1)
+    ENT = np.empty(shape, dtype=np.int8)
+    LAB = np.empty(shape, dtype=np.int32)
+    EX = np.empty(shape, dtype=np.int8)
+    block_of = np.empty(ns, dtype=np.int64) if keep_routes else None
+    blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    if ns == 0:
+        return ReducedAllPairs(red, sources, F, D, Q, L, H, ENT, LAB, EX, block_of, blocks)
+    entry = np.where(red.core_of[sources] >= 0, red.core_of[sources], red.exit_node[sources, 0])
+    order = np.argsort(entry, kind="stable")
+    hargs = (red.h_indptr, red.h_adj, red.h_dst, red.h_d, red.h_q, red.h_hops)
+    arc_p = -np.expm1(-arc_q)
+    to_p = -np.expm1(-red.to_q)
+    from_p = -np.expm1(-red.from_q)
+    slot = 16 * red.nc + 64 if slot is None else slot
+    parallel = ns * n > PARALLEL_MIN_PAIRS
+    pos = 0
+    while pos < ns:
+        rows_cap = max(1, int(block_bytes // (36 * slot)))
+        take = order[pos : pos + rows_cap]
+        srcs = sources[take]
+        need = set()
+        for s in srcs:
+            s = int(s)
+            if red.core_of[s] >= 0:
+                need.add(int(red.core_of[s]))
+            else:
+                for e in range(int(red.nexit[s])):
+                    need.add(int(red.exit_node[s, e]))
+        cores = np.array(sorted(need), dtype=np.int64)
+        row_of_core = np.full(max(red.nc, 1), -1, dtype=np.int64)
+        row_of_core[cores] = np.arange(cores.shape[0])
+        KD, KQ, KL, KH, KA, KP, KPTR, KN = core_fronts(*hargs, cores, slot, parallel=parallel)
+        over = np.nonzero(KN < 0)[0]
+        if over.size:  # recompute only the rows that did not fit, then widen
+            wide = int(-KN[over].min())
+            parts = core_fronts(*hargs, cores[over], wide)
+            merged = []
+            for old, new in zip((KD, KQ, KL, KH, KA, KP), parts[:6]):
+                arr = np.empty((old.shape[0], wide), dtype=old.dtype)
+                arr[:, : old.shape[1]] = old
+                arr[over] = new
+                merged.append(arr)
+            KD, KQ, KL, KH, KA, KP = merged
+            KPTR[over] = parts[6]
+            KN[over] = parts[7]
+        resolve(
+            srcs, n, red.core_of, row_of_core, red.nexit, red.exit_node,
+            red.to_d, red.to_q, to_p, red.to_h, red.from_d, red.from_q, from_p, red.from_h,
+            red.chain_of, red.chain_pos, red.chain_ptr, red.fwd_arc, red.bwd_arc, arc_d, arc_q, arc_p,
+            KD, KQ, KL, KH, KPTR, take, F, D, Q, L, H, ENT, LAB, EX, keep_routes, parallel=parallel,
         )
-    return F, D, Q, H, E, B, TA, TP, TN
+        if keep_routes:
+            block_of[take] = len(blocks)  # type: ignore[index]
+            width = int(KN.max()) if KN.size else 0
+            blocks.append((row_of_core, KA[:, :width].copy(), KP[:, :width].copy()))
+        # size the next blocks' buffers from what this one needed
+        slot = max(64, int(1.25 * int(KN.max())) + 64) if KN.size else slot
+        pos += take.shape[0]
+    if not keep_routes:
+        return ReducedAllPairs(red, sources, F, D, Q, L, H, None, None, None, None, blocks)
+    return ReducedAllPairs(red, sources, F, D, Q, L, H, ENT, LAB, EX, block_of, blocks)
 
 
-def run_all_pairs(red: Reduction, sources: np.ndarray, n: int, arc_d: np.ndarray, arc_q: np.ndarray):
-    """Call :func:`all_pairs_reduced`, redoing rows whose tree overflowed."""
-    args = (
-        red.core_of, red.h_indptr, red.h_adj, red.h_dst, red.h_d, red.h_q, red.h_hops, red.nexit, red.exit_node,
-        red.to_d, red.to_q, red.to_h, red.from_d, red.from_q, red.from_h, red.chain_of, red.chain_pos,
-        red.chain_ptr, red.fwd_arc, red.bwd_arc, red.chain_harc, arc_d, arc_q,
-    )
-    slot = 2 * red.nc + 16
-    F, D, Q, H, E, B, TA, TP, TN = all_pairs_reduced(sources, n, *args, slot)
-    trees: list[tuple[np.ndarray, np.ndarray]] = [(TA[i, : TN[i]], TP[i, : TN[i]]) for i in range(len(sources))]
-    for i in np.nonzero(TN < 0)[0]:
-        need = int(-TN[i])
-        ta = np.empty(need, dtype=np.int32)
-        tp = np.empty(need, dtype=np.int32)
-        _one_source(
-            sources[i], n, *args, F[i], D[i], Q[i], H[i], E[i], B[i], ta, tp, need,
-        )
-        trees[i] = (ta, tp)
-    return F, D, Q, H, E, B, trees
-
-
-def route_arcs(red: Reduction, s: int, t: int, e: int, b: int, tree: tuple[np.ndarray, np.ndarray]) -> list[int]:
-    """Original arcs of the route s → t from the compact tree and the exit code."""
-    if e == 3:
+def route_arcs(res: ReducedAllPairs, s: int, t: int, i: int) -> list[int]:
+    """Original arcs of the route from source ``s`` (row ``i``) to ``t``."""
+    red = res.red
+    ex = int(res.EX[i, t])
+    if ex == 3:
         return []
-    if e == 2:
+    if ex == 2:
         c = red.chain_of[s]
         base = red.chain_ptr[c]
         i0, j0 = int(red.chain_pos[s]), int(red.chain_pos[t])
         if i0 < j0:
             return [int(red.fwd_arc[base + k]) for k in range(i0, j0)]
         return [int(red.bwd_arc[base + k]) for k in range(i0 - 1, j0 - 1, -1)]
-    ta, tp = tree
+    ent = int(res.ENT[i, t])  # type: ignore[index]
+    row_of_core, KA, KP = res.blocks[int(res.block_of[i])]  # type: ignore[index]
+    if red.core_of[s] >= 0:
+        out: list[int] = []
+        r = int(row_of_core[red.core_of[s]])
+    else:
+        out = _walk_from(red, s, ent)
+        r = int(row_of_core[red.exit_node[s, ent]])
     core: list[int] = []
-    lab = b
-    seed = -1
-    while lab >= 0:
-        a = int(ta[lab])
-        if a < 0:
-            seed = -1 - a
-            break
-        core.append(a)
-        lab = int(tp[lab])
-    out = _walk_from(red, s, seed) if red.core_of[s] < 0 else []
+    j = int(res.LAB[i, t])  # type: ignore[index]
+    while j >= 0 and KA[r, j] >= 0:
+        core.append(int(KA[r, j]))
+        j = int(KP[r, j])
     for a in reversed(core):
         ref = int(red.h_ref[a])
         if ref >= 0:
@@ -678,8 +899,8 @@ def route_arcs(red: Reduction, s: int, t: int, e: int, b: int, tree: tuple[np.nd
                 out.extend(int(x) for x in red.fwd_arc[base : base + k])
             else:
                 out.extend(int(x) for x in red.bwd_arc[base : base + k][::-1])
-    if e in (0, 1):
-        out.extend(_walk_to(red, t, e))
+    if ex in (0, 1):
+        out.extend(_walk_to(red, t, ex))
     return out
 
 
@@ -701,3 +922,121 @@ def _walk_to(red: Reduction, v: int, e: int) -> list[int]:
     if e == 0:
         return [int(x) for x in red.fwd_arc[base : base + j]]
     return [int(x) for x in red.bwd_arc[base + j : base + k][::-1]]
+
+
+# --------------------------------------------------------------------------- route expansion (all rows at once)
+
+
+@njit(cache=True)
+def _walk_arcs(v, e, to_node, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos):
+    """Write the forced walk between non-core node ``v`` and its exit ``e``
+    (``to_node``: exit → v, else v → exit) at ``out[pos:]``; returns the new position."""
+    c = chain_of[v]
+    if c < 0:
+        out[pos] = leaf_to[v] if to_node else leaf_from[v]
+        return pos + 1
+    j = chain_pos[v]
+    base = chain_ptr[c]
+    k = chain_ptr[c + 1] - base - 1
+    if e == 0:
+        if to_node:
+            for x in range(j):
+                out[pos] = fwd_arc[base + x]
+                pos += 1
+        else:
+            for x in range(j - 1, -1, -1):
+                out[pos] = bwd_arc[base + x]
+                pos += 1
+    else:
+        if to_node:
+            for x in range(k - 1, j - 1, -1):
+                out[pos] = bwd_arc[base + x]
+                pos += 1
+        else:
+            for x in range(j, k):
+                out[pos] = fwd_arc[base + x]
+                pos += 1
+    return pos
+
+
+@njit(cache=True)
+def _expand_rows(
+    rows, sources, n, H, ENT, LAB, EX, KA, KP, row_of_core, core_of, exit_node, chain_of, chain_pos, chain_ptr,
+    fwd_arc, bwd_arc, leaf_from, leaf_to, h_ref, offsets, out,
+):
+    """Write every route of the given source rows as original arcs at ``out[offsets[i, t]:]``."""
+    nc_tmp = np.empty(KA.shape[1] + 1, dtype=np.int64)
+    for ii in range(rows.shape[0]):
+        i = rows[ii]
+        s = sources[i]
+        for t in range(n):
+            if H[i, t] <= 0:
+                continue
+            pos = offsets[i, t]
+            ex = EX[i, t]
+            if ex == 2:
+                c = chain_of[s]
+                base = chain_ptr[c]
+                i0 = chain_pos[s]
+                j0 = chain_pos[t]
+                if i0 < j0:
+                    for x in range(i0, j0):
+                        out[pos] = fwd_arc[base + x]
+                        pos += 1
+                else:
+                    for x in range(i0 - 1, j0 - 1, -1):
+                        out[pos] = bwd_arc[base + x]
+                        pos += 1
+                continue
+            ent = ENT[i, t]
+            if core_of[s] >= 0:
+                r = row_of_core[core_of[s]]
+            else:
+                r = row_of_core[exit_node[s, ent]]
+                pos = _walk_arcs(s, ent, False, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos)
+            nl = 0
+            j = LAB[i, t]
+            while j >= 0 and KA[r, j] >= 0:
+                nc_tmp[nl] = KA[r, j]
+                nl += 1
+                j = KP[r, j]
+            for x in range(nl - 1, -1, -1):
+                ref = h_ref[nc_tmp[x]]
+                if ref >= 0:
+                    out[pos] = ref
+                    pos += 1
+                else:
+                    cc = (-ref - 1) // 2
+                    direction = (-ref - 1) % 2
+                    base = chain_ptr[cc]
+                    k = chain_ptr[cc + 1] - base - 1
+                    if direction == 0:
+                        for y in range(k):
+                            out[pos] = fwd_arc[base + y]
+                            pos += 1
+                    else:
+                        for y in range(k - 1, -1, -1):
+                            out[pos] = bwd_arc[base + y]
+                            pos += 1
+            if ex == 0 or ex == 1:
+                pos = _walk_arcs(t, ex, True, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos)
+
+
+def expand_routes(res: ReducedAllPairs) -> tuple[np.ndarray, np.ndarray]:
+    """All routes as flat original arcs: route (i, t) is ``out[offsets[i, t]:offsets[i, t] + H[i, t]]``."""
+    if res.ENT is None:
+        raise LookupError("routes were not kept (keep_routes=False)")
+    red = res.red
+    lengths = np.maximum(res.H, 0).astype(np.int64)
+    offsets = np.zeros(lengths.shape, dtype=np.int64)
+    flat = lengths.ravel()
+    np.cumsum(flat[:-1], out=offsets.ravel()[1:]) if flat.size > 1 else None
+    out = np.empty(int(flat.sum()), dtype=np.int64)
+    for b, (row_of_core, KA, KP) in enumerate(res.blocks):
+        rows = np.nonzero(res.block_of == b)[0]
+        _expand_rows(
+            rows, res.sources, res.H.shape[1], res.H, res.ENT, res.LAB, res.EX, KA, KP, row_of_core, red.core_of,
+            red.exit_node, red.chain_of, red.chain_pos, red.chain_ptr, red.fwd_arc, red.bwd_arc, red.leaf_arc_from,
+            red.leaf_arc_to, red.h_ref, offsets, out,
+        )
+    return offsets, out

@@ -7,10 +7,11 @@ Each format reads into a :class:`~subflow.network.Network` (for ``routes`` and
 
 GraphML conventions
 -------------------
-* Nodes are keyed by their GraphML ``id`` (Zoo labels repeat). A scenario node
-  id is the GraphML id when it is a valid identifier, else ``n<id>`` (Zoo ids
-  are numbers: ``"12"`` → ``"n12"``); the GraphML ``label`` becomes the
-  scenario ``label``.
+* Nodes are keyed by their GraphML ``id`` (Zoo labels repeat). The node id
+  (in the network and the scenario alike) is the GraphML id when it is a valid
+  identifier, else a rewritten one — Zoo ids are numbers: ``"12"`` → ``"n12"``
+  (invalid characters become ``_``; at most 32 characters; made unique). The
+  GraphML ``label`` becomes the scenario ``label`` (the original id if none).
 * Edge attributes read (all optional), for users' own measured topologies:
   ``delay_ms`` (one-way, ms), ``loss`` (one-way, [0, 1)) and
   ``bandwidth_mbps`` (Mbit/s).
@@ -41,9 +42,10 @@ Scenario conversion
 -------------------
 Scenarios hold full-duplex links only and at most one link per node pair, so
 parallel links (and the two directions of a directed GraphML pair) are merged
-into one link: capacities add, the first edge's delay and loss are kept. Ids
-that are not valid identifiers are rewritten (invalid characters → ``_``,
-truncated to 32 characters, made unique). Positions are an equirectangular
+into one link: capacities add, the first edge's delay and loss are kept. Link
+and flow ids that are not valid identifiers are rewritten like node ids.
+SNDlib node ids that are not identifiers are rewritten the same way (in the
+network too). Positions are an equirectangular
 projection of longitude/latitude in metres (for drawing only). Every such
 rewrite is listed in :attr:`ImportResult.notes`.
 
@@ -176,20 +178,25 @@ def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
     except Exception as exc:  # networkx raises several types for bad XML
         raise ImportFailed(source, f"not readable GraphML ({exc})") from None
     name = str(g.graph.get("label") or g.graph.get("Network") or Path(source).stem or "graphml")
-    topo = Topology(name=name, source=source, nodes=[str(n) for n in g.nodes], duplex=not g.is_directed())
+    ids = _node_ids([str(n) for n in g.nodes])
+    topo = Topology(name=name, source=source, nodes=[ids[str(n)] for n in g.nodes], duplex=not g.is_directed())
+    _note_renames(topo, ids)
     if "Topology Zoo" in str(g.graph.get("Creator", "")) or "Zoo" in str(g.graph.get("Provenance", "")):
         topo.licence = "Internet Topology Zoo data, CC BY 4.0; cite Knight et al., IEEE JSAC 29(9), 2011."
     for n, attrs in g.nodes(data=True):
+        nid = ids[str(n)]
         lat, lon = _float(attrs.get("Latitude")), _float(attrs.get("Longitude"))
         if lat is not None and lon is not None:
-            topo.coords[str(n)] = (lat, lon)
+            topo.coords[nid] = (lat, lon)
         if attrs.get("label") is not None:
-            topo.labels[str(n)] = str(attrs["label"])
+            topo.labels[nid] = str(attrs["label"])
+        elif nid != str(n):
+            topo.labels[nid] = str(n)
     missing_coords = 0
     defaults_cap = 0
     edges = g.edges(keys=True, data=True) if g.is_multigraph() else ((a, b, None, d) for a, b, d in g.edges(data=True))
     for i, (a, b, key, attrs) in enumerate(edges):
-        a, b = str(a), str(b)
+        a, b = ids[str(a)], ids[str(b)]
         lid = str(attrs.get("id") or f"e{i}")
         if not _IDENT.match(lid):
             lid = f"e{i}"
@@ -225,6 +232,21 @@ def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
     # validate now so errors name the link
     topo.network()
     return topo
+
+
+def _node_ids(raw: list[str]) -> dict[str, str]:
+    """Scenario-valid node ids for the file's ids (unchanged when already valid)."""
+    maker = _Ids("n")
+    return {r: maker.make(r) for r in raw}
+
+
+def _note_renames(topo: "Topology", ids: dict[str, str]) -> None:
+    renamed = [(r, i) for r, i in ids.items() if r != i]
+    if renamed:
+        topo.notes.append(
+            f"{len(renamed)} node id(s) rewritten to identifiers (e.g. {renamed[0][0]!r} → {renamed[0][1]!r}); "
+            "the original id is the label when the file gives none"
+        )
 
 
 # --------------------------------------------------------------------------- SNDlib native
@@ -265,19 +287,21 @@ def read_sndlib(text: str, source: str = "sndlib") -> Topology:
     sections = _sndlib_sections(text, source)
     if "NODES" not in sections or "LINKS" not in sections:
         raise ImportFailed(source, "SNDlib file needs NODES and LINKS sections")
-    for lineno, line in sections["NODES"]:
-        tok = _TOKEN.findall(line)
-        if not tok:
-            continue
-        nid = tok[0]
+    raw_nodes = [(lineno, _TOKEN.findall(line)) for lineno, line in sections["NODES"]]
+    raw_nodes = [(lineno, tok) for lineno, tok in raw_nodes if tok]
+    ids = _node_ids([tok[0] for _, tok in raw_nodes])
+    _note_renames(topo, ids)
+    for lineno, tok in raw_nodes:
+        nid = ids[tok[0]]
         topo.nodes.append(nid)
+        if nid != tok[0]:
+            topo.labels[nid] = tok[0]
         if len(tok) >= 5 and tok[1] == "(":
             try:
                 lon, lat = float(tok[2]), float(tok[3])
             except ValueError:
                 raise ImportFailed(source, f"line {lineno}: bad coordinates for node {nid!r}") from None
             topo.coords[nid] = (lat, lon)
-    known = set(topo.nodes)
     zero: list[str] = []
     for lineno, line in sections["LINKS"]:
         tok = _TOKEN.findall(line)
@@ -293,8 +317,9 @@ def read_sndlib(text: str, source: str = "sndlib") -> Topology:
         except (IndexError, ValueError, AssertionError):
             raise ImportFailed(source, f"line {lineno}: malformed link {line.strip()!r}") from None
         for end in (a, b):
-            if end not in known:
+            if end not in ids:
                 raise ImportFailed(source, f"line {lineno}: link {lid!r} refers to unknown node {end!r}")
+        a, b = ids[a], ids[b]
         cap = pre if pre > 0 else (module_caps[0] if module_caps else 0.0)
         if cap <= 0:
             zero.append(lid)
@@ -315,8 +340,9 @@ def read_sndlib(text: str, source: str = "sndlib") -> Topology:
         except (IndexError, ValueError, AssertionError):
             raise ImportFailed(source, f"line {lineno}: malformed demand {line.strip()!r}") from None
         for end in (a, b):
-            if end not in known:
+            if end not in ids:
                 raise ImportFailed(source, f"line {lineno}: demand {did!r} refers to unknown node {end!r}")
+        a, b = ids[a], ids[b]
         if value > 0 and a != b:
             topo.demands.append(Demand(a, b, value, id=did))
     topo.network()
@@ -444,17 +470,12 @@ def to_scenario(topo: Topology, name: str | None = None) -> ImportResult:
         or the result breaks a scenario limit.
     """
     notes = list(topo.notes)
-    node_ids = _Ids("n")
-    ids = {n: node_ids.make(n) for n in topo.nodes}
-    renamed = sum(1 for n, i in ids.items() if n != i)
-    if renamed:
-        notes.append(f"{renamed} node id(s) rewritten to identifiers (e.g. {next(n for n in ids if ids[n] != n)!r} → "
-                     f"{ids[next(n for n in ids if ids[n] != n)]!r}); original ids kept in labels where no label")
+    ids = {n: n for n in topo.nodes}
     lat0 = sum(c[0] for c in topo.coords.values()) / len(topo.coords) if topo.coords else 0.0
     nodes = []
     for n in topo.nodes:
         node: dict[str, Any] = {"id": ids[n], "kind": "router"}
-        label = topo.labels.get(n) or (n if ids[n] != n else None)
+        label = topo.labels.get(n)
         if label:
             node["label"] = label[:80]
         if n in topo.coords:

@@ -67,7 +67,10 @@ class Network:
     """A directed multigraph in array form (see the module docstring).
 
     Build one with :meth:`from_scenario`, :meth:`from_links` or
-    :meth:`from_arcs`; constructing it directly skips validation.
+    :meth:`from_arcs`; constructing it directly skips validation. ``cache``
+    holds derived structures (e.g. the contracted graph of
+    :func:`subflow.paths.all_pairs`); the arrays must not be modified in
+    place — use :meth:`with_arrays` for new link state.
     """
 
     nodes: list[str]
@@ -106,6 +109,8 @@ class Network:
 
         Raises
         ------
+        ValueError
+            If a node id repeats.
         UnknownNode
             If an arc names a node not in ``nodes``.
         LinkInvalid
@@ -113,11 +118,11 @@ class Network:
             capacity is negative or not finite; the error names the link.
         """
         nodes = list(nodes)
-        index = {n: i for i, n in enumerate(nodes)}
-        if len(index) != len(nodes):
-            seen: set[str] = set()
-            dup = next(n for n in nodes if n in seen or seen.add(n))  # type: ignore[func-returns-value]
-            raise UnknownNode(dup, f"duplicate node id {dup!r}")
+        index: dict[str, int] = {}
+        for i, node in enumerate(nodes):
+            if node in index:
+                raise ValueError(f"duplicate node id {node!r}")
+            index[node] = i
         rows = list(arcs)
         src = np.empty(len(rows), dtype=np.int64)
         dst = np.empty(len(rows), dtype=np.int64)

@@ -14,7 +14,9 @@ greedy    cost f of that route
 ========  ==========================================  =======================  ==================================
 
 "First found" means the arc order of the :class:`~subflow.network.Network`
-(scenario ``links`` order), so every result is deterministic.
+(scenario ``links`` order), so every result is deterministic. In the all-pairs
+TCPBP search, costs equal within a relative 1e-12 (the same numbers summed in
+another order) count as ties.
 
 TCPBP is not isotonic
 ---------------------
@@ -32,6 +34,15 @@ and in p, so the optimum is a Pareto-optimal label (Martins 1984; the
 "g2_min" dominance test of Hernández et al. 2020 makes each check O(1)).
 ``tcpbp-greedy`` is Algorithm 1 as published, kept for comparison;
 :func:`compute_routes` reports the pairs where it misses the optimum.
+
+All pairs
+---------
+:func:`all_pairs` runs one compiled search per source (parallel threads for
+large jobs). For ``tcpbp`` it first contracts the graph: leaves and chains of
+degree-2 nodes are forced detours, so the label search runs on the remaining
+*core* (plus one composite arc per chain direction) from every core node once,
+and every route — including those from and to non-core nodes — is read off
+those Pareto fronts (``subflow._reduction`` explains why this is exact).
 
 k shortest paths
 ----------------
@@ -64,7 +75,7 @@ from pydantic import BaseModel
 
 from subflow import _kernels as K
 from subflow import _reduction as R
-from subflow.errors import UnknownNode
+from subflow.errors import UnknownNode  # noqa: F401 - raised by Network.node_index, documented here
 from subflow.network import Network
 
 METRICS = ("hop", "delay", "loss", "tcpbp", "tcpbp-greedy")
@@ -195,22 +206,22 @@ def _search(
     indptr, adj = net.csr()
     if metric == "tcpbp":
         lbd, lbq = bounds if bounds is not None else _lower_bounds(net, t)
-        PF, PI, npool, best, _ = K.bicrit(
+        _, _, LI, _, best, _ = K.bicrit_search(
             indptr, adj, net.dst, net.delay_ms, net.q, s, root_d, root_q, root_h, node_ok, arc_ok, t, lbd, lbq
         )
         lab = best[t]
         if lab < 0:
             return None
         arcs = []
-        while PI[lab, 2] >= 0:
-            arcs.append(int(PI[lab, 2]))
-            lab = PI[lab, 1]
+        while LI[lab, 2] >= 0:
+            arcs.append(int(LI[lab, 2]))
+            lab = LI[lab, 1]
         return arcs[::-1]
     if metric == "tcpbp-greedy":
         _, _, _, pred, _ = K.greedy(indptr, adj, net.dst, net.delay_ms, net.q, s, root_d, root_q, node_ok, arc_ok, t)
     else:
         w1, w2 = _weights(net, metric)
-        _, _, pred, _ = K.lex_dijkstra(indptr, adj, net.dst, w1, w2, s, node_ok, arc_ok, t)
+        pred = K.lex_dijkstra(indptr, adj, net.dst, w1, w2, net.delay_ms, net.q, s, node_ok, arc_ok, t)[2]
     if s != t and pred[t] < 0:
         return None
     arcs = []
@@ -228,8 +239,8 @@ def _lower_bounds(net: Network, t: int) -> tuple[np.ndarray, np.ndarray]:
     ok_n = np.ones(net.n, dtype=np.bool_)
     ok_a = np.ones(net.m, dtype=np.bool_)
     zeros = np.zeros(net.m)
-    lbd, _, _, _ = K.lex_dijkstra(rindptr, radj, net.src, net.delay_ms, zeros, t, ok_n, ok_a, -1)
-    lbq, _, _, _ = K.lex_dijkstra(rindptr, radj, net.src, net.q, zeros, t, ok_n, ok_a, -1)
+    lbd = K.lex_dijkstra(rindptr, radj, net.src, net.delay_ms, zeros, zeros, zeros, t, ok_n, ok_a, -1)[0]
+    lbq = K.lex_dijkstra(rindptr, radj, net.src, net.q, zeros, zeros, zeros, t, ok_n, ok_a, -1)[0]
     return lbd, lbq
 
 
@@ -373,7 +384,7 @@ class AllPairs:
     loss: np.ndarray
     hops: np.ndarray
     _pred: np.ndarray | None = None
-    _reduced: tuple | None = None
+    _reduced: R.ReducedAllPairs | None = None
 
     def arcs(self, i: int, t: int) -> list[int] | None:
         """Arc indices of the route from ``sources[i]`` to node ``t`` (None: unreachable)."""
@@ -381,8 +392,7 @@ class AllPairs:
             return None
         out: list[int] = []
         if self._reduced is not None:
-            red, E, B, trees = self._reduced
-            return R.route_arcs(red, int(self.sources[i]), t, int(E[i, t]), int(B[i, t]), trees[i])
+            return self._reduced.arcs(i, t)
         else:
             assert self._pred is not None
             s = int(self.sources[i])
@@ -392,6 +402,20 @@ class AllPairs:
                 out.append(a)
                 v = int(self.net.src[a])
         return out[::-1]
+
+    def flat_routes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every route at once: route (i, t) is the arcs
+        ``flat[offsets[i, t] : offsets[i, t] + hops[i, t]]`` (compiled; for bulk output)."""
+        if self._reduced is not None:
+            return R.expand_routes(self._reduced)
+        assert self._pred is not None
+        lengths = np.maximum(self.hops, 0).astype(np.int64).ravel()
+        offsets = np.zeros(lengths.shape, dtype=np.int64)
+        if lengths.size > 1:
+            np.cumsum(lengths[:-1], out=offsets[1:])
+        out = np.empty(int(lengths.sum()), dtype=np.int64)
+        K.expand_pred(self._pred, self.hops, self.sources, self.net.src, offsets.reshape(self.hops.shape), out)
+        return offsets.reshape(self.hops.shape), out
 
     def path(self, i: int, t: int) -> Path | None:
         """The route from ``sources[i]`` to node ``t`` as a :class:`Path`."""
@@ -408,7 +432,9 @@ class AllPairs:
         )
 
 
-def all_pairs(net: Network, metric: str = "tcpbp", sources: Iterable[str] | None = None) -> AllPairs:
+def all_pairs(
+    net: Network, metric: str = "tcpbp", sources: Iterable[str] | None = None, keep_routes: bool = True
+) -> AllPairs:
     """Best route from every source (default: every node) to every node.
 
     One compiled search per source: lexicographic Dijkstra for the additive
@@ -423,6 +449,10 @@ def all_pairs(net: Network, metric: str = "tcpbp", sources: Iterable[str] | None
         One of :data:`METRICS`.
     sources : iterable of str, optional
         Source node ids; default all nodes in order.
+    keep_routes : bool
+        ``False`` keeps only the cost, delay, loss and hop matrices (less
+        memory on large graphs; :meth:`AllPairs.arcs` then raises
+        ``LookupError`` for ``tcpbp``).
 
     Returns
     -------
@@ -442,43 +472,16 @@ def all_pairs(net: Network, metric: str = "tcpbp", sources: Iterable[str] | None
         red = net.cache.get("reduction")
         if red is None:
             red = net.cache["reduction"] = R.build_reduction(net.n, net.src, net.dst, net.delay_ms, net.q)
-        F, D, Q, H, E, B, trees = R.run_all_pairs(red, src_idx, net.n, net.delay_ms, net.q)
-        return AllPairs(net, metric, src_idx, F, D, -np.expm1(-Q), H, _reduced=(red, E, B, trees))
+        res = R.run_all_pairs(red, src_idx, net.n, net.delay_ms, net.q, keep_routes)
+        return AllPairs(net, metric, src_idx, res.F, res.D, res.L, res.H, _reduced=res)
     if metric == "tcpbp-greedy":
         F, D, Q, H, P = K.greedy_all_pairs(indptr, adj, net.dst, net.delay_ms, net.q, src_idx)
         return AllPairs(net, metric, src_idx, F, D, -np.expm1(-Q), H, _pred=P)
     w1, w2 = _weights(net, metric)
-    C1, C2, H, P = K.lex_all_pairs(indptr, adj, net.dst, w1, w2, src_idx)
-    if metric == "hop":
-        cost, delay, qm = C1, C2, None
-    elif metric == "delay":
-        cost, delay, qm = C1, C1, None
-    else:
-        cost, delay, qm = -np.expm1(-C1), None, C1
-    ap = AllPairs(net, metric, src_idx, cost, np.full(C1.shape, np.inf), np.full(C1.shape, np.inf), H, _pred=P)
-    _fill_totals(ap, delay, qm)
-    return ap
-
-
-def _fill_totals(ap: AllPairs, delay: np.ndarray | None, qm: np.ndarray | None) -> None:
-    """Delay and loss totals of the additive routes (one pass down each tree)."""
-    net = ap.net
-    qa = net.q
-    for i, s in enumerate(ap.sources):
-        order = np.argsort(ap.hops[i], kind="stable")
-        dd = np.full(net.n, np.inf)
-        qq = np.full(net.n, np.inf)
-        dd[s] = qq[s] = 0.0
-        pred = ap._pred[i]  # type: ignore[index]
-        for t in order:
-            if ap.hops[i, t] <= 0:
-                continue
-            a = pred[t]
-            u = net.src[a]
-            dd[t] = dd[u] + net.delay_ms[a]
-            qq[t] = qq[u] + qa[a]
-        ap.delay_ms[i] = dd if delay is None else delay[i]
-        ap.loss[i] = -np.expm1(-(qq if qm is None else qm[i]))
+    C1, D, Q, H, P = K.lex_all_pairs(indptr, adj, net.dst, w1, w2, net.delay_ms, net.q, src_idx)
+    loss = -np.expm1(-Q)
+    cost = loss if metric == "loss" else C1
+    return AllPairs(net, metric, src_idx, cost, D, loss, H, _pred=P)
 
 
 # --------------------------------------------------------------------------- route reports
@@ -526,12 +529,6 @@ class Routes(BaseModel):
     greedy_differs: list[GreedyDiff]
 
 
-def _out(p: Path) -> PathOut:
-    return PathOut.model_construct(
-        nodes=list(p.nodes), hops=p.hops, delay_ms=p.delay_ms, loss=p.loss, cost=p.cost
-    )
-
-
 def parse_pairs(spec: str | None, net: Network) -> list[tuple[str, str]] | None:
     """Parse ``"all"`` (→ ``None``) or ``"A:B,C:D"``.
 
@@ -556,6 +553,85 @@ def parse_pairs(spec: str | None, net: Network) -> list[tuple[str, str]] | None:
         net.node_index(b)
         pairs.append((a, b))
     return pairs
+
+
+def route_report(
+    net: Network,
+    metric: str = "tcpbp",
+    k: int = 1,
+    pairs: Sequence[tuple[str, str]] | None = None,
+) -> dict:
+    """:func:`compute_routes` as a plain JSON-ready dict (fast for many pairs).
+
+    Same arguments, same document; routes of all pairs are expanded by
+    compiled code and only the greedy routes that miss the optimum are
+    rebuilt.
+    """
+    _check_metric(metric)
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    if pairs is None:
+        src_i = np.repeat(np.arange(net.n), net.n)
+        dst_i = np.tile(np.arange(net.n), net.n)
+        keep = src_i != dst_i
+        src_i, dst_i = src_i[keep], dst_i[keep]
+    else:
+        idx = [(net.node_index(a), net.node_index(b)) for a, b in pairs]
+        src_i = np.array([p[0] for p in idx], dtype=np.int64)
+        dst_i = np.array([p[1] for p in idx], dtype=np.int64)
+    names = np.array(net.nodes, dtype=object)
+    sources = list(dict.fromkeys(src_i.tolist()))
+    pos = np.full(net.n, -1, dtype=np.int64)
+    pos[sources] = np.arange(len(sources))
+    src_names = [net.nodes[s] for s in sources]
+    rows = pos[src_i] if len(src_i) else np.zeros(0, dtype=np.int64)
+    routes: list[dict] = []
+    if k == 1 and sources:
+        ap = all_pairs(net, metric, src_names)
+        offsets, flat = ap.flat_routes()
+        dst_of_arc = net.dst
+        hops = ap.hops[rows, dst_i]
+        cost = ap.cost[rows, dst_i]
+        delay = ap.delay_ms[rows, dst_i]
+        loss = ap.loss[rows, dst_i]
+        offs = offsets[rows, dst_i]
+        for j in range(len(src_i)):
+            s, t, h = int(src_i[j]), int(dst_i[j]), int(hops[j])
+            if h < 0:
+                routes.append({"src": names[s], "dst": names[t], "reachable": False, "paths": []})
+                continue
+            o = int(offs[j])
+            nodes = [names[s]] + names[dst_of_arc[flat[o : o + h]]].tolist()
+            routes.append({
+                "src": names[s], "dst": names[t], "reachable": True,
+                "paths": [{"nodes": nodes, "hops": h, "delay_ms": float(delay[j]), "loss": float(loss[j]),
+                           "cost": float(cost[j])}],
+            })
+    else:
+        ap = None
+        for s, t in zip(src_i.tolist(), dst_i.tolist()):
+            ps = k_shortest_paths(net, net.nodes[s], net.nodes[t], k, metric)
+            routes.append({
+                "src": net.nodes[s], "dst": net.nodes[t], "reachable": bool(ps),
+                "paths": [{"nodes": list(p.nodes), "hops": p.hops, "delay_ms": p.delay_ms, "loss": p.loss,
+                           "cost": p.cost} for p in ps],
+            })
+    differs: list[dict] = []
+    if metric in ("tcpbp", "tcpbp-greedy") and sources:
+        exact = ap if (ap is not None and metric == "tcpbp") else all_pairs(net, "tcpbp", src_names)
+        greedy = ap if (ap is not None and metric == "tcpbp-greedy") else all_pairs(net, "tcpbp-greedy", src_names)
+        ec = exact.cost[rows, dst_i]
+        gc = greedy.cost[rows, dst_i]
+        reach = exact.hops[rows, dst_i] >= 0
+        worse = np.nonzero(reach & (gc > ec * (1 + _REL_TOL) + 1e-300))[0]
+        for j in worse.tolist():
+            r, t = int(rows[j]), int(dst_i[j])
+            e, g = exact.path(r, t), greedy.path(r, t)
+            differs.append({
+                "src": net.nodes[int(src_i[j])], "dst": net.nodes[t], "exact_cost": e.cost, "greedy_cost": g.cost,
+                "exact_nodes": list(e.nodes), "greedy_nodes": list(g.nodes),
+            })
+    return {"metric": metric, "cost_unit": COST_UNITS[metric], "routes": routes, "greedy_differs": differs}
 
 
 def compute_routes(
@@ -592,62 +668,4 @@ def compute_routes(
     ValueError
         For an unknown metric or ``k < 1``.
     """
-    _check_metric(metric)
-    if k < 1:
-        raise ValueError("k must be >= 1")
-    if pairs is None:
-        idx_pairs = [(s, t) for s in range(net.n) for t in range(net.n) if s != t]
-    else:
-        idx_pairs = [(net.node_index(a), net.node_index(b)) for a, b in pairs]
-    by_src: dict[int, list[int]] = {}
-    for s, t in idx_pairs:
-        by_src.setdefault(s, []).append(t)
-    sources = list(by_src)
-    names = [net.nodes[s] for s in sources]
-    pos = {s: i for i, s in enumerate(sources)}
-
-    routes: list[PairRoutes] = []
-    best: dict[tuple[int, int], Path | None] = {}
-    if k == 1 and sources:
-        ap = all_pairs(net, metric, names)
-        for s, t in idx_pairs:
-            best[(s, t)] = ap.path(pos[s], t)
-    else:
-        for s, t in idx_pairs:
-            ps = k_shortest_paths(net, net.nodes[s], net.nodes[t], k, metric)
-            best[(s, t)] = ps[0] if ps else None
-            routes.append(
-                PairRoutes.model_construct(
-                    src=net.nodes[s], dst=net.nodes[t], reachable=bool(ps), paths=[_out(p) for p in ps]
-                )
-            )
-    if k == 1:
-        for s, t in idx_pairs:
-            p = best[(s, t)]
-            routes.append(
-                PairRoutes.model_construct(
-                    src=net.nodes[s], dst=net.nodes[t], reachable=p is not None, paths=[] if p is None else [_out(p)]
-                )
-            )
-
-    differs: list[GreedyDiff] = []
-    if metric in ("tcpbp", "tcpbp-greedy") and sources:
-        other = all_pairs(net, "tcpbp-greedy" if metric == "tcpbp" else "tcpbp", names)
-        for s, t in idx_pairs:
-            mine = best[(s, t)]
-            theirs = other.path(pos[s], t)
-            if mine is None or theirs is None:
-                continue
-            exact, greedy = (mine, theirs) if metric == "tcpbp" else (theirs, mine)
-            if greedy.cost > exact.cost * (1 + _REL_TOL) + 1e-300:
-                differs.append(
-                    GreedyDiff(
-                        src=net.nodes[s],
-                        dst=net.nodes[t],
-                        exact_cost=exact.cost,
-                        greedy_cost=greedy.cost,
-                        exact_nodes=list(exact.nodes),
-                        greedy_nodes=list(greedy.nodes),
-                    )
-                )
-    return Routes(metric=metric, cost_unit=COST_UNITS[metric], routes=routes, greedy_differs=differs)
+    return Routes.model_validate(route_report(net, metric, k, pairs))

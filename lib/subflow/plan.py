@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from subflow.association import Association, association_timeline
 from subflow.errors import Unreachable
-from subflow.routing import Edge, Graph, min_hop_path, path_nodes
+from subflow.routing import Edge, Graph, min_hop_path, path_nodes, tcpbp_path
 from subflow.scenario import (
     AccessPointNode,
     ControllerSettings,
@@ -133,7 +133,7 @@ def _base_graph(scenario: Scenario) -> tuple[Graph, list[Resource]]:
                     queue_packets=link.queue_packets,
                 )
             )
-            graph.add(Edge(a, b, rid, link.delay_ms))
+            graph.add(Edge(a, b, rid, link.delay_ms, link.loss))
     for n in scenario.nodes:
         if isinstance(n, AccessPointNode):
             resources.append(
@@ -223,8 +223,8 @@ def _with_wireless(base: Graph, links: list[tuple[str, AccessPointNode]]) -> Gra
     g = base.copy()
     for station, ap in links:
         rid = f"air:{ap.id}"
-        g.add(Edge(station, ap.id, rid, ap.wireless_delay_ms))
-        g.add(Edge(ap.id, station, rid, ap.wireless_delay_ms))
+        g.add(Edge(station, ap.id, rid, ap.wireless_delay_ms, ap.wireless_loss))
+        g.add(Edge(ap.id, station, rid, ap.wireless_delay_ms, ap.wireless_loss))
     return g
 
 
@@ -233,7 +233,7 @@ def _subflow(sid: str, src: str, path: list[Edge]) -> SubflowPath:
 
 
 def _single_path(graph: Graph, flow_id: str, src: str, dst: str, metric: str = "hop") -> list[SubflowPath]:
-    path = min_hop_path(graph, src, dst, metric=metric)
+    path = tcpbp_path(graph, src, dst) if metric == "tcpbp" else min_hop_path(graph, src, dst, metric=metric)
     return [] if path is None else [_subflow(f"{flow_id}/tcp", src, path)]
 
 
@@ -279,6 +279,67 @@ def _multipath(graph: Graph, flow_id: str, src: str, dst: str) -> list[SubflowPa
             if head is not None:
                 subflows.append(_subflow(f"{flow_id}/{last.src}", src, head + [last]))
     return subflows
+
+
+def _lba_epoch(graph: Graph, flows: list, capacity: dict[str, float], adjust: bool) -> dict[str, list[SubflowPath]]:
+    """Subflow routes of ``mptcp-lba`` / ``mptcp-lba-adjust`` for the flows active in one epoch.
+
+    Connections are placed one after the other (by start time, then id) with
+    :func:`subflow.mptcp_routing.mptcp_lba` (scMPTCP Table 1), each seeing the
+    load and flow count per link of the subflows placed before it, estimated as
+    their max-min fair rates (the allocation of scMPTCP's static evaluation,
+    §V). With ``adjust``, :func:`subflow.mptcp_routing.mptcp_lba_adjust`
+    (Table 2) then re-routes subflows that share a bottleneck, longest first.
+    Each direction of an access point's air is one link here (the shared air
+    is approximated per direction).
+    """
+    import numpy as np
+
+    from subflow.mptcp_routing import max_min_fair, mptcp_lba, mptcp_lba_adjust
+    from subflow.network import Network
+
+    arcs, edge_of = [], {}
+    for edges in graph.adj.values():
+        for e in edges:
+            if (e.src, e.dst) in edge_of:
+                continue  # one arc per node pair (the scenario has at most one link per pair)
+            edge_of[(e.src, e.dst)] = e
+            arcs.append((e.resource, e.src, e.dst, e.delay_ms, e.loss, capacity[e.resource]))
+    net = Network.from_arcs(sorted(graph.adj), arcs)
+    placed: dict[str, list[list[str]]] = {}
+
+    def loads() -> tuple[np.ndarray, np.ndarray]:
+        arc_paths = [net.arcs_of_path(p) for paths in placed.values() for p in paths]
+        rates = max_min_fair(net.capacity_mbps, arc_paths)
+        load, count = np.zeros(net.m), np.zeros(net.m)
+        for path, r in zip(arc_paths, rates):
+            for a in path:
+                load[a] += r
+                count[a] += 1
+        return load, count
+
+    for f in sorted(flows, key=lambda g: (g.start_s, g.id)):
+        load, count = loads()
+        choice = mptcp_lba(net, f.src, f.dst, load, count)
+        placed[f.id] = [list(p.nodes) for p in choice.paths]
+    if adjust and placed:
+        load, count = loads()
+        for adj in mptcp_lba_adjust(net, placed, load, count):
+            paths = placed[adj.connection]
+            if adj.new_nodes is None:
+                paths[adj.subflow] = []
+            else:
+                paths[adj.subflow] = adj.new_nodes
+    out: dict[str, list[SubflowPath]] = {}
+    for fid, paths in placed.items():
+        subs = []
+        for k, nodes in enumerate(paths):
+            if len(nodes) < 2:
+                continue
+            edges = [edge_of[(a, b)] for a, b in zip(nodes, nodes[1:])]
+            subs.append(_subflow(f"{fid}/sf{k}", nodes[0], edges))
+        out[fid] = subs
+    return out
 
 
 def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid") -> RunPlan:
@@ -331,6 +392,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     def pending(mid: float) -> list[Association]:
         return [a for a in timeline.associations if a.t_start_s <= mid < a.t_associated_s]
 
+    lba_cache: dict[float, dict[str, list[SubflowPath]]] = {}
     flows: list[FlowPlan] = []
     for f in scenario.flows:
         stop = f.stop_s if f.stop_s is not None else duration
@@ -343,7 +405,13 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
             graph = _with_wireless(
                 _without_links(base, down), [(a.station, aps[a.access_point]) for a in active(mid)]
             )
-            if strat.paths == "interfaces":
+            if strat.paths in ("lba", "lba-adjust"):
+                if mid not in lba_cache:
+                    live = [g for g in scenario.flows
+                            if g.start_s <= mid < (g.stop_s if g.stop_s is not None else duration)]
+                    lba_cache[mid] = _lba_epoch(graph, live, capacity, adjust=strat.paths == "lba-adjust")
+                subflows = lba_cache[mid].get(f.id, [])
+            elif strat.paths == "interfaces":
                 subflows = _multipath(graph, f.id, f.src, f.dst)
             elif strat.paths in ("sticky", "fastest", "slowest"):
                 previous = segments[-1].subflows if segments else []
@@ -376,6 +444,12 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
                 segments=segments,
             )
         )
+    events = sorted(timeline.events + link_events, key=lambda e: e["t_s"])
+    if strat.rate_limits == "fdm":
+        from subflow.controller import apply_fdm
+
+        events = sorted(events + apply_fdm(flows, resources, duration, scenario.controller.interval_s),
+                        key=lambda e: e["t_s"])
     return RunPlan(
         strategy=strat.name,
         engine=engine,
@@ -388,6 +462,6 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         resources=resources,
         capacity_changes=_air_capacity_changes(scenario, timeline),
         flows=flows,
-        events=sorted(timeline.events + link_events, key=lambda e: e["t_s"]),
+        events=events,
         scenario=scenario.model_dump(mode="json"),
     )

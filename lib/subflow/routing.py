@@ -20,13 +20,15 @@ from dataclasses import dataclass, field
 class Edge:
     """A directed hop ``src`` → ``dst`` that uses resource ``resource``.
 
-    ``delay_ms`` is the one-way propagation delay of the hop.
+    ``delay_ms`` is the one-way propagation delay of the hop, ``loss`` its
+    packet loss probability in [0, 1).
     """
 
     src: str
     dst: str
     resource: str
     delay_ms: float
+    loss: float = 0.0
 
 
 @dataclass
@@ -100,6 +102,39 @@ def min_hop_path(
                 pred[e.dst] = pred[node] + [e]
                 heapq.heappush(heap, (*label, e.dst))
     return None
+
+
+def tcpbp_path(graph: Graph, src: str, dst: str) -> list[Edge] | None:
+    """Path minimising TCPBP's d·√p (one-way delay × √composed loss), exactly.
+
+    Uses the label-setting search of :func:`subflow.paths.shortest_path` (Pareto
+    labels; the thesis's greedy Dijkstra can miss the optimum because the metric
+    is not isotonic). Among paths of equal cost (e.g. all lossless), fewer hops,
+    then smaller delay win.
+
+    References
+    ----------
+    .. [1] TCPBP thesis §3.1, Eq. 2.3 (tcpbp-thesis.txt).
+    """
+    from subflow.network import Network
+    from subflow.paths import shortest_path
+
+    if src == dst:
+        return []
+    arcs, by_id = [], {}
+    for edges in graph.adj.values():
+        for i, e in enumerate(edges):
+            aid = f"{e.resource}#{e.src}>{e.dst}#{i}"
+            by_id[aid] = e
+            arcs.append((aid, e.src, e.dst, e.delay_ms, e.loss, 1.0))
+    nodes = sorted(graph.adj)
+    if src not in graph.adj or dst not in graph.adj:
+        return None
+    net = Network.from_arcs(nodes, arcs)
+    p = shortest_path(net, src, dst, "tcpbp")
+    if p is None:
+        return None
+    return [by_id[net.link[a]] for a in p.arcs]
 
 
 def path_nodes(path: list[Edge], src: str) -> list[str]:

@@ -3,7 +3,8 @@
 A strategy is a composition of four choices, each implemented once:
 
 * ``paths`` — how the planner places the connection (:mod:`subflow.plan`):
-  ``hop`` / ``delay`` (one path by minimum hops or one-way delay),
+  ``hop`` / ``delay`` / ``tcpbp`` (one path by minimum hops, one-way delay, or
+  TCPBP's d·√p),
   ``sticky`` (keep the current path while it exists), ``fastest`` /
   ``slowest`` (the available path with the highest / lowest bottleneck
   capacity), ``interfaces`` (one subflow per interface of the multi-homed end);
@@ -13,8 +14,8 @@ A strategy is a composition of four choices, each implemented once:
   moves: ``bare`` (RTO and slow start), ``zwa`` (SDN zero-window freeze),
   ``spurious`` (SDN buffering + spurious-timeout recovery), ``seamless``
   (make-before-break primary change, as mSCTP);
-* ``rate_limits`` — ``none`` or ``fdm`` (reserved for the controller's Flow
-  Deviation allocation).
+* ``rate_limits`` — ``none`` or ``fdm`` (the SDN controller's Flow Deviation
+  allocation installed as per-subflow rate limits, :mod:`subflow.controller`).
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ class Strategy:
     name: str
     family: Literal["tcp", "mptcp", "sctp"]
     multipath: bool
-    paths: Literal["hop", "delay", "sticky", "fastest", "slowest", "interfaces"]
+    paths: Literal["hop", "delay", "tcpbp", "sticky", "fastest", "slowest", "interfaces", "lba", "lba-adjust"]
     coupling: Literal["lia", "olia", "uncoupled", "none"]
     handover: Literal["bare", "zwa", "spurious", "seamless"]
     description: str
     source: str
+    rate_limits: Literal["none", "fdm"] = "none"
 
     @property
     def routing(self) -> str:
@@ -59,6 +61,10 @@ STRATEGIES: dict[str, Strategy] = {
                  "Single-path TCP on the minimum-hop route. " + _TCP_BARE, "RFC 5681, RFC 6298"),
         Strategy("sptcp-delay", "tcp", False, "delay", "none", "bare",
                  "Single-path TCP on the minimum one-way-delay route. " + _TCP_BARE, "RFC 5681; tcpbp-thesis §2.4"),
+        Strategy("sptcp-tcpbp", "tcp", False, "tcpbp", "none", "bare",
+                 "Single-path TCP on the route that minimises TCPBP's d·√p (one-way delay times the square "
+                 "root of the path loss: the Mathis model's throughput is largest there), found exactly. "
+                 + _TCP_BARE, "tcpbp-thesis §3.1, Eq. 2.3"),
         Strategy("sptcp-zwa", "tcp", False, "hop", "none", "zwa",
                  "Single-path TCP whose SDN controller freezes the sender with a zero-window advertisement on "
                  "disassociation and reopens the window on re-association; falls back to bare TCP when the "
@@ -72,6 +78,20 @@ STRATEGIES: dict[str, Strategy] = {
                  "Multipath TCP: one subflow per interface of the multi-homed end, LIA coupled congestion "
                  "control and the LowRTT scheduler; a handover only adds or removes a subflow.",
                  "RFC 8684, RFC 6356; sd-mptcp-tactical §IV"),
+        Strategy("mptcp-fdm", "mptcp", True, "interfaces", "lia", "bare",
+                 "MPTCP steered by an SDN controller: every controller interval (and after associations), "
+                 "the Flow Deviation Method allocates each connection's demand over its subflow paths for "
+                 "least mean delay and the controller installs the per-subflow rates as queue limits.",
+                 "sd-mptcp-tactical §IV, §V.C; Fratta, Gerla, Kleinrock 1973", rate_limits="fdm"),
+        Strategy("mptcp-lba", "mptcp", True, "lba", "lia", "bare",
+                 "MPTCP whose subflows are routed by scMPTCP's load- and bottleneck-aware algorithm: paths "
+                 "up to shortest + 3 hops ranked by available bandwidth, avoiding the bottlenecks of the "
+                 "connection's earlier subflows, up to 4 subflows.",
+                 "scmptcp-satellite §III-IV, Table 1"),
+        Strategy("mptcp-lba-adjust", "mptcp", True, "lba-adjust", "lia", "bare",
+                 "mptcp-lba plus scMPTCP's adjustment: subflows of a connection that share a bottleneck are "
+                 "re-routed, longest first.",
+                 "scmptcp-satellite §IV, Table 2"),
         Strategy("mptcp-olia", "mptcp", True, "interfaces", "olia", "bare",
                  "Multipath TCP with the Opportunistic Linked Increases Algorithm: like mptcp, but the "
                  "coupled increase shifts traffic from paths with the largest windows to the best paths "

@@ -90,3 +90,14 @@ def test_naval_random_walk_sptcp_below_mptcp():
     assert sp < mp
     assert res["strategies"]["sptcp"]["summary"]["zero_s"] > 0
     assert res["strategies"]["mptcp"]["summary"]["zero_s"] == 0
+
+
+def test_hsln_routes_of_each_metric_follow_thesis_table_4():
+    # tcpbp-thesis Table 4, route 1 => 10: TCPBP 1-3-4-10, hop-count 1-5-10, delay 1-5-4-10
+    res = compare(load_example("hsln-10node"), ["sptcp", "sptcp-delay", "sptcp-tcpbp"], run_plan)
+    paths = {n: r["flows"][0]["subflows"][0]["path"] for n, r in res["strategies"].items()}
+    assert paths == {"sptcp": ["s1", "s5", "s10"], "sptcp-delay": ["s1", "s5", "s4", "s10"],
+                     "sptcp-tcpbp": ["s1", "s3", "s4", "s10"]}
+    mean = {n: r["summary"]["mean_mbps"] for n, r in res["strategies"].items()}
+    # the hop-count route (1/(RTT·sqrt(p)) = 265) is clearly worse than the other two (324 and 322)
+    assert mean["sptcp-tcpbp"] > 1.1 * mean["sptcp"] and mean["sptcp-delay"] > 1.1 * mean["sptcp"]

@@ -25,7 +25,14 @@ from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
 
 from subflow_backend.db import SessionLocal
 from subflow_backend.models import FINISHED_STATUSES, Comparison, utcnow
-from subflow_backend.queue import AGGREGATE_UNITS_TASK, RUN_COMPARISON_TASK, RUN_UNIT_TASK
+from subflow_backend.models import Scenario
+from subflow_backend.queue import (
+    AGGREGATE_UNITS_TASK,
+    ALLOCATE_TASK,
+    ROUTES_TASK,
+    RUN_COMPARISON_TASK,
+    RUN_UNIT_TASK,
+)
 from subflow_backend.settings import settings
 from subflow_worker.agent_client import AgentClient
 from subflow_worker.celery_app import celery_app
@@ -300,3 +307,32 @@ def aggregate_units(results: list[dict[str, Any]], comparison_id: str) -> str | 
     if not _finish(comparison_id, document):
         return _status(comparison_id)
     return "succeeded"
+
+
+def _scenario_document(scenario_id: str, version: int) -> dict[str, Any]:
+    """The stored document at ``version`` (a planning job on a since-edited scenario fails clearly)."""
+    with SessionLocal() as session:
+        row = session.get(Scenario, scenario_id)
+        if row is None:
+            raise LookupError(f"scenario {scenario_id} no longer exists")
+        if row.version != version:
+            raise LookupError(f"scenario {scenario_id} changed (version {row.version}, job asked {version})")
+        return row.document
+
+
+@celery_app.task(name=ROUTES_TASK, bind=True, acks_late=True, ignore_result=False)
+def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
+    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning`)."""
+    from subflow.planning import RoutesRequest, routes_document
+
+    self.update_state(state="PROGRESS", meta={"progress": 0.0})
+    return routes_document(_scenario_document(scenario_id, version), RoutesRequest(**request))
+
+
+@celery_app.task(name=ALLOCATE_TASK, bind=True, acks_late=True, ignore_result=False)
+def allocate(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
+    """Background ``POST /api/scenarios/{id}/allocations``: the FDM allocation document."""
+    from subflow.planning import AllocationRequest, allocation_document
+
+    self.update_state(state="PROGRESS", meta={"progress": 0.0})
+    return allocation_document(_scenario_document(scenario_id, version), AllocationRequest(**request))

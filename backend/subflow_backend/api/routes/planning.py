@@ -1,0 +1,72 @@
+"""``/api/scenarios/{id}/routes`` and ``/allocations``: the planning core over REST; ``/api/jobs/{id}``.
+
+Small requests are computed inline (200). With ``"background": true`` the
+request goes to the worker (202 with a job); ``GET /api/jobs/{job_id}`` then
+reports ``{"status": "queued|running|succeeded|failed", "progress", "result",
+"error"}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery.result import AsyncResult
+from fastapi import APIRouter, status
+from fastapi.responses import JSONResponse
+
+from subflow.planning import AllocationRequest, RoutesRequest, allocation_document, routes_document
+
+from subflow_backend.api.deps import CeleryDep, ScenarioDep
+from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
+
+router = APIRouter(tags=["planning"])
+
+_STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PROGRESS": "running",
+           "RETRY": "queued", "SUCCESS": "succeeded", "FAILURE": "failed", "REVOKED": "failed"}
+
+
+def _job(celery, task: str, scenario, body) -> JSONResponse:
+    res = celery.send_task(task, args=[scenario.id, scenario.version, body.model_dump(mode="json")])
+    return JSONResponse(status_code=status.HTTP_202_ACCEPTED,
+                        content={"job_id": res.id, "status": "queued", "status_url": f"/api/jobs/{res.id}"})
+
+
+@router.post("/scenarios/{scenario_id}/routes", responses={202: {"description": "Queued (background)."}})
+def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any:
+    """Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
+    tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
+    search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
+    "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs"}``;
+    delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node."""
+    if body.background:
+        return _job(celery, ROUTES_TASK, scenario, body)
+    return routes_document(scenario.document, body)
+
+
+@router.post("/scenarios/{scenario_id}/allocations", responses={202: {"description": "Queued (background)."}})
+def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep) -> Any:
+    """Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
+    "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
+    "flow", "capacity", "utilization"}], "demands": [{"src", "dst", "demand", "paths": [{"nodes",
+    "rate"}]}]}`` (rates in Mbit/s). 422 names a zero-capacity link, an unreachable demand, or
+    says the scenario has no rated flow."""
+    if body.background:
+        return _job(celery, ALLOCATE_TASK, scenario, body)
+    return allocation_document(scenario.document, body)
+
+
+@router.get("/jobs/{job_id}")
+def job(job_id: str, celery: CeleryDep) -> dict[str, Any]:
+    """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
+    "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job)."""
+    res = AsyncResult(job_id, app=celery)
+    state = res.state
+    out: dict[str, Any] = {"job_id": job_id, "status": _STATES.get(state, "queued"), "progress": 0.0,
+                           "result": None, "error": None}
+    if state == "SUCCESS":
+        out.update(progress=1.0, result=res.result)
+    elif state == "FAILURE":
+        out.update(error=str(res.result))
+    elif isinstance(res.info, dict):
+        out["progress"] = float(res.info.get("progress", 0.0))
+    return out

@@ -1,0 +1,72 @@
+"""Planning requests shared by the REST API, the worker and the CLI.
+
+:func:`routes_document` and :func:`allocation_document` take a scenario
+document and options and return the JSON documents of ``subflow routes
+--json`` and ``subflow allocate --json``, so every front end gives the same
+numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from subflow.network import Network
+
+Metric = Literal["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"]
+
+
+class RoutesRequest(BaseModel):
+    """Routes of node pairs: ``pairs`` as ``[[src, dst], ...]`` (null: every ordered pair),
+    ``k`` paths per pair (Yen)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: Metric = "tcpbp"
+    k: int = Field(default=1, ge=1, le=50)
+    pairs: list[tuple[str, str]] | None = Field(default=None, max_length=100_000)
+    background: bool = Field(default=False, description="Run in the worker; answer 202 with a job.")
+
+
+class AllocationRequest(BaseModel):
+    """Flow Deviation allocation of the scenario's flows that have a ``rate_mbps``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["fdm"] = "fdm"
+    demand_scale: float = Field(default=1.0, gt=0, le=1e6)
+    include_propagation: bool = False
+    background: bool = False
+
+
+def routes_document(scenario: dict[str, Any], request: RoutesRequest) -> dict[str, Any]:
+    """``{"metric", "routes": [{"src", "dst", "reachable", "paths": [...]}], "greedy_differs"}``.
+
+    Raises
+    ------
+    ScenarioInvalid, UnknownNode, LinkInvalid, ValueError
+    """
+    from subflow.paths import route_report
+
+    net = Network.from_scenario(scenario)
+    return route_report(net, request.metric, request.k, request.pairs)
+
+
+def allocation_document(scenario: dict[str, Any], request: AllocationRequest) -> dict[str, Any]:
+    """The ``allocate --json`` document of :func:`subflow.fdm.allocate_fdm`.
+
+    Raises
+    ------
+    ScenarioInvalid, LinkInvalid, DemandUnreachable, ValueError
+        (ValueError also when the scenario has no flow with a ``rate_mbps``.)
+    """
+    from subflow.errors import ScenarioInvalid
+    from subflow.fdm import FdmOptions, allocate_fdm
+
+    net = Network.from_scenario(scenario)
+    if not net.demands:
+        raise ScenarioInvalid([{"loc": ["flows"], "msg": "no flow with a rate_mbps: nothing to allocate"}])
+    alloc = allocate_fdm(net, demand_scale=request.demand_scale,
+                         options=FdmOptions(include_propagation=request.include_propagation))
+    return alloc.model_dump(mode="json")
