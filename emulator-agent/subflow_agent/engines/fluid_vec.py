@@ -73,6 +73,7 @@ def run(
     delay_s = np.array([r.delay_ms * 1e-3 for r in resources])
     log_keep = np.array([math.log1p(-r.loss) for r in resources])
     queue = np.zeros(n_res)
+    queue_t = np.zeros(n_res)  # when queue[i] was last brought up to date, s
 
     # ---------------------------------------------------------------- subflow slots
     slot_of: dict[tuple[int, str], int] = {}
@@ -149,16 +150,21 @@ def run(
     row_ptr = np.zeros(0, dtype=np.int64)  # start of each path's run in inc_cols
     path_rows = np.zeros(0, dtype=np.int64)  # the subflows that have a path
 
+    # the loop works on the resources that current paths use ("u" arrays, local indices)
+    used = np.zeros(0, dtype=np.int64)
+    inc_local = np.zeros(0, dtype=np.int64)
+    cap_u = capdt_u = buf_u = queue_u = np.zeros(0)
+
     def path_sum(v: np.ndarray) -> np.ndarray:
-        """M·v: per subflow, the sum of a per-resource quantity (or columns) along its path."""
-        out = np.zeros((S,) + v.shape[1:])
+        """M·v: per subflow, the sum of a per-(used-)resource quantity along its path."""
+        out = np.zeros(S)
         if len(path_rows):
-            out[path_rows] = np.add.reduceat(v[inc_cols], row_ptr, axis=0)
+            out[path_rows] = np.add.reduceat(v[inc_local], row_ptr)
         return out
 
     def resource_sum(v: np.ndarray) -> np.ndarray:
-        """Mᵀ·v: per resource, the sum of a per-subflow quantity over the subflows crossing it."""
-        return np.bincount(inc_cols, weights=v[inc_rows], minlength=n_res)
+        """Mᵀ·v: per used resource, the sum of a per-subflow quantity over the subflows crossing it."""
+        return np.bincount(inc_local, weights=v[inc_rows], minlength=len(used))
 
     def set_path(slot: int, sp) -> None:
         nonlocal matrix_dirty
@@ -309,6 +315,7 @@ def run(
             cap[i] = c_bps
             cap_dt[i] = c_bps * dt
             next_change += 1
+            matrix_dirty = True  # refresh the working copies of cap
         if next_any_boundary <= t + 1e-12:
             for c in range(n_conn):
                 if next_boundary[c] <= t + 1e-12:
@@ -326,12 +333,18 @@ def run(
             inc_cols = np.array([r for i in with_path for r in res_lists[i]], dtype=np.int64)
             path_rows = np.array(with_path, dtype=np.int64)
             row_ptr = np.cumsum([0] + [len(res_lists[i]) for i in with_path[:-1]]).astype(np.int64)
+            queue[used] = queue_u  # keep the queues of resources that leave the working set,
+            queue_t[used] = t  # and drain them at their capacity while no path uses them
+            used, inc_local = np.unique(inc_cols, return_inverse=True)
+            inc_local = inc_local.astype(np.int64)
+            cap_u, capdt_u, buf_u = cap[used], cap_dt[used], buf[used]
+            queue_u = np.maximum(0.0, queue[used] - cap_u * (t - queue_t[used]))
             matrix_dirty = False
         if state_dirty or t >= next_state_t:
             live, next_state_t = refresh_state(t)
             state_dirty = False
         # ---- rates
-        rtt = base_rtt + path_sum(queue / cap)
+        rtt = base_rtt + path_sum(queue_u / cap_u)
         w = np.minimum(cwnd * pkt_bits / rtt, limit)
         w = np.where(live, w, 0.0)
         budget = np.minimum(demand, remaining_bits / dt)
@@ -358,20 +371,17 @@ def run(
         limited = live & (x >= 0.98 * w) & (w < limit)
         # ---- queues
         arrived = resource_sum(x) * dt
-        qa = queue + arrived
-        departed = np.minimum(qa, cap_dt)
-        q = qa - cap_dt
-        over = q > buf
+        qa = queue_u + arrived
+        departed = np.minimum(qa, capdt_u)
+        q = qa - capdt_u
+        over = q > buf_u
         overflow = bool(over.any())
-        np.clip(q, 0.0, buf, out=queue)
-        pass_frac = np.divide(departed, arrived, out=np.ones(n_res), where=arrived > 0)
+        np.clip(q, 0.0, buf_u, out=queue_u)
+        pass_frac = np.divide(departed, arrived, out=np.ones(len(used)), where=arrived > 0)
+        through = np.exp(path_log_keep + path_sum(np.log(pass_frac)))
         if overflow:
-            drop_frac = np.divide(q - buf, arrived, out=np.zeros(n_res), where=over & (arrived > 0))
-            sums = path_sum(np.column_stack((np.log(pass_frac), drop_frac)))
-            through = np.exp(path_log_keep + sums[:, 0])
-            dropped = sums[:, 1]
-        else:
-            through = np.exp(path_log_keep + path_sum(np.log(pass_frac)))
+            drop_frac = np.divide(q - buf_u, arrived, out=np.zeros(len(used)), where=over & (arrived > 0))
+            dropped = path_sum(drop_frac)
         got = x * dt * through
         bits[:, b] += got
         # ---- losses
