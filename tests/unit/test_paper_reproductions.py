@@ -101,3 +101,19 @@ def test_hsln_routes_of_each_metric_follow_thesis_table_4():
     mean = {n: r["summary"]["mean_mbps"] for n, r in res["strategies"].items()}
     # the hop-count route (1/(RTT·sqrt(p)) = 265) is clearly worse than the other two (324 and 322)
     assert mean["sptcp-tcpbp"] > 1.1 * mean["sptcp"] and mean["sptcp-delay"] > 1.1 * mean["sptcp"]
+
+
+def test_naval_random_walk_fdm_spreads_less_than_lowrtt_and_both_beat_sptcp():
+    # sd-mptcp Figs. 8-9: sptcp mean below both MPTCP variants; FDM's smaller error bar (fairer)
+    from subflow.sweeps import aggregate, expand, unit_summary
+
+    doc = load_example("naval-random-walk")
+    names = ["sptcp", "mptcp", "mptcp-fdm"]
+    units = expand(doc, None, 4)
+    docs = [compare(u.scenario, names, run_plan) for u in units]
+    agg = aggregate(units, [unit_summary(d) for d in docs], None)["repetitions"]
+    assert agg["sptcp"]["mean_mbps"] < agg["mptcp"]["mean_mbps"]
+    assert agg["sptcp"]["mean_mbps"] < agg["mptcp-fdm"]["mean_mbps"]
+    spread = {n: sum(d["strategies"][n]["summary"]["std_mbps"] for d in docs) / len(docs) for n in names}
+    assert spread["mptcp-fdm"] < spread["mptcp"]
+    assert agg["mptcp-fdm"]["jain_index"] >= agg["mptcp"]["jain_index"]
