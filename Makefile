@@ -5,4 +5,4 @@ run:  ## install what is needed and start the whole service on embedded defaults
 test: ## run every test (installs/starts PostgreSQL, Redis, Chromium if missing)
 	./scripts/test.sh
 validation: ## regenerate docs/validation (figures of the engine against the papers)
-	.venv/bin/python scripts/validation.py
+	.venv/bin/python scripts/validation.py --linux
