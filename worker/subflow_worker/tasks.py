@@ -121,6 +121,17 @@ class _Progress:
         return run
 
 
+def _agent_client() -> AgentClient:
+    """A client of the configured emulator agent (URL, token and time limits from settings)."""
+    return AgentClient(
+        settings.AGENT_URL,
+        settings.AGENT_TOKEN,
+        timeout_s=settings.AGENT_HTTP_TIMEOUT_S,
+        poll_interval_s=settings.AGENT_POLL_INTERVAL_S,
+        deadline_s=settings.AGENT_RUN_DEADLINE_S,
+    )
+
+
 def _fail(comparison_id: str, error: str) -> None:
     log.warning("comparison %s failed: %s", comparison_id, error)
     _update(comparison_id, status="failed", error=error, finished_at=utcnow())
@@ -158,13 +169,7 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
     progress = _Progress(comparison_id, strategies)
     started = time.monotonic()
     try:
-        with AgentClient(
-            settings.AGENT_URL,
-            settings.AGENT_TOKEN,
-            timeout_s=settings.AGENT_HTTP_TIMEOUT_S,
-            poll_interval_s=settings.AGENT_POLL_INTERVAL_S,
-            deadline_s=settings.AGENT_RUN_DEADLINE_S,
-        ) as client:
+        with _agent_client() as client:
             document = compare(
                 snapshot,
                 strategies,
@@ -267,13 +272,7 @@ def run_unit(self: Task, comparison_id: str, index: int) -> dict[str, Any]:
         repetitions, sweep = row.repetitions, row.sweep
     unit = _units(snapshot, repetitions, sweep)[index]
     try:
-        with AgentClient(
-            settings.AGENT_URL,
-            settings.AGENT_TOKEN,
-            timeout_s=settings.AGENT_HTTP_TIMEOUT_S,
-            poll_interval_s=settings.AGENT_POLL_INTERVAL_S,
-            deadline_s=settings.AGENT_RUN_DEADLINE_S,
-        ) as client:
+        with _agent_client() as client:
             document = compare(unit.scenario, strategies, runner=lambda plan: client.run(plan), engine=engine)
     except AgentUnavailable as exc:
         if self.request.retries < self.max_retries:
