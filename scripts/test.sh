@@ -33,7 +33,7 @@ step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/pyt
 step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --reruns 1 --reruns-delay 2 tests/linux \
   emulator-agent/subflow_agent/engines/linux/iperf3.py emulator-agent/subflow_agent/engines/linux/sockets.py
 if [ -f frontend/package.json ]; then
-  step "frontend unit tests (vitest)" bash -c 'cd frontend && npm test --silent'
+  step "frontend: API types match the backend's OpenAPI, type-check, unit tests (vitest)" bash -c 'cd frontend && npm run --silent api:check && npm test --silent'
 fi
 
 run_e2e() {

@@ -46,6 +46,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import File
+         * @description Convert an uploaded topology to a scenario and store it (version 1).
+         *
+         *     Conventions (:mod:`subflow.imports`): Topology Zoo nodes keyed by id, delay from the
+         *     great-circle distance at 2/3 c, capacity from ``LinkSpeedRaw`` or a stated default;
+         *     SNDlib capacity = pre-installed capacity if positive else the first module's, demands
+         *     become flows with ``rate_mbps``. The scenario's description records the source, its
+         *     licence note and any conversion notes.
+         */
+        post: operations["import_file_api_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Job
+         * @description State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
+         *     "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+         */
+        get: operations["job_api_jobs__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios": {
         parameters: {
             query?: never;
@@ -116,6 +163,30 @@ export interface paths {
          * @description Delete the scenario and its comparisons (a running comparison stops storing).
          */
         delete: operations["delete_scenario_api_scenarios__scenario_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/allocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Allocations
+         * @description Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
+         *     "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
+         *     "flow", "capacity", "utilization"}], "demands": [{"src", "dst", "demand", "paths": [{"nodes",
+         *     "rate"}]}]}`` (rates in Mbit/s). 422 names a zero-capacity link, an unreachable demand, or
+         *     says the scenario has no rated flow.
+         */
+        post: operations["allocations_api_scenarios__scenario_id__allocations_post"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -237,6 +308,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenarios/{scenario_id}/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Routes
+         * @description Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
+         *     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
+         *     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
+         *     "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs"}``;
+         *     delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node.
+         */
+        post: operations["routes_api_scenarios__scenario_id__routes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/strategies": {
         parameters: {
             query?: never;
@@ -349,6 +444,33 @@ export interface components {
             wireless_loss?: number;
         };
         /**
+         * AllocationRequest
+         * @description Flow Deviation allocation of the scenario's flows that have a ``rate_mbps``.
+         */
+        AllocationRequest: {
+            /**
+             * Background
+             * @default false
+             */
+            background?: boolean;
+            /**
+             * Demand Scale
+             * @default 1
+             */
+            demand_scale?: number;
+            /**
+             * Include Propagation
+             * @default false
+             */
+            include_propagation?: boolean;
+            /**
+             * Method
+             * @default fdm
+             * @constant
+             */
+            method?: "fdm";
+        };
+        /**
          * AssociationPublic
          * @description One association: ``station`` starts associating with ``access_point`` at
          *     ``t_start_s``, carries traffic from ``t_associated_s`` and leaves at ``t_end_s``.
@@ -364,6 +486,19 @@ export interface components {
             t_end_s: number;
             /** T Start S */
             t_start_s: number;
+        };
+        /** Body_import_file_api_imports_post */
+        Body_import_file_api_imports_post: {
+            /**
+             * File
+             * @description GraphML (Topology Zoo or with delay_ms/loss/bandwidth_mbps edge attributes), SNDlib native .txt, or scenario JSON.
+             */
+            file: string;
+            /**
+             * Name
+             * @description Scenario name; default: the network's.
+             */
+            name?: string | null;
         };
         /**
          * Bounds
@@ -888,6 +1023,35 @@ export interface components {
             label?: string | null;
             position?: components["schemas"]["Position"];
         };
+        /**
+         * RoutesRequest
+         * @description Routes of node pairs: ``pairs`` as ``[[src, dst], ...]`` (null: every ordered pair),
+         *     ``k`` paths per pair (Yen).
+         */
+        RoutesRequest: {
+            /**
+             * Background
+             * @description Run in the worker; answer 202 with a job.
+             * @default false
+             */
+            background?: boolean;
+            /**
+             * K
+             * @default 1
+             */
+            k?: number;
+            /**
+             * Metric
+             * @default tcpbp
+             * @enum {string}
+             */
+            metric?: "hop" | "delay" | "loss" | "tcpbp" | "tcpbp-greedy";
+            /** Pairs */
+            pairs?: [
+                string,
+                string
+            ][] | null;
+        };
         /** RunSettings */
         RunSettings: {
             /**
@@ -1287,6 +1451,84 @@ export interface operations {
             };
         };
     };
+    import_file_api_imports_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_import_file_api_imports_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioPublic"];
+                };
+            };
+            /** @description A scenario with that name exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description File larger than 20 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unreadable file or a link the conventions cannot use (`loc` names it). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    job_api_jobs__job_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_scenarios_api_scenarios_get: {
         parameters: {
             query?: {
@@ -1484,6 +1726,48 @@ export interface operations {
             };
             /** @description No such scenario. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    allocations_api_scenarios__scenario_id__allocations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AllocationRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Queued (background). */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1745,6 +2029,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    routes_api_scenarios__scenario_id__routes_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoutesRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Queued (background). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };
