@@ -140,10 +140,6 @@ def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: floa
             owners.append((f, seg))
             paths_used.extend(seg.subflows)
         net = _network(paths_used, res)
-        if previous is not None and any(
-            n not in net.index for d in previous.demands for p in d.paths for n in p.nodes
-        ):
-            previous = None  # a path of the last allocation is gone (disassociation): start afresh
         alloc = allocate_fdm(net, demands, options=FdmOptions(include_propagation=True, tolerance=1e-10, max_iterations=20000), previous=previous)
         previous = alloc
         rates: dict[tuple[str, str], float] = {}

@@ -77,7 +77,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subflow import _kernels as K
 from subflow._kernels import njit
-from subflow.errors import DemandUnreachable, LinkInvalid
+from subflow.errors import DemandUnreachable, LinkInvalid, UnknownNode
 from subflow.network import Demand, Network
 
 INF = np.inf
@@ -736,8 +736,8 @@ def allocate_fdm(
                     old[tuple(pr.nodes)] = old.get(tuple(pr.nodes), 0.0) + pr.rate
                     try:
                         arcs = tuple(net.arcs_of_path(pr.nodes))
-                    except (ValueError, LookupError):
-                        continue
+                    except (ValueError, LookupError, UnknownNode):
+                        continue  # the path is gone (a node or link left the topology)
                     if cands[k] is not None and arcs not in cands[k]:  # type: ignore[operator]
                         continue
                     kept[arcs] = kept.get(arcs, 0.0) + pr.rate

@@ -252,3 +252,18 @@ def test_allocation_document_shape():
     assert set(doc["demands"][0]) >= {"src", "dst", "demand", "paths"}
     assert set(doc["demands"][0]["paths"][0]) == {"nodes", "rate"}
     assert math.isfinite(doc["mean_delay_s"])
+
+
+def test_warm_start_from_an_allocation_whose_paths_left_the_topology():
+    # a disassociation removes the air nodes of the previous allocation's UAV paths
+    from subflow.fdm import allocate_fdm
+    from subflow.network import Demand, Network
+
+    before = Network.from_arcs(["a", "x", "b"], [("ax", "a", "x", 1, 0, 10), ("xb", "x", "b", 1, 0, 10),
+                                                ("ab", "a", "b", 5, 0, 10)])
+    first = allocate_fdm(before, [Demand("a", "b", 4.0, id="d")])
+    after = Network.from_arcs(["a", "b"], [("ab", "a", "b", 5, 0, 10)])
+    second = allocate_fdm(after, [Demand("a", "b", 4.0, id="d")], previous=first)
+    assert [p.nodes for p in second.demands[0].paths] == [["a", "b"]]
+    moved_off_x = sum(p.rate for p in first.demands[0].paths if "x" in p.nodes)
+    assert second.moved_mbps == pytest.approx(moved_off_x)
