@@ -10,7 +10,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
@@ -197,14 +197,16 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
 def cancel_comparison(session: Session, row: models.Comparison) -> models.Comparison:
     """Mark a queued or running comparison ``cancelled`` (the worker stops at its next check).
 
-    A finished comparison is returned unchanged.
+    One conditional UPDATE, so it cannot overwrite a result the worker stored meanwhile;
+    a finished comparison is returned unchanged.
     """
-    if row.status in ("queued", "running"):
-        row.status = "cancelled"
-        row.error = "cancelled by the user"
-        row.finished_at = models.utcnow()
-        session.commit()
-        session.refresh(row)
+    session.execute(
+        update(models.Comparison)
+        .where(models.Comparison.id == row.id, models.Comparison.status.in_(("queued", "running")))
+        .values(status="cancelled", error="cancelled by the user", finished_at=models.utcnow())
+    )
+    session.commit()
+    session.refresh(row)
     return row
 
 

@@ -58,29 +58,41 @@ def _status(comparison_id: str) -> str | None:
 
 
 def _update(comparison_id: str, **values: Any) -> bool:
-    """Update the row; False if it no longer exists."""
+    """Update the row while it is unfinished; False if it is gone or already finished
+    (so a user's cancel is never overwritten by the worker)."""
     with SessionLocal() as session:
-        result = session.execute(update(Comparison).where(Comparison.id == comparison_id).values(**values))
+        result = session.execute(
+            update(Comparison)
+            .where(Comparison.id == comparison_id, Comparison.status.in_(("queued", "running")))
+            .values(**values)
+        )
         session.commit()
         return result.rowcount > 0
 
 
 def _claim(comparison_id: str) -> tuple[dict[str, Any], list[str], str, int, dict | None] | None:
-    """Mark the comparison running; None if it is gone or already finished."""
+    """Mark the comparison running; None if it is gone or already finished.
+
+    The claim is one conditional UPDATE, so a cancel that lands between reading
+    and writing the row is never overwritten.
+    """
     with SessionLocal() as session:
+        claimed = session.execute(
+            update(Comparison)
+            .where(Comparison.id == comparison_id, Comparison.status.in_(("queued", "running")))
+            .values(status="running", progress=0.0, units_done=0, error=None)
+        ).rowcount
+        session.commit()
         row = session.get(Comparison, comparison_id)
         if row is None:
             log.info("comparison %s no longer exists; nothing to do", comparison_id)
             return None
-        if row.status in FINISHED_STATUSES:
+        if not claimed or row.status in FINISHED_STATUSES:
             log.info("comparison %s already %s; nothing to do", comparison_id, row.status)
             return None
-        row.status = "running"
-        row.progress = 0.0
-        row.units_done = 0
-        row.error = None
-        row.started_at = row.started_at or utcnow()
-        session.commit()
+        if row.started_at is None:
+            row.started_at = utcnow()
+            session.commit()
         return row.scenario_snapshot, list(row.strategies), row.engine, row.repetitions, row.sweep
 
 
