@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scipy.optimize import minimize_scalar
+from scipy.optimize import minimize, minimize_scalar
 
 from subflow.compare import compare
 from subflow.plan import resolve_plan
@@ -23,6 +23,23 @@ def _independent_uav_total() -> float:
     return minimize_scalar(cost, bounds=(0, 0.999), method="bounded", options={"xatol": 1e-10}).x
 
 
+def _independent_uav_split() -> tuple[float, float]:
+    """The same least mean delay over (u1, u2), each user's own rate via the UAV, with no
+    symmetry assumed: the users' access links are separate arcs, so the split is unique."""
+
+    def cost(u) -> float:
+        u1, u2 = u
+        arcs = [(3 - u1, 50, 0.25), (3 - u2, 50, 0.25), (6 - u1 - u2, 50, 0.001),
+                (u1 + u2, 54, 0.001), (u1 + u2, 1, 0.010)]
+        if u1 + u2 >= 0.999:
+            return 1e9
+        return sum(f / (c - f) + f * tau * 1e6 / PACKET_BITS for f, c, tau in arcs)
+
+    res = minimize(cost, x0=[0.9, 0.0], method="Nelder-Mead",
+                   options={"xatol": 1e-9, "fatol": 1e-14, "maxiter": 20000})
+    return float(res.x[0]), float(res.x[1])
+
+
 def test_controller_installs_the_delay_optimal_split_after_the_handover(naval_direct):
     plan = resolve_plan(naval_direct, "mptcp-fdm")
     changes = [e for e in plan.events if e["kind"] == "allocation_change"]
@@ -32,6 +49,9 @@ def test_controller_installs_the_delay_optimal_split_after_the_handover(naval_di
     assert rates["f1/uav"] + rates["f2/uav"] == pytest.approx(_independent_uav_total(), abs=1e-3)
     for f in ("f1", "f2"):
         assert rates[f"{f}/satcom"] + rates[f"{f}/uav"] == pytest.approx(3.0)  # demand met
+    # each user's own share (not only the total) is the optimum's: equal users, equal UAV shares
+    u1, u2 = _independent_uav_split()
+    assert (rates["f1/uav"], rates["f2/uav"]) == (pytest.approx(u1, abs=1e-3), pytest.approx(u2, abs=1e-3))
     limited = [sp for fp in plan.flows for seg in fp.segments if seg.t_start_s >= 62.0 for sp in seg.subflows]
     assert limited and all(sp.rate_limit_mbps is not None for sp in limited)
 

@@ -36,34 +36,49 @@ def _mesh(seed: int, flows: int, cut: bool) -> dict:
     return doc
 
 
-def _close(a, b, multipath: bool) -> None:
-    """Single-path plans: the same numbers. Multipath (LowRTT + LIA, whose congested dynamics
-    amplify the kernels' different floating-point summation order): the same total within
-    1 % and each flow within 10 %."""
+def _same(a, b) -> None:
+    """Single-path plans: the same numbers and the same events (queue-overflow draws are
+    counter-based, so both kernels see the same ones)."""
     assert [f.id for f in a.flows] == [f.id for f in b.flows]
     for fa, fb in zip(a.flows, b.flows):
-        ma, mb = sum(fa.throughput_mbps), sum(fb.throughput_mbps)
-        assert ma == pytest.approx(mb, rel=0.10 if multipath else 1e-9, abs=1e-6), fa.id
-    ta = sum(sum(f.throughput_mbps) for f in a.flows)
-    tb = sum(sum(f.throughput_mbps) for f in b.flows)
-    assert ta == pytest.approx(tb, rel=0.01 if multipath else 1e-9)
-    if not multipath:
-        kinds = lambda out: sorted((round(e["t_s"], 3), e["kind"], e.get("flow", "")) for e in out.events)  # noqa: E731
-        assert kinds(a) == kinds(b)
+        assert sum(fa.throughput_mbps) == pytest.approx(sum(fb.throughput_mbps), rel=1e-9, abs=1e-6), fa.id
+    kinds = lambda out: sorted((round(e["t_s"], 3), e["kind"], e.get("flow", "")) for e in out.events)  # noqa: E731
+    assert kinds(a) == kinds(b)
+
+
+def _alike(doc: dict, seeds=range(1, 5)) -> None:
+    """Multipath (LowRTT + LIA): congested dynamics amplify the kernels' different
+    floating-point summation order until one overflow draw differs, and from there the two
+    runs are different sample paths of the same random process. So they are compared as
+    such: the total over ``seeds`` within 2 %, each flow's mean over ``seeds`` within 20 %
+    (seed-to-seed, single runs of one kernel differ per flow by up to ~40 %)."""
+    means = {}
+    for kernel in ("scalar", "vector"):
+        rows = []
+        for seed in seeds:
+            plan = resolve_plan({**doc, "run": {**doc.get("run", {}), "seed": seed}}, "mptcp")
+            rows.append([sum(f.throughput_mbps) for f in run(plan, kernel=kernel).flows])
+        means[kernel] = rows
+    total = {k: sum(map(sum, rows)) for k, rows in means.items()}
+    assert total["scalar"] == pytest.approx(total["vector"], rel=0.02)
+    ms = [sum(col) / len(col) for col in zip(*means["scalar"])]
+    mv = [sum(col) / len(col) for col in zip(*means["vector"])]
+    for i, (a, b) in enumerate(zip(ms, mv)):
+        assert a == pytest.approx(b, rel=0.20, abs=1e-6), f"flow {i}"
 
 
 @pytest.mark.parametrize("seed, cut", [(1, False), (2, True), (3, True)])
 def test_kernels_agree_on_a_loaded_mesh(seed, cut):
-    for strategy in ("sptcp", "mptcp"):
-        plan = resolve_plan(_mesh(seed, 16, cut), strategy)
-        _close(run(plan, kernel="scalar"), run(plan, kernel="vector"), strategy == "mptcp")
+    plan = resolve_plan(_mesh(seed, 16, cut), "sptcp")
+    _same(run(plan, kernel="scalar"), run(plan, kernel="vector"))
+    _alike(_mesh(seed, 16, cut))
 
 
 @pytest.mark.parametrize("example", ["naval-direct-move", "naval-random-walk"])
 def test_kernels_agree_on_handover_scenarios(example):
-    for strategy in ("sptcp", "mptcp"):
-        plan = resolve_plan(load_example(example), strategy)
-        _close(run(plan, kernel="scalar"), run(plan, kernel="vector"), strategy == "mptcp")
+    plan = resolve_plan(load_example(example), "sptcp")
+    _same(run(plan, kernel="scalar"), run(plan, kernel="vector"))
+    _alike(load_example(example), seeds=range(1, 3))
 
 
 def test_auto_picks_the_vector_kernel_only_where_it_applies():

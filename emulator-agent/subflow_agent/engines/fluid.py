@@ -26,7 +26,14 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
                       NSDI 2012, §4.2; Iyengar et al. 2007 for SCTP CMT)
 
 Loss events come from random link loss (Bernoulli per packet, seeded) and
-from queue overflow (each lost packet's worth of dropped fluid is a loss).
+from queue overflow: a subflow whose fluid lost ``m`` packets' worth at full
+queues in a step (sent packets × drop fraction) sees a loss event with
+probability ``1 − exp(−m)`` — drop-tail discards whichever packets arrive at a
+full queue, so overflow losses hit the flows sharing it at random and
+unsynchronised, not all at once (Appenzeller, Keslassy, McKeown, "Sizing
+router buffers", SIGCOMM 2004, §3). That randomness is what lets greedy
+subflows split a saturated link unevenly. Draws are counter-based
+(:mod:`subflow_agent.engines.draws`), identical in both kernels.
 
 Single-path connections (TCP, SCTP failover, mSCTP) have one active
 subflow. When its path is cut or moves, the strategy's *handover* scheme
@@ -67,7 +74,7 @@ from collections.abc import Callable
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 
-from subflow_agent.engines import fluid_vec
+from subflow_agent.engines import draws, fluid_vec
 
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
@@ -85,13 +92,14 @@ class _Sub:
     __slots__ = (
         "id", "path", "res", "base_rtt", "jitter_s", "loss_keep", "phase", "t_open",
         "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
-        "last_reduction_t", "credit", "rtt", "bits", "cwnd_samples", "x", "limited",
+        "last_reduction_t", "key", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
         self.id = sp.id
+        self.key = draws.subflow_key(plan.seed, sp.id)
         self.bits = [0.0] * n_bins
         self.cwnd_samples = [0.0] * n_bins
         self.retransmissions = 0
@@ -121,7 +129,6 @@ class _Sub:
         self.next_rto_t = math.inf
         self.next_sample_t = 0.0
         self.last_reduction_t = -math.inf
-        self.credit = 0.0
         self.rtt = self.base_rtt
         self.x = 0.0
         self.limited = False
@@ -428,7 +435,6 @@ def run(
                 sub.cwnd = 1.0
                 sub.last_reduction_t = t
                 sub.next_sample_t = t
-                sub.credit = 0.0
                 sub.saved_cwnd = 0.0
             else:
                 emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=False)
@@ -566,11 +572,8 @@ def run(
                 p_rand = 1.0 - sub.loss_keep
                 if p_rand > 0 and rng.random() < 1.0 - math.exp(-sent_pkts * p_rand):
                     lost = True
-                if dropped > 0:
-                    sub.credit += sent_pkts * min(1.0, dropped)
-                    if sub.credit >= 1.0:
-                        sub.credit = 0.0
-                        lost = True
+                if dropped > 0 and draws.uniform(sub.key, step) < -math.expm1(-sent_pkts * min(1.0, dropped)):
+                    lost = True
                 rtt_now = sub.rtt
                 if lost:
                     sub.retransmissions += 1

@@ -19,8 +19,10 @@ multipath, NewReno congestion control. The fluid engine dispatches to it for
 large plans and runs everything else itself; tests pin both to the same
 results on plans both accept.
 
-Random loss draws come from ``numpy.random.default_rng(seed)``, so runs are
-deterministic for a seed but not draw-for-draw identical to the scalar kernel.
+Random link-loss draws come from ``numpy.random.default_rng(seed)``, so runs
+with lossy links are deterministic for a seed but not draw-for-draw identical
+to the scalar kernel; queue-overflow draws are counter-based
+(:mod:`subflow_agent.engines.draws`) and identical in both.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ import numpy as np
 
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput, FlowResult, SubflowResult
+
+from subflow_agent.engines import draws
 
 CLOCK_GRANULARITY_S = 0.001
 MAX_CWND_PACKETS = 1e5
@@ -88,6 +92,7 @@ def run(
                     slot_conn.append(c)
                     slot_id.append(sp.id)
     S = len(slot_id)
+    draw_keys = np.array([draws.subflow_key(plan.seed, sid) for sid in slot_id], dtype=np.uint64)
     conn_of = np.array(slot_conn, dtype=np.int64) if S else np.zeros(0, dtype=np.int64)
     n_conn = len(plan.flows)
     multipath = np.array([fp.multipath for fp in plan.flows], dtype=bool)
@@ -109,7 +114,6 @@ def run(
     next_rto_t = np.full(S, np.inf)
     next_sample_t = np.zeros(S)
     last_red = np.full(S, -np.inf)
-    credit = np.zeros(S)
     limit = np.full(S, np.inf)
     base_rtt = np.full(S, 1e-4)
     path_log_keep = np.zeros(S)
@@ -187,7 +191,6 @@ def run(
         next_rto_t[slot] = np.inf
         next_sample_t[slot] = 0.0
         last_red[slot] = -np.inf
-        credit[slot] = 0.0
 
     def new_slot(c: int, slot: int, sp, t: float) -> None:
         set_path(slot, sp)
@@ -273,7 +276,6 @@ def run(
                 cwnd[slot] = 1.0
                 last_red[slot] = t
                 next_sample_t[slot] = t
-                credit[slot] = 0.0
             else:
                 emit(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=False)
                 rto[slot] = min(2.0 * rto[slot], tr.max_rto_s)
@@ -392,11 +394,10 @@ def run(
         else:
             lost = np.zeros(S, dtype=bool)
         if overflow:
-            credit += np.where(dropped > 0, sent_pkts * np.minimum(1.0, dropped), 0.0)
-            over_credit = credit >= 1.0
-            if over_credit.any():
-                credit[over_credit] = 0.0
-                lost |= over_credit & (x > 0)
+            hit = (dropped > 0) & (x > 0)
+            if hit.any():
+                u = draws.uniform_array(draw_keys, step)
+                lost |= hit & (u < -np.expm1(-sent_pkts * np.minimum(1.0, dropped)))
         any_lost = bool(lost.any())
         if any_lost:
             retrans += lost
