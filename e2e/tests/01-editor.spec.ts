@@ -71,6 +71,14 @@ test("build a scenario from scratch, save, reload: unchanged", async ({ page }, 
   await expect(page.getByRole("heading", { name: "Access point ap1" })).toBeVisible();
   await page.getByLabel("Range (m)").fill("400");
   await page.getByLabel("Association delay (s)").fill("1");
+  // air rate vs distance: 54 Mbit/s up to 100 m, 6 Mbit/s up to the 400 m edge
+  await page.getByRole("button", { name: "Add rate step" }).click();
+  await page.getByRole("button", { name: "Add rate step" }).click();
+  const rates = page.getByRole("table", { name: "Rate vs distance" });
+  await expect(rates.getByRole("row")).toHaveCount(3);
+  await rates.getByLabel("Rate step 2 distance (m)").fill("400");
+  await rates.getByLabel("Rate step 2 rate (Mbit/s)").fill("6");
+  await rates.getByLabel("Rate step 2 rate (Mbit/s)").press("Enter");
 
   // a station with a 3-point waypoint path drawn on the canvas at 20 m/s
   await tools.getByRole("button", { name: "Add station" }).click();
@@ -115,6 +123,20 @@ test("build a scenario from scratch, save, reload: unchanged", async ({ page }, 
   await flows.getByLabel("Flow f1 rate (Mbit/s)").press("Enter");
   await expect(page.getByTestId("counts")).toHaveText("5 nodes · 3 links · 1 flows");
   await expect(page.getByTestId("unsaved")).toBeVisible();
+
+  // the access point's backhaul fails at 20 s and is back at 30 s
+  const events = page.getByRole("table", { name: "Link events" });
+  for (const [n, t, state] of [
+    [1, "20", "down"],
+    [2, "30", "up"],
+  ] as const) {
+    await page.getByRole("button", { name: "Add link event" }).click();
+    await events.getByLabel(`Link event ${n} link`).selectOption("l3");
+    await events.getByLabel(`Link event ${n} state`).selectOption(state);
+    await events.getByLabel(`Link event ${n} time (s)`).fill(t);
+    await events.getByLabel(`Link event ${n} time (s)`).press("Enter");
+  }
+  await expect(events.getByRole("row")).toHaveCount(3);
   await snap(page, testInfo, "03-built");
 
   // save: the page becomes the stored scenario
@@ -137,6 +159,14 @@ test("build a scenario from scratch, save, reload: unchanged", async ({ page }, 
   expect(sta.position).toEqual({ x_m: pts[0]!.x_m, y_m: pts[0]!.y_m });
   const ap = doc.nodes.find((n: { id: string }) => n.id === "ap1");
   expect(ap.range_m).toBe(400);
+  expect(ap.rate_table).toEqual([
+    { distance_m: 100, bandwidth_mbps: 54 },
+    { distance_m: 400, bandwidth_mbps: 6 },
+  ]);
+  expect(doc.link_events).toEqual([
+    { t_s: 20, link: "l3", state: "down" },
+    { t_s: 30, link: "l3", state: "up" },
+  ]);
   expect(doc.links.map((l: { src: string; dst: string }) => `${l.src}-${l.dst}`)).toEqual(["h1-sw1", "h2-sw1", "sw1-ap1"]);
   expect(doc.links[0]).toMatchObject({ bandwidth_mbps: 20, delay_ms: 15, loss: 0.005, jitter_ms: 2, queue_packets: 50 });
   expect(doc.flows).toEqual([expect.objectContaining({ id: "f1", src: "sta1", dst: "h1", rate_mbps: 2, start_s: 0, stop_s: null })]);
@@ -155,6 +185,10 @@ test("build a scenario from scratch, save, reload: unchanged", async ({ page }, 
   await expect(page.getByLabel("Bandwidth (Mbit/s)")).toHaveValue("20");
   await expect(page.getByLabel("Loss (%)")).toHaveValue("0.5");
   await expect(page.getByRole("table", { name: "Flows" }).getByLabel("Flow f1 rate (Mbit/s)")).toHaveValue("2");
+  const eventsAgain = page.getByRole("table", { name: "Link events" });
+  await expect(eventsAgain.getByLabel("Link event 2 time (s)")).toHaveValue("30");
+  await expect(eventsAgain.getByLabel("Link event 2 state")).toHaveValue("up");
+  await expect(eventsAgain.getByLabel("Link event 1 link")).toHaveValue("l3");
   const reread = await (await page.request.get(`/api/scenarios/${scenarioId}`)).json();
   expect(reread.version).toBe(stored.version);
   expect(reread.scenario).toEqual(doc);

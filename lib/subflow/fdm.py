@@ -884,7 +884,9 @@ def _newton_polish(
         d[idx] = sol[:nf]
         if np.max(np.abs(d)) <= 1e-13 * scale:
             break
-        # the longest step that keeps rates ≥ 0, then backtrack until D decreases
+        # project out decreases of rates already at zero, take the longest step that keeps
+        # rates ≥ 0, then backtrack until D decreases
+        d[(xv <= 0.0) & (d < 0.0)] = 0.0
         neg = d < 0
         alpha = min(1.0, float(np.min(-xv[neg] / d[neg]))) if neg.any() else 1.0
         while alpha > 1e-12:

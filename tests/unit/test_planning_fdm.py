@@ -267,3 +267,40 @@ def test_warm_start_from_an_allocation_whose_paths_left_the_topology():
     assert [p.nodes for p in second.demands[0].paths] == [["a", "b"]]
     moved_off_x = sum(p.rate for p in first.demands[0].paths if "x" in p.nodes)
     assert second.moved_mbps == pytest.approx(moved_off_x)
+
+
+def test_equal_users_sharing_a_tight_relay_get_equal_shares():
+    # Two users, each with a roomy private long-delay uplink (50 Mbit/s, 250 ms) and a shared
+    # low-delay relay of 1 Mbit/s; mean delay with propagation. Demand-by-demand deviation alone
+    # crawls along the valley between the users (the private links are almost flat) and stops
+    # with one user holding the relay; the optimum, strictly convex in the private-link flows,
+    # splits it evenly. Reference: scipy over (u1, u2), each user's rate via the relay.
+    from scipy.optimize import minimize
+
+    net = Network.from_links(
+        ["a", "b", "relay", "dst"],
+        [("a-dst", "a", "dst", 250, 0, 50), ("b-dst", "b", "dst", 250, 0, 50),
+         ("a-relay", "a", "relay", 1, 0, 54), ("b-relay", "b", "relay", 1, 0, 54),
+         ("relay-dst", "relay", "dst", 10, 0, 1.0)],
+    )
+    demands = [Demand(s, "dst", 3.0, id=s, paths=((s, "dst"), (s, "relay", "dst"))) for s in ("a", "b")]
+    w = 1e6 / 12000.0  # propagation weight per (Mbit/s · s): 1/packet length
+
+    def cost(u):
+        u1, u2 = u
+        if min(u1, u2) < 0 or u1 + u2 >= 1:
+            return 1e9
+        arcs = [(3 - u1, 50, 0.25), (3 - u2, 50, 0.25), (u1, 54, 0.001), (u2, 54, 0.001), (u1 + u2, 1.0, 0.010)]
+        return sum(f / (c - f) + f * tau * w for f, c, tau in arcs)
+
+    ref = minimize(cost, x0=[0.7, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-15, "maxiter": 20000}).x
+    opts = dict(include_propagation=True, tolerance=1e-12, max_iterations=2000)
+    al = allocate_fdm(net, demands, options=FdmOptions(**opts))
+    relay = {d.id: sum(p.rate for p in d.paths if "relay" in p.nodes) for d in al.demands}
+    assert ref[0] > 0.3 and ref[0] == pytest.approx(ref[1], abs=1e-4)
+    assert relay["a"] == pytest.approx(ref[0], abs=1e-4) and relay["b"] == pytest.approx(ref[1], abs=1e-4)
+    check_allocation(net, al)
+    # without the Newton phase the same iteration budget leaves the split lopsided
+    fd_only = allocate_fdm(net, demands, options=FdmOptions(**opts, newton_max_paths=0))
+    lop = {d.id: sum(p.rate for p in d.paths if "relay" in p.nodes) for d in fd_only.demands}
+    assert abs(lop["a"] - lop["b"]) > 0.1

@@ -39,6 +39,7 @@ export type Bounds = S["Bounds"];
 export type Link = S["Link"];
 export type Flow = S["Flow"];
 export type LinkEvent = S["LinkEvent"];
+export type RateStep = S["RateStep"];
 export type RunSettings = S["RunSettings"];
 export type TransportSettings = S["TransportSettings"];
 

@@ -11,6 +11,7 @@ import type {
   Mobility,
   MobilityModel,
   Position,
+  RateStep,
   SatelliteNode,
   ScenarioDocument,
   ScenarioNode,
@@ -19,7 +20,9 @@ import type {
   Waypoint,
 } from "../api/types";
 import {
+  addRateStep,
   deleteElements,
+  deleteRateStep,
   errorsUnder,
   MOBILITY_MODELS,
   mobilityOf,
@@ -27,6 +30,7 @@ import {
   timesFromSpeed,
   updateLink,
   updateNode,
+  updateRateStep,
 } from "../lib/editor";
 import { kindName, norm } from "../lib/topology";
 import { NumberField, SelectField, TextField } from "./fields";
@@ -157,7 +161,57 @@ function AccessPointFields({ node, errs, set }: { node: AccessPointNode; errs: R
       <NumberField label="Wireless delay" unit="ms" value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
       <NumberField label="Wireless loss" unit="%" factor={100} value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
       <NumberField label="Queue" unit="packets" integer value={node.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
+      <RateTableFields node={node} errs={errs} set={set} />
     </fieldset>
+  );
+}
+
+/** Optional air rate vs distance: the first row whose distance covers the station gives its rate. */
+function RateTableFields({ node, errs, set }: { node: AccessPointNode; errs: Record<string, string>; set: (p: Record<string, unknown>, k: string) => void }) {
+  const rows = node.rate_table ?? [];
+  const put = (table: RateStep[] | null, key: string) => set({ rate_table: table }, key);
+  return (
+    <div className="rate-table field-wide">
+      <div className="card-head">
+        <span className="field-label">Rate vs distance</span>
+        <button type="button" className="btn btn-small" onClick={() => put(addRateStep(rows, node.wireless_bandwidth_mbps ?? 54), "rate_add")}>
+          Add rate step
+        </button>
+      </div>
+      {rows.length ? (
+        <table className="compact" aria-label="Rate vs distance">
+          <thead>
+            <tr>
+              <th scope="col">Up to (m)</th>
+              <th scope="col">Rate (Mbit/s)</th>
+              <th scope="col">
+                <span className="visually-hidden">Remove</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r, i) => (
+              <tr key={i}>
+                <td>
+                  <NumberField label={`Rate step ${i + 1} distance`} unit="m" value={r.distance_m} error={errs[`rate_table.${i}.distance_m`]} onChange={(v) => put(updateRateStep(rows, i, { distance_m: v ?? 0 }), `rate.${i}.d`)} />
+                </td>
+                <td>
+                  <NumberField label={`Rate step ${i + 1} rate`} unit="Mbit/s" value={r.bandwidth_mbps} error={errs[`rate_table.${i}.bandwidth_mbps`]} onChange={(v) => put(updateRateStep(rows, i, { bandwidth_mbps: v ?? 0 }), `rate.${i}.b`)} />
+                </td>
+                <td>
+                  <button type="button" className="btn btn-small" aria-label={`Remove rate step ${i + 1}`} onClick={() => put(deleteRateStep(rows, i), "rate_del")}>
+                    ×
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="muted small">No table: every associated station gets the wireless bandwidth.</p>
+      )}
+      {errs.rate_table ? <p className="field-error">{errs.rate_table}</p> : null}
+    </div>
   );
 }
 

@@ -3,11 +3,15 @@ import type { ScenarioDocument } from "../api/types";
 import {
   addFlow,
   addLink,
+  addLinkEvent,
+  addRateStep,
   addNode,
   appendWaypoint,
   boundsFromCorners,
   canonicalJson,
   deleteElements,
+  deleteLinkEvent,
+  deleteRateStep,
   emptyScenario,
   errorsUnder,
   errorTarget,
@@ -19,6 +23,8 @@ import {
   renameNode,
   sweepParameters,
   timesFromSpeed,
+  updateLinkEvent,
+  updateRateStep,
 } from "./editor";
 import { canRedo, canUndo, createHistory, HISTORY_LIMIT, push, redo, undo } from "./history";
 
@@ -184,5 +190,33 @@ describe("undo history", () => {
     for (let i = 1; i <= HISTORY_LIMIT + 10; i++) h = push(h, i);
     expect(h.past).toHaveLength(HISTORY_LIMIT);
     expect(push(h, h.present)).toBe(h);
+  });
+});
+
+describe("link events and rate tables", () => {
+  it("adds a link event on the first link at half the run, edits and removes it without touching the input", () => {
+    const d = built();
+    const withEv = addLinkEvent(d);
+    expect(d.link_events ?? []).toEqual([]);
+    expect(withEv.link_events).toEqual([{ t_s: (d.run?.duration_s ?? 100) / 2, link: "l1", state: "down" }]);
+    const up = updateLinkEvent(addLinkEvent(withEv), 1, { t_s: 70, state: "up", link: "l2" });
+    expect(up.link_events).toEqual([withEv.link_events![0], { t_s: 70, link: "l2", state: "up" }]);
+    expect(deleteLinkEvent(up, 0).link_events).toEqual([{ t_s: 70, link: "l2", state: "up" }]);
+  });
+
+  it("drops the events of a deleted link with it", () => {
+    const d = updateLinkEvent(addLinkEvent(built()), 0, { link: "l2" });
+    const after = deleteElements(d, [], ["l2"]);
+    expect(after.link_events).toEqual([]);
+  });
+
+  it("grows a rate table 100 m at a time and removes it entirely with its last row", () => {
+    const one = addRateStep(null, 54);
+    expect(one).toEqual([{ distance_m: 100, bandwidth_mbps: 54 }]);
+    const two = updateRateStep(addRateStep(one), 1, { bandwidth_mbps: 6 });
+    expect(two).toEqual([{ distance_m: 100, bandwidth_mbps: 54 }, { distance_m: 200, bandwidth_mbps: 6 }]);
+    expect(one).toHaveLength(1);
+    expect(deleteRateStep(two, 0)).toEqual([{ distance_m: 200, bandwidth_mbps: 6 }]);
+    expect(deleteRateStep(one, 0)).toBeNull();
   });
 });

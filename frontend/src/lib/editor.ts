@@ -7,10 +7,12 @@ import type {
   Bounds,
   Flow,
   Link,
+  LinkEvent,
   Mobility,
   MobilityModel,
   NodeKind,
   Position,
+  RateStep,
   ScenarioDocument,
   ScenarioNode,
   ValidationErrorItem,
@@ -136,6 +138,45 @@ export function updateFlow(doc: ScenarioDocument, index: number, patch: Partial<
 
 export function deleteFlow(doc: ScenarioDocument, index: number): ScenarioDocument {
   return { ...doc, flows: (doc.flows ?? []).filter((_, i) => i !== index) };
+}
+
+// ----------------------------------------------------------------------------- link events
+
+/** A new link event: the first link goes down at half the run (the user edits it from there). */
+export function addLinkEvent(doc: ScenarioDocument): ScenarioDocument {
+  const link = doc.links?.[0]?.id ?? "";
+  const half = (doc.run?.duration_s ?? 100) / 2;
+  const ev: LinkEvent = { t_s: half, link, state: "down" };
+  return { ...doc, link_events: [...(doc.link_events ?? []), ev] };
+}
+
+export function updateLinkEvent(doc: ScenarioDocument, index: number, patch: Partial<LinkEvent>): ScenarioDocument {
+  return { ...doc, link_events: (doc.link_events ?? []).map((e, i) => (i === index ? { ...e, ...patch } : e)) };
+}
+
+export function deleteLinkEvent(doc: ScenarioDocument, index: number): ScenarioDocument {
+  return { ...doc, link_events: (doc.link_events ?? []).filter((_, i) => i !== index) };
+}
+
+// ----------------------------------------------------------------------------- access point rate table
+
+/** The table with one more row, 100 m beyond the last (metres; rates in Mbit/s). */
+export function addRateStep(table: readonly RateStep[] | null | undefined, bandwidth_mbps = 54): RateStep[] {
+  const rows = [...(table ?? [])];
+  const last = rows[rows.length - 1];
+  rows.push({ distance_m: last ? last.distance_m + 100 : 100, bandwidth_mbps: last ? last.bandwidth_mbps : bandwidth_mbps });
+  return rows;
+}
+
+/** The table with row ``index`` patched. */
+export function updateRateStep(table: readonly RateStep[], index: number, patch: Partial<RateStep>): RateStep[] {
+  return table.map((r, i) => (i === index ? { ...r, ...patch } : r));
+}
+
+/** The table without row ``index``; null (no table: the constant wireless bandwidth) when none is left. */
+export function deleteRateStep(table: readonly RateStep[], index: number): RateStep[] | null {
+  const rows = table.filter((_, i) => i !== index);
+  return rows.length ? rows : null;
 }
 
 // ----------------------------------------------------------------------------- mobility

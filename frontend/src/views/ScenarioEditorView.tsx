@@ -10,6 +10,7 @@ import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioP
 import { NODE_KINDS } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
+import { LinkEventsEditor } from "../components/LinkEventsEditor";
 import { Inspector } from "../components/Inspector";
 import { Legend, shapePath } from "../components/Legend";
 import { KIND_STYLES } from "../components/nodeStyles";
@@ -438,6 +439,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       </div>
 
       <FlowsEditor doc={doc} errors={errors} onChange={change} />
+      <LinkEventsEditor doc={doc} errors={errors} onChange={change} />
 
       {id ? (
         <section className="card" aria-labelledby="history-title">

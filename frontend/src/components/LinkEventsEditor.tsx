@@ -1,0 +1,95 @@
+/** Scheduled link state changes (e.g. a SATCOM failure at 40 s, back at 55 s); server errors per field. */
+import type { LinkEvent, ScenarioDocument } from "../api/types";
+import { addLinkEvent, deleteLinkEvent, errorsUnder, updateLinkEvent } from "../lib/editor";
+import { numberText } from "./fields";
+import type { Change } from "./Inspector";
+
+export function LinkEventsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; errors: Record<string, string>; onChange: Change }) {
+  const events = doc.link_events ?? [];
+  const links = (doc.links ?? []).map((l) => l.id);
+  const set = (i: number, patch: Partial<LinkEvent>, key: string) => onChange(updateLinkEvent(doc, i, patch), `link_event.${i}.${key}`);
+  return (
+    <section className="card link-events-editor" aria-labelledby="link-events-title">
+      <div className="card-head">
+        <h2 id="link-events-title">Link events</h2>
+        <button type="button" className="btn btn-small" onClick={() => onChange(addLinkEvent(doc))} disabled={!links.length}>
+          Add link event
+        </button>
+      </div>
+      {errors.link_events ? <p className="field-error">{errors.link_events}</p> : null}
+      {events.length ? (
+        <table className="compact link-events-table" aria-label="Link events">
+          <thead>
+            <tr>
+              <th scope="col">Time (s)</th>
+              <th scope="col">Link</th>
+              <th scope="col">State</th>
+              <th scope="col">
+                <span className="visually-hidden">Remove</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.map((ev, i) => {
+              const e = errorsUnder(errors, `link_events.${i}`);
+              const n = i + 1;
+              const text = numberText(ev.t_s);
+              return (
+                <tr key={i} data-testid={`link-event-row-${i}`}>
+                  <td>
+                    <input
+                      type="number"
+                      step="any"
+                      min={0}
+                      aria-label={`Link event ${n} time (s)`}
+                      aria-invalid={e.t_s ? true : undefined}
+                      defaultValue={text}
+                      key={text}
+                      onBlur={(x) => {
+                        const t = x.currentTarget.value.trim();
+                        if (t !== text && t !== "" && Number.isFinite(Number(t))) set(i, { t_s: Number(t) }, "t");
+                      }}
+                      onKeyDown={(x) => {
+                        if (x.key === "Enter") (x.currentTarget as HTMLInputElement).blur();
+                      }}
+                    />
+                    <Err text={e.t_s ?? e[""]} />
+                  </td>
+                  <td>
+                    <select aria-label={`Link event ${n} link`} value={ev.link} aria-invalid={e.link ? true : undefined} onChange={(x) => set(i, { link: x.currentTarget.value }, "link")}>
+                      {links.includes(ev.link) ? null : <option value={ev.link}>{ev.link || "—"}</option>}
+                      {links.map((id) => (
+                        <option key={id} value={id}>
+                          {id}
+                        </option>
+                      ))}
+                    </select>
+                    <Err text={e.link} />
+                  </td>
+                  <td>
+                    <select aria-label={`Link event ${n} state`} value={ev.state} onChange={(x) => set(i, { state: x.currentTarget.value as LinkEvent["state"] }, "state")}>
+                      <option value="down">down</option>
+                      <option value="up">up</option>
+                    </select>
+                    <Err text={e.state} />
+                  </td>
+                  <td>
+                    <button type="button" className="btn btn-small" aria-label={`Remove link event ${n}`} onClick={() => onChange(deleteLinkEvent(doc, i))}>
+                      ×
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : (
+        <p className="muted small">No link events. Add one to take a wired link down (and back up) during the run.</p>
+      )}
+    </section>
+  );
+}
+
+function Err({ text }: { text?: string }) {
+  return text ? <span className="field-error">{text}</span> : null;
+}
