@@ -16,7 +16,8 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
                       CUBIC window, see _cubic_update (RFC 9438 §4)
     MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
                       α = W·max_j(cwnd_j/RTT_j²) / (Σ_j cwnd_j/RTT_j)²   (RFC 6356 §3)
-    loss event        ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
+    loss event        detected one RTT after the drop (duplicate ACKs, RFC 5681 §3.2), then
+                      ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
                       (NewReno); a second loss in the same window ends in an RTO for Reno
     RTO               RFC 6298 §2: SRTT, RTTVAR (α=1/8, β=1/4), RTO = SRTT + max(G, 4·RTTVAR),
                       clamped to [min_rto_s, max_rto_s], doubled per expiry (§5.5)
@@ -92,7 +93,7 @@ class _Sub:
     __slots__ = (
         "id", "path", "res", "base_rtt", "jitter_s", "loss_keep", "phase", "t_open",
         "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
-        "last_reduction_t", "key", "rtt", "bits", "cwnd_samples", "x", "limited",
+        "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev",
     )
@@ -129,6 +130,8 @@ class _Sub:
         self.next_rto_t = math.inf
         self.next_sample_t = 0.0
         self.last_reduction_t = -math.inf
+        self.loss_at = math.inf  # when the pending loss is detected (duplicate ACKs), s
+        self.drops_pending = 0
         self.rtt = self.base_rtt
         self.x = 0.0
         self.limited = False
@@ -297,6 +300,7 @@ def run(
         sub.phase = "stalled"
         sub.x = 0.0
         sub.next_rto_t = t + sub.rto
+        sub.loss_at, sub.drops_pending = math.inf, 0  # the timer covers what was in flight
 
     def cut(conn: _Conn, sub: _Sub, t: float) -> None:
         """The single-path connection's path is gone or moved at ``t``."""
@@ -576,10 +580,20 @@ def run(
                     lost = True
                 rtt_now = sub.rtt
                 if lost:
+                    # the sender learns of a drop from duplicate ACKs a round trip later (RFC 5681
+                    # §3.2) and keeps sending meanwhile, so an overflow lasts about one RTT and
+                    # usually hits every flow crossing the queue (the synchronisation of a few
+                    # flows at a drop-tail queue, Appenzeller et al. 2004 §3)
                     sub.retransmissions += 1
+                    sub.drops_pending += 1
+                    if sub.loss_at == math.inf:
+                        sub.loss_at = t + rtt_now
+                react = t >= sub.loss_at
+                if react:
+                    drops, sub.drops_pending, sub.loss_at = sub.drops_pending, 0, math.inf
                     if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
                         sub.l_prev, sub.l_cur = sub.l_cur, 0.0
-                        sub.window_losses = 1
+                        sub.window_losses = drops
                         if cubic:
                             # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
                             w = sub.cwnd
@@ -592,18 +606,19 @@ def run(
                             sub.cwnd = sub.ssthresh
                         sub.last_reduction_t = t
                     elif reno:
-                        sub.window_losses += 1
-                        if sub.window_losses == 2:
-                            # Reno without NewReno's partial ACKs: a second loss in the same window
-                            # usually ends in a retransmission timeout (Fall & Floyd 1996, §3)
-                            sub.phase = "stalled"
-                            sub.x = 0.0
-                            sub.saved_cwnd = 0.0
-                            sub.next_rto_t = sub.last_reduction_t + sub.rto
-                            continue
-                else:
+                        sub.window_losses += drops
+                    if reno and sub.window_losses >= 2:
+                        # Reno without NewReno's partial ACKs: a second loss in the same window
+                        # usually ends in a retransmission timeout (Fall & Floyd 1996, §3)
+                        sub.window_losses = 0
+                        sub.phase = "stalled"
+                        sub.x = 0.0
+                        sub.saved_cwnd = 0.0
+                        sub.next_rto_t = sub.last_reduction_t + sub.rto
+                        continue
+                elif not lost:
                     sub.l_cur += sent_pkts
-                if not lost and sub.limited:
+                if not react and sub.limited:
                     acked = sent_pkts
                     if sub.cwnd < sub.ssthresh:
                         # one doubling per round trip (acked/cwnd = dt/RTT), RFC 5681 §3.1

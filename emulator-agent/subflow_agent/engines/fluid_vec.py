@@ -114,6 +114,7 @@ def run(
     next_rto_t = np.full(S, np.inf)
     next_sample_t = np.zeros(S)
     last_red = np.full(S, -np.inf)
+    loss_at = np.full(S, np.inf)  # when a pending drop is detected (one RTT after it), s
     limit = np.full(S, np.inf)
     base_rtt = np.full(S, 1e-4)
     path_log_keep = np.zeros(S)
@@ -191,6 +192,7 @@ def run(
         next_rto_t[slot] = np.inf
         next_sample_t[slot] = 0.0
         last_red[slot] = -np.inf
+        loss_at[slot] = np.inf
 
     def new_slot(c: int, slot: int, sp, t: float) -> None:
         set_path(slot, sp)
@@ -203,6 +205,7 @@ def run(
             ssthresh[slot] = max(cwnd[slot] / 2.0, 2.0)
         phase[slot] = STALLED
         next_rto_t[slot] = t + rto[slot]
+        loss_at[slot] = np.inf
 
     def apply_segment(c: int, t: float) -> None:
         nonlocal matrix_dirty
@@ -398,15 +401,18 @@ def run(
             if hit.any():
                 u = draws.uniform_array(draw_keys, step)
                 lost |= hit & (u < -np.expm1(-sent_pkts * np.minimum(1.0, dropped)))
-        any_lost = bool(lost.any())
-        if any_lost:
+        if lost.any():
             retrans += lost
+            loss_at = np.where(lost & np.isinf(loss_at), t + rtt, loss_at)
+        react = (loss_at <= t) & (x > 0)
+        if react.any():
+            loss_at[react] = np.inf
             ref = np.where(np.isnan(srtt), rtt, srtt)
-            reduce = lost & (t - last_red >= ref)
+            reduce = react & (t - last_red >= ref)
             ssthresh = np.where(reduce, np.maximum(cwnd / 2.0, 2.0), ssthresh)
             cwnd = np.where(reduce, ssthresh, cwnd)
             last_red = np.where(reduce, t, last_red)
-            grow = limited & ~lost & (x > 0)
+            grow = limited & ~react & (x > 0)
         else:
             grow = limited & (x > 0)
         # ---- growth
