@@ -79,6 +79,7 @@ test("build a scenario from scratch, save, reload: unchanged", async ({ page }, 
   await rates.getByLabel("Rate step 2 distance (m)").fill("400");
   await rates.getByLabel("Rate step 2 rate (Mbit/s)").fill("6");
   await rates.getByLabel("Rate step 2 rate (Mbit/s)").press("Enter");
+  await snap(page, testInfo, "01-access-point");
 
   // a station with a 3-point waypoint path drawn on the canvas at 20 m/s
   await tools.getByRole("button", { name: "Add station" }).click();
