@@ -30,10 +30,12 @@ Loss events come from random link loss (Bernoulli per packet, seeded) and
 from queue overflow: a subflow whose fluid lost ``m`` packets' worth at full
 queues in a step (sent packets × drop fraction) sees a loss event with
 probability ``1 − exp(−m)`` — drop-tail discards whichever packets arrive at a
-full queue, so overflow losses hit the flows sharing it at random and
-unsynchronised, not all at once (Appenzeller, Keslassy, McKeown, "Sizing
-router buffers", SIGCOMM 2004, §3). That randomness is what lets greedy
-subflows split a saturated link unevenly. Draws are counter-based
+full queue, so which flow loses is random. The sender reacts one RTT after
+the drop (duplicate ACKs), so an overflow episode lasts about a round trip
+and, with few flows, usually hits all of them (synchronised losses), with many
+flows only some (Appenzeller, Keslassy, McKeown, "Sizing router buffers",
+SIGCOMM 2004, §3). That randomness is what lets greedy subflows split a
+saturated link unevenly. Draws are counter-based
 (:mod:`subflow_agent.engines.draws`), identical in both kernels.
 
 Single-path connections (TCP, SCTP failover, mSCTP) have one active
