@@ -2,6 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/engine.py`` (needs ../shared/data for Kdl).
 
+0. A machine reference (a plain Python loop), since the figures scale with it.
 1. ``naval-direct-move`` (100 s, 1 s intervals): wall time per strategy and the
    speed-up over real time.
 2. 200 random bulk flows over Topology Zoo ``Kdl`` (754 nodes) for 100 s:
@@ -71,6 +72,19 @@ def kdl(flows: int = 200, duration_s: float = 100.0) -> None:
     print(f"  first 10 s: vectorised {vec10:.2f} s vs scalar kernel {sca10:.2f} s -> {sca10 / vec10:.1f}x")
 
 
+def machine() -> None:
+    """How fast this machine runs plain Python: the engines are Python/NumPy, so their
+    figures scale with it; print it to compare figures taken on different machines."""
+
+    def loop() -> None:
+        s = 0
+        for i in range(10_000_000):
+            s += i
+
+    print(f"machine reference: 10^7-iteration Python loop {timed(loop, 3):.2f} s")
+
+
 if __name__ == "__main__":
+    machine()
     naval()
     kdl(*(int(a) for a in sys.argv[1:2]))

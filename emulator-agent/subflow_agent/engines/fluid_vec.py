@@ -1,23 +1,23 @@
-"""Vectorised kernel of the ``fluid`` engine for plans with many subflows.
+"""Vectorised, compiled kernel of the ``fluid`` engine.
 
 Same model and equations as :mod:`subflow_agent.engines.fluid` (see its
-docstring), with the per-step continuous dynamics — round-trip times, window
-rates, scheduling, fluid queues, losses, window growth, RTT estimation — done
-on NumPy arrays over all subflows at once, with the path incidence kept as
-(subflow, resource) pairs (``M[i, l] = 1`` when subflow i crosses resource l;
-products by M are gathers plus ``numpy.bincount``):
+docstring), over arrays of all subflows, with the path incidence kept as
+(subflow, resource) pairs in CSR form (``M[i, l] = 1`` when subflow i crosses
+resource l):
 
     RTT   = base_RTT + M·(q / C)
     A     = Mᵀ·x
     pass  = exp(M·log(departed / arrived)),  dropped = M·drop_fraction
 
-Discrete events (segment changes, handshakes, retransmission timers, flow
-start/stop/completion) are handled in Python for the few subflows they
-concern. :func:`supports` says which plans this kernel takes: single-path
-flows with the ``bare`` handover, MPTCP (LIA) and CMT (uncoupled)
-multipath, NewReno congestion control. The fluid engine dispatches to it for
-large plans and runs everything else itself; tests pin both to the same
-results on plans both accept.
+The continuous part of each step (rates, LowRTT scheduling, queues, losses,
+window growth, RTT estimation) is one numba-compiled function, :func:`_step`,
+looping over subflows and path incidences; discrete events (segment changes,
+handshakes, retransmission timers, flow start/stop/completion) are handled in
+Python for the few subflows they concern. :func:`supports` says which plans
+this kernel takes: single-path flows with the ``bare`` handover, MPTCP (LIA)
+and CMT (uncoupled) multipath, NewReno congestion control. The fluid engine
+dispatches to it whenever it supports a plan and runs everything else
+itself; tests pin both to the same results on plans both accept.
 
 Random link-loss draws come from ``numpy.random.default_rng(seed)``, so runs
 with lossy links are deterministic for a seed but not draw-for-draw identical
@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from subflow.plan import RunPlan
+from subflow._kernels import njit
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 
 from subflow_agent.engines import draws
@@ -149,8 +150,7 @@ def run(
         events.append(ev)
 
     matrix_dirty = True
-    inc_rows = np.zeros(0, dtype=np.int64)  # incidence (subflow, resource) pairs of the current paths
-    inc_cols = np.zeros(0, dtype=np.int64)
+    inc_cols = np.zeros(0, dtype=np.int64)  # resources of the current paths, path after path
 
     row_ptr = np.zeros(0, dtype=np.int64)  # start of each path's run in inc_cols
     path_rows = np.zeros(0, dtype=np.int64)  # the subflows that have a path
@@ -159,17 +159,6 @@ def run(
     used = np.zeros(0, dtype=np.int64)
     inc_local = np.zeros(0, dtype=np.int64)
     cap_u = capdt_u = buf_u = queue_u = np.zeros(0)
-
-    def path_sum(v: np.ndarray) -> np.ndarray:
-        """M·v: per subflow, the sum of a per-(used-)resource quantity along its path."""
-        out = np.zeros(S)
-        if len(path_rows):
-            out[path_rows] = np.add.reduceat(v[inc_local], row_ptr)
-        return out
-
-    def resource_sum(v: np.ndarray) -> np.ndarray:
-        """Mᵀ·v: per used resource, the sum of a per-subflow quantity over the subflows crossing it."""
-        return np.bincount(inc_local, weights=v[inc_rows], minlength=len(used))
 
     def set_path(slot: int, sp) -> None:
         nonlocal matrix_dirty
@@ -301,11 +290,13 @@ def run(
     next_any_boundary = min(next_boundary, default=math.inf)
     conn_idx = np.arange(n_conn)
     any_multipath = bool(multipath.any())
-    any_coupled = bool(coupled_conn.any())
     any_finite = bool(np.isfinite(remaining_bits).any())
     any_random_loss = bool((log_keep < 0).any())
     changes = [(c.t_s, rindex[c.resource], c.capacity_mbps * 1e6) for c in plan.capacity_changes]
     next_change = 0
+    conn_ptr = np.searchsorted(conn_of, np.arange(n_conn + 1)).astype(np.int64)  # slots are grouped by connection
+    got = np.zeros(S)
+    no_draws = np.zeros(0)
     for step in range(n_steps):
         t = step * dt
         b = min(n_bins - 1, step // per_bin)
@@ -334,7 +325,6 @@ def run(
             next_any_boundary = min(next_boundary, default=math.inf)
         if matrix_dirty:
             with_path = [i for i in range(S) if has_path[i] and res_lists[i]]
-            inc_rows = np.array([i for i in with_path for _ in res_lists[i]], dtype=np.int64)
             inc_cols = np.array([r for i in with_path for r in res_lists[i]], dtype=np.int64)
             path_rows = np.array(with_path, dtype=np.int64)
             row_ptr = np.cumsum([0] + [len(res_lists[i]) for i in with_path[:-1]]).astype(np.int64)
@@ -348,109 +338,19 @@ def run(
         if state_dirty or t >= next_state_t:
             live, next_state_t = refresh_state(t)
             state_dirty = False
-        # ---- rates
-        rtt = base_rtt + path_sum(queue_u / cap_u)
-        w = np.minimum(cwnd * pkt_bits / rtt, limit)
-        w = np.where(live, w, 0.0)
-        budget = np.minimum(demand, remaining_bits / dt)
-        if rbuf_bits < math.inf:
-            max_rtt = np.zeros(n_conn)
-            np.maximum.at(max_rtt, conn_of[live], rtt[live])
-            budget = np.where(max_rtt > 0, np.minimum(budget, rbuf_bits / np.maximum(max_rtt, 1e-12)), budget)
-        if any_multipath:
-            # fill each connection's budget in scheduler order (LowRTT; CMT: slowest first)
-            key_rtt = np.where(np.isnan(srtt), rtt, srtt)
-            key = np.where(slow_first_conn[conn_of], -key_rtt, key_rtt)
-            order_idx = np.lexsort((key, conn_of))
-            w_sorted = w[order_idx]
-            csum = np.cumsum(w_sorted)
-            conn_sorted = conn_of[order_idx]
-            starts = np.searchsorted(conn_sorted, conn_idx)
-            base = np.where(starts > 0, csum[np.maximum(starts - 1, 0)], 0.0)
-            before = csum - w_sorted - base[conn_sorted]
-            x_sorted = np.clip(budget[conn_sorted] - before, 0.0, w_sorted)
-            x = np.empty(S)
-            x[order_idx] = x_sorted
-        else:  # one subflow carries each connection at a time
-            x = np.minimum(w, budget[conn_of])
-        limited = live & (x >= 0.98 * w) & (w < limit)
-        # ---- queues
-        arrived = resource_sum(x) * dt
-        qa = queue_u + arrived
-        departed = np.minimum(qa, capdt_u)
-        q = qa - capdt_u
-        over = q > buf_u
-        overflow = bool(over.any())
-        np.clip(q, 0.0, buf_u, out=queue_u)
-        pass_frac = np.divide(departed, arrived, out=np.ones(len(used)), where=arrived > 0)
-        through = np.exp(path_log_keep + path_sum(np.log(pass_frac)))
-        if overflow:
-            drop_frac = np.divide(q - buf_u, arrived, out=np.zeros(len(used)), where=over & (arrived > 0))
-            dropped = path_sum(drop_frac)
-        got = x * dt * through
-        bits[:, b] += got
-        # ---- losses
-        sent_pkts = x * (dt / pkt_bits)
-        if any_random_loss:
-            p_rand = -np.expm1(path_log_keep)
-            lost = (p_rand > 0) & (rng.random(S) < -np.expm1(-sent_pkts * p_rand)) & (x > 0)
-        else:
-            lost = np.zeros(S, dtype=bool)
-        if overflow:
-            hit = (dropped > 0) & (x > 0)
-            if hit.any():
-                u = draws.uniform_array(draw_keys, step)
-                lost |= hit & (u < -np.expm1(-sent_pkts * np.minimum(1.0, dropped)))
-        if lost.any():
-            retrans += lost
-            loss_at = np.where(lost & np.isinf(loss_at), t + rtt, loss_at)
-        react = (loss_at <= t) & (x > 0)
-        if react.any():
-            loss_at[react] = np.inf
-            ref = np.where(np.isnan(srtt), rtt, srtt)
-            reduce = react & (t - last_red >= ref)
-            ssthresh = np.where(reduce, np.maximum(cwnd / 2.0, 2.0), ssthresh)
-            cwnd = np.where(reduce, ssthresh, cwnd)
-            last_red = np.where(reduce, t, last_red)
-            grow = limited & ~react & (x > 0)
-        else:
-            grow = limited & (x > 0)
-        # ---- growth
-        acked = sent_pkts
-        ss = grow & (cwnd < ssthresh)
-        cwnd = np.where(ss, np.minimum(cwnd * np.exp2(acked / cwnd), np.maximum(ssthresh, cwnd)), cwnd)
-        ca = grow & ~ss
-        # LIA (RFC 6356) per coupled connection with more than one open subflow
-        open_live = live & (x >= 0)
-        inc = 1.0 / cwnd
-        if any_coupled:
-            n_open = np.bincount(conn_of[open_live], minlength=n_conn)
-            coupled = coupled_conn & (n_open > 1)
-        if any_coupled and coupled.any():
-            sel = open_live & coupled[conn_of]
-            tot_w = np.bincount(conn_of[sel], weights=cwnd[sel], minlength=n_conn)
-            denom = np.bincount(conn_of[sel], weights=cwnd[sel] / rtt[sel], minlength=n_conn)
-            best = np.zeros(n_conn)
-            np.maximum.at(best, conn_of[sel], cwnd[sel] / (rtt[sel] * rtt[sel]))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                alpha = tot_w * best / (denom * denom)
-                lia = np.minimum(alpha[conn_of] / tot_w[conn_of], inc)
-            inc = np.where(coupled[conn_of], lia, inc)
-        cwnd = np.where(ca, np.minimum(cwnd + acked * inc, MAX_CWND_PACKETS), cwnd)
-        # ---- RTT estimation (RFC 6298 §2), one sample per round trip
-        sample = live & (x > 0) & (t >= next_sample_t)
-        if sample.any():
-            r = rtt[sample]
-            first = np.isnan(srtt[sample])
-            sr, rv = srtt[sample], rttvar[sample]
-            rv = np.where(first, r / 2.0, 0.75 * rv + 0.25 * np.abs(sr - r))
-            sr = np.where(first, r, 0.875 * sr + 0.125 * r)
-            srtt[sample], rttvar[sample] = sr, rv
-            rto[sample] = np.minimum(tr.max_rto_s, np.maximum(tr.min_rto_s, sr + np.maximum(CLOCK_GRANULARITY_S, 4 * rv)))
-            next_sample_t[sample] = t + r
+        # ---- rates, queues, losses, growth, RTT estimation: compiled (see _step)
+        _step(
+            t, step, dt, pkt_bits, rbuf_bits, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S, MAX_CWND_PACKETS,
+            live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
+            path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
+            base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys,
+            rng.random(S) if any_random_loss else no_draws,
+            cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits[:, b], got,
+        )
         # ---- finite transfers
         if any_finite:
             delivered = np.bincount(conn_of, weights=got, minlength=n_conn)
+            conn_on = (t >= start_s) & (t < stop_s) & np.isnan(done_t)
             remaining_bits -= np.where(conn_on, delivered, 0.0)
             finished = conn_on & (remaining_bits <= 0)
             for c in np.nonzero(finished)[0]:
@@ -485,3 +385,209 @@ def run(
         on_progress(1.0)
     events.sort(key=lambda e: e["t_s"])
     return EngineOutput(engine="fluid", strategy=plan.strategy, flows=flows, events=events)
+
+
+# --------------------------------------------------------------------------- compiled step
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_STEP = np.uint64(0xD1B54A32D192ED03)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def _uniform(key, step):
+    """:func:`subflow_agent.engines.draws.uniform`, compiled (same bits)."""
+    z = (key ^ (np.uint64(step) * _STEP)) + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _step(
+    t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
+    live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
+    path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
+    base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, u_rand,
+    cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
+):
+    """One time step of the continuous dynamics, in place (the equations of
+    :mod:`subflow_agent.engines.fluid`). ``u_rand``: one uniform per subflow for random
+    link loss (empty when no link is lossy). Returns nothing; ``got`` receives the bits
+    each subflow delivered in the step."""
+    S = cwnd.shape[0]
+    n_conn = conn_ptr.shape[0] - 1
+    n_u = cap_u.shape[0]
+    n_paths = path_rows.shape[0]
+    n_inc = inc_local.shape[0]
+    # per-subflow queueing delay along the path
+    qd = np.zeros(S)
+    for k in range(n_paths):
+        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
+        s_ = 0.0
+        for j in range(row_ptr[k], end):
+            u = inc_local[j]
+            s_ += queue_u[u] / cap_u[u]
+        qd[path_rows[k]] = s_
+    rtt = base_rtt + qd
+    w = np.zeros(S)
+    for i in range(S):
+        if live[i]:
+            wi = cwnd[i] * pkt_bits / rtt[i]
+            w[i] = wi if wi < limit[i] else limit[i]
+    x = np.zeros(S)
+    for c in range(n_conn):
+        budget = max(0.0, min(demand[c], remaining_bits[c] / dt))  # a finished file: nothing left
+        a, b = conn_ptr[c], conn_ptr[c + 1]
+        if rbuf_bits < np.inf:
+            mx = 0.0
+            for i in range(a, b):
+                if live[i] and rtt[i] > mx:
+                    mx = rtt[i]
+            if mx > 0:
+                budget = min(budget, rbuf_bits / max(mx, 1e-12))
+        if any_multipath and b - a > 1:
+            # LowRTT (CMT: slowest first) fill in key order, ties by slot (stable)
+            n = b - a
+            order = np.empty(n, dtype=np.int64)
+            keys = np.empty(n)
+            for j in range(n):
+                i = a + j
+                kr = rtt[i] if np.isnan(srtt[i]) else srtt[i]
+                keys[j] = -kr if slow_first_conn[c] else kr
+                order[j] = i
+            for j in range(1, n):
+                kj, oj = keys[j], order[j]
+                m = j - 1
+                while m >= 0 and keys[m] > kj:
+                    keys[m + 1] = keys[m]
+                    order[m + 1] = order[m]
+                    m -= 1
+                keys[m + 1] = kj
+                order[m + 1] = oj
+            before = 0.0
+            for j in range(n):
+                i = order[j]
+                v = budget - before
+                x[i] = 0.0 if v < 0.0 else (w[i] if v > w[i] else v)
+                before += w[i]
+        else:
+            for i in range(a, b):
+                x[i] = w[i] if w[i] < budget else budget
+    # fluid drop-tail queues
+    arrived = np.zeros(n_u)
+    for k in range(n_paths):
+        i = path_rows[k]
+        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
+        for j in range(row_ptr[k], end):
+            arrived[inc_local[j]] += x[i] * dt
+    logpass = np.zeros(n_u)
+    dropf = np.zeros(n_u)
+    overflow = False
+    for u in range(n_u):
+        qa = queue_u[u] + arrived[u]
+        departed = qa if qa < capdt_u[u] else capdt_u[u]
+        q = qa - capdt_u[u]
+        if q > buf_u[u]:
+            overflow = True
+            if arrived[u] > 0:
+                dropf[u] = (q - buf_u[u]) / arrived[u]
+        queue_u[u] = 0.0 if q < 0.0 else (buf_u[u] if q > buf_u[u] else q)
+        if arrived[u] > 0:
+            logpass[u] = np.log(departed / arrived[u])
+    through_log = np.zeros(S)
+    dropped = np.zeros(S)
+    for k in range(n_paths):
+        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
+        sl = 0.0
+        sd = 0.0
+        for j in range(row_ptr[k], end):
+            sl += logpass[inc_local[j]]
+            sd += dropf[inc_local[j]]
+        through_log[path_rows[k]] = sl
+        dropped[path_rows[k]] = sd
+    random_loss = u_rand.shape[0] == S
+    for i in range(S):
+        g = x[i] * dt * np.exp(path_log_keep[i] + through_log[i])
+        got[i] = g
+        bits_col[i] += g
+    # losses, detected one round trip after the drop
+    for i in range(S):
+        if x[i] <= 0.0:
+            continue
+        sent = x[i] * (dt / pkt_bits)
+        lost = False
+        if random_loss:
+            p = -np.expm1(path_log_keep[i])
+            if p > 0 and u_rand[i] < -np.expm1(-sent * p):
+                lost = True
+        if overflow and dropped[i] > 0:
+            if _uniform(draw_keys[i], step) < -np.expm1(-sent * min(1.0, dropped[i])):
+                lost = True
+        if lost:
+            retrans[i] += 1
+            if np.isinf(loss_at[i]):
+                loss_at[i] = t + rtt[i]
+    react = np.zeros(S, dtype=np.bool_)
+    for i in range(S):
+        if loss_at[i] <= t and x[i] > 0:
+            react[i] = True
+            loss_at[i] = np.inf
+            ref = rtt[i] if np.isnan(srtt[i]) else srtt[i]
+            if t - last_red[i] >= ref:
+                ssthresh[i] = max(cwnd[i] / 2.0, 2.0)
+                cwnd[i] = ssthresh[i]
+                last_red[i] = t
+    # growth: slow start, then congestion avoidance (LIA for coupled connections)
+    ca = np.zeros(S, dtype=np.bool_)
+    for i in range(S):
+        lim = live[i] and x[i] >= 0.98 * w[i] and w[i] < limit[i]
+        if lim and not react[i] and x[i] > 0:
+            acked = x[i] * (dt / pkt_bits)
+            if cwnd[i] < ssthresh[i]:
+                v = cwnd[i] * np.exp2(acked / cwnd[i])
+                cap_ = ssthresh[i] if ssthresh[i] > cwnd[i] else cwnd[i]
+                cwnd[i] = v if v < cap_ else cap_
+            else:
+                ca[i] = True
+    for c in range(n_conn):
+        a, b = conn_ptr[c], conn_ptr[c + 1]
+        n_open = 0
+        tot_w = 0.0
+        denom = 0.0
+        best = 0.0
+        for i in range(a, b):
+            if live[i]:
+                n_open += 1
+                tot_w += cwnd[i]
+                denom += cwnd[i] / rtt[i]
+                v = cwnd[i] / (rtt[i] * rtt[i])
+                if v > best:
+                    best = v
+        coupled = coupled_conn[c] and n_open > 1
+        alpha = tot_w * best / (denom * denom) if coupled else 0.0
+        for i in range(a, b):
+            if ca[i]:
+                acked = x[i] * (dt / pkt_bits)
+                inc = 1.0 / cwnd[i]
+                if coupled:
+                    lia = alpha / tot_w
+                    if lia < inc:
+                        inc = lia
+                v = cwnd[i] + acked * inc
+                cwnd[i] = v if v < max_cwnd else max_cwnd
+    # RTT estimation (RFC 6298 §2), one sample per round trip
+    for i in range(S):
+        if live[i] and x[i] > 0 and t >= next_sample_t[i]:
+            r = rtt[i]
+            if np.isnan(srtt[i]):
+                rttvar[i] = r / 2.0
+                srtt[i] = r
+            else:
+                rttvar[i] = 0.75 * rttvar[i] + 0.25 * abs(srtt[i] - r)
+                srtt[i] = 0.875 * srtt[i] + 0.125 * r
+            v = srtt[i] + max(granularity, 4.0 * rttvar[i])
+            rto[i] = min(max_rto, max(min_rto, v))
+            next_sample_t[i] = t + r
