@@ -12,6 +12,9 @@ from tests.linux.scenarios import two_path
 pytestmark = pytest.mark.integration
 
 
+# real-time kernel runs vary on a shared host (MPTCP's second subflow sometimes joins late in a
+# 10 s run); retried once, as the linux-engine suite is
+@pytest.mark.flaky(reruns=1, reruns_delay=2)
 def test_two_path_comparison_on_the_linux_engine(pg_stack, wait_comparison):
     engines = pg_stack.api.get("/engines", params={"refresh": True}).json()["engines"]
     linux = next((e for e in engines if e["name"] == "linux"), None)
