@@ -389,21 +389,6 @@ def run(
 
 # --------------------------------------------------------------------------- compiled step
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_STEP = np.uint64(0xD1B54A32D192ED03)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-@njit(cache=True)
-def _uniform(key, step):
-    """:func:`subflow_agent.engines.draws.uniform`, compiled (same bits)."""
-    z = (key ^ (np.uint64(step) * _STEP)) + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
 
 @njit(cache=True)
 def _step(
@@ -524,7 +509,7 @@ def _step(
             if p > 0 and u_rand[i] < -np.expm1(-sent * p):
                 lost = True
         if overflow and dropped[i] > 0:
-            if _uniform(draw_keys[i], step) < -np.expm1(-sent * min(1.0, dropped[i])):
+            if draws.uniform(draw_keys[i], step) < -np.expm1(-sent * min(1.0, dropped[i])):
                 lost = True
         if lost:
             retrans[i] += 1
