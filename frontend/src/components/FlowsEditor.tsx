@@ -1,7 +1,7 @@
 /** Flows of the scenario: source, destination, rate or bulk, size, start/stop; server errors per field. */
 import type { Flow, ScenarioDocument } from "../api/types";
 import { addFlow, deleteFlow, errorsUnder, updateFlow } from "../lib/editor";
-import { numberText } from "./fields";
+import { CellError, CellNumber } from "./fields";
 import type { Change } from "./Inspector";
 
 export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; errors: Record<string, string>; onChange: Change }) {
@@ -43,7 +43,7 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                 <tr key={i} data-testid={`flow-row-${i}`}>
                   <td>
                     <input aria-label={`Flow ${i + 1} id`} defaultValue={f.id} key={f.id} size={5} aria-invalid={e.id ? true : undefined} onBlur={(ev) => ev.currentTarget.value !== f.id && set(i, { id: ev.currentTarget.value.trim() }, "id")} />
-                    <Err text={e.id ?? e[""]} />
+                    <CellError text={e.id ?? e[""]} />
                   </td>
                   <td>
                     <select aria-label={`Flow ${name} source`} value={f.src} aria-invalid={e.src ? true : undefined} onChange={(ev) => set(i, { src: ev.currentTarget.value }, "src")}>
@@ -54,7 +54,7 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                         </option>
                       ))}
                     </select>
-                    <Err text={e.src} />
+                    <CellError text={e.src} />
                   </td>
                   <td>
                     <select aria-label={`Flow ${name} destination`} value={f.dst} aria-invalid={e.dst ? true : undefined} onChange={(ev) => set(i, { dst: ev.currentTarget.value }, "dst")}>
@@ -65,22 +65,22 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                         </option>
                       ))}
                     </select>
-                    <Err text={e.dst} />
+                    <CellError text={e.dst} />
                   </td>
                   <td>
                     <input type="checkbox" aria-label={`Flow ${name} bulk transfer`} checked={bulk} onChange={(ev) => set(i, { rate_mbps: ev.currentTarget.checked ? null : 1 }, "bulk")} />
                   </td>
                   <td>
-                    <FlowNumber label={`Flow ${name} rate (Mbit/s)`} value={f.rate_mbps} disabled={bulk} error={e.rate_mbps} onChange={(v) => set(i, { rate_mbps: v }, "rate")} />
+                    <CellNumber label={`Flow ${name} rate (Mbit/s)`} value={f.rate_mbps} disabled={bulk} error={e.rate_mbps} onChange={(v) => set(i, { rate_mbps: v }, "rate")} />
                   </td>
                   <td>
-                    <FlowNumber label={`Flow ${name} size (bytes)`} value={f.size_bytes} error={e.size_bytes} placeholder="∞" integer onChange={(v) => set(i, { size_bytes: v }, "size")} />
+                    <CellNumber label={`Flow ${name} size (bytes)`} value={f.size_bytes} error={e.size_bytes} placeholder="∞" integer onChange={(v) => set(i, { size_bytes: v }, "size")} />
                   </td>
                   <td>
-                    <FlowNumber label={`Flow ${name} start (s)`} value={f.start_s ?? 0} error={e.start_s} onChange={(v) => set(i, { start_s: v ?? 0 }, "start")} />
+                    <CellNumber label={`Flow ${name} start (s)`} value={f.start_s ?? 0} error={e.start_s} onChange={(v) => set(i, { start_s: v ?? 0 }, "start")} />
                   </td>
                   <td>
-                    <FlowNumber label={`Flow ${name} stop (s)`} value={f.stop_s} error={e.stop_s} placeholder="end" onChange={(v) => set(i, { stop_s: v }, "stop")} />
+                    <CellNumber label={`Flow ${name} stop (s)`} value={f.stop_s} error={e.stop_s} placeholder="end" onChange={(v) => set(i, { stop_s: v }, "stop")} />
                   </td>
                   <td>
                     <button type="button" className="btn btn-small" aria-label={`Remove flow ${name}`} onClick={() => onChange(deleteFlow(doc, i))}>
@@ -97,53 +97,5 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
       )}
       <p className="muted small">Bulk: as fast as the transport allows. Empty stop: until the end of the run ({doc.run?.duration_s ?? 100} s).</p>
     </section>
-  );
-}
-
-function Err({ text }: { text?: string }) {
-  return text ? <span className="field-error">{text}</span> : null;
-}
-
-function FlowNumber({
-  label,
-  value,
-  error,
-  onChange,
-  disabled,
-  placeholder,
-  integer,
-}: {
-  label: string;
-  value: number | null | undefined;
-  error?: string;
-  onChange: (v: number | null) => void;
-  disabled?: boolean;
-  placeholder?: string;
-  integer?: boolean;
-}) {
-  const text = numberText(value);
-  return (
-    <>
-      <input
-        type="number"
-        step="any"
-        aria-label={label}
-        aria-invalid={error ? true : undefined}
-        defaultValue={text}
-        key={text}
-        disabled={disabled}
-        placeholder={placeholder}
-        onBlur={(e) => {
-          const t = e.currentTarget.value.trim();
-          if (t === text) return;
-          if (t === "") onChange(null);
-          else if (Number.isFinite(Number(t))) onChange(integer ? Math.round(Number(t)) : Number(t));
-        }}
-        onKeyDown={(e) => {
-          if (e.key === "Enter") (e.currentTarget as HTMLInputElement).blur();
-        }}
-      />
-      <Err text={error} />
-    </>
   );
 }

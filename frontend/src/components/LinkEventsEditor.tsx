@@ -1,7 +1,7 @@
 /** Scheduled link state changes (e.g. a SATCOM failure at 40 s, back at 55 s); server errors per field. */
 import type { LinkEvent, ScenarioDocument } from "../api/types";
 import { addLinkEvent, deleteLinkEvent, errorsUnder, updateLinkEvent } from "../lib/editor";
-import { numberText } from "./fields";
+import { CellError, CellNumber } from "./fields";
 import type { Change } from "./Inspector";
 
 export function LinkEventsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; errors: Record<string, string>; onChange: Change }) {
@@ -33,27 +33,10 @@ export function LinkEventsEditor({ doc, errors, onChange }: { doc: ScenarioDocum
             {events.map((ev, i) => {
               const e = errorsUnder(errors, `link_events.${i}`);
               const n = i + 1;
-              const text = numberText(ev.t_s);
               return (
                 <tr key={i} data-testid={`link-event-row-${i}`}>
                   <td>
-                    <input
-                      type="number"
-                      step="any"
-                      min={0}
-                      aria-label={`Link event ${n} time (s)`}
-                      aria-invalid={e.t_s ? true : undefined}
-                      defaultValue={text}
-                      key={text}
-                      onBlur={(x) => {
-                        const t = x.currentTarget.value.trim();
-                        if (t !== text && t !== "" && Number.isFinite(Number(t))) set(i, { t_s: Number(t) }, "t");
-                      }}
-                      onKeyDown={(x) => {
-                        if (x.key === "Enter") (x.currentTarget as HTMLInputElement).blur();
-                      }}
-                    />
-                    <Err text={e.t_s ?? e[""]} />
+                    <CellNumber label={`Link event ${n} time (s)`} value={ev.t_s} error={e.t_s ?? e[""]} onChange={(v) => v !== null && set(i, { t_s: v }, "t")} />
                   </td>
                   <td>
                     <select aria-label={`Link event ${n} link`} value={ev.link} aria-invalid={e.link ? true : undefined} onChange={(x) => set(i, { link: x.currentTarget.value }, "link")}>
@@ -64,14 +47,14 @@ export function LinkEventsEditor({ doc, errors, onChange }: { doc: ScenarioDocum
                         </option>
                       ))}
                     </select>
-                    <Err text={e.link} />
+                    <CellError text={e.link} />
                   </td>
                   <td>
                     <select aria-label={`Link event ${n} state`} value={ev.state} onChange={(x) => set(i, { state: x.currentTarget.value as LinkEvent["state"] }, "state")}>
                       <option value="down">down</option>
                       <option value="up">up</option>
                     </select>
-                    <Err text={e.state} />
+                    <CellError text={e.state} />
                   </td>
                   <td>
                     <button type="button" className="btn btn-small" aria-label={`Remove link event ${n}`} onClick={() => onChange(deleteLinkEvent(doc, i))}>
@@ -88,8 +71,4 @@ export function LinkEventsEditor({ doc, errors, onChange }: { doc: ScenarioDocum
       )}
     </section>
   );
-}
-
-function Err({ text }: { text?: string }) {
-  return text ? <span className="field-error">{text}</span> : null;
 }

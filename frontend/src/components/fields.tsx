@@ -189,3 +189,53 @@ export function SelectField<T extends string>({ label, value, options, onChange,
     </div>
   );
 }
+
+/** An error under a table cell. */
+export function CellError({ text }: { text?: string }) {
+  return text ? <span className="field-error">{text}</span> : null;
+}
+
+/** A number input in a table cell, committed on blur or Enter; empty means null. */
+export function CellNumber({
+  label,
+  value,
+  error,
+  onChange,
+  disabled,
+  placeholder,
+  integer,
+}: {
+  label: string;
+  value: number | null | undefined;
+  error?: string;
+  onChange: (v: number | null) => void;
+  disabled?: boolean;
+  placeholder?: string;
+  integer?: boolean;
+}) {
+  const text = numberText(value);
+  return (
+    <>
+      <input
+        type="number"
+        step="any"
+        aria-label={label}
+        aria-invalid={error ? true : undefined}
+        defaultValue={text}
+        key={text}
+        disabled={disabled}
+        placeholder={placeholder}
+        onBlur={(e) => {
+          const t = e.currentTarget.value.trim();
+          if (t === text) return;
+          if (t === "") onChange(null);
+          else if (Number.isFinite(Number(t))) onChange(integer ? Math.round(Number(t)) : Number(t));
+        }}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") (e.currentTarget as HTMLInputElement).blur();
+        }}
+      />
+      <CellError text={error} />
+    </>
+  );
+}
