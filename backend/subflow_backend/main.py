@@ -67,6 +67,8 @@ log = logging.getLogger(__name__)
 
 #: Most characters of a refused input echoed back in a 422's ``detail[].input``.
 INPUT_ECHO_CHARS = 200
+#: Most characters of an error message (a domain error may quote the input).
+MESSAGE_CHARS = 1000
 
 
 class _Where:
@@ -153,16 +155,20 @@ def _echo(value: Any) -> Any:
     return text[:INPUT_ECHO_CHARS] + "…"
 
 
+def _cut(message: str) -> str:
+    return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
+
+
 def _details(exc: SubflowError, request: Request, mapping: ErrorMapping) -> list[dict[str, Any]]:
     where = _Where(request)
     if isinstance(exc, ScenarioInvalid):
         return [
             {"loc": where.document(*e["loc"]) if e["loc"][:1] != ["sweep"] else ["body", *e["loc"]],
-             "msg": e["msg"], "type": e.get("type", mapping.type)}
+             "msg": _cut(str(e["msg"])), "type": e.get("type", mapping.type)}
             for e in exc.errors
         ]
     assert mapping.loc is not None
-    return [{"loc": mapping.loc(exc, where), "msg": str(exc), "type": mapping.type}]
+    return [{"loc": mapping.loc(exc, where), "msg": _cut(str(exc)), "type": mapping.type}]
 
 
 async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
@@ -170,7 +176,7 @@ async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
     if mapping is None:  # registered only for classes of ERRORS, so never here
         raise exc
     if mapping.loc is None:
-        return JSONResponse(status_code=mapping.status, content={"detail": str(exc)})
+        return JSONResponse(status_code=mapping.status, content={"detail": _cut(str(exc))})
     return JSONResponse(status_code=mapping.status, content={"detail": _finite(_details(exc, request, mapping))})
 
 
