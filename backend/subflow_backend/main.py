@@ -148,6 +148,8 @@ def _finite(value: Any) -> Any:
 def _echo(value: Any) -> Any:
     """The refused input as echoed in a 422: as is if short, else its JSON cut to
     :data:`INPUT_ECHO_CHARS` characters and marked ``…``."""
+    if isinstance(value, str):
+        return value if len(value) <= INPUT_ECHO_CHARS else value[:INPUT_ECHO_CHARS] + "…"
     value = _finite(jsonable_encoder(value))
     text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
     if len(text) <= INPUT_ECHO_CHARS:

@@ -8,13 +8,13 @@ scenario's create/update body is the scenario document itself
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from subflow.sweeps import SweepSpec
 
-ComparisonStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+from subflow_backend.comparison_state import Status as ComparisonStatus  # the one list of states
 
 
 class ScenarioSummary(BaseModel):
