@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 import math
 import re
 from collections.abc import Callable
@@ -60,10 +59,9 @@ from subflow.errors import (
 )
 
 from subflow_backend.api.main import api_router
+from subflow_backend.comparison_checks import StrategyNotSupported
 from subflow_backend.crud import ScenarioNameTaken
 from subflow_backend.settings import settings
-
-log = logging.getLogger(__name__)
 
 #: Most characters of a refused input echoed back in a 422's ``detail[].input``.
 INPUT_ECHO_CHARS = 200
@@ -115,7 +113,8 @@ ERRORS: dict[type[SubflowError], ErrorMapping] = {
     ScenarioInvalid: ErrorMapping(_422, "value_error", lambda exc, w: w.document()),  # per error: see _details
     UnknownStrategy: ErrorMapping(_422, "unknown_strategy", _strategy_loc),
     UnknownEngine: ErrorMapping(_422, "unknown_engine", lambda exc, w: ["body", "engine"]),
-    EngineCannotRun: ErrorMapping(_422, "engine_cannot_run", _strategy_loc),
+    EngineCannotRun: ErrorMapping(_422, "engine_cannot_run", lambda exc, w: ["body", "engine"]),
+    StrategyNotSupported: ErrorMapping(_422, "engine_cannot_run", _strategy_loc),
     Unreachable: ErrorMapping(_422, "unreachable", _flow_loc),
     ImportFailed: ErrorMapping(_422, "import_failed", lambda exc, w: ["body", "file"]),
     LinkInvalid: ErrorMapping(_422, "link_invalid", lambda exc, w: w.document("links", exc.link, exc.field)),
