@@ -251,3 +251,37 @@ def test_worker_notices_a_deleted_comparison(sessions, naval_direct, tasks):
     with pytest.raises(tasks.ComparisonGone):
         progress.set(0.5)
     assert tasks._claim(cid) is None and tasks._status(cid) is None
+
+
+class FakeAgentClient:
+    """Stands in for the emulator agent's HTTP client; a plan reaching it is a test failure."""
+
+    def __enter__(self) -> "FakeAgentClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def run(self, plan, on_progress=None):
+        raise AssertionError(f"no plan should reach the agent: {plan.strategy}")
+
+
+def test_a_flow_connected_only_by_a_link_that_is_always_down_fails_in_the_worker(
+    sessions, naval_direct, fake_agent, tasks, monkeypatch
+):
+    """The API's check is the union of links and associations over the run; a flow that it lets
+    through but that no plan can route becomes ``failed`` naming the flow (no agent call)."""
+    naval_direct["nodes"].append({"id": "island", "kind": "host", "position": {"x_m": 0, "y_m": 5000}})
+    naval_direct["links"].append({"id": "ship-island", "src": "ship", "dst": "island", "bandwidth_mbps": 10,
+                                  "delay_ms": 1})
+    naval_direct["link_events"] = [{"t_s": 0, "link": "ship-island", "state": "down"}]
+    naval_direct["flows"].append({"id": "f3", "src": "sta1", "dst": "island", "rate_mbps": 1})
+    monkeypatch.setattr(tasks, "_agent_client", FakeAgentClient)
+    with sessions() as s:
+        row = crud.create_comparison(s, _scenario(s, naval_direct), _body(strategies=["sptcp", "mptcp"]))
+        assert row.status == "queued"
+    assert tasks.run_comparison(row.id) == "failed"
+    with sessions() as s:
+        done = _row(s, row.id)
+        assert done.status == "failed" and done.result is None and done.finished_at is not None
+        assert done.error == "flow 'f3': no path from 'sta1' to 'island' at any time of the run"
