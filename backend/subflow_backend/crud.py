@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
 from subflow.errors import SubflowError, UnknownEngine, Unreachable
+from subflow.limits import check_scenario, check_sweep
 from subflow.plan import resolve_plan
 from subflow.scenario import Scenario, check_references, load_scenario
 from subflow.strategies import get_strategy
@@ -41,10 +42,13 @@ def _name_taken(session: Session, name: str, exclude_id: str | None = None) -> b
 
 
 def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
+    """The validated scenario, within the ``MAX_*`` limits (ScenarioInvalid / LimitExceeded)."""
     if isinstance(scenario, Scenario):
         check_references(scenario)
-        return scenario
-    return load_scenario(scenario)
+    else:
+        scenario = load_scenario(scenario)
+    check_scenario(scenario, settings.limits)
+    return scenario
 
 
 def _commit_unique(session: Session, name: str) -> None:
@@ -154,6 +158,8 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
         its ``loc`` attribute is set to ``["scenario", "flows", index]``.
     ScenarioInvalid
         If the stored document no longer validates.
+    LimitExceeded
+        More runs (sweep values × repetitions) than ``MAX_SWEEP_UNITS``.
     """
     for name in body.strategies:
         get_strategy(name)
@@ -162,6 +168,7 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
     if body.seed is not None:
         snapshot.setdefault("run", {})["seed"] = body.seed
     sc = load_scenario(snapshot)
+    check_sweep(len(body.sweep.values) if body.sweep is not None else 1, body.repetitions, settings.limits)
     units = expand(sc.model_dump(mode="json"), body.sweep, body.repetitions)
     for unit in units:
         if unit.repetition:

@@ -8,7 +8,10 @@ Routes live under ``/api`` (OpenAPI UI at ``/docs``). Domain errors from
 * :class:`~subflow.errors.UnknownStrategy` / :class:`~subflow.errors.UnknownEngine`
   → 422 naming ``["body", "strategies"]`` / ``["body", "engine"]``;
 * :class:`~subflow.errors.Unreachable` → 422 naming ``["scenario", "flows", i]``;
-* :class:`subflow_backend.crud.ScenarioNameTaken` → 409.
+* :class:`subflow_backend.crud.ScenarioNameTaken` → 409;
+* :class:`~subflow.errors.LimitExceeded` (a ``ScenarioInvalid``) → 422 naming the ``MAX_*`` setting;
+  request bodies over ``MAX_BODY_BYTES`` / ``MAX_UPLOAD_BYTES`` → 413
+  (:class:`subflow_backend.body_limit.BodySizeLimit`).
 
 If the built frontend (``settings.FRONTEND_DIST``, default ``frontend/dist``)
 exists, it is served at ``/`` as a single-page app: files by path, and
@@ -38,6 +41,7 @@ from subflow.errors import (
 )
 
 from subflow_backend.api.main import api_router
+from subflow_backend.body_limit import BodySizeLimit, limit_for_path
 from subflow_backend.crud import ScenarioNameTaken
 from subflow_backend.settings import settings
 
@@ -46,6 +50,9 @@ app = FastAPI(
     version="0.1.0",
     description="Network planning: compare single-path and multipath TCP on mobile wireless scenarios.",
 )
+
+# request bodies over MAX_BODY_BYTES (uploads: MAX_UPLOAD_BYTES) are refused with 413 before any parsing
+app.add_middleware(BodySizeLimit, limit=limit_for_path(settings.MAX_BODY_BYTES, settings.MAX_UPLOAD_BYTES))
 
 if settings.BACKEND_CORS_ORIGINS:
     app.add_middleware(
