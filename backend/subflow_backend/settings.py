@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     ``TASK_SOFT_TIME_LIMIT_S`` / ``TASK_TIME_LIMIT_S`` bound one task attempt.
     """
 
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False)
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False, hide_input_in_errors=True)
 
     SUBFLOW_ENV: Literal["local", "test", "production"] = "local"
     SUBFLOW_DATA_DIR: Path = Path("./.subflow")

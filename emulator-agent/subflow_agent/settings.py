@@ -17,7 +17,7 @@ class AgentSettings(BaseSettings):
     finished runs kept in memory; ``AGENT_RUN_TIME_BUDGET_S`` stops a run that takes longer
     (wall clock)."""
 
-    model_config = SettingsConfigDict(env_prefix="", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", hide_input_in_errors=True)
 
     subflow_env: str = "local"
     agent_token: str = ""
