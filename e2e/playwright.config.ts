@@ -8,6 +8,10 @@
  *   SUBFLOW_BENCH=1    also define the "bench" project (bench/: reported figures, no
  *                      timing assertions); run it with `npm run bench`
  *
+ * The service must serve the frontend's e2e test build (`npm run build:e2e` → frontend/dist-e2e,
+ * FRONTEND_DIST pointing there), the only build with the test hook `window.__subflowCy`;
+ * global-setup.ts checks it first.
+ *
  * Step screenshots and failure artifacts go to e2e/test-results/.
  */
 import { defineConfig, devices } from "@playwright/test";
@@ -34,6 +38,8 @@ const chromium = {
 };
 
 export default defineConfig({
+  // fails at once unless the service serves the e2e test build (window.__subflowCy)
+  globalSetup: "./global-setup.ts",
   outputDir: "./test-results",
   timeout: 180_000,
   expect: { timeout: 15_000 },

@@ -4,6 +4,12 @@ import type { Page, TestInfo } from "@playwright/test";
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
+/**
+ * The project's shared data folder: the repository's sibling `shared/` (never copied into the
+ * repository); override with SUBFLOW_SHARED_DIR (e.g. from a git worktree elsewhere).
+ */
+export const SHARED_DIR = process.env.SUBFLOW_SHARED_DIR || path.resolve(REPO_ROOT, "..", "shared");
+
 /** Where step screenshots go: e2e/test-results/screenshots (override: SUBFLOW_E2E_SCREENSHOTS). */
 export const SCREENSHOT_DIR =
   process.env.SUBFLOW_E2E_SCREENSHOTS || path.resolve(__dirname, "..", "test-results", "screenshots");
