@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
 from subflow.errors import SubflowError, UnknownEngine, Unreachable
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow.scenario import Scenario, check_references, load_scenario
 from subflow.strategies import get_strategy
 from subflow.sweeps import expand

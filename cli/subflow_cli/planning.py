@@ -43,7 +43,7 @@ from rich.table import Table
 from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.fdm import allocate_fdm
 from subflow.imports import import_scenario, load_network
-from subflow.paths import METRICS, Routes, parse_pairs, route_report
+from subflow.shortest_paths import METRICS, Routes, parse_pairs, route_report
 
 planning_app = typer.Typer(add_completion=False, help="Routes, bandwidth allocation and topology import.")
 

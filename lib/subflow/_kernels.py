@@ -1,4 +1,4 @@
-"""Compiled inner loops of the path algorithms (private; see :mod:`subflow.paths`).
+"""Compiled inner loops of the path algorithms (private; see :mod:`subflow.shortest_paths`).
 
 Every kernel works on the arrays of :class:`subflow.network.Network`: ``indptr``
 and ``adj`` (outgoing arcs per node, CSR), ``arc_dst`` and per-arc weights.

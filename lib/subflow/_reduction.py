@@ -1,4 +1,4 @@
-"""Exact all-pairs TCPBP on a contracted graph (private; see :func:`subflow.paths.all_pairs`).
+"""Exact all-pairs TCPBP on a contracted graph (private; see :func:`subflow.shortest_paths.all_pairs`).
 
 Real topologies are full of forced detours: *leaves* (one neighbour) and
 *chain* nodes (two neighbours). A path that passes through a chain node must

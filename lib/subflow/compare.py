@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from subflow.plan import RunPlan, resolve_plan
+from subflow.plan import RunPlan
+from subflow.resolve import resolve_plan
 from subflow.results import EngineOutput, StrategyResult, comparison_document, summarize
 from subflow.scenario import Scenario, load_scenario
 from subflow.strategies import get_strategy

@@ -5,7 +5,7 @@ Path costs
 ``hop`` (hops), ``delay`` (Σ one-way ``delay_ms``), ``loss`` (composed one-way
 loss 1 − Π(1 − p_i)) and ``tcpbp`` (f(d, p) = d·√p, thesis §3.1 and Eq. 2.3,
 with d the one-way delay in ms and p the composed one-way loss). Routes under
-these metrics are computed by :mod:`subflow.paths`.
+these metrics are computed by :mod:`subflow.shortest_paths`.
 
 Throughput models
 -----------------
@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subflow.errors import UnknownNode
 from subflow.network import Network
-from subflow.paths import METRICS, Path, metric_cost
+from subflow.shortest_paths import METRICS, Path, metric_cost
 from subflow.results import jain_index
 
 __all__ = [

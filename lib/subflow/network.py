@@ -2,7 +2,7 @@
 
 :class:`Network` is a directed multigraph held in NumPy arrays, one entry per
 *arc* (a direction of a link), so the path and allocation kernels in
-:mod:`subflow.paths`, :mod:`subflow.fdm` and :mod:`subflow.mptcp_routing` run
+:mod:`subflow.shortest_paths`, :mod:`subflow.fdm` and :mod:`subflow.mptcp_path_selection` run
 on plain arrays. Arc ``a`` goes from node ``src[a]`` to node ``dst[a]`` and
 carries:
 
@@ -69,7 +69,7 @@ class Network:
     Build one with :meth:`from_scenario`, :meth:`from_links` or
     :meth:`from_arcs`; constructing it directly skips validation. ``cache``
     holds derived structures (e.g. the contracted graph of
-    :func:`subflow.paths.all_pairs`); the arrays must not be modified in
+    :func:`subflow.shortest_paths.all_pairs`); the arrays must not be modified in
     place — use :meth:`with_arrays` for new link state.
     """
 

@@ -47,7 +47,7 @@ def routes_document(scenario: dict[str, Any], request: RoutesRequest) -> dict[st
     ------
     ScenarioInvalid, UnknownNode, LinkInvalid, ValueError
     """
-    from subflow.paths import route_report
+    from subflow.shortest_paths import route_report
 
     net = Network.from_scenario(scenario)
     return route_report(net, request.metric, request.k, request.pairs)

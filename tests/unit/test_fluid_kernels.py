@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow_agent.engines import fluid_vec
 from subflow_agent.engines.fluid import VECTOR_MIN_SUBFLOWS, run
 

@@ -24,7 +24,7 @@ from subflow.metrics import (
     tcpbp_cost,
 )
 from subflow.network import Network
-from subflow.paths import shortest_path
+from subflow.shortest_paths import shortest_path
 
 
 def test_compose_loss_is_one_minus_product_of_survivals():

@@ -20,7 +20,7 @@ import pytest
 from subflow.errors import LinkInvalid, UnknownNode
 from subflow.imports import load_network
 from subflow.network import Network
-from subflow.paths import (
+from subflow.shortest_paths import (
     METRICS,
     all_pairs,
     compute_routes,

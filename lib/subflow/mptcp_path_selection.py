@@ -52,7 +52,7 @@ import numpy as np
 
 from subflow import _kernels as K
 from subflow.network import Network
-from subflow.paths import Path, k_shortest_paths
+from subflow.shortest_paths import Path, k_shortest_paths
 
 __all__ = [
     "Adjustment",
