@@ -212,11 +212,7 @@ def _search(
         lab = best[t]
         if lab < 0:
             return None
-        arcs = []
-        while LI[lab, 2] >= 0:
-            arcs.append(int(LI[lab, 2]))
-            lab = LI[lab, 1]
-        return arcs[::-1]
+        return K.label_path(LI[:, 1], LI[:, 2], lab).tolist()
     if metric == "tcpbp-greedy":
         _, _, _, pred, _ = K.greedy(indptr, adj, net.dst, net.delay_ms, net.q, s, root_d, root_q, node_ok, arc_ok, t)
     else:
@@ -224,13 +220,7 @@ def _search(
         pred = K.lex_dijkstra(indptr, adj, net.dst, w1, w2, net.delay_ms, net.q, s, node_ok, arc_ok, t)[2]
     if s != t and pred[t] < 0:
         return None
-    arcs = []
-    v = t
-    while v != s:
-        a = int(pred[v])
-        arcs.append(a)
-        v = int(net.src[a])
-    return arcs[::-1]
+    return K.tree_path(pred, net.src, s, t).tolist()
 
 
 def _lower_bounds(net: Network, t: int) -> tuple[np.ndarray, np.ndarray]:
@@ -390,18 +380,10 @@ class AllPairs:
         """Arc indices of the route from ``sources[i]`` to node ``t`` (None: unreachable)."""
         if self.hops[i, t] < 0:
             return None
-        out: list[int] = []
         if self._reduced is not None:
             return self._reduced.arcs(i, t)
-        else:
-            assert self._pred is not None
-            s = int(self.sources[i])
-            v = t
-            while v != s:
-                a = int(self._pred[i, v])
-                out.append(a)
-                v = int(self.net.src[a])
-        return out[::-1]
+        assert self._pred is not None
+        return K.tree_path(self._pred[i], self.net.src, int(self.sources[i]), int(t)).tolist()
 
     def flat_routes(self) -> tuple[np.ndarray, np.ndarray]:
         """Every route at once: route (i, t) is the arcs
