@@ -43,7 +43,7 @@ from rich.table import Table
 from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.fdm import allocate_fdm
 from subflow.imports import import_scenario, load_network
-from subflow.shortest_paths import METRICS, Routes, parse_pairs, route_report
+from subflow.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
 
 planning_app = typer.Typer(add_completion=False, help="Routes, bandwidth allocation and topology import.")
 
@@ -84,8 +84,8 @@ def routes(
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON document.")] = False,
 ) -> None:
     """Best routes of FILE's node pairs under a metric."""
-    if metric not in METRICS:
-        _fail(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    if metric not in ROUTING_METRICS:
+        _fail(f"unknown metric {metric!r}; choose one of {', '.join(ROUTING_METRICS)}")
     if k < 1:
         _fail("--k must be at least 1")
     net = _network(file)

@@ -30,11 +30,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
 from subflow.errors import LinkInvalid, UnknownNode
+
+RoutingMetric = Literal["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"]
+"""A route metric over the arcs (hops, Σ delay_ms, composed loss, TCPBP's d·√p, or the thesis's
+greedy TCPBP); defined by :mod:`subflow.shortest_paths` (``ROUTING_METRICS``) and kept here,
+light to import, for the request documents of :mod:`subflow.planning_requests`."""
 
 
 @dataclass(frozen=True)
