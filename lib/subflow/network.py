@@ -20,9 +20,14 @@ scans arcs in this order, which makes tie-breaking deterministic.
 Conventions
 -----------
 * A scenario link is full duplex: it becomes two arcs, each with the link's
-  full ``bandwidth_mbps`` (as :func:`subflow.plan.resolve_plan` does).
-* Only wired links are included; the radio hops of stations (which change
-  with mobility) are planned by :mod:`subflow.plan`, not here.
+  full ``bandwidth_mbps`` (as :func:`subflow.resolve.resolve_plan` does).
+* :meth:`Network.from_scenario` includes only wired links; the radio hops of
+  stations (which change with mobility) are added per interval of a run by
+  :func:`subflow.resolve.resolve_plan`, whose interval topologies are
+  ``Network`` objects too, with the plan's resource id as ``link``
+  (``"<link>:<a>><b>"`` per direction, ``"air:<ap>"``; see
+  :mod:`subflow.path_policies`). The SDN controller's FDM view
+  (:mod:`subflow.controller`) is also a ``Network``.
 * Parallel arcs (two links joining the same nodes) are allowed.
 """
 

@@ -64,3 +64,14 @@ def test_min_delay_matches_networkx_dijkstra(seed):
                 assert path is None
             else:
                 assert sum(g.delay_ms[a] for a in path) == pytest.approx(dist[t])
+
+
+def test_every_strategy_path_name_has_a_policy():
+    from typing import get_args, get_type_hints
+
+    from subflow.path_policies import PATH_POLICIES
+    from subflow.strategies import STRATEGIES, Strategy
+
+    names = set(get_args(get_type_hints(Strategy)["paths"]))
+    assert names == set(PATH_POLICIES)
+    assert {s.paths for s in STRATEGIES.values()} <= names
