@@ -82,7 +82,6 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -469,7 +468,6 @@ def max_concurrent_flow(
     K_ = len(rate)
     free = [k for k in range(K_) if candidates[k] is None]
     sources = sorted({int(src[k]) for k in free})
-    si_of = {s: i for i, s in enumerate(sources)}
     n_arc_vars = len(sources) * mu
     path_vars: list[tuple[int, tuple[int, ...]]] = []
     for k in range(K_):
