@@ -147,7 +147,8 @@ def tcpbp_path(net: Network, src: str, dst: str) -> list[int] | None:
     Uses the label-setting search of :func:`subflow.shortest_paths.shortest_path`
     (Pareto labels; the thesis's greedy Dijkstra can miss the optimum because
     the metric is not isotonic). Among paths of equal cost (e.g. all lossless),
-    smaller delay, then fewer hops win. ``[]`` if ``src == dst``, ``None`` if
+    smaller delay, then smaller loss, then fewer hops win (as in the module
+    table of :mod:`subflow.shortest_paths`). ``[]`` if ``src == dst``, ``None`` if
     unreachable.
 
     References
