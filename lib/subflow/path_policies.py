@@ -233,10 +233,10 @@ def single_path(metric: str) -> PathPolicy:
 def per_interface(net: Network, flow_id: str, src: str, dst: str) -> list[SubflowPath]:
     """One subflow ``<flow>/<neighbour>`` per interface (incident hop) of the multi-homed end
     (the source, or the destination if only it has more), each on the minimum-hop path through it."""
-    indptr, adj = net.csr()
+    (indptr, adj), (rindptr, radj) = net.csr(), net.reverse_csr()
     s, t = net.node_index(src), net.node_index(dst)
     out_src = adj[indptr[s] : indptr[s + 1]].tolist()
-    into_dst = [a for a in range(net.m) if net.dst[a] == t]
+    into_dst = radj[rindptr[t] : rindptr[t + 1]].tolist()
     name, link = net.nodes, net.link
     subflows: list[SubflowPath] = []
     if len(out_src) >= len(into_dst):
