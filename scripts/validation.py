@@ -254,7 +254,7 @@ def cmt_figures(md: list[str]) -> None:
 def real_tcp_section(md: list[str]) -> None:
     """The fluid engine against the linux engine (kernel TCP/MPTCP in namespaces; root, real time)."""
     sys.path.insert(0, str(ROOT))
-    from subflow.plan import resolve_plan
+    from subflow.resolve import resolve_plan
     from subflow_engines import all_engines, linux
     from subflow_engines.fluid import run as fluid_run
     from tests.linux.scenarios import CUT_END_S, CUT_START_S, path_cut, two_path

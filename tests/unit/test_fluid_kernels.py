@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow_engines import fluid_vec
 from subflow_engines.fluid import VECTOR_MIN_SUBFLOWS, run
 
