@@ -54,6 +54,19 @@ class Settings(BaseSettings):
     #: Extra origins allowed by CORS (e.g. the Vite dev server); same-origin needs none.
     BACKEND_CORS_ORIGINS: list[str] = []
 
+    #: Engines that run as root on the agent's host; a comparison on one needs the user's
+    #: ``can_run_linux`` permission (off by default).
+    PRIVILEGED_ENGINES: list[str] = ["linux", "mininet-wifi"]
+    #: Lifetime of a browser session (cookie) and of a bearer access token from ``POST /api/auth/login``.
+    SESSION_TTL_S: int = Field(default=12 * 3600, gt=0)
+    ACCESS_TOKEN_TTL_S: int = Field(default=30 * 60, gt=0)
+    #: Set the session cookie's ``Secure`` flag (serve over HTTPS when true).
+    SESSION_COOKIE_SECURE: bool = False
+    #: Sign-in rate limit: at most this many failures per username and client address
+    #: within ``LOGIN_WINDOW_S`` seconds; then 429 until the window has passed.
+    LOGIN_MAX_FAILURES: int = Field(default=5, ge=1)
+    LOGIN_WINDOW_S: int = Field(default=300, gt=0)
+
     AGENT_HTTP_TIMEOUT_S: float = Field(default=10.0, gt=0)
     AGENT_POLL_INTERVAL_S: float = Field(default=0.25, gt=0)
     AGENT_RUN_DEADLINE_S: float = Field(default=900.0, gt=0)
