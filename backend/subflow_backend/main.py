@@ -39,6 +39,7 @@ from subflow.errors import (
 
 from subflow_backend.api.main import api_router
 from subflow_backend.crud import ScenarioNameTaken
+from subflow_backend.headers import SecurityHeadersMiddleware
 from subflow_backend.settings import settings
 
 app = FastAPI(
@@ -46,6 +47,8 @@ app = FastAPI(
     version="0.1.0",
     description="Network planning: compare single-path and multipath TCP on mobile wireless scenarios.",
 )
+
+app.add_middleware(SecurityHeadersMiddleware)
 
 if settings.BACKEND_CORS_ORIGINS:
     app.add_middleware(
