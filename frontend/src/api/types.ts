@@ -51,6 +51,8 @@ export const NODE_KINDS: readonly NodeKind[] = ["host", "station", "access_point
 export type Id = string | number;
 
 export type ScenarioSummary = S["ScenarioSummary"];
+export type AccessToken = S["AccessToken"];
+export type UserPublic = S["UserPublic"];
 export type ScenarioPublic = Omit<S["ScenarioPublic"], "scenario"> & { scenario: ScenarioDocument };
 export interface ListPage<T> {
   data: T[];

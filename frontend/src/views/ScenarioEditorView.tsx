@@ -89,6 +89,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saveProblems, setSaveProblems] = useState<string[]>([]);
   const [saving, setSaving] = useState(false);
+  /** Someone saved the scenario after it was loaded (412 on save): offer to reload or keep a copy. */
+  const [conflict, setConflict] = useState(false);
   const [savedNote, setSavedNote] = useState<string | null>(null);
   const [ghosts, setGhosts] = useState<Ghosts | null>(null);
   const [comparisons, setComparisons] = useState<ComparisonSummary[]>([]);
@@ -232,7 +234,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
     setSaveProblems([]);
     setSavedNote(null);
     try {
-      const saved = id ? await api.updateScenario(id, doc) : await api.createScenario(doc);
+      const saved = id && item ? await api.updateScenario(id, doc, item.version) : await api.createScenario(doc);
       setErrors({});
       if (!id) {
         dirtyRef.current = false;
@@ -245,7 +247,10 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       setSavedJson(canonicalJson(saved.scenario));
       setSavedNote(`Saved version ${saved.version}.`);
     } catch (err) {
-      if (err instanceof ApiError && err.validation) {
+      if (err instanceof ApiError && err.status === 412) {
+        setConflict(true);
+        setSaveProblems([`Someone else saved this scenario after you opened it. ${err.message}`]);
+      } else if (err instanceof ApiError && err.validation) {
         const fe = fieldErrors(err.validation);
         setErrors(fe);
         setSaveProblems(errorLines(err));
@@ -259,6 +264,35 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       } else setSaveProblems(errorLines(err));
     } finally {
       setSaving(false);
+    }
+  };
+
+  /** Conflict: drop the edits and load the version saved meanwhile. */
+  const reloadSaved = async () => {
+    if (!id) return;
+    try {
+      const s = await api.getScenario(id);
+      setItem(s);
+      dispatch({ type: "reset", doc: s.scenario });
+      setSavedJson(canonicalJson(s.scenario));
+      setConflict(false);
+      setSaveProblems([]);
+      setSavedNote(`Reloaded version ${s.version}.`);
+    } catch (err) {
+      setSaveProblems(errorLines(err));
+    }
+  };
+
+  /** Conflict: keep the edits as a new scenario (a fork of the edited document). */
+  const saveAsCopy = async () => {
+    try {
+      const copy = await api.createScenario({ ...doc, name: `${doc.name} (copy ${new Date().toISOString().slice(0, 19)})` });
+      dirtyRef.current = false;
+      setSavedJson(canonicalJson(doc));
+      setConflict(false);
+      navigate(`/scenarios/${encodeURIComponent(String(copy.id))}`);
+    } catch (err) {
+      setSaveProblems(errorLines(err));
     }
   };
 
@@ -357,6 +391,16 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         </div>
       ) : null}
       <ErrorList title="Not saved — the server found problems:" items={saveProblems} />
+      {conflict ? (
+        <div className="conflict-actions">
+          <button type="button" className="btn" onClick={reloadSaved}>
+            Reload the saved version (drop my edits)
+          </button>
+          <button type="button" className="btn btn-primary" onClick={saveAsCopy}>
+            Save my edits as a new scenario
+          </button>
+        </div>
+      ) : null}
       {picking && id ? <RunDialog scenarioId={id} doc={doc} onClose={() => setPicking(false)} /> : null}
 
       <div className="editor-grid">
