@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Path, Request, Response, status
 
-from subflow_backend import audit, crud, history
+from subflow_backend import audit, history
 from subflow_backend.api.deps import PrincipalDep, ScenarioDep, ScenarioEditDep, SessionDep, client_ip, target_project
 from subflow_backend.api.routes.scenarios import _save, to_public
 from subflow_backend.schemas import ScenarioPublic
