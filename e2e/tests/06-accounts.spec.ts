@@ -1,0 +1,96 @@
+/**
+ * Accounts in the browser: two tabs saving the same scenario (the second is told and keeps its
+ * edits as a new scenario), and a viewer who sees only their project and is refused an edit.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { REPO_ROOT, snap, uniqueName } from "./helpers";
+
+function naval(name: string): any {
+  const doc = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples", "naval-direct-move.json"), "utf8"));
+  doc.name = name;
+  return doc;
+}
+
+async function setLoss(page: Page, percent: string) {
+  await page.getByText(/^Elements \(/).click();
+  await page.getByRole("list", { name: "Links" }).getByRole("button", { name: "satcom-ship" }).click();
+  await page.getByLabel("Loss (%)").fill(percent);
+}
+
+test("two tabs save the same scenario: the second is told and keeps its edits as a new scenario", async ({ page, request }, testInfo) => {
+  const name = uniqueName("conflict");
+  const created = await request.post("/api/scenarios", { data: naval(name) });
+  expect(created.status()).toBe(201);
+  const sid = (await created.json()).id as string;
+
+  const tabA = page;
+  const tabB = await page.context().newPage();
+  await tabA.goto(`/scenarios/${sid}`);
+  await tabB.goto(`/scenarios/${sid}`);
+  await setLoss(tabA, "1");
+  await setLoss(tabB, "2");
+
+  await tabA.getByRole("button", { name: "Save" }).click();
+  await expect(tabA.getByText("Saved version 2.")).toBeVisible();
+  await tabB.getByRole("button", { name: "Save" }).click();
+  await expect(tabB.getByRole("alert").filter({ hasText: "Not saved" })).toContainText("Someone else saved this scenario");
+  await snap(tabB, testInfo, "01-conflict");
+
+  const stored = await (await request.get(`/api/scenarios/${sid}`)).json();
+  expect(stored.version).toBe(2);
+  expect(stored.scenario.links.find((l: any) => l.id === "satcom-ship").loss).toBeCloseTo(0.01, 9);
+
+  await tabB.getByRole("button", { name: "Save my edits as a new scenario" }).click();
+  await expect(tabB).not.toHaveURL(new RegExp(`/scenarios/${sid}$`));
+  const copyId = decodeURIComponent(tabB.url().split("/scenarios/")[1]);
+  const copy = await (await request.get(`/api/scenarios/${copyId}`)).json();
+  expect(copy.name).toContain(`${name} (copy`);
+  expect(copy.scenario.links.find((l: any) => l.id === "satcom-ship").loss).toBeCloseTo(0.02, 9);
+  // the first tab's version is untouched, and the history has both versions
+  const versions = await (await request.get(`/api/scenarios/${sid}/versions`)).json();
+  expect(versions.data.map((v: any) => v.version)).toEqual([2, 1]);
+  await tabB.close();
+});
+
+test("a viewer sees only their project's scenarios and is refused an edit", async ({ browser, request }, testInfo) => {
+  const username = `viewer-${Date.now()}`;
+  const password = `pw-${Math.random().toString(36).slice(2)}-x`;
+  const user = await request.post("/api/users", { data: { username, password } });
+  expect(user.status()).toBe(201);
+  const project = await request.post("/api/projects", { data: { name: uniqueName("viewer project") } });
+  expect(project.status()).toBe(201);
+  const pid = (await project.json()).id as string;
+  const uid = (await user.json()).id as string;
+  expect((await request.put(`/api/projects/${pid}/members/${uid}`, { data: { role: "viewer" } })).status()).toBe(200);
+  const name = uniqueName("viewed");
+  const created = await request.post(`/api/scenarios?project_id=${pid}`, { data: naval(name) });
+  expect(created.status()).toBe(201);
+  const sid = (await created.json()).id as string;
+
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  await page.goto("/");
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("account-name")).toHaveText(username);
+  const list = page.getByRole("list", { name: "Scenarios" });
+  await expect(list.getByRole("link", { name, exact: true })).toBeVisible();
+  await expect(list.getByRole("link")).toHaveCount(1); // not the examples of the default project
+  await snap(page, testInfo, "01-viewer-list");
+
+  await list.getByRole("link", { name, exact: true }).click();
+  await setLoss(page, "3");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Not saved" })).toContainText("viewer");
+  await snap(page, testInfo, "02-viewer-refused");
+  const stored = await (await request.get(`/api/scenarios/${sid}`)).json();
+  expect(stored.version).toBe(1);
+
+  // signing out shows the sign-in page again
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("heading", { name: "Sign in to Subflow" })).toBeVisible();
+  await context.close();
+});
