@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { Link, Outlet, createBrowserRouter } from "react-router";
 import { api, isAbort, onUnauthorized } from "./api/client";
 import type { UserPublic } from "./api/types";
+import { AccountView } from "./views/AccountView";
 import { BenchView } from "./views/BenchView";
 import { CompareView } from "./views/CompareView";
 import { ComparisonView } from "./views/ComparisonView";
@@ -86,9 +87,9 @@ export function Layout() {
         <span className="tagline">Transport strategy planning for mobile wireless networks</span>
         {user ? (
           <span className="account">
-            <span className="account-name" data-testid="account-name">
+            <Link to="/account" className="account-name" data-testid="account-name" title="Your API tokens">
               {user.username}
-            </span>
+            </Link>
             <button type="button" className="btn btn-small" onClick={signOut}>
               Sign out
             </button>
@@ -110,6 +111,7 @@ export const router = createBrowserRouter([
       { path: "/scenarios/:id", element: <ScenarioEditorRoute /> },
       { path: "/scenarios/:id/comparisons/:cid", element: <ComparisonView /> },
       { path: "/scenarios/:id/compare", element: <CompareView /> },
+      { path: "/account", element: <AccountView /> },
       { path: "/bench/chart", element: <BenchView /> },
       { path: "*", element: <NotFound /> },
     ],

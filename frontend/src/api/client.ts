@@ -6,6 +6,9 @@
  */
 import type {
   AccessToken,
+  ApiTokenCreate,
+  ApiTokenCreated,
+  ApiTokenPublic,
   ComparisonPublic,
   EngineInfo,
   TimelinePublic,
@@ -110,6 +113,11 @@ export const api = {
     }),
   logout: () => request<void>("/api/auth/logout", { method: "POST" }),
   me: (signal?: AbortSignal) => request<UserPublic>("/api/users/me", {}, signal),
+  listTokens: (signal?: AbortSignal) => request<ListPage<ApiTokenPublic>>("/api/users/me/tokens", {}, signal),
+  /** A new personal API token; the answer's `token` is shown once. */
+  createToken: (body: ApiTokenCreate) =>
+    request<ApiTokenCreated>("/api/users/me/tokens", { method: "POST", body: JSON.stringify(body) }),
+  revokeToken: (tokenId: Id) => request<void>(`/api/users/me/tokens/${enc(String(tokenId))}`, { method: "DELETE" }),
   listScenarios: (signal?: AbortSignal) =>
     request<ListPage<ScenarioSummary>>("/api/scenarios", {}, signal),
   getScenario: (id: Id, signal?: AbortSignal) =>

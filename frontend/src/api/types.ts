@@ -53,6 +53,9 @@ export type Id = string | number;
 export type ScenarioSummary = S["ScenarioSummary"];
 export type AccessToken = S["AccessToken"];
 export type UserPublic = S["UserPublic"];
+export type ApiTokenPublic = S["ApiTokenPublic"];
+export type ApiTokenCreate = S["ApiTokenCreate"];
+export type ApiTokenCreated = S["ApiTokenCreated"];
 export type ScenarioPublic = Omit<S["ScenarioPublic"], "scenario"> & { scenario: ScenarioDocument };
 export interface ListPage<T> {
   data: T[];
