@@ -94,3 +94,30 @@ test("a viewer sees only their project's scenarios and is refused an edit", asyn
   await expect(page.getByRole("heading", { name: "Sign in to Subflow" })).toBeVisible();
   await context.close();
 });
+
+test("a personal API token created in the UI works once copied and stops when revoked", async ({ page, playwright }, testInfo) => {
+  await page.goto("/");
+  await page.getByTestId("account-name").click();
+  await expect(page.getByRole("heading", { name: "API tokens" })).toBeVisible();
+  const name = uniqueName("ui token");
+  const form = page.getByRole("form", { name: "New API token" });
+  await form.getByLabel("Name").fill(name);
+  await form.getByLabel("Scope").selectOption("read");
+  await form.getByRole("button", { name: "Create token" }).click();
+  const token = (await page.getByTestId("new-token").textContent())?.trim() ?? "";
+  expect(token).toMatch(/^sft_/);
+  const row = page.getByRole("table", { name: "Your API tokens" }).getByRole("row").filter({ hasText: name });
+  await expect(row).toContainText("read");
+  await snap(page, testInfo, "01-token-created");
+
+  // a client without the browser's cookie, with the token only
+  const api = await playwright.request.newContext({ storageState: { cookies: [], origins: [] } });
+  const auth = { Authorization: `Bearer ${token}` };
+  expect((await api.get("/api/users/me")).status()).toBe(401);
+  expect((await api.get("/api/users/me", { headers: auth })).status()).toBe(200);
+  expect((await api.post("/api/projects", { headers: auth, data: { name: uniqueName("nope") } })).status()).toBe(403);
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await expect(row).toHaveCount(0);
+  expect((await api.get("/api/users/me", { headers: auth })).status()).toBe(401);
+  await api.dispose();
+});
