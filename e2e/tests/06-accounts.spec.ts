@@ -1,6 +1,7 @@
 /**
  * Accounts in the browser: two tabs saving the same scenario (the second is told and keeps its
- * edits as a new scenario), and a viewer who sees only their project and is refused an edit.
+ * edits as a new scenario) and restoring an old version; a viewer who sees only their project and
+ * is refused an edit; a personal API token made in the UI.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -52,6 +53,19 @@ test("two tabs save the same scenario: the second is told and keeps its edits as
   const versions = await (await request.get(`/api/scenarios/${sid}/versions`)).json();
   expect(versions.data.map((v: any) => v.version)).toEqual([2, 1]);
   await tabB.close();
+
+  // restore version 1 from the editor's version list: a new version 3 with version 1's document
+  await tabA.reload();
+  const list = tabA.getByRole("list", { name: "Versions" });
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+  await list.getByRole("button", { name: "Restore v1" }).click();
+  await expect(tabA.getByText("Restored version 1 as version 3.")).toBeVisible();
+  await expect(list.getByRole("listitem")).toHaveCount(3);
+  await snap(tabA, testInfo, "02-restored");
+  const v1 = await (await request.get(`/api/scenarios/${sid}/versions/1`)).json();
+  const now = await (await request.get(`/api/scenarios/${sid}`)).json();
+  expect(now.version).toBe(3);
+  expect(now.scenario).toEqual(v1.scenario);
 });
 
 test("a viewer sees only their project's scenarios and is refused an edit", async ({ browser, request }, testInfo) => {

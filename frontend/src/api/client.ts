@@ -19,6 +19,7 @@ import type {
   ScenarioDocument,
   ScenarioPublic,
   ScenarioSummary,
+  ScenarioVersionSummary,
   StrategyInfo,
   UserPublic,
   ValidationErrorItem,
@@ -132,6 +133,11 @@ export const api = {
       undefined,
       { "If-Match": versionEtag(version) },
     ),
+  listVersions: (id: Id, signal?: AbortSignal) =>
+    request<ListPage<ScenarioVersionSummary>>(`/api/scenarios/${enc(String(id))}/versions`, {}, signal),
+  /** Make version `version` current again (as a new version). */
+  restoreVersion: (id: Id, version: number) =>
+    request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}/versions/${version}/restore`, { method: "POST" }),
   listStrategies: (signal?: AbortSignal) => request<StrategyInfo[]>("/api/strategies", {}, signal),
   listComparisons: (scenarioId: Id, signal?: AbortSignal) =>
     request<ListPage<ComparisonSummary>>(

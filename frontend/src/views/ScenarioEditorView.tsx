@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Link, useBlocker, useNavigate, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
-import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic } from "../api/types";
+import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic, ScenarioVersionSummary } from "../api/types";
 import { NODE_KINDS } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
@@ -91,6 +91,17 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [saving, setSaving] = useState(false);
   /** Someone saved the scenario after it was loaded (412 on save): offer to reload or keep a copy. */
   const [conflict, setConflict] = useState(false);
+  /** The scenario's saved versions (newest first), read again after every save or restore. */
+  const [versions, setVersions] = useState<ScenarioVersionSummary[]>([]);
+  useEffect(() => {
+    if (!id || !item) return;
+    const ctl = new AbortController();
+    api
+      .listVersions(id, ctl.signal)
+      .then((page) => setVersions(page.data))
+      .catch(() => setVersions([]));
+    return () => ctl.abort();
+  }, [id, item?.version]);
   const [savedNote, setSavedNote] = useState<string | null>(null);
   const [ghosts, setGhosts] = useState<Ghosts | null>(null);
   const [comparisons, setComparisons] = useState<ComparisonSummary[]>([]);
@@ -278,6 +289,22 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       setConflict(false);
       setSaveProblems([]);
       setSavedNote(`Reloaded version ${s.version}.`);
+    } catch (err) {
+      setSaveProblems(errorLines(err));
+    }
+  };
+
+  /** Make an old version current again (a new version; nothing is lost). */
+  const restore = async (version: number) => {
+    if (!id) return;
+    setSaveProblems([]);
+    try {
+      const s = await api.restoreVersion(id, version);
+      setItem(s);
+      dispatch({ type: "reset", doc: s.scenario });
+      setSavedJson(canonicalJson(s.scenario));
+      setConflict(false);
+      setSavedNote(`Restored version ${version} as version ${s.version}.`);
     } catch (err) {
       setSaveProblems(errorLines(err));
     }
@@ -524,6 +551,31 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
           ) : (
             <p className="muted small">None yet. Save, then press Compare to run one.</p>
           )}
+        </section>
+      ) : null}
+
+      {id && versions.length ? (
+        <section className="card" aria-labelledby="versions-title">
+          <div className="card-head">
+            <h2 id="versions-title">Versions</h2>
+          </div>
+          <ul className="history" aria-label="Versions">
+            {versions.map((v) => (
+              <li key={v.version}>
+                <strong>v{v.version}</strong>
+                <span className="muted small">
+                  {new Date(v.saved_at).toLocaleString()} · {v.saved_by ?? "before accounts"}
+                </span>
+                {v.current ? (
+                  <span className="badge">current</span>
+                ) : (
+                  <button type="button" className="btn btn-small" onClick={() => restore(v.version)} disabled={dirty}>
+                    Restore v{v.version}
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
         </section>
       ) : null}
 

@@ -55,7 +55,7 @@ export function SignIn({ onSignedIn, modal = false }: { onSignedIn: (user: UserP
     </section>
   );
   return modal ? (
-    <div className="modal-backdrop" role="dialog" aria-modal="true" aria-labelledby="signin-title">
+    <div className="signin-backdrop" role="dialog" aria-modal="true" aria-labelledby="signin-title">
       {form}
     </div>
   ) : (
