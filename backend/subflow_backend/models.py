@@ -33,8 +33,6 @@ PROJECT_ROLES = ("viewer", "editor", "owner")
 TOKEN_SCOPES = ("read", "write")
 #: Name of the project that scenarios stored before projects existed belong to.
 DEFAULT_PROJECT_NAME = "default"
-COMPARISON_STATUSES = ("queued", "running", "succeeded", "failed")
-FINISHED_STATUSES = ("succeeded", "failed", "cancelled")
 
 
 def utcnow() -> datetime:
@@ -221,6 +219,7 @@ class Comparison(Base):
     """
 
     __tablename__ = "comparison"
+    #: the statuses of :mod:`subflow_backend.comparison_state` (a unit test keeps them equal)
     __table_args__ = (
         CheckConstraint(
             "status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')", name="status"

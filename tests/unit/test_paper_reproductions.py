@@ -13,7 +13,7 @@ import pytest
 
 from subflow.compare import compare
 from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 
 from tests.conftest import load_example
 

@@ -371,6 +371,9 @@ export interface paths {
          * Create Comparison
          * @description Queue a comparison of ``body.strategies`` on the current version of the scenario.
          *
+         *     The request is checked without resolving run plans or waiting for the agent
+         *     (:mod:`subflow_backend.comparison_checks`); the worker resolves the plans, and a
+         *     plan the agent's host cannot honour makes the comparison ``failed`` with the reason.
          *     Returns 202 with the comparison (``status`` ``queued``, ``progress`` 0); poll
          *     ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
          */
@@ -853,6 +856,7 @@ export interface components {
         AllocationRequest: {
             /**
              * Background
+             * @description Run in the worker; answer 202 with a job.
              * @default false
              */
             background?: boolean;
@@ -2230,6 +2234,13 @@ export interface operations {
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Wrong username or password, or a disabled account. */
             401: {
                 headers: {
@@ -2365,6 +2376,13 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A scenario with that name exists. */
             409: {
                 headers: {
@@ -2462,6 +2480,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectPublic"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The name is taken. */
             409: {
@@ -2593,6 +2618,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role is too weak (owner needed) or the token is read-only. */
             403: {
                 headers: {
@@ -2688,6 +2720,13 @@ export interface operations {
                     "application/json": components["schemas"]["MemberPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role is too weak (owner needed) or the token is read-only. */
             403: {
                 headers: {
@@ -2772,6 +2811,7 @@ export interface operations {
     list_scenarios_api_scenarios_get: {
         parameters: {
             query?: {
+                /** @description Rows to skip (at most 2^31 − 1). */
                 skip?: number;
                 limit?: number;
                 /** @description Only this project's scenarios. */
@@ -2827,6 +2867,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Your role in the project is viewer, or the token is read-only. */
             403: {
@@ -2944,6 +2991,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Your role in the project is viewer, or the token is read-only. */
             403: {
@@ -3063,6 +3117,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3077,6 +3145,7 @@ export interface operations {
     list_comparisons_api_scenarios__scenario_id__comparisons_get: {
         parameters: {
             query?: {
+                /** @description Rows to skip (at most 2^31 − 1). */
                 skip?: number;
                 limit?: number;
             };
@@ -3139,6 +3208,13 @@ export interface operations {
                     "application/json": components["schemas"]["ComparisonPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Viewer or read-only token, or a root engine (`linux`) without the `can_run_linux` permission. */
             403: {
                 headers: {
@@ -3153,7 +3229,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown strategy (`loc` `['body', 'strategies']`) or engine (`['body', 'engine']`), or a flow of the scenario that is never reachable (`['scenario', 'flows', i]`). Nothing is queued. */
+            /** @description Unknown strategy (`loc` `['body', 'strategies']`) or engine (`['body', 'engine']`), a strategy the engine does not run (`['body', 'strategies', i]`), a bad sweep (`['body', 'sweep', ...]`), or a flow of the scenario whose endpoints nothing ever connects (`['scenario', 'flows', i]`). Nothing is queued. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3360,6 +3436,13 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not editor of the target project, or a read-only token. */
             403: {
                 headers: {
@@ -3418,6 +3501,20 @@ export interface operations {
             };
             /** @description Queued (background). */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3617,6 +3714,13 @@ export interface operations {
                     "application/json": components["schemas"]["TimelinePublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid scenario; `detail[].loc` is `['body', ...path]`, as for scenarios. */
             422: {
                 headers: {
@@ -3686,6 +3790,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["UserPublic"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not an admin (or a read-scoped token). */
             403: {
@@ -3811,6 +3922,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiTokenCreated"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {
@@ -3977,6 +4095,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["UserPublic"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not an admin (or a read-scoped token). */
             403: {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
-from subflow_backend import audit
+from subflow_backend import audit, crud
 from subflow_backend.api.deps import AdminReader, SessionDep
 from subflow_backend.schemas_accounts import AuditEntryPublic, AuditPublic
 
@@ -17,7 +17,7 @@ def list_audit(
     _admin: AdminReader,
     action: str | None = Query(None, max_length=40, description="Only this action, e.g. `login_failed`."),
     username: str | None = Query(None, max_length=64),
-    skip: int = Query(0, ge=0, le=2**31),
+    skip: int = Query(0, ge=0, le=crud.MAX_SKIP),
     limit: int = Query(100, ge=1, le=1000),
 ) -> AuditPublic:
     """Audit entries, newest first: ``{data: [{id, at, username, action, target, ip, detail}], count}``

@@ -68,7 +68,7 @@ def get_schema() -> dict[str, Any]:
 def list_scenarios(
     session: SessionDep,
     principal: PrincipalDep,
-    skip: int = Query(0, ge=0),
+    skip: int = Query(0, ge=0, le=crud.MAX_SKIP, description="Rows to skip (at most 2^31 − 1)."),
     limit: int = Query(100, ge=1, le=1000),
     project_id: str | None = Query(None, max_length=36, description="Only this project's scenarios."),
 ) -> ScenariosPublic:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 from sqlalchemy import func, select
 
-from subflow_backend import accounts, audit, models
+from subflow_backend import accounts, audit, crud, models
 from subflow_backend.api.deps import AdminReader, AdminUser, CurrentUser, SessionDep, WriteAccess, client_ip
 from subflow_backend.schemas_accounts import (
     ApiTokenCreate,
@@ -89,7 +89,7 @@ def _user_or_404(session: SessionDep, user_id: str) -> models.User:
 
 @router.get("", response_model=UsersPublic, responses=_ADMIN)
 def list_users(
-    session: SessionDep, _admin: AdminReader, skip: int = Query(0, ge=0, le=2**31),
+    session: SessionDep, _admin: AdminReader, skip: int = Query(0, ge=0, le=crud.MAX_SKIP),
     limit: int = Query(100, ge=1, le=1000),
 ) -> UsersPublic:
     """All accounts by username (admins)."""
