@@ -98,6 +98,12 @@ class World:
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
+    def token_id(self, user: str) -> str:
+        """The id of a new read token of ``user`` (made with their access token)."""
+        r = self.stack.client(self.access[user]).post("/users/me/tokens", json={"name": "victim", "scope": "read"})
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
     def add_bystander(self) -> str:
         """Make the bystander a viewer of P again; returns its id."""
         uid = self.users["bystander"]["id"]
@@ -156,7 +162,7 @@ CASES: list[tuple[str, str, Callable[[World, str], Request], dict[str, int]]] = 
     ("GET", "/api/users/me/tokens", lambda w, r: {}, signed_in(200)),
     ("POST", "/api/users/me/tokens", lambda w, r: {"json": {"name": "matrix", "scope": "read"}}, write_scope(201)),
     ("DELETE", "/api/users/me/tokens/{token_id}",
-     lambda w, r: {"path": {"token_id": w.stack.new_token(w.access[USER_OF.get(r, "viewer")], "read")}},
+     lambda w, r: {"path": {"token_id": w.token_id(USER_OF.get(r, "viewer"))}},
      write_scope(204)),
     ("GET", "/api/users", lambda w, r: {}, admin_only(200)),
     ("POST", "/api/users", lambda w, r: {"json": {"username": f"m-{uuid.uuid4().hex[:8]}", "password": "password-123"}},
