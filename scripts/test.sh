@@ -54,7 +54,7 @@ run_e2e() {
   if ! grep -q "Subflow is running" "$data/serve.log"; then
     cat "$data/serve.log"; kill $pid 2>/dev/null; return 1
   fi
-  (cd e2e && SUBFLOW_BASE_URL="http://127.0.0.1:$port" npx playwright test)
+  (cd e2e && SUBFLOW_BASE_URL="http://127.0.0.1:$port" SUBFLOW_ADMIN_CREDENTIALS="$data/admin-credentials" npx playwright test)
   rc=$?
   kill $pid 2>/dev/null; wait $pid 2>/dev/null
   rm -rf "$data"
