@@ -38,9 +38,9 @@ def _save(fn: Any, *args: Any) -> models.Scenario:
         raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
 
 
-@router.get("/schema")
+@router.get("/schema", response_model=dict[str, Any])
 def get_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of a scenario document."""
+    """The JSON Schema (draft 2020-12) of a scenario document (a JSON Schema, hence free-form here)."""
     return scenario_json_schema()
 
 
