@@ -1,15 +1,15 @@
 /** Thin fetch wrapper for the Subflow REST API. All paths are relative (`/api/...`). */
 import type {
   ComparisonPublic,
+  ComparisonsPublic,
   EngineInfo,
+  EnginesPublic,
   TimelinePublic,
   ComparisonRequest,
-  ComparisonSummary,
   Id,
-  ListPage,
   ScenarioDocument,
   ScenarioPublic,
-  ScenarioSummary,
+  ScenariosPublic,
   StrategyInfo,
   ValidationErrorItem,
 } from "./types";
@@ -74,7 +74,7 @@ export type ExportFormat = NonNullable<NonNullable<paths["/api/scenarios/{scenar
 
 export const api = {
   listScenarios: (signal?: AbortSignal) =>
-    request<ListPage<ScenarioSummary>>("/api/scenarios", {}, signal),
+    request<ScenariosPublic>("/api/scenarios", {}, signal),
   getScenario: (id: Id, signal?: AbortSignal) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {}, signal),
   createScenario: (doc: unknown, signal?: AbortSignal) =>
@@ -86,7 +86,7 @@ export const api = {
     }),
   listStrategies: (signal?: AbortSignal) => request<StrategyInfo[]>("/api/strategies", {}, signal),
   listComparisons: (scenarioId: Id, signal?: AbortSignal) =>
-    request<ListPage<ComparisonSummary>>(
+    request<ComparisonsPublic>(
       `/api/scenarios/${enc(String(scenarioId))}/comparisons`,
       {},
       signal,
@@ -103,23 +103,16 @@ export const api = {
       body: JSON.stringify(body),
     }),
   cancelComparison: (scenarioId: Id, comparisonId: Id) =>
-    request<unknown>(
+    request<ComparisonPublic>(
       `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/cancel`,
       { method: "POST" },
     ),
   /** Server-sent events URL of a comparison's progress (for `EventSource`). */
   comparisonEventsUrl: (scenarioId: Id, comparisonId: Id) =>
     `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/events`,
-  /** The agent's engines; `[{name: "fluid"}]` while `GET /api/engines` does not exist (404). */
-  listEngines: async (signal?: AbortSignal): Promise<EngineInfo[]> => {
-    try {
-      const body = await request<{ engines: EngineInfo[] }>("/api/engines", {}, signal);
-      return body.engines?.length ? body.engines : [{ name: "fluid" }];
-    } catch (err) {
-      if (err instanceof ApiError && (err.status === 404 || err.status === 405)) return [{ name: "fluid" }];
-      throw err;
-    }
-  },
+  /** The agent's engines (`GET /api/engines`; the configured ones, availability unknown, when the agent is down). */
+  listEngines: async (signal?: AbortSignal): Promise<EngineInfo[]> =>
+    (await request<EnginesPublic>("/api/engines", {}, signal)).engines,
   timeline: (doc: ScenarioDocument, signal?: AbortSignal) =>
     request<TimelinePublic>("/api/timeline", { method: "POST", body: JSON.stringify(doc) }, signal),
   /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, Topology Zoo GraphML or SNDlib native. */
