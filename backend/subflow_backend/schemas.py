@@ -8,7 +8,7 @@ scenario's create/update body is the scenario document itself
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 

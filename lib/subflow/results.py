@@ -26,7 +26,7 @@ are validated into the event models there, at the engine boundary).
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args
 
 from typing_extensions import NotRequired, TypedDict
 
@@ -209,9 +209,9 @@ Event = Annotated[
     Field(discriminator="kind"),
 ]
 
+#: The ``kind`` of every event model, in the order of :data:`Event`.
 EVENT_KINDS: tuple[str, ...] = tuple(
-    m.model_fields["kind"].annotation.__args__[0]  # type: ignore[union-attr]
-    for m in Event.__origin__.__args__  # type: ignore[attr-defined]
+    get_args(m.model_fields["kind"].annotation)[0] for m in get_args(get_args(Event)[0])
 )
 
 _EVENTS = TypeAdapter(list[Event])
