@@ -16,12 +16,12 @@ import time
 import uuid
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 from fastapi import Depends, FastAPI, Header, HTTPException, status
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 
+from subflow.agent_api import AgentHealth, Capabilities, RunPublic
 from subflow.errors import EngineCannotRun, SubflowError, UnknownEngine
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
@@ -41,19 +41,6 @@ async def lifespan(_app: FastAPI):
 
 
 app = FastAPI(title="Subflow emulator agent", version="0.1.0", lifespan=lifespan)
-
-
-class RunPublic(BaseModel):
-    """A run: ``progress`` in [0, 1]; ``output`` once ``succeeded``; ``error`` says why it
-    ``failed`` (including ``time budget of N s exceeded``)."""
-
-    id: str
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
-    engine: str
-    strategy: str
-    progress: float
-    error: str | None = None
-    output: EngineOutput | None = None
 
 
 class _Run:
@@ -109,17 +96,18 @@ async def _cannot_run(_request, exc: EngineCannotRun) -> JSONResponse:
     )
 
 
-@app.get("/health")
-def health() -> dict[str, str]:
+@app.get("/health", response_model=AgentHealth)
+def health() -> AgentHealth:
     """Liveness: ``{"status": "ok"}``."""
-    return {"status": "ok"}
+    return AgentHealth(status="ok")
 
 
-@app.get("/capabilities")
-def capabilities(_: Auth) -> dict[str, Any]:
+@app.get("/capabilities", response_model=Capabilities)
+def capabilities(_: Auth) -> Capabilities:
     """Engines on this host and what each supports:
-    ``{"engines": [{"name", "description", "available", "strategies", "supports"}]}``."""
-    return {"engines": [e.capabilities() for e in all_engines().values()]}
+    ``{"engines": [{"name", "description", "available", "strategies", "supports"}]}``
+    (:class:`subflow.capabilities.Capabilities`)."""
+    return Capabilities.model_validate({"engines": [e.capabilities() for e in all_engines().values()]})
 
 
 def _execute(run: _Run) -> None:
