@@ -22,12 +22,11 @@ from fastapi import Depends, FastAPI, Header, HTTPException, status
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from subflow.errors import EngineCannotRun, SubflowError, UnknownEngine
+from subflow.errors import EngineCannotRun, RunCancelled, SubflowError, UnknownEngine
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
 from subflow_engines import all_engines, get_engine, startup
-from subflow_engines.fluid import RunCancelled
 from subflow_agent.settings import AgentSettings
 
 settings = AgentSettings()

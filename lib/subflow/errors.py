@@ -7,6 +7,7 @@ does with ``daemon/core/errors.py``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -124,3 +125,21 @@ class EngineCannotRun(SubflowError):
 
     The message names the plan or scenario parameter (or the host facility) at fault.
     """
+
+
+class RunCancelled(SubflowError):
+    """An engine run stopped because its caller asked it to (``should_stop`` returned True)."""
+
+
+class CommandFailed(SubflowError):
+    """A system command an engine issued (``ip``, ``tc``, ``iperf3``...) failed."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stderr: str):
+        self.args_list = list(args)
+        self.returncode = returncode
+        self.stderr = stderr.strip()
+        super().__init__(f"command failed ({returncode}): {' '.join(args)}: {self.stderr}")
+
+
+class Iperf3ParseError(SubflowError, ValueError):
+    """A text is not exactly one iperf3 JSON document (the message says why)."""

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from subflow.errors import RunCancelled
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 from subflow.strategies import STRATEGIES
@@ -531,8 +532,6 @@ class LinuxRun:
         fl.client = self._spawn(args, fl.client_out)
 
     def execute(self, on_progress=None, should_stop=None) -> None:
-        from subflow_engines.fluid import RunCancelled
-
         actions: list[tuple[float, int, str, object]] = []
         for t in self.times:
             if t > 0:
@@ -804,7 +803,7 @@ def run(
         Called with the elapsed fraction of ``duration_s`` about every 0.5 s.
     should_stop : callable, optional
         Polled about every 0.1 s; True tears the run down and raises
-        :class:`subflow_engines.fluid.RunCancelled`.
+        :class:`subflow.errors.RunCancelled`.
 
     Returns
     -------
