@@ -1,7 +1,8 @@
 """Emulator agent HTTP API.
 
-Executes :class:`subflow.plan.RunPlan` documents on an engine in background
-threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
+Executes :class:`subflow.plan.RunPlan` documents on an engine of
+:mod:`subflow_engines` (the engines are a library; this module is HTTP only) in
+background threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
 <AGENT_TOKEN>``.
 
 Run with ``uvicorn subflow_agent.app:app --port 8001``.
