@@ -165,6 +165,7 @@ class ScalarSimulator(FluidSimulator):
         self.buf = [r.queue_packets * self.pkt_bits for r in self.resources]
         self.queue = [0.0] * self.n_res
         self.arrivals = [0.0] * self.n_res
+        self.no_arrivals = [0.0] * self.n_res
         self.pass_frac = [1.0] * self.n_res
         self.drop_frac = [0.0] * self.n_res
         self.clock = Clock.for_plan(plan, self.path_rtt_s)
@@ -361,8 +362,7 @@ class ScalarSimulator(FluidSimulator):
         (bit/s; LowRTT order for multipath) and the arrivals at every resource."""
         arrivals, queue, cap = self.arrivals, self.queue, self.cap
         rbuf_bits, pkt_bits, dt = self.rbuf_bits, self.pkt_bits, self.clock.dt_s
-        for i in range(self.n_res):
-            arrivals[i] = 0.0
+        arrivals[:] = self.no_arrivals
         for conn in self.conns:
             fp = conn.plan
             while conn.seg + 1 < len(fp.segments) and fp.segments[conn.seg + 1].t_start_s <= t + 1e-12:
@@ -426,6 +426,11 @@ class ScalarSimulator(FluidSimulator):
         arrivals, queue, cap, buf = self.arrivals, self.queue, self.cap, self.buf
         pass_frac, drop_frac, dt = self.pass_frac, self.drop_frac, self.clock.dt_s
         for i in range(self.n_res):
+            if arrivals[i] == 0.0 and queue[i] == 0.0:
+                # idle and empty: stays so (the general case below gives the same values)
+                drop_frac[i] = 0.0
+                pass_frac[i] = 1.0
+                continue
             a = arrivals[i] * dt
             q = queue[i] + a - cap[i] * dt
             if q < 0.0:
