@@ -1,7 +1,8 @@
 """Emulator agent HTTP API.
 
-Executes :class:`subflow.plan.RunPlan` documents on an engine in background
-threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
+Executes :class:`subflow.plan.RunPlan` documents on an engine of
+:mod:`subflow_engines` (the engines are a library; this module is HTTP only) in
+background threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
 <AGENT_TOKEN>``.
 
 Run with ``uvicorn subflow_agent.app:app --port 8001``.
@@ -22,12 +23,11 @@ from fastapi import Depends, FastAPI, Header, HTTPException, status
 from fastapi.responses import JSONResponse
 
 from subflow.agent_api import AgentHealth, Capabilities, RunPublic
-from subflow.errors import EngineCannotRun, SubflowError, UnknownEngine
+from subflow.errors import EngineCannotRun, RunCancelled, SubflowError, UnknownEngine
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
 from subflow_engines import all_engines, get_engine, startup
-from subflow_engines.fluid import RunCancelled
 from subflow_agent.settings import AgentSettings
 
 settings = AgentSettings()

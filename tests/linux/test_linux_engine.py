@@ -31,11 +31,11 @@ from pathlib import Path
 import pytest
 
 from subflow.compare import run_strategy
+from subflow.errors import RunCancelled
 from subflow.resolve import resolve_plan
 from subflow.results import ResultDocument, StrategyResult, comparison_document
 from subflow.scenario import load_scenario
 from subflow_engines import linux
-from subflow_engines.fluid import RunCancelled
 from subflow_engines.linux import iperf3
 
 from .scenarios import CUT_END_S, CUT_START_S, naval_direct_move, path_cut, two_path

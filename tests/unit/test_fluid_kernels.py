@@ -7,8 +7,8 @@ import random
 import pytest
 
 from subflow.resolve import resolve_plan
-from subflow_engines import fluid_vec
 from subflow_engines.fluid import VECTOR_MIN_SUBFLOWS, run
+from subflow_engines.fluid import vectorised as fluid_vec
 
 from tests.conftest import load_example
 
