@@ -74,6 +74,7 @@ import math
 import random
 from collections.abc import Callable
 
+from subflow.fields import PLANNED, Honours
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 
@@ -85,6 +86,37 @@ MAX_CWND_PACKETS = 1e5
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
 CUBIC_BETA = 0.7  # RFC 9438 §4.6
 CUBIC_ALPHA = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)  # RFC 9438 §4.3, Reno-friendly region
+
+
+#: the scenario fields this engine honours (:mod:`subflow.fields`); the rest come resolved in the plan
+FIELDS = {
+    **PLANNED,
+    "Link.bandwidth_mbps": Honours("capacity of each direction (fluid drop-tail queue)"),
+    "Link.delay_ms": Honours("propagation delay of each direction, in every RTT"),
+    "Link.loss": Honours("random loss of data packets in each direction crossed (seeded)"),
+    "Link.jitter_ms": Honours(
+        "delay variation: each RTT sample varies uniformly by ±the path's jitter, feeding SRTT, RTTVAR "
+        "and the RTO (RFC 6298); packet order is kept, as the linux engine's delay line keeps it "
+        "(plans with jitter run on the scalar kernel)"),
+    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS"),
+    "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
+    "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),
+    "AccessPointNode.wireless_loss": Honours("random loss of packets crossing the air"),
+    "AccessPointNode.queue_packets": Honours("drop-tail queue of the air, packets"),
+    "AccessPointNode.rate_table": Honours("air capacity changes with the stations' distance (plan)"),
+    "RateStep.distance_m": Honours("air capacity changes with the stations' distance (plan)"),
+    "RateStep.bandwidth_mbps": Honours("air capacity changes with the stations' distance (plan)"),
+    "Flow.rate_mbps": Honours("application demand caps the sending rate"),
+    "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
+    "TransportSettings.mss_bytes": Honours("packet size of windows, queues and losses"),
+    "TransportSettings.initial_cwnd_packets": Honours("initial window (RFC 6928)"),
+    "TransportSettings.min_rto_s": Honours("RTO floor (RFC 6298 §2.4)"),
+    "TransportSettings.max_rto_s": Honours("RTO ceiling of the backoff (RFC 6298 §5.5)"),
+    "TransportSettings.initial_rto_s": Honours("RTO before the first RTT sample (RFC 6298 §2.1)"),
+    "TransportSettings.congestion_control": Honours("reno, newreno (RFC 5681/6582), cubic (RFC 9438)"),
+    "TransportSettings.rbuf_bytes": Honours("shared receive buffer: head-of-line blocking across subflows"),
+    "ControllerSettings.notification_delay_s": Honours("delay before the SDN controller acts (ZWA, spurious)"),
+}
 
 
 class RunCancelled(Exception):

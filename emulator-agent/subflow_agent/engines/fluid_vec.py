@@ -15,7 +15,7 @@ looping over subflows and path incidences; discrete events (segment changes,
 handshakes, retransmission timers, flow start/stop/completion) are handled in
 Python for the few subflows they concern. :func:`supports` says which plans
 this kernel takes: single-path flows with the ``bare`` handover, MPTCP (LIA)
-and CMT (uncoupled) multipath, NewReno congestion control. The fluid engine
+and CMT (uncoupled) multipath, NewReno congestion control, no jitter. The fluid engine
 dispatches to it whenever it supports a plan and runs everything else
 itself; tests pin both to the same results on plans both accept.
 
@@ -48,6 +48,8 @@ DEAD, HANDSHAKE, OPEN, STALLED = 0, 1, 2, 3
 def supports(plan: RunPlan) -> bool:
     """True if this kernel implements every feature ``plan`` uses."""
     if plan.transport.congestion_control != "newreno":
+        return False
+    if any(r.jitter_ms > 0 for r in plan.resources):  # RTT-sample variance: scalar kernel
         return False
     for fp in plan.flows:
         if not fp.multipath and fp.handover != "bare":
