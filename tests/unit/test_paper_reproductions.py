@@ -14,6 +14,7 @@ import pytest
 from subflow.compare import compare
 from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover
 from subflow_agent.engines import run_plan
+from subflow_agent.engines.fluid_vec import goodput_fraction
 
 from tests.conftest import load_example
 
@@ -58,7 +59,8 @@ def test_zwa_degrades_to_bare_tcp_on_short_paths():
 @pytest.mark.parametrize("bw_ratio", [1, 4, 14])
 @pytest.mark.parametrize("t_dwell", [2, 40])
 def test_cmt_with_ideal_buffer_meets_eq3_and_msctp_meets_eqs_4_5(bw_ratio, t_dwell):
-    doc, times = cmt_handover(bw_ratio, t_dwell, rbuf_bytes=None)
+    # Eqs. (3)-(5) at the goodput the radio links deliver (frames carry headers: MSS/(MSS+66))
+    doc, times = cmt_handover(bw_ratio, t_dwell, rbuf_bytes=None, goodput_fraction=goodput_fraction(1448))
     res = compare(doc, ["cmt-pf", "msctp-best", "msctp-worst"], run_plan)
     done = {n: r["flows"][0]["completion_s"] for n, r in res["strategies"].items()}
     assert done["cmt-pf"] == pytest.approx(times["cmt"], rel=0.10)

@@ -9,6 +9,8 @@ are fluid drop-tail queues shared by all subflows crossing them.
 Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
 ``A`` the sum of arrival rates)::
 
+    C_l     = rate_l · MSS/(MSS + 66)                (goodput share of a frame: IPv4, TCP,
+                                                      timestamps, Ethernet; fluid_vec.goodput_fraction)
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
     q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
     slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1)
@@ -129,12 +131,13 @@ class _Sub:
         "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
         "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
-        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev",
+        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire", "_mss",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
         self.id = sp.id
         self.key = draws.subflow_key(plan.seed, sp.id)
+        self._mss = plan.transport.mss_bytes
         self.bits = [0.0] * n_bins
         self.cwnd_samples = [0.0] * n_bins
         self.retransmissions = 0
@@ -142,6 +145,7 @@ class _Sub:
         self.reset(plan, t)
 
     def set_path(self, sp: SubflowPath, index: dict[str, int], resources) -> None:
+        self.wire = fluid_vec.goodput_fraction(self._mss)
         self.path = sp.nodes
         self.res = [index[r] for r in sp.resources]
         self.base_rtt = max(1e-4, 2e-3 * sum(resources[i].delay_ms for i in self.res))
@@ -150,7 +154,7 @@ class _Sub:
         for i in self.res:
             keep *= 1.0 - resources[i].loss
         self.loss_keep = keep
-        self.limit = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6
+        self.limit = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6 * self.wire
 
     def reset(self, plan: RunPlan, t: float) -> None:
         tr = plan.transport
@@ -294,7 +298,8 @@ def run(
     rng = random.Random(plan.seed)
     resources = plan.resources
     index = {r.id: i for i, r in enumerate(resources)}
-    cap = [r.capacity_mbps * 1e6 for r in resources]
+    wire = fluid_vec.goodput_fraction(tr.mss_bytes)  # capacities and rate limits in goodput bit/s
+    cap = [r.capacity_mbps * 1e6 * wire for r in resources]
     buf = [r.queue_packets * pkt_bits for r in resources]
     n_res = len(resources)
     queue = [0.0] * n_res
@@ -481,7 +486,7 @@ def run(
                 sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
                 sub.next_rto_t = t + sub.rto
 
-    changes = [(c.t_s, index[c.resource], c.capacity_mbps * 1e6) for c in plan.capacity_changes]
+    changes = [(c.t_s, index[c.resource], c.capacity_mbps * 1e6 * wire) for c in plan.capacity_changes]
     next_change = 0
     arrivals = [0.0] * n_res
     pass_frac = [1.0] * n_res

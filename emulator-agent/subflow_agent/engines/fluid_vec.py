@@ -40,6 +40,17 @@ from subflow_agent.engines import draws
 
 CLOCK_GRANULARITY_S = 0.001
 MAX_CWND_PACKETS = 1e5
+#: bytes a full-sized segment carries besides its payload, as a shaper counts them: IPv4 (20)
+#: + TCP (20) + timestamp option (12, RFC 7323 §3) + Ethernet header (14); the linux engine's
+#: MTU is MSS + 52 and HTB sees 1514-byte frames for a 1448-byte MSS
+FRAME_OVERHEAD_BYTES = 66
+
+
+def goodput_fraction(mss_bytes: float) -> float:
+    """Payload share of a full-sized frame: a link (or a controller's rate limit) of rate R
+    carries at most R·MSS/(MSS + 66) of TCP goodput, which is what iperf3 reports over an
+    HTB class of rate R (1448/1514 ≈ 0.956)."""
+    return mss_bytes / (mss_bytes + FRAME_OVERHEAD_BYTES)
 
 # phases
 DEAD, HANDSHAKE, OPEN, STALLED = 0, 1, 2, 3
@@ -75,7 +86,8 @@ def run(
     resources = plan.resources
     rindex = {r.id: i for i, r in enumerate(resources)}
     n_res = len(resources)
-    cap = np.array([r.capacity_mbps * 1e6 for r in resources])
+    wire = goodput_fraction(tr.mss_bytes)  # capacities and rate limits in goodput bit/s
+    cap = np.array([r.capacity_mbps * 1e6 * wire for r in resources])
     buf = np.array([r.queue_packets * pkt_bits for r in resources])
     delay_s = np.array([r.delay_ms * 1e-3 for r in resources])
     log_keep = np.array([math.log1p(-r.loss) for r in resources])
@@ -168,7 +180,7 @@ def run(
         res_lists[slot] = [rindex[r] for r in sp.resources]
         base_rtt[slot] = max(1e-4, 2 * float(delay_s[res_lists[slot]].sum()))
         path_log_keep[slot] = float(log_keep[res_lists[slot]].sum())
-        limit[slot] = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6
+        limit[slot] = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6 * wire
         has_path[slot] = True
         matrix_dirty = True
 
@@ -294,7 +306,7 @@ def run(
     any_multipath = bool(multipath.any())
     any_finite = bool(np.isfinite(remaining_bits).any())
     any_random_loss = bool((log_keep < 0).any())
-    changes = [(c.t_s, rindex[c.resource], c.capacity_mbps * 1e6) for c in plan.capacity_changes]
+    changes = [(c.t_s, rindex[c.resource], c.capacity_mbps * 1e6 * wire) for c in plan.capacity_changes]
     next_change = 0
     conn_ptr = np.searchsorted(conn_of, np.arange(n_conn + 1)).astype(np.int64)  # slots are grouped by connection
     got = np.zeros(S)
