@@ -21,7 +21,7 @@ from pathlib import Path
 
 from subflow.imports import import_scenario
 from subflow.plan import resolve_plan
-from subflow_agent.engines.fluid import run
+from subflow_engines.fluid import run
 
 ROOT = Path(__file__).resolve().parents[1]
 KDL = ROOT.parent / "shared" / "data" / "topology-zoo" / "Kdl.graphml"

@@ -18,8 +18,9 @@ WORKDIR /app
 COPY requirements.txt ./
 RUN pip install -r requirements.txt
 COPY lib/ lib/
+COPY engines/ engines/
 COPY emulator-agent/ emulator-agent/
-RUN pip install --no-deps ./lib ./emulator-agent
+RUN pip install --no-deps ./lib ./engines ./emulator-agent
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
   CMD ["python", "-c", "import os, sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('AGENT_PORT', '8011') + '/health', timeout=4).status == 200 else 1)"]
 CMD ["sh", "-c", "exec uvicorn subflow_agent.app:app --host 0.0.0.0 --port ${AGENT_PORT:-8011}"]

@@ -11,8 +11,9 @@ WORKDIR /app
 COPY requirements.txt ./
 RUN pip install -r requirements.txt
 COPY lib/ lib/
+COPY engines/ engines/
 COPY emulator-agent/ emulator-agent/
-RUN pip install --no-deps ./lib ./emulator-agent
+RUN pip install --no-deps ./lib ./engines ./emulator-agent
 
 RUN useradd --system --uid 10001 subflow
 USER subflow

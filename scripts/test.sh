@@ -28,10 +28,10 @@ step() {  # name command...
   FAILED_N=$((FAILED_N + ${f:-0}))
 }
 
-step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow emulator-agent/subflow_agent/engines/draws.py
+step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow engines/subflow_engines/draws.py
 step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q -m integration tests/integration
 step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --reruns 1 --reruns-delay 2 tests/linux \
-  emulator-agent/subflow_agent/engines/linux/iperf3.py emulator-agent/subflow_agent/engines/linux/sockets.py
+  engines/subflow_engines/linux/iperf3.py engines/subflow_engines/linux/sockets.py
 if [ -f frontend/package.json ]; then
   step "frontend: API types match the backend's OpenAPI, type-check, unit tests (vitest)" bash -c 'cd frontend && npm run --silent api:check && npm test --silent'
 fi

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from subflow.compare import compare, run_strategy  # noqa: E402
 from subflow.scenario import load_scenario  # noqa: E402
 from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover  # noqa: E402
-from subflow_agent.engines import run_plan  # noqa: E402
+from subflow_engines import run_plan  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "validation"
@@ -255,8 +255,8 @@ def real_tcp_section(md: list[str]) -> None:
     """The fluid engine against the linux engine (kernel TCP/MPTCP in namespaces; root, real time)."""
     sys.path.insert(0, str(ROOT))
     from subflow.plan import resolve_plan
-    from subflow_agent.engines import all_engines, linux
-    from subflow_agent.engines.fluid import run as fluid_run
+    from subflow_engines import all_engines, linux
+    from subflow_engines.fluid import run as fluid_run
     from tests.linux.scenarios import CUT_END_S, CUT_START_S, path_cut, two_path
 
     md.append("## Against real TCP (linux engine)\n")

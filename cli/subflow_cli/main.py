@@ -24,7 +24,7 @@ from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.scenario import load_scenario, scenario_json_schema
 from subflow.strategies import STRATEGIES
 
-from subflow_agent.engines import all_engines, get_engine
+from subflow_engines import all_engines, get_engine
 
 app = typer.Typer(add_completion=False, help="Subflow: plan and compare transport strategies on mobile networks.")
 

@@ -26,8 +26,8 @@ from subflow.errors import EngineCannotRun, SubflowError, UnknownEngine
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
-from subflow_agent.engines import all_engines, get_engine, startup
-from subflow_agent.engines.fluid import RunCancelled
+from subflow_engines import all_engines, get_engine, startup
+from subflow_engines.fluid import RunCancelled
 from subflow_agent.settings import AgentSettings
 
 settings = AgentSettings()

@@ -9,7 +9,7 @@ import pytest
 
 from subflow.compare import compare
 from subflow.results import ZERO_THRESHOLD_MBPS
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from subflow.compare import compare
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 
 from tests.integration.conftest import PYTHON, ROOT
 from tests.integration.test_comparisons import STRATEGIES, assert_naval_shape, first_difference

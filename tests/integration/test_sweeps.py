@@ -8,7 +8,7 @@ import pytest
 
 from subflow.compare import compare
 from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 
 pytestmark = pytest.mark.integration
 

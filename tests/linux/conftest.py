@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from subflow_agent.engines import linux
+from subflow_engines import linux
 
 #: generated Mininet-WiFi scripts (expected outputs): data, not test modules (they import mn_wifi)
 collect_ignore_glob = ["expected/*"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from subflow.plan import resolve_plan
-from subflow_agent.engines import linux
-from subflow_agent.engines.fluid import run as fluid_run
+from subflow_engines import linux
+from subflow_engines.fluid import run as fluid_run
 
 from .scenarios import CUT_END_S, CUT_START_S, path_cut, two_path
 

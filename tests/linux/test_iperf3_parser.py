@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from subflow_agent.engines.linux import iperf3
-from subflow_agent.engines.linux.iperf3 import Interval, Iperf3ParseError
+from subflow_engines.linux import iperf3
+from subflow_engines.linux.iperf3 import Interval, Iperf3ParseError
 
 pytestmark = pytest.mark.linux
 

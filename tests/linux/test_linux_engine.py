@@ -34,9 +34,9 @@ from subflow.compare import run_strategy
 from subflow.plan import resolve_plan
 from subflow.results import EngineOutput, comparison_document
 from subflow.scenario import load_scenario
-from subflow_agent.engines import linux
-from subflow_agent.engines.fluid import RunCancelled
-from subflow_agent.engines.linux import iperf3
+from subflow_engines import linux
+from subflow_engines.fluid import RunCancelled
+from subflow_engines.linux import iperf3
 
 from .scenarios import CUT_END_S, CUT_START_S, naval_direct_move, path_cut, two_path
 
@@ -188,7 +188,7 @@ def test_killed_agent_leftovers_are_removed_at_startup(need_linux, no_leftovers,
         f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
         "from scenarios import two_path\n"
         "from subflow.plan import resolve_plan\n"
-        "from subflow_agent.engines import linux\n"
+        "from subflow_engines import linux\n"
         "linux.run(resolve_plan(two_path(30.0), 'sptcp', 'linux'))\n"
     )
     proc = subprocess.Popen([sys.executable, str(script)], env={**os.environ})

@@ -11,9 +11,9 @@ import dataclasses
 import pytest
 
 from subflow.plan import resolve_plan
-from subflow_agent.engines.linux import EngineCannotRun, HostCapabilities, validate
-from subflow_agent.engines.linux.routing import address_flows, boundaries, desired_state
-from subflow_agent.engines.linux.topology import build_model, hops_up_at
+from subflow_engines.linux import EngineCannotRun, HostCapabilities, validate
+from subflow_engines.linux.routing import address_flows, boundaries, desired_state
+from subflow_engines.linux.topology import build_model, hops_up_at
 
 from .scenarios import naval_direct_move, path_cut, two_path
 
@@ -158,7 +158,7 @@ def test_two_paths_and_cut_scenarios_resolve_as_intended():
 
 
 def test_detection_without_root_reports_unavailable(monkeypatch):
-    from subflow_agent.engines.linux import capabilities
+    from subflow_engines.linux import capabilities
 
     monkeypatch.setattr(capabilities.os, "geteuid", lambda: 1000)
     try:

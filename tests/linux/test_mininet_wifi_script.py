@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from subflow.scenario import load_scenario
-from subflow_agent.engines import all_engines, mininet_wifi
-from subflow_agent.engines.linux import EngineCannotRun
+from subflow_engines import all_engines, mininet_wifi
+from subflow_engines.linux import EngineCannotRun
 from subflow.plan import resolve_plan
 
 pytestmark = pytest.mark.linux

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from subflow.plan import resolve_plan
 from subflow_agent.app import app, settings
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 
 client = TestClient(app)
 AUTH = {"Authorization": f"Bearer {settings.agent_token}"}
@@ -67,7 +67,7 @@ def test_a_run_over_its_time_budget_is_stopped_and_marked(naval_direct, monkeypa
 
 
 def test_a_plan_the_linux_engine_cannot_honour_is_refused_before_it_starts(naval_direct):
-    from subflow_agent.engines import all_engines
+    from subflow_engines import all_engines
 
     if not all_engines()["linux"].available:
         pytest.skip("the linux engine is not available on this host (needs root, ip, tc, iperf3)")

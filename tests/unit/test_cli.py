@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from subflow.compare import compare
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 from subflow_cli.main import app
 
 from tests.conftest import EXAMPLES

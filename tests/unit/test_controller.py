@@ -7,7 +7,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 from subflow.compare import compare
 from subflow.plan import resolve_plan
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 
 PACKET_BITS = 12000.0
 

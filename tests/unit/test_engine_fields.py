@@ -13,7 +13,7 @@ from subflow.fields import Describes, Honours, Refuses, check_fields, schema_fie
 from subflow.plan import resolve_plan
 from subflow.scenario import Scenario
 from subflow_agent.app import app, settings
-from subflow_agent.engines import ENGINES, fluid, linux, mininet_wifi, run_plan
+from subflow_engines import ENGINES, fluid, linux, mininet_wifi, run_plan
 
 DECLARATIONS = {"fluid": fluid.FIELDS, "linux": linux.FIELDS, "mininet-wifi": mininet_wifi.FIELDS}
 

@@ -13,8 +13,8 @@ import pytest
 from subflow.compare import compare, run_strategy
 from subflow.plan import resolve_plan
 from subflow.scenario import load_scenario
-from subflow_agent.engines import run_plan
-from subflow_agent.engines.fluid import RunCancelled, run as fluid_run
+from subflow_engines import run_plan
+from subflow_engines.fluid import RunCancelled, run as fluid_run
 
 
 def _line(bw=10.0, delay=10.0, loss=0.0, flows=1, rate=None, duration=60.0, seed=1, queue=200):

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from subflow.plan import resolve_plan
-from subflow_agent.engines import fluid_vec
-from subflow_agent.engines.fluid import VECTOR_MIN_SUBFLOWS, run
+from subflow_engines import fluid_vec
+from subflow_engines.fluid import VECTOR_MIN_SUBFLOWS, run
 
 from tests.conftest import load_example
 

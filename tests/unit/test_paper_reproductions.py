@@ -13,8 +13,8 @@ import pytest
 
 from subflow.compare import compare
 from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover
-from subflow_agent.engines import run_plan
-from subflow_agent.engines.fluid_vec import goodput_fraction
+from subflow_engines import run_plan
+from subflow_engines.fluid_vec import goodput_fraction
 
 from tests.conftest import load_example
 

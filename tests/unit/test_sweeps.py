@@ -9,7 +9,7 @@ import pytest
 from subflow.compare import compare
 from subflow.errors import ScenarioInvalid
 from subflow.sweeps import SweepSpec, aggregate, apply_parameter, ci95_half_width, expand, unit_summary
-from subflow_agent.engines import run_plan
+from subflow_engines import run_plan
 
 
 def test_parameter_paths_address_list_items_by_id(naval_direct):

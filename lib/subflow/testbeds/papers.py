@@ -76,7 +76,7 @@ def cmt_handover(
     needs to outlast the overlap: L = t1·bw1 + t_dwell·(bw1 + bw2) + tail·bw2.
 
     ``goodput_fraction`` (payload share of a frame, e.g.
-    ``subflow_agent.engines.fluid_vec.goodput_fraction(1448)``) evaluates Eqs. (3)–(5) at the
+    ``subflow_engines.fluid_vec.goodput_fraction(1448)``) evaluates Eqs. (3)–(5) at the
     goodput the radio links deliver, bw·fraction, instead of their nominal rates; the
     scenario (and L) is the same either way.
 

@@ -2,7 +2,7 @@
 
 Run inside a namespace by the engine::
 
-    ip netns exec NS python -m subflow_agent.engines.linux.delayline \\
+    ip netns exec NS python -m subflow_engines.linux.delayline \\
         --queue 0:250:0 --queue 1:10:2 --seed 1
 
 Each ``--queue NUM:DELAY_MS:JITTER_MS`` binds netfilter queue ``NUM`` (iptables

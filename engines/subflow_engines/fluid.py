@@ -38,7 +38,7 @@ and, with few flows, usually hits all of them (synchronised losses), with many
 flows only some (Appenzeller, Keslassy, McKeown, "Sizing router buffers",
 SIGCOMM 2004, §3). That randomness is what lets greedy subflows split a
 saturated link unevenly. Draws are counter-based
-(:mod:`subflow_agent.engines.draws`), identical in both kernels.
+(:mod:`subflow_engines.draws`), identical in both kernels.
 
 Single-path connections (TCP, SCTP failover, mSCTP) have one active
 subflow. When its path is cut or moves, the strategy's *handover* scheme
@@ -80,7 +80,7 @@ from subflow.fields import PLANNED, Honours
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 
-from subflow_agent.engines import draws, fluid_vec
+from subflow_engines import draws, fluid_vec
 
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298

@@ -396,7 +396,7 @@ class LinuxRun:
             queues = [i for i in imps if i.queue_num >= 0]
             if queues:
                 args = ["ip", "netns", "exec", ns, os.environ.get("SUBFLOW_LINUX_PYTHON", _python()),
-                        "-m", "subflow_agent.engines.linux.delayline", "--seed", str(self.plan.seed)]
+                        "-m", "subflow_engines.linux.delayline", "--seed", str(self.plan.seed)]
                 for i in queues:
                     args += ["--queue", f"{i.queue_num}:{i.delay_ms:g}:{i.jitter_ms:g}"]
                 out = self.tmp / f"delayline-{ns}.log"
@@ -531,7 +531,7 @@ class LinuxRun:
         fl.client = self._spawn(args, fl.client_out)
 
     def execute(self, on_progress=None, should_stop=None) -> None:
-        from subflow_agent.engines.fluid import RunCancelled
+        from subflow_engines.fluid import RunCancelled
 
         actions: list[tuple[float, int, str, object]] = []
         for t in self.times:
@@ -804,7 +804,7 @@ def run(
         Called with the elapsed fraction of ``duration_s`` about every 0.5 s.
     should_stop : callable, optional
         Polled about every 0.1 s; True tears the run down and raises
-        :class:`subflow_agent.engines.fluid.RunCancelled`.
+        :class:`subflow_engines.fluid.RunCancelled`.
 
     Returns
     -------

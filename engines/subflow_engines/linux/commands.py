@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from subflow.errors import EngineCannotRun, SubflowError  # noqa: F401  (re-exported)
 
-log = logging.getLogger("subflow_agent.linux")
+log = logging.getLogger("subflow_engines.linux")
 
 #: generated names: run prefix ``sf`` + 6 hex digits, then letters/digits/dash
 _NAME_RE = re.compile(r"^sf[0-9a-f]{6}[a-z0-9-]{0,20}$")

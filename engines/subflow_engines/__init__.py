@@ -19,7 +19,7 @@ from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 from subflow.strategies import STRATEGIES
 
-from subflow_agent.engines import fluid, linux, mininet_wifi
+from subflow_engines import fluid, linux, mininet_wifi
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 from . import commands
 from .commands import check_name
 
-log = logging.getLogger("subflow_agent.linux")
+log = logging.getLogger("subflow_engines.linux")
 
 PREFIX_RE = re.compile(r"^(sf[0-9a-f]{6})")
 NS_RE = re.compile(r"^(sf[0-9a-f]{6})-[a-z0-9-]+$")

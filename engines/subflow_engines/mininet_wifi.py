@@ -27,8 +27,8 @@ from subflow.exports import RESULT_BEGIN, RESULT_END, generate_script, ns2_setde
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 
-from subflow_agent.engines.linux import iperf3
-from subflow_agent.engines.linux.commands import EngineCannotRun
+from subflow_engines.linux import iperf3
+from subflow_engines.linux.commands import EngineCannotRun
 
 NAME = "mininet-wifi"
 DESCRIPTION = (

@@ -1,6 +1,6 @@
 """Vectorised, compiled kernel of the ``fluid`` engine.
 
-Same model and equations as :mod:`subflow_agent.engines.fluid` (see its
+Same model and equations as :mod:`subflow_engines.fluid` (see its
 docstring), over arrays of all subflows, with the path incidence kept as
 (subflow, resource) pairs in CSR form (``M[i, l] = 1`` when subflow i crosses
 resource l):
@@ -22,7 +22,7 @@ itself; tests pin both to the same results on plans both accept.
 Random link-loss draws come from ``numpy.random.default_rng(seed)``, so runs
 with lossy links are deterministic for a seed but not draw-for-draw identical
 to the scalar kernel; queue-overflow draws are counter-based
-(:mod:`subflow_agent.engines.draws`) and identical in both.
+(:mod:`subflow_engines.draws`) and identical in both.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from subflow.plan import RunPlan
 from subflow._kernels import njit
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 
-from subflow_agent.engines import draws
+from subflow_engines import draws
 
 CLOCK_GRANULARITY_S = 0.001
 MAX_CWND_PACKETS = 1e5
@@ -76,7 +76,7 @@ def run(
     should_stop: Callable[[], bool] | None = None,
     stop_error: type[Exception] = RuntimeError,
 ) -> EngineOutput:
-    """Simulate ``plan`` (see :func:`subflow_agent.engines.fluid.run` for the contract)."""
+    """Simulate ``plan`` (see :func:`subflow_engines.fluid.run` for the contract)."""
     if not supports(plan):
         raise ValueError("plan uses features the vectorised kernel does not implement")
     tr = plan.transport
@@ -413,7 +413,7 @@ def _step(
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
 ):
     """One time step of the continuous dynamics, in place (the equations of
-    :mod:`subflow_agent.engines.fluid`). ``u_rand``: one uniform per subflow for random
+    :mod:`subflow_engines.fluid`). ``u_rand``: one uniform per subflow for random
     link loss (empty when no link is lossy). Returns nothing; ``got`` receives the bits
     each subflow delivered in the step."""
     S = cwnd.shape[0]
