@@ -21,6 +21,12 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     loss event        detected one RTT after the drop (duplicate ACKs, RFC 5681 §3.2), then
                       ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
                       (NewReno); a second loss in the same window ends in an RTO for Reno
+    fast recovery     one RTT without window growth after the reduction (SACK/PRR recovery,
+                      RFC 6675, RFC 6937; NewReno partial ACKs, RFC 6582)
+    timeout           a random-loss episode at window w ends in an RTO with probability
+                      Q̂(p, w) (Padhye et al. 1998, Eq. 24: too few duplicate ACKs return;
+                      1 for w ≤ 3); each retransmission after an RTO is lost with the path's
+                      loss p, doubling the RTO again (RFC 6298 §5.5)
     RTO               RFC 6298 §2: SRTT, RTTVAR (α=1/8, β=1/4), RTO = SRTT + max(G, 4·RTTVAR),
                       clamped to [min_rto_s, max_rto_s], doubled per expiry (§5.5)
     after RTO         cwnd = 1 (loss window, RFC 5681 §3.1), slow start again
@@ -28,7 +34,7 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
                       the buffer for the slowest: head-of-line blocking; Raiciu et al.,
                       NSDI 2012, §4.2; Iyengar et al. 2007 for SCTP CMT)
 
-Loss events come from random link loss (Bernoulli per packet, seeded) and
+Loss events come from random link loss (Bernoulli per packet, counter-based draws) and
 from queue overflow: a subflow whose fluid lost ``m`` packets' worth at full
 queues in a step (sent packets × drop fraction) sees a loss event with
 probability ``1 − exp(−m)`` — drop-tail discards whichever packets arrive at a
@@ -132,11 +138,14 @@ class _Sub:
         "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire", "_mss",
+        "loss_key", "timeout_key", "recover_end",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
         self.id = sp.id
         self.key = draws.subflow_key(plan.seed, sp.id)
+        self.loss_key = draws.subflow_key(plan.seed, sp.id + draws.LOSS_STREAM)
+        self.timeout_key = draws.subflow_key(plan.seed, sp.id + draws.TIMEOUT_STREAM)
         self._mss = plan.transport.mss_bytes
         self.bits = [0.0] * n_bins
         self.cwnd_samples = [0.0] * n_bins
@@ -168,6 +177,7 @@ class _Sub:
         self.next_rto_t = math.inf
         self.next_sample_t = 0.0
         self.last_reduction_t = -math.inf
+        self.recover_end = -math.inf  # fast recovery: no window growth until then, s
         self.loss_at = math.inf  # when the pending loss is detected (duplicate ACKs), s
         self.drops_pending = 0
         self.rtt = self.base_rtt
@@ -452,7 +462,7 @@ def run(
         elif sub.phase == "frozen":
             path_back(conn, sub, t)
 
-    def fire_timers(conn: _Conn, sub: _Sub, t: float, has_path: bool) -> None:
+    def fire_timers(conn: _Conn, sub: _Sub, t: float, step: int, has_path: bool) -> None:
         if sub.phase == "frozen":
             if t >= sub.resume_t:
                 sub.phase = "open"
@@ -473,6 +483,12 @@ def run(
             return
         if t >= sub.next_rto_t:
             sub.retransmissions += 1
+            if has_path and draws.uniform(sub.timeout_key, step) < 1.0 - sub.loss_keep:
+                # the retransmission is lost on the path too: back off again (RFC 6298 §5.5)
+                emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=False)
+                sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
+                sub.next_rto_t = t + sub.rto
+                return
             if has_path and conn.plan.handover != "spurious" or (has_path and sub.saved_cwnd <= 0):
                 emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=True,
                      idle_s=round(t - sub.cut_t, 6) if sub.cut_t < math.inf else None)
@@ -527,7 +543,7 @@ def run(
                     sub.next_sample_t = t
                 if sub.phase in ("stalled", "frozen"):
                     has_path = current is not None and any(sp.id == sub.id for sp in current.subflows)
-                    fire_timers(conn, sub, t, has_path)
+                    fire_timers(conn, sub, t, step, has_path)
                 if sub.phase == "open":
                     qdelay = 0.0
                     for i in sub.res:
@@ -615,7 +631,7 @@ def run(
                 # loss events: random loss (seeded Bernoulli) and queue overflow
                 lost = False
                 p_rand = 1.0 - sub.loss_keep
-                if p_rand > 0 and rng.random() < 1.0 - math.exp(-sent_pkts * p_rand):
+                if p_rand > 0 and draws.uniform(sub.loss_key, step) < -math.expm1(-sent_pkts * p_rand):
                     lost = True
                 if dropped > 0 and draws.uniform(sub.key, step) < -math.expm1(-sent_pkts * min(1.0, dropped)):
                     lost = True
@@ -635,6 +651,7 @@ def run(
                     if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
                         sub.l_prev, sub.l_cur = sub.l_cur, 0.0
                         sub.window_losses = drops
+                        w_lost = sub.cwnd
                         if cubic:
                             # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
                             w = sub.cwnd
@@ -646,6 +663,18 @@ def run(
                             sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
                             sub.cwnd = sub.ssthresh
                         sub.last_reduction_t = t
+                        # fast recovery (SACK/PRR, RFC 6675/6937) lasts a round trip: the window
+                        # does not grow until the retransmission is acknowledged
+                        sub.recover_end = t + (sub.srtt or rtt_now)
+                        if p_rand > 0 and draws.uniform(sub.timeout_key, step) < fluid_vec.timeout_probability(
+                                p_rand, w_lost):
+                            # too few duplicate ACKs come back: the retransmission timer ends the
+                            # episode (Padhye et al. 1998, Eq. 24), then a loss window of 1 packet
+                            sub.phase = "stalled"
+                            sub.x = 0.0
+                            sub.saved_cwnd = 0.0
+                            sub.next_rto_t = t + sub.rto
+                            continue
                     elif reno:
                         sub.window_losses += drops
                     if reno and sub.window_losses >= 2:
@@ -659,7 +688,7 @@ def run(
                         continue
                 elif not lost:
                     sub.l_cur += sent_pkts
-                if not react and sub.limited:
+                if not react and sub.limited and t >= sub.recover_end:
                     acked = sent_pkts
                     if sub.cwnd < sub.ssthresh:
                         # one doubling per round trip (acked/cwnd = dt/RTT), RFC 5681 §3.1

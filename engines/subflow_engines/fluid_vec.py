@@ -19,10 +19,8 @@ and CMT (uncoupled) multipath, NewReno congestion control, no jitter. The fluid 
 dispatches to it whenever it supports a plan and runs everything else
 itself; tests pin both to the same results on plans both accept.
 
-Random link-loss draws come from ``numpy.random.default_rng(seed)``, so runs
-with lossy links are deterministic for a seed but not draw-for-draw identical
-to the scalar kernel; queue-overflow draws are counter-based
-(:mod:`subflow_engines.draws`) and identical in both.
+Every draw (random link loss, queue overflow, the timeout decisions) is
+counter-based (:mod:`subflow_engines.draws`) and identical in both kernels.
 """
 
 from __future__ import annotations
@@ -56,6 +54,25 @@ def goodput_fraction(mss_bytes: float) -> float:
 DEAD, HANDSHAKE, OPEN, STALLED = 0, 1, 2, 3
 
 
+@njit(cache=True)
+def timeout_probability(p, w):
+    """Probability that a loss episode in a window of ``w`` packets ends in a retransmission
+    timeout rather than fast recovery, for packet loss probability ``p``: Padhye et al.,
+    "Modeling TCP throughput", SIGCOMM 1998, Eq. 24,
+    Q̂(p, w) = min(1, (1 − (1−p)³)(1 + (1−p)³(1 − (1−p)^(w−3))) / (1 − (1−p)^w)); 1 for w ≤ 3
+    (too few packets after the lost one to return three duplicate ACKs)."""
+    if p <= 0.0:
+        return 0.0
+    if w <= 3.0:
+        return 1.0
+    s = 1.0 - p
+    den = 1.0 - s ** w
+    if den <= 0.0:
+        return 1.0
+    q = (1.0 - s ** 3) * (1.0 + s ** 3 * (1.0 - s ** (w - 3.0))) / den
+    return q if q < 1.0 else 1.0
+
+
 def supports(plan: RunPlan) -> bool:
     """True if this kernel implements every feature ``plan`` uses."""
     if plan.transport.congestion_control != "newreno":
@@ -82,7 +99,6 @@ def run(
     tr = plan.transport
     pkt_bits = tr.mss_bytes * 8.0
     rbuf_bits = math.inf if tr.rbuf_bytes is None else tr.rbuf_bytes * 8.0
-    rng = np.random.default_rng(plan.seed)
     resources = plan.resources
     rindex = {r.id: i for i, r in enumerate(resources)}
     n_res = len(resources)
@@ -108,6 +124,9 @@ def run(
                     slot_id.append(sp.id)
     S = len(slot_id)
     draw_keys = np.array([draws.subflow_key(plan.seed, sid) for sid in slot_id], dtype=np.uint64)
+    loss_keys = np.array([draws.subflow_key(plan.seed, sid + draws.LOSS_STREAM) for sid in slot_id], dtype=np.uint64)
+    timeout_keys = np.array([draws.subflow_key(plan.seed, sid + draws.TIMEOUT_STREAM) for sid in slot_id],
+                            dtype=np.uint64)
     conn_of = np.array(slot_conn, dtype=np.int64) if S else np.zeros(0, dtype=np.int64)
     n_conn = len(plan.flows)
     multipath = np.array([fp.multipath for fp in plan.flows], dtype=bool)
@@ -129,6 +148,7 @@ def run(
     next_rto_t = np.full(S, np.inf)
     next_sample_t = np.zeros(S)
     last_red = np.full(S, -np.inf)
+    recover_end = np.full(S, -np.inf)  # fast recovery: no window growth until then, s
     loss_at = np.full(S, np.inf)  # when a pending drop is detected (one RTT after it), s
     limit = np.full(S, np.inf)
     base_rtt = np.full(S, 1e-4)
@@ -195,6 +215,7 @@ def run(
         next_rto_t[slot] = np.inf
         next_sample_t[slot] = 0.0
         last_red[slot] = -np.inf
+        recover_end[slot] = -np.inf
         loss_at[slot] = np.inf
 
     def new_slot(c: int, slot: int, sp, t: float) -> None:
@@ -265,7 +286,7 @@ def run(
         if old != sp.nodes:
             emit(t, "route_change", c, slot, path=sp.nodes, previous_path=old)
 
-    def refresh_state(t: float) -> tuple[np.ndarray, float]:
+    def refresh_state(t: float, step: int) -> tuple[np.ndarray, float]:
         """Handshakes that complete, timers that fire, flows that start or stop at ``t``;
         returns the live mask and the next time anything of that kind can happen."""
         opening = (phase == HANDSHAKE) & (t >= t_open)
@@ -276,7 +297,12 @@ def run(
         for slot in timers:
             c = int(conn_of[slot])
             retrans[slot] += 1
-            if has_path[slot]:
+            if has_path[slot] and draws.uniform(timeout_keys[slot], step) < -math.expm1(path_log_keep[slot]):
+                # the retransmission is lost on the path too: back off again (RFC 6298 §5.5)
+                emit(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=False)
+                rto[slot] = min(2.0 * rto[slot], tr.max_rto_s)
+                next_rto_t[slot] = t + rto[slot]
+            elif has_path[slot]:
                 emit(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=True)
                 phase[slot] = OPEN
                 cwnd[slot] = 1.0
@@ -305,12 +331,10 @@ def run(
     conn_idx = np.arange(n_conn)
     any_multipath = bool(multipath.any())
     any_finite = bool(np.isfinite(remaining_bits).any())
-    any_random_loss = bool((log_keep < 0).any())
     changes = [(c.t_s, rindex[c.resource], c.capacity_mbps * 1e6 * wire) for c in plan.capacity_changes]
     next_change = 0
     conn_ptr = np.searchsorted(conn_of, np.arange(n_conn + 1)).astype(np.int64)  # slots are grouped by connection
     got = np.zeros(S)
-    no_draws = np.zeros(0)
     for step in range(n_steps):
         t = step * dt
         b = min(n_bins - 1, step // per_bin)
@@ -350,17 +374,18 @@ def run(
             queue_u = np.maximum(0.0, queue[used] - cap_u * (t - queue_t[used]))
             matrix_dirty = False
         if state_dirty or t >= next_state_t:
-            live, next_state_t = refresh_state(t)
+            live, next_state_t = refresh_state(t, step)
             state_dirty = False
         # ---- rates, queues, losses, growth, RTT estimation: compiled (see _step)
-        _step(
+        if _step(
             t, step, dt, pkt_bits, rbuf_bits, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S, MAX_CWND_PACKETS,
             live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
             path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
-            base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys,
-            rng.random(S) if any_random_loss else no_draws,
+            base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
             cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits[:, b], got,
-        )
+            phase, next_rto_t, recover_end,
+        ):
+            state_dirty = True  # a loss episode ended in a retransmission timeout
         # ---- finite transfers
         if any_finite:
             delivered = np.bincount(conn_of, weights=got, minlength=n_conn)
@@ -409,13 +434,15 @@ def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
     path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
-    base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, u_rand,
+    base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
+    phase, next_rto_t, recover_end,
 ):
     """One time step of the continuous dynamics, in place (the equations of
-    :mod:`subflow_engines.fluid`). ``u_rand``: one uniform per subflow for random
-    link loss (empty when no link is lossy). Returns nothing; ``got`` receives the bits
-    each subflow delivered in the step."""
+    :mod:`subflow_engines.fluid`). Random link loss, overflow losses and timeout decisions
+    are counter-based draws (:mod:`.draws`) of the keys given, as in the scalar kernel.
+    ``got`` receives the bits each subflow delivered in the step. Returns True when a loss
+    episode ended in a retransmission timeout (the subflow is then STALLED and not live)."""
     S = cwnd.shape[0]
     n_conn = conn_ptr.shape[0] - 1
     n_u = cap_u.shape[0]
@@ -507,7 +534,6 @@ def _step(
             sd += dropf[inc_local[j]]
         through_log[path_rows[k]] = sl
         dropped[path_rows[k]] = sd
-    random_loss = u_rand.shape[0] == S
     for i in range(S):
         g = x[i] * dt * np.exp(path_log_keep[i] + through_log[i])
         got[i] = g
@@ -518,10 +544,9 @@ def _step(
             continue
         sent = x[i] * (dt / pkt_bits)
         lost = False
-        if random_loss:
-            p = -np.expm1(path_log_keep[i])
-            if p > 0 and u_rand[i] < -np.expm1(-sent * p):
-                lost = True
+        p = -np.expm1(path_log_keep[i])
+        if p > 0 and draws.uniform(loss_keys[i], step) < -np.expm1(-sent * p):
+            lost = True
         if overflow and dropped[i] > 0:
             if draws.uniform(draw_keys[i], step) < -np.expm1(-sent * min(1.0, dropped[i])):
                 lost = True
@@ -530,20 +555,29 @@ def _step(
             if np.isinf(loss_at[i]):
                 loss_at[i] = t + rtt[i]
     react = np.zeros(S, dtype=np.bool_)
+    stalled = False
     for i in range(S):
         if loss_at[i] <= t and x[i] > 0:
             react[i] = True
             loss_at[i] = np.inf
             ref = rtt[i] if np.isnan(srtt[i]) else srtt[i]
             if t - last_red[i] >= ref:
+                w_lost = cwnd[i]
                 ssthresh[i] = max(cwnd[i] / 2.0, 2.0)
                 cwnd[i] = ssthresh[i]
                 last_red[i] = t
+                recover_end[i] = t + ref  # fast recovery: no growth for a round trip
+                p = -np.expm1(path_log_keep[i])
+                if p > 0 and draws.uniform(timeout_keys[i], step) < timeout_probability(p, w_lost):
+                    phase[i] = STALLED  # too few duplicate ACKs: the retransmission timer fires
+                    live[i] = False
+                    next_rto_t[i] = t + rto[i]
+                    stalled = True
     # growth: slow start, then congestion avoidance (LIA for coupled connections)
     ca = np.zeros(S, dtype=np.bool_)
     for i in range(S):
         lim = live[i] and x[i] >= 0.98 * w[i] and w[i] < limit[i]
-        if lim and not react[i] and x[i] > 0:
+        if lim and not react[i] and x[i] > 0 and t >= recover_end[i]:
             acked = x[i] * (dt / pkt_bits)
             if cwnd[i] < ssthresh[i]:
                 v = cwnd[i] * np.exp2(acked / cwnd[i])
@@ -590,3 +624,4 @@ def _step(
             v = srtt[i] + max(granularity, 4.0 * rttvar[i])
             rto[i] = min(max_rto, max(min_rto, v))
             next_sample_t[i] = t + r
+    return stalled
