@@ -1,7 +1,9 @@
 """Regenerate docs/validation: the fluid engine against the papers and models.
 
-Run: ``make validation`` (or ``.venv/bin/python scripts/validation.py [--linux]``; ``--linux``
-adds the comparison with kernel TCP/MPTCP, which needs root and runs in real time). Writes
+Run: ``make validation`` (or ``.venv/bin/python scripts/validation.py [--linux] [--grid-subset]``;
+``--linux`` adds the comparison with kernel TCP/MPTCP, which needs root and runs in real time:
+the grid of ``subflow.testbeds.grid`` takes about three hours on the kernel, ``--grid-subset``
+runs the kernel on its representative cells only (those of tests/linux, ~20 min)). Writes
 PNG figures and ``docs/validation/README.md`` with the measured figures. The
 same checks are pinned by tests in ``tests/unit/test_fluid_engine.py`` and
 ``tests/unit/test_paper_reproductions.py``.
@@ -287,17 +289,107 @@ def real_tcp_section(md: list[str]) -> None:
     md.append("\nHTB shapes Ethernet frames, so kernel TCP goodput tops out near 0.956 of a link's rate.\n")
 
 
+GRID_DURATION_S = 30.0
+GRID_WARMUP_S = 5.0
+#: (row prefix, label) of the cells the kernel runs with --grid-subset (also tests/linux)
+GRID_SUBSET = {
+    ("newreno, RTT 20 ms, loss on one link", "0 %"),
+    ("newreno, RTT 20 ms, loss on one link", "1 %"),
+    ("newreno, RTT 100 ms, loss on all links", "0.5 %"),
+    ("cubic, RTT 100 ms, loss on one link", "1 %"),
+    ("MPTCP, one lossy + one clean path (20 Mbit/s each, RTT 40 ms)", "2 %"),
+    ("jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link)", "±5 ms"),
+    ("wireless loss on the access point's air (RTT 40 ms)", "2 %"),
+}
+
+
+def grid_analytic_mbps(cell) -> float:
+    """Padhye et al. 1998, full model (Eq. 31) with b = 1 (Linux grows the window per
+    acknowledged segment, so delayed ACKs do not slow it) and T0 = RTT + 200 ms (Linux's RTO
+    floor), capped by the goodput of the path's narrowest rate; MPTCP: lossy path + clean path."""
+    from subflow.metrics import padhye_throughput_mbps
+    from subflow_engines.fluid_vec import goodput_fraction
+
+    gf = goodput_fraction(cell.mss_bytes)
+    sc = cell.scenario
+    if cell.strategy == "mptcp":
+        bw = sc["links"][0]["bandwidth_mbps"] * gf
+        return min(bw, padhye_throughput_mbps(cell.mss_bytes, cell.rtt_s, cell.loss, t0_s=cell.rtt_s + 0.2, b=1)) + bw
+    rates = [link["bandwidth_mbps"] for link in sc["links"]]
+    rates += [n["wireless_bandwidth_mbps"] for n in sc["nodes"] if n.get("kind") == "access_point"]
+    cap = min(rates) * gf
+    if cell.loss == 0:
+        return cap
+    return min(cap, padhye_throughput_mbps(cell.mss_bytes, cell.rtt_s, cell.loss, t0_s=cell.rtt_s + 0.2, b=1))
+
+
+def grid_section(md: list[str], kernel: str | None) -> None:
+    """The validation grid of issue 11: fluid against kernel TCP and Padhye et al. 1998.
+
+    ``kernel``: None (no kernel column), ``"subset"`` (GRID_SUBSET) or ``"all"``."""
+    from subflow.plan import resolve_plan
+    from subflow.testbeds.grid import cells
+    from subflow_engines import all_engines, linux
+    from subflow_engines.fluid import run as fluid_run
+
+    if kernel is not None and not all_engines()["linux"].available:
+        kernel = None
+
+    def mean_in(flow) -> float:
+        v = [x for t, x in zip(flow.t_s, flow.throughput_mbps) if t >= GRID_WARMUP_S]
+        return sum(v) / len(v)
+
+    md.append("## Validation grid: fluid against kernel TCP and Padhye et al.\n")
+    md.append(
+        "Scenarios of `subflow.testbeds.grid` (a chain of 10 nodes, 9 links, 1 Gbit/s; lossless cells have one "
+        "20 Mbit/s link in the middle; MPTCP over two 20 Mbit/s paths; a station behind a 54 Mbit/s access point), "
+        f"one bulk flow, {GRID_DURATION_S:g} s, mean goodput after {GRID_WARMUP_S:g} s. Both engines run the same "
+        "plan. fluid: mean of seeds 1–3. kernel: the linux engine, median of 3 runs [range]; cells whose range "
+        "exceeds ±10 % of the median are marked *noisy* and carry no target. Padhye: full model with timeouts "
+        "(Eq. 31), b = 1, T0 = RTT + 200 ms, capped by the path's goodput. p: end-to-end data loss.\n")
+    if kernel is None:
+        md.append("No kernel column in this run (needs root and `--linux`).\n")
+    elif kernel == "subset":
+        md.append("The kernel ran the representative cells only (`--grid-subset`); `-` elsewhere.\n")
+    md.append("| cell | p | Padhye | fluid | kernel | fluid / kernel | fluid / Padhye |\n|---|---|---|---|---|---|---|")
+    row = None
+    for cell in cells(duration_s=GRID_DURATION_S):
+        if cell.row != row:
+            row = cell.row
+            md.append(f"| **{row}** | | | | | | |")
+        runs = []
+        for seed in (1, 2, 3):
+            doc = {**cell.scenario, "run": {**cell.scenario["run"], "seed": seed}}
+            runs.append(mean_in(fluid_run(resolve_plan(doc, cell.strategy, "fluid")).flows[0]))
+        f = statistics.mean(runs)
+        model = grid_analytic_mbps(cell)
+        k_txt, ratio = "-", "-"
+        if kernel == "all" or (kernel == "subset" and (cell.row, cell.label) in GRID_SUBSET):
+            plan = resolve_plan(cell.scenario, cell.strategy, "linux")
+            ks = sorted(mean_in(linux.run(plan).flows[0]) for _ in range(3))
+            k = statistics.median(ks)
+            k_txt = f"{k:.2f} [{ks[0]:.2f}–{ks[-1]:.2f}]"
+            noisy = k <= 0 or (ks[-1] - k) > 0.1 * k or (k - ks[0]) > 0.1 * k
+            ratio = (f"{f / k:.2f}" if k > 0 else "-") + (" *noisy*" if noisy else "")
+            print(f"grid {cell.row} {cell.label}: fluid {f:.2f} kernel {k_txt}", file=sys.stderr, flush=True)
+        md.append(f"| {cell.label} | {cell.loss * 100:.3g} % | {model:.2f} | {f:.2f} | {k_txt} | {ratio} | "
+                  f"{f / model:.2f} |")
+    md.append("")
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     md = ["# Validation of the fluid engine\n",
           "Regenerated by `make validation` (scripts/validation.py). Every figure is computed by the engine "
           "in this run; references come from the cited models and papers.\n"]
     sections = [mathis_figure, fairness_figure, naval_figures, naval_regime_table, spurious_figure, cmt_figures]
+    grid_kernel = ("subset" if "--grid-subset" in sys.argv else "all") if "--linux" in sys.argv else None
+    sections.append(lambda md: grid_section(md, grid_kernel))
     if "--linux" in sys.argv:
         sections.append(real_tcp_section)
     for section in sections:
         section(md)
-        print(f"done: {section.__name__}", file=sys.stderr)
+        print(f"done: {getattr(section, '__name__', 'grid')}", file=sys.stderr)
     (OUT / "README.md").write_text("\n".join(md) + "\n")
     print(f"wrote {OUT / 'README.md'}")
     return 0

@@ -31,6 +31,7 @@ def chain(
     duration_s: float = 30.0,
     n_nodes: int = CHAIN_NODES,
     queue_packets: int = 1000,
+    bottleneck_mbps: float | None = None,
 ) -> dict[str, Any]:
     """One bulk TCP flow along a chain of ``n_nodes`` nodes (host ``h0`` … host ``h{n-1}``,
     routers between them) joined by ``n_nodes − 1`` equal links.
@@ -56,6 +57,9 @@ def chain(
         Nodes of the chain (≥ 2).
     queue_packets : int
         Drop-tail queue of every link direction, packets.
+    bottleneck_mbps : float, optional
+        Rate of the middle link only (the others keep ``bandwidth_mbps``): one
+        bottleneck, as the lossless cells use.
 
     Returns
     -------
@@ -79,8 +83,9 @@ def chain(
     links = []
     for k in range(n_links):
         lossy = lossy_links == "all" or k == middle
+        rate = bottleneck_mbps if bottleneck_mbps is not None and k == middle else bandwidth_mbps
         links.append({
-            "id": f"l{k}", "src": names[k], "dst": names[k + 1], "bandwidth_mbps": bandwidth_mbps,
+            "id": f"l{k}", "src": names[k], "dst": names[k + 1], "bandwidth_mbps": rate,
             "delay_ms": round(one_way, 6), "loss": loss if lossy else 0.0, "jitter_ms": jitter_ms,
             "queue_packets": queue_packets,
         })
@@ -175,8 +180,9 @@ def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
     """The grid of issue 11: loss on one link and spread over all nine, each RTT, NewReno and
     CUBIC; MPTCP with one lossy path; a jitter row; wireless loss on an access point's air.
 
-    Lossless chain cells run at 20 Mbit/s (the HTB rate limits them, so they check framing
-    overhead); lossy ones at 1 Gbit/s (loss limits them)."""
+    Lossless chain cells have one 20 Mbit/s link in the middle (the HTB rate limits them, so
+    they check framing overhead; queue 100 packets); lossy ones run at 1 Gbit/s (loss limits
+    them)."""
     out: list[Cell] = []
     n_links = CHAIN_NODES - 1
     for cc in ("newreno", "cubic"):
@@ -185,8 +191,11 @@ def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
                 for p in losses:
                     if p == 0 and spread == "all":
                         continue
-                    bw = 20.0 if p == 0 else 1000.0
-                    doc = chain(p, spread, rtt, cc, bandwidth_mbps=bw, duration_s=duration_s)
+                    if p == 0:
+                        doc = chain(0.0, spread, rtt, cc, bottleneck_mbps=20.0, duration_s=duration_s,
+                                    queue_packets=100)
+                    else:
+                        doc = chain(p, spread, rtt, cc, duration_s=duration_s)
                     e2e = p if spread == "one" else _e2e(p, n_links)
                     out.append(Cell(f"{cc}, RTT {rtt:g} ms, loss on {spread} link{'s' if spread == 'all' else ''}",
                                     f"{p * 100:g} %", "sptcp", doc, e2e, rtt / 1000.0))
