@@ -73,7 +73,9 @@ others running. Coupling ``lia`` applies RFC 6356; ``uncoupled`` runs one
 NewReno per path (CMT's per-destination congestion control).
 
 Deterministic for a given ``seed``. Simplifications: ACKs are not queued,
-per-hop departures are shared in proportion to arrivals.
+per-hop departures are shared in proportion to arrivals, and a hop receives a
+subflow's rate times the pass fractions of the hops before it in the previous
+step (tandem queues: only the first bottleneck of a path queues).
 """
 
 from __future__ import annotations
@@ -138,7 +140,7 @@ class _Sub:
         "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire", "_mss",
-        "loss_key", "timeout_key", "recover_end",
+        "loss_key", "timeout_key", "recover_end", "arr_last",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
@@ -178,6 +180,7 @@ class _Sub:
         self.next_sample_t = 0.0
         self.last_reduction_t = -math.inf
         self.recover_end = -math.inf  # fast recovery: no window growth until then, s
+        self.arr_last = 0.0  # rate reaching the path's last hop in this step, bit/s
         self.loss_at = math.inf  # when the pending loss is detected (duplicate ACKs), s
         self.drops_pending = 0
         self.rtt = self.base_rtt
@@ -576,8 +579,13 @@ def run(
                 sub.x = x
                 sub.limited = x >= 0.98 * w and w < sub.limit
                 remaining -= x
+                # tandem queues: a hop receives what the hops before it let through (their
+                # pass fractions of the previous step), so only the first bottleneck queues
+                sub.arr_last = x
                 for i in sub.res:
                     arrivals[i] += x
+                    sub.arr_last = x
+                    x *= pass_frac[i]
         # queues (fluid drop-tail)
         for i in range(n_res):
             a = arrivals[i] * dt
@@ -619,10 +627,12 @@ def run(
                 x = sub.x
                 if x <= 0:
                     continue
+                # what the last hop lets through of what reached it (tandem queues)
                 through = sub.loss_keep
+                if sub.res:
+                    through *= sub.arr_last / x * pass_frac[sub.res[-1]]
                 dropped = 0.0
                 for i in sub.res:
-                    through *= pass_frac[i]
                     dropped += drop_frac[i]
                 got = x * dt * through
                 sub.bits[b] += got

@@ -192,7 +192,8 @@ def run(
     # the loop works on the resources that current paths use ("u" arrays, local indices)
     used = np.zeros(0, dtype=np.int64)
     inc_local = np.zeros(0, dtype=np.int64)
-    cap_u = capdt_u = buf_u = queue_u = np.zeros(0)
+    cap_u = capdt_u = buf_u = queue_u = pass_u = np.zeros(0)
+    pass_g = np.ones(n_res)  # pass fraction of each resource in the last step it was used
 
     def set_path(slot: int, sp) -> None:
         nonlocal matrix_dirty
@@ -366,12 +367,14 @@ def run(
             inc_cols = np.array([r for i in with_path for r in res_lists[i]], dtype=np.int64)
             path_rows = np.array(with_path, dtype=np.int64)
             row_ptr = np.cumsum([0] + [len(res_lists[i]) for i in with_path[:-1]]).astype(np.int64)
+            pass_g[used] = pass_u
             queue[used] = queue_u  # keep the queues of resources that leave the working set,
             queue_t[used] = t  # and drain them at their capacity while no path uses them
             used, inc_local = np.unique(inc_cols, return_inverse=True)
             inc_local = inc_local.astype(np.int64)
             cap_u, capdt_u, buf_u = cap[used], cap_dt[used], buf[used]
             queue_u = np.maximum(0.0, queue[used] - cap_u * (t - queue_t[used]))
+            pass_u = pass_g[used].copy()
             matrix_dirty = False
         if state_dirty or t >= next_state_t:
             live, next_state_t = refresh_state(t, step)
@@ -380,7 +383,7 @@ def run(
         if _step(
             t, step, dt, pkt_bits, rbuf_bits, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S, MAX_CWND_PACKETS,
             live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
-            path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
+            path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u, pass_u,
             base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
             cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits[:, b], got,
             phase, next_rto_t, recover_end,
@@ -433,7 +436,7 @@ def run(
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
-    path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
+    path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u, pass_u,
     base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
     phase, next_rto_t, recover_end,
@@ -504,11 +507,17 @@ def _step(
                 x[i] = w[i] if w[i] < budget else budget
     # fluid drop-tail queues
     arrived = np.zeros(n_u)
+    arr_last = x * dt  # bits reaching each path's last hop in this step
+    last_u = np.full(S, -1, dtype=np.int64)
     for k in range(n_paths):
         i = path_rows[k]
         end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
-        for j in range(row_ptr[k], end):
-            arrived[inc_local[j]] += x[i] * dt
+        xi = x[i]
+        for j in range(row_ptr[k], end):  # tandem queues: attenuated by the hops before (last step)
+            arrived[inc_local[j]] += xi * dt
+            arr_last[i] = xi * dt
+            last_u[i] = inc_local[j]
+            xi *= pass_u[inc_local[j]]
     logpass = np.zeros(n_u)
     dropf = np.zeros(n_u)
     overflow = False
@@ -523,19 +532,19 @@ def _step(
         queue_u[u] = 0.0 if q < 0.0 else (buf_u[u] if q > buf_u[u] else q)
         if arrived[u] > 0:
             logpass[u] = np.log(departed / arrived[u])
-    through_log = np.zeros(S)
+            pass_u[u] = departed / arrived[u]
+        else:
+            pass_u[u] = 1.0
     dropped = np.zeros(S)
     for k in range(n_paths):
         end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
-        sl = 0.0
         sd = 0.0
         for j in range(row_ptr[k], end):
-            sl += logpass[inc_local[j]]
             sd += dropf[inc_local[j]]
-        through_log[path_rows[k]] = sl
         dropped[path_rows[k]] = sd
     for i in range(S):
-        g = x[i] * dt * np.exp(path_log_keep[i] + through_log[i])
+        # what the last hop lets through of what reached it (tandem queues)
+        g = arr_last[i] * np.exp(path_log_keep[i] + (logpass[last_u[i]] if last_u[i] >= 0 else 0.0))
         got[i] = g
         bits_col[i] += g
     # losses, detected one round trip after the drop
