@@ -50,6 +50,12 @@ def capabilities(refresh: bool = False) -> dict[str, Any]:
     return result
 
 
+def snapshot() -> dict[str, Any] | None:
+    """The last result of :func:`capabilities`, however old, or None; never calls the agent."""
+    with _lock:
+        return None if _cached is None else _cached[1]
+
+
 def engine_names() -> list[str]:
     """Engines a comparison may name: ``settings.ENGINES`` and every engine the agent reports available."""
     names = list(settings.ENGINES)

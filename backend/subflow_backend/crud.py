@@ -6,23 +6,23 @@ Functions here raise domain errors (:mod:`subflow.errors`, plus
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
-from subflow.errors import SubflowError, UnknownEngine, Unreachable
-from subflow.plan import resolve_plan
+from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.scenario import Scenario, check_references, load_scenario
-from subflow.strategies import get_strategy
-from subflow.sweeps import expand
 
-from subflow_backend import models
+from subflow_backend import comparison_state, models
+from subflow_backend.comparison_checks import check_request
 from subflow_backend.schemas import ComparisonCreate
-from subflow_backend.settings import settings
+
+
+#: Largest ``skip`` of a page (a signed 32-bit offset; any larger one would be past every row).
+MAX_SKIP = 2**31 - 1
 
 
 class ScenarioNameTaken(SubflowError):
@@ -40,11 +40,40 @@ def _name_taken(session: Session, name: str, exclude_id: str | None = None) -> b
     return session.scalar(stmt) is not None
 
 
+def _nul_characters(value: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """JSON paths of the strings (and keys) in ``value`` that contain a NUL character."""
+    if isinstance(value, str):
+        return [loc] if "\x00" in value else []
+    if isinstance(value, dict):
+        found = [(*loc, k) for k in value if isinstance(k, str) and "\x00" in k]
+        for k, v in value.items():
+            found += _nul_characters(v, (*loc, k))
+        return found
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in _nul_characters(v, (*loc, i))]
+    return []
+
+
 def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
+    """The validated scenario; refuses NUL characters in any text (PostgreSQL cannot store them).
+
+    Raises
+    ------
+    ScenarioInvalid
+        With the JSON path of each problem.
+    """
     if isinstance(scenario, Scenario):
         check_references(scenario)
-        return scenario
-    return load_scenario(scenario)
+        sc = scenario
+    else:
+        sc = load_scenario(scenario)
+    nul = _nul_characters(sc.model_dump(mode="json"))
+    if nul:
+        raise ScenarioInvalid(
+            [{"loc": list(p), "msg": "text must not contain a NUL character (U+0000)", "type": "string_nul"}
+             for p in nul]
+        )
+    return sc
 
 
 def _commit_unique(session: Session, name: str) -> None:
@@ -127,54 +156,26 @@ def delete_scenario(session: Session, row: models.Scenario) -> None:
     session.commit()
 
 
-def check_engine(engine: str) -> None:
-    """Raise :class:`UnknownEngine` unless ``engine`` is in ``settings.ENGINES`` or available
-    at the agent (:func:`subflow_backend.agent.engine_names`)."""
-    if engine in settings.ENGINES:
-        return
-    from subflow_backend.agent import engine_names
-
-    names = engine_names()
-    if engine not in names:
-        raise UnknownEngine(engine, names)
-
-
 def create_comparison(session: Session, scenario: models.Scenario, body: ComparisonCreate) -> models.Comparison:
     """Check a comparison request and store it as ``queued`` (not yet enqueued).
 
-    Every strategy's plan is resolved once here, so a request that cannot run
-    fails before anything is stored.
+    The checks are :func:`subflow_backend.comparison_checks.check_request`'s: no
+    plan is resolved here (the worker does it) and a configured engine is not
+    asked anything, so the request answers at once.
 
     Raises
     ------
-    UnknownStrategy, UnknownEngine
-        A name that is not known.
-    Unreachable
-        A flow of the scenario with no path at any time (for some strategy);
-        its ``loc`` attribute is set to ``["scenario", "flows", index]``.
+    UnknownStrategy, UnknownEngine, StrategyNotSupported
+        A strategy or engine that is not known, or an engine that does not run a strategy.
+    FlowUnreachable
+        A flow of the scenario whose endpoints are never connected (``index`` names it).
     ScenarioInvalid
-        If the stored document no longer validates.
+        A bad sweep, or a stored document that no longer validates.
     """
-    for name in body.strategies:
-        get_strategy(name)
-    check_engine(body.engine)
-    snapshot = copy.deepcopy(scenario.document)
-    if body.seed is not None:
-        snapshot.setdefault("run", {})["seed"] = body.seed
-    sc = load_scenario(snapshot)
-    units = expand(sc.model_dump(mode="json"), body.sweep, body.repetitions)
-    for unit in units:
-        if unit.repetition:
-            continue  # another seed of a point already checked
-        for name in body.strategies:
-            try:
-                resolve_plan(unit.scenario, name, body.engine)
-            except Unreachable as exc:
-                # point the API edge at the flow in the scenario document
-                index = next((i for i, f in enumerate(sc.flows) if f.id == exc.flow_id), None)
-                exc.loc = ["scenario", "flows"] + ([index] if index is not None else [])  # type: ignore[attr-defined]
-                raise
-    row = models.Comparison(
+    sc, units_total = check_request(
+        scenario.document, list(body.strategies), body.engine, body.seed, body.repetitions, body.sweep
+    )
+    row = comparison_state.new_comparison(
         scenario_id=scenario.id,
         scenario_version=scenario.version,
         scenario_snapshot=sc.model_dump(mode="json"),
@@ -183,10 +184,7 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
         seed=body.seed,
         repetitions=body.repetitions,
         sweep=body.sweep.model_dump() if body.sweep is not None else None,
-        units_total=len(units),
-        units_done=0,
-        status="queued",
-        progress=0.0,
+        units_total=units_total,
     )
     session.add(row)
     session.commit()
@@ -197,25 +195,18 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
 def cancel_comparison(session: Session, row: models.Comparison) -> models.Comparison:
     """Mark a queued or running comparison ``cancelled`` (the worker stops at its next check).
 
-    One conditional UPDATE, so it cannot overwrite a result the worker stored meanwhile;
-    a finished comparison is returned unchanged.
+    A guarded transition (:func:`subflow_backend.comparison_state.cancel`), so it cannot
+    overwrite a result the worker stored meanwhile; a finished comparison is returned unchanged.
     """
-    session.execute(
-        update(models.Comparison)
-        .where(models.Comparison.id == row.id, models.Comparison.status.in_(("queued", "running")))
-        .values(status="cancelled", error="cancelled by the user", finished_at=models.utcnow())
-    )
-    session.commit()
+    comparison_state.cancel(session, row.id)
     session.refresh(row)
     return row
 
 
 def mark_comparison_failed(session: Session, row: models.Comparison, error: str) -> models.Comparison:
-    """Set ``row`` to ``failed`` with ``error`` and a finish time."""
-    row.status = "failed"
-    row.error = error
-    row.finished_at = models.utcnow()
-    session.commit()
+    """Set a queued or running ``row`` to ``failed`` with ``error`` and a finish time
+    (:func:`subflow_backend.comparison_state.fail`); a finished one is returned unchanged."""
+    comparison_state.fail(session, row.id, error)
     session.refresh(row)
     return row
 

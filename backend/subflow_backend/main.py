@@ -1,14 +1,21 @@
 """The Subflow REST API (FastAPI ``app``).
 
 Routes live under ``/api`` (OpenAPI UI at ``/docs``). Domain errors from
-:mod:`subflow.errors` are translated to HTTP here and only here:
+:mod:`subflow.errors` (and :class:`subflow_backend.crud.ScenarioNameTaken`,
+the request checks of :mod:`subflow_backend.comparison_checks`) are translated
+to HTTP here and only here, from one table, :data:`ERRORS`: error class →
+status, ``type`` and ``loc``. ``loc`` follows FastAPI's convention, first part
+where the problem is:
 
-* :class:`~subflow.errors.ScenarioInvalid` → 422, ``detail`` in FastAPI's
-  shape with ``loc`` prefixed by ``"body"`` (``["body", "links", 0, "dst"]``);
-* :class:`~subflow.errors.UnknownStrategy` / :class:`~subflow.errors.UnknownEngine`
-  → 422 naming ``["body", "strategies"]`` / ``["body", "engine"]``;
-* :class:`~subflow.errors.Unreachable` → 422 naming ``["scenario", "flows", i]``;
-* :class:`subflow_backend.crud.ScenarioNameTaken` → 409.
+* ``"body"``: the request body (a scenario document being saved or previewed,
+  a sweep, the strategies, an uploaded ``file``);
+* ``"query"``: a query parameter (``["query", "strategy"]`` of an export);
+* ``"scenario"``: the stored scenario named by the ``scenario_id`` path
+  parameter, then the path in its document (``["scenario", "flows", 2]``).
+
+Request bodies are refused with 422 before any route runs when they contain
+``NaN`` or ``±Infinity`` (not JSON numbers; ``loc`` names the field), and a
+422 never echoes more than :data:`INPUT_ECHO_CHARS` characters of the input.
 
 If the built frontend (``settings.FRONTEND_DIST``, default ``frontend/dist``)
 exists, it is served at ``/`` as a single-page app: files by path, and
@@ -19,18 +26,32 @@ Run: ``uvicorn subflow_backend.main:app --port 8000`` (after ``alembic upgrade h
 
 from __future__ import annotations
 
+import functools
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, status
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.openapi.utils import get_openapi
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from subflow.errors import (
     DemandUnreachable,
+    EngineCannotRun,
     ImportFailed,
     LinkInvalid,
     ScenarioInvalid,
+    SubflowError,
     UnknownEngine,
     UnknownNode,
     UnknownStrategy,
@@ -38,14 +59,211 @@ from subflow.errors import (
 )
 
 from subflow_backend.api.main import api_router
+from subflow_backend.comparison_checks import StrategyNotSupported
 from subflow_backend.crud import ScenarioNameTaken
 from subflow_backend.settings import settings
+
+#: Most characters of a refused input echoed back in a 422's ``detail[].input``.
+INPUT_ECHO_CHARS = 200
+#: Most characters of an error message (a domain error may quote the input).
+MESSAGE_CHARS = 1000
+
+
+class _Where:
+    """Where the documents an error speaks of came from, for one request."""
+
+    def __init__(self, request: Request):
+        self.stored = "scenario_id" in request.path_params and request.method != "PUT"
+        self.upload = request.url.path.rstrip("/").endswith("/imports")
+        self.query = request.query_params
+
+    def document(self, *path: Any) -> list[Any]:
+        """``loc`` of ``path`` in the scenario document the request is about."""
+        if self.upload:
+            return ["body", "file"]
+        return ["scenario", *path] if self.stored else ["body", *path]
+
+
+@dataclass(frozen=True)
+class ErrorMapping:
+    """HTTP translation of a domain error class: ``status``, detail ``type`` and ``loc(exc, where)``;
+    without ``loc`` the detail is the message alone (``{"detail": str}``)."""
+
+    status: int
+    type: str
+    loc: Callable[[Any, _Where], list[Any]] | None
+
+
+def _strategy_loc(exc: Any, where: _Where) -> list[Any]:
+    if "strategy" in where.query:
+        return ["query", "strategy"]
+    index = getattr(exc, "index", None)
+    return ["body", "strategies"] + ([index] if index is not None else [])
+
+
+def _flow_loc(exc: Unreachable, where: _Where) -> list[Any]:
+    index = getattr(exc, "index", None)
+    return where.document("flows", *([index] if index is not None else [exc.flow_id]))
+
+
+_422 = status.HTTP_422_UNPROCESSABLE_CONTENT
+
+#: Domain error class → HTTP; a subclass uses the entry of its nearest listed base.
+ERRORS: dict[type[SubflowError], ErrorMapping] = {
+    ScenarioInvalid: ErrorMapping(_422, "value_error", lambda exc, w: w.document()),  # per error: see _details
+    UnknownStrategy: ErrorMapping(_422, "unknown_strategy", _strategy_loc),
+    UnknownEngine: ErrorMapping(_422, "unknown_engine", lambda exc, w: ["body", "engine"]),
+    EngineCannotRun: ErrorMapping(_422, "engine_cannot_run", lambda exc, w: ["body", "engine"]),
+    StrategyNotSupported: ErrorMapping(_422, "engine_cannot_run", _strategy_loc),
+    Unreachable: ErrorMapping(_422, "unreachable", _flow_loc),
+    ImportFailed: ErrorMapping(_422, "import_failed", lambda exc, w: ["body", "file"]),
+    LinkInvalid: ErrorMapping(_422, "link_invalid", lambda exc, w: w.document("links", exc.link, exc.field)),
+    UnknownNode: ErrorMapping(
+        _422, "unknown_node", lambda exc, w: ["body", "pairs"] if w.stored else w.document("nodes", exc.node)
+    ),
+    DemandUnreachable: ErrorMapping(
+        _422, "unreachable", lambda exc, w: w.document("flows", exc.demand_id or f"{exc.src}>{exc.dst}")
+    ),
+    ScenarioNameTaken: ErrorMapping(status.HTTP_409_CONFLICT, "name_taken", None),
+}
+
+
+def mapping_of(exc: SubflowError) -> ErrorMapping | None:
+    """The :data:`ERRORS` entry of ``exc``'s class or of its nearest base that has one."""
+    return next((ERRORS[c] for c in type(exc).__mro__ if c in ERRORS), None)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float written as a string (JSON has no NaN/Infinity)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _echo(value: Any) -> Any:
+    """The refused input as echoed in a 422: as is if short, else its JSON cut to
+    :data:`INPUT_ECHO_CHARS` characters and marked ``…``."""
+    if isinstance(value, str):
+        return value if len(value) <= INPUT_ECHO_CHARS else value[:INPUT_ECHO_CHARS] + "…"
+    value = _finite(jsonable_encoder(value))
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    if len(text) <= INPUT_ECHO_CHARS:
+        return value
+    return text[:INPUT_ECHO_CHARS] + "…"
+
+
+def _cut(message: str) -> str:
+    return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
+
+
+def _details(exc: SubflowError, request: Request, mapping: ErrorMapping) -> list[dict[str, Any]]:
+    where = _Where(request)
+    if isinstance(exc, ScenarioInvalid):
+        return [
+            {"loc": where.document(*e["loc"]) if e["loc"][:1] != ["sweep"] else ["body", *e["loc"]],
+             "msg": _cut(str(e["msg"])), "type": e.get("type", mapping.type)}
+            for e in exc.errors
+        ]
+    assert mapping.loc is not None
+    return [{"loc": mapping.loc(exc, where), "msg": _cut(str(exc)), "type": mapping.type}]
+
+
+async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
+    mapping = mapping_of(exc)  # type: ignore[arg-type]
+    if mapping is None:  # registered only for classes of ERRORS, so never here
+        raise exc
+    if mapping.loc is None:
+        return JSONResponse(status_code=mapping.status, content={"detail": _cut(str(exc))})
+    return JSONResponse(status_code=mapping.status, content={"detail": _finite(_details(exc, request, mapping))})
+
+
+async def _request_invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's 422 (``detail: [{loc, msg, type, input, ctx}]``), with ``input`` cut short and
+    non-finite numbers written as strings, so that it always serialises."""
+    detail = []
+    for error in exc.errors():
+        item = {k: v for k, v in error.items() if k not in ("input", "ctx", "url")}
+        if "input" in error:
+            item["input"] = _echo(error["input"])
+        if error.get("ctx"):
+            item["ctx"] = _finite(jsonable_encoder(error["ctx"], custom_encoder={Exception: str}))
+        detail.append(_finite(jsonable_encoder(item)))
+    return JSONResponse(status_code=_422, content={"detail": detail})
+
+
+def _non_finite_paths(value: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [loc]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _non_finite_paths(v, (*loc, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _non_finite_paths(v, (*loc, i))]
+    return []
+
+
+class RefuseNonFiniteJson:
+    """ASGI middleware: a JSON request body under ``/api`` with ``NaN``, ``Infinity`` or
+    ``-Infinity`` (which Python's parser accepts but JSON does not have) is answered 422
+    naming each such field, before any route sees it. Other requests pass untouched."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] not in ("POST", "PUT", "PATCH")
+            or not scope["path"].startswith("/api/")
+            or b"json" not in dict(scope["headers"]).get(b"content-type", b"")
+        ):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, receive, send)  # disconnected: let the app see it
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        try:
+            paths = _non_finite_paths(json.loads(body)) if body else []
+        except (ValueError, RecursionError):
+            paths = []  # malformed: FastAPI answers it
+        if paths:
+            response = JSONResponse(
+                status_code=_422,
+                content={"detail": [
+                    {"loc": ["body", *p], "msg": "NaN and Infinity are not JSON numbers; give a finite number",
+                     "type": "finite_number"} for p in paths[:20]
+                ]},
+            )
+            await response(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
 
 app = FastAPI(
     title="Subflow",
     version="0.1.0",
     description="Network planning: compare single-path and multipath TCP on mobile wireless scenarios.",
 )
+app.add_middleware(RefuseNonFiniteJson)
 
 if settings.BACKEND_CORS_ORIGINS:
     app.add_middleware(
@@ -56,61 +274,66 @@ if settings.BACKEND_CORS_ORIGINS:
     )
 
 
-def _unprocessable(errors: list[dict[str, Any]]) -> JSONResponse:
-    return JSONResponse(status_code=status.HTTP_422_UNPROCESSABLE_CONTENT, content={"detail": errors})
+
+def openapi() -> dict[str, Any]:
+    """The OpenAPI document, with the errors FastAPI or a dependency answers for a route added
+    to its responses: 400 for a body that cannot be parsed, 404 for an unknown
+    ``scenario_id`` or ``comparison_id`` path parameter."""
+    if app.openapi_schema is None:
+        schema = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        for path, operations in schema.get("paths", {}).items():
+            for operation in operations.values():
+                responses = operation.setdefault("responses", {})
+                if "requestBody" in operation:
+                    responses.setdefault("400", {"description": "The request body cannot be parsed."})
+                if "{comparison_id}" in path:
+                    responses.setdefault("404", {"description": "No such scenario or comparison."})
+                elif "{scenario_id}" in path:
+                    responses.setdefault("404", {"description": "No such scenario."})
+        app.openapi_schema = schema
+    return app.openapi_schema
 
 
-@app.exception_handler(ScenarioInvalid)
-async def _scenario_invalid(_request: Request, exc: ScenarioInvalid) -> JSONResponse:
-    return _unprocessable(
-        [
-            {"loc": ["body", *e["loc"]], "msg": e["msg"], "type": e.get("type", "value_error")}
-            for e in exc.errors
-        ]
-    )
+app.openapi = openapi  # type: ignore[method-assign]
 
 
-@app.exception_handler(UnknownStrategy)
-async def _unknown_strategy(_request: Request, exc: UnknownStrategy) -> JSONResponse:
-    return _unprocessable([{"loc": ["body", "strategies"], "msg": str(exc), "type": "unknown_strategy"}])
+@functools.cache
+def _path_patterns() -> list[tuple[re.Pattern[str], frozenset[str]]]:
+    """``(regex of the path, its methods)`` of every API path in the OpenAPI document."""
+    out = []
+    for path, operations in openapi().get("paths", {}).items():
+        regex = "^" + re.sub(r"\\{[^}/]+\\}", "[^/]+", re.escape(path)) + "$"
+        out.append((re.compile(regex), frozenset(m.upper() for m in operations)))
+    return out
 
 
-@app.exception_handler(UnknownEngine)
-async def _unknown_engine(_request: Request, exc: UnknownEngine) -> JSONResponse:
-    return _unprocessable([{"loc": ["body", "engine"], "msg": str(exc), "type": "unknown_engine"}])
+def _allowed_methods(path: str) -> set[str]:
+    """Methods of the API paths that match ``path`` (the frontend catch-all is not one)."""
+    return {m for regex, methods in _path_patterns() if regex.match(path) for m in methods}
 
 
-@app.exception_handler(Unreachable)
-async def _unreachable(_request: Request, exc: Unreachable) -> JSONResponse:
-    loc = getattr(exc, "loc", ["scenario", "flows"])
-    return _unprocessable([{"loc": loc, "msg": str(exc), "type": "unreachable"}])
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's HTTP errors, with a 405 that lists every method of the path in ``Allow``
+    (Starlette names only the first route's), and 404 when no API route has the path."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == status.HTTP_405_METHOD_NOT_ALLOWED:
+        allowed = _allowed_methods(request.url.path)
+        if not allowed:
+            return JSONResponse({"detail": "Not Found"}, status_code=status.HTTP_404_NOT_FOUND)
+        return JSONResponse(
+            {"detail": "Method Not Allowed"},
+            status_code=exc.status_code,
+            headers={"Allow": ", ".join(sorted(allowed))},
+        )
+    return await http_exception_handler(request, exc)
 
 
-@app.exception_handler(ImportFailed)
-async def _import_failed(_request: Request, exc: ImportFailed) -> JSONResponse:
-    return _unprocessable([{"loc": ["body", "file"], "msg": str(exc), "type": "import_failed"}])
-
-
-@app.exception_handler(LinkInvalid)
-async def _link_invalid(_request: Request, exc: LinkInvalid) -> JSONResponse:
-    return _unprocessable([{"loc": ["body", "links", exc.link, exc.field], "msg": str(exc), "type": "link_invalid"}])
-
-
-@app.exception_handler(UnknownNode)
-async def _unknown_node(_request: Request, exc: UnknownNode) -> JSONResponse:
-    return _unprocessable([{"loc": ["body", "nodes", exc.node], "msg": str(exc), "type": "unknown_node"}])
-
-
-@app.exception_handler(DemandUnreachable)
-async def _demand_unreachable(_request: Request, exc: DemandUnreachable) -> JSONResponse:
-    return _unprocessable([{"loc": ["body", "demands", exc.demand_id or f"{exc.src}>{exc.dst}"], "msg": str(exc),
-                            "type": "unreachable"}])
-
-
-@app.exception_handler(ScenarioNameTaken)
-async def _name_taken(_request: Request, exc: ScenarioNameTaken) -> JSONResponse:
-    return JSONResponse(status_code=status.HTTP_409_CONFLICT, content={"detail": str(exc)})
-
+for _cls in ERRORS:
+    app.add_exception_handler(_cls, _domain_error)
+app.add_exception_handler(RequestValidationError, _request_invalid)  # type: ignore[arg-type]
+app.add_exception_handler(StarletteHTTPException, _http_error)
 
 app.include_router(api_router, prefix="/api")
 

@@ -26,10 +26,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-COMPARISON_STATUSES = ("queued", "running", "succeeded", "failed")
-FINISHED_STATUSES = ("succeeded", "failed", "cancelled")
-
-
 def utcnow() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(timezone.utc)
@@ -99,6 +95,7 @@ class Comparison(Base):
     """
 
     __tablename__ = "comparison"
+    #: the statuses of :mod:`subflow_backend.comparison_state` (a unit test keeps them equal)
     __table_args__ = (
         CheckConstraint(
             "status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')", name="status"

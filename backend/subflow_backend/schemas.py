@@ -8,13 +8,13 @@ scenario's create/update body is the scenario document itself
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from subflow.sweeps import SweepSpec
 
-ComparisonStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+from subflow_backend.comparison_state import Status as ComparisonStatus  # the one list of states
 
 
 class ScenarioSummary(BaseModel):
@@ -51,7 +51,7 @@ class ComparisonCreate(BaseModel):
 
     strategies: list[str] = Field(default_factory=lambda: ["sptcp", "mptcp"], min_length=1, max_length=16)
     engine: str = Field(default="fluid", min_length=1, max_length=32)
-    seed: int | None = Field(default=None, ge=-(2**63), le=2**63 - 1)
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     repetitions: int = Field(default=1, ge=1, le=100, description="Runs per point, seeds run.seed + r.")
     sweep: SweepSpec | None = Field(
         default=None,

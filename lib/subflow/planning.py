@@ -26,7 +26,7 @@ class RoutesRequest(BaseModel):
     metric: Metric = "tcpbp"
     k: int = Field(default=1, ge=1, le=50)
     pairs: list[tuple[str, str]] | None = Field(default=None, max_length=100_000)
-    background: bool = Field(default=False, description="Run in the worker; answer 202 with a job.")
+    background: bool = Field(default=False, strict=True, description="Run in the worker; answer 202 with a job.")
 
 
 class AllocationRequest(BaseModel):
@@ -36,8 +36,8 @@ class AllocationRequest(BaseModel):
 
     method: Literal["fdm"] = "fdm"
     demand_scale: float = Field(default=1.0, gt=0, le=1e6)
-    include_propagation: bool = False
-    background: bool = False
+    include_propagation: bool = Field(default=False, strict=True)
+    background: bool = Field(default=False, strict=True, description="Run in the worker; answer 202 with a job.")
 
 
 def routes_document(scenario: dict[str, Any], request: RoutesRequest) -> dict[str, Any]:

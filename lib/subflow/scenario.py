@@ -391,7 +391,8 @@ class ControllerSettings(_Strict):
 class RunSettings(_Strict):
     duration_s: Annotated[float, Field(gt=0, le=86_400, allow_inf_nan=False)] = 100.0
     interval_s: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
-    seed: int = 1
+    #: seeds the engines' random draws (numpy generators, 64-bit counter keys): 0 to 2^63 − 1
+    seed: int = Field(default=1, ge=0, le=2**63 - 1)
 
     @model_validator(mode="after")
     def _interval(self) -> "RunSettings":

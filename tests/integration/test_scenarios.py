@@ -140,3 +140,20 @@ def test_not_found(pg_stack):
     assert api.get("/scenarios/00000000-0000-0000-0000-000000000000").status_code == 404
     assert api.get("/scenarios/nope/comparisons").status_code == 404
     assert api.post("/scenarios/nope/comparisons", json={}).status_code == 404
+
+
+def test_odd_input_is_422_on_postgresql_not_500(pg_stack, example):
+    """Issue 12 findings on the real database: NUL characters, NaN, a huge skip."""
+    api = pg_stack.api
+    doc = example()
+    doc["name"] = "nul\x00name"
+    r = api.post("/scenarios", json=doc)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "name"], r.text
+    r = api.post("/scenarios", content=b'{"name": "n", "nodes": [], "run": {"duration_s": NaN}}',
+                 headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "run", "duration_s"], r.text
+    for skip in (2**63, 2**31):
+        r = api.get("/scenarios", params={"skip": skip})
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", "skip"], r.text
+    assert api.get("/scenarios", params={"skip": 2**31 - 1}).json()["data"] == []
+    assert "nul\x00name" not in _names(api)

@@ -4,7 +4,8 @@ Run: ``celery -A subflow_worker.celery_app worker --loglevel=INFO``
 (``--pool=solo`` or ``--concurrency=N``). Configuration comes from the backend
 settings (:mod:`subflow_backend.queue`): broker ``CELERY_BROKER_URL``
 (``filesystem://`` folders under ``$SUBFLOW_DATA_DIR/broker`` by default),
-late acknowledgement, prefetch 1, no result backend, per-task time limits
+late acknowledgement, prefetch 1, the result backend for the chords of sweeps
+(``CELERY_RESULT_BACKEND``, also read by background planning jobs), per-task time limits
 ``TASK_SOFT_TIME_LIMIT_S`` / ``TASK_TIME_LIMIT_S``.
 """
 

@@ -15,17 +15,15 @@ from typing import Any
 from celery import Task, chord
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
-from sqlalchemy import update
-
 from subflow.compare import compare
 from subflow.errors import AgentUnavailable, SubflowError
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
 
+from subflow_backend import comparison_state
 from subflow_backend.db import SessionLocal
-from subflow_backend.models import FINISHED_STATUSES, Comparison, utcnow
-from subflow_backend.models import Scenario
+from subflow_backend.models import Comparison, Scenario
 from subflow_backend.queue import (
     AGGREGATE_UNITS_TASK,
     ALLOCATE_TASK,
@@ -53,46 +51,21 @@ class ComparisonCancelled(Exception):
 
 def _status(comparison_id: str) -> str | None:
     with SessionLocal() as session:
-        row = session.get(Comparison, comparison_id)
-        return None if row is None else row.status
-
-
-def _update(comparison_id: str, **values: Any) -> bool:
-    """Update the row while it is unfinished; False if it is gone or already finished
-    (so a user's cancel is never overwritten by the worker)."""
-    with SessionLocal() as session:
-        result = session.execute(
-            update(Comparison)
-            .where(Comparison.id == comparison_id, Comparison.status.in_(("queued", "running")))
-            .values(**values)
-        )
-        session.commit()
-        return result.rowcount > 0
+        return comparison_state.status_of(session, comparison_id)
 
 
 def _claim(comparison_id: str) -> tuple[dict[str, Any], list[str], str, int, dict | None] | None:
-    """Mark the comparison running; None if it is gone or already finished.
-
-    The claim is one conditional UPDATE, so a cancel that lands between reading
-    and writing the row is never overwritten.
-    """
+    """Mark the comparison running (:func:`comparison_state.claim`); None if it is gone or
+    already finished (a cancel that lands before the claim is never overwritten)."""
     with SessionLocal() as session:
-        claimed = session.execute(
-            update(Comparison)
-            .where(Comparison.id == comparison_id, Comparison.status.in_(("queued", "running")))
-            .values(status="running", progress=0.0, units_done=0, error=None)
-        ).rowcount
-        session.commit()
+        claimed = comparison_state.claim(session, comparison_id)
         row = session.get(Comparison, comparison_id)
         if row is None:
             log.info("comparison %s no longer exists; nothing to do", comparison_id)
             return None
-        if not claimed or row.status in FINISHED_STATUSES:
+        if not claimed:
             log.info("comparison %s already %s; nothing to do", comparison_id, row.status)
             return None
-        if row.started_at is None:
-            row.started_at = utcnow()
-            session.commit()
         return row.scenario_snapshot, list(row.strategies), row.engine, row.repetitions, row.sweep
 
 
@@ -109,13 +82,8 @@ class _Progress:
         if fraction - self.written < PROGRESS_STEP and fraction < 1.0:
             return
         with SessionLocal() as session:
-            result = session.execute(
-                update(Comparison)
-                .where(Comparison.id == self.comparison_id, Comparison.status == "running")
-                .values(progress=fraction)
-            )
-            session.commit()
-        if result.rowcount == 0:
+            written = comparison_state.report_progress(session, self.comparison_id, fraction)
+        if not written:
             status = _status(self.comparison_id)
             if status is None:
                 raise ComparisonGone(self.comparison_id)
@@ -146,7 +114,8 @@ def _agent_client() -> AgentClient:
 
 def _fail(comparison_id: str, error: str) -> None:
     log.warning("comparison %s failed: %s", comparison_id, error)
-    _update(comparison_id, status="failed", error=error, finished_at=utcnow())
+    with SessionLocal() as session:
+        comparison_state.fail(session, comparison_id, error)
 
 
 @celery_app.task(
@@ -194,7 +163,7 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
         return None
     except ComparisonCancelled:
         log.info("comparison %s was cancelled", comparison_id)
-        return "cancelled"
+        return comparison_state.CANCELLED
     except AgentUnavailable as exc:
         attempt = self.request.retries
         if attempt < self.max_retries:
@@ -203,21 +172,22 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
                 "comparison %s: agent unavailable (%s); retry %d/%d in %g s",
                 comparison_id, exc, attempt + 1, self.max_retries, countdown,
             )
-            if not _update(comparison_id, status="queued", progress=0.0):
-                return None
+            with SessionLocal() as session:
+                if not comparison_state.requeue(session, comparison_id):
+                    return None
             raise self.retry(exc=exc, countdown=countdown, max_retries=self.max_retries) from exc
         _fail(
             comparison_id,
             f"emulator agent unreachable at {settings.AGENT_URL} after {self.max_retries} "
             f"retr{'y' if self.max_retries == 1 else 'ies'}: {exc}",
         )
-        return "failed"
+        return comparison_state.FAILED
     except SoftTimeLimitExceeded:
         _fail(comparison_id, f"comparison exceeded the time limit of {settings.TASK_SOFT_TIME_LIMIT_S:g} s")
-        return "failed"
+        return comparison_state.FAILED
     except (SubflowError, ValueError) as exc:  # AgentRejected, ScenarioInvalid, Unreachable, ...
         _fail(comparison_id, str(exc))
-        return "failed"
+        return comparison_state.FAILED
     except Exception as exc:
         log.exception("comparison %s: unexpected error", comparison_id)
         _fail(comparison_id, f"internal error: {type(exc).__name__}: {exc}")
@@ -225,19 +195,13 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
     if not _finish(comparison_id, document):
         return _status(comparison_id)
     log.info("comparison %s succeeded in %.1f s", comparison_id, time.monotonic() - started)
-    return "succeeded"
+    return comparison_state.SUCCEEDED
 
 
 def _finish(comparison_id: str, document: dict[str, Any]) -> bool:
     """Store the result unless the comparison was cancelled or deleted meanwhile."""
     with SessionLocal() as session:
-        result = session.execute(
-            update(Comparison)
-            .where(Comparison.id == comparison_id, Comparison.status == "running")
-            .values(status="succeeded", progress=1.0, result=document, error=None, finished_at=utcnow())
-        )
-        session.commit()
-        return result.rowcount > 0
+        return comparison_state.succeed(session, comparison_id, document)
 
 
 def _units(snapshot: dict[str, Any], repetitions: int, sweep: dict | None):
@@ -248,7 +212,8 @@ def _fan_out(comparison_id: str, snapshot: dict[str, Any], repetitions: int, swe
     """Run a sweep / repetitions as a Celery chord: one ``run_unit`` per (point, repetition),
     then ``aggregate_units`` with their summaries."""
     units = _units(snapshot, repetitions, sweep)
-    _update(comparison_id, units_total=len(units))
+    with SessionLocal() as session:
+        comparison_state.set_units_total(session, comparison_id, len(units))
     chord(run_unit.s(comparison_id, u.index) for u in units)(aggregate_units.s(comparison_id))
     log.info("comparison %s: %d units dispatched", comparison_id, len(units))
     return "dispatched"
@@ -256,15 +221,7 @@ def _fan_out(comparison_id: str, snapshot: dict[str, Any], repetitions: int, swe
 
 def _unit_done(comparison_id: str) -> None:
     with SessionLocal() as session:
-        session.execute(
-            update(Comparison)
-            .where(Comparison.id == comparison_id, Comparison.status == "running")
-            .values(
-                units_done=Comparison.units_done + 1,
-                progress=(Comparison.units_done + 1) * 1.0 / Comparison.units_total,
-            )
-        )
-        session.commit()
+        comparison_state.unit_done(session, comparison_id)
 
 
 @celery_app.task(name=RUN_UNIT_TASK, bind=True, acks_late=True, ignore_result=False,
@@ -278,7 +235,7 @@ def run_unit(self: Task, comparison_id: str, index: int) -> dict[str, Any]:
     """
     with SessionLocal() as session:
         row = session.get(Comparison, comparison_id)
-        if row is None or row.status != "running":
+        if row is None or row.status != comparison_state.RUNNING:
             return {"index": index, "summary": None, "document": None, "error": "skipped"}
         snapshot, strategies, engine = row.scenario_snapshot, list(row.strategies), row.engine
         repetitions, sweep = row.repetitions, row.sweep
@@ -304,20 +261,20 @@ def aggregate_units(results: list[dict[str, Any]], comparison_id: str) -> str | 
     into the result document and finish the comparison."""
     with SessionLocal() as session:
         row = session.get(Comparison, comparison_id)
-        if row is None or row.status != "running":
+        if row is None or row.status != comparison_state.RUNNING:
             return None if row is None else row.status
         snapshot, repetitions, sweep = row.scenario_snapshot, row.repetitions, row.sweep
     errors = [r["error"] for r in results if r.get("error")]
     if errors:
         _fail(comparison_id, f"{len(errors)} of {len(results)} runs failed; first: {errors[0]}")
-        return "failed"
+        return comparison_state.FAILED
     results = sorted(results, key=lambda r: r["index"])
     units = _units(snapshot, repetitions, sweep)
     document = dict(results[0]["document"])
     document.update(aggregate(units, [r["summary"] for r in results], SweepSpec(**sweep) if sweep else None))
     if not _finish(comparison_id, document):
         return _status(comparison_id)
-    return "succeeded"
+    return comparison_state.SUCCEEDED
 
 
 def _scenario_document(scenario_id: str, version: int) -> dict[str, Any]:

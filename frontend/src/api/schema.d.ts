@@ -210,6 +210,9 @@ export interface paths {
          * Create Comparison
          * @description Queue a comparison of ``body.strategies`` on the current version of the scenario.
          *
+         *     The request is checked without resolving run plans or waiting for the agent
+         *     (:mod:`subflow_backend.comparison_checks`); the worker resolves the plans, and a
+         *     plan the agent's host cannot honour makes the comparison ``failed`` with the reason.
          *     Returns 202 with the comparison (``status`` ``queued``, ``progress`` 0); poll
          *     ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
          */
@@ -450,6 +453,7 @@ export interface components {
         AllocationRequest: {
             /**
              * Background
+             * @description Run in the worker; answer 202 with a job.
              * @default false
              */
             background?: boolean;
@@ -1473,6 +1477,13 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A scenario with that name exists. */
             409: {
                 headers: {
@@ -1532,6 +1543,7 @@ export interface operations {
     list_scenarios_api_scenarios_get: {
         parameters: {
             query?: {
+                /** @description Rows to skip (at most 2^31 − 1). */
                 skip?: number;
                 limit?: number;
             };
@@ -1582,6 +1594,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Another scenario already has this name. */
             409: {
@@ -1683,6 +1702,13 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario. */
             404: {
                 headers: {
@@ -1773,6 +1799,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1787,6 +1827,7 @@ export interface operations {
     list_comparisons_api_scenarios__scenario_id__comparisons_get: {
         parameters: {
             query?: {
+                /** @description Rows to skip (at most 2^31 − 1). */
                 skip?: number;
                 limit?: number;
             };
@@ -1849,6 +1890,13 @@ export interface operations {
                     "application/json": components["schemas"]["ComparisonPublic"];
                 };
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario. */
             404: {
                 headers: {
@@ -1856,7 +1904,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown strategy (`loc` `['body', 'strategies']`) or engine (`['body', 'engine']`), or a flow of the scenario that is never reachable (`['scenario', 'flows', i]`). Nothing is queued. */
+            /** @description Unknown strategy (`loc` `['body', 'strategies']`) or engine (`['body', 'engine']`), a strategy the engine does not run (`['body', 'strategies', i]`), a bad sweep (`['body', 'sweep', ...]`), or a flow of the scenario whose endpoints nothing ever connects (`['scenario', 'flows', i]`). Nothing is queued. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2063,6 +2111,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2117,6 +2179,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TimelinePublic"];
                 };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid scenario; `detail[].loc` is `['body', ...path]`, as for scenarios. */
             422: {

@@ -63,7 +63,7 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
   const supported = (name: string) => !engineInfo?.strategies?.length || engineInfo.strategies.includes(name);
   const sweepValues = sweepOn ? parseNumberList(values) : null;
   const seedValue = seed.trim() === "" ? null : Number(seed);
-  const seedOk = seedValue === null || Number.isInteger(seedValue);
+  const seedOk = seedValue === null || (Number.isSafeInteger(seedValue) && seedValue >= 0);
   const canRun = !busy && chosen.length > 0 && strategies !== null && seedOk && (!sweepOn || sweepValues !== null) && repetitions >= 1;
 
   const toggle = (name: string, on: boolean) => setChosen((c) => (on ? [...c.filter((x) => x !== name), name] : c.filter((x) => x !== name)));
@@ -132,7 +132,7 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
         </div>
         <div className="field">
           <label htmlFor={`${titleId}-seed`}>Seed</label>
-          <input id={`${titleId}-seed`} type="number" step={1} value={seed} placeholder={`scenario's (${doc.run?.seed ?? 1})`} onChange={(e) => setSeed(e.currentTarget.value)} aria-invalid={seedOk ? undefined : true} />
+          <input id={`${titleId}-seed`} type="number" min={0} step={1} value={seed} placeholder={`scenario's (${doc.run?.seed ?? 1})`} onChange={(e) => setSeed(e.currentTarget.value)} aria-invalid={seedOk ? undefined : true} />
         </div>
         <div className="field">
           <label htmlFor={`${titleId}-reps`}>Repetitions</label>

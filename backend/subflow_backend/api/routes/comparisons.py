@@ -24,8 +24,9 @@ router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["compari
         404: {"description": "No such scenario."},
         422: {
             "description": "Unknown strategy (`loc` `['body', 'strategies']`) or engine "
-            "(`['body', 'engine']`), or a flow of the scenario that is never reachable "
-            "(`['scenario', 'flows', i]`). Nothing is queued."
+            "(`['body', 'engine']`), a strategy the engine does not run (`['body', 'strategies', i]`), "
+            "a bad sweep (`['body', 'sweep', ...]`), or a flow of the scenario whose endpoints "
+            "nothing ever connects (`['scenario', 'flows', i]`). Nothing is queued."
         },
         503: {"description": "The task queue is unreachable; the comparison is stored as failed."},
     },
@@ -35,6 +36,9 @@ def create_comparison(
 ) -> ComparisonPublic:
     """Queue a comparison of ``body.strategies`` on the current version of the scenario.
 
+    The request is checked without resolving run plans or waiting for the agent
+    (:mod:`subflow_backend.comparison_checks`); the worker resolves the plans, and a
+    plan the agent's host cannot honour makes the comparison ``failed`` with the reason.
     Returns 202 with the comparison (``status`` ``queued``, ``progress`` 0); poll
     ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
     """
@@ -54,7 +58,7 @@ def create_comparison(
 def list_comparisons(
     session: SessionDep,
     scenario: ScenarioDep,
-    skip: int = Query(0, ge=0),
+    skip: int = Query(0, ge=0, le=crud.MAX_SKIP, description="Rows to skip (at most 2^31 − 1)."),
     limit: int = Query(100, ge=1, le=1000),
 ) -> ComparisonsPublic:
     """The scenario's comparisons, newest first, without result documents:

@@ -23,7 +23,7 @@ from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
-from subflow_backend import crud
+from subflow_backend import comparison_state, crud
 from subflow_backend.api.deps import ScenarioDep, SessionDep
 from subflow_backend.db import SessionLocal
 
@@ -33,8 +33,6 @@ router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["compari
 POLL_INTERVAL_S = 0.3
 #: Seconds of silence after which a keep-alive comment is sent.
 KEEPALIVE_S = 15.0
-#: Statuses after which nothing changes any more.
-FINISHED = frozenset({"succeeded", "failed", "cancelled"})
 
 
 def _state(scenario_id: str, comparison_id: str) -> dict[str, Any] | None:
@@ -60,14 +58,14 @@ async def comparison_events(
     while True:
         state = await run_in_threadpool(_state, scenario_id, comparison_id)
         if state is None:  # deleted meanwhile (the scenario was deleted)
-            yield _message({"status": "failed", "progress": last["progress"] if last else 0.0,
+            yield _message({"status": comparison_state.FAILED, "progress": last["progress"] if last else 0.0,
                             "error": "the comparison was deleted"})
             return
         if state != last:
             last = state
             quiet_since = time.monotonic()
             yield _message(state)
-            if state["status"] in FINISHED:
+            if comparison_state.is_finished(state["status"]):
                 return
         elif time.monotonic() - quiet_since >= KEEPALIVE_S:
             quiet_since = time.monotonic()

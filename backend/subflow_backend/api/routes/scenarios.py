@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Query, Response, status
+from fastapi import APIRouter, Query, Response, status
 
 from subflow.scenario import Scenario, scenario_json_schema
 
@@ -31,13 +31,6 @@ def to_public(row: models.Scenario) -> ScenarioPublic:
     )
 
 
-def _save(fn: Any, *args: Any) -> models.Scenario:
-    try:
-        return fn(*args)
-    except crud.ScenarioNameTaken as exc:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
-
-
 @router.get("/schema")
 def get_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a scenario document."""
@@ -46,7 +39,7 @@ def get_schema() -> dict[str, Any]:
 
 @router.get("", response_model=ScenariosPublic)
 def list_scenarios(
-    session: SessionDep, skip: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000)
+    session: SessionDep, skip: int = Query(0, ge=0, le=crud.MAX_SKIP, description="Rows to skip (at most 2^31 − 1)."), limit: int = Query(100, ge=1, le=1000)
 ) -> ScenariosPublic:
     """Scenarios ordered by name: ``{data: [ScenarioSummary], count}`` (``count`` is the total)."""
     rows, count = crud.list_scenarios(session, skip, limit)
@@ -60,7 +53,7 @@ def create_scenario(session: SessionDep, scenario: Scenario) -> ScenarioPublic:
     """Store a scenario document (version 1). The body is validated against the
     schema and the cross-reference rules; 422 names each offending field and
     nothing is stored; 409 if the name is taken."""
-    return to_public(_save(crud.create_scenario, session, scenario))
+    return to_public(crud.create_scenario(session, scenario))  # ScenarioNameTaken -> 409 at the API edge
 
 
 @router.get("/{scenario_id}", response_model=ScenarioPublic, responses={404: {"description": "No such scenario."}})
@@ -77,7 +70,7 @@ def read_scenario(row: ScenarioDep) -> ScenarioPublic:
 def replace_scenario(session: SessionDep, row: ScenarioDep, scenario: Scenario) -> ScenarioPublic:
     """Replace the document; ``version`` goes up by one. Errors as for POST; on
     error the stored scenario is unchanged. Past comparisons keep their snapshot."""
-    return to_public(_save(crud.update_scenario, session, row, scenario))
+    return to_public(crud.update_scenario(session, row, scenario))
 
 
 @router.delete(

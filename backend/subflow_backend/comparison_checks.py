@@ -1,0 +1,156 @@
+"""Checks of a comparison request, made by the API before anything is stored or queued.
+
+The request is checked from what the backend knows at once; no run plan is
+resolved here (the worker resolves them) and, for the engines configured in
+``settings.ENGINES``, the emulator agent is not called:
+
+* every strategy is registered (:class:`~subflow.errors.UnknownStrategy`);
+* the engine is known: configured in ``settings.ENGINES`` or reported available
+  by the agent's cached ``GET /capabilities`` (:mod:`subflow_backend.agent`,
+  30 s cache, 3 s timeout; :class:`~subflow.errors.UnknownEngine`), and it lists
+  every requested strategy when a capabilities snapshot says what it runs
+  (:class:`StrategyNotSupported`);
+* the sweep's parameter path names a field and every value gives a valid
+  scenario (:class:`~subflow.errors.ScenarioInvalid`, ``loc ["sweep", ...]``);
+* no flow of the scenario joins two nodes that no link and no association of
+  the run ever connect, not even at different times (:class:`FlowUnreachable`).
+  This is a necessary condition only: a flow whose endpoints are connected
+  through links that are never up at the same time is found by the worker,
+  which fails the comparison naming the flow.
+
+What the agent's host cannot honour (e.g. a delay the ``linux`` engine cannot
+emulate) is refused by the agent when the worker submits the plan, and the
+comparison becomes ``failed`` with the agent's reason.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import networkx as nx
+
+from subflow.association import association_timeline
+from subflow.errors import EngineCannotRun, UnknownEngine, Unreachable
+from subflow.scenario import Scenario, load_scenario
+from subflow.strategies import get_strategy
+from subflow.sweeps import SweepSpec, expand
+
+from subflow_backend import agent
+from subflow_backend.settings import settings
+
+
+class FlowUnreachable(Unreachable):
+    """Flow number ``index`` of the scenario joins nodes that are never connected."""
+
+    def __init__(self, index: int, flow_id: str, src: str, dst: str):
+        self.index = index
+        super().__init__(flow_id, src, dst)
+
+
+class StrategyNotSupported(EngineCannotRun):
+    """The engine does not run strategy ``strategy`` (number ``index`` of the request)."""
+
+    def __init__(self, engine: str, strategy: str, index: int, supported: list[str]):
+        self.engine = engine
+        self.strategy = strategy
+        self.index = index
+        super().__init__(
+            f"engine {engine!r} cannot run strategy {strategy!r}; it runs: {', '.join(supported) or 'none'}"
+        )
+
+
+def _engine_entry(snapshot: dict[str, Any] | None, engine: str) -> dict[str, Any] | None:
+    if not snapshot or not snapshot.get("agent_reachable"):
+        return None
+    return next((e for e in snapshot.get("engines", []) if e.get("name") == engine), None)
+
+
+def check_engine(engine: str, strategies: list[str]) -> None:
+    """Check that ``engine`` is known and runs every one of ``strategies``.
+
+    An engine of ``settings.ENGINES`` is accepted without asking the agent; its
+    strategies are checked against the last capabilities snapshot, if there is
+    one. Any other engine must be reported available by the agent (cached
+    capabilities, fetched with a 3 s timeout when older than 30 s).
+
+    Raises
+    ------
+    UnknownEngine
+        The engine is neither configured nor available at the agent.
+    StrategyNotSupported
+        The capabilities of the engine do not list a requested strategy.
+    """
+    if engine in settings.ENGINES:
+        entry = _engine_entry(agent.snapshot(), engine)
+    else:
+        entry = _engine_entry(agent.capabilities(), engine)
+        if entry is None or not entry.get("available"):
+            raise UnknownEngine(engine, agent.engine_names())
+    supported = list(entry.get("strategies") or []) if entry else []
+    if not supported:
+        return  # nothing known about its strategies: the agent checks the plan
+    for i, name in enumerate(strategies):
+        if name not in supported:
+            raise StrategyNotSupported(engine, name, i, supported)
+
+
+def check_connectable(scenario: Scenario) -> None:
+    """Refuse a flow whose endpoints no link and no association ever join.
+
+    The graph is the union over the whole run of the links (up or down) and of
+    the associations that carry traffic (:func:`subflow.association.association_timeline`),
+    so a refusal is certain; the converse is the worker's to find.
+
+    Raises
+    ------
+    FlowUnreachable
+        For the first such flow, with its index in ``scenario.flows``.
+    """
+    graph = nx.Graph()
+    graph.add_nodes_from(n.id for n in scenario.nodes)
+    graph.add_edges_from((link.src, link.dst) for link in scenario.links)
+    timeline = association_timeline(scenario)
+    graph.add_edges_from(
+        (a.station, a.access_point) for a in timeline.associations if a.t_associated_s < a.t_end_s
+    )
+    for i, f in enumerate(scenario.flows):
+        if not nx.has_path(graph, f.src, f.dst):
+            raise FlowUnreachable(i, f.id, f.src, f.dst)
+
+
+def check_request(
+    document: dict[str, Any],
+    strategies: list[str],
+    engine: str,
+    seed: int | None,
+    repetitions: int,
+    sweep: SweepSpec | None,
+) -> tuple[Scenario, int]:
+    """Check a comparison request on the stored scenario ``document``.
+
+    Returns
+    -------
+    (Scenario, int)
+        The scenario as it will run (``seed`` applied to ``run.seed`` unless
+        None) and the number of units (sweep points × ``repetitions``).
+
+    Raises
+    ------
+    UnknownStrategy, UnknownEngine, StrategyNotSupported, FlowUnreachable
+        As described in the module docstring.
+    ScenarioInvalid
+        The stored document no longer validates (``loc`` in the document), or
+        the sweep is bad (``loc ["sweep", "parameter"]`` or
+        ``["sweep", "values", k, ...]``).
+    """
+    for name in strategies:
+        get_strategy(name)
+    check_engine(engine, strategies)
+    snapshot = copy.deepcopy(document)
+    if seed is not None:
+        snapshot.setdefault("run", {})["seed"] = seed
+    scenario = load_scenario(snapshot)
+    points = expand(scenario.model_dump(mode="json"), sweep, 1)  # validates every point
+    check_connectable(scenario)
+    return scenario, len(points) * repetitions
