@@ -51,6 +51,17 @@ class Describes:
 Declaration = Mapping[str, "Honours | Refuses | Describes"]
 
 
+class FieldNotHonoured(EngineCannotRun):
+    """A scenario sets a field the engine does not honour (or does not declare).
+
+    ``loc``: the field's path in the scenario document, e.g. ``["links", 3, "jitter_ms"]``."""
+
+    def __init__(self, message: str, engine: str, loc: list[Any]):
+        self.engine = engine
+        self.loc = loc
+        super().__init__(message)
+
+
 def schema_fields() -> set[str]:
     """Every field of the scenario JSON Schema as ``"<definition>.<property>"``.
 
@@ -73,23 +84,32 @@ def undeclared(declaration: Declaration) -> tuple[set[str], set[str]]:
     return fields - set(declaration), set(declaration) - fields
 
 
-def _walk(value: Any, path: str, engine: str, declaration: Declaration) -> None:
+def _walk(value: Any, loc: list[Any], engine: str, declaration: Declaration) -> None:
     if isinstance(value, BaseModel):
         cls = type(value).__name__
         for name, info in type(value).model_fields.items():
             v = getattr(value, name)
-            here = f"{path}.{name}" if path else name
+            here = loc + [name]
             decl = declaration.get(f"{cls}.{name}")
             if decl is None:
-                raise EngineCannotRun(f"{here}: engine {engine} does not declare the field {cls}.{name}")
+                raise FieldNotHonoured(f"{_path(here)}: engine {engine} does not declare the field {cls}.{name}",
+                                       engine, here)
             if isinstance(decl, Refuses):
                 default = info.get_default(call_default_factory=True)
                 if v != default:
-                    raise EngineCannotRun(f"{here}={_show(v)}: engine {engine} does not honour it ({decl.reason})")
+                    raise FieldNotHonoured(
+                        f"{_path(here)}={_show(v)}: engine {engine} does not honour it ({decl.reason})", engine, here)
             _walk(v, here, engine, declaration)
     elif isinstance(value, (list, tuple)):
         for k, item in enumerate(value):
-            _walk(item, f"{path}[{k}]", engine, declaration)
+            _walk(item, loc + [k], engine, declaration)
+
+
+def _path(loc: list[Any]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
 
 
 def _show(v: Any) -> str:
@@ -115,13 +135,23 @@ def check_fields(scenario: Scenario | dict, declaration: Declaration, engine: st
 
     Raises
     ------
-    EngineCannotRun
-        Naming the field by its path in the document (``links[3].jitter_ms=20``) and the
-        reason, for the first refused field set to a non-default value, or a field
-        the declaration does not cover.
+    FieldNotHonoured
+        (an :class:`~subflow.errors.EngineCannotRun`) naming the field by its path in the
+        document (``links[3].jitter_ms=20``, ``loc`` ``["links", 3, "jitter_ms"]``) and the
+        reason, for the first refused field set to a non-default value, or a field the
+        declaration does not cover.
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-    _walk(sc, "", engine, declaration)
+    _walk(sc, [], engine, declaration)
+
+
+def from_description(description: Mapping[str, Mapping[str, str]]) -> dict[str, Honours | Refuses | Describes]:
+    """The declaration back from :func:`describe`'s JSON (e.g. an agent's ``GET /capabilities``)."""
+    out: dict[str, Honours | Refuses | Describes] = {}
+    for key, cls in (("honours", Honours), ("describes", Describes), ("refuses", Refuses)):
+        for name, text in (description.get(key) or {}).items():
+            out[name] = cls(text)
+    return out
 
 
 def describe(declaration: Declaration) -> dict[str, dict[str, str]]:

@@ -199,6 +199,31 @@ def test_crud_refuses_bad_requests_before_storing(sessions, naval_direct, fake_a
         assert crud.list_comparisons(s, scenario.id)[1] == 1
 
 
+def test_crud_refuses_a_field_the_engine_does_not_honour_naming_it(sessions, naval_direct, fake_agent, monkeypatch):
+    """The engine's field declaration (capabilities ``supports.fields``) refuses a field before
+    anything is stored; the error's loc is the field's path in the scenario."""
+    import copy
+
+    from subflow.fields import FieldNotHonoured, describe
+    from subflow_backend import agent
+    from subflow_engines import linux
+
+    caps = copy.deepcopy(agent.snapshot())
+    next(e for e in caps["engines"] if e["name"] == "linux")["supports"]["fields"] = describe(linux.FIELDS)
+    monkeypatch.setattr(agent, "snapshot", lambda: caps)
+    monkeypatch.setattr(agent, "capabilities", lambda refresh=False: caps)
+    naval_direct["nodes"][2]["rate_table"] = [{"distance_m": 100, "bandwidth_mbps": 10}]
+    with sessions() as s:
+        scenario = _scenario(s, naval_direct)
+        with pytest.raises(FieldNotHonoured) as exc:
+            crud.create_comparison(s, scenario, _body(engine="linux"))
+        assert exc.value.loc == ["nodes", 2, "rate_table"]
+        assert str(exc.value).startswith("nodes[2].rate_table=")
+        assert "not supported by the linux engine" in str(exc.value)
+        assert crud.create_comparison(s, scenario, _body(engine="fluid")).engine == "fluid"  # fluid honours it
+        assert crud.list_comparisons(s, scenario.id)[1] == 1
+
+
 def test_crud_refuses_a_flow_that_nothing_ever_connects(sessions, naval_direct, fake_agent):
     naval_direct["nodes"].append({"id": "island", "kind": "host", "position": {"x_m": 0, "y_m": 5000}})
     naval_direct["flows"].append({"id": "f3", "src": "sta1", "dst": "island", "rate_mbps": 1})
