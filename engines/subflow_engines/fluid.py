@@ -500,6 +500,7 @@ def run(
                 sub.last_reduction_t = t
                 sub.next_sample_t = t
                 sub.saved_cwnd = 0.0
+                sub.cut_t = math.inf  # the cut is over: later (loss) timeouts report no idle period
             else:
                 emit(t, "rto", conn, sub.id, rto_s=round(sub.rto, 4), resumed=False)
                 sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
@@ -638,7 +639,7 @@ def run(
                 sub.bits[b] += got
                 delivered_bits += got
                 sent_pkts = x * dt / pkt_bits
-                # loss events: random loss (seeded Bernoulli) and queue overflow
+                # loss events: random loss (Bernoulli per packet, counter-based draws) and queue overflow
                 lost = False
                 p_rand = 1.0 - sub.loss_keep
                 if p_rand > 0 and draws.uniform(sub.loss_key, step) < -math.expm1(-sent_pkts * p_rand):
