@@ -21,6 +21,9 @@ COPY lib/ lib/
 COPY engines/ engines/
 COPY emulator-agent/ emulator-agent/
 RUN pip install --no-deps ./lib ./engines ./emulator-agent
+# On the host's network: it listens on AGENT_HOST only (default 127.0.0.1; docker-compose.yml sets the
+# docker bridge's gateway address, which is what host.docker.internal resolves to in the other containers).
+ENV AGENT_PORT=8011
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
-  CMD ["python", "-c", "import os, sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('AGENT_PORT', '8011') + '/health', timeout=4).status == 200 else 1)"]
-CMD ["sh", "-c", "exec uvicorn subflow_agent.app:app --host 0.0.0.0 --port ${AGENT_PORT:-8011}"]
+  CMD ["python", "-c", "import os, sys, urllib.request; h = os.environ.get('AGENT_HOST', '127.0.0.1'); h = '127.0.0.1' if h in ('', '0.0.0.0') else h; sys.exit(0 if urllib.request.urlopen('http://' + h + ':' + os.environ.get('AGENT_PORT', '8011') + '/health', timeout=4).status == 200 else 1)"]
+CMD ["python", "-m", "subflow_agent"]

@@ -2,7 +2,9 @@
 # Start the whole Subflow service on embedded defaults (SQLite, filesystem Celery broker):
 # emulator agent, Celery worker and the API serving the web UI. Loads the example scenarios.
 # Environment: SUBFLOW_PORT (8000), AGENT_PORT (8001), SUBFLOW_DATA_DIR (.subflow), DATABASE_URL,
-# CELERY_BROKER_URL (set these two to use PostgreSQL and Redis instead), SUBFLOW_SKIP_BOOTSTRAP=1.
+# CELERY_BROKER_URL (set these two to use PostgreSQL and Redis instead), SUBFLOW_SKIP_BOOTSTRAP=1,
+# AGENT_TOKEN (default: a random token generated once per data dir, kept in $SUBFLOW_DATA_DIR/agent-token,
+# mode 600, and handed to the agent, the worker and the API; the agent refuses placeholders).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -12,10 +14,17 @@ PORT="${SUBFLOW_PORT:-8000}"
 AGENT_PORT="${AGENT_PORT:-8001}"
 export SUBFLOW_DATA_DIR="${SUBFLOW_DATA_DIR:-$ROOT/.subflow}"
 export AGENT_URL="${AGENT_URL:-http://127.0.0.1:$AGENT_PORT}"
-export AGENT_TOKEN="${AGENT_TOKEN:-local-dev-token}"
 mkdir -p "$SUBFLOW_DATA_DIR/logs"
 LOGS="$SUBFLOW_DATA_DIR/logs"
 BIN="$ROOT/.venv/bin"
+if [ -z "${AGENT_TOKEN:-}" ]; then
+  TOKEN_FILE="$SUBFLOW_DATA_DIR/agent-token"
+  if [ ! -s "$TOKEN_FILE" ]; then
+    (umask 077 && "$BIN/python" -m subflow.secrets >"$TOKEN_FILE")
+  fi
+  AGENT_TOKEN="$(cat "$TOKEN_FILE")"
+fi
+export AGENT_TOKEN
 
 PIDS=()
 cleanup() {
@@ -39,7 +48,7 @@ wait_http() {  # url name pid
 "$BIN/alembic" upgrade head >"$LOGS/migrate.log" 2>&1 || { cat "$LOGS/migrate.log" >&2; exit 1; }
 "$BIN/python" -m subflow_backend.seed examples
 
-"$BIN/uvicorn" subflow_agent.app:app --host 127.0.0.1 --port "$AGENT_PORT" >"$LOGS/agent.log" 2>&1 &
+AGENT_HOST=127.0.0.1 AGENT_PORT="$AGENT_PORT" "$BIN/python" -m subflow_agent >"$LOGS/agent.log" 2>&1 &
 PIDS+=($!); wait_http "http://127.0.0.1:$AGENT_PORT/health" agent "${PIDS[-1]}"
 "$BIN/celery" -A subflow_worker.celery_app worker --loglevel=INFO --pool=threads --concurrency=2 \
   --hostname "subflow@%h-$PORT" >"$LOGS/worker.log" 2>&1 &

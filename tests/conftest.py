@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import secrets
 from pathlib import Path
 
 import pytest
+
+# The emulator agent refuses to start without a real token (subflow.secrets); in-process tests
+# of its app get a random one, as scripts/serve.sh gives the service.
+os.environ.setdefault("AGENT_TOKEN", secrets.token_urlsafe(32))
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -14,11 +14,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
 from subflow.errors import ScenarioInvalid, SubflowError
+from subflow.limits import check_scenario, check_sweep
 from subflow.scenario import Scenario, check_references, load_scenario
 
 from subflow_backend import comparison_state, models
 from subflow_backend.comparison_checks import check_request
 from subflow_backend.schemas import ComparisonCreate
+from subflow_backend.settings import settings
 
 
 #: Largest ``skip`` of a page (a signed 32-bit offset; any larger one would be past every row).
@@ -55,18 +57,23 @@ def _nul_characters(value: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ..
 
 
 def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
-    """The validated scenario; refuses NUL characters in any text (PostgreSQL cannot store them).
+    """The validated scenario, within the ``MAX_*`` limits; refuses NUL characters in any text.
+
+    PostgreSQL cannot store NUL characters in text.
 
     Raises
     ------
     ScenarioInvalid
         With the JSON path of each problem.
+    LimitExceeded
+        A count over one of the ``MAX_*`` settings (a ``ScenarioInvalid`` naming it).
     """
     if isinstance(scenario, Scenario):
         check_references(scenario)
         sc = scenario
     else:
         sc = load_scenario(scenario)
+    check_scenario(sc, settings.limits)
     nul = _nul_characters(sc.model_dump(mode="json"))
     if nul:
         raise ScenarioInvalid(
@@ -171,7 +178,10 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
         A flow of the scenario whose endpoints are never connected (``index`` names it).
     ScenarioInvalid
         A bad sweep, or a stored document that no longer validates.
+    LimitExceeded
+        More runs (sweep values × repetitions) than ``MAX_SWEEP_UNITS``.
     """
+    check_sweep(len(body.sweep.values) if body.sweep is not None else 1, body.repetitions, settings.limits)
     sc, units_total = check_request(
         scenario.document, list(body.strategies), body.engine, body.seed, body.repetitions, body.sweep
     )

@@ -17,6 +17,11 @@ Request bodies are refused with 422 before any route runs when they contain
 ``NaN`` or ``±Infinity`` (not JSON numbers; ``loc`` names the field), and a
 422 never echoes more than :data:`INPUT_ECHO_CHARS` characters of the input.
 
+Limits: :class:`~subflow.errors.LimitExceeded` (a ``ScenarioInvalid``) → 422 naming
+the ``MAX_*`` setting; request bodies over ``MAX_BODY_BYTES`` / ``MAX_UPLOAD_BYTES``
+→ 413 (:class:`subflow_backend.body_limit.BodySizeLimit`, the outermost middleware,
+so the NaN check never reads an oversized body).
+
 If the built frontend (``settings.FRONTEND_DIST``, default ``frontend/dist``)
 exists, it is served at ``/`` as a single-page app: files by path, and
 ``index.html`` for any other non-``/api`` path.
@@ -60,6 +65,7 @@ from subflow.errors import (
 from subflow.fields import FieldNotHonoured
 
 from subflow_backend.api.main import api_router
+from subflow_backend.body_limit import BodySizeLimit, limit_for_path
 from subflow_backend.comparison_checks import StrategyNotSupported
 from subflow_backend.crud import ScenarioNameTaken
 from subflow_backend.settings import settings
@@ -266,6 +272,9 @@ app = FastAPI(
     description="Network planning: compare single-path and multipath TCP on mobile wireless scenarios.",
 )
 app.add_middleware(RefuseNonFiniteJson)
+
+# request bodies over MAX_BODY_BYTES (uploads: MAX_UPLOAD_BYTES) are refused with 413 before any parsing
+app.add_middleware(BodySizeLimit, limit=limit_for_path(settings.MAX_BODY_BYTES, settings.MAX_UPLOAD_BYTES))
 
 if settings.BACKEND_CORS_ORIGINS:
     app.add_middleware(

@@ -4,7 +4,10 @@ See the settings table in DEVELOPERS.md. The embedded defaults (SQLite file and
 filesystem broker under ``SUBFLOW_DATA_DIR``) need no PostgreSQL or Redis; with
 ``DATABASE_URL=postgresql+psycopg://...`` and ``CELERY_BROKER_URL=redis://...``
 the same code runs on those. With ``SUBFLOW_ENV=production`` placeholder
-secrets are refused at start-up.
+secrets are refused at start-up (the rule is :mod:`subflow.secrets`, shared with the
+agent, which refuses them in every mode). The bounds on what a request may ask for
+(``MAX_*``) live here too and reach the domain library as a
+:class:`subflow.limits.Limits` value (:attr:`Settings.limits`).
 """
 
 from __future__ import annotations
@@ -15,9 +18,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-#: The development token of the emulator agent; never valid in production.
-PLACEHOLDER_AGENT_TOKEN = "local-dev-token"
-_PLACEHOLDERS = {PLACEHOLDER_AGENT_TOKEN, "changethis", ""}
+from subflow.limits import Limits
+from subflow.secrets import check_secret
 
 #: ``<repo>/frontend/dist`` when the backend runs from a source checkout.
 _REPO_FRONTEND_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
@@ -33,7 +35,7 @@ class Settings(BaseSettings):
     ``TASK_SOFT_TIME_LIMIT_S`` / ``TASK_TIME_LIMIT_S`` bound one task attempt.
     """
 
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False)
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False, hide_input_in_errors=True)
 
     SUBFLOW_ENV: Literal["local", "test", "production"] = "local"
     SUBFLOW_DATA_DIR: Path = Path("./.subflow")
@@ -45,7 +47,8 @@ class Settings(BaseSettings):
     #: ``db+`` + ``DATABASE_URL`` (Celery's SQLAlchemy backend) with the filesystem broker.
     CELERY_RESULT_BACKEND: str = ""
     AGENT_URL: str = "http://127.0.0.1:8001"
-    AGENT_TOKEN: str = PLACEHOLDER_AGENT_TOKEN
+    #: shared with the agent; ``scripts/serve.sh`` generates one per data directory
+    AGENT_TOKEN: str = ""
 
     #: Engines a comparison may name (the agent executes them).
     ENGINES: list[str] = ["fluid"]
@@ -54,6 +57,18 @@ class Settings(BaseSettings):
     #: Extra origins allowed by CORS (e.g. the Vite dev server); same-origin needs none.
     BACKEND_CORS_ORIGINS: list[str] = []
 
+    #: Bounds of one request (413/422 naming the variable): bytes of a request body, bytes of an
+    #: uploaded file (``POST /api/imports``), and the :class:`subflow.limits.Limits` of a scenario.
+    MAX_BODY_BYTES: int = Field(default=5 * 1024 * 1024, ge=1024)
+    MAX_UPLOAD_BYTES: int = Field(default=20 * 1024 * 1024, ge=1024)
+    MAX_NODES: int = Field(default=Limits.max_nodes, ge=1, le=10_000)
+    MAX_LINKS: int = Field(default=Limits.max_links, ge=0, le=50_000)
+    MAX_FLOWS: int = Field(default=Limits.max_flows, ge=0, le=10_000)
+    MAX_LINK_EVENTS: int = Field(default=Limits.max_link_events, ge=0, le=10_000)
+    MAX_SAMPLES: int = Field(default=Limits.max_samples, ge=1, le=200_000)
+    MAX_TIMELINE_LEGS: int = Field(default=Limits.max_timeline_legs, ge=1)
+    MAX_SWEEP_UNITS: int = Field(default=Limits.max_sweep_units, ge=1)
+
     AGENT_HTTP_TIMEOUT_S: float = Field(default=10.0, gt=0)
     AGENT_POLL_INTERVAL_S: float = Field(default=0.25, gt=0)
     AGENT_RUN_DEADLINE_S: float = Field(default=900.0, gt=0)
@@ -61,6 +76,15 @@ class Settings(BaseSettings):
     TASK_RETRY_BACKOFF_S: float = Field(default=1.0, ge=0)
     TASK_SOFT_TIME_LIMIT_S: float = Field(default=1800.0, gt=0)
     TASK_TIME_LIMIT_S: float = Field(default=1860.0, gt=0)
+
+    @property
+    def limits(self) -> Limits:
+        """The ``MAX_*`` scenario bounds, as the domain library takes them."""
+        return Limits(
+            max_nodes=self.MAX_NODES, max_links=self.MAX_LINKS, max_flows=self.MAX_FLOWS,
+            max_link_events=self.MAX_LINK_EVENTS, max_samples=self.MAX_SAMPLES,
+            max_timeline_legs=self.MAX_TIMELINE_LEGS, max_sweep_units=self.MAX_SWEEP_UNITS,
+        )
 
     @property
     def broker_dir(self) -> Path:
@@ -78,10 +102,8 @@ class Settings(BaseSettings):
                 self.CELERY_RESULT_BACKEND = self.CELERY_BROKER_URL
             else:
                 self.CELERY_RESULT_BACKEND = "db+" + self.DATABASE_URL
-        if self.SUBFLOW_ENV == "production" and self.AGENT_TOKEN.strip() in _PLACEHOLDERS:
-            raise ValueError(
-                f"AGENT_TOKEN is {self.AGENT_TOKEN!r}, a placeholder; set a secret when SUBFLOW_ENV=production"
-            )
+        if self.SUBFLOW_ENV == "production":
+            check_secret("AGENT_TOKEN", self.AGENT_TOKEN)
         if self.TASK_TIME_LIMIT_S < self.TASK_SOFT_TIME_LIMIT_S:
             raise ValueError("TASK_TIME_LIMIT_S must be at least TASK_SOFT_TIME_LIMIT_S")
         return self

@@ -124,3 +124,32 @@ class EngineCannotRun(SubflowError):
 
     The message names the plan or scenario parameter (or the host facility) at fault.
     """
+
+
+class LimitExceeded(ScenarioInvalid):
+    """A request larger than a configured bound (:class:`subflow.limits.Limits`).
+
+    A :class:`ScenarioInvalid` (the API answers 422) whose single entry has ``type``
+    ``"limit_exceeded"`` and a message naming the setting, e.g.
+    ``nodes: 3000 nodes exceed MAX_NODES = 2000``.
+
+    Parameters
+    ----------
+    setting : str
+        The environment variable of the bound (``MAX_NODES``...).
+    limit : int
+        Its value.
+    actual : int or str
+        What the request asked for.
+    loc : list
+        JSON path of the offending part (``["nodes"]``, ``["run", "interval_s"]``...).
+    what : str
+        The unit counted (``"nodes"``, ``"samples"``...).
+    """
+
+    def __init__(self, setting: str, limit: int, actual: int | str, loc: list[Any], what: str):
+        self.setting = setting
+        self.limit = limit
+        self.actual = actual
+        super().__init__([{"loc": list(loc), "msg": f"{actual} {what} exceed {setting} = {limit}",
+                           "type": "limit_exceeded"}])

@@ -166,13 +166,16 @@ def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
     Raises
     ------
     ImportFailed
-        If the content is not GraphML networkx can read.
+        If the content is not GraphML networkx can read, or holds a DTD, an entity
+        declaration or an external reference (refused by defusedxml before networkx
+        parses it: no entity expansion, no external entities).
     LinkInvalid
         If an edge's ``delay_ms``, ``loss`` or ``bandwidth_mbps`` is invalid.
     """
     import networkx as nx
 
     raw = data.encode() if isinstance(data, str) else data
+    _refuse_unsafe_xml(raw, source)
     try:
         g = nx.read_graphml(io.BytesIO(raw))
     except Exception as exc:  # networkx raises several types for bad XML
@@ -232,6 +235,32 @@ def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
     # validate now so errors name the link
     topo.network()
     return topo
+
+
+def _refuse_unsafe_xml(raw: bytes, source: str) -> None:
+    """Parse ``raw`` with defusedxml, refusing any DTD (hence every entity declaration and
+    external reference): GraphML needs none, and the document networkx then reads with the
+    standard library's parser can expand nothing.
+
+    Raises
+    ------
+    ImportFailed
+        If the XML declares a DTD or entities, references an external resource, or is
+        not well-formed.
+    """
+    from xml.etree.ElementTree import ParseError
+
+    import defusedxml
+    import defusedxml.ElementTree as safe_et
+
+    try:
+        safe_et.fromstring(raw, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except defusedxml.DefusedXmlException as exc:
+        raise ImportFailed(
+            source, f"XML with a DTD, entities or external references is refused ({type(exc).__name__})"
+        ) from None
+    except ParseError as exc:
+        raise ImportFailed(source, f"not readable GraphML ({exc})") from None
 
 
 def _node_ids(raw: list[str]) -> dict[str, str]:

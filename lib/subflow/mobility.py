@@ -13,6 +13,7 @@ import math
 import random
 from dataclasses import dataclass
 
+from subflow.errors import LimitExceeded
 from subflow.scenario import (
     GaussMarkovMobility,
     LinearMobility,
@@ -53,7 +54,7 @@ def effective_seed(model_seed: int, run_seed: int) -> int:
     return model_seed + 1_000_003 * (run_seed - 1)
 
 
-def trajectory(station: StationNode, duration_s: float, run_seed: int = 1) -> list[Leg]:
+def trajectory(station: StationNode, duration_s: float, run_seed: int = 1, max_legs: int | None = None) -> list[Leg]:
     """Piecewise-linear trajectory of ``station`` covering [0, ``duration_s``].
 
     Parameters
@@ -65,19 +66,43 @@ def trajectory(station: StationNode, duration_s: float, run_seed: int = 1) -> li
         Length of the run in seconds (> 0).
     run_seed : int
         The run's seed, combined with a random model's seed by :func:`effective_seed`.
+    max_legs : int, optional
+        Give up (raise) once the trajectory has more legs than this; None: no bound.
 
     Returns
     -------
     list of Leg
         Contiguous legs, the first starting at 0 and the last ending at
         ``duration_s``. Deterministic for a given ``random_walk.seed``.
+
+    Raises
+    ------
+    LimitExceeded
+        With ``setting`` ``"MAX_TIMELINE_LEGS"``, when ``max_legs`` is given and passed.
     """
+    return _trajectory(station, duration_s, run_seed, _Budget(max_legs))
+
+
+class _Budget:
+    """Counts legs as a model draws them; raises once ``max_legs`` is passed."""
+
+    def __init__(self, max_legs: int | None):
+        self.max_legs = max_legs
+
+    def check(self, legs: list[Leg]) -> None:
+        if self.max_legs is not None and len(legs) > self.max_legs:
+            raise LimitExceeded("MAX_TIMELINE_LEGS", self.max_legs, f"more than {self.max_legs}", ["nodes"],
+                                "trajectory legs")
+
+
+def _trajectory(station: StationNode, duration_s: float, run_seed: int, budget: _Budget) -> list[Leg]:
     m = station.mobility
     x, y = station.position.x_m, station.position.y_m
     if isinstance(m, StaticMobility):
         return [Leg(0.0, duration_s, x, y, x, y)]
     if isinstance(m, WaypointsMobility):
         pts = [(p.t_s, p.x_m, p.y_m) for p in m.points]
+        budget.check(pts[:-1])
         return _legs_through(pts, duration_s)
     if isinstance(m, LinearMobility):
         dist = math.hypot(m.end.x_m - m.start.x_m, m.end.y_m - m.start.y_m)
@@ -89,11 +114,11 @@ def trajectory(station: StationNode, duration_s: float, run_seed: int = 1) -> li
     if isinstance(m, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility)):
         m = m.model_copy(update={"seed": effective_seed(m.seed, run_seed)})
     if isinstance(m, RandomWalkMobility):
-        return _random_walk(m, x, y, duration_s)
+        return _random_walk(m, x, y, duration_s, budget)
     if isinstance(m, RandomWaypointMobility):
-        return _random_waypoint(m, x, y, duration_s)
+        return _random_waypoint(m, x, y, duration_s, budget)
     if isinstance(m, GaussMarkovMobility):
-        return _gauss_markov(m, x, y, duration_s)
+        return _gauss_markov(m, x, y, duration_s, budget)
     raise TypeError(f"unsupported mobility model {type(m).__name__}")  # pragma: no cover
 
 
@@ -115,12 +140,13 @@ def _legs_through(points: list[tuple[float, float, float]], duration_s: float) -
     return legs
 
 
-def _random_walk(m: RandomWalkMobility, x: float, y: float, duration_s: float) -> list[Leg]:
+def _random_walk(m: RandomWalkMobility, x: float, y: float, duration_s: float, budget: _Budget) -> list[Leg]:
     rng = random.Random(m.seed)
     b = m.bounds
     legs: list[Leg] = []
     t = 0.0
     while t < duration_s:
+        budget.check(legs)
         heading = rng.uniform(0.0, 2.0 * math.pi)
         speed = rng.uniform(m.speed_min_mps, m.speed_max_mps)
         step = min(m.step_s, duration_s - t)
@@ -146,12 +172,13 @@ def _random_walk(m: RandomWalkMobility, x: float, y: float, duration_s: float) -
     return legs
 
 
-def _random_waypoint(m: RandomWaypointMobility, x: float, y: float, duration_s: float) -> list[Leg]:
+def _random_waypoint(m: RandomWaypointMobility, x: float, y: float, duration_s: float, budget: _Budget) -> list[Leg]:
     rng = random.Random(m.seed)
     b = m.bounds
     legs: list[Leg] = []
     t = 0.0
     while t < duration_s:
+        budget.check(legs)
         tx, ty = rng.uniform(b.x_min_m, b.x_max_m), rng.uniform(b.y_min_m, b.y_max_m)
         speed = rng.uniform(m.speed_min_mps, m.speed_max_mps)
         travel = math.hypot(tx - x, ty - y) / speed
@@ -164,7 +191,7 @@ def _random_waypoint(m: RandomWaypointMobility, x: float, y: float, duration_s: 
     return _cut(legs, duration_s)
 
 
-def _gauss_markov(m: GaussMarkovMobility, x: float, y: float, duration_s: float) -> list[Leg]:
+def _gauss_markov(m: GaussMarkovMobility, x: float, y: float, duration_s: float, budget: _Budget) -> list[Leg]:
     rng = random.Random(m.seed)
     b = m.bounds
     a = m.alpha
@@ -177,6 +204,7 @@ def _gauss_markov(m: GaussMarkovMobility, x: float, y: float, duration_s: float)
     margin_x = 0.1 * (b.x_max_m - b.x_min_m)
     margin_y = 0.1 * (b.y_max_m - b.y_min_m)
     while t < duration_s:
+        budget.check(legs)
         # near a border the mean heading turns towards the centre (Camp, Boleng, Davies 2002, §2.7)
         cx, cy = 0.5 * (b.x_min_m + b.x_max_m), 0.5 * (b.y_min_m + b.y_max_m)
         if (x < b.x_min_m + margin_x or x > b.x_max_m - margin_x

@@ -30,6 +30,7 @@ from subflow.association import Association, association_timeline
 from subflow.errors import Unreachable
 from subflow.routing import Edge, Graph, min_hop_path, path_nodes, tcpbp_path
 from subflow.scenario import (
+    Identifier,
     AccessPointNode,
     ControllerSettings,
     Scenario,
@@ -73,9 +74,12 @@ class Segment(BaseModel):
 
 
 class FlowPlan(BaseModel):
-    id: str
-    src: str
-    dst: str
+    """One flow of the plan; ``id``, ``src`` and ``dst`` are scenario identifiers
+    (:data:`subflow.scenario.Identifier`: engines may use them in file names)."""
+
+    id: Identifier
+    src: Identifier
+    dst: Identifier
     rate_mbps: float | None
     size_bytes: int | None = None
     start_s: float

@@ -42,3 +42,27 @@ def test_unreadable_imports_are_422_and_store_nothing(pg_stack):
     r = pg_stack.api.post("/imports", files={"file": ("x.txt", b"not a topology at all", "text/plain")})
     assert r.status_code == 422
     assert pg_stack.api.get("/scenarios").json()["count"] == before
+
+
+def test_xml_with_entities_is_422_and_stores_nothing(pg_stack, tmp_path):
+    from tests.unit.test_planning_imports import BILLION_LAUGHS, _external_entity
+
+    before = pg_stack.api.get("/scenarios").json()["count"]
+    r = pg_stack.api.post("/imports", files={"file": ("lol.graphml", BILLION_LAUGHS, "application/xml")})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "file"]
+    assert "refused" in r.json()["detail"][0]["msg"]
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    r = pg_stack.api.post("/imports", files={"file": ("xxe.graphml", _external_entity(secret), "application/xml")})
+    assert r.status_code == 422 and "TOP-SECRET" not in r.text
+    assert pg_stack.api.get("/scenarios").json()["count"] == before
+
+
+def test_import_over_the_upload_bound_is_413_naming_it(pg_stack):
+    before = pg_stack.api.get("/scenarios").json()["count"]
+    big = b"<graphml>" + b" " * (20 * 1024 * 1024)  # MAX_UPLOAD_BYTES default: 20 MiB
+    r = pg_stack.api.post("/imports", files={"file": ("big.graphml", big, "application/xml")})
+    assert r.status_code == 413 and "MAX_UPLOAD_BYTES" in r.json()["detail"]
+    r = pg_stack.api.post("/imports", files={"file": ("huge.graphml", big + b" " * (1024 * 1024), "application/xml")})
+    assert r.status_code == 413 and "MAX_UPLOAD_BYTES" in r.json()["detail"]
+    assert pg_stack.api.get("/scenarios").json()["count"] == before

@@ -73,7 +73,7 @@ def test_script_contains_the_scenario(example, strategy):
     assert src.count("-J") >= 2  # iperf3 JSON server and client
     assert ("MULTIPATH = True" in src) == (strategy == "mptcp")
     for n in sc.nodes:  # every scenario id is listed in the header, mapped to a generated name
-        assert re.search(rf"^    {re.escape(n.id)} -> \w+ \(", src, re.M)
+        assert re.search(rf"^#   {re.escape(n.id)} -> \w+ \(", src, re.M)
 
 
 def test_naval_direct_move_details():
@@ -84,7 +84,8 @@ def test_naval_direct_move_details():
     # straight legs at 10 m/s over 800 m: 0 s -> 80 s
     assert "net.mobility(sta1, 'start', time=0.000, position='100.000,0.000,0')" in src
     assert "net.mobility(sta1, 'stop', time=80.000, position='900.000,0.000,0')" in src
-    assert "('f1', 'sta1', 'h1', 5201, 3000000, 0, 100)" in src
+    assert "(0, 'sta1', 'h1', 5201, 3000000, 0, 100),  # f1" in src
+    assert '"flows": ["f1", "f2"], "name": "naval-direct-move"' in src
     assert "'sta1': [('sta1-eth0', '10.1.0.1', '10.1.0.2'), ('sta1-wlan0', '10.200.0.100', '10.200.0.1')]" in src
     native = mininet_wifi.script_for(_doc("naval-random-walk"), "mptcp", random_models="native")
     assert "net.setMobilityModel(time=0, model='RandomWalk'" in native and "seed=" in native

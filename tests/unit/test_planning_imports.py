@@ -187,3 +187,60 @@ def test_scenario_files_load_as_networks(tmp_path):
     assert np.all(net.capacity_mbps == 1000.0)
     with pytest.raises(ImportFailed, match="No such file"):
         load_network(tmp_path / "missing.json")
+
+
+BILLION_LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE graphml [
+ <!ENTITY lol "lol">
+ <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="d0" for="graph" attr.name="label" attr.type="string"/>
+  <graph edgedefault="undirected"><data key="d0">&lol9;</data>
+    <node id="a"/><node id="b"/><edge source="a" target="b"/>
+  </graph>
+</graphml>
+"""
+
+
+def _external_entity(path) -> bytes:
+    return f"""<?xml version="1.0"?>
+<!DOCTYPE graphml [<!ENTITY secret SYSTEM "file://{path}">]>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="d0" for="node" attr.name="label" attr.type="string"/>
+  <graph edgedefault="undirected">
+    <node id="a"><data key="d0">&secret;</data></node><node id="b"/><edge source="a" target="b"/>
+  </graph>
+</graphml>
+""".encode()
+
+
+def test_billion_laughs_is_refused_before_any_expansion():
+    with pytest.raises(ImportFailed, match="DTD, entities or external references is refused"):
+        read_graphml(BILLION_LAUGHS, "lol.graphml")
+    with pytest.raises(ImportFailed, match="refused"):
+        import_scenario(BILLION_LAUGHS, "lol.graphml")
+
+
+def test_external_entities_are_refused_and_never_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    with pytest.raises(ImportFailed, match="refused") as err:
+        import_scenario(_external_entity(secret), "xxe.graphml")
+    assert "TOP-SECRET" not in str(err.value)
+
+
+def test_a_plain_doctype_is_refused_too():
+    doc = b'<?xml version="1.0"?><!DOCTYPE graphml><graphml xmlns="http://graphml.graphdrawing.org/xmlns">' \
+          b'<graph edgedefault="undirected"><node id="a"/><node id="b"/><edge source="a" target="b"/></graph></graphml>'
+    with pytest.raises(ImportFailed, match="DTDForbidden"):
+        read_graphml(doc, "dtd.graphml")
+    assert len(read_graphml(doc.replace(b"<!DOCTYPE graphml>", b""), "ok.graphml").links) == 1

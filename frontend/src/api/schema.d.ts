@@ -1491,14 +1491,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description File larger than 20 MiB. */
+            /** @description File larger than MAX_UPLOAD_BYTES (default 20 MiB; Kdl.graphml, the largest Zoo file used here, is 0.3 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Unreadable file or a link the conventions cannot use (`loc` names it). */
+            /** @description Unreadable file, XML with a DTD or entities, a link the conventions cannot use (`loc` names it), or a scenario over a MAX_* limit. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2187,7 +2187,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid scenario; `detail[].loc` is `['body', ...path]`, as for scenarios. */
+            /** @description Invalid scenario, or one over a MAX_* limit (MAX_TIMELINE_LEGS: legs of all trajectories); `detail[].loc` is `['body', ...path]`, as for scenarios. */
             422: {
                 headers: {
                     [name: string]: unknown;

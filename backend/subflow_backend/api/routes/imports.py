@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, UploadFile, status
+from fastapi import APIRouter, File, Form, HTTPException, UploadFile, status
 
 from subflow.imports import import_scenario
 
@@ -12,11 +12,9 @@ from subflow_backend import crud
 from subflow_backend.api.deps import SessionDep
 from subflow_backend.api.routes.scenarios import to_public
 from subflow_backend.schemas import ScenarioPublic
+from subflow_backend.settings import settings
 
 router = APIRouter(prefix="/imports", tags=["imports"])
-
-#: largest upload accepted, bytes (Kdl.graphml, the largest Zoo file used here, is 0.3 MB)
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
 @router.post(
@@ -25,8 +23,10 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
     status_code=status.HTTP_201_CREATED,
     responses={
         409: {"description": "A scenario with that name exists."},
-        413: {"description": "File larger than 20 MiB."},
-        422: {"description": "Unreadable file or a link the conventions cannot use (`loc` names it)."},
+        413: {"description": "File larger than MAX_UPLOAD_BYTES (default 20 MiB; Kdl.graphml, the largest "
+                             "Zoo file used here, is 0.3 MB)."},
+        422: {"description": "Unreadable file, XML with a DTD or entities, a link the conventions cannot use "
+                             "(`loc` names it), or a scenario over a MAX_* limit."},
     },
 )
 async def import_file(
@@ -43,11 +43,10 @@ async def import_file(
     become flows with ``rate_mbps``. The scenario's description records the source, its
     licence note and any conversion notes.
     """
-    data = await file.read(MAX_UPLOAD_BYTES + 1)
-    if len(data) > MAX_UPLOAD_BYTES:
-        from fastapi import HTTPException
-
-        raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, "file larger than 20 MiB")
+    limit = settings.MAX_UPLOAD_BYTES
+    data = await file.read(limit + 1)
+    if len(data) > limit:
+        raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"file larger than MAX_UPLOAD_BYTES = {limit} bytes")
     result = import_scenario(data, source=file.filename or "upload", name=name or None)
     row = crud.create_scenario(session, result.scenario)
     return to_public(row)

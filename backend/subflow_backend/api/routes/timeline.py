@@ -14,8 +14,11 @@ from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field
 
 from subflow.association import association_timeline
+from subflow.limits import check_scenario
 from subflow.mobility import Leg
 from subflow.scenario import load_scenario
+
+from subflow_backend.settings import settings
 
 router = APIRouter(prefix="/timeline", tags=["timeline"])
 
@@ -57,7 +60,8 @@ def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
 @router.post(
     "",
     response_model=TimelinePublic,
-    responses={422: {"description": "Invalid scenario; `detail[].loc` is `['body', ...path]`, as for scenarios."}},
+    responses={422: {"description": "Invalid scenario, or one over a MAX_* limit (MAX_TIMELINE_LEGS: legs of all "
+                                    "trajectories); `detail[].loc` is `['body', ...path]`, as for scenarios."}},
 )
 def compute_timeline(document: dict[str, Any] = Body(description="A scenario document.")) -> TimelinePublic:
     """Trajectories, associations and radio events of a scenario document (not stored).
@@ -66,6 +70,7 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     each field, ``loc`` starting with ``"body"``).
     """
     scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
+    check_scenario(scenario, settings.limits)  # LimitExceeded → 422 naming the MAX_* setting
     tl = association_timeline(scenario)
     return TimelinePublic(
         duration_s=scenario.run.duration_s,
