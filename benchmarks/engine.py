@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from subflow.imports import import_scenario
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow_engines.fluid import run
 
 ROOT = Path(__file__).resolve().parents[1]

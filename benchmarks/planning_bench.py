@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(ROOT / "lib"))
 
-from subflow import paths  # noqa: E402
+from subflow import shortest_paths  # noqa: E402
 from subflow.fdm import allocate_fdm, max_concurrent_flow  # noqa: E402
 from subflow.imports import load_network  # noqa: E402
 from subflow.network import Network  # noqa: E402
@@ -120,12 +120,12 @@ def bench_routes(name: str, net: Network, repeat: int) -> dict:
     rep = 2 if big or name.startswith("RGG") else repeat
     res: dict = {"graph": name, "n": net.n, "edges": net.m // 2}
     t0 = time.perf_counter()
-    paths.all_pairs(net, "tcpbp", sources=net.nodes[:2])
+    shortest_paths.all_pairs(net, "tcpbp", sources=net.nodes[:2])
     res["first_call"] = time.perf_counter() - t0
-    res["tcpbp"] = timed(lambda: paths.all_pairs(net, "tcpbp", keep_routes=not big), rep)
+    res["tcpbp"] = timed(lambda: shortest_paths.all_pairs(net, "tcpbp", keep_routes=not big), rep)
     res["tcpbp_routes"] = "costs only" if big else "costs + routes"
-    res["greedy"] = timed(lambda: paths.all_pairs(net, "tcpbp-greedy"), rep)
-    res["delay"] = timed(lambda: paths.all_pairs(net, "delay"), rep)
+    res["greedy"] = timed(lambda: shortest_paths.all_pairs(net, "tcpbp-greedy"), rep)
+    res["delay"] = timed(lambda: shortest_paths.all_pairs(net, "delay"), rep)
     g = rx.PyDiGraph()
     g.add_nodes_from(range(net.n))
     g.add_edges_from([(int(a), int(b), float(d)) for a, b, d in zip(net.src, net.dst, net.delay_ms)])
@@ -142,8 +142,8 @@ def bench_routes(name: str, net: Network, repeat: int) -> dict:
     else:
         res["networkx"] = timed(lambda: dict(nx.all_pairs_dijkstra_path_length(gx)), rep)
         res["networkx_est"] = False
-    ap = paths.all_pairs(net, "tcpbp", keep_routes=False)
-    gr = paths.all_pairs(net, "tcpbp-greedy")
+    ap = shortest_paths.all_pairs(net, "tcpbp", keep_routes=False)
+    gr = shortest_paths.all_pairs(net, "tcpbp-greedy")
     reach = ap.hops >= 0
     res["greedy_worse"] = int(np.count_nonzero(gr.cost[reach] > ap.cost[reach] * (1 + 1e-9)))
     res["pairs"] = int(np.count_nonzero(reach)) - net.n

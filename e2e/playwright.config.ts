@@ -3,14 +3,22 @@
  * built frontend). They do not start the service: `scripts/test.sh` does.
  *
  *   SUBFLOW_BASE_URL   service address (default http://127.0.0.1:8000)
+ *   SUBFLOW_ADMIN_CREDENTIALS  the first admin's `username:password` file (default
+ *                      <repo>/.subflow/admin-credentials); the "setup" project signs in with it
+ *                      once and every other spec reuses the session (storageState, .auth/)
  *   CHROMIUM_PATH      browser binary (default /usr/bin/chromium, Debian's package;
  *                      Playwright's own browser downloads are not used)
  *   SUBFLOW_BENCH=1    also define the "bench" project (bench/: reported figures, no
  *                      timing assertions); run it with `npm run bench`
  *
+ * The service must serve the frontend's e2e test build (`npm run build:e2e` → frontend/dist-e2e,
+ * FRONTEND_DIST pointing there), the only build with the test hook `window.__subflowCy`;
+ * global-setup.ts checks it first.
+ *
  * Step screenshots and failure artifacts go to e2e/test-results/.
  */
 import { defineConfig, devices } from "@playwright/test";
+import { AUTH_FILE } from "./tests/helpers";
 
 const baseURL = process.env.SUBFLOW_BASE_URL || "http://127.0.0.1:8000";
 const executablePath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
@@ -34,6 +42,8 @@ const chromium = {
 };
 
 export default defineConfig({
+  // fails at once unless the service serves the e2e test build (window.__subflowCy)
+  globalSetup: "./global-setup.ts",
   outputDir: "./test-results",
   timeout: 180_000,
   expect: { timeout: 15_000 },
@@ -51,7 +61,10 @@ export default defineConfig({
     navigationTimeout: 30_000,
   },
   projects: [
-    { name: "chromium", testDir: "./tests", use: chromium },
-    ...(process.env.SUBFLOW_BENCH ? [{ name: "bench", testDir: "./bench", outputDir: "./test-results/bench", use: chromium, timeout: 600_000 }] : []),
+    { name: "setup", testDir: "./tests", testMatch: /auth\.setup\.ts/, use: chromium },
+    { name: "chromium", testDir: "./tests", use: { ...chromium, storageState: AUTH_FILE }, dependencies: ["setup"] },
+    ...(process.env.SUBFLOW_BENCH
+      ? [{ name: "bench", testDir: "./bench", outputDir: "./test-results/bench", use: { ...chromium, storageState: AUTH_FILE }, dependencies: ["setup"], timeout: 600_000 }]
+      : []),
   ],
 });

@@ -56,8 +56,13 @@ PIDS+=($!)
 "$BIN/uvicorn" subflow_backend.main:app --host "${SUBFLOW_HOST:-127.0.0.1}" --port "$PORT" >"$LOGS/backend.log" 2>&1 &
 PIDS+=($!); wait_http "http://127.0.0.1:$PORT/api/health" backend "${PIDS[-1]}"
 
+CRED="$SUBFLOW_DATA_DIR/admin-credentials"
 echo
 echo "Subflow is running: http://127.0.0.1:$PORT/   (API docs: http://127.0.0.1:$PORT/docs; logs: $LOGS)"
+if [ -f "$CRED" ]; then
+  echo "Sign in as '$(cut -d: -f1 "$CRED")' with the password in $CRED (mode 600: cut -d: -f2- \"$CRED\");"
+  echo "create API tokens for scripts with POST /api/users/me/tokens (see README)."
+fi
 echo "Press Ctrl-C to stop."
 wait -n "${PIDS[@]}" || true
 echo "a Subflow process exited; stopping the others (logs: $LOGS)" >&2

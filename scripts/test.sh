@@ -34,13 +34,17 @@ step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin
   engines/subflow_engines/linux/iperf3.py engines/subflow_engines/linux/sockets.py
 if [ -f frontend/package.json ]; then
   step "frontend: API types match the backend's OpenAPI, type-check, unit tests (vitest)" bash -c 'cd frontend && npm run --silent api:check && npm test --silent'
+  step "frontend: the production bundle has no test hook, the e2e build has it" bash -c 'cd frontend && npm run --silent check:bundle'
 fi
 
+# The service under test serves the e2e test build (frontend/dist-e2e: `vite build --mode e2e`, with
+# the test hook window.__subflowCy); `make run` keeps serving the production build in frontend/dist.
 run_e2e() {
   local data port agent pid rc
-  data="$(mktemp -d)"; port=18765; agent=18766
+  data="$(mktemp -d)"; port="${E2E_PORT:-18765}"; agent="${E2E_AGENT_PORT:-18766}"
+  (cd frontend && npm run --silent build:e2e >"$data/build-e2e.log" 2>&1) || { cat "$data/build-e2e.log"; rm -rf "$data"; return 1; }
   SUBFLOW_SKIP_BOOTSTRAP=1 SUBFLOW_DATA_DIR="$data" SUBFLOW_PORT=$port AGENT_PORT=$agent \
-    DATABASE_URL= CELERY_BROKER_URL= scripts/serve.sh >"$data/serve.log" 2>&1 &
+    FRONTEND_DIST="$ROOT/frontend/dist-e2e" DATABASE_URL= CELERY_BROKER_URL= scripts/serve.sh >"$data/serve.log" 2>&1 &
   pid=$!
   for _ in $(seq 120); do
     grep -q "Subflow is running" "$data/serve.log" && break
@@ -50,7 +54,7 @@ run_e2e() {
   if ! grep -q "Subflow is running" "$data/serve.log"; then
     cat "$data/serve.log"; kill $pid 2>/dev/null; return 1
   fi
-  (cd e2e && SUBFLOW_BASE_URL="http://127.0.0.1:$port" npx playwright test)
+  (cd e2e && SUBFLOW_BASE_URL="http://127.0.0.1:$port" SUBFLOW_ADMIN_CREDENTIALS="$data/admin-credentials" npx playwright test)
   rc=$?
   kill $pid 2>/dev/null; wait $pid 2>/dev/null
   rm -rf "$data"

@@ -260,7 +260,7 @@ def cmt_figures(md: list[str]) -> None:
 def real_tcp_section(md: list[str]) -> None:
     """The fluid engine against the linux engine (kernel TCP/MPTCP in namespaces; root, real time)."""
     sys.path.insert(0, str(ROOT))
-    from subflow.plan import resolve_plan
+    from subflow.resolve import resolve_plan
     from subflow_engines import all_engines, linux
     from subflow_engines.fluid import run as fluid_run
     from tests.linux.scenarios import CUT_END_S, CUT_START_S, path_cut, two_path
@@ -312,7 +312,7 @@ def grid_analytic_mbps(cell) -> float:
     """Padhye et al. 1998, full model (Eq. 31) with b = 1 (Linux grows the window per
     acknowledged segment, so delayed ACKs do not slow it) and T0 = RTT + 200 ms (Linux's RTO
     floor), capped by the goodput of the path's narrowest rate; MPTCP: lossy path + clean path."""
-    from subflow.metrics import padhye_throughput_mbps
+    from subflow.throughput_models import padhye_throughput_mbps
     from subflow_engines.fluid_vec import goodput_fraction
 
     gf = goodput_fraction(cell.mss_bytes)
@@ -332,7 +332,7 @@ def grid_section(md: list[str], kernel: str | None) -> None:
     """The validation grid of issue 11: fluid against kernel TCP and Padhye et al. 1998.
 
     ``kernel``: None (no kernel column), ``"subset"`` (GRID_SUBSET) or ``"all"``."""
-    from subflow.plan import resolve_plan
+    from subflow.resolve import resolve_plan
     from subflow.testbeds.grid import cells
     from subflow_engines import all_engines, linux
     from subflow_engines.fluid import run as fluid_run

@@ -93,8 +93,10 @@ def _commit_unique(session: Session, name: str) -> None:
         raise
 
 
-def create_scenario(session: Session, scenario: Scenario | dict[str, Any]) -> models.Scenario:
-    """Validate and store a new scenario at version 1.
+def create_scenario(
+    session: Session, scenario: Scenario | dict[str, Any], project_id: str, author: models.User | None = None
+) -> models.Scenario:
+    """Validate and store a new scenario at version 1 in project ``project_id``, saved by ``author``.
 
     Raises
     ------
@@ -107,7 +109,9 @@ def create_scenario(session: Session, scenario: Scenario | dict[str, Any]) -> mo
     if _name_taken(session, sc.name):
         raise ScenarioNameTaken(sc.name)
     row = models.Scenario(
-        name=sc.name, description=sc.description, version=1, document=sc.model_dump(mode="json")
+        name=sc.name, description=sc.description, version=1, document=sc.model_dump(mode="json"),
+        project_id=project_id, updated_by=author.id if author else None,
+        updated_by_name=author.username if author else None,
     )
     session.add(row)
     _commit_unique(session, sc.name)
@@ -148,11 +152,15 @@ def get_scenario_by_name(session: Session, name: str) -> models.Scenario | None:
     return session.scalar(select(models.Scenario).where(models.Scenario.name == name))
 
 
-def list_scenarios(session: Session, skip: int = 0, limit: int = 100) -> tuple[Sequence[models.Scenario], int]:
-    """A page of scenarios ordered by name, and the total count."""
-    count = session.scalar(select(func.count()).select_from(models.Scenario)) or 0
+def list_scenarios(
+    session: Session, skip: int = 0, limit: int = 100, project_ids: Any = None
+) -> tuple[Sequence[models.Scenario], int]:
+    """A page of scenarios ordered by name, and the total count; only those whose project is
+    in ``project_ids`` (a list or a subquery of ids) unless it is None."""
+    where = [] if project_ids is None else [models.Scenario.project_id.in_(project_ids)]
+    count = session.scalar(select(func.count()).select_from(models.Scenario).where(*where)) or 0
     rows = session.scalars(
-        select(models.Scenario).order_by(models.Scenario.name).offset(skip).limit(limit)
+        select(models.Scenario).where(*where).order_by(models.Scenario.name).offset(skip).limit(limit)
     ).all()
     return rows, count
 

@@ -68,6 +68,7 @@ from subflow_backend.api.main import api_router
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
 from subflow_backend.comparison_checks import StrategyNotSupported
 from subflow_backend.crud import ScenarioNameTaken
+from subflow_backend.headers import SecurityHeadersMiddleware
 from subflow_backend.settings import settings
 
 #: Most characters of a refused input echoed back in a 422's ``detail[].input``.
@@ -273,6 +274,7 @@ app = FastAPI(
 )
 app.add_middleware(RefuseNonFiniteJson)
 
+app.add_middleware(SecurityHeadersMiddleware)
 # request bodies over MAX_BODY_BYTES (uploads: MAX_UPLOAD_BYTES) are refused with 413 before any parsing
 app.add_middleware(BodySizeLimit, limit=limit_for_path(settings.MAX_BODY_BYTES, settings.MAX_UPLOAD_BYTES))
 

@@ -23,8 +23,17 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+#: Roles of a project member, weakest first.
+PROJECT_ROLES = ("viewer", "editor", "owner")
+#: Scopes of a personal API token.
+TOKEN_SCOPES = ("read", "write")
+#: Name of the project that scenarios stored before projects existed belong to.
+DEFAULT_PROJECT_NAME = "default"
+
 
 def utcnow() -> datetime:
     """The current time, timezone-aware UTC."""
@@ -69,18 +78,133 @@ class Base(DeclarativeBase):
     type_annotation_map = {datetime: UTCDateTime, dict[str, Any]: JSON, list[str]: JSON}
 
 
+class User(Base):
+    """An account. ``password_hash`` is an argon2 hash (pwdlib); ``is_admin`` manages users and
+    sees every project; ``can_run_linux`` allows comparisons on the root ``linux`` engine."""
+
+    __tablename__ = "app_user"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    username: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    is_admin: Mapped[bool] = mapped_column(default=False)
+    is_active: Mapped[bool] = mapped_column(default=True)
+    can_run_linux: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class AuthSession(Base):
+    """A signed-in browser session (``kind`` ``cookie``) or a short-lived bearer access token
+    (``kind`` ``access``) issued by ``POST /api/auth/login``. Only the SHA-256 of the secret is stored."""
+
+    __tablename__ = "auth_session"
+    __table_args__ = (CheckConstraint("kind IN ('cookie', 'access')", name="kind"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("app_user.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+
+
+class ApiToken(Base):
+    """A personal API token (``Authorization: Bearer sft_...``): shown once, stored as its SHA-256."""
+
+    __tablename__ = "api_token"
+    __table_args__ = (CheckConstraint("scope IN ('read', 'write')", name="scope"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: first characters of the token, to recognise it in a list
+    prefix: Mapped[str] = mapped_column(String(12))
+    name: Mapped[str] = mapped_column(String(100))
+    scope: Mapped[str] = mapped_column(String(8))
+    user_id: Mapped[str] = mapped_column(String(36), ForeignKey("app_user.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime | None]
+    last_used_at: Mapped[datetime | None]
+
+
+class Project(Base):
+    """A group of scenarios shared by its members."""
+
+    __tablename__ = "project"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(120), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ProjectMember(Base):
+    """``user_id`` is a ``role`` (viewer, editor, owner) of ``project_id``."""
+
+    __tablename__ = "project_member"
+    __table_args__ = (CheckConstraint("role IN ('viewer', 'editor', 'owner')", name="role"),)
+
+    project_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("project.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("app_user.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    role: Mapped[str] = mapped_column(String(8))
+
+
+class ScenarioVersion(Base):
+    """A past version of a scenario, kept when a save replaced it: the document, name and
+    description as they were, and who saved that version when (``saved_at``, ``saved_by_name``)."""
+
+    __tablename__ = "scenario_version"
+    __table_args__ = (UniqueConstraint("scenario_id", "version", name="uq_scenario_version_scenario_id_version"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    scenario_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("scenario.id", ondelete="CASCADE"), index=True
+    )
+    version: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(120))
+    description: Mapped[str] = mapped_column(Text, default="")
+    document: Mapped[dict[str, Any]]
+    saved_at: Mapped[datetime]
+    saved_by: Mapped[str | None] = mapped_column(String(36), ForeignKey("app_user.id", ondelete="SET NULL"))
+    #: the author's username when saved (kept if the account is deleted)
+    saved_by_name: Mapped[str | None] = mapped_column(String(64))
+
+
+class AuditEntry(Base):
+    """One line of the audit log: ``action`` (e.g. ``login``, ``login_failed``, ``token_used``,
+    ``scenario_update``, ``scenario_delete``, ``comparison_create``) by ``username`` from ``ip``."""
+
+    __tablename__ = "audit_entry"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    user_id: Mapped[str | None] = mapped_column(String(36))
+    username: Mapped[str | None] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(40), index=True)
+    target: Mapped[str | None] = mapped_column(String(200))
+    ip: Mapped[str | None] = mapped_column(String(64))
+    detail: Mapped[dict[str, Any] | None]
+
+
 class Scenario(Base):
     """A stored scenario document; ``version`` counts its revisions from 1."""
 
     __tablename__ = "scenario"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    project_id: Mapped[str] = mapped_column(String(36), ForeignKey("project.id", ondelete="RESTRICT"), index=True)
     name: Mapped[str] = mapped_column(String(120), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
     version: Mapped[int] = mapped_column(Integer, default=1)
     document: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: who saved the current version (null: before accounts existed, or the account is gone)
+    updated_by: Mapped[str | None] = mapped_column(String(36), ForeignKey("app_user.id", ondelete="SET NULL"))
+    updated_by_name: Mapped[str | None] = mapped_column(String(64))
 
     comparisons: Mapped[list["Comparison"]] = relationship(
         back_populates="scenario", cascade="all, delete-orphan", passive_deletes=True

@@ -23,6 +23,7 @@ class ScenarioSummary(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: str
+    project_id: str = Field(description="The project the scenario belongs to.")
     name: str
     description: str
     version: int
@@ -30,9 +31,11 @@ class ScenarioSummary(BaseModel):
 
 
 class ScenarioPublic(ScenarioSummary):
-    """A scenario with its document (``scenario``) and creation time."""
+    """A scenario with its document (``scenario``), creation time, and who saved this version
+    (``updated_by``, a username; null if saved before accounts existed)."""
 
     created_at: datetime
+    updated_by: str | None = None
     scenario: dict[str, Any] = Field(description="The scenario document (subflow.scenario.Scenario).")
 
 

@@ -57,6 +57,18 @@ class Settings(BaseSettings):
     #: Extra origins allowed by CORS (e.g. the Vite dev server); same-origin needs none.
     BACKEND_CORS_ORIGINS: list[str] = []
 
+    #: Engines that run as root on the agent's host; a comparison on one needs the user's
+    #: ``can_run_linux`` permission (off by default).
+    PRIVILEGED_ENGINES: list[str] = ["linux", "mininet-wifi"]
+    #: Lifetime of a browser session (cookie) and of a bearer access token from ``POST /api/auth/login``.
+    SESSION_TTL_S: int = Field(default=12 * 3600, gt=0)
+    ACCESS_TOKEN_TTL_S: int = Field(default=30 * 60, gt=0)
+    #: Set the session cookie's ``Secure`` flag (serve over HTTPS when true).
+    SESSION_COOKIE_SECURE: bool = False
+    #: Sign-in rate limit: at most this many failures per username and client address
+    #: within ``LOGIN_WINDOW_S`` seconds; then 429 until the window has passed.
+    LOGIN_MAX_FAILURES: int = Field(default=5, ge=1)
+    LOGIN_WINDOW_S: int = Field(default=300, gt=0)
     #: Bounds of one request (413/422 naming the variable): bytes of a request body, bytes of an
     #: uploaded file (``POST /api/imports``), and the :class:`subflow.limits.Limits` of a scenario.
     MAX_BODY_BYTES: int = Field(default=5 * 1024 * 1024, ge=1024)

@@ -43,7 +43,7 @@ from rich.table import Table
 from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.fdm import allocate_fdm
 from subflow.imports import import_scenario, load_network
-from subflow.paths import METRICS, Routes, parse_pairs, route_report
+from subflow.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
 
 planning_app = typer.Typer(add_completion=False, help="Routes, bandwidth allocation and topology import.")
 
@@ -62,7 +62,7 @@ def _explain(file: Path, exc: Exception) -> NoReturn:
     _fail(f"{file}: {exc}")
 
 
-def _network(file: Path):
+def _read_network(file: Path):
     try:
         return load_network(file)
     except (SubflowError, ValueError) as exc:
@@ -78,17 +78,17 @@ def _path_text(nodes: list[str], limit: int = 12) -> str:
 @planning_app.command()
 def routes(
     file: Annotated[Path, typer.Argument(help="Scenario JSON, GraphML or SNDlib native file.")],
-    metric: Annotated[str, typer.Option(help="hop | delay | loss | tcpbp | tcpbp-greedy.")] = "tcpbp",
+    metric: Annotated[str, typer.Option(help=" | ".join(ROUTING_METRICS) + ".")] = "tcpbp",
     k: Annotated[int, typer.Option("--k", help="Paths per pair (Yen's k shortest), best first.")] = 1,
     pairs: Annotated[str, typer.Option(help="'all' (every ordered pair) or SRC:DST,SRC:DST.")] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON document.")] = False,
 ) -> None:
     """Best routes of FILE's node pairs under a metric."""
-    if metric not in METRICS:
-        _fail(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    if metric not in ROUTING_METRICS:
+        _fail(f"unknown metric {metric!r}; choose one of {', '.join(ROUTING_METRICS)}")
     if k < 1:
         _fail("--k must be at least 1")
-    net = _network(file)
+    net = _read_network(file)
     try:
         doc = route_report(net, metric, k, parse_pairs(pairs, net))
     except (SubflowError, ValueError) as exc:
@@ -133,7 +133,7 @@ def allocate(
         _fail(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if not demand_scale > 0:
         _fail("--demand-scale must be > 0")
-    net = _network(file)
+    net = _read_network(file)
     if not net.demands:
         _fail(f"{file}: no demands to allocate (scenario flows need a rate_mbps; SNDlib needs DEMANDS)")
     try:

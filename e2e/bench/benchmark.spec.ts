@@ -16,9 +16,9 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type APIRequestContext } from "@playwright/test";
-import { REPO_ROOT, uniqueName } from "../tests/helpers";
+import { REPO_ROOT, SHARED_DIR, uniqueName } from "../tests/helpers";
 
-const KDL = path.resolve(REPO_ROOT, "..", "shared", "data", "topology-zoo", "Kdl.graphml");
+const KDL = path.join(SHARED_DIR, "data", "topology-zoo", "Kdl.graphml");
 const figures: Record<string, unknown> = {};
 
 function report(key: string, value: unknown) {

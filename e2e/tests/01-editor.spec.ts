@@ -200,7 +200,7 @@ test("build a scenario from scratch, save, reload: unchanged", async ({ page }, 
 const MARKER_KINDS = ["handover_start", "association", "rto", "route_change", "route_lost"];
 
 test("run sptcp vs mptcp on the drawn scenario: charts, markers and summary agree with REST", async ({ page }, testInfo) => {
-  test.skip(!scenarioId, "needs the scenario of the previous test");
+  expect(scenarioId, "the scenario saved by the first test").not.toBe("");
   const pageErrors: string[] = [];
   page.on("pageerror", (err) => pageErrors.push(err.message));
   await page.goto(`/scenarios/${scenarioId}`);
@@ -266,7 +266,7 @@ test("run sptcp vs mptcp on the drawn scenario: charts, markers and summary agre
 });
 
 test("an invalid loss (150 %) is reported at the field and nothing is saved", async ({ page }, testInfo) => {
-  test.skip(!scenarioId, "needs the scenario of the first test");
+  expect(scenarioId, "the scenario saved by the first test").not.toBe("");
   const before = await (await page.request.get(`/api/scenarios/${scenarioId}`)).json();
   await page.goto(`/scenarios/${scenarioId}`);
   await page.getByText(/^Elements \(/).click();

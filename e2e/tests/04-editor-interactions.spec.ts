@@ -139,12 +139,9 @@ test("multi-select move, undo/redo, keyboard delete, bounds and the time scrubbe
   const st = stored.scenario.nodes.find((n: { id: string }) => n.id === "sta1");
   expect(st.mobility).toMatchObject({ model: "random_walk", bounds: { x_min_m: xmin, x_max_m: xmax, y_min_m: ymin, y_max_m: ymax } });
 
-  // export: the stored document as JSON (when the server has the export endpoint)
+  // export: the stored document as JSON
   const probe = await request.get(`/api/scenarios/${sid}/export?format=json`);
-  if (probe.status() === 404 && !(await probe.text()).includes("scenario")) {
-    testInfo.annotations.push({ type: "skipped step", description: "no GET /api/scenarios/{id}/export on this server" });
-    return;
-  }
+  expect(probe.status(), `GET /api/scenarios/{id}/export?format=json: ${await probe.text()}`).toBe(200);
   await page.getByText("Export", { exact: true }).click();
   const download = page.waitForEvent("download");
   await page.getByRole("link", { name: "Scenario JSON" }).click();

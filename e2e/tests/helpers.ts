@@ -4,6 +4,26 @@ import type { Page, TestInfo } from "@playwright/test";
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
+/**
+ * The project's shared data folder: the repository's sibling `shared/` (never copied into the
+ * repository); override with SUBFLOW_SHARED_DIR (e.g. from a git worktree elsewhere).
+ */
+export const SHARED_DIR = process.env.SUBFLOW_SHARED_DIR || path.resolve(REPO_ROOT, "..", "shared");
+
+/** The signed-in admin's browser state (session cookie), written by auth.setup.ts. */
+export const AUTH_FILE = path.resolve(__dirname, "..", ".auth", "admin.json");
+
+/**
+ * The first admin's credentials: the `username:password` file `make run` writes to its data
+ * folder (SUBFLOW_ADMIN_CREDENTIALS; default `<repo>/.subflow/admin-credentials`).
+ */
+export function adminCredentials(): { username: string; password: string } {
+  const file = process.env.SUBFLOW_ADMIN_CREDENTIALS || path.join(REPO_ROOT, ".subflow", "admin-credentials");
+  const line = fs.readFileSync(file, "utf8").trim();
+  const colon = line.indexOf(":");
+  return { username: line.slice(0, colon), password: line.slice(colon + 1) };
+}
+
 /** Where step screenshots go: e2e/test-results/screenshots (override: SUBFLOW_E2E_SCREENSHOTS). */
 export const SCREENSHOT_DIR =
   process.env.SUBFLOW_E2E_SCREENSHOTS || path.resolve(__dirname, "..", "test-results", "screenshots");

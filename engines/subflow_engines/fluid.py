@@ -277,7 +277,7 @@ def run(
     Parameters
     ----------
     plan : RunPlan
-        From :func:`subflow.plan.resolve_plan`.
+        From :func:`subflow.resolve.resolve_plan`.
     on_progress : callable, optional
         Called with the simulated fraction in [0, 1] about every 2 % of the run.
     should_stop : callable, optional

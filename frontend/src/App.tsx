@@ -1,9 +1,14 @@
+import { useEffect, useState } from "react";
 import { Link, Outlet, createBrowserRouter } from "react-router";
+import { api, isAbort, onUnauthorized } from "./api/client";
+import type { UserPublic } from "./api/types";
+import { AccountView } from "./views/AccountView";
 import { BenchView } from "./views/BenchView";
 import { CompareView } from "./views/CompareView";
 import { ComparisonView } from "./views/ComparisonView";
 import { ScenarioEditorRoute } from "./views/ScenarioEditorView";
 import { ScenarioList } from "./views/ScenarioList";
+import { SignIn } from "./views/SignIn";
 
 function NotFound() {
   return (
@@ -16,7 +21,58 @@ function NotFound() {
   );
 }
 
+/**
+ * The signed-in user: `undefined` while checking, `null` when signed out. Any 401 from the API
+ * signs the page out; if that happens while a page is open, the sign-in form is shown over it
+ * so unsaved edits survive.
+ */
+function useUser(): [UserPublic | null | undefined, (u: UserPublic | null) => void, boolean] {
+  const [user, setUser] = useState<UserPublic | null | undefined>(undefined);
+  const [wasSignedIn, setWasSignedIn] = useState(false);
+  useEffect(() => {
+    const ctl = new AbortController();
+    api
+      .me(ctl.signal)
+      .then((u) => {
+        setUser(u);
+        setWasSignedIn(true);
+      })
+      .catch((err) => {
+        if (!isAbort(err)) setUser(null);
+      });
+    const off = onUnauthorized(() => setUser(null));
+    return () => {
+      ctl.abort();
+      off();
+    };
+  }, []);
+  const set = (u: UserPublic | null) => {
+    setUser(u);
+    if (u) setWasSignedIn(true);
+  };
+  return [user, set, wasSignedIn];
+}
+
 export function Layout() {
+  const [user, setUser, wasSignedIn] = useUser();
+  const signOut = async () => {
+    try {
+      await api.logout();
+    } finally {
+      setUser(null);
+      window.location.assign("/");
+    }
+  };
+  let body;
+  if (user === undefined) body = <p className="muted">Loading…</p>;
+  else if (user === null && !wasSignedIn) body = <SignIn onSignedIn={setUser} />;
+  else
+    body = (
+      <>
+        <Outlet />
+        {user === null ? <SignIn onSignedIn={setUser} modal /> : null}
+      </>
+    );
   return (
     <div className="app">
       <header className="topbar">
@@ -29,10 +85,18 @@ export function Layout() {
           Subflow
         </Link>
         <span className="tagline">Transport strategy planning for mobile wireless networks</span>
+        {user ? (
+          <span className="account">
+            <Link to="/account" className="account-name" data-testid="account-name" title="Your API tokens">
+              {user.username}
+            </Link>
+            <button type="button" className="btn btn-small" onClick={signOut}>
+              Sign out
+            </button>
+          </span>
+        ) : null}
       </header>
-      <main className="content">
-        <Outlet />
-      </main>
+      <main className="content">{body}</main>
     </div>
   );
 }
@@ -47,6 +111,7 @@ export const router = createBrowserRouter([
       { path: "/scenarios/:id", element: <ScenarioEditorRoute /> },
       { path: "/scenarios/:id/comparisons/:cid", element: <ComparisonView /> },
       { path: "/scenarios/:id/compare", element: <CompareView /> },
+      { path: "/account", element: <AccountView /> },
       { path: "/bench/chart", element: <BenchView /> },
       { path: "*", element: <NotFound /> },
     ],

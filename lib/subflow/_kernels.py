@@ -1,9 +1,20 @@
-"""Compiled inner loops of the path algorithms (private; see :mod:`subflow.paths`).
+"""Compiled inner loops of the path algorithms (private; see :mod:`subflow.shortest_paths`).
 
 Every kernel works on the arrays of :class:`subflow.network.Network`: ``indptr``
 and ``adj`` (outgoing arcs per node, CSR), ``arc_dst`` and per-arc weights.
 They are compiled with numba (a pinned dependency) and would run as plain,
 slow but identical Python without it.
+
+Every search keeps its pending entries in one binary heap (:func:`heap_push`,
+:func:`heap_pop`: three lexicographic key columns and a payload column) and
+every route is read back by one walk: :func:`tree_path_into`/:func:`tree_path`
+over a predecessor tree (one arc per node), :func:`label_path_into`/:func:`label_path`
+over a label tree (parent label and arc per label); :mod:`subflow._reduction`
+uses the same ones. They are
+``inline="always"`` or plain compiled calls, cached with the callers
+(``cache=True``). Numba's cache does not notice edits to a *called* function
+in another file: after changing one of these, delete ``lib/subflow/__pycache__/*.nbi``
+(or touch the calling modules).
 
 Implementation note: buffers are sized before the main loop and never grown
 inside it (re-binding an array in a numba loop made these kernels ~3× slower).
@@ -41,12 +52,137 @@ def tcpbp_f(d, q):
 
 
 @njit(cache=True, inline="always")
-def _lt(a1, a2, a3, b1, b2, b3):
+def lex_lt(a1, a2, a3, b1, b2, b3):
+    """(a1, a2, a3) < (b1, b2, b3) lexicographically."""
     if a1 != b1:
         return a1 < b1
     if a2 != b2:
         return a2 < b2
     return a3 < b3
+
+
+# --------------------------------------------------------------------------- shared building blocks
+#
+# Every search below keeps its pending entries in one binary min-heap held in
+# four preallocated arrays: three key columns compared lexicographically
+# (K1, K2, K3) and a payload column (V: a node or a label). Callers read the
+# top entry at index 0, then call heap_pop.
+
+
+@njit(cache=True, inline="always")
+def heap_push(K1, K2, K3, V, hs, k1, k2, k3, v):
+    """Insert ``(k1, k2, k3) -> v`` into the heap of size ``hs`` (sift up); return the new size.
+
+    The arrays must have room for ``hs + 1`` entries.
+    """
+    j = hs
+    while j > 0:
+        p = (j - 1) >> 1
+        if lex_lt(k1, k2, k3, K1[p], K2[p], K3[p]):
+            K1[j] = K1[p]
+            K2[j] = K2[p]
+            K3[j] = K3[p]
+            V[j] = V[p]
+            j = p
+        else:
+            break
+    K1[j] = k1
+    K2[j] = k2
+    K3[j] = k3
+    V[j] = v
+    return hs + 1
+
+
+@njit(cache=True, inline="always")
+def heap_pop(K1, K2, K3, V, hs):
+    """Remove the top entry (index 0) of the heap of size ``hs > 0`` (sift down); return the new size."""
+    hs -= 1
+    if hs > 0:
+        x1 = K1[hs]
+        x2 = K2[hs]
+        x3 = K3[hs]
+        xv = V[hs]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= hs:
+                break
+            if c + 1 < hs and lex_lt(K1[c + 1], K2[c + 1], K3[c + 1], K1[c], K2[c], K3[c]):
+                c += 1
+            if lex_lt(K1[c], K2[c], K3[c], x1, x2, x3):
+                K1[i] = K1[c]
+                K2[i] = K2[c]
+                K3[i] = K3[c]
+                V[i] = V[c]
+                i = c
+            else:
+                break
+        K1[i] = x1
+        K2[i] = x2
+        K3[i] = x3
+        V[i] = xv
+    return hs
+    return hs
+
+
+@njit(cache=True)
+def tree_path_into(pred, arc_src, s, t, out, end):
+    """Write the arcs of the predecessor-tree path ``s → t`` so that it ends at ``out[end - 1]``;
+    return the position of its first arc. ``pred[v]`` is the arc into ``v``."""
+    pos = end
+    v = t
+    while v != s:
+        a = pred[v]
+        pos -= 1
+        out[pos] = a
+        v = arc_src[a]
+    return pos
+
+
+@njit(cache=True)
+def tree_path(pred, arc_src, s, t):
+    """Arcs of the predecessor-tree path ``s → t`` in order (``t`` must be reached)."""
+    h = 0
+    v = t
+    while v != s:
+        h += 1
+        v = arc_src[pred[v]]
+    out = np.empty(h, dtype=np.int64)
+    tree_path_into(pred, arc_src, s, t, out, h)
+    return out
+
+
+@njit(cache=True)
+def label_path_into(parent, arc, j, out):
+    """Write the arcs of the label-tree path ending at label ``j`` root first at ``out[:count]``; return count.
+
+    ``arc[x]`` is the arc into label ``x`` (< 0 at the root) and ``parent[x]`` its parent label.
+    """
+    h = 0
+    x = j
+    while x >= 0 and arc[x] >= 0:
+        h += 1
+        x = parent[x]
+    pos = h
+    x = j
+    while pos > 0:
+        pos -= 1
+        out[pos] = arc[x]
+        x = parent[x]
+    return h
+
+
+@njit(cache=True)
+def label_path(parent, arc, j):
+    """Arcs of the label-tree path ending at label ``j``, root first (see :func:`label_path_into`)."""
+    h = 0
+    x = j
+    while x >= 0 and arc[x] >= 0:
+        h += 1
+        x = parent[x]
+    out = np.empty(h, dtype=np.int64)
+    label_path_into(parent, arc, j, out)
+    return out
 
 
 # --------------------------------------------------------------------------- exact TCPBP, single source
@@ -86,42 +222,14 @@ def bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, t
     LI[0, 2] = -1
     LI[0, 3] = h0
     npool = 1
-    HD[0] = d0
-    HQ[0] = q0
-    HH[0] = h0
-    HL[0] = 0
-    hs = 1
+    hs = heap_push(HD, HQ, HH, HL, 0, d0, q0, h0, 0)
     fb = INF
     pruning = target >= 0
     while hs > 0:
         d = HD[0]
         q = HQ[0]
         lab = HL[0]
-        hs -= 1
-        if hs > 0:
-            xd = HD[hs]
-            xq = HQ[hs]
-            xh = HH[hs]
-            xl = HL[hs]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= hs:
-                    break
-                if c + 1 < hs and _lt(HD[c + 1], HQ[c + 1], HH[c + 1], HD[c], HQ[c], HH[c]):
-                    c += 1
-                if _lt(HD[c], HQ[c], HH[c], xd, xq, xh):
-                    HD[i] = HD[c]
-                    HQ[i] = HQ[c]
-                    HH[i] = HH[c]
-                    HL[i] = HL[c]
-                    i = c
-                else:
-                    break
-            HD[i] = xd
-            HQ[i] = xq
-            HH[i] = xh
-            HL[i] = xl
+        hs = heap_pop(HD, HQ, HH, HL, hs)
         v = LI[lab, 0]
         if q >= qmin[v]:
             continue
@@ -161,22 +269,7 @@ def bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, t
             LI[npool, 1] = lab
             LI[npool, 2] = a
             LI[npool, 3] = h
-            j = hs
-            hs += 1
-            while j > 0:
-                p = (j - 1) >> 1
-                if _lt(nd, nq, h, HD[p], HQ[p], HH[p]):
-                    HD[j] = HD[p]
-                    HQ[j] = HQ[p]
-                    HH[j] = HH[p]
-                    HL[j] = HL[p]
-                    j = p
-                else:
-                    break
-            HD[j] = nd
-            HQ[j] = nq
-            HH[j] = h
-            HL[j] = npool
+            hs = heap_push(HD, HQ, HH, HL, hs, nd, nq, h, npool)
             npool += 1
     return LD, LQ, LI, npool, best, bestf
 
@@ -218,41 +311,13 @@ def greedy(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, node_ok, arc_ok, targe
     Q[s] = q0
     F[s] = tcpbp_f(d0, q0)
     hops[s] = 0
-    K1[0] = F[s]
-    K2[0] = d0
-    K3[0] = 0
-    NODE[0] = s
-    hs = 1
+    hs = heap_push(K1, K2, K3, NODE, 0, F[s], d0, 0, s)
     count = 1
     while hs > 0:
         kf = K1[0]
         kd = K2[0]
         v = NODE[0]
-        hs -= 1
-        if hs > 0:
-            x1 = K1[hs]
-            x2 = K2[hs]
-            x3 = K3[hs]
-            xn = NODE[hs]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= hs:
-                    break
-                if c + 1 < hs and _lt(K1[c + 1], K2[c + 1], K3[c + 1], K1[c], K2[c], K3[c]):
-                    c += 1
-                if _lt(K1[c], K2[c], K3[c], x1, x2, x3):
-                    K1[i] = K1[c]
-                    K2[i] = K2[c]
-                    K3[i] = K3[c]
-                    NODE[i] = NODE[c]
-                    i = c
-                else:
-                    break
-            K1[i] = x1
-            K2[i] = x2
-            K3[i] = x3
-            NODE[i] = xn
+        hs = heap_pop(K1, K2, K3, NODE, hs)
         if done[v] or kf != F[v] or kd != D[v]:
             continue
         done[v] = True
@@ -274,22 +339,7 @@ def greedy(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, node_ok, arc_ok, targe
                 Q[w] = nq
                 pred[w] = a
                 hops[w] = hops[v] + 1
-                j = hs
-                hs += 1
-                while j > 0:
-                    p = (j - 1) >> 1
-                    if _lt(nf, nd, count, K1[p], K2[p], K3[p]):
-                        K1[j] = K1[p]
-                        K2[j] = K2[p]
-                        K3[j] = K3[p]
-                        NODE[j] = NODE[p]
-                        j = p
-                    else:
-                        break
-                K1[j] = nf
-                K2[j] = nd
-                K3[j] = count
-                NODE[j] = w
+                hs = heap_push(K1, K2, K3, NODE, hs, nf, nd, count, w)
                 count += 1
     return D, Q, F, pred, hops
 
@@ -367,41 +417,13 @@ def lex_dijkstra(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, s, node_ok, arc_ok,
     dd[s] = 0.0
     qq[s] = 0.0
     hops[s] = 0
-    K1[0] = 0.0
-    K2[0] = 0.0
-    K3[0] = 0
-    NODE[0] = s
-    hs = 1
+    hs = heap_push(K1, K2, K3, NODE, 0, 0.0, 0.0, 0, s)
     count = 1
     while hs > 0:
         k1 = K1[0]
         k2 = K2[0]
         v = NODE[0]
-        hs -= 1
-        if hs > 0:
-            x1 = K1[hs]
-            x2 = K2[hs]
-            x3 = K3[hs]
-            xn = NODE[hs]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= hs:
-                    break
-                if c + 1 < hs and _lt(K1[c + 1], K2[c + 1], K3[c + 1], K1[c], K2[c], K3[c]):
-                    c += 1
-                if _lt(K1[c], K2[c], K3[c], x1, x2, x3):
-                    K1[i] = K1[c]
-                    K2[i] = K2[c]
-                    K3[i] = K3[c]
-                    NODE[i] = NODE[c]
-                    i = c
-                else:
-                    break
-            K1[i] = x1
-            K2[i] = x2
-            K3[i] = x3
-            NODE[i] = xn
+        hs = heap_pop(K1, K2, K3, NODE, hs)
         if done[v] or k1 != d1[v] or k2 != d2[v]:
             continue
         done[v] = True
@@ -423,22 +445,7 @@ def lex_dijkstra(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, s, node_ok, arc_ok,
                 qq[w] = qq[v] + arc_q[a]
                 pred[w] = a
                 hops[w] = hops[v] + 1
-                j = hs
-                hs += 1
-                while j > 0:
-                    p = (j - 1) >> 1
-                    if _lt(n1, n2, count, K1[p], K2[p], K3[p]):
-                        K1[j] = K1[p]
-                        K2[j] = K2[p]
-                        K3[j] = K3[p]
-                        NODE[j] = NODE[p]
-                        j = p
-                    else:
-                        break
-                K1[j] = n1
-                K2[j] = n2
-                K3[j] = count
-                NODE[j] = w
+                hs = heap_push(K1, K2, K3, NODE, hs, n1, n2, count, w)
                 count += 1
     return d1, d2, pred, hops, dd, qq
 
@@ -493,10 +500,4 @@ def expand_pred(P, H, sources, arc_src, offsets, out):
             h = H[i, t]
             if h <= 0:
                 continue
-            pos = offsets[i, t] + h - 1
-            v = t
-            while v != s:
-                a = P[i, v]
-                out[pos] = a
-                pos -= 1
-                v = arc_src[a]
+            tree_path_into(P[i], arc_src, s, t, out, offsets[i, t] + h)

@@ -1,4 +1,4 @@
-"""Exact all-pairs TCPBP on a contracted graph (private; see :func:`subflow.paths.all_pairs`).
+"""Exact all-pairs TCPBP on a contracted graph (private; see :func:`subflow.shortest_paths.all_pairs`).
 
 Real topologies are full of forced detours: *leaves* (one neighbour) and
 *chain* nodes (two neighbours). A path that passes through a chain node must
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from subflow._kernels import INF, PARALLEL_MIN_PAIRS, njit
+from subflow._kernels import INF, PARALLEL_MIN_PAIRS, heap_pop, heap_push, label_path_into, njit
 
 try:  # pragma: no cover
     from numba import prange
@@ -266,15 +266,6 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
 # --------------------------------------------------------------------------- kernels
 
 
-@njit(cache=True, inline="always")
-def _lt(d1, q1, h1, d2, q2, h2):
-    if d1 != d2:
-        return d1 < d2
-    if q1 != q2:
-        return q1 < q2
-    return h1 < h2
-
-
 @njit(cache=True)
 def _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, s, cap, kcap):
     """Pareto label setting on the contracted graph from core node ``s``.
@@ -309,41 +300,13 @@ def _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, s, cap, kcap):
     P[0] = -1
     A[0] = -1
     npool = 1
-    HD[0] = 0.0
-    HQ[0] = 0.0
-    HH[0] = 0
-    HL[0] = 0
-    hs = 1
+    hs = heap_push(HD, HQ, HH, HL, 0, 0.0, 0.0, 0, 0)
     while hs > 0:
         d = HD[0]
         q = HQ[0]
         h = HH[0]
         lab = HL[0]
-        hs -= 1
-        if hs > 0:
-            xd = HD[hs]
-            xq = HQ[hs]
-            xh = HH[hs]
-            xl = HL[hs]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= hs:
-                    break
-                if c + 1 < hs and _lt(HD[c + 1], HQ[c + 1], HH[c + 1], HD[c], HQ[c], HH[c]):
-                    c += 1
-                if _lt(HD[c], HQ[c], HH[c], xd, xq, xh):
-                    HD[i] = HD[c]
-                    HQ[i] = HQ[c]
-                    HH[i] = HH[c]
-                    HL[i] = HL[c]
-                    i = c
-                else:
-                    break
-            HD[i] = xd
-            HQ[i] = xq
-            HH[i] = xh
-            HL[i] = xl
+        hs = heap_pop(HD, HQ, HH, HL, hs)
         v = N[lab]
         if q >= qmin[v]:
             continue
@@ -371,22 +334,7 @@ def _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, s, cap, kcap):
             N[npool] = w
             P[npool] = me
             A[npool] = a
-            j = hs
-            hs += 1
-            while j > 0:
-                p = (j - 1) >> 1
-                if _lt(nd, nq, nh, HD[p], HQ[p], HH[p]):
-                    HD[j] = HD[p]
-                    HQ[j] = HQ[p]
-                    HH[j] = HH[p]
-                    HL[j] = HL[p]
-                    j = p
-                else:
-                    break
-            HD[j] = nd
-            HQ[j] = nq
-            HH[j] = nh
-            HL[j] = npool
+            hs = heap_push(HD, HQ, HH, HL, hs, nd, nq, nh, npool)
             npool += 1
     return KD, KQ, KN, KH, KA, KP, nk
 
@@ -862,66 +810,17 @@ def run_all_pairs(
 
 
 def route_arcs(res: ReducedAllPairs, s: int, t: int, i: int) -> list[int]:
-    """Original arcs of the route from source ``s`` (row ``i``) to ``t``."""
+    """Original arcs of the route from source ``s`` (row ``i``) to ``t`` (see :func:`_write_route`)."""
     red = res.red
-    ex = int(res.EX[i, t])
-    if ex == 3:
-        return []
-    if ex == 2:
-        c = red.chain_of[s]
-        base = red.chain_ptr[c]
-        i0, j0 = int(red.chain_pos[s]), int(red.chain_pos[t])
-        if i0 < j0:
-            return [int(red.fwd_arc[base + k]) for k in range(i0, j0)]
-        return [int(red.bwd_arc[base + k]) for k in range(i0 - 1, j0 - 1, -1)]
-    ent = int(res.ENT[i, t])  # type: ignore[index]
     row_of_core, KA, KP = res.blocks[int(res.block_of[i])]  # type: ignore[index]
-    if red.core_of[s] >= 0:
-        out: list[int] = []
-        r = int(row_of_core[red.core_of[s]])
-    else:
-        out = _walk_from(red, s, ent)
-        r = int(row_of_core[red.exit_node[s, ent]])
-    core: list[int] = []
-    j = int(res.LAB[i, t])  # type: ignore[index]
-    while j >= 0 and KA[r, j] >= 0:
-        core.append(int(KA[r, j]))
-        j = int(KP[r, j])
-    for a in reversed(core):
-        ref = int(red.h_ref[a])
-        if ref >= 0:
-            out.append(ref)
-        else:
-            c, direction = divmod(-ref - 1, 2)
-            base, end = int(red.chain_ptr[c]), int(red.chain_ptr[c + 1])
-            k = end - base - 1
-            if direction == 0:
-                out.extend(int(x) for x in red.fwd_arc[base : base + k])
-            else:
-                out.extend(int(x) for x in red.bwd_arc[base : base + k][::-1])
-    if ex in (0, 1):
-        out.extend(_walk_to(red, t, ex))
-    return out
-
-
-def _walk_from(red: Reduction, v: int, e: int) -> list[int]:
-    if red.chain_of[v] < 0:
-        return [int(red.leaf_arc_from[v])]
-    c, j = int(red.chain_of[v]), int(red.chain_pos[v])
-    base, k = int(red.chain_ptr[c]), int(red.chain_ptr[c + 1] - red.chain_ptr[c] - 1)
-    if e == 0:
-        return [int(x) for x in red.bwd_arc[base : base + j][::-1]]
-    return [int(x) for x in red.fwd_arc[base + j : base + k]]
-
-
-def _walk_to(red: Reduction, v: int, e: int) -> list[int]:
-    if red.chain_of[v] < 0:
-        return [int(red.leaf_arc_to[v])]
-    c, j = int(red.chain_of[v]), int(red.chain_pos[v])
-    base, k = int(red.chain_ptr[c]), int(red.chain_ptr[c + 1] - red.chain_ptr[c] - 1)
-    if e == 0:
-        return [int(x) for x in red.fwd_arc[base : base + j]]
-    return [int(x) for x in red.bwd_arc[base + j : base + k][::-1]]
+    out = np.empty(max(int(res.H[i, t]), 0), dtype=np.int64)
+    tmp = np.empty(KA.shape[1] + 1, dtype=np.int64)
+    _write_route(
+        i, t, s, res.ENT, res.LAB, res.EX, KA, KP, row_of_core, red.core_of, red.exit_node, red.chain_of,
+        red.chain_pos, red.chain_ptr, red.fwd_arc, red.bwd_arc, red.leaf_arc_from, red.leaf_arc_to, red.h_ref,
+        tmp, out, 0,
+    )
+    return out.tolist()
 
 
 # --------------------------------------------------------------------------- route expansion (all rows at once)
@@ -960,66 +859,82 @@ def _walk_arcs(v, e, to_node, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, 
 
 
 @njit(cache=True)
+def _write_route(
+    i, t, s, ENT, LAB, EX, KA, KP, row_of_core, core_of, exit_node, chain_of, chain_pos, chain_ptr,
+    fwd_arc, bwd_arc, leaf_from, leaf_to, h_ref, tmp, out, pos,
+):
+    """Write the route of source row ``i`` (node ``s``) to ``t`` as original arcs at ``out[pos:]``.
+
+    The route is the forced walk from ``s`` to its entry (unless ``s`` is core),
+    the contracted arcs of the kept label (each chain arc expanded to its walk)
+    and the forced walk from the exit to ``t`` — or the direct walk when both
+    share a chain (``EX == 2``), nothing when ``t == s`` (``EX == 3``). ``tmp``
+    holds at least as many entries as a label path. Returns the new position.
+    """
+    ex = EX[i, t]
+    if ex == 3:
+        return pos
+    if ex == 2:
+        c = chain_of[s]
+        base = chain_ptr[c]
+        i0 = chain_pos[s]
+        j0 = chain_pos[t]
+        if i0 < j0:
+            for x in range(i0, j0):
+                out[pos] = fwd_arc[base + x]
+                pos += 1
+        else:
+            for x in range(i0 - 1, j0 - 1, -1):
+                out[pos] = bwd_arc[base + x]
+                pos += 1
+        return pos
+    ent = ENT[i, t]
+    if core_of[s] >= 0:
+        r = row_of_core[core_of[s]]
+    else:
+        r = row_of_core[exit_node[s, ent]]
+        pos = _walk_arcs(s, ent, False, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos)
+    nl = label_path_into(KP[r], KA[r], LAB[i, t], tmp)
+    for x in range(nl):
+        ref = h_ref[tmp[x]]
+        if ref >= 0:
+            out[pos] = ref
+            pos += 1
+        else:
+            cc = (-ref - 1) // 2
+            direction = (-ref - 1) % 2
+            base = chain_ptr[cc]
+            k = chain_ptr[cc + 1] - base - 1
+            if direction == 0:
+                for y in range(k):
+                    out[pos] = fwd_arc[base + y]
+                    pos += 1
+            else:
+                for y in range(k - 1, -1, -1):
+                    out[pos] = bwd_arc[base + y]
+                    pos += 1
+    if ex == 0 or ex == 1:
+        pos = _walk_arcs(t, ex, True, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos)
+    return pos
+
+
+@njit(cache=True)
 def _expand_rows(
     rows, sources, n, H, ENT, LAB, EX, KA, KP, row_of_core, core_of, exit_node, chain_of, chain_pos, chain_ptr,
     fwd_arc, bwd_arc, leaf_from, leaf_to, h_ref, offsets, out,
 ):
     """Write every route of the given source rows as original arcs at ``out[offsets[i, t]:]``."""
-    nc_tmp = np.empty(KA.shape[1] + 1, dtype=np.int64)
+    tmp = np.empty(KA.shape[1] + 1, dtype=np.int64)
     for ii in range(rows.shape[0]):
         i = rows[ii]
         s = sources[i]
         for t in range(n):
             if H[i, t] <= 0:
                 continue
-            pos = offsets[i, t]
-            ex = EX[i, t]
-            if ex == 2:
-                c = chain_of[s]
-                base = chain_ptr[c]
-                i0 = chain_pos[s]
-                j0 = chain_pos[t]
-                if i0 < j0:
-                    for x in range(i0, j0):
-                        out[pos] = fwd_arc[base + x]
-                        pos += 1
-                else:
-                    for x in range(i0 - 1, j0 - 1, -1):
-                        out[pos] = bwd_arc[base + x]
-                        pos += 1
-                continue
-            ent = ENT[i, t]
-            if core_of[s] >= 0:
-                r = row_of_core[core_of[s]]
-            else:
-                r = row_of_core[exit_node[s, ent]]
-                pos = _walk_arcs(s, ent, False, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos)
-            nl = 0
-            j = LAB[i, t]
-            while j >= 0 and KA[r, j] >= 0:
-                nc_tmp[nl] = KA[r, j]
-                nl += 1
-                j = KP[r, j]
-            for x in range(nl - 1, -1, -1):
-                ref = h_ref[nc_tmp[x]]
-                if ref >= 0:
-                    out[pos] = ref
-                    pos += 1
-                else:
-                    cc = (-ref - 1) // 2
-                    direction = (-ref - 1) % 2
-                    base = chain_ptr[cc]
-                    k = chain_ptr[cc + 1] - base - 1
-                    if direction == 0:
-                        for y in range(k):
-                            out[pos] = fwd_arc[base + y]
-                            pos += 1
-                    else:
-                        for y in range(k - 1, -1, -1):
-                            out[pos] = bwd_arc[base + y]
-                            pos += 1
-            if ex == 0 or ex == 1:
-                pos = _walk_arcs(t, ex, True, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos)
+            _write_route(
+                i, t, s, ENT, LAB, EX, KA, KP, row_of_core, core_of, exit_node, chain_of, chain_pos, chain_ptr,
+                fwd_arc, bwd_arc, leaf_from, leaf_to, h_ref, tmp, out, offsets[i, t],
+            )
 
 
 def expand_routes(res: ReducedAllPairs) -> tuple[np.ndarray, np.ndarray]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from subflow.plan import RunPlan, resolve_plan
+from subflow.plan import RunPlan
+from subflow.resolve import resolve_plan
 from subflow.results import EngineOutput, StrategyResult, comparison_document, summarize
 from subflow.scenario import Scenario, load_scenario
 from subflow.strategies import get_strategy
@@ -24,7 +25,7 @@ def run_strategy(scenario: Scenario, strategy: str, runner: Runner, engine: str 
     Raises
     ------
     ScenarioInvalid, UnknownStrategy, Unreachable
-        From :func:`subflow.plan.resolve_plan`.
+        From :func:`subflow.resolve.resolve_plan`.
     """
     plan = resolve_plan(scenario, strategy, engine)
     output = runner(plan)

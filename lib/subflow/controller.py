@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from subflow.network import Demand, Network
 from subflow.plan import FlowPlan, Resource, Segment, SubflowPath
 
 _BIG_MBPS = 1e9
@@ -42,9 +43,14 @@ def _expanded(sp: SubflowPath, kinds: dict[str, str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _network(paths: list[SubflowPath], resources: dict[str, Resource]):
-    from subflow.network import Network
+def _fdm_network(paths: list[SubflowPath], resources: dict[str, Resource]) -> Network:
+    """The :class:`~subflow.network.Network` FDM allocates on: the arcs the subflow ``paths`` cross.
 
+    A wired hop is one arc (the resource); an air hop of access point ``ap``
+    enters the node ``~air:<ap>.in``, crosses the air arc (``air:<ap>``, shared by
+    both directions and every station) to ``~air:<ap>.out`` and leaves it on
+    zero-delay, unlimited arcs.
+    """
     nodes: list[str] = []
     seen_nodes: set[str] = set()
     arcs: dict[tuple[str, str], tuple[str, str, str, float, float, float]] = {}
@@ -96,7 +102,6 @@ def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: floa
     .. [2] Fratta, Gerla, Kleinrock, Networks 3(2), 1973 (FDM).
     """
     from subflow.fdm import FdmOptions, allocate_fdm
-    from subflow.network import Demand
 
     res = {r.id: r for r in resources}
     kinds = {r.id: r.kind for r in resources}
@@ -139,7 +144,7 @@ def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: floa
             demands.append(Demand(f.src, f.dst, demand, id=f.id, paths=cands))
             owners.append((f, seg))
             paths_used.extend(seg.subflows)
-        net = _network(paths_used, res)
+        net = _fdm_network(paths_used, res)
         alloc = allocate_fdm(net, demands, options=FdmOptions(include_propagation=True, tolerance=1e-10, max_iterations=20000), previous=previous)
         previous = alloc
         rates: dict[tuple[str, str], float] = {}

@@ -54,7 +54,8 @@ from typing import Any
 
 from subflow.errors import EngineCannotRun
 from subflow.mobility import effective_seed, trajectory
-from subflow.plan import RunPlan, resolve_plan
+from subflow.plan import RunPlan
+from subflow.resolve import resolve_plan
 from subflow.scenario import AccessPointNode, Scenario, StationNode, load_scenario
 
 RESULT_BEGIN = "SUBFLOW-RESULT-BEGIN"
@@ -225,7 +226,7 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     Parameters
     ----------
     plan : RunPlan
-        From :func:`subflow.plan.resolve_plan` (must carry ``scenario``).
+        From :func:`subflow.resolve.resolve_plan` (must carry ``scenario``).
     random_models : {"legs", "native"}
         Replay random mobility leg by leg (exactly the planned trajectory, default), or use
         Mininet-WiFi's own ``RandomWalk`` model with the scenario's seed.

@@ -82,7 +82,6 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -316,14 +315,9 @@ def fd_iterate(
                 k = src_com[ci]
                 t = com_dst[k]
                 lstar[k] = d1[t]
-                # the path, reversed
-                ln = 0
-                v = t
-                while v != s:
-                    a = pred[v]
-                    newarcs[ln] = a
-                    ln += 1
-                    v = arc_src[a]
+                # the path
+                ln = hops[t]
+                K.tree_path_into(pred, arc_src, s, t, newarcs, ln)
                 # find it among the demand's paths
                 found = -1
                 for j in range(com_np[k]):
@@ -332,7 +326,7 @@ def fd_iterate(
                         continue
                     same = True
                     for i in range(ln):
-                        if arcs[path_off[p] + i] != newarcs[ln - 1 - i]:
+                        if arcs[path_off[p] + i] != newarcs[i]:
                             same = False
                             break
                     if same:
@@ -357,7 +351,7 @@ def fd_iterate(
                     path_off[p] = counters[1]
                     path_len[p] = ln
                     for i in range(ln):
-                        arcs[counters[1] + i] = newarcs[ln - 1 - i]
+                        arcs[counters[1] + i] = newarcs[i]
                     counters[1] += ln
                     x[p] = 0.0
                     if slot == com_np[k]:
@@ -406,15 +400,6 @@ def fd_iterate(
 # --------------------------------------------------------------------------- Python driver
 
 
-@dataclass
-class _Start:
-    """Per-demand starting path flows: ``{tuple(arcs): rate}``."""
-
-    flows: list[dict[tuple[int, ...], float]]
-    lam: float | None
-    tempered: float
-
-
 def _arc_flows(net: Network, flows: Sequence[dict[tuple[int, ...], float]]) -> np.ndarray:
     f = np.zeros(net.m)
     for per in flows:
@@ -430,18 +415,7 @@ def _shortest_arcs(net: Network, usable: np.ndarray, s: int, targets: set[int]) 
     node_ok = np.ones(net.n, dtype=np.bool_)
     zeros = np.zeros(net.m)
     _, _, pred, _, _, _ = K.lex_dijkstra(indptr, adj, net.dst, net.delay_ms, np.ones(net.m), zeros, zeros, s, node_ok, usable, -1)
-    out = {}
-    for t in targets:
-        if pred[t] < 0:
-            continue
-        arcs = []
-        v = t
-        while v != s:
-            a = int(pred[v])
-            arcs.append(a)
-            v = int(net.src[a])
-        out[t] = tuple(arcs[::-1])
-    return out
+    return {t: tuple(K.tree_path(pred, net.src, s, t).tolist()) for t in targets if pred[t] >= 0}
 
 
 def max_concurrent_flow(
@@ -494,7 +468,6 @@ def max_concurrent_flow(
     K_ = len(rate)
     free = [k for k in range(K_) if candidates[k] is None]
     sources = sorted({int(src[k]) for k in free})
-    si_of = {s: i for i, s in enumerate(sources)}
     n_arc_vars = len(sources) * mu
     path_vars: list[tuple[int, tuple[int, ...]]] = []
     for k in range(K_):

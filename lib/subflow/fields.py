@@ -171,7 +171,7 @@ def _same(kind: type, text: str, *names: str) -> dict[str, Any]:
 _NODE = ("id", "label", "position", "kind")
 _MOBILITY = "planned trajectory (subflow.mobility), resolved into the plan's association timeline"
 
-#: fields that :func:`subflow.plan.resolve_plan` turns into the run plan (paths, association
+#: fields that :func:`subflow.resolve.resolve_plan` turns into the run plan (paths, association
 #: timeline, segments, capacity changes), so every engine that runs the plan honours them
 PLANNED: dict[str, Honours | Refuses | Describes] = {
     "Scenario.schema_version": Describes("document version"),

@@ -2,7 +2,7 @@
 
 :class:`Network` is a directed multigraph held in NumPy arrays, one entry per
 *arc* (a direction of a link), so the path and allocation kernels in
-:mod:`subflow.paths`, :mod:`subflow.fdm` and :mod:`subflow.mptcp_routing` run
+:mod:`subflow.shortest_paths`, :mod:`subflow.fdm` and :mod:`subflow.mptcp_path_selection` run
 on plain arrays. Arc ``a`` goes from node ``src[a]`` to node ``dst[a]`` and
 carries:
 
@@ -20,9 +20,14 @@ scans arcs in this order, which makes tie-breaking deterministic.
 Conventions
 -----------
 * A scenario link is full duplex: it becomes two arcs, each with the link's
-  full ``bandwidth_mbps`` (as :func:`subflow.plan.resolve_plan` does).
-* Only wired links are included; the radio hops of stations (which change
-  with mobility) are planned by :mod:`subflow.plan`, not here.
+  full ``bandwidth_mbps`` (as :func:`subflow.resolve.resolve_plan` does).
+* :meth:`Network.from_scenario` includes only wired links; the radio hops of
+  stations (which change with mobility) are added per interval of a run by
+  :func:`subflow.resolve.resolve_plan`, whose interval topologies are
+  ``Network`` objects too, with the plan's resource id as ``link``
+  (``"<link>:<a>><b>"`` per direction, ``"air:<ap>"``; see
+  :mod:`subflow.path_policies`). The SDN controller's FDM view
+  (:mod:`subflow.controller`) is also a ``Network``.
 * Parallel arcs (two links joining the same nodes) are allowed.
 """
 
@@ -30,11 +35,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
 from subflow.errors import LinkInvalid, UnknownNode
+
+RoutingMetric = Literal["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"]
+"""A route metric over the arcs (hops, Σ delay_ms, composed loss, TCPBP's d·√p, or the thesis's
+greedy TCPBP); defined by :mod:`subflow.shortest_paths` (``ROUTING_METRICS``) and kept here,
+light to import, for the request documents of :mod:`subflow.planning_requests`."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class Network:
     Build one with :meth:`from_scenario`, :meth:`from_links` or
     :meth:`from_arcs`; constructing it directly skips validation. ``cache``
     holds derived structures (e.g. the contracted graph of
-    :func:`subflow.paths.all_pairs`); the arrays must not be modified in
+    :func:`subflow.shortest_paths.all_pairs`); the arrays must not be modified in
     place — use :meth:`with_arrays` for new link state.
     """
 

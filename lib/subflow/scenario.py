@@ -29,8 +29,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from subflow.errors import ScenarioInvalid
 
-SCHEMA_VERSION = 1
-
 Identifier = Annotated[
     str,
     Field(

@@ -2,7 +2,8 @@
 
 A strategy is a composition of four choices, each implemented once:
 
-* ``paths`` — how the planner places the connection (:mod:`subflow.plan`):
+* ``paths`` — how the planner places the connection (the path policy of that name in
+  :data:`subflow.path_policies.PATH_POLICIES`):
   ``hop`` / ``delay`` / ``tcpbp`` (one path by minimum hops, one-way delay, or
   TCPBP's d·√p),
   ``sticky`` (keep the current path while it exists), ``fastest`` /

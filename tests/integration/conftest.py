@@ -15,6 +15,12 @@ Nothing of ours is mocked. Per test session:
   SUBFLOW_DATA_DIR, live agent); ``wrong_token_stack`` (live agent, wrong
   AGENT_TOKEN).
 
+Every stack's database gets its first admin from ``subflow-seed --no-examples`` (the
+credentials file in the data directory, as ``make run`` writes it); ``stack.api`` then
+signs in with the OAuth2 password form and sends a personal API token of scope
+``write`` (``stack.token``); ``stack.login(username, password)`` and
+``stack.client(token)`` give clients for other users.
+
 Environment overrides: ``SUBFLOW_IT_PG`` (admin URL, default
 ``postgresql://postgres@127.0.0.1:5432/test``), ``SUBFLOW_IT_REDIS`` (default
 ``redis://127.0.0.1:6379``). If PostgreSQL or Redis cannot be reached, the
@@ -126,13 +132,38 @@ class Proc:
 
 @dataclass
 class Stack:
-    """API + worker processes sharing one environment; ``api`` is an httpx client on ``/api``."""
+    """API + worker processes sharing one environment; ``api`` is an httpx client on ``/api``
+    authenticated as the first admin with a write token (``token``)."""
 
     name: str
     env: dict[str, str]
     base_url: str
     procs: list[Proc] = field(default_factory=list)
     api: httpx.Client | None = None
+    admin: tuple[str, str] = ("", "")
+    token: str = ""
+    _clients: list[httpx.Client] = field(default_factory=list)
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        """A client on ``/api`` sending ``Authorization: Bearer <token>`` (none: anonymous)."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        c = httpx.Client(base_url=f"{self.base_url}/api", timeout=30.0, headers=headers)
+        self._clients.append(c)
+        return c
+
+    def login(self, username: str, password: str) -> str:
+        """Sign in with the OAuth2 password form; returns the bearer access token."""
+        r = httpx.post(f"{self.base_url}/api/auth/login", data={"username": username, "password": password},
+                       timeout=30.0)
+        assert r.status_code == 200, r.text
+        return r.json()["access_token"]
+
+    def new_token(self, access_token: str, scope: str = "write") -> str:
+        """A personal API token of ``scope`` for the user of ``access_token``."""
+        r = httpx.post(f"{self.base_url}/api/users/me/tokens", json={"name": f"it-{scope}", "scope": scope},
+                       headers={"Authorization": f"Bearer {access_token}"}, timeout=30.0)
+        assert r.status_code == 201, r.text
+        return r.json()["token"]
 
     @property
     def worker_log(self) -> Path:
@@ -144,6 +175,8 @@ class Stack:
     def stop(self) -> None:
         if self.api is not None:
             self.api.close()
+        for c in self._clients:
+            c.close()
         for p in reversed(self.procs):
             p.stop()
 
@@ -158,10 +191,26 @@ def migrate(env: dict[str, str], log: Path) -> None:
         raise RuntimeError(f"alembic upgrade head failed:\n{result.stdout}{result.stderr}")
 
 
-def start_stack(name: str, env: dict[str, str], logs: Path) -> Stack:
-    """Start an API (uvicorn) and a worker (celery, solo pool) with ``env``."""
+def seed_admin(env: dict[str, str], data_dir: Path) -> tuple[str, str]:
+    """Create the first admin as ``make run`` does (``subflow-seed --no-examples``) and read its
+    credentials file (or an earlier run's, if the database had its admin already)."""
+    result = subprocess.run(
+        [PYTHON, "-m", "subflow_backend.seed", "--no-examples"], env={**env, "SUBFLOW_DATA_DIR": str(data_dir)},
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"subflow-seed failed:\n{result.stdout}{result.stderr}")
+    cred = data_dir / "admin-credentials"
+    assert cred.stat().st_mode & 0o777 == 0o600, oct(cred.stat().st_mode)
+    username, password = cred.read_text().strip().split(":", 1)
+    return username, password
+
+
+def start_stack(name: str, env: dict[str, str], logs: Path, admin: tuple[str, str]) -> Stack:
+    """Start an API (uvicorn) and a worker (celery, solo pool) with ``env``; ``admin`` are the
+    first admin's credentials."""
     port = free_port()
-    stack = Stack(name, env, f"http://127.0.0.1:{port}")
+    stack = Stack(name, env, f"http://127.0.0.1:{port}", admin=admin)
     try:
         worker = Proc.start(
             f"{name}-worker",
@@ -184,7 +233,9 @@ def start_stack(name: str, env: dict[str, str], logs: Path) -> Stack:
     except BaseException:
         stack.stop()
         raise
-    stack.api = httpx.Client(base_url=f"{stack.base_url}/api", timeout=30.0)
+    stack.token = stack.new_token(stack.login(*admin), "write")
+    stack.api = httpx.Client(base_url=f"{stack.base_url}/api", timeout=30.0,
+                             headers={"Authorization": f"Bearer {stack.token}"})
     return stack
 
 
@@ -258,7 +309,13 @@ def migrated_pg_url(pg_url: str, logs_dir: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_stack(migrated_pg_url: str, agent_url: str, logs_dir: Path, tmp_path_factory) -> Iterator[Stack]:
+def pg_admin(migrated_pg_url: str, tmp_path_factory) -> tuple[str, str]:
+    """(username, password) of the first admin of the PostgreSQL database."""
+    return seed_admin(base_env(DATABASE_URL=migrated_pg_url), tmp_path_factory.mktemp("pg-admin"))
+
+
+@pytest.fixture(scope="session")
+def pg_stack(migrated_pg_url: str, pg_admin, agent_url: str, logs_dir: Path, tmp_path_factory) -> Iterator[Stack]:
     """API + worker on PostgreSQL and Redis (db 15) with the live agent."""
     env = base_env(
         DATABASE_URL=migrated_pg_url,
@@ -266,13 +323,13 @@ def pg_stack(migrated_pg_url: str, agent_url: str, logs_dir: Path, tmp_path_fact
         AGENT_URL=agent_url,
         SUBFLOW_DATA_DIR=str(tmp_path_factory.mktemp("pg-data")),
     )
-    stack = start_stack("pg", env, logs_dir)
+    stack = start_stack("pg", env, logs_dir, pg_admin)
     yield stack
     stack.stop()
 
 
 @pytest.fixture(scope="session")
-def dead_agent_stack(migrated_pg_url: str, logs_dir: Path, tmp_path_factory) -> Iterator[Stack]:
+def dead_agent_stack(migrated_pg_url: str, pg_admin, logs_dir: Path, tmp_path_factory) -> Iterator[Stack]:
     """API + worker on the same PostgreSQL database, Redis db 14, and AGENT_URL on a closed port."""
     env = base_env(
         DATABASE_URL=migrated_pg_url,
@@ -280,13 +337,13 @@ def dead_agent_stack(migrated_pg_url: str, logs_dir: Path, tmp_path_factory) -> 
         AGENT_URL=f"http://127.0.0.1:{free_port()}",
         SUBFLOW_DATA_DIR=str(tmp_path_factory.mktemp("dead-data")),
     )
-    stack = start_stack("dead-agent", env, logs_dir)
+    stack = start_stack("dead-agent", env, logs_dir, pg_admin)
     yield stack
     stack.stop()
 
 
 @pytest.fixture(scope="session")
-def wrong_token_stack(migrated_pg_url: str, agent_url: str, logs_dir: Path, tmp_path_factory) -> Iterator[Stack]:
+def wrong_token_stack(migrated_pg_url: str, pg_admin, agent_url: str, logs_dir: Path, tmp_path_factory) -> Iterator[Stack]:
     """API + worker on the same PostgreSQL database, Redis db 13, the live agent but a wrong AGENT_TOKEN."""
     env = base_env(
         DATABASE_URL=migrated_pg_url,
@@ -295,7 +352,7 @@ def wrong_token_stack(migrated_pg_url: str, agent_url: str, logs_dir: Path, tmp_
         AGENT_TOKEN="not-the-agent-token",
         SUBFLOW_DATA_DIR=str(tmp_path_factory.mktemp("wrong-token-data")),
     )
-    stack = start_stack("wrong-token", env, logs_dir)
+    stack = start_stack("wrong-token", env, logs_dir, pg_admin)
     yield stack
     stack.stop()
 
@@ -312,7 +369,7 @@ def embedded_stack(agent_url: str, logs_dir: Path, tmp_path_factory) -> Iterator
     (dist / "assets" / "app.js").write_text("console.log('subflow')")
     env = base_env(SUBFLOW_DATA_DIR=str(data), AGENT_URL=agent_url, FRONTEND_DIST=str(dist))
     migrate(env, logs_dir / "migrate-embedded.log")
-    stack = start_stack("embedded", env, logs_dir)
+    stack = start_stack("embedded", env, logs_dir, seed_admin(env, data))
     yield stack
     stack.stop()
 

@@ -135,7 +135,7 @@ def test_naval_comparison_end_to_end(pg_stack, example, wait_comparison):
     # a later edit does not touch the comparison; a seed override is part of the snapshot
     edited = copy.deepcopy(doc)
     edited["description"] = "v2"
-    assert api.put(f"/scenarios/{sid}", json=edited).json()["version"] == 2
+    assert api.put(f"/scenarios/{sid}", json=edited, headers={"If-Match": '"v1"'}).json()["version"] == 2
     r = api.post(f"/scenarios/{sid}/comparisons", json={"strategies": ["mptcp"], "seed": 7})
     second, _ = wait_comparison(pg_stack, sid, r.json()["id"])
     assert second["status"] == "succeeded" and second["scenario_version"] == 2 and second["seed"] == 7

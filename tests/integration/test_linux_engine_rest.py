@@ -23,7 +23,17 @@ def test_two_path_comparison_on_the_linux_engine(pg_stack, wait_comparison):
     doc = two_path(duration_s=10.0)
     doc["name"] = f"it-{uuid.uuid4().hex[:8]}-two-path-linux"
     sid = pg_stack.api.post("/scenarios", json=doc).json()["id"]
-    r = pg_stack.api.post(f"/scenarios/{sid}/comparisons", json={"strategies": ["sptcp", "mptcp"], "engine": "linux"})
+    body = {"strategies": ["sptcp", "mptcp"], "engine": "linux"}
+    # the root engine is a separate permission, off by default even for an admin
+    me = pg_stack.api.get("/users/me").json()
+    assert me["can_run_linux"] is False
+    r = pg_stack.api.post(f"/scenarios/{sid}/comparisons", json=body)
+    assert r.status_code == 403 and "can_run_linux" in r.json()["detail"], r.text
+    assert pg_stack.api.patch(f"/users/{me['id']}", json={"can_run_linux": True}).status_code == 200
+    try:
+        r = pg_stack.api.post(f"/scenarios/{sid}/comparisons", json=body)
+    finally:
+        pg_stack.api.patch(f"/users/{me['id']}", json={"can_run_linux": False})
     assert r.status_code == 202, r.text
     body, _ = wait_comparison(pg_stack, sid, r.json()["id"], timeout_s=120)
     assert body["status"] == "succeeded", body["error"]

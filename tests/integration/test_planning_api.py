@@ -7,7 +7,7 @@ import time
 import pytest
 
 from subflow.network import Network
-from subflow.paths import route_report
+from subflow.shortest_paths import route_report
 
 from tests.conftest import load_example
 

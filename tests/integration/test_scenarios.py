@@ -39,6 +39,7 @@ def test_scenario_crud_and_versioning(pg_stack, example):
 
     r = api.get(f"/scenarios/{sid}")
     assert r.status_code == 200 and r.json() == created
+    assert r.headers["etag"] == '"v1"' and created["updated_by"] == pg_stack.admin[0]
 
     listing = api.get("/scenarios", params={"limit": 1000}).json()
     assert listing["count"] == len(listing["data"])
@@ -52,19 +53,20 @@ def test_scenario_crud_and_versioning(pg_stack, example):
     assert doc["name"] in r.json()["detail"] and "already exists" in r.json()["detail"]
     assert api.get("/scenarios").json()["count"] == count
 
-    # PUT replaces the document and increments the version
+    # PUT (If-Match: the version edited) replaces the document and increments the version
     edited = copy.deepcopy(doc)
     edited["description"] = "edited"
     edited["run"]["duration_s"] = 80
-    r = api.put(f"/scenarios/{sid}", json=edited)
+    r = api.put(f"/scenarios/{sid}", json=edited, headers={"If-Match": '"v1"'})
     assert r.status_code == 200, r.text
+    assert r.headers["etag"] == '"v2"'
     v2 = r.json()
     assert v2["version"] == 2 and v2["description"] == "edited"
     assert v2["scenario"]["run"]["duration_s"] == 80
     assert v2["created_at"] == created["created_at"]
     assert datetime.fromisoformat(v2["updated_at"]) > datetime.fromisoformat(created["updated_at"])
     assert api.get(f"/scenarios/{sid}").json() == v2
-    r = api.put(f"/scenarios/{sid}", json=edited)
+    r = api.put(f"/scenarios/{sid}", json=edited, headers={"If-Match": '"v2"'})
     assert r.json()["version"] == 3
 
     # renaming onto another scenario's name: 409, unchanged
@@ -72,7 +74,7 @@ def test_scenario_crud_and_versioning(pg_stack, example):
     assert api.post("/scenarios", json=other).status_code == 201
     clash = copy.deepcopy(edited)
     clash["name"] = other["name"]
-    r = api.put(f"/scenarios/{sid}", json=clash)
+    r = api.put(f"/scenarios/{sid}", json=clash, headers={"If-Match": '"v3"'})
     assert r.status_code == 409
     assert api.get(f"/scenarios/{sid}").json()["version"] == 3
 
@@ -129,7 +131,7 @@ def test_invalid_scenario_is_422_naming_the_field(pg_stack, example, breaks):
     stored = api.post("/scenarios", json=good).json()
     bad = copy.deepcopy(good)
     breaks(bad)
-    r = api.put(f"/scenarios/{stored['id']}", json=bad)
+    r = api.put(f"/scenarios/{stored['id']}", json=bad, headers={"If-Match": '"v1"'})
     assert r.status_code == 422 and loc in [d["loc"] for d in r.json()["detail"]]
     assert api.get(f"/scenarios/{stored['id']}").json() == stored
     api.delete(f"/scenarios/{stored['id']}")

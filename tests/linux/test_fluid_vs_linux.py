@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow_engines import linux
 from subflow_engines.fluid import run as fluid_run
 

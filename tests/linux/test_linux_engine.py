@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from subflow.compare import run_strategy
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow.results import EngineOutput, comparison_document
 from subflow.scenario import load_scenario
 from subflow_engines import linux
@@ -187,7 +187,7 @@ def test_killed_agent_leftovers_are_removed_at_startup(need_linux, no_leftovers,
         "import sys\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
         "from scenarios import two_path\n"
-        "from subflow.plan import resolve_plan\n"
+        "from subflow.resolve import resolve_plan\n"
         "from subflow_engines import linux\n"
         "linux.run(resolve_plan(two_path(30.0), 'sptcp', 'linux'))\n"
     )

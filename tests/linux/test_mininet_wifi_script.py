@@ -21,7 +21,7 @@ import pytest
 from subflow.scenario import load_scenario
 from subflow_engines import all_engines, mininet_wifi
 from subflow_engines.linux import EngineCannotRun
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 
 pytestmark = pytest.mark.linux
 

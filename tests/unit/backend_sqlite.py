@@ -2,7 +2,8 @@
 
 The tables are created with SQLAlchemy (``Base.metadata.create_all``) on a file
 under pytest's ``tmp_path``; the API runs in process (FastAPI ``TestClient``)
-with its session dependency bound to that file. The Celery producer is replaced
+with its session dependency bound to that file, signed in as an admin of the ``default``
+project (with ``can_run_linux``) by a personal API token. The Celery producer is replaced
 by :class:`FakeQueue` (a fake at the broker boundary: it records what would be
 sent) and the emulator agent's capabilities by a fixed snapshot, so nothing
 leaves the process.
@@ -23,7 +24,7 @@ os.environ.setdefault("SUBFLOW_DATA_DIR", tempfile.mkdtemp(prefix="subflow-unit-
 
 from sqlalchemy.orm import Session, sessionmaker  # noqa: E402
 
-from subflow_backend import agent, models  # noqa: E402
+from subflow_backend import accounts, agent, models  # noqa: E402
 from subflow_backend.db import make_engine  # noqa: E402
 
 #: What the fake agent reports: fluid runs every strategy, linux only two.
@@ -101,8 +102,14 @@ def api(sessions, queue, fake_agent, monkeypatch):
     app.dependency_overrides[get_session] = session
     app.dependency_overrides[deps.get_celery] = lambda: queue
     monkeypatch.setattr(events, "SessionLocal", sessions)
+    with sessions() as s:
+        user = accounts.create_user(s, "unit-admin", "unit-password", is_admin=True, can_run_linux=True)
+        project = accounts.default_project(s)
+        s.add(models.ProjectMember(project_id=project.id, user_id=user.id, role="owner"))
+        s.commit()
+        token = accounts.create_api_token(s, user, "unit", "write").secret
     try:
-        with TestClient(app, raise_server_exceptions=False) as client:
+        with TestClient(app, raise_server_exceptions=False, headers={"Authorization": f"Bearer {token}"}) as client:
             yield client
     finally:
         app.dependency_overrides.clear()

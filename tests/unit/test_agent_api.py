@@ -7,7 +7,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow_agent.app import app, settings
 from subflow_engines import run_plan
 

@@ -14,7 +14,7 @@ from subflow.sweeps import SweepSpec
 from tests.unit.backend_sqlite import fake_agent, sessions  # noqa: F401  (fixtures)
 
 from subflow_backend import comparison_state as cs  # noqa: E402
-from subflow_backend import crud, models  # noqa: E402
+from subflow_backend import accounts, crud, models  # noqa: E402
 from subflow_backend.comparison_checks import FlowUnreachable, StrategyNotSupported  # noqa: E402
 from subflow_backend.schemas import ComparisonCreate  # noqa: E402
 
@@ -48,7 +48,7 @@ CALLS = {
 
 
 def _scenario(session, naval_direct) -> models.Scenario:
-    return crud.create_scenario(session, naval_direct)
+    return crud.create_scenario(session, naval_direct, project_id=accounts.default_project(session).id)
 
 
 def _comparison(session, scenario: models.Scenario, status: str = "queued", **fields) -> str:

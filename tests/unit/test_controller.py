@@ -6,7 +6,7 @@ import pytest
 from scipy.optimize import minimize, minimize_scalar
 
 from subflow.compare import compare
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow_engines import run_plan
 
 PACKET_BITS = 12000.0

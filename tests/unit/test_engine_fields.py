@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from subflow.errors import EngineCannotRun
 from subflow.fields import Describes, Honours, Refuses, check_fields, schema_fields, undeclared
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow.scenario import Scenario
 from subflow_agent.app import app, settings
 from subflow_engines import ENGINES, fluid, linux, mininet_wifi, run_plan

@@ -30,7 +30,8 @@ import pytest
 
 from subflow.errors import ScenarioInvalid
 from subflow.exports import generate_script, ns2_setdest, script_for
-from subflow.plan import FlowPlan, resolve_plan
+from subflow.plan import FlowPlan
+from subflow.resolve import resolve_plan
 
 from tests.conftest import load_example
 

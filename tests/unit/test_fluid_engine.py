@@ -11,9 +11,9 @@ import math
 import pytest
 
 from subflow.compare import compare, run_strategy
-from subflow.metrics import padhye_throughput_mbps
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow.scenario import load_scenario
+from subflow.throughput_models import padhye_throughput_mbps
 from subflow_engines import run_plan
 from subflow_engines.fluid import RunCancelled, run as fluid_run
 

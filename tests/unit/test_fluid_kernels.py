@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from subflow.plan import resolve_plan
+from subflow.resolve import resolve_plan
 from subflow_engines import fluid_vec
 from subflow_engines.fluid import VECTOR_MIN_SUBFLOWS, run
 
@@ -118,7 +118,7 @@ def test_kernels_agree_on_lossy_paths_with_timeouts(loss, spread):
 
 
 def test_timeout_probability_is_padhye_eq_24():
-    from subflow.metrics import _padhye_q
+    from subflow.throughput_models import _padhye_q
 
     for p in (0.001, 0.01, 0.05, 0.2):
         for w in (4.0, 7.5, 20.0, 100.0):

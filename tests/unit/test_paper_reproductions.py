@@ -12,8 +12,8 @@ import statistics
 import pytest
 
 from subflow.compare import compare
-from subflow.metrics import padhye_throughput_mbps
 from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover
+from subflow.throughput_models import padhye_throughput_mbps
 from subflow_engines import run_plan
 from subflow_engines.fluid_vec import goodput_fraction
 

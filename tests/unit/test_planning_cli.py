@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from subflow.fdm import allocate_fdm
 from subflow.imports import load_network
 from subflow.network import Network
-from subflow.paths import compute_routes
+from subflow.shortest_paths import compute_routes
 from subflow_cli.planning import planning_app
 
 from tests.conftest import EXAMPLES, load_example

@@ -150,7 +150,7 @@ def test_candidate_paths_restrict_the_split_and_reach_the_optimum():
 
 def test_candidate_paths_against_cvxpy_path_formulation():
     # every demand of nobel-us limited to its 3 minimum-hop paths
-    from subflow.paths import k_shortest_paths
+    from subflow.shortest_paths import k_shortest_paths
 
     net = load_network(data_file(SNDLIB / "nobel-us.txt"))
     scale = 0.3 * README_LAMBDA["nobel-us"]

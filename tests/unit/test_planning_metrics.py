@@ -7,24 +7,24 @@ import math
 import numpy as np
 import pytest
 
-from subflow.metrics import (
+from subflow.link_state import (
     LinkStateEstimator,
     LinkStateOptions,
-    compose_loss,
+    path_on,
+    quantize_delay_ms,
+    quantize_loss,
+    select_with_hysteresis,
+)
+from subflow.network import Network
+from subflow.shortest_paths import compose_loss, shortest_path, tcpbp_cost
+from subflow.throughput_models import (
     inverse_sqrt_law,
     jain_index,
     mathis_throughput_mbps,
     padhye_approx_throughput_mbps,
     padhye_throughput_mbps,
-    path_on,
-    quantize_delay_ms,
-    quantize_loss,
     round_trip,
-    select_with_hysteresis,
-    tcpbp_cost,
 )
-from subflow.network import Network
-from subflow.paths import shortest_path
 
 
 def test_compose_loss_is_one_minus_product_of_survivals():

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from subflow.mptcp_routing import (
+from subflow.mptcp_path_selection import (
     available_bandwidth,
     enumerate_paths,
     max_min_fair,

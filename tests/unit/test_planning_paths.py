@@ -20,8 +20,8 @@ import pytest
 from subflow.errors import LinkInvalid, UnknownNode
 from subflow.imports import load_network
 from subflow.network import Network
-from subflow.paths import (
-    METRICS,
+from subflow.shortest_paths import (
+    ROUTING_METRICS,
     all_pairs,
     compute_routes,
     isotonicity_counterexample,
@@ -209,7 +209,7 @@ def test_yen_tcpbp_k_paths_on_the_thesis_graph_are_sorted():
 
 def test_disconnected_pairs_are_unreachable_not_errors():
     net = Network.from_links(["a", "b", "c", "d"], [("ab", "a", "b", 1.0, 0.01, 10), ("cd", "c", "d", 1.0, 0.01, 10)])
-    for metric in METRICS:
+    for metric in ROUTING_METRICS:
         doc = compute_routes(net, metric, k=2).model_dump()
         by_pair = {(r["src"], r["dst"]): r for r in doc["routes"]}
         assert by_pair[("a", "c")] == {"src": "a", "dst": "c", "reachable": False, "paths": []}
@@ -352,7 +352,7 @@ def test_small_buffers_and_blocks_give_the_same_routes():
         lean.arcs(0, 5)
 
 
-@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("metric", ROUTING_METRICS)
 def test_bulk_route_expansion_equals_single_route_reconstruction(metric):
     base = load_network(data_file(ZOO / "Dfn.graphml"))
     rng = np.random.default_rng(5)

@@ -6,7 +6,7 @@ Conventions needed to match the published numbers:
 * Routes are computed for the 45 unordered pairs {i, j} as the route i ⇒ j,
   i before j in node order (the topology is symmetric, "1 ⇒ 10 = 10 ⇒ 1").
 * Hop-count ties are broken by the smaller one-way delay (then first found) —
-  the rule of :mod:`subflow.routing` and :mod:`subflow.paths`. (Breaking them
+  the rule of :mod:`subflow.path_policies` and :mod:`subflow.shortest_paths`. (Breaking them
   by node ids instead gives 24 equal routes, not 26.)
 * Table 4 quotes round-trip values of the symmetric route: RTT = 2·d and
   p = 1 − (1 − p_one-way)². The thesis emulated every value with ±5 %
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import pytest
 
-from subflow.metrics import inverse_sqrt_law, round_trip
+from subflow.throughput_models import inverse_sqrt_law, round_trip
 from subflow.network import Network
-from subflow.paths import compute_routes
+from subflow.shortest_paths import compute_routes
 
 from tests.conftest import load_example
 

@@ -290,8 +290,8 @@ def _scenario_document(scenario_id: str, version: int) -> dict[str, Any]:
 
 @celery_app.task(name=ROUTES_TASK, bind=True, acks_late=True, ignore_result=False)
 def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
-    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning`)."""
-    from subflow.planning import RoutesRequest, routes_document
+    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning_requests`)."""
+    from subflow.planning_requests import RoutesRequest, routes_document
 
     self.update_state(state="PROGRESS", meta={"progress": 0.0})
     return routes_document(_scenario_document(scenario_id, version), RoutesRequest(**request))
@@ -300,7 +300,7 @@ def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str
 @celery_app.task(name=ALLOCATE_TASK, bind=True, acks_late=True, ignore_result=False)
 def allocate(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
     """Background ``POST /api/scenarios/{id}/allocations``: the FDM allocation document."""
-    from subflow.planning import AllocationRequest, allocation_document
+    from subflow.planning_requests import AllocationRequest, allocation_document
 
     self.update_state(state="PROGRESS", meta={"progress": 0.0})
     return allocation_document(_scenario_document(scenario_id, version), AllocationRequest(**request))

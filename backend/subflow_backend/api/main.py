@@ -1,18 +1,20 @@
-"""The ``/api`` router: one sub-router per resource."""
+"""The ``/api`` router: one sub-router per resource.
 
-from fastapi import APIRouter
+Everything but ``/api/health`` and ``/api/auth/login`` needs a signed-in user or an API
+token (:func:`subflow_backend.api.deps.get_principal`); routes check project roles themselves.
+"""
 
-from subflow_backend.api.routes import comparisons, scenarios, strategies, utils
+from fastapi import APIRouter, Depends
+
+from subflow_backend.api.deps import get_principal
+from subflow_backend.api.routes import audit, auth, comparisons, projects, scenarios, strategies, users, utils, versions
 from subflow_backend.api.routes import engines, events, exports, imports, planning, timeline
+
+_signed_in = [Depends(get_principal)]
 
 api_router = APIRouter()
 api_router.include_router(utils.router)
-api_router.include_router(strategies.router)
-api_router.include_router(engines.router)
-api_router.include_router(scenarios.router)
-api_router.include_router(exports.router)
-api_router.include_router(imports.router)
-api_router.include_router(planning.router)
-api_router.include_router(comparisons.router)
-api_router.include_router(timeline.router)
-api_router.include_router(events.router)
+api_router.include_router(auth.router)
+for _router in (users.router, projects.router, audit.router, strategies.router, engines.router, scenarios.router,
+                versions.router, exports.router, imports.router, planning.router, comparisons.router, timeline.router, events.router):
+    api_router.include_router(_router, dependencies=_signed_in)

@@ -799,7 +799,7 @@ def run(
     Parameters
     ----------
     plan : RunPlan
-        From :func:`subflow.plan.resolve_plan`; must carry ``scenario``.
+        From :func:`subflow.resolve.resolve_plan`; must carry ``scenario``.
     on_progress : callable, optional
         Called with the elapsed fraction of ``duration_s`` about every 0.5 s.
     should_stop : callable, optional

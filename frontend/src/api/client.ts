@@ -1,5 +1,14 @@
-/** Thin fetch wrapper for the Subflow REST API. All paths are relative (`/api/...`). */
+/**
+ * Thin fetch wrapper for the Subflow REST API. All paths are relative (`/api/...`), so the
+ * browser sends the HttpOnly session cookie set by `POST /api/auth/login` (same origin).
+ * A 401 from any call (other than signing in) tells the app to show the sign-in page
+ * (`onUnauthorized`); a 412 on a save means someone saved the scenario meanwhile.
+ */
 import type {
+  AccessToken,
+  ApiTokenCreate,
+  ApiTokenCreated,
+  ApiTokenPublic,
   ComparisonPublic,
   EngineInfo,
   TimelinePublic,
@@ -10,7 +19,9 @@ import type {
   ScenarioDocument,
   ScenarioPublic,
   ScenarioSummary,
+  ScenarioVersionSummary,
   StrategyInfo,
+  UserPublic,
   ValidationErrorItem,
 } from "./types";
 import type { paths } from "./schema";
@@ -37,10 +48,32 @@ function isValidationList(detail: unknown): detail is ValidationErrorItem[] {
   );
 }
 
-async function request<T>(path: string, init: RequestInit = {}, signal?: AbortSignal): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json" };
-  if (init.body !== undefined && !(init.body instanceof FormData)) headers["Content-Type"] = "application/json";
-  const res = await fetch(path, { ...init, headers, signal });
+type UnauthorizedListener = () => void;
+const unauthorizedListeners = new Set<UnauthorizedListener>();
+
+/** Call `listener` whenever the API answers 401 (the session ended); returns an unsubscribe function. */
+export function onUnauthorized(listener: UnauthorizedListener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+/** The strong ETag the API gives a scenario version (`"v3"`), for `If-Match`. */
+export function versionEtag(version: number): string {
+  return `"v${version}"`;
+}
+
+async function request<T>(
+  path: string,
+  init: RequestInit = {},
+  signal?: AbortSignal,
+  extraHeaders: Record<string, string> = {},
+): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json", ...extraHeaders };
+  if (init.body !== undefined && !(init.body instanceof FormData) && !(init.body instanceof URLSearchParams)) {
+    headers["Content-Type"] = "application/json";
+  }
+  const res = await fetch(path, { ...init, headers, signal, credentials: "same-origin" });
+  if (res.status === 401 && path !== "/api/auth/login") unauthorizedListeners.forEach((l) => l());
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   let body: unknown = null;
@@ -73,17 +106,38 @@ const enc = encodeURIComponent;
 export type ExportFormat = NonNullable<NonNullable<paths["/api/scenarios/{scenario_id}/export"]["get"]["parameters"]["query"]>["format"]>;
 
 export const api = {
+  /** Sign in (OAuth2 password form); the answer also sets the session cookie. 401: wrong credentials. */
+  login: (username: string, password: string) =>
+    request<AccessToken>("/api/auth/login", {
+      method: "POST",
+      body: new URLSearchParams({ username, password }),
+    }),
+  logout: () => request<void>("/api/auth/logout", { method: "POST" }),
+  me: (signal?: AbortSignal) => request<UserPublic>("/api/users/me", {}, signal),
+  listTokens: (signal?: AbortSignal) => request<ListPage<ApiTokenPublic>>("/api/users/me/tokens", {}, signal),
+  /** A new personal API token; the answer's `token` is shown once. */
+  createToken: (body: ApiTokenCreate) =>
+    request<ApiTokenCreated>("/api/users/me/tokens", { method: "POST", body: JSON.stringify(body) }),
+  revokeToken: (tokenId: Id) => request<void>(`/api/users/me/tokens/${enc(String(tokenId))}`, { method: "DELETE" }),
   listScenarios: (signal?: AbortSignal) =>
     request<ListPage<ScenarioSummary>>("/api/scenarios", {}, signal),
   getScenario: (id: Id, signal?: AbortSignal) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {}, signal),
   createScenario: (doc: unknown, signal?: AbortSignal) =>
     request<ScenarioPublic>("/api/scenarios", { method: "POST", body: JSON.stringify(doc) }, signal),
-  updateScenario: (id: Id, doc: ScenarioDocument) =>
-    request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {
-      method: "PUT",
-      body: JSON.stringify(doc),
-    }),
+  /** Save `doc` over version `version` (If-Match); 412 (ApiError) if someone saved meanwhile. */
+  updateScenario: (id: Id, doc: ScenarioDocument, version: number) =>
+    request<ScenarioPublic>(
+      `/api/scenarios/${enc(String(id))}`,
+      { method: "PUT", body: JSON.stringify(doc) },
+      undefined,
+      { "If-Match": versionEtag(version) },
+    ),
+  listVersions: (id: Id, signal?: AbortSignal) =>
+    request<ListPage<ScenarioVersionSummary>>(`/api/scenarios/${enc(String(id))}/versions`, {}, signal),
+  /** Make version `version` current again (as a new version). */
+  restoreVersion: (id: Id, version: number) =>
+    request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}/versions/${version}/restore`, { method: "POST" }),
   listStrategies: (signal?: AbortSignal) => request<StrategyInfo[]>("/api/strategies", {}, signal),
   listComparisons: (scenarioId: Id, signal?: AbortSignal) =>
     request<ListPage<ComparisonSummary>>(

@@ -4,6 +4,69 @@
  */
 
 export interface paths {
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Audit
+         * @description Audit entries, newest first: ``{data: [{id, at, username, action, target, ip, detail}], count}``
+         *     (actions: see :mod:`subflow_backend.audit`).
+         */
+        get: operations["list_audit_api_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Login
+         * @description Sign in with a username and password: ``{access_token, token_type: "bearer", expires_in}``
+         *     and a session cookie.
+         */
+        post: operations["login_api_auth_login_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Logout
+         * @description Sign out: ends the browser session (cookie) and the access token of this request, if any.
+         *     A personal API token is not revoked by this (``DELETE /api/users/me/tokens/{id}`` does).
+         */
+        post: operations["logout_api_auth_logout_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/engines": {
         parameters: {
             query?: never;
@@ -93,6 +156,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Projects
+         * @description Projects you are a member of (admins: all), by name, with your role.
+         */
+        get: operations["list_projects_api_projects_get"];
+        put?: never;
+        /**
+         * Create Project
+         * @description Create a project; you become its owner.
+         */
+        post: operations["create_project_api_projects_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Project
+         * @description One project with your role.
+         */
+        get: operations["read_project_api_projects__project_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Project
+         * @description Delete an empty project (owners); 409 while it holds scenarios.
+         */
+        delete: operations["delete_project_api_projects__project_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Project
+         * @description Rename or describe a project (owners).
+         */
+        patch: operations["update_project_api_projects__project_id__patch"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Members
+         * @description The project's members and roles, by username.
+         */
+        get: operations["list_members_api_projects__project_id__members_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Member
+         * @description Add a user to the project or change their role (owners).
+         */
+        put: operations["set_member_api_projects__project_id__members__user_id__put"];
+        post?: never;
+        /**
+         * Remove Member
+         * @description Remove a member (owners).
+         */
+        delete: operations["remove_member_api_projects__project_id__members__user_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios": {
         parameters: {
             query?: never;
@@ -102,7 +261,8 @@ export interface paths {
         };
         /**
          * List Scenarios
-         * @description Scenarios ordered by name: ``{data: [ScenarioSummary], count}`` (``count`` is the total).
+         * @description Scenarios of your projects (admins: all) ordered by name: ``{data: [ScenarioSummary], count}``
+         *     (``count`` is the total).
          */
         get: operations["list_scenarios_api_scenarios_get"];
         put?: never;
@@ -148,19 +308,20 @@ export interface paths {
         };
         /**
          * Read Scenario
-         * @description One scenario with its document.
+         * @description One scenario with its document; the ``ETag`` header names its version (``"v3"``).
          */
         get: operations["read_scenario_api_scenarios__scenario_id__get"];
         /**
          * Replace Scenario
-         * @description Replace the document; ``version`` goes up by one. Errors as for POST; on
-         *     error the stored scenario is unchanged. Past comparisons keep their snapshot.
+         * @description Replace the document if it is still at the version named by ``If-Match``; ``version`` goes up
+         *     by one and the replaced version is kept (``GET .../versions``). Errors as for POST; on error the
+         *     stored scenario is unchanged. Past comparisons keep their snapshot.
          */
         put: operations["replace_scenario_api_scenarios__scenario_id__put"];
         post?: never;
         /**
          * Delete Scenario
-         * @description Delete the scenario and its comparisons (a running comparison stops storing).
+         * @description Delete the scenario, its history and its comparisons (a running comparison stops storing).
          */
         delete: operations["delete_scenario_api_scenarios__scenario_id__delete"];
         options?: never;
@@ -311,6 +472,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenarios/{scenario_id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork Scenario
+         * @description Copy the scenario (``body.version``, default the current one) into a new scenario named
+         *     ``body.name`` in ``body.project_id`` (default: the same project). 201 with the new scenario.
+         */
+        post: operations["fork_scenario_api_scenarios__scenario_id__fork_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios/{scenario_id}/routes": {
         parameters: {
             query?: never;
@@ -329,6 +511,66 @@ export interface paths {
          *     delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node.
          */
         post: operations["routes_api_scenarios__scenario_id__routes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Versions
+         * @description Every saved version, newest (current) first, each with who saved it and when.
+         */
+        get: operations["list_versions_api_scenarios__scenario_id__versions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Version
+         * @description One version with its document (compare two with any JSON diff).
+         */
+        get: operations["read_version_api_scenarios__scenario_id__versions__version__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore Version
+         * @description Make ``version``'s document current again, as a new version (nothing is lost).
+         */
+        post: operations["restore_version_api_scenarios__scenario_id__versions__version__restore_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -377,6 +619,147 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Users
+         * @description All accounts by username (admins).
+         */
+        get: operations["list_users_api_users_get"];
+        put?: never;
+        /**
+         * Create User
+         * @description Create an account (admins). New users are members of no project and may not run root engines
+         *     unless ``can_run_linux``.
+         */
+        post: operations["create_user_api_users_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Me
+         * @description The signed-in user.
+         */
+        get: operations["read_me_api_users_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change Password
+         * @description Change your password (``current_password`` must match); ends all your sessions.
+         */
+        put: operations["change_password_api_users_me_password_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tokens
+         * @description Your personal API tokens (never the secrets), newest first.
+         */
+        get: operations["list_tokens_api_users_me_tokens_get"];
+        put?: never;
+        /**
+         * Create Token
+         * @description Create a personal API token. The answer's ``token`` is shown once; send it as
+         *     ``Authorization: Bearer <token>``. A ``read`` token may read and compute; ``write`` may also
+         *     change and run (within your project roles).
+         */
+        post: operations["create_token_api_users_me_tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Token
+         * @description Revoke (delete) one of your tokens; it stops working at once.
+         */
+        delete: operations["revoke_token_api_users_me_tokens__token_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read User
+         * @description One account (admins).
+         */
+        get: operations["read_user_api_users__user_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete User
+         * @description Delete an account with its sessions, tokens and memberships (admins; not yourself).
+         *     Scenario versions it saved keep its username.
+         */
+        delete: operations["delete_user_api_users__user_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update User
+         * @description Change an account (admins): password, admin flag, active flag, ``can_run_linux``.
+         *     Disabling an account or changing its password ends its sessions.
+         */
+        patch: operations["update_user_api_users__user_id__patch"];
         trace?: never;
     };
 }
@@ -447,6 +830,26 @@ export interface components {
             wireless_loss?: number;
         };
         /**
+         * AccessToken
+         * @description Answer of ``POST /api/auth/login`` (OAuth2 password flow): a bearer access token that
+         *     expires after ``expires_in`` seconds. The browser also gets a session cookie.
+         */
+        AccessToken: {
+            /** Access Token */
+            access_token: string;
+            /**
+             * Expires In
+             * @description Seconds until the access token expires.
+             */
+            expires_in: number;
+            /**
+             * Token Type
+             * @default bearer
+             * @constant
+             */
+            token_type?: "bearer";
+        };
+        /**
          * AllocationRequest
          * @description Flow Deviation allocation of the scenario's flows that have a ``rate_mbps``.
          */
@@ -474,6 +877,93 @@ export interface components {
              */
             method?: "fdm";
         };
+        /** ApiTokenCreate */
+        ApiTokenCreate: {
+            /**
+             * Expires Days
+             * @description Days until it expires; null: never.
+             */
+            expires_days?: number | null;
+            /**
+             * Name
+             * @description What the token is for.
+             */
+            name: string;
+            /**
+             * Scope
+             * @description read: GET and computations; write: also changes and runs.
+             * @default read
+             * @enum {string}
+             */
+            scope?: "read" | "write";
+        };
+        /**
+         * ApiTokenCreated
+         * @description A new token: ``token`` is shown this once (only its hash is stored).
+         */
+        ApiTokenCreated: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Id */
+            id: string;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Prefix
+             * @description The token's first characters, to recognise it.
+             */
+            prefix: string;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /**
+             * Token
+             * @description Send as `Authorization: Bearer <token>`.
+             */
+            token: string;
+        };
+        /** ApiTokenPublic */
+        ApiTokenPublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Id */
+            id: string;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Prefix
+             * @description The token's first characters, to recognise it.
+             */
+            prefix: string;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "read" | "write";
+        };
+        /** ApiTokensPublic */
+        ApiTokensPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["ApiTokenPublic"][];
+        };
         /**
          * AssociationPublic
          * @description One association: ``station`` starts associating with ``access_point`` at
@@ -491,6 +981,35 @@ export interface components {
             /** T Start S */
             t_start_s: number;
         };
+        /** AuditEntryPublic */
+        AuditEntryPublic: {
+            /** Action */
+            action: string;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Detail */
+            detail: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id: number;
+            /** Ip */
+            ip: string | null;
+            /** Target */
+            target: string | null;
+            /** Username */
+            username: string | null;
+        };
+        /** AuditPublic */
+        AuditPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["AuditEntryPublic"][];
+        };
         /** Body_import_file_api_imports_post */
         Body_import_file_api_imports_post: {
             /**
@@ -503,6 +1022,30 @@ export interface components {
              * @description Scenario name; default: the network's.
              */
             name?: string | null;
+        };
+        /** Body_login_api_auth_login_post */
+        Body_login_api_auth_login_post: {
+            /** Client Id */
+            client_id?: string | null;
+            /**
+             * Client Secret
+             * Format: password
+             */
+            client_secret?: string | null;
+            /** Grant Type */
+            grant_type?: string | null;
+            /**
+             * Password
+             * Format: password
+             */
+            password: string;
+            /**
+             * Scope
+             * @default
+             */
+            scope?: string;
+            /** Username */
+            username: string;
         };
         /**
          * Bounds
@@ -894,6 +1437,43 @@ export interface components {
             /** T S */
             t_s: number;
         };
+        /** MemberPublic */
+        MemberPublic: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "owner";
+            /** User Id */
+            user_id: string;
+            /** Username */
+            username: string;
+        };
+        /** MemberSet */
+        MemberSet: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "owner";
+        };
+        /** MembersPublic */
+        MembersPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["MemberPublic"][];
+        };
+        /** PasswordChange */
+        PasswordChange: {
+            /** Current Password */
+            current_password: string;
+            /**
+             * New Password
+             * @description At least 8 characters.
+             */
+            new_password: string;
+        };
         /**
          * Position
          * @description A point on the planning plane, in metres.
@@ -909,6 +1489,50 @@ export interface components {
              * @default 0
              */
             y_m?: number;
+        };
+        /** ProjectCreate */
+        ProjectCreate: {
+            /**
+             * Description
+             * @default
+             */
+            description?: string;
+            /** Name */
+            name: string;
+        };
+        /** ProjectPublic */
+        ProjectPublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Description */
+            description: string;
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /**
+             * Role
+             * @description The caller's role (admins: owner).
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "owner";
+        };
+        /** ProjectUpdate */
+        ProjectUpdate: {
+            /** Description */
+            description?: string | null;
+            /** Name */
+            name?: string | null;
+        };
+        /** ProjectsPublic */
+        ProjectsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["ProjectPublic"][];
         };
         /**
          * RadioSettings
@@ -1131,8 +1755,22 @@ export interface components {
             transport?: components["schemas"]["TransportSettings"];
         };
         /**
+         * ScenarioFork
+         * @description Body of ``POST /api/scenarios/{id}/fork``: a copy of the scenario (of ``version``;
+         *     default the current one) named ``name``, in ``project_id`` (default: the same project).
+         */
+        ScenarioFork: {
+            /** Name */
+            name: string;
+            /** Project Id */
+            project_id?: string | null;
+            /** Version */
+            version?: number | null;
+        };
+        /**
          * ScenarioPublic
-         * @description A scenario with its document (``scenario``) and creation time.
+         * @description A scenario with its document (``scenario``), creation time, and who saved this version
+         *     (``updated_by``, a username; null if saved before accounts existed).
          */
         ScenarioPublic: {
             /**
@@ -1147,6 +1785,11 @@ export interface components {
             /** Name */
             name: string;
             /**
+             * Project Id
+             * @description The project the scenario belongs to.
+             */
+            project_id: string;
+            /**
              * Scenario
              * @description The scenario document (subflow.scenario.Scenario).
              */
@@ -1158,6 +1801,8 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /** Updated By */
+            updated_by?: string | null;
             /** Version */
             version: number;
         };
@@ -1173,12 +1818,77 @@ export interface components {
             /** Name */
             name: string;
             /**
+             * Project Id
+             * @description The project the scenario belongs to.
+             */
+            project_id: string;
+            /**
              * Updated At
              * Format: date-time
              */
             updated_at: string;
             /** Version */
             version: number;
+        };
+        /** ScenarioVersionPublic */
+        ScenarioVersionPublic: {
+            /**
+             * Current
+             * @description Whether this is the scenario's current version.
+             */
+            current: boolean;
+            /** Description */
+            description: string;
+            /** Name */
+            name: string;
+            /**
+             * Saved At
+             * Format: date-time
+             */
+            saved_at: string;
+            /** Saved By */
+            saved_by: string | null;
+            /**
+             * Scenario
+             * @description The scenario document of this version.
+             */
+            scenario: {
+                [key: string]: unknown;
+            };
+            /** Version */
+            version: number;
+        };
+        /**
+         * ScenarioVersionSummary
+         * @description One saved version of a scenario: who saved it (``saved_by``, a username; null for
+         *     versions saved before accounts existed) and when.
+         */
+        ScenarioVersionSummary: {
+            /**
+             * Current
+             * @description Whether this is the scenario's current version.
+             */
+            current: boolean;
+            /** Description */
+            description: string;
+            /** Name */
+            name: string;
+            /**
+             * Saved At
+             * Format: date-time
+             */
+            saved_at: string;
+            /** Saved By */
+            saved_by: string | null;
+            /** Version */
+            version: number;
+        };
+        /** ScenarioVersionsPublic */
+        ScenarioVersionsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["ScenarioVersionSummary"][];
         };
         /** ScenariosPublic */
         ScenariosPublic: {
@@ -1348,6 +2058,71 @@ export interface components {
              */
             rbuf_bytes?: number | null;
         };
+        /** UserCreate */
+        UserCreate: {
+            /**
+             * Can Run Linux
+             * @default false
+             */
+            can_run_linux?: boolean;
+            /**
+             * Is Admin
+             * @default false
+             */
+            is_admin?: boolean;
+            /**
+             * Password
+             * @description At least 8 characters.
+             */
+            password: string;
+            /**
+             * Username
+             * @description Letters, digits and _ . @ -, at most 64.
+             */
+            username: string;
+        };
+        /** UserPublic */
+        UserPublic: {
+            /**
+             * Can Run Linux
+             * @description May run comparisons on the root engines (linux, mininet-wifi).
+             */
+            can_run_linux: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: string;
+            /** Is Active */
+            is_active: boolean;
+            /** Is Admin */
+            is_admin: boolean;
+            /** Username */
+            username: string;
+        };
+        /**
+         * UserUpdate
+         * @description Fields to change (absent: unchanged). A new password ends the user's sessions.
+         */
+        UserUpdate: {
+            /** Can Run Linux */
+            can_run_linux?: boolean | null;
+            /** Is Active */
+            is_active?: boolean | null;
+            /** Is Admin */
+            is_admin?: boolean | null;
+            /** Password */
+            password?: string | null;
+        };
+        /** UsersPublic */
+        UsersPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["UserPublic"][];
+        };
         /** ValidationError */
         ValidationError: {
             /** Context */
@@ -1395,6 +2170,127 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_audit_api_audit_get: {
+        parameters: {
+            query?: {
+                /** @description Only this action, e.g. `login_failed`. */
+                action?: string | null;
+                username?: string | null;
+                skip?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPublic"];
+                };
+            };
+            /** @description Not an admin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    login_api_auth_login_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["Body_login_api_auth_login_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Wrong username or password, or a disabled account. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many failed sign-ins for this username from this address; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    logout_api_auth_logout_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     list_engines_api_engines_get: {
         parameters: {
             query?: {
@@ -1457,7 +2353,10 @@ export interface operations {
     };
     import_file_api_imports_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Project to store it in (editor); default: the first you may edit. */
+                project_id?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1540,12 +2439,383 @@ export interface operations {
             };
         };
     };
+    list_projects_api_projects_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectsPublic"];
+                };
+            };
+        };
+    };
+    create_project_api_projects_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_project_api_projects__project_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectPublic"];
+                };
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_project_api_projects__project_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role is too weak (owner needed) or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The project still holds scenarios. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_project_api_projects__project_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role is too weak (owner needed) or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_members_api_projects__project_id__members_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersPublic"];
+                };
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_member_api_projects__project_id__members__user_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberSet"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role is too weak (owner needed) or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description It would leave the project without an owner. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such user. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    remove_member_api_projects__project_id__members__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role is too weak (owner needed) or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The last owner cannot leave. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_scenarios_api_scenarios_get: {
         parameters: {
             query?: {
                 /** @description Rows to skip (at most 2^31 − 1). */
                 skip?: number;
                 limit?: number;
+                /** @description Only this project's scenarios. */
+                project_id?: string | null;
             };
             header?: never;
             path?: never;
@@ -1575,7 +2845,10 @@ export interface operations {
     };
     create_scenario_api_scenarios_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Project to store it in; default: the first you may edit (`default` first). */
+                project_id?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1597,6 +2870,20 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the project is viewer, or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1660,7 +2947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
             };
-            /** @description No such scenario. */
+            /** @description No such scenario (or not in a project of yours). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1681,7 +2968,10 @@ export interface operations {
     replace_scenario_api_scenarios__scenario_id__put: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETag of the version edited, e.g. `"v3"`. */
+                "if-match"?: string | null;
+            };
             path: {
                 scenario_id: string;
             };
@@ -1709,7 +2999,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such scenario. */
+            /** @description Your role in the project is viewer, or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1723,8 +3020,22 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description If-Match names a version that is no longer current (someone saved meanwhile); the `ETag` header names the current one. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid scenario; `detail[].loc` is the JSON path, e.g. `['body', 'links', 0, 'dst']`. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-Match is missing (send the ETag of the version you edited). */
+            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1750,7 +3061,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such scenario. */
+            /** @description Your role in the project is viewer, or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1897,6 +3215,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Viewer or read-only token, or a root engine (`linux`) without the `can_run_linux` permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario. */
             404: {
                 headers: {
@@ -1979,6 +3304,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ComparisonPublic"];
                 };
+            };
+            /** @description Viewer or read-only token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such comparison. */
             404: {
@@ -2080,6 +3412,69 @@ export interface operations {
             };
         };
     };
+    fork_scenario_api_scenarios__scenario_id__fork_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScenarioFork"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not editor of the target project, or a read-only token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario or version (or not in a project of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     routes_api_scenarios__scenario_id__routes_post: {
         parameters: {
             query?: never;
@@ -2120,6 +3515,145 @@ export interface operations {
             };
             /** @description No such scenario. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_versions_api_scenarios__scenario_id__versions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioVersionsPublic"];
+                };
+            };
+            /** @description No such scenario or version (or not in a project of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_version_api_scenarios__scenario_id__versions__version__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A version number (1 = as first stored). */
+                version: number;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioVersionPublic"];
+                };
+            };
+            /** @description No such scenario or version (or not in a project of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    restore_version_api_scenarios__scenario_id__versions__version__restore_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A version number (1 = as first stored). */
+                version: number;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioPublic"];
+                };
+            };
+            /** @description Viewer, or a read-only token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario or version (or not in a project of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The old version's name is now another scenario's. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Someone saved meanwhile; retry. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2193,6 +3727,411 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    list_users_api_users_get: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersPublic"];
+                };
+            };
+            /** @description Not an admin (or a read-scoped token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_user_api_users_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an admin (or a read-scoped token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The username is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_me_api_users_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"];
+                };
+            };
+        };
+    };
+    change_password_api_users_me_password_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current password is wrong. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_tokens_api_users_me_tokens_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokensPublic"];
+                };
+            };
+        };
+    };
+    create_token_api_users_me_tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenCreated"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_token_api_users_me_tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such token of yours. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_user_api_users__user_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"];
+                };
+            };
+            /** @description Not an admin (or a read-scoped token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_user_api_users__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an admin (or a read-scoped token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description You cannot delete yourself. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_user_api_users__user_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an admin (or a read-scoped token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description It would leave no active admin. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };

@@ -51,6 +51,12 @@ export const NODE_KINDS: readonly NodeKind[] = ["host", "station", "access_point
 export type Id = string | number;
 
 export type ScenarioSummary = S["ScenarioSummary"];
+export type AccessToken = S["AccessToken"];
+export type UserPublic = S["UserPublic"];
+export type ApiTokenPublic = S["ApiTokenPublic"];
+export type ScenarioVersionSummary = S["ScenarioVersionSummary"];
+export type ApiTokenCreate = S["ApiTokenCreate"];
+export type ApiTokenCreated = S["ApiTokenCreated"];
 export type ScenarioPublic = Omit<S["ScenarioPublic"], "scenario"> & { scenario: ScenarioDocument };
 export interface ListPage<T> {
   data: T[];

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Link, useBlocker, useNavigate, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
-import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic } from "../api/types";
+import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic, ScenarioVersionSummary } from "../api/types";
 import { NODE_KINDS } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
@@ -89,6 +89,19 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saveProblems, setSaveProblems] = useState<string[]>([]);
   const [saving, setSaving] = useState(false);
+  /** Someone saved the scenario after it was loaded (412 on save): offer to reload or keep a copy. */
+  const [conflict, setConflict] = useState(false);
+  /** The scenario's saved versions (newest first), read again after every save or restore. */
+  const [versions, setVersions] = useState<ScenarioVersionSummary[]>([]);
+  useEffect(() => {
+    if (!id || !item) return;
+    const ctl = new AbortController();
+    api
+      .listVersions(id, ctl.signal)
+      .then((page) => setVersions(page.data))
+      .catch(() => setVersions([]));
+    return () => ctl.abort();
+  }, [id, item?.version]);
   const [savedNote, setSavedNote] = useState<string | null>(null);
   const [ghosts, setGhosts] = useState<Ghosts | null>(null);
   const [comparisons, setComparisons] = useState<ComparisonSummary[]>([]);
@@ -232,7 +245,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
     setSaveProblems([]);
     setSavedNote(null);
     try {
-      const saved = id ? await api.updateScenario(id, doc) : await api.createScenario(doc);
+      const saved = id && item ? await api.updateScenario(id, doc, item.version) : await api.createScenario(doc);
       setErrors({});
       if (!id) {
         dirtyRef.current = false;
@@ -245,7 +258,10 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       setSavedJson(canonicalJson(saved.scenario));
       setSavedNote(`Saved version ${saved.version}.`);
     } catch (err) {
-      if (err instanceof ApiError && err.validation) {
+      if (err instanceof ApiError && err.status === 412) {
+        setConflict(true);
+        setSaveProblems([`Someone else saved this scenario after you opened it. ${err.message}`]);
+      } else if (err instanceof ApiError && err.validation) {
         const fe = fieldErrors(err.validation);
         setErrors(fe);
         setSaveProblems(errorLines(err));
@@ -259,6 +275,51 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       } else setSaveProblems(errorLines(err));
     } finally {
       setSaving(false);
+    }
+  };
+
+  /** Conflict: drop the edits and load the version saved meanwhile. */
+  const reloadSaved = async () => {
+    if (!id) return;
+    try {
+      const s = await api.getScenario(id);
+      setItem(s);
+      dispatch({ type: "reset", doc: s.scenario });
+      setSavedJson(canonicalJson(s.scenario));
+      setConflict(false);
+      setSaveProblems([]);
+      setSavedNote(`Reloaded version ${s.version}.`);
+    } catch (err) {
+      setSaveProblems(errorLines(err));
+    }
+  };
+
+  /** Make an old version current again (a new version; nothing is lost). */
+  const restore = async (version: number) => {
+    if (!id) return;
+    setSaveProblems([]);
+    try {
+      const s = await api.restoreVersion(id, version);
+      setItem(s);
+      dispatch({ type: "reset", doc: s.scenario });
+      setSavedJson(canonicalJson(s.scenario));
+      setConflict(false);
+      setSavedNote(`Restored version ${version} as version ${s.version}.`);
+    } catch (err) {
+      setSaveProblems(errorLines(err));
+    }
+  };
+
+  /** Conflict: keep the edits as a new scenario (a fork of the edited document). */
+  const saveAsCopy = async () => {
+    try {
+      const copy = await api.createScenario({ ...doc, name: `${doc.name} (copy ${new Date().toISOString().slice(0, 19)})` });
+      dirtyRef.current = false;
+      setSavedJson(canonicalJson(doc));
+      setConflict(false);
+      navigate(`/scenarios/${encodeURIComponent(String(copy.id))}`);
+    } catch (err) {
+      setSaveProblems(errorLines(err));
     }
   };
 
@@ -357,6 +418,16 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         </div>
       ) : null}
       <ErrorList title="Not saved — the server found problems:" items={saveProblems} />
+      {conflict ? (
+        <div className="conflict-actions">
+          <button type="button" className="btn" onClick={reloadSaved}>
+            Reload the saved version (drop my edits)
+          </button>
+          <button type="button" className="btn btn-primary" onClick={saveAsCopy}>
+            Save my edits as a new scenario
+          </button>
+        </div>
+      ) : null}
       {picking && id ? <RunDialog scenarioId={id} doc={doc} onClose={() => setPicking(false)} /> : null}
 
       <div className="editor-grid">
@@ -480,6 +551,31 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
           ) : (
             <p className="muted small">None yet. Save, then press Compare to run one.</p>
           )}
+        </section>
+      ) : null}
+
+      {id && versions.length ? (
+        <section className="card" aria-labelledby="versions-title">
+          <div className="card-head">
+            <h2 id="versions-title">Versions</h2>
+          </div>
+          <ul className="history" aria-label="Versions">
+            {versions.map((v) => (
+              <li key={v.version}>
+                <strong>v{v.version}</strong>
+                <span className="muted small">
+                  {new Date(v.saved_at).toLocaleString()} · {v.saved_by ?? "before accounts"}
+                </span>
+                {v.current ? (
+                  <span className="badge">current</span>
+                ) : (
+                  <button type="button" className="btn btn-small" onClick={() => restore(v.version)} disabled={dirty}>
+                    Restore v{v.version}
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
         </section>
       ) : null}
 

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter, HTTPException, Query, status
+from fastapi import APIRouter, HTTPException, Query, Request, status
 
-from subflow_backend import crud
-from subflow_backend.api.deps import CeleryDep, ScenarioDep, SessionDep
+from subflow_backend import audit, crud
+from subflow_backend.api.deps import (
+    CeleryDep,
+    PrincipalDep,
+    ScenarioDep,
+    ScenarioEditDep,
+    SessionDep,
+    check_engine_permission,
+    client_ip,
+)
 from subflow_backend.queue import RUN_COMPARISON_TASK
 from subflow_backend.schemas import ComparisonCreate, ComparisonPublic, ComparisonSummary, ComparisonsPublic
 
@@ -21,6 +29,8 @@ router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["compari
     response_model=ComparisonPublic,
     status_code=status.HTTP_202_ACCEPTED,
     responses={
+        403: {"description": "Viewer or read-only token, or a root engine (`linux`) without the "
+                             "`can_run_linux` permission."},
         404: {"description": "No such scenario."},
         422: {
             "description": "Unknown strategy (`loc` `['body', 'strategies']`) or engine "
@@ -32,7 +42,8 @@ router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["compari
     },
 )
 def create_comparison(
-    session: SessionDep, celery: CeleryDep, scenario: ScenarioDep, body: ComparisonCreate
+    request: Request, session: SessionDep, principal: PrincipalDep, celery: CeleryDep, scenario: ScenarioEditDep,
+    body: ComparisonCreate,
 ) -> ComparisonPublic:
     """Queue a comparison of ``body.strategies`` on the current version of the scenario.
 
@@ -42,7 +53,10 @@ def create_comparison(
     Returns 202 with the comparison (``status`` ``queued``, ``progress`` 0); poll
     ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
     """
+    check_engine_permission(principal.user, body.engine)
     row = crud.create_comparison(session, scenario, body)
+    audit.record(session, "comparison_create", user=principal.user, target=row.id, ip=client_ip(request),
+                 detail={"scenario_id": scenario.id, "engine": body.engine, "strategies": list(body.strategies)})
     try:
         celery.send_task(RUN_COMPARISON_TASK, args=[row.id])
     except Exception as exc:  # broker down: record it on the row, tell the caller
@@ -82,12 +96,15 @@ def read_comparison(session: SessionDep, scenario: ScenarioDep, comparison_id: s
     "/{comparison_id}/cancel",
     response_model=ComparisonPublic,
     status_code=status.HTTP_202_ACCEPTED,
-    responses={404: {"description": "No such comparison."}},
+    responses={403: {"description": "Viewer or read-only token."}, 404: {"description": "No such comparison."}},
 )
-def cancel_comparison(session: SessionDep, scenario: ScenarioDep, comparison_id: str) -> ComparisonPublic:
+def cancel_comparison(
+    request: Request, session: SessionDep, principal: PrincipalDep, scenario: ScenarioEditDep, comparison_id: str
+) -> ComparisonPublic:
     """Cancel a queued or running comparison: its status becomes ``cancelled`` at once and the
     worker drops its remaining runs. A finished comparison is returned unchanged."""
     row = crud.get_comparison(session, scenario.id, comparison_id)
     if row is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
+    audit.record(session, "comparison_cancel", user=principal.user, target=row.id, ip=client_ip(request))
     return ComparisonPublic.model_validate(crud.cancel_comparison(session, row))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, HTTPException, UploadFile, status
+from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile, status
 
 from subflow.imports import import_scenario
 
-from subflow_backend import crud
-from subflow_backend.api.deps import SessionDep
+from subflow_backend import audit, crud
+from subflow_backend.api.deps import PrincipalDep, SessionDep, client_ip, target_project
 from subflow_backend.api.routes.scenarios import to_public
 from subflow_backend.schemas import ScenarioPublic
 from subflow_backend.settings import settings
@@ -30,10 +30,14 @@ router = APIRouter(prefix="/imports", tags=["imports"])
     },
 )
 async def import_file(
+    request: Request,
     session: SessionDep,
+    principal: PrincipalDep,
     file: Annotated[UploadFile, File(description="GraphML (Topology Zoo or with delay_ms/loss/bandwidth_mbps "
                                                  "edge attributes), SNDlib native .txt, or scenario JSON.")],
     name: Annotated[str | None, Form(max_length=120, description="Scenario name; default: the network's.")] = None,
+    project_id: Annotated[str | None, Query(max_length=36, description="Project to store it in (editor); "
+                                            "default: the first you may edit.")] = None,
 ) -> ScenarioPublic:
     """Convert an uploaded topology to a scenario and store it (version 1).
 
@@ -43,10 +47,13 @@ async def import_file(
     become flows with ``rate_mbps``. The scenario's description records the source, its
     licence note and any conversion notes.
     """
+    pid = target_project(session, principal, project_id)
     limit = settings.MAX_UPLOAD_BYTES
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"file larger than MAX_UPLOAD_BYTES = {limit} bytes")
     result = import_scenario(data, source=file.filename or "upload", name=name or None)
-    row = crud.create_scenario(session, result.scenario)
+    row = crud.create_scenario(session, result.scenario, project_id=pid, author=principal.user)
+    audit.record(session, "scenario_create", user=principal.user, target=row.id, ip=client_ip(request),
+                 detail={"name": row.name, "project_id": pid, "import": file.filename})
     return to_public(row)

@@ -14,7 +14,7 @@ from celery.result import AsyncResult
 from fastapi import APIRouter, status
 from fastapi.responses import JSONResponse
 
-from subflow.planning import AllocationRequest, RoutesRequest, allocation_document, routes_document
+from subflow.planning_requests import AllocationRequest, RoutesRequest, allocation_document, routes_document
 
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK

@@ -1,4 +1,4 @@
-"""Planning requests shared by the REST API, the worker and the CLI.
+"""Route and allocation requests shared by the REST API, the worker and the CLI.
 
 :func:`routes_document` and :func:`allocation_document` take a scenario
 document and options and return the JSON documents of ``subflow routes
@@ -12,9 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from subflow.network import Network
-
-Metric = Literal["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"]
+from subflow.network import Network, RoutingMetric
 
 
 class RoutesRequest(BaseModel):
@@ -23,7 +21,7 @@ class RoutesRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    metric: Metric = "tcpbp"
+    metric: RoutingMetric = "tcpbp"
     k: int = Field(default=1, ge=1, le=50)
     pairs: list[tuple[str, str]] | None = Field(default=None, max_length=100_000)
     background: bool = Field(default=False, strict=True, description="Run in the worker; answer 202 with a job.")
@@ -47,7 +45,7 @@ def routes_document(scenario: dict[str, Any], request: RoutesRequest) -> dict[st
     ------
     ScenarioInvalid, UnknownNode, LinkInvalid, ValueError
     """
-    from subflow.paths import route_report
+    from subflow.shortest_paths import route_report  # numba kernels: loaded on first use only
 
     net = Network.from_scenario(scenario)
     return route_report(net, request.metric, request.k, request.pairs)
@@ -58,8 +56,11 @@ def allocation_document(scenario: dict[str, Any], request: AllocationRequest) ->
 
     Raises
     ------
-    ScenarioInvalid, LinkInvalid, DemandUnreachable, ValueError
-        (ValueError also when the scenario has no flow with a ``rate_mbps``.)
+    ScenarioInvalid
+        If the document is not a valid scenario, or has no flow with a
+        ``rate_mbps`` (``loc`` ``["flows"]``: nothing to allocate).
+    LinkInvalid, DemandUnreachable, ValueError
+        From :func:`subflow.fdm.allocate_fdm`.
     """
     from subflow.errors import ScenarioInvalid
     from subflow.fdm import FdmOptions, allocate_fdm

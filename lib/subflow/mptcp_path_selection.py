@@ -52,7 +52,7 @@ import numpy as np
 
 from subflow import _kernels as K
 from subflow.network import Network
-from subflow.paths import Path, k_shortest_paths
+from subflow.shortest_paths import Path, k_shortest_paths
 
 __all__ = [
     "Adjustment",
@@ -80,13 +80,7 @@ def _min_hop(net: Network, s: int, t: int, node_ok: np.ndarray, arc_ok: np.ndarr
     _, _, pred, _, _, _ = K.lex_dijkstra(indptr, adj, net.dst, np.ones(net.m), net.delay_ms, zeros, zeros, s, node_ok, arc_ok, t)
     if s != t and pred[t] < 0:
         return None
-    out = []
-    v = t
-    while v != s:
-        a = int(pred[v])
-        out.append(a)
-        v = int(net.src[a])
-    return out[::-1]
+    return K.tree_path(pred, net.src, s, t).tolist()
 
 
 def _access(net: Network, s: int, t: int) -> set[int]:

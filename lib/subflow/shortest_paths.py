@@ -68,7 +68,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, get_args
 
 import numpy as np
 from pydantic import BaseModel
@@ -76,9 +76,10 @@ from pydantic import BaseModel
 from subflow import _kernels as K
 from subflow import _reduction as R
 from subflow.errors import UnknownNode  # noqa: F401 - raised by Network.node_index, documented here
-from subflow.network import Network
+from subflow.network import Network, RoutingMetric
 
-METRICS = ("hop", "delay", "loss", "tcpbp", "tcpbp-greedy")
+#: the routing metrics (``metric`` argument everywhere; see the module table)
+ROUTING_METRICS: tuple[str, ...] = get_args(RoutingMetric)
 COST_UNITS = {"hop": "hops", "delay": "ms", "loss": "probability", "tcpbp": "ms", "tcpbp-greedy": "ms"}
 _REL_TOL = 1e-9
 
@@ -102,8 +103,8 @@ def isotonicity_counterexample() -> dict[str, tuple[float, float]]:
 
 
 def _check_metric(metric: str) -> None:
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+    if metric not in ROUTING_METRICS:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(ROUTING_METRICS)}")
 
 
 @dataclass(frozen=True)
@@ -122,13 +123,49 @@ class Path:
     cost: float
 
 
+def compose_loss(losses: Sequence[float]) -> float:
+    """Loss of a path whose hops lose independently: 1 − Π(1 − p_i).
+
+    Examples
+    --------
+    >>> round(compose_loss([0.1, 0.1]), 4)
+    0.19
+    """
+    survive = 1.0
+    for p in losses:
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"loss {p!r} outside [0, 1)")
+        survive *= 1.0 - p
+    return 1.0 - survive
+
+
+def tcpbp_cost(delay_ms: float, loss: float) -> float:
+    """TCPBP path cost f(d, p) = d·√p (thesis §3.1), in ms.
+
+    Parameters
+    ----------
+    delay_ms : float
+        One-way path delay, ms.
+    loss : float
+        Composed one-way loss in [0, 1).
+
+    Examples
+    --------
+    >>> round(tcpbp_cost(13.3, 0.0068876), 4)   # route 1⇒3⇒4⇒10 of thesis Table 4
+    1.1038
+    """
+    if delay_ms < 0 or not 0.0 <= loss < 1.0:
+        raise ValueError("delay_ms must be >= 0 and loss in [0, 1)")
+    return delay_ms * math.sqrt(loss)
+
+
 def metric_cost(metric: str, hops: int, delay_ms: float, q: float) -> float:
     """Cost of a path under ``metric`` from its totals.
 
     Parameters
     ----------
     metric : str
-        One of :data:`METRICS`.
+        One of :data:`ROUTING_METRICS`.
     hops : int
         Number of hops.
     delay_ms : float
@@ -212,11 +249,7 @@ def _search(
         lab = best[t]
         if lab < 0:
             return None
-        arcs = []
-        while LI[lab, 2] >= 0:
-            arcs.append(int(LI[lab, 2]))
-            lab = LI[lab, 1]
-        return arcs[::-1]
+        return K.label_path(LI[:, 1], LI[:, 2], lab).tolist()
     if metric == "tcpbp-greedy":
         _, _, _, pred, _ = K.greedy(indptr, adj, net.dst, net.delay_ms, net.q, s, root_d, root_q, node_ok, arc_ok, t)
     else:
@@ -224,13 +257,7 @@ def _search(
         pred = K.lex_dijkstra(indptr, adj, net.dst, w1, w2, net.delay_ms, net.q, s, node_ok, arc_ok, t)[2]
     if s != t and pred[t] < 0:
         return None
-    arcs = []
-    v = t
-    while v != s:
-        a = int(pred[v])
-        arcs.append(a)
-        v = int(net.src[a])
-    return arcs[::-1]
+    return K.tree_path(pred, net.src, s, t).tolist()
 
 
 def _lower_bounds(net: Network, t: int) -> tuple[np.ndarray, np.ndarray]:
@@ -254,7 +281,7 @@ def shortest_path(net: Network, src: str, dst: str, metric: str = "tcpbp") -> Pa
     src, dst : str
         Node ids.
     metric : str
-        One of :data:`METRICS`.
+        One of :data:`ROUTING_METRICS`.
 
     Returns
     -------
@@ -298,7 +325,7 @@ def k_shortest_paths(net: Network, src: str, dst: str, k: int, metric: str = "tc
     k : int
         Number of paths wanted (``>= 1``); fewer are returned if fewer exist.
     metric : str
-        One of :data:`METRICS`.
+        One of :data:`ROUTING_METRICS`.
 
     Returns
     -------
@@ -390,18 +417,10 @@ class AllPairs:
         """Arc indices of the route from ``sources[i]`` to node ``t`` (None: unreachable)."""
         if self.hops[i, t] < 0:
             return None
-        out: list[int] = []
         if self._reduced is not None:
             return self._reduced.arcs(i, t)
-        else:
-            assert self._pred is not None
-            s = int(self.sources[i])
-            v = t
-            while v != s:
-                a = int(self._pred[i, v])
-                out.append(a)
-                v = int(self.net.src[a])
-        return out[::-1]
+        assert self._pred is not None
+        return K.tree_path(self._pred[i], self.net.src, int(self.sources[i]), int(t)).tolist()
 
     def flat_routes(self) -> tuple[np.ndarray, np.ndarray]:
         """Every route at once: route (i, t) is the arcs
@@ -446,7 +465,7 @@ def all_pairs(
     net : Network
         Topology.
     metric : str
-        One of :data:`METRICS`.
+        One of :data:`ROUTING_METRICS`.
     sources : iterable of str, optional
         Source node ids; default all nodes in order.
     keep_routes : bool
@@ -647,7 +666,7 @@ def compute_routes(
     net : Network
         Topology.
     metric : str
-        One of :data:`METRICS`.
+        One of :data:`ROUTING_METRICS`.
     k : int
         Paths per pair (Yen), best first.
     pairs : sequence of (str, str), optional

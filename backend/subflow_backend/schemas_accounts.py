@@ -1,0 +1,194 @@
+"""API schemas of accounts, tokens, projects, scenario history and the audit log
+(``XCreate / XUpdate / XPublic / XsPublic {data, count}``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["viewer", "editor", "owner"]
+Scope = Literal["read", "write"]
+
+_USERNAME = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$",
+                  description="Letters, digits and _ . @ -, at most 64.")
+_PASSWORD = Field(min_length=8, max_length=256, description="At least 8 characters.")
+
+
+class AccessToken(BaseModel):
+    """Answer of ``POST /api/auth/login`` (OAuth2 password flow): a bearer access token that
+    expires after ``expires_in`` seconds. The browser also gets a session cookie."""
+
+    access_token: str
+    token_type: Literal["bearer"] = "bearer"
+    expires_in: int = Field(description="Seconds until the access token expires.")
+
+
+class UserPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    username: str
+    is_admin: bool
+    is_active: bool
+    can_run_linux: bool = Field(description="May run comparisons on the root engines (linux, mininet-wifi).")
+    created_at: datetime
+
+
+class UsersPublic(BaseModel):
+    data: list[UserPublic]
+    count: int
+
+
+class UserCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: str = _USERNAME
+    password: str = _PASSWORD
+    is_admin: bool = False
+    can_run_linux: bool = False
+
+
+class UserUpdate(BaseModel):
+    """Fields to change (absent: unchanged). A new password ends the user's sessions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    password: str | None = Field(default=None, min_length=8, max_length=256)
+    is_admin: bool | None = None
+    is_active: bool | None = None
+    can_run_linux: bool | None = None
+
+
+class PasswordChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    current_password: str = Field(max_length=256)
+    new_password: str = _PASSWORD
+
+
+class ApiTokenCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=100, description="What the token is for.")
+    scope: Scope = Field(default="read", description="read: GET and computations; write: also changes and runs.")
+    expires_days: int | None = Field(default=None, ge=1, le=3650, description="Days until it expires; null: never.")
+
+
+class ApiTokenPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    name: str
+    prefix: str = Field(description="The token's first characters, to recognise it.")
+    scope: Scope
+    created_at: datetime
+    expires_at: datetime | None
+    last_used_at: datetime | None
+
+
+class ApiTokenCreated(ApiTokenPublic):
+    """A new token: ``token`` is shown this once (only its hash is stored)."""
+
+    token: str = Field(description="Send as `Authorization: Bearer <token>`.")
+
+
+class ApiTokensPublic(BaseModel):
+    data: list[ApiTokenPublic]
+    count: int
+
+
+class ProjectCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=120)
+    description: str = Field(default="", max_length=10_000)
+
+
+class ProjectUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=120)
+    description: str | None = Field(default=None, max_length=10_000)
+
+
+class ProjectPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    name: str
+    description: str
+    created_at: datetime
+    role: Role = Field(description="The caller's role (admins: owner).")
+
+
+class ProjectsPublic(BaseModel):
+    data: list[ProjectPublic]
+    count: int
+
+
+class MemberSet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role
+
+
+class MemberPublic(BaseModel):
+    user_id: str
+    username: str
+    role: Role
+
+
+class MembersPublic(BaseModel):
+    data: list[MemberPublic]
+    count: int
+
+
+class ScenarioVersionSummary(BaseModel):
+    """One saved version of a scenario: who saved it (``saved_by``, a username; null for
+    versions saved before accounts existed) and when."""
+
+    version: int
+    name: str
+    description: str
+    saved_at: datetime
+    saved_by: str | None
+    current: bool = Field(description="Whether this is the scenario's current version.")
+
+
+class ScenarioVersionPublic(ScenarioVersionSummary):
+    scenario: dict[str, Any] = Field(description="The scenario document of this version.")
+
+
+class ScenarioVersionsPublic(BaseModel):
+    data: list[ScenarioVersionSummary]
+    count: int
+
+
+class ScenarioFork(BaseModel):
+    """Body of ``POST /api/scenarios/{id}/fork``: a copy of the scenario (of ``version``;
+    default the current one) named ``name``, in ``project_id`` (default: the same project)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=120)
+    version: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    project_id: str | None = Field(default=None, max_length=36)
+
+
+class AuditEntryPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    at: datetime
+    username: str | None
+    action: str
+    target: str | None
+    ip: str | None
+    detail: dict[str, Any] | None
+
+
+class AuditPublic(BaseModel):
+    data: list[AuditEntryPublic]
+    count: int
