@@ -169,7 +169,7 @@ class ScalarSimulator(FluidSimulator):
     def __init__(self, plan: RunPlan):
         super().__init__(plan)
         self.notify = plan.controller.notification_delay_s
-        self.rng = random.Random(plan.seed)
+        self.rng = random.Random(plan.seed)  # jitter of RTT samples (every loss draw is counter-based)
         self.cap = list(self.capacity_bps)  # goodput bit/s
         self.buf = [r.queue_packets * self.pkt_bits for r in self.resources]
         self.queue = [0.0] * self.n_res
