@@ -12,6 +12,9 @@ resolved here (the worker resolves them) and, for the engines configured in
   (:class:`StrategyNotSupported`);
 * the sweep's parameter path names a field and every value gives a valid
   scenario (:class:`~subflow.errors.ScenarioInvalid`, ``loc ["sweep", ...]``);
+* the scenario sets no field that the engine's declaration (``fields`` of its entry in the
+  capabilities snapshot, :mod:`subflow.fields`) refuses or lacks
+  (:class:`~subflow.fields.FieldNotHonoured`, ``loc`` in the document);
 * no flow of the scenario joins two nodes that no link and no association of
   the run ever connect, not even at different times (:class:`FlowUnreachable`).
   This is a necessary condition only: a flow whose endpoints are connected
@@ -33,6 +36,7 @@ import networkx as nx
 from subflow.agent_api import EngineCapabilities
 from subflow.association import association_timeline
 from subflow.errors import EngineCannotRun, UnknownEngine, Unreachable
+from subflow.fields import check_fields, from_description
 from subflow.scenario import Scenario, load_scenario
 from subflow.strategies import get_strategy
 from subflow.sweeps import SweepSpec, expand
@@ -97,6 +101,20 @@ def check_engine(engine: str, strategies: list[str]) -> None:
             raise StrategyNotSupported(engine, name, i, supported)
 
 
+def check_fields_honoured(engine: str, scenario: Scenario) -> None:
+    """Refuse a scenario field that ``engine`` does not honour, from the engine's declaration in
+    the last capabilities snapshot (nothing known: the agent checks the plan when it arrives).
+
+    Raises
+    ------
+    FieldNotHonoured
+        Naming the field (``loc`` its path in the scenario document).
+    """
+    entry = _engine_entry(agent.snapshot(), engine)
+    if entry is not None and entry.fields is not None:
+        check_fields(scenario, from_description(entry.fields.model_dump()), engine)
+
+
 def check_connectable(scenario: Scenario) -> None:
     """Refuse a flow whose endpoints no link and no association ever join.
 
@@ -139,7 +157,7 @@ def check_request(
 
     Raises
     ------
-    UnknownStrategy, UnknownEngine, StrategyNotSupported, FlowUnreachable
+    UnknownStrategy, UnknownEngine, StrategyNotSupported, FieldNotHonoured, FlowUnreachable
         As described in the module docstring.
     ScenarioInvalid
         The stored document no longer validates (``loc`` in the document), or
@@ -154,5 +172,6 @@ def check_request(
         snapshot.setdefault("run", {})["seed"] = seed
     scenario = load_scenario(snapshot)
     points = expand(scenario.model_dump(mode="json"), sweep, 1)  # validates every point
+    check_fields_honoured(engine, scenario)
     check_connectable(scenario)
     return scenario, len(points) * repetitions

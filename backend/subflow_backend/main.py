@@ -62,6 +62,7 @@ from subflow.errors import (
     UnknownStrategy,
     Unreachable,
 )
+from subflow.fields import FieldNotHonoured
 
 from subflow_backend.api.main import api_router
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
@@ -122,6 +123,7 @@ ERRORS: dict[type[SubflowError], ErrorMapping] = {
     UnknownEngine: ErrorMapping(_422, "unknown_engine", lambda exc, w: ["body", "engine"]),
     EngineCannotRun: ErrorMapping(_422, "engine_cannot_run", lambda exc, w: ["body", "engine"]),
     StrategyNotSupported: ErrorMapping(_422, "engine_cannot_run", _strategy_loc),
+    FieldNotHonoured: ErrorMapping(_422, "engine_cannot_run", lambda exc, w: w.document(*exc.loc)),
     Unreachable: ErrorMapping(_422, "unreachable", _flow_loc),
     ImportFailed: ErrorMapping(_422, "import_failed", lambda exc, w: ["body", "file"]),
     LinkInvalid: ErrorMapping(_422, "link_invalid", lambda exc, w: w.document("links", exc.link, exc.field)),

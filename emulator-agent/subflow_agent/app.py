@@ -131,7 +131,7 @@ def _execute(run: _Run) -> None:
         def progress(p: float) -> None:
             run.progress = p
 
-        run.output = engine.run(run.plan, on_progress=progress, should_stop=should_stop)
+        run.output = engine.run_unchecked(run.plan, on_progress=progress, should_stop=should_stop)
         run.progress = 1.0
         run.status = "succeeded"
     except RunCancelled:
@@ -154,8 +154,7 @@ def create_run(plan: RunPlan, _: Auth) -> RunPublic:
     this host cannot do (the message names the parameter).
     """
     info = get_engine(plan.engine)
-    if info.validate is not None:
-        info.validate(plan)  # EngineCannotRun -> 422 before anything starts
+    info.check(plan)  # EngineCannotRun (a field not honoured, a host limit) -> 422 before anything starts
     run = _Run(plan)
     with _lock:
         _runs[run.id] = run

@@ -1,7 +1,10 @@
 """Engines that execute a :class:`subflow.plan.RunPlan`.
 
 Every engine exposes ``run(plan, on_progress=None, should_stop=None) ->
-EngineOutput`` and a capabilities entry for ``GET /capabilities``.
+EngineOutput``, a capabilities entry for ``GET /capabilities`` and ``FIELDS``, its
+declaration of the scenario fields it honours (:mod:`subflow.fields`). The
+``run`` of an :class:`EngineInfo` refuses a plan whose scenario sets a field the
+engine does not honour (:meth:`EngineInfo.check`), so no field is silently ignored.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from subflow.errors import UnknownEngine
+from subflow.fields import Declaration, check_fields, describe
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 from subflow.strategies import STRATEGIES
@@ -22,20 +26,46 @@ from subflow_engines import fluid, linux, mininet_wifi
 class EngineInfo:
     name: str
     description: str
-    run: Callable[..., EngineOutput]
+    #: the engine's own entry point (unchecked); callers use :meth:`run`
+    run_unchecked: Callable[..., EngineOutput]
+    #: which scenario fields the engine honours (:mod:`subflow.fields`)
+    fields: Declaration
     available: bool = True
     strategies: tuple[str, ...] = ()
     supports: dict[str, Any] = field(default_factory=dict)
-    #: checks a plan before it runs; raises :class:`subflow.errors.EngineCannotRun` naming the parameter
+    #: host-specific checks of a plan before it runs; raise :class:`subflow.errors.EngineCannotRun`
+    #: naming the parameter
     validate: Callable[[RunPlan], Any] | None = None
 
+    def check(self, plan: RunPlan) -> None:
+        """Refuse ``plan`` before anything starts.
+
+        Raises
+        ------
+        EngineCannotRun
+            Naming the scenario field (``links[3].jitter_ms=20``) the engine does not honour
+            (:func:`subflow.fields.check_fields`), or the parameter this host cannot apply.
+        """
+        if plan.scenario is not None:
+            check_fields(plan.scenario, self.fields, self.name)
+        if self.validate is not None:
+            self.validate(plan)
+
+    def run(self, plan: RunPlan, **kwargs: Any) -> EngineOutput:
+        """:meth:`check` the plan, then run it (keyword arguments go to the engine)."""
+        self.check(plan)
+        return self.run_unchecked(plan, **kwargs)
+
     def capabilities(self) -> dict[str, Any]:
+        """The engine's entry of ``GET /capabilities`` (:class:`subflow.agent_api.EngineCapabilities`),
+        its field declaration as ``fields`` (:func:`subflow.fields.describe`)."""
         return {
             "name": self.name,
             "description": self.description,
             "available": self.available,
             "strategies": list(self.strategies),
             "supports": self.supports,
+            "fields": describe(self.fields),
         }
 
 
@@ -44,7 +74,8 @@ ENGINES: dict[str, EngineInfo] = {
         name="fluid",
         description="Embedded flow-level simulator: per-subflow cwnd dynamics, fluid drop-tail "
         "queues, RTO backoff at handover. Runs anywhere, faster than real time.",
-        run=fluid.run,
+        run_unchecked=fluid.run,
+        fields=fluid.FIELDS,
         strategies=tuple(sorted(STRATEGIES)),
         supports={
             "link_parameters": ["bandwidth_mbps", "delay_ms", "loss", "jitter_ms", "queue_packets"],
@@ -67,7 +98,8 @@ def all_engines(refresh: bool = False) -> dict[str, EngineInfo]:
         _probed["linux"] = EngineInfo(
             name="linux",
             description=linux.DESCRIPTION,
-            run=linux.run,
+            run_unchecked=linux.run,
+            fields=linux.FIELDS,
             available=caps.available,
             strategies=linux.supported_strategies(),
             supports=linux.supports(caps),
@@ -76,7 +108,8 @@ def all_engines(refresh: bool = False) -> dict[str, EngineInfo]:
         _probed["mininet-wifi"] = EngineInfo(
             name="mininet-wifi",
             description=mininet_wifi.DESCRIPTION,
-            run=mininet_wifi.run,
+            run_unchecked=mininet_wifi.run,
+            fields=mininet_wifi.FIELDS,
             available=mininet_wifi.available(),
             strategies=tuple(sorted(STRATEGIES)),
             supports=mininet_wifi.supports(),

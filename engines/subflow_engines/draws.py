@@ -26,6 +26,12 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
+#: suffixes of a subflow id naming its other draw streams: random link loss, and the
+#: timeout decisions (loss episode ends in an RTO; a retransmission after an RTO is lost)
+LOSS_STREAM = "|loss"
+TIMEOUT_STREAM = "|timeout"
+
+
 def subflow_key(seed: int, subflow_id: str) -> np.uint64:
     """64-bit key of one subflow in one run (``seed``: the plan's seed)."""
     return np.uint64(int.from_bytes(hashlib.blake2b(f"{seed}|{subflow_id}".encode(), digest_size=8).digest(), "little"))

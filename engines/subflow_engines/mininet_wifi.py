@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from subflow.fields import PLANNED, Honours, Refuses
 from subflow.exports import RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for  # noqa: F401
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput, FlowResult, SubflowResult
@@ -34,6 +35,37 @@ DESCRIPTION = (
     "Mininet-WiFi testbed (mac80211_hwsim stations, OVS access points, TCLink wired links, "
     "iperf3 traffic); runs where Mininet-WiFi is installed, and exports standalone scripts."
 )
+
+_NO_TRANSPORT = "the generated testbed runs the kernel's TCP defaults; only congestion_control is applied"
+
+#: the scenario fields this engine honours (:mod:`subflow.fields`); see :func:`subflow.exports.generate_script`
+FIELDS = {
+    **PLANNED,
+    "AccessPointNode.association_delay_s": Refuses("Mininet-WiFi's own association timing applies"),
+    "ControllerSettings.interval_s": Refuses("the generated testbed has no SDN controller installing rate limits"),
+    "ControllerSettings.notification_delay_s": Refuses("the generated testbed has no SDN controller"),
+    "Link.bandwidth_mbps": Honours("TCLink bw"),
+    "Link.delay_ms": Honours("TCLink delay"),
+    "Link.loss": Honours("TCLink loss"),
+    "Link.jitter_ms": Honours("TCLink jitter (netem)"),
+    "Link.queue_packets": Honours("TCLink max_queue_size"),
+    "AccessPointNode.wireless_bandwidth_mbps": Refuses("the emulated 802.11 PHY sets the air rate"),
+    "AccessPointNode.wireless_delay_ms": Honours("netem delay on the stations' wlan interfaces"),
+    "AccessPointNode.wireless_loss": Honours("netem loss on the stations' wlan interfaces"),
+    "AccessPointNode.queue_packets": Refuses("the emulated 802.11 interfaces keep their own queues"),
+    "AccessPointNode.rate_table": Refuses("the emulated 802.11 PHY sets the air rate"),
+    "RateStep.distance_m": Refuses("the emulated 802.11 PHY sets the air rate"),
+    "RateStep.bandwidth_mbps": Refuses("the emulated 802.11 PHY sets the air rate"),
+    "Flow.rate_mbps": Honours("iperf3 -b"),
+    "Flow.size_bytes": Refuses("the generated script runs iperf3 for the flow's duration (-t), not a byte count"),
+    "TransportSettings.mss_bytes": Refuses(_NO_TRANSPORT),
+    "TransportSettings.initial_cwnd_packets": Refuses(_NO_TRANSPORT),
+    "TransportSettings.min_rto_s": Refuses(_NO_TRANSPORT),
+    "TransportSettings.max_rto_s": Refuses(_NO_TRANSPORT),
+    "TransportSettings.initial_rto_s": Refuses(_NO_TRANSPORT),
+    "TransportSettings.congestion_control": Honours("tcp_congestion_control sysctl (newreno -> reno)"),
+    "TransportSettings.rbuf_bytes": Refuses(_NO_TRANSPORT),
+}
 
 _available: dict[str, Any] | None = None
 

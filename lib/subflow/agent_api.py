@@ -16,6 +16,18 @@ from subflow.results import EngineOutput
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 
 
+class FieldDeclaration(BaseModel):
+    """Which scenario fields an engine honours (:func:`subflow.fields.describe`): every field of the
+    scenario JSON Schema, named ``"<definition>.<property>"`` (``"Link.jitter_ms"``), in exactly one
+    of the three maps. A scenario that sets a refused (or undeclared) field is refused naming it."""
+
+    honours: dict[str, str] = Field(default_factory=dict, description="Field -> how the engine applies it.")
+    describes: dict[str, str] = Field(
+        default_factory=dict, description="Field -> what it names; it changes no figure of a run.")
+    refuses: dict[str, str] = Field(
+        default_factory=dict, description="Field -> why the engine cannot apply it (a run setting it is refused).")
+
+
 class EngineCapabilities(BaseModel):
     """One engine on the agent's host."""
 
@@ -27,6 +39,11 @@ class EngineCapabilities(BaseModel):
         default_factory=dict,
         description="Engine-specific notes: link parameters and mobility models honoured, real time or not, "
         "kernel features found (free-form, for people).",
+    )
+    fields: FieldDeclaration | None = Field(
+        default=None,
+        description="The engine's declaration of the scenario fields it honours (issue 11); null: not known "
+        "(agent unreachable), the agent then checks the plan when it arrives.",
     )
 
 

@@ -54,3 +54,37 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
             else:
                 assert m == pytest.approx(r, rel=0.15), report
     print("\n" + "; ".join(report))
+
+
+# ---------------------------------------------------------------- loss (issue 11): the validation grid, sampled
+# A 4-node chain (3 links) keeps the delay line's per-hop latency small against the RTT; 25 s runs,
+# goodput after 5 s. fluid: mean of seeds 1-3 (the kernel's loss is not seeded). Retried once, as the
+# kernel's figures move with the load of a shared machine.
+def _grid_cells():
+    from subflow.testbeds.grid import chain, wireless_access
+
+    return [
+        ("lossless 20 Mbit/s bottleneck (framing)", "sptcp",
+         chain(0.0, "one", 20.0, bottleneck_mbps=20.0, queue_packets=100, duration_s=25.0, n_nodes=4)),
+        ("newreno, 1 % on one link, RTT 100 ms", "sptcp", chain(0.01, "one", 100.0, duration_s=25.0, n_nodes=4)),
+        ("cubic, 1 % on one link, RTT 100 ms", "sptcp",
+         chain(0.01, "one", 100.0, "cubic", duration_s=25.0, n_nodes=4)),
+        ("newreno, 0.5 % on every link, RTT 100 ms", "sptcp", chain(0.005, "all", 100.0, duration_s=25.0, n_nodes=4)),
+        ("2 % wireless loss on the access point's air", "sptcp", wireless_access(0.02, duration_s=25.0)),
+    ]
+
+
+@pytest.mark.flaky(reruns=1, reruns_delay=2)
+@pytest.mark.parametrize("name, strategy, doc", _grid_cells(), ids=lambda v: v if isinstance(v, str) else "")
+def test_lossy_paths_match_real_tcp(name, strategy, doc, need_linux, no_leftovers):
+    if not need_linux.loss_mechanism or not need_linux.delay_mechanism:
+        pytest.skip("linux engine: no loss or delay mechanism on this host")
+    plan = resolve_plan(doc, strategy, "linux")
+    fluid = []
+    for seed in (1, 2, 3):
+        p = resolve_plan({**doc, "run": {**doc["run"], "seed": seed}}, strategy, "linux")
+        fluid.append(_mean_in(fluid_run(p).flows[0], 5.0, 25.0))
+    m = sum(fluid) / len(fluid)
+    r = _mean_in(linux.run(plan).flows[0], 5.0, 25.0)
+    print(f"\n{name}: linux {r:.2f} fluid {m:.2f} Mbit/s ({m / r:.2f})")
+    assert 0.85 <= m / r <= 1.15, f"{name}: linux {r:.2f} fluid {m:.2f} Mbit/s"

@@ -201,3 +201,25 @@ def test_the_event_stream_ends_at_a_final_state(api, naval_direct):
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     messages = [json.loads(line[len("data: "):]) for line in r.text.splitlines() if line.startswith("data: ")]
     assert messages == [{"status": "cancelled", "progress": 0.0, "error": "cancelled by the user"}]
+
+
+def test_a_field_the_engine_does_not_honour_is_422_at_the_field(api, naval_direct, monkeypatch):
+    """Issue 11: the engine's declaration (``fields`` of its capabilities entry) refuses a scenario
+    field before the comparison is stored; ``loc`` is the field in the stored scenario."""
+    from subflow.fields import describe
+    from subflow_backend import agent
+    from subflow_backend.schemas import EnginesPublic
+    from subflow_engines import linux
+
+    doc = copy.deepcopy(CAPABILITIES)
+    next(e for e in doc["engines"] if e["name"] == "linux")["fields"] = describe(linux.FIELDS)
+    caps = EnginesPublic.model_validate(doc)
+    monkeypatch.setattr(agent, "snapshot", lambda: caps)
+    monkeypatch.setattr(agent, "capabilities", lambda refresh=False: caps)
+    naval_direct["nodes"][2]["rate_table"] = [{"distance_m": 100, "bandwidth_mbps": 10}]
+    sid = _create(api, naval_direct)
+    r = api.post(f"/api/scenarios/{sid}/comparisons", json={"engine": "linux"})
+    assert _loc(r) == ["scenario", "nodes", 2, "rate_table"]
+    assert r.json()["detail"][0]["type"] == "engine_cannot_run"
+    assert r.json()["detail"][0]["msg"].startswith("nodes[2].rate_table=")
+    assert api.get(f"/api/scenarios/{sid}/comparisons").json()["count"] == 0

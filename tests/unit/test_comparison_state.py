@@ -201,6 +201,30 @@ def test_crud_refuses_bad_requests_before_storing(sessions, naval_direct, fake_a
         assert crud.list_comparisons(s, scenario.id)[1] == 1
 
 
+def test_crud_refuses_a_field_the_engine_does_not_honour_naming_it(sessions, naval_direct, fake_agent, monkeypatch):
+    """The engine's field declaration (``fields`` of its capabilities entry) refuses a field before
+    anything is stored; the error's loc is the field's path in the scenario."""
+    from subflow.agent_api import FieldDeclaration
+    from subflow.fields import FieldNotHonoured, describe
+    from subflow_backend import agent
+    from subflow_engines import linux
+
+    caps = agent.snapshot().model_copy(deep=True)
+    next(e for e in caps.engines if e.name == "linux").fields = FieldDeclaration(**describe(linux.FIELDS))
+    monkeypatch.setattr(agent, "snapshot", lambda: caps)
+    monkeypatch.setattr(agent, "capabilities", lambda refresh=False: caps)
+    naval_direct["nodes"][2]["rate_table"] = [{"distance_m": 100, "bandwidth_mbps": 10}]
+    with sessions() as s:
+        scenario = _scenario(s, naval_direct)
+        with pytest.raises(FieldNotHonoured) as exc:
+            crud.create_comparison(s, scenario, _body(engine="linux"))
+        assert exc.value.loc == ["nodes", 2, "rate_table"]
+        assert str(exc.value).startswith("nodes[2].rate_table=")
+        assert "not supported by the linux engine" in str(exc.value)
+        assert crud.create_comparison(s, scenario, _body(engine="fluid")).engine == "fluid"  # fluid honours it
+        assert crud.list_comparisons(s, scenario.id)[1] == 1
+
+
 def test_crud_refuses_a_flow_that_nothing_ever_connects(sessions, naval_direct, fake_agent):
     naval_direct["nodes"].append({"id": "island", "kind": "host", "position": {"x_m": 0, "y_m": 5000}})
     naval_direct["flows"].append({"id": "f3", "src": "sta1", "dst": "island", "rate_mbps": 1})

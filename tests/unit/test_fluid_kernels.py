@@ -9,6 +9,7 @@ import pytest
 from subflow.resolve import resolve_plan
 from subflow_engines.fluid import VECTOR_MIN_SUBFLOWS, run
 from subflow_engines.fluid import vectorised as fluid_vec
+from subflow_engines.fluid.common import timeout_probability
 
 from tests.conftest import load_example
 
@@ -102,3 +103,26 @@ def test_kernels_agree_on_finite_transfers():
     _same(a, b)
     assert [f.completion_s for f in a.flows] == [f.completion_s for f in b.flows]
     assert any(f.completion_s is not None for f in a.flows)
+
+
+@pytest.mark.parametrize("loss, spread", [(0.01, "one"), (0.005, "all"), (0.05, "one")])
+def test_kernels_agree_on_lossy_paths_with_timeouts(loss, spread):
+    """Random link loss, fast recovery and the timeout decisions are counter-based draws in
+    both kernels: a lossy single-path plan gives the same numbers and the same RTO events."""
+    from subflow.testbeds.grid import chain
+
+    plan = resolve_plan(chain(loss, spread, 36.0, duration_s=30.0), "sptcp")
+    a, b = run(plan, kernel="scalar"), run(plan, kernel="vector")
+    _same(a, b)
+    assert any(e.kind == "rto" for e in a.events)  # the timeouts are exercised
+    assert a.flows[0].subflows[0].retransmissions == b.flows[0].subflows[0].retransmissions
+
+
+def test_timeout_probability_is_padhye_eq_24():
+    from subflow.throughput_models import _padhye_q
+
+    for p in (0.001, 0.01, 0.05, 0.2):
+        for w in (4.0, 7.5, 20.0, 100.0):
+            assert timeout_probability(p, w) == pytest.approx(_padhye_q(p, w), rel=1e-12)
+    assert timeout_probability(0.01, 3.0) == 1.0 and timeout_probability(0.0, 10.0) == 0.0
+

@@ -9,6 +9,8 @@ are fluid drop-tail queues shared by all subflows crossing them.
 Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
 ``A`` the sum of arrival rates)::
 
+    C_l     = rate_l · MSS/(MSS + 66)                (goodput share of a frame: IPv4, TCP,
+                                                      timestamps, Ethernet; common.goodput_fraction)
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
     q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
     slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1)
@@ -19,6 +21,12 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     loss event        detected one RTT after the drop (duplicate ACKs, RFC 5681 §3.2), then
                       ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
                       (NewReno); a second loss in the same window ends in an RTO for Reno
+    fast recovery     one RTT without window growth after the reduction (SACK/PRR recovery,
+                      RFC 6675, RFC 6937; NewReno partial ACKs, RFC 6582)
+    timeout           a random-loss episode at window w ends in an RTO with probability
+                      Q̂(p, w) (Padhye et al. 1998, Eq. 24: too few duplicate ACKs return;
+                      1 for w ≤ 3; common.timeout_probability); each retransmission after an
+                      RTO is lost with the path's loss p, doubling the RTO again (RFC 6298 §5.5)
     RTO               RFC 6298 §2: SRTT, RTTVAR (α=1/8, β=1/4), RTO = SRTT + max(G, 4·RTTVAR),
                       clamped to [min_rto_s, max_rto_s], doubled per expiry (§5.5)
     after RTO         cwnd = 1 (loss window, RFC 5681 §3.1), slow start again
@@ -26,7 +34,7 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
                       the buffer for the slowest: head-of-line blocking; Raiciu et al.,
                       NSDI 2012, §4.2; Iyengar et al. 2007 for SCTP CMT)
 
-Loss events come from random link loss (Bernoulli per packet, seeded) and
+Loss events come from random link loss (Bernoulli per packet, counter-based draws) and
 from queue overflow: a subflow whose fluid lost ``m`` packets' worth at full
 queues in a step (sent packets × drop fraction) sees a loss event with
 probability ``1 − exp(−m)`` — drop-tail discards whichever packets arrive at a
@@ -35,8 +43,8 @@ the drop (duplicate ACKs), so an overflow episode lasts about a round trip
 and, with few flows, usually hits all of them (synchronised losses), with many
 flows only some (Appenzeller, Keslassy, McKeown, "Sizing router buffers",
 SIGCOMM 2004, §3). That randomness is what lets greedy subflows split a
-saturated link unevenly. Draws are counter-based
-(:mod:`subflow_engines.draws`), identical in both kernels.
+saturated link unevenly. Draws (random loss, overflow, timeout decisions) are
+counter-based (:mod:`subflow_engines.draws`), identical in both kernels.
 
 Single-path connections (TCP, SCTP failover, mSCTP) have one active
 subflow. When its path is cut or moves, the strategy's *handover* scheme
@@ -64,11 +72,16 @@ Multipath connections (MPTCP, SCTP CMT) schedule their demand with LowRTT
 others running. Coupling ``lia`` applies RFC 6356; ``uncoupled`` runs one
 NewReno per path (CMT's per-destination congestion control).
 
-Deterministic for a given ``seed``. Simplifications: ACKs are not queued,
-per-hop departures are shared in proportion to arrivals.
+Jitter (``Link.jitter_ms``) makes each RTT sample vary uniformly by ± the path's jitter,
+which feeds SRTT, RTTVAR and the RTO (RFC 6298); plans with jitter run on the scalar kernel.
 
-Modules: :mod:`.common` (time grid, set-up, events, step loop and output shared by both
-kernels), :mod:`.scalar` (every feature, Python objects), :mod:`.vectorised` (arrays,
+Deterministic for a given ``seed``. Simplifications: ACKs are not queued,
+per-hop departures are shared in proportion to arrivals, and a hop receives a
+subflow's rate times the pass fractions of the hops before it in the previous
+step (tandem queues: only the first bottleneck of a path queues).
+
+Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
+step loop and output shared by both kernels), :mod:`.scalar` (every feature, Python objects), :mod:`.vectorised` (arrays,
 per-step dynamics numba-compiled; the default for every plan it supports).
 """
 
@@ -77,18 +90,58 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from subflow.errors import RunCancelled
+from subflow.fields import PLANNED, Honours
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
 from subflow_engines.fluid import vectorised
-from subflow_engines.fluid.common import CLOCK_GRANULARITY_S, MAX_CWND_PACKETS, NAME, FluidSimulator
+from subflow_engines.fluid.common import (
+    CLOCK_GRANULARITY_S,
+    FRAME_OVERHEAD_BYTES,
+    MAX_CWND_PACKETS,
+    NAME,
+    FluidSimulator,
+    goodput_fraction,
+    timeout_probability,
+)
 from subflow_engines.fluid.scalar import ScalarSimulator
 from subflow_engines.fluid.vectorised import VectorSimulator
 
 __all__ = [
-    "CLOCK_GRANULARITY_S", "MAX_CWND_PACKETS", "NAME", "VECTOR_MIN_SUBFLOWS", "FluidSimulator",
-    "RunCancelled", "ScalarSimulator", "VectorSimulator", "run", "simulator",
+    "CLOCK_GRANULARITY_S", "FIELDS", "FRAME_OVERHEAD_BYTES", "MAX_CWND_PACKETS", "NAME", "VECTOR_MIN_SUBFLOWS",
+    "FluidSimulator", "RunCancelled", "ScalarSimulator", "VectorSimulator", "goodput_fraction", "run",
+    "simulator", "timeout_probability",
 ]
+
+#: the scenario fields this engine honours (:mod:`subflow.fields`); the rest come resolved in the plan
+FIELDS = {
+    **PLANNED,
+    "Link.bandwidth_mbps": Honours("capacity of each direction (fluid drop-tail queue)"),
+    "Link.delay_ms": Honours("propagation delay of each direction, in every RTT"),
+    "Link.loss": Honours("random loss of data packets in each direction crossed (seeded)"),
+    "Link.jitter_ms": Honours(
+        "delay variation: each RTT sample varies uniformly by ±the path's jitter, feeding SRTT, RTTVAR "
+        "and the RTO (RFC 6298); packet order is kept, as the linux engine's delay line keeps it "
+        "(plans with jitter run on the scalar kernel)"),
+    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS"),
+    "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
+    "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),
+    "AccessPointNode.wireless_loss": Honours("random loss of packets crossing the air"),
+    "AccessPointNode.queue_packets": Honours("drop-tail queue of the air, packets"),
+    "AccessPointNode.rate_table": Honours("air capacity changes with the stations' distance (plan)"),
+    "RateStep.distance_m": Honours("air capacity changes with the stations' distance (plan)"),
+    "RateStep.bandwidth_mbps": Honours("air capacity changes with the stations' distance (plan)"),
+    "Flow.rate_mbps": Honours("application demand caps the sending rate"),
+    "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
+    "TransportSettings.mss_bytes": Honours("packet size of windows, queues and losses"),
+    "TransportSettings.initial_cwnd_packets": Honours("initial window (RFC 6928)"),
+    "TransportSettings.min_rto_s": Honours("RTO floor (RFC 6298 §2.4)"),
+    "TransportSettings.max_rto_s": Honours("RTO ceiling of the backoff (RFC 6298 §5.5)"),
+    "TransportSettings.initial_rto_s": Honours("RTO before the first RTT sample (RFC 6298 §2.1)"),
+    "TransportSettings.congestion_control": Honours("reno, newreno (RFC 5681/6582), cubic (RFC 9438)"),
+    "TransportSettings.rbuf_bytes": Honours("shared receive buffer: head-of-line blocking across subflows"),
+    "ControllerSettings.notification_delay_s": Honours("delay before the SDN controller acts (ZWA, spurious)"),
+}
 
 #: plans with at least this many subflows run on the vectorised kernel when it supports them
 #: (its per-step dynamics are compiled, so it is the faster one at every size)

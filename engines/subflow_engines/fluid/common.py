@@ -1,5 +1,7 @@
-"""What the fluid engine's two kernels share: constants, the time grid, set-up of the
-plan's resources, events, progress and cancellation, and the output document.
+"""What the fluid engine's two kernels share: constants, the framing overhead
+(:func:`goodput_fraction`), the timeout probability of a loss episode
+(:func:`timeout_probability`), the time grid, set-up of the plan's resources, events,
+progress and cancellation, and the output document.
 
 :class:`FluidSimulator` is the base of :class:`~subflow_engines.fluid.scalar.ScalarSimulator`
 and :class:`~subflow_engines.fluid.vectorised.VectorSimulator`; each kernel keeps its own
@@ -13,6 +15,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from subflow._kernels import njit
 from subflow.errors import RunCancelled
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow.results import EngineOutput, FlowResult, SubflowResult
@@ -20,8 +23,48 @@ from subflow.results import EngineOutput, FlowResult, SubflowResult
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
 MAX_CWND_PACKETS = 1e5
+#: bytes a full-sized segment carries besides its payload, as a shaper counts them: IPv4 (20)
+#: + TCP (20) + timestamp option (12, RFC 7323 §3) + Ethernet header (14); the linux engine's
+#: MTU is MSS + 52 and HTB sees 1514-byte frames for a 1448-byte MSS
+FRAME_OVERHEAD_BYTES = 66
 #: how many times in a run the simulator reports progress and polls ``should_stop`` (about)
 PROGRESS_REPORTS = 50
+
+
+def goodput_fraction(mss_bytes: float) -> float:
+    """Payload share of a full-sized frame: a link (or a controller's rate limit) of rate R
+    carries at most R·MSS/(MSS + 66) of TCP goodput, which is what iperf3 reports over an
+    HTB class of rate R (1448/1514 ≈ 0.956). ``mss_bytes`` in bytes; returns a fraction in (0, 1)."""
+    return mss_bytes / (mss_bytes + FRAME_OVERHEAD_BYTES)
+
+
+@njit(cache=True)
+def timeout_probability(p, w):
+    """Probability that a loss episode in a window of ``w`` packets ends in a retransmission
+    timeout rather than fast recovery, for packet loss probability ``p``: Padhye et al.,
+    "Modeling TCP throughput", SIGCOMM 1998, Eq. 24,
+    Q̂(p, w) = min(1, (1 − (1−p)³)(1 + (1−p)³(1 − (1−p)^(w−3))) / (1 − (1−p)^w)); 1 for w ≤ 3
+    (too few packets after the lost one to return three duplicate ACKs).
+
+    Compiled (numba) and called by both kernels, by the vectorised one from its compiled
+    ``_step``: numba's cache does not notice edits here, so after changing it delete
+    ``engines/subflow_engines/fluid/__pycache__/*.nbi`` (or touch ``vectorised.py``)."""
+    if p <= 0.0:
+        return 0.0
+    if w <= 3.0:
+        return 1.0
+    s = 1.0 - p
+    den = 1.0 - s ** w
+    if den <= 0.0:
+        return 1.0
+    q = (1.0 - s ** 3) * (1.0 + s ** 3 * (1.0 - s ** (w - 3.0))) / den
+    return q if q < 1.0 else 1.0
+
+
+def rate_limit_bps(sp: SubflowPath, wire: float) -> float:
+    """A subflow path's controller rate limit as goodput, bit/s (``wire``: :func:`goodput_fraction`);
+    infinite when it has none."""
+    return math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6 * wire
 
 
 @dataclass(frozen=True)
@@ -99,8 +142,13 @@ class FluidSimulator:
         self.resources = plan.resources
         self.index = {r.id: i for i, r in enumerate(plan.resources)}
         self.n_res = len(plan.resources)
-        #: capacity changes (t_s, resource index, capacity in bit/s), in time order
-        self.changes = [(c.t_s, self.index[c.resource], c.capacity_mbps * 1e6) for c in plan.capacity_changes]
+        #: goodput share of a link's rate (framing overhead): capacities and rate limits are goodput bit/s
+        self.wire = wire = goodput_fraction(tr.mss_bytes)
+        #: every resource's goodput capacity at the start, bit/s
+        self.capacity_bps = [r.capacity_mbps * 1e6 * wire for r in plan.resources]
+        #: capacity changes (t_s, resource index, goodput capacity in bit/s), in time order
+        self.changes = [(c.t_s, self.index[c.resource], c.capacity_mbps * 1e6 * wire)
+                        for c in plan.capacity_changes]
         self.next_change = 0
         self.events: list[dict] = []
 

@@ -19,7 +19,10 @@ from subflow_engines.fluid.common import (
     Clock,
     FluidSimulator,
     SubflowRecord,
+    goodput_fraction,
+    rate_limit_bps,
     throughput_mbps,
+    timeout_probability,
 )
 
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
@@ -33,12 +36,16 @@ class _Sub:
         "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
         "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
-        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev",
+        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire",
+        "loss_key", "timeout_key", "recover_end", "arr_last",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
         self.id = sp.id
         self.key = draws.subflow_key(plan.seed, sp.id)
+        self.loss_key = draws.subflow_key(plan.seed, sp.id + draws.LOSS_STREAM)
+        self.timeout_key = draws.subflow_key(plan.seed, sp.id + draws.TIMEOUT_STREAM)
+        self.wire = goodput_fraction(plan.transport.mss_bytes)
         self.bits = [0.0] * n_bins
         self.cwnd_samples = [0.0] * n_bins
         self.retransmissions = 0
@@ -54,7 +61,7 @@ class _Sub:
         for i in self.res:
             keep *= 1.0 - resources[i].loss
         self.loss_keep = keep
-        self.limit = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6
+        self.limit = rate_limit_bps(sp, self.wire)
 
     def reset(self, plan: RunPlan, t: float) -> None:
         tr = plan.transport
@@ -68,6 +75,8 @@ class _Sub:
         self.next_rto_t = math.inf
         self.next_sample_t = 0.0
         self.last_reduction_t = -math.inf
+        self.recover_end = -math.inf  # fast recovery: no window growth until then, s
+        self.arr_last = 0.0  # rate reaching the path's last hop in this step, bit/s
         self.loss_at = math.inf  # when the pending loss is detected (duplicate ACKs), s
         self.drops_pending = 0
         self.rtt = self.base_rtt
@@ -160,8 +169,8 @@ class ScalarSimulator(FluidSimulator):
     def __init__(self, plan: RunPlan):
         super().__init__(plan)
         self.notify = plan.controller.notification_delay_s
-        self.rng = random.Random(plan.seed)
-        self.cap = [r.capacity_mbps * 1e6 for r in self.resources]
+        self.rng = random.Random(plan.seed)  # jitter of RTT samples (every loss draw is counter-based)
+        self.cap = list(self.capacity_bps)  # goodput bit/s
         self.buf = [r.queue_packets * self.pkt_bits for r in self.resources]
         self.queue = [0.0] * self.n_res
         self.arrivals = [0.0] * self.n_res
@@ -310,9 +319,10 @@ class ScalarSimulator(FluidSimulator):
                 sub.set_path(sp, self.index, self.resources)  # same path, maybe a new rate limit
 
     # ------------------------------------------------------------------ timers
-    def fire_timers(self, conn: _Conn, sub: _Sub, t: float, has_path: bool) -> None:
-        """A stalled or frozen subflow at ``t``: zero-window resume, spurious-timeout recovery
-        or retransmission timeout (resumes if the subflow has a path, else backs off)."""
+    def fire_timers(self, conn: _Conn, sub: _Sub, step: int, t: float, has_path: bool) -> None:
+        """A stalled or frozen subflow at ``t`` (step ``step``): zero-window resume, spurious-timeout
+        recovery or retransmission timeout (resumes if the subflow has a path and the retransmission
+        gets through, else backs off, RFC 6298 §5.5)."""
         tr, emit, fp = self.transport, self.emit, conn.plan
         if sub.phase == "frozen":
             if t >= sub.resume_t:
@@ -334,6 +344,12 @@ class ScalarSimulator(FluidSimulator):
             return
         if t >= sub.next_rto_t:
             sub.retransmissions += 1
+            if has_path and draws.uniform(sub.timeout_key, step) < 1.0 - sub.loss_keep:
+                # the retransmission is lost on the path too: back off again (RFC 6298 §5.5)
+                emit(t, "rto", fp, sub.id, rto_s=round(sub.rto, 4), resumed=False)
+                sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
+                sub.next_rto_t = t + sub.rto
+                return
             if has_path and fp.handover != "spurious" or (has_path and sub.saved_cwnd <= 0):
                 emit(t, "rto", fp, sub.id, rto_s=round(sub.rto, 4), resumed=True,
                      idle_s=round(t - sub.cut_t, 6) if sub.cut_t < math.inf else None)
@@ -342,6 +358,7 @@ class ScalarSimulator(FluidSimulator):
                 sub.last_reduction_t = t
                 sub.next_sample_t = t
                 sub.saved_cwnd = 0.0
+                sub.cut_t = math.inf  # the cut is over: later (loss) timeouts report no idle period
             else:
                 emit(t, "rto", fp, sub.id, rto_s=round(sub.rto, 4), resumed=False)
                 sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
@@ -349,7 +366,7 @@ class ScalarSimulator(FluidSimulator):
 
     # ------------------------------------------------------------------ one step
     def step(self, step: int, t: float, b: int) -> None:
-        self.schedule(t)
+        self.schedule(step, t)
         self.serve_queues()
         for conn in self.conns:
             fp = conn.plan
@@ -357,10 +374,11 @@ class ScalarSimulator(FluidSimulator):
                 continue
             self.update_windows(conn, step, t, b)
 
-    def schedule(self, t: float) -> None:
-        """Segment changes and timers due at ``t``, then every subflow's sending rate ``x``
-        (bit/s; LowRTT order for multipath) and the arrivals at every resource."""
-        arrivals, queue, cap = self.arrivals, self.queue, self.cap
+    def schedule(self, step: int, t: float) -> None:
+        """Segment changes and timers due at ``t`` (step ``step``), then every subflow's sending
+        rate ``x`` (bit/s; LowRTT order for multipath) and the arrivals at every resource: a hop
+        receives what the hops before it let through in the previous step (tandem queues)."""
+        arrivals, queue, cap, pass_frac = self.arrivals, self.queue, self.cap, self.pass_frac
         rbuf_bits, pkt_bits, dt = self.rbuf_bits, self.pkt_bits, self.clock.dt_s
         arrivals[:] = self.no_arrivals
         for conn in self.conns:
@@ -384,7 +402,7 @@ class ScalarSimulator(FluidSimulator):
                     sub.next_sample_t = t
                 if sub.phase in ("stalled", "frozen"):
                     has_path = current is not None and any(sp.id == sub.id for sp in current.subflows)
-                    self.fire_timers(conn, sub, t, has_path)
+                    self.fire_timers(conn, sub, step, t, has_path)
                 if sub.phase == "open":
                     qdelay = 0.0
                     for i in sub.res:
@@ -417,8 +435,13 @@ class ScalarSimulator(FluidSimulator):
                 sub.x = x
                 sub.limited = x >= 0.98 * w and w < sub.limit
                 remaining -= x
+                # tandem queues: a hop receives what the hops before it let through (their
+                # pass fractions of the previous step), so only the first bottleneck queues
+                sub.arr_last = x
                 for i in sub.res:
                     arrivals[i] += x
+                    sub.arr_last = x
+                    x *= pass_frac[i]
 
     def serve_queues(self) -> None:
         """Fluid drop-tail queues: new backlog, the fraction of arrivals that passes and the
@@ -453,7 +476,7 @@ class ScalarSimulator(FluidSimulator):
         open_subs = [s for s in conn.subs.values() if s.phase == "open"]
         if not open_subs:
             return
-        tr, cc, rng = self.transport, self.cc, self.rng
+        tr, cc, rng, timeout_p = self.transport, self.cc, self.rng, timeout_probability
         pass_frac, drop_frac = self.pass_frac, self.drop_frac
         dt, pkt_bits = self.clock.dt_s, self.pkt_bits
         coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
@@ -474,19 +497,21 @@ class ScalarSimulator(FluidSimulator):
             x = sub.x
             if x <= 0:
                 continue
+            # what the last hop lets through of what reached it (tandem queues)
             through = sub.loss_keep
+            if sub.res:
+                through *= sub.arr_last / x * pass_frac[sub.res[-1]]
             dropped = 0.0
             for i in sub.res:
-                through *= pass_frac[i]
                 dropped += drop_frac[i]
             got = x * dt * through
             sub.bits[b] += got
             delivered_bits += got
             sent_pkts = x * dt / pkt_bits
-            # loss events: random loss (seeded Bernoulli) and queue overflow
+            # loss events: random loss (Bernoulli per packet, counter-based draws) and queue overflow
             lost = False
             p_rand = 1.0 - sub.loss_keep
-            if p_rand > 0 and rng.random() < 1.0 - math.exp(-sent_pkts * p_rand):
+            if p_rand > 0 and draws.uniform(sub.loss_key, step) < -math.expm1(-sent_pkts * p_rand):
                 lost = True
             if dropped > 0 and draws.uniform(sub.key, step) < -math.expm1(-sent_pkts * min(1.0, dropped)):
                 lost = True
@@ -506,6 +531,7 @@ class ScalarSimulator(FluidSimulator):
                 if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
                     sub.l_prev, sub.l_cur = sub.l_cur, 0.0
                     sub.window_losses = drops
+                    w_lost = sub.cwnd
                     if cubic:
                         # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
                         w = sub.cwnd
@@ -517,6 +543,17 @@ class ScalarSimulator(FluidSimulator):
                         sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
                         sub.cwnd = sub.ssthresh
                     sub.last_reduction_t = t
+                    # fast recovery (SACK/PRR, RFC 6675/6937) lasts a round trip: the window
+                    # does not grow until the retransmission is acknowledged
+                    sub.recover_end = t + (sub.srtt or rtt_now)
+                    if p_rand > 0 and draws.uniform(sub.timeout_key, step) < timeout_p(p_rand, w_lost):
+                        # too few duplicate ACKs come back: the retransmission timer ends the
+                        # episode (Padhye et al. 1998, Eq. 24), then a loss window of 1 packet
+                        sub.phase = "stalled"
+                        sub.x = 0.0
+                        sub.saved_cwnd = 0.0
+                        sub.next_rto_t = t + sub.rto
+                        continue
                 elif reno:
                     sub.window_losses += drops
                 if reno and sub.window_losses >= 2:
@@ -530,7 +567,7 @@ class ScalarSimulator(FluidSimulator):
                     continue
             elif not lost:
                 sub.l_cur += sent_pkts
-            if not react and sub.limited:
+            if not react and sub.limited and t >= sub.recover_end:
                 acked = sent_pkts
                 if sub.cwnd < sub.ssthresh:
                     # one doubling per round trip (acked/cwnd = dt/RTT), RFC 5681 §3.1

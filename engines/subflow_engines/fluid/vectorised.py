@@ -5,8 +5,10 @@ over arrays of all subflows, with the path incidence kept as (subflow, resource)
 pairs in CSR form (``M[i, l] = 1`` when subflow i crosses resource l):
 
     RTT   = base_RTT + M·(q / C)
-    A     = Mᵀ·x
-    pass  = exp(M·log(departed / arrived)),  dropped = M·drop_fraction
+    A_l   = Σ_i M[i, l]·x_i·Π_(hops k of i before l) pass_k   (tandem queues: pass
+            fractions of the previous step)
+    pass_l = departed_l / arrived_l,  dropped = M·drop_fraction
+    goodput_i = (arrival at i's last hop)·pass_last·(1 − p_i)
 
 The continuous part of each step (rates, LowRTT scheduling, queues, losses,
 window growth, RTT estimation) is one numba-compiled function, :func:`_step`,
@@ -14,14 +16,12 @@ looping over subflows and path incidences; discrete events (segment changes,
 handshakes, retransmission timers, flow start/stop/completion) are handled in
 Python for the few subflows they concern. :func:`supports` says which plans
 this kernel takes: single-path flows with the ``bare`` handover, MPTCP (LIA)
-and CMT (uncoupled) multipath, NewReno congestion control. The fluid engine
+and CMT (uncoupled) multipath, NewReno congestion control, no jitter. The fluid engine
 dispatches to it whenever it supports a plan and runs everything else
 on the scalar kernel; tests pin both to the same results on plans both accept.
 
-Random link-loss draws come from ``numpy.random.default_rng(seed)``, so runs
-with lossy links are deterministic for a seed but not draw-for-draw identical
-to the scalar kernel; queue-overflow draws are counter-based
-(:mod:`subflow_engines.draws`) and identical in both.
+Every draw (random link loss, queue overflow, the timeout decisions) is
+counter-based (:mod:`subflow_engines.draws`) and identical in both kernels.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ from subflow_engines.fluid.common import (
     Clock,
     FluidSimulator,
     SubflowRecord,
+    rate_limit_bps,
+    timeout_probability,
 )
 
 # phases
@@ -49,6 +51,8 @@ DEAD, HANDSHAKE, OPEN, STALLED = 0, 1, 2, 3
 def supports(plan: RunPlan) -> bool:
     """True if this kernel implements every feature ``plan`` uses."""
     if plan.transport.congestion_control != "newreno":
+        return False
+    if any(r.jitter_ms > 0 for r in plan.resources):  # RTT-sample variance: scalar kernel
         return False
     for fp in plan.flows:
         if not fp.multipath and fp.handover != "bare":
@@ -74,10 +78,9 @@ class VectorSimulator(FluidSimulator):
             raise ValueError("plan uses features the vectorised kernel does not implement")
         super().__init__(plan)
         tr = self.transport
-        self.rng = np.random.default_rng(plan.seed)
         resources = self.resources
         n_res = self.n_res
-        self.cap = np.array([r.capacity_mbps * 1e6 for r in resources])
+        self.cap = np.array(self.capacity_bps)  # goodput bit/s
         self.buf = np.array([r.queue_packets * self.pkt_bits for r in resources])
         self.delay_s = np.array([r.delay_ms * 1e-3 for r in resources])
         self.log_keep = np.array([math.log1p(-r.loss) for r in resources])
@@ -105,6 +108,7 @@ class VectorSimulator(FluidSimulator):
         self.next_rto_t = np.full(S, np.inf)
         self.next_sample_t = np.zeros(S)
         self.last_red = np.full(S, -np.inf)
+        self.recover_end = np.full(S, -np.inf)  # fast recovery: no window growth until then, s
         self.loss_at = np.full(S, np.inf)  # when a pending drop is detected (one RTT after it), s
         self.limit = np.full(S, np.inf)
         self.base_rtt = np.full(S, 1e-4)
@@ -131,7 +135,8 @@ class VectorSimulator(FluidSimulator):
         # the loop works on the resources that current paths use ("u" arrays, local indices)
         self.used = np.zeros(0, dtype=np.int64)
         self.inc_local = np.zeros(0, dtype=np.int64)
-        self.cap_u = self.capdt_u = self.buf_u = self.queue_u = np.zeros(0)
+        self.cap_u = self.capdt_u = self.buf_u = self.queue_u = self.pass_u = np.zeros(0)
+        self.pass_g = np.ones(n_res)  # pass fraction of each resource in the last step it was used
 
         self.flow_times = np.concatenate((self.start_s, self.stop_s))
         self.state_dirty = True
@@ -141,10 +146,8 @@ class VectorSimulator(FluidSimulator):
         self.next_any_boundary = min(self.next_boundary, default=math.inf)
         self.any_multipath = bool(self.multipath.any())
         self.any_finite = bool(np.isfinite(self.remaining_bits).any())
-        self.any_random_loss = bool((self.log_keep < 0).any())
         self.conn_ptr = np.searchsorted(self.conn_of, np.arange(n_conn + 1)).astype(np.int64)
         self.got = np.zeros(S)
-        self.no_draws = np.zeros(0)
 
     def _set_up_slots(self) -> None:
         """One slot per (connection, subflow id) of the plan, grouped by connection."""
@@ -162,6 +165,10 @@ class VectorSimulator(FluidSimulator):
                         self.slot_id.append(sp.id)
         self.n_slots = S = len(self.slot_id)
         self.draw_keys = np.array([draws.subflow_key(plan.seed, sid) for sid in self.slot_id], dtype=np.uint64)
+        self.loss_keys = np.array([draws.subflow_key(plan.seed, sid + draws.LOSS_STREAM) for sid in self.slot_id],
+                                  dtype=np.uint64)
+        self.timeout_keys = np.array(
+            [draws.subflow_key(plan.seed, sid + draws.TIMEOUT_STREAM) for sid in self.slot_id], dtype=np.uint64)
         self.conn_of = np.array(slot_conn, dtype=np.int64) if S else np.zeros(0, dtype=np.int64)
 
     def path_rtt_s(self, sp: SubflowPath) -> float:
@@ -185,7 +192,7 @@ class VectorSimulator(FluidSimulator):
         res = self.res_lists[slot] = [self.index[r] for r in sp.resources]
         self.base_rtt[slot] = max(1e-4, 2 * float(self.delay_s[res].sum()))
         self.path_log_keep[slot] = float(self.log_keep[res].sum())
-        self.limit[slot] = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6
+        self.limit[slot] = rate_limit_bps(sp, self.wire)
         self.has_path[slot] = True
         self.matrix_dirty = True
 
@@ -202,6 +209,7 @@ class VectorSimulator(FluidSimulator):
         self.next_rto_t[slot] = np.inf
         self.next_sample_t[slot] = 0.0
         self.last_red[slot] = -np.inf
+        self.recover_end[slot] = -np.inf
         self.loss_at[slot] = np.inf
 
     def new_slot(self, c: int, slot: int, sp: SubflowPath, t: float) -> None:
@@ -300,17 +308,20 @@ class VectorSimulator(FluidSimulator):
         self.inc_cols = np.array([r for i in with_path for r in res_lists[i]], dtype=np.int64)
         self.path_rows = np.array(with_path, dtype=np.int64)
         self.row_ptr = np.cumsum([0] + [len(res_lists[i]) for i in with_path[:-1]]).astype(np.int64)
+        self.pass_g[self.used] = self.pass_u
         self.queue[self.used] = self.queue_u  # keep the queues of resources that leave the working set,
         self.queue_t[self.used] = t  # and drain them at their capacity while no path uses them
         used, inc_local = np.unique(self.inc_cols, return_inverse=True)
         self.used, self.inc_local = used, inc_local.astype(np.int64)
         self.cap_u, self.capdt_u, self.buf_u = self.cap[used], self.cap_dt[used], self.buf[used]
         self.queue_u = np.maximum(0.0, self.queue[used] - self.cap_u * (t - self.queue_t[used]))
+        self.pass_u = self.pass_g[used].copy()
         self.matrix_dirty = False
 
     # ------------------------------------------------------------------ timers
-    def refresh_state(self, t: float) -> tuple[np.ndarray, float]:
-        """Handshakes that complete, timers that fire, flows that start or stop at ``t``;
+    def refresh_state(self, step: int, t: float) -> tuple[np.ndarray, float]:
+        """Handshakes that complete, timers that fire (a retransmission lost on the path backs
+        the timer off again, RFC 6298 §5.5), flows that start or stop at ``t`` (step ``step``);
         returns the live mask and the next time anything of that kind can happen."""
         phase, t_open, next_rto_t, rto = self.phase, self.t_open, self.next_rto_t, self.rto
         opening = (phase == HANDSHAKE) & (t >= t_open)
@@ -321,7 +332,13 @@ class VectorSimulator(FluidSimulator):
         for slot in timers:
             c = int(self.conn_of[slot])
             self.retrans[slot] += 1
-            if self.has_path[slot]:
+            if self.has_path[slot] and draws.uniform(self.timeout_keys[slot], step) < -math.expm1(
+                    self.path_log_keep[slot]):
+                # the retransmission is lost on the path too: back off again (RFC 6298 §5.5)
+                self.emit_slot(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=False)
+                rto[slot] = min(2.0 * rto[slot], self.transport.max_rto_s)
+                next_rto_t[slot] = t + rto[slot]
+            elif self.has_path[slot]:
                 self.emit_slot(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=True)
                 phase[slot] = OPEN
                 self.cwnd[slot] = 1.0
@@ -348,20 +365,21 @@ class VectorSimulator(FluidSimulator):
         if self.matrix_dirty:
             self.rebuild_incidence(t)
         if self.state_dirty or t >= self.next_state_t:
-            self.live, self.next_state_t = self.refresh_state(t)
+            self.live, self.next_state_t = self.refresh_state(step, t)
             self.state_dirty = False
         # ---- rates, queues, losses, growth, RTT estimation: compiled (see _step)
         tr = self.transport
-        _step(
+        if _step(
             t, step, self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
             CLOCK_GRANULARITY_S, MAX_CWND_PACKETS,
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
             self.path_rows, self.row_ptr, self.inc_local, self.cap_u, self.capdt_u, self.buf_u, self.queue_u,
-            self.base_rtt, self.path_log_keep, self.limit, self.demand, self.remaining_bits, self.draw_keys,
-            self.rng.random(self.n_slots) if self.any_random_loss else self.no_draws,
+            self.pass_u, self.base_rtt, self.path_log_keep, self.limit, self.demand, self.remaining_bits,
+            self.draw_keys, self.loss_keys, self.timeout_keys,
             self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
-            self.loss_at, self.retrans, self.bits[:, b], self.got,
-        )
+            self.loss_at, self.retrans, self.bits[:, b], self.got, self.phase, self.next_rto_t, self.recover_end,
+        ):
+            self.state_dirty = True  # a loss episode ended in a retransmission timeout
         if self.any_finite:
             self.finish_transfers(t)
 
@@ -403,14 +421,18 @@ class VectorSimulator(FluidSimulator):
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
-    path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
-    base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, u_rand,
+    path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u, pass_u,
+    base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
+    phase, next_rto_t, recover_end,
 ):
     """One time step of the continuous dynamics, in place (the equations of
-    :mod:`subflow_engines.fluid`). ``u_rand``: one uniform per subflow for random
-    link loss (empty when no link is lossy). Returns nothing; ``got`` receives the bits
-    each subflow delivered in the step."""
+    :mod:`subflow_engines.fluid`). Random link loss, overflow losses and timeout decisions
+    are counter-based draws (:mod:`subflow_engines.draws`) of the keys given, as in the scalar
+    kernel. ``pass_u``: each working resource's pass fraction of the previous step (tandem
+    queues), updated. ``got`` receives the bits each subflow delivered in the step. Returns
+    True when a loss episode ended in a retransmission timeout (the subflow is then STALLED
+    and not live)."""
     S = cwnd.shape[0]
     n_conn = conn_ptr.shape[0] - 1
     n_u = cap_u.shape[0]
@@ -472,11 +494,17 @@ def _step(
                 x[i] = w[i] if w[i] < budget else budget
     # fluid drop-tail queues
     arrived = np.zeros(n_u)
+    arr_last = x * dt  # bits reaching each path's last hop in this step
+    last_u = np.full(S, -1, dtype=np.int64)
     for k in range(n_paths):
         i = path_rows[k]
         end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
-        for j in range(row_ptr[k], end):
-            arrived[inc_local[j]] += x[i] * dt
+        xi = x[i]
+        for j in range(row_ptr[k], end):  # tandem queues: attenuated by the hops before (last step)
+            arrived[inc_local[j]] += xi * dt
+            arr_last[i] = xi * dt
+            last_u[i] = inc_local[j]
+            xi *= pass_u[inc_local[j]]
     logpass = np.zeros(n_u)
     dropf = np.zeros(n_u)
     overflow = False
@@ -491,20 +519,19 @@ def _step(
         queue_u[u] = 0.0 if q < 0.0 else (buf_u[u] if q > buf_u[u] else q)
         if arrived[u] > 0:
             logpass[u] = np.log(departed / arrived[u])
-    through_log = np.zeros(S)
+            pass_u[u] = departed / arrived[u]
+        else:
+            pass_u[u] = 1.0
     dropped = np.zeros(S)
     for k in range(n_paths):
         end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
-        sl = 0.0
         sd = 0.0
         for j in range(row_ptr[k], end):
-            sl += logpass[inc_local[j]]
             sd += dropf[inc_local[j]]
-        through_log[path_rows[k]] = sl
         dropped[path_rows[k]] = sd
-    random_loss = u_rand.shape[0] == S
     for i in range(S):
-        g = x[i] * dt * np.exp(path_log_keep[i] + through_log[i])
+        # what the last hop lets through of what reached it (tandem queues)
+        g = arr_last[i] * np.exp(path_log_keep[i] + (logpass[last_u[i]] if last_u[i] >= 0 else 0.0))
         got[i] = g
         bits_col[i] += g
     # losses, detected one round trip after the drop
@@ -513,10 +540,9 @@ def _step(
             continue
         sent = x[i] * (dt / pkt_bits)
         lost = False
-        if random_loss:
-            p = -np.expm1(path_log_keep[i])
-            if p > 0 and u_rand[i] < -np.expm1(-sent * p):
-                lost = True
+        p = -np.expm1(path_log_keep[i])
+        if p > 0 and draws.uniform(loss_keys[i], step) < -np.expm1(-sent * p):
+            lost = True
         if overflow and dropped[i] > 0:
             if draws.uniform(draw_keys[i], step) < -np.expm1(-sent * min(1.0, dropped[i])):
                 lost = True
@@ -525,20 +551,29 @@ def _step(
             if np.isinf(loss_at[i]):
                 loss_at[i] = t + rtt[i]
     react = np.zeros(S, dtype=np.bool_)
+    stalled = False
     for i in range(S):
         if loss_at[i] <= t and x[i] > 0:
             react[i] = True
             loss_at[i] = np.inf
             ref = rtt[i] if np.isnan(srtt[i]) else srtt[i]
             if t - last_red[i] >= ref:
+                w_lost = cwnd[i]
                 ssthresh[i] = max(cwnd[i] / 2.0, 2.0)
                 cwnd[i] = ssthresh[i]
                 last_red[i] = t
+                recover_end[i] = t + ref  # fast recovery: no growth for a round trip
+                p = -np.expm1(path_log_keep[i])
+                if p > 0 and draws.uniform(timeout_keys[i], step) < timeout_probability(p, w_lost):
+                    phase[i] = STALLED  # too few duplicate ACKs: the retransmission timer fires
+                    live[i] = False
+                    next_rto_t[i] = t + rto[i]
+                    stalled = True
     # growth: slow start, then congestion avoidance (LIA for coupled connections)
     ca = np.zeros(S, dtype=np.bool_)
     for i in range(S):
         lim = live[i] and x[i] >= 0.98 * w[i] and w[i] < limit[i]
-        if lim and not react[i] and x[i] > 0:
+        if lim and not react[i] and x[i] > 0 and t >= recover_end[i]:
             acked = x[i] * (dt / pkt_bits)
             if cwnd[i] < ssthresh[i]:
                 v = cwnd[i] * np.exp2(acked / cwnd[i])
@@ -585,3 +620,4 @@ def _step(
             v = srtt[i] + max(granularity, 4.0 * rttvar[i])
             rto[i] = min(max_rto, max(min_rto, v))
             next_sample_t[i] = t + r
+    return stalled

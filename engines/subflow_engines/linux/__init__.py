@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from subflow.fields import PLANNED, Honours, Refuses
+
 from .capabilities import HostCapabilities, detect
 from .cleanup import cleanup_stale, leftovers
 from .commands import EngineCannotRun
@@ -22,6 +24,36 @@ DESCRIPTION = (
     "netem or, where netem is missing, an NFQUEUE delay line and the iptables statistic match; "
     "iperf3 traffic; runs in real time (root only)."
 )
+
+
+#: the scenario fields this engine honours (:mod:`subflow.fields`); the host may still lack a
+#: mechanism (netem, the statistic match): :func:`validate` then refuses naming the field
+FIELDS = {
+    **PLANNED,
+    "Link.bandwidth_mbps": Honours("HTB rate of each direction (Ethernet frames counted)"),
+    "Link.delay_ms": Honours("netem delay, or the NFQUEUE delay line on the receiving side"),
+    "Link.loss": Honours("netem loss, or the iptables statistic match on the receiving side; each direction"),
+    "Link.jitter_ms": Honours("netem jitter (reorders), or the delay line: uniform ±jitter_ms, order kept"),
+    "Link.queue_packets": Honours("pfifo/netem limit under the HTB class"),
+    "AccessPointNode.wireless_bandwidth_mbps": Honours("HTB on the AP bridge (downlink) and per station (uplink)"),
+    "AccessPointNode.wireless_delay_ms": Honours("as Link.delay_ms, on the air hop"),
+    "AccessPointNode.wireless_loss": Honours("as Link.loss, on the air hop"),
+    "AccessPointNode.queue_packets": Honours("queue of the air hop"),
+    "AccessPointNode.rate_table": Refuses("distance-dependent air rates are not supported by the linux engine yet"),
+    "RateStep.distance_m": Refuses("distance-dependent air rates are not supported by the linux engine yet"),
+    "RateStep.bandwidth_mbps": Refuses("distance-dependent air rates are not supported by the linux engine yet"),
+    "Flow.rate_mbps": Honours("iperf3 -b"),
+    "Flow.size_bytes": Honours("iperf3 -n"),
+    "TransportSettings.mss_bytes": Honours("interface MTU = MSS + 52"),
+    "TransportSettings.initial_cwnd_packets": Honours("route initcwnd"),
+    "TransportSettings.min_rto_s": Honours("route rto_min"),
+    "TransportSettings.max_rto_s": Honours("Linux fixes TCP_RTO_MAX at 120 s; a note in the run's output says so"),
+    "TransportSettings.initial_rto_s": Honours("Linux fixes TCP_TIMEOUT_INIT at 1 s; a note in the run's output says so"),
+    "TransportSettings.congestion_control": Honours("iperf3 -C: reno/newreno -> reno, cubic -> cubic"),
+    "TransportSettings.rbuf_bytes": Honours("iperf3 -w (SO_SNDBUF/SO_RCVBUF)"),
+    "ControllerSettings.notification_delay_s": Honours(
+        "only the SDN handovers (zwa, spurious) use it, and this engine refuses their strategies"),
+}
 
 
 def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
@@ -85,6 +117,6 @@ def startup() -> HostCapabilities:
 
 
 __all__ = [
-    "NAME", "DESCRIPTION", "run", "supported_strategies", "validate", "detect", "supports", "startup", "cleanup_stale",
+    "NAME", "DESCRIPTION", "FIELDS", "run", "supported_strategies", "validate", "detect", "supports", "startup", "cleanup_stale",
     "leftovers", "EngineCannotRun", "HostCapabilities", "congestion_control",
 ]

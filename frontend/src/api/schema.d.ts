@@ -1479,6 +1479,8 @@ export interface components {
              * @default
              */
             description?: string;
+            /** @description The engine's declaration of the scenario fields it honours (issue 11); null: not known (agent unreachable), the agent then checks the plan when it arrives. */
+            fields?: components["schemas"]["FieldDeclaration"] | null;
             /**
              * Name
              * @description Engine name a comparison may ask for (`fluid`, `linux`, ...).
@@ -1511,6 +1513,35 @@ export interface components {
              * @description Why the agent could not be reached (null if it could).
              */
             error?: string | null;
+        };
+        /**
+         * FieldDeclaration
+         * @description Which scenario fields an engine honours (:func:`subflow.fields.describe`): every field of the
+         *     scenario JSON Schema, named ``"<definition>.<property>"`` (``"Link.jitter_ms"``), in exactly one
+         *     of the three maps. A scenario that sets a refused (or undeclared) field is refused naming it.
+         */
+        FieldDeclaration: {
+            /**
+             * Describes
+             * @description Field -> what it names; it changes no figure of a run.
+             */
+            describes?: {
+                [key: string]: string;
+            };
+            /**
+             * Honours
+             * @description Field -> how the engine applies it.
+             */
+            honours?: {
+                [key: string]: string;
+            };
+            /**
+             * Refuses
+             * @description Field -> why the engine cannot apply it (a run setting it is refused).
+             */
+            refuses?: {
+                [key: string]: string;
+            };
         };
         /**
          * Flow

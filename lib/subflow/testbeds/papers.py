@@ -64,7 +64,8 @@ def spurious_timeout_handover(
 
 
 def cmt_handover(
-    bw_ratio: float, t_dwell_s: float, rbuf_bytes: int | None, t1_s: float = 2.0, tail_s: float = 30.0
+    bw_ratio: float, t_dwell_s: float, rbuf_bytes: int | None, t1_s: float = 2.0, tail_s: float = 30.0,
+    goodput_fraction: float = 1.0,
 ) -> tuple[dict[str, Any], dict[str, float]]:
     """Budzisz et al. (msctp-cmt-handover §IV, Table I, Fig. 1) handover scenario.
 
@@ -73,6 +74,11 @@ def cmt_handover(
     and by the slow RAN #2 (UMTS, 384 kbit/s, 80 ms) from ``t1_s`` on; each
     wired part is 100 Mbit/s, 5 ms. The file size L is what the analysis
     needs to outlast the overlap: L = t1·bw1 + t_dwell·(bw1 + bw2) + tail·bw2.
+
+    ``goodput_fraction`` (payload share of a frame, e.g.
+    ``subflow_engines.fluid.goodput_fraction(1448)``) evaluates Eqs. (3)–(5) at the
+    goodput the radio links deliver, bw·fraction, instead of their nominal rates; the
+    scenario (and L) is the same either way.
 
     Returns
     -------
@@ -114,7 +120,9 @@ def cmt_handover(
         "run": {"duration_s": 1.5 * (t1_s + size_bits / bw2), "interval_s": 1},
         "transport": {"min_rto_s": 0.05, "rbuf_bytes": rbuf_bytes},
     }
-    tail = size_bits / bw2
+    if not 0.0 < goodput_fraction <= 1.0:
+        raise ValueError("goodput_fraction must be in (0, 1]")
+    tail = size_bits / (bw2 * goodput_fraction)
     times = {
         "cmt": t1_s + tail - (t1_s + t_dwell_s) * bw_ratio,  # Eq. (3)
         "msctp_worst": t1_s + tail - t1_s * bw_ratio,  # Eq. (4)

@@ -1,0 +1,216 @@
+"""Scenarios of the validation grid: the embedded engine against kernel TCP (issue 11).
+
+Each builder returns a scenario document (a dict) that both engines run
+unchanged (``resolve_plan(doc, strategy, "fluid" | "linux")``), so a cell of the
+grid compares the same plan. :func:`cells` lists the grid that
+``scripts/validation.py`` writes to ``docs/validation`` and that
+``tests/linux/test_fluid_vs_linux.py`` samples.
+
+References
+----------
+.. [1] J. Padhye, V. Firoiu, D. Towsley, J. Kurose, "Modeling TCP throughput: a
+   simple model and its empirical validation", SIGCOMM 1998 (the analytic column).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+#: routers of the chain; 9 links between 10 nodes (the issue's measurement)
+CHAIN_NODES = 10
+#: nodes of the grid's chains: 3 links. Where the host has no netem, every hop of the linux engine
+#: crosses a user-space delay line that adds about 1 ms per traversal under load (a 10-node chain
+#: with 36 ms of propagation measured 53 ms of kernel RTT), so the grid keeps the hops few
+GRID_NODES = 4
+
+
+def chain(
+    loss: float = 0.0,
+    lossy_links: str = "one",
+    rtt_ms: float = 36.0,
+    congestion_control: str = "newreno",
+    bandwidth_mbps: float = 1000.0,
+    jitter_ms: float = 0.0,
+    duration_s: float = 30.0,
+    n_nodes: int = CHAIN_NODES,
+    queue_packets: int = 1000,
+    bottleneck_mbps: float | None = None,
+) -> dict[str, Any]:
+    """One bulk TCP flow along a chain of ``n_nodes`` nodes (host ``h0`` … host ``h{n-1}``,
+    routers between them) joined by ``n_nodes − 1`` equal links.
+
+    Parameters
+    ----------
+    loss : float
+        Packet loss fraction in [0, 1) of each lossy link (both directions, as the
+        scenario's ``links[].loss`` means).
+    lossy_links : {"one", "all"}
+        ``one``: only the middle link is lossy; ``all``: every link is
+        (end-to-end loss 1 − (1 − loss)^(n−1)).
+    rtt_ms : float
+        Base round-trip time, ms; each link gets ``rtt_ms / (2·(n−1))`` one way.
+    congestion_control : {"newreno", "reno", "cubic"}
+    bandwidth_mbps : float
+        Rate of every link, Mbit/s.
+    jitter_ms : float
+        ``jitter_ms`` of every link.
+    duration_s : float
+        Run length, s.
+    n_nodes : int
+        Nodes of the chain (≥ 2).
+    queue_packets : int
+        Drop-tail queue of every link direction, packets.
+    bottleneck_mbps : float, optional
+        Rate of the middle link only (the others keep ``bandwidth_mbps``): one
+        bottleneck, as the lossless cells use.
+
+    Returns
+    -------
+    dict
+        Scenario document; the flow is ``f`` from ``h0`` to ``h{n−1}``.
+
+    Raises
+    ------
+    ValueError
+        ``lossy_links`` not "one"/"all", or ``n_nodes`` < 2.
+    """
+    if lossy_links not in ("one", "all"):
+        raise ValueError(f"lossy_links must be 'one' or 'all', not {lossy_links!r}")
+    if n_nodes < 2:
+        raise ValueError("n_nodes must be at least 2")
+    n_links = n_nodes - 1
+    names = [f"h{k}" if k in (0, n_nodes - 1) else f"r{k}" for k in range(n_nodes)]
+    nodes = [{"id": n, "kind": "host" if n.startswith("h") else "router"} for n in names]
+    one_way = rtt_ms / (2.0 * n_links)
+    middle = n_links // 2
+    links = []
+    for k in range(n_links):
+        lossy = lossy_links == "all" or k == middle
+        rate = bottleneck_mbps if bottleneck_mbps is not None and k == middle else bandwidth_mbps
+        links.append({
+            "id": f"l{k}", "src": names[k], "dst": names[k + 1], "bandwidth_mbps": rate,
+            "delay_ms": round(one_way, 6), "loss": loss if lossy else 0.0, "jitter_ms": jitter_ms,
+            "queue_packets": queue_packets,
+        })
+    where = "every link" if lossy_links == "all" else "one link"
+    return {
+        "name": f"chain-{congestion_control}-p{loss:g}-{lossy_links}-rtt{rtt_ms:g}",
+        "description": f"{n_nodes}-node chain, {bandwidth_mbps:g} Mbit/s, RTT {rtt_ms:g} ms, loss {loss:g} on {where}.",
+        "nodes": nodes,
+        "links": links,
+        "flows": [{"id": "f", "src": names[0], "dst": names[-1]}],
+        "run": {"duration_s": duration_s, "interval_s": 1.0},
+        "transport": {"congestion_control": congestion_control},
+    }
+
+
+def two_path_lossy(loss: float = 0.01, rtt_ms: float = 40.0, bandwidth_mbps: float = 20.0,
+                   duration_s: float = 30.0) -> dict[str, Any]:
+    """MPTCP over two disjoint paths ``a``–``r1``–``b`` (lossy access link ``a-r1``) and
+    ``a``–``r2``–``b`` (clean), both ``bandwidth_mbps`` and ``rtt_ms`` round trip.
+
+    Returns
+    -------
+    dict
+        Scenario document; flow ``f`` from ``a`` to ``b`` (run it with ``mptcp``).
+    """
+    one_way = rtt_ms / 4.0
+    link = {"bandwidth_mbps": bandwidth_mbps, "delay_ms": one_way, "queue_packets": 200}
+    return {
+        "name": f"two-path-lossy-p{loss:g}",
+        "description": "MPTCP with one lossy and one clean path.",
+        "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"},
+                  {"id": "r1", "kind": "router"}, {"id": "r2", "kind": "router"}],
+        "links": [
+            {"id": "a-r1", "src": "a", "dst": "r1", **link, "loss": loss},
+            {"id": "r1-b", "src": "r1", "dst": "b", **link},
+            {"id": "a-r2", "src": "a", "dst": "r2", **link},
+            {"id": "r2-b", "src": "r2", "dst": "b", **link},
+        ],
+        "flows": [{"id": "f", "src": "a", "dst": "b"}],
+        "run": {"duration_s": duration_s, "interval_s": 1.0},
+    }
+
+
+def wireless_access(wireless_loss: float = 0.01, rtt_ms: float = 40.0, duration_s: float = 30.0) -> dict[str, Any]:
+    """A static station ``m`` associated with access point ``ap`` (54 Mbit/s air with
+    ``wireless_loss``) sends to ``srv`` over a 100 Mbit/s wired uplink.
+
+    Returns
+    -------
+    dict
+        Scenario document; flow ``f`` from ``m`` to ``srv`` (run it with ``sptcp``).
+    """
+    air_ms = 1.0
+    wired_ms = max(0.0, rtt_ms / 2.0 - air_ms)
+    return {
+        "name": f"wireless-access-p{wireless_loss:g}",
+        "description": "Station behind an access point whose air is lossy.",
+        "nodes": [
+            {"id": "m", "kind": "station", "position": {"x_m": 10, "y_m": 0}},
+            {"id": "ap", "kind": "access_point", "position": {"x_m": 0, "y_m": 0}, "range_m": 100,
+             "association_delay_s": 0.0, "wireless_bandwidth_mbps": 54, "wireless_delay_ms": air_ms,
+             "wireless_loss": wireless_loss},
+            {"id": "srv", "kind": "host"},
+        ],
+        "links": [{"id": "ap-srv", "src": "ap", "dst": "srv", "bandwidth_mbps": 100, "delay_ms": wired_ms,
+                   "queue_packets": 200}],
+        "flows": [{"id": "f", "src": "m", "dst": "srv"}],
+        "run": {"duration_s": duration_s, "interval_s": 1.0},
+    }
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of the validation grid: a scenario, the strategy to run, the
+    end-to-end data loss and base RTT that the analytic column uses."""
+
+    row: str
+    label: str
+    strategy: str
+    scenario: dict[str, Any]
+    loss: float
+    rtt_s: float
+    mss_bytes: int = 1448
+
+
+def _e2e(loss: float, n: int) -> float:
+    return 1.0 - (1.0 - loss) ** n
+
+
+def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
+          rtts_ms: tuple[float, ...] = (20.0, 100.0, 300.0), duration_s: float = 30.0) -> list[Cell]:
+    """The grid of issue 11: loss on one link and spread over all three of a 4-node chain, each RTT, NewReno and
+    CUBIC; MPTCP with one lossy path; a jitter row; wireless loss on an access point's air.
+
+    Lossless chain cells have one 20 Mbit/s link in the middle (the HTB rate limits them, so
+    they check framing overhead; queue 100 packets); lossy ones run at 1 Gbit/s (loss limits
+    them)."""
+    out: list[Cell] = []
+    n_links = GRID_NODES - 1
+    for cc in ("newreno", "cubic"):
+        for rtt in rtts_ms:
+            for spread in ("one", "all"):
+                for p in losses:
+                    if p == 0 and spread == "all":
+                        continue
+                    if p == 0:
+                        doc = chain(0.0, spread, rtt, cc, bottleneck_mbps=20.0, duration_s=duration_s,
+                                    queue_packets=100, n_nodes=GRID_NODES)
+                    else:
+                        doc = chain(p, spread, rtt, cc, duration_s=duration_s, n_nodes=GRID_NODES)
+                    e2e = p if spread == "one" else _e2e(p, n_links)
+                    out.append(Cell(f"{cc}, RTT {rtt:g} ms, loss on {spread} link{'s' if spread == 'all' else ''}",
+                                    f"{p * 100:g} %", "sptcp", doc, e2e, rtt / 1000.0))
+    for p in (0.005, 0.02):
+        out.append(Cell("MPTCP, one lossy + one clean path (20 Mbit/s each, RTT 40 ms)", f"{p * 100:g} %", "mptcp",
+                        two_path_lossy(p, duration_s=duration_s), p, 0.04))
+    for j in (5.0, 20.0):
+        doc = chain(0.005, "one", 100.0, "newreno", jitter_ms=j, duration_s=duration_s, n_nodes=GRID_NODES)
+        out.append(Cell("jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link)", f"±{j:g} ms",
+                        "sptcp", doc, 0.005, 0.1))
+    for p in (0.005, 0.02):
+        out.append(Cell("wireless loss on the access point's air (RTT 40 ms)", f"{p * 100:g} %", "sptcp",
+                        wireless_access(p, duration_s=duration_s), p, 0.04))
+    return out
