@@ -2194,6 +2194,13 @@ export interface operations {
                     "application/json": components["schemas"]["AuditPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not an admin. */
             403: {
                 headers: {
@@ -2289,6 +2296,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_engines_api_engines_get: {
@@ -2312,6 +2326,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {
@@ -2383,6 +2404,27 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or not one of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A scenario with that name exists. */
             409: {
                 headers: {
@@ -2428,6 +2470,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2457,6 +2506,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectsPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     create_project_api_projects_post: {
@@ -2483,6 +2539,20 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2526,6 +2596,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such project (or you are not a member). */
             404: {
                 headers: {
@@ -2557,6 +2634,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2625,6 +2709,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role is too weak (owner needed) or the token is read-only. */
             403: {
                 headers: {
@@ -2677,6 +2768,13 @@ export interface operations {
                     "application/json": components["schemas"]["MembersPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such project (or you are not a member). */
             404: {
                 headers: {
@@ -2727,6 +2825,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role is too weak (owner needed) or the token is read-only. */
             403: {
                 headers: {
@@ -2771,6 +2876,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2832,6 +2944,20 @@ export interface operations {
                     "application/json": components["schemas"]["ScenariosPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or not one of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2870,6 +2996,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2925,6 +3058,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     read_scenario_api_scenarios__scenario_id__get: {
@@ -2946,6 +3086,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such scenario (or not in a project of yours). */
             404: {
@@ -2994,6 +3141,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3056,6 +3210,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3124,7 +3285,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such scenario. */
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3165,6 +3340,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ComparisonsPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such scenario. */
             404: {
@@ -3210,6 +3392,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3266,6 +3455,13 @@ export interface operations {
                     "application/json": components["schemas"]["ComparisonPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such comparison. */
             404: {
                 headers: {
@@ -3304,6 +3500,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ComparisonPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Viewer or read-only token. */
             403: {
@@ -3351,6 +3554,13 @@ export interface operations {
                     "text/event-stream": unknown;
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario or comparison. */
             404: {
                 headers: {
@@ -3396,6 +3606,13 @@ export interface operations {
                     "text/x-python": unknown;
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario. */
             404: {
                 headers: {
@@ -3438,6 +3655,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3513,7 +3737,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such scenario. */
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,6 +3788,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioVersionsPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such scenario or version (or not in a project of yours). */
             404: {
@@ -3591,6 +3836,13 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioVersionPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario or version (or not in a project of yours). */
             404: {
                 headers: {
@@ -3630,6 +3882,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Viewer, or a read-only token. */
             403: {
@@ -3688,6 +3947,13 @@ export interface operations {
                     "application/json": components["schemas"]["StrategyPublic"][];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     compute_timeline_api_timeline_post: {
@@ -3716,6 +3982,20 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3750,6 +4030,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["UsersPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not an admin (or a read-scoped token). */
             403: {
@@ -3798,6 +4085,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not an admin (or a read-scoped token). */
             403: {
                 headers: {
@@ -3841,6 +4135,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     change_password_api_users_me_password_put: {
@@ -3865,6 +4166,20 @@ export interface operations {
             };
             /** @description The current password is wrong. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3899,6 +4214,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiTokensPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     create_token_api_users_me_tokens_post: {
@@ -3930,6 +4252,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3954,6 +4290,20 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3997,6 +4347,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not an admin (or a read-scoped token). */
             403: {
                 headers: {
@@ -4035,6 +4392,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4098,6 +4462,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
