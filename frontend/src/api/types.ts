@@ -55,6 +55,7 @@ export type AccessToken = S["AccessToken"];
 export type UserPublic = S["UserPublic"];
 export type ApiTokenPublic = S["ApiTokenPublic"];
 export type ScenarioVersionSummary = S["ScenarioVersionSummary"];
+export type ScenarioVersionPublic = Omit<S["ScenarioVersionPublic"], "scenario"> & { scenario: ScenarioDocument };
 export type ApiTokenCreate = S["ApiTokenCreate"];
 export type ApiTokenCreated = S["ApiTokenCreated"];
 export type ScenarioPublic = Omit<S["ScenarioPublic"], "scenario"> & { scenario: ScenarioDocument };
