@@ -85,6 +85,15 @@ def test_a_name_in_use_is_409(api, naval_direct):
     assert r.status_code == 409 and "already exists" in r.json()["detail"]
 
 
+def test_a_name_in_use_in_another_project_is_free(api, naval_direct):
+    _create(api, naval_direct)
+    pid = api.post("/api/projects", json={"name": "second"}).json()["id"]
+    r = api.post("/api/scenarios", json=naval_direct, params={"project_id": pid})
+    assert r.status_code == 201, r.text
+    assert r.json()["project_id"] == pid and r.json()["name"] == naval_direct["name"]
+    assert api.post("/api/scenarios", json=naval_direct, params={"project_id": pid}).status_code == 409
+
+
 # --- issue 12: odd input is refused, never a 500 ------------------------------------------------
 
 @pytest.mark.parametrize("path", ["/api/scenarios", "/api/scenarios/{sid}/comparisons"])
