@@ -3022,7 +3022,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Another scenario already has this name. */
+            /** @description Another scenario of the project already has this name. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3167,7 +3167,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Another scenario already has this name. */
+            /** @description Another scenario of the project already has this name. */
             409: {
                 headers: {
                     [name: string]: unknown;
