@@ -112,7 +112,7 @@ def naval_figures(md: list[str]) -> None:
     md.append("## sd-mptcp-tactical Scenarios I and II\n")
     for name, fig_name in (("naval-direct-move", "naval_direct.png"), ("naval-random-walk", "naval_random.png")):
         doc = json.loads((ROOT / "examples" / f"{name}.json").read_text())
-        res = compare(doc, ["sptcp", "mptcp", "mptcp-fdm"], run_plan)
+        res = compare(doc, ["sptcp", "mptcp", "mptcp-fdm"], run_plan).model_dump()
         fig, axes = plt.subplots(1, 3, figsize=(14, 3), sharey=True)
         for ax, (strategy, r) in zip(axes, res["strategies"].items()):
             for f in r["flows"]:
@@ -143,7 +143,7 @@ def naval_regime_table(md: list[str]) -> None:
     names = ["sptcp", "mptcp", "mptcp-fdm"]
     rows = {n: {"mean": [], "jain": [], "split": []} for n in names}
     for seed in range(1, 9):
-        res = compare({**base, "run": {**base["run"], "seed": seed}}, names, run_plan)
+        res = compare({**base, "run": {**base["run"], "seed": seed}}, names, run_plan).model_dump()
         for n in names:
             r = res["strategies"][n]
             rows[n]["mean"].append(r["summary"]["mean_mbps"])
@@ -186,7 +186,7 @@ def spurious_figure(md: list[str]) -> None:
         for strategy, marker in (("sptcp", "o"), ("sptcp-zwa", "s"), ("sptcp-spurious", "^")):
             vals = []
             for d in discs:
-                res = compare(spurious_timeout_handover(d, delay, 60_000), [strategy], run_plan)
+                res = compare(spurious_timeout_handover(d, delay, 60_000), [strategy], run_plan).model_dump()
                 vals.append(idle(res["strategies"][strategy]))
             ax.plot(discs, vals, marker + "-", label=strategy)
             md.append(f"| {delay} ms | 60 kB | {strategy} | " + " | ".join(f"{v:.2f}" for v in vals) + " |")
@@ -209,9 +209,9 @@ def cmt_figures(md: list[str]) -> None:
     series: dict[str, list[float]] = {k: [] for k in ("Eq. 3", "CMT ideal rbuf", "CMT 256 kB", "mSCTP best", "mSCTP worst")}
     for d in dwell:
         doc, times = cmt_handover(4, d, rbuf_bytes=None)
-        res = compare(doc, ["cmt-pf", "msctp-best", "msctp-worst"], run_plan)
+        res = compare(doc, ["cmt-pf", "msctp-best", "msctp-worst"], run_plan).model_dump()
         doc256, _ = cmt_handover(4, d, rbuf_bytes=256_000)
-        res256 = compare(doc256, ["cmt-pf"], run_plan)
+        res256 = compare(doc256, ["cmt-pf"], run_plan).model_dump()
         series["Eq. 3"].append(times["cmt"])
         series["CMT ideal rbuf"].append(res["strategies"]["cmt-pf"]["flows"][0]["completion_s"])
         series["CMT 256 kB"].append(res256["strategies"]["cmt-pf"]["flows"][0]["completion_s"] or float("nan"))
@@ -234,7 +234,7 @@ def cmt_figures(md: list[str]) -> None:
         rel = []
         for r in ratios:
             doc, _ = cmt_handover(r, 10, rbuf_bytes=rb)
-            res = compare(doc, ["cmt-pf", "msctp-best"], run_plan)
+            res = compare(doc, ["cmt-pf", "msctp-best"], run_plan).model_dump()
             c = res["strategies"]["cmt-pf"]["flows"][0]["completion_s"]
             b = res["strategies"]["msctp-best"]["flows"][0]["completion_s"]
             rel.append((c or float("nan")) / b)

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
-
 import httpx
+from pydantic import ValidationError
 
+from subflow.agent_api import Capabilities, EngineCapabilities
+
+from subflow_backend.schemas import EnginesPublic
 from subflow_backend.settings import settings
 
 _CACHE_S = 30.0
 _lock = threading.Lock()
-_cached: tuple[float, dict[str, Any]] | None = None
+_cached: tuple[float, EnginesPublic] | None = None
 
 
-def capabilities(refresh: bool = False) -> dict[str, Any]:
+def capabilities(refresh: bool = False) -> EnginesPublic:
     """The agent's ``{"engines": [...]}`` plus ``"agent_reachable"``.
 
     Cached for 30 s. When the agent cannot be reached, the engines named in
@@ -33,24 +35,19 @@ def capabilities(refresh: bool = False) -> dict[str, Any]:
             timeout=3.0,
         )
         r.raise_for_status()
-        body = r.json()
-        engines = body.get("engines") if isinstance(body, dict) else None
-        if not isinstance(engines, list):
-            raise ValueError("no engines list")
-        result = {"agent_reachable": True, "engines": engines}
-    except (httpx.HTTPError, ValueError) as exc:
-        result = {
-            "agent_reachable": False,
-            "error": str(exc) or type(exc).__name__,
-            "engines": [{"name": n, "description": "", "available": None, "strategies": [], "supports": {}}
-                        for n in settings.ENGINES],
-        }
+        result = EnginesPublic(agent_reachable=True, engines=Capabilities.model_validate_json(r.content).engines)
+    except (httpx.HTTPError, ValidationError) as exc:
+        result = EnginesPublic(
+            agent_reachable=False,
+            error=str(exc) or type(exc).__name__,
+            engines=[EngineCapabilities(name=n, available=None) for n in settings.ENGINES],
+        )
     with _lock:
         _cached = (time.monotonic(), result)
     return result
 
 
-def snapshot() -> dict[str, Any] | None:
+def snapshot() -> EnginesPublic | None:
     """The last result of :func:`capabilities`, however old, or None; never calls the agent."""
     with _lock:
         return None if _cached is None else _cached[1]
@@ -59,7 +56,7 @@ def snapshot() -> dict[str, Any] | None:
 def engine_names() -> list[str]:
     """Engines a comparison may name: ``settings.ENGINES`` and every engine the agent reports available."""
     names = list(settings.ENGINES)
-    for e in capabilities().get("engines", []):
-        if e.get("available") and e.get("name") not in names:
-            names.append(e["name"])
+    for e in capabilities().engines:
+        if e.available and e.name not in names:
+            names.append(e.name)
     return names

@@ -30,6 +30,7 @@ from typing import Any
 
 import networkx as nx
 
+from subflow.agent_api import EngineCapabilities
 from subflow.association import association_timeline
 from subflow.errors import EngineCannotRun, UnknownEngine, Unreachable
 from subflow.scenario import Scenario, load_scenario
@@ -37,6 +38,7 @@ from subflow.strategies import get_strategy
 from subflow.sweeps import SweepSpec, expand
 
 from subflow_backend import agent
+from subflow_backend.schemas import EnginesPublic
 from subflow_backend.settings import settings
 
 
@@ -60,10 +62,10 @@ class StrategyNotSupported(EngineCannotRun):
         )
 
 
-def _engine_entry(snapshot: dict[str, Any] | None, engine: str) -> dict[str, Any] | None:
-    if not snapshot or not snapshot.get("agent_reachable"):
+def _engine_entry(snapshot: EnginesPublic | None, engine: str) -> EngineCapabilities | None:
+    if snapshot is None or not snapshot.agent_reachable:
         return None
-    return next((e for e in snapshot.get("engines", []) if e.get("name") == engine), None)
+    return next((e for e in snapshot.engines if e.name == engine), None)
 
 
 def check_engine(engine: str, strategies: list[str]) -> None:
@@ -85,9 +87,9 @@ def check_engine(engine: str, strategies: list[str]) -> None:
         entry = _engine_entry(agent.snapshot(), engine)
     else:
         entry = _engine_entry(agent.capabilities(), engine)
-        if entry is None or not entry.get("available"):
+        if entry is None or not entry.available:
             raise UnknownEngine(engine, agent.engine_names())
-    supported = list(entry.get("strategies") or []) if entry else []
+    supported = list(entry.strategies or []) if entry else []
     if not supported:
         return  # nothing known about its strategies: the agent checks the plan
     for i, name in enumerate(strategies):

@@ -8,10 +8,15 @@ scenario's create/update body is the scenario document itself
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from subflow.agent_api import Capabilities
+from subflow.fdm import Allocation
+from subflow.shortest_paths import Routes
+from subflow.results import ResultDocument
+from subflow.scenario import Scenario
 from subflow.sweeps import SweepSpec
 
 from subflow_backend.comparison_state import Status as ComparisonStatus  # the one list of states
@@ -36,7 +41,7 @@ class ScenarioPublic(ScenarioSummary):
 
     created_at: datetime
     updated_by: str | None = None
-    scenario: dict[str, Any] = Field(description="The scenario document (subflow.scenario.Scenario).")
+    scenario: Scenario = Field(description="The scenario document.")
 
 
 class ScenariosPublic(BaseModel):
@@ -83,7 +88,7 @@ class ComparisonSummary(BaseModel):
     engine: str
     seed: int | None
     repetitions: int = 1
-    sweep: dict[str, Any] | None = None
+    sweep: SweepSpec | None = None
     units_total: int = 1
     units_done: int = 0
     error: str | None = Field(description="Why the comparison failed (null unless status is failed).")
@@ -96,7 +101,7 @@ class ComparisonPublic(ComparisonSummary):
     """A comparison with its result document (null until ``succeeded``);
     see :mod:`subflow.results` for the shape."""
 
-    result: dict[str, Any] | None
+    result: ResultDocument | None
 
 
 class ComparisonsPublic(BaseModel):
@@ -116,5 +121,43 @@ class StrategyPublic(BaseModel):
     source: str
 
 
-class Message(BaseModel):
-    status: str
+class ComparisonProgress(BaseModel):
+    """One message of ``GET .../comparisons/{cid}/events`` (server-sent events)."""
+
+    status: ComparisonStatus
+    progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
+    error: str | None
+
+
+class Health(BaseModel):
+    """``GET /api/health``: ``ok``, or ``unavailable`` (503) when the database cannot be reached."""
+
+    status: Literal["ok", "unavailable"]
+
+
+class EnginesPublic(Capabilities):
+    """``GET /api/engines``: the agent's engines (see :mod:`subflow.capabilities`)."""
+
+    agent_reachable: bool
+    error: str | None = Field(default=None, description="Why the agent could not be reached (null if it could).")
+
+
+JobStatus = Literal["queued", "running", "succeeded", "failed"]
+
+
+class JobAccepted(BaseModel):
+    """202 answer of a planning request with ``"background": true``."""
+
+    job_id: str
+    status: Literal["queued"]
+    status_url: str = Field(description="Where to poll: `/api/jobs/{job_id}`.")
+
+
+class JobPublic(BaseModel):
+    """``GET /api/jobs/{job_id}``: a background planning job."""
+
+    job_id: str
+    status: JobStatus
+    progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
+    result: Routes | Allocation | None = Field(description="The routes or allocation document once succeeded.")
+    error: str | None

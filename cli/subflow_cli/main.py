@@ -66,22 +66,22 @@ def compare(
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
-        json.dump(result, sys.stdout)
+        sys.stdout.write(result.model_dump_json())
         sys.stdout.write("\n")
         return
-    table = Table(title=f"{result['scenario']['name']} — throughput (Mbit/s)")
+    table = Table(title=f"{result.scenario.name} — throughput (Mbit/s)")
     for col in ("strategy", "flow", "mean", "std", "min", "zero s", "longest zero s", "Jain"):
         table.add_column(col, justify="left" if col in ("strategy", "flow") else "right")
-    for name, res in result["strategies"].items():
-        s = res["summary"]
-        for f in s["flows"]:
+    for name, res in result.strategies.items():
+        s = res.summary
+        for f in s.flows:
             table.add_row(
-                name, f["id"], f"{f['mean_mbps']:.3f}", f"{f['std_mbps']:.3f}", f"{f['min_mbps']:.3f}",
-                f"{f['zero_s']:g}", f"{f['longest_zero_s']:g}", "",
+                name, f.id, f"{f.mean_mbps:.3f}", f"{f.std_mbps:.3f}", f"{f.min_mbps:.3f}",
+                f"{f.zero_s:g}", f"{f.longest_zero_s:g}", "",
             )
         table.add_row(
-            name, "all flows", f"{s['mean_mbps']:.3f}", f"{s['std_mbps']:.3f}", f"{s['min_mbps']:.3f}",
-            f"{s['zero_s']:g}", "", f"{s['jain_index']:.3f}", end_section=True,
+            name, "all flows", f"{s.mean_mbps:.3f}", f"{s.std_mbps:.3f}", f"{s.min_mbps:.3f}",
+            f"{s.zero_s:g}", "", f"{s.jain_index:.3f}", end_section=True,
         )
     Console().print(table)
 

@@ -1,1 +1,2 @@
-"""Subflow emulator agent: executes run plans on an engine and returns timelines."""
+"""Subflow emulator agent: the HTTP service that executes run plans on the engines of
+:mod:`subflow_engines` and returns their timelines."""

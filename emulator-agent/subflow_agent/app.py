@@ -1,7 +1,8 @@
 """Emulator agent HTTP API.
 
-Executes :class:`subflow.plan.RunPlan` documents on an engine in background
-threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
+Executes :class:`subflow.plan.RunPlan` documents on an engine of
+:mod:`subflow_engines` (the engines are a library; this module is HTTP only) in
+background threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
 <AGENT_TOKEN>``.
 
 Run with ``uvicorn subflow_agent.app:app --port 8001``.
@@ -16,18 +17,17 @@ import time
 import uuid
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 from fastapi import Depends, FastAPI, Header, HTTPException, status
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 
-from subflow.errors import EngineCannotRun, SubflowError, UnknownEngine
+from subflow.agent_api import AgentHealth, Capabilities, RunPublic
+from subflow.errors import EngineCannotRun, RunCancelled, SubflowError, UnknownEngine
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
 from subflow_engines import all_engines, get_engine, startup
-from subflow_engines.fluid import RunCancelled
 from subflow_agent.settings import AgentSettings
 
 settings = AgentSettings()
@@ -41,19 +41,6 @@ async def lifespan(_app: FastAPI):
 
 
 app = FastAPI(title="Subflow emulator agent", version="0.1.0", lifespan=lifespan)
-
-
-class RunPublic(BaseModel):
-    """A run: ``progress`` in [0, 1]; ``output`` once ``succeeded``; ``error`` says why it
-    ``failed`` (including ``time budget of N s exceeded``)."""
-
-    id: str
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
-    engine: str
-    strategy: str
-    progress: float
-    error: str | None = None
-    output: EngineOutput | None = None
 
 
 class _Run:
@@ -109,17 +96,18 @@ async def _cannot_run(_request, exc: EngineCannotRun) -> JSONResponse:
     )
 
 
-@app.get("/health")
-def health() -> dict[str, str]:
+@app.get("/health", response_model=AgentHealth)
+def health() -> AgentHealth:
     """Liveness: ``{"status": "ok"}``."""
-    return {"status": "ok"}
+    return AgentHealth(status="ok")
 
 
-@app.get("/capabilities")
-def capabilities(_: Auth) -> dict[str, Any]:
+@app.get("/capabilities", response_model=Capabilities)
+def capabilities(_: Auth) -> Capabilities:
     """Engines on this host and what each supports:
-    ``{"engines": [{"name", "description", "available", "strategies", "supports"}]}``."""
-    return {"engines": [e.capabilities() for e in all_engines().values()]}
+    ``{"engines": [{"name", "description", "available", "strategies", "supports"}]}``
+    (:class:`subflow.capabilities.Capabilities`)."""
+    return Capabilities.model_validate({"engines": [e.capabilities() for e in all_engines().values()]})
 
 
 def _execute(run: _Run) -> None:

@@ -12,7 +12,15 @@ from typing import Any
 
 from subflow.plan import RunPlan
 from subflow.resolve import resolve_plan
-from subflow.results import EngineOutput, StrategyResult, comparison_document, summarize
+from subflow.results import (
+    EngineOutput,
+    ResultDocument,
+    StrategyResult,
+    comparison_document,
+    event_order,
+    parse_events,
+    summarize,
+)
 from subflow.scenario import Scenario, load_scenario
 from subflow.strategies import get_strategy
 
@@ -32,7 +40,7 @@ def run_strategy(scenario: Scenario, strategy: str, runner: Runner, engine: str 
     windows = {f.id: (f.start_s, f.stop_s) for f in plan.flows}
     result = summarize(output, plan.interval_s, windows)
     # radio events of the plan and transport events of the engine, in time order
-    result.events = sorted(plan.events + output.events, key=lambda e: (e["t_s"], e.get("kind", "")))
+    result.events = sorted(parse_events(plan.events) + result.events, key=event_order)
     return result
 
 
@@ -42,7 +50,7 @@ def compare(
     runner: Runner,
     engine: str = "fluid",
     on_progress: Callable[[float, str, StrategyResult], None] | None = None,
-) -> dict[str, Any]:
+) -> ResultDocument:
     """Run every strategy on ``scenario`` and return the result document.
 
     Parameters
@@ -59,8 +67,9 @@ def compare(
 
     Returns
     -------
-    dict
-        The version-1 result document of :mod:`subflow.results`.
+    ResultDocument
+        The version-1 result document of :mod:`subflow.results` (``model_dump(mode="json")``
+        gives the stored JSON).
 
     Raises
     ------
@@ -81,4 +90,4 @@ def compare(
         results[name] = run_strategy(scenario, name, runner, engine)
         if on_progress:
             on_progress((i + 1) / len(strategies), name, results[name])
-    return comparison_document(scenario.model_dump(mode="json"), results)
+    return comparison_document(scenario, results)

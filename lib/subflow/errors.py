@@ -7,6 +7,7 @@ does with ``daemon/core/errors.py``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -153,3 +154,21 @@ class LimitExceeded(ScenarioInvalid):
         self.actual = actual
         super().__init__([{"loc": list(loc), "msg": f"{actual} {what} exceed {setting} = {limit}",
                            "type": "limit_exceeded"}])
+
+
+class RunCancelled(SubflowError):
+    """An engine run stopped because its caller asked it to (``should_stop`` returned True)."""
+
+
+class CommandFailed(SubflowError):
+    """A system command an engine issued (``ip``, ``tc``, ``iperf3``...) failed."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stderr: str):
+        self.args_list = list(args)
+        self.returncode = returncode
+        self.stderr = stderr.strip()
+        super().__init__(f"command failed ({returncode}): {' '.join(args)}: {self.stderr}")
+
+
+class Iperf3ParseError(SubflowError, ValueError):
+    """A text is not exactly one iperf3 JSON document (the message says why)."""

@@ -1,32 +1,38 @@
-"""Result shape (version 1) and the summary statistics computed from timelines.
+"""The result document (version 1): one set of pydantic models, and the summary statistics.
 
-The result document is what REST, the CLI's ``--json`` and the UI share::
+The result document is what REST (``ComparisonPublic.result``), the CLI's
+``--json`` and the UI share; its TypeScript types are generated from these
+models through the backend's OpenAPI document. Shape::
 
-    {"version": 1,
-     "scenario": {...scenario document...},
-     "strategies": {
-       "<name>": {
-         "strategy": "<name>", "engine": "fluid",
-         "flows": [{"id", "src", "dst", "t_s": [...], "throughput_mbps": [...],
-                    "subflows": [{"id", "path": [...], "t_s": [...],
-                                  "throughput_mbps": [...], "cwnd_packets": [...]}]}],
-         "events": [{"t_s", "kind", "node", ...}],
-         "summary": {"flows": [{"id", "mean_mbps", "std_mbps", "min_mbps", "max_mbps",
-                                "zero_s", "longest_zero_s", "retransmissions", "completion_s"}],
-                     "mean_mbps", "std_mbps", "min_mbps", "zero_s", "jain_index",
-                     "retransmissions"}}}}
+    ResultDocument {version: 1, scenario: Scenario,
+                    strategies: {name: StrategyResult},
+                    sweep?: SweepResult, repetitions?: {name: AggregateStats}}
+    StrategyResult {strategy, engine, flows: [FlowSeries], events: [Event], summary: Summary, linux?}
+    FlowSeries     {id, src, dst, t_s, throughput_mbps, subflows: [SubflowSeries], completion_s, ...}
+    SubflowSeries  {id, path, t_s, throughput_mbps, cwnd_packets, retransmissions, ...}
+    Event          one of the event models below, told apart by ``kind``
 
-``t_s[k]`` is the start of the k-th interval of length ``interval_s``;
+``t_s[k]`` is the start of the k-th interval of length ``run.interval_s``;
 ``throughput_mbps[k]`` is the mean goodput over [t_s[k], t_s[k] + interval_s).
-Version 1 may gain fields; it never loses or renames one.
+
+Compatibility: version 1 may gain fields (each new field has a default, so a
+document stored before it validates); it never loses or renames one. Unknown
+fields and unknown event kinds are refused, naming the field.
+
+Engines build :class:`EngineOutput` (events may be given as plain dicts: they
+are validated into the event models there, at the engine boundary).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import NotRequired, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, with_config
+
+from subflow.scenario import Scenario
 
 RESULT_VERSION = 1
 
@@ -34,53 +40,313 @@ RESULT_VERSION = 1
 ZERO_THRESHOLD_MBPS = 1e-3
 
 
-class SubflowResult(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ----------------------------------------------------------------------------- events
+
+
+class _Event(_Strict):
+    t_s: float = Field(ge=0, description="When it happened, seconds from the start of the run.")
+    node: str = Field(description="The node it concerns: the station, the flow's source, or `controller`.")
+
+
+class _RadioEvent(_Event):
+    access_point: str = Field(description="The access point the station associates with or leaves.")
+
+
+class HandoverStart(_RadioEvent):
+    """A station comes into range of an access point and starts associating (plan, from mobility)."""
+
+    kind: Literal["handover_start"]
+
+
+class Association(_RadioEvent):
+    """The association completes (``association_delay_s`` after ``handover_start``); traffic may use it."""
+
+    kind: Literal["association"]
+
+
+class Disassociation(_RadioEvent):
+    """The station leaves the access point's range."""
+
+    kind: Literal["disassociation"]
+
+
+class AssociationAbandoned(_RadioEvent):
+    """The station left the range before its association completed."""
+
+    kind: Literal["association_abandoned"]
+
+
+class LinkDown(_Event):
+    """A scheduled ``link_events`` entry takes a wired link down (``node``: the link's ``src``)."""
+
+    kind: Literal["link_down"]
+    link: str = Field(description="Id of the link.")
+
+
+class LinkUp(_Event):
+    """A scheduled ``link_events`` entry brings a wired link back up (``node``: the link's ``src``)."""
+
+    kind: Literal["link_up"]
+    link: str = Field(description="Id of the link.")
+
+
+class AllocationChange(_Event):
+    """The SDN controller re-ran Flow Deviation and set new subflow rate limits
+    (``mptcp-fdm``; Zhao et al., MILCOM 2018, §IV)."""
+
+    kind: Literal["allocation_change"]
+    moved_mbps: float | None = Field(description="Rate moved between paths since the previous allocation, "
+                                                 "Mbit/s; null for the first.")
+    tempered: float = Field(description="Tempering factor applied to the step towards the new allocation, in [0, 1].")
+    mean_delay_s: float = Field(description="Mean packet delay of the allocation (FDM objective), seconds.")
+    rates_mbps: dict[str, float] = Field(description="Rate limit per subflow id, Mbit/s.")
+
+
+class _FlowEvent(_Event):
+    flow: str = Field(description="Id of the flow.")
+
+
+class _SubflowEvent(_FlowEvent):
+    subflow: str = Field(description="Id of the subflow (``<flow>/<path name>``).")
+
+
+class SubflowUp(_SubflowEvent):
+    """A subflow starts on ``path``."""
+
+    kind: Literal["subflow_up"]
+    path: list[str] = Field(description="Node ids along the subflow's path.")
+
+
+class SubflowDown(_SubflowEvent):
+    """A subflow's path is gone; the subflow stops."""
+
+    kind: Literal["subflow_down"]
+    path: list[str] = Field(description="Node ids along the path that was lost.")
+
+
+class RouteChange(_SubflowEvent):
+    """A single-path connection moves to another path."""
+
+    kind: Literal["route_change"]
+    path: list[str] = Field(description="Node ids along the new path.")
+    previous_path: list[str] = Field(description="Node ids along the path before the change.")
+
+
+class RouteLost(_SubflowEvent):
+    """A single-path connection has no path any more."""
+
+    kind: Literal["route_lost"]
+    path: list[str] = Field(description="Node ids along the path that was lost.")
+
+
+class Rto(_SubflowEvent):
+    """A retransmission timer expired (RFC 6298). The fluid engine gives ``rto_s``, ``resumed``
+    (and ``idle_s`` when it resumed); the linux engine observes kernel backoffs
+    (``backoff``, ``observed``)."""
+
+    kind: Literal["rto"]
+    rto_s: float | None = Field(default=None, description="Timer value that expired, seconds (fluid).")
+    resumed: bool | None = Field(default=None, description="Whether sending resumed (a path was there) (fluid).")
+    idle_s: float | None = Field(default=None, description="Seconds since the path was cut, when it resumed (fluid).")
+    backoff: int | None = Field(default=None, description="Kernel's RTO backoff count (linux).")
+    observed: Literal["ss"] | None = Field(default=None, description="Where the kernel engine saw it: `ss` (linux).")
+
+
+class ZwaFreeze(_SubflowEvent):
+    """Zero-window advertisement: the controller froze the sender before the cut reached it."""
+
+    kind: Literal["zwa_freeze"]
+
+
+class ZwaResume(_SubflowEvent):
+    """Zero-window advertisement: the sender resumes with its saved window."""
+
+    kind: Literal["zwa_resume"]
+    idle_s: float = Field(description="Seconds from the cut to the resumption.")
+
+
+class ZwaTooLate(_SubflowEvent):
+    """Zero-window advertisement could not freeze the sender in time (one-way delay shorter
+    than the controller's notification delay); the connection stalls as without it."""
+
+    kind: Literal["zwa_too_late"]
+    one_way_delay_s: float = Field(description="One-way delay of the path, seconds.")
+    notification_delay_s: float = Field(description="Controller's notification delay, seconds.")
+
+
+class SpuriousRecovery(_SubflowEvent):
+    """Spurious-timeout recovery restored the window saved at the cut."""
+
+    kind: Literal["spurious_recovery"]
+    idle_s: float = Field(description="Seconds from the cut to the recovery.")
+    cwnd_packets: float = Field(description="Restored congestion window, packets.")
+
+
+class FlowComplete(_FlowEvent):
+    """A finite transfer (``size_bytes``) delivered its last byte."""
+
+    kind: Literal["flow_complete"]
+    completion_s: float = Field(description="Seconds from the flow's start to its last byte.")
+
+
+#: Radio events of a plan (association timeline), told apart by ``kind``.
+RadioEvent = Annotated[
+    Union[HandoverStart, Association, Disassociation, AssociationAbandoned], Field(discriminator="kind")
+]
+
+#: Every event of a result, told apart by ``kind``: radio and link events from the plan,
+#: ``allocation_change`` from the controller, the rest from the engine.
+Event = Annotated[
+    Union[
+        HandoverStart, Association, Disassociation, AssociationAbandoned, LinkDown, LinkUp, AllocationChange,
+        SubflowUp, SubflowDown, RouteChange, RouteLost, Rto, ZwaFreeze, ZwaResume, ZwaTooLate,
+        SpuriousRecovery, FlowComplete,
+    ],
+    Field(discriminator="kind"),
+]
+
+#: The ``kind`` of every event model, in the order of :data:`Event`.
+EVENT_KINDS: tuple[str, ...] = tuple(
+    get_args(m.model_fields["kind"].annotation)[0] for m in get_args(get_args(Event)[0])
+)
+
+_EVENTS = TypeAdapter(list[Event])
+_RADIO_EVENTS = TypeAdapter(list[RadioEvent])
+
+
+def parse_events(events: list[dict[str, Any]] | list[Any]) -> list[Any]:
+    """Validate plain event dicts into :data:`Event` models (models pass through).
+
+    Raises
+    ------
+    pydantic.ValidationError
+        Naming the index, the kind and the field of an unknown kind, a missing or
+        unexpected field, or a value of the wrong type.
+    """
+    return _EVENTS.validate_python(events)
+
+
+def parse_radio_events(events: list[dict[str, Any]] | list[Any]) -> list[Any]:
+    """As :func:`parse_events`, for the radio events of an association timeline only."""
+    return _RADIO_EVENTS.validate_python(events)
+
+
+def event_order(event: Any) -> tuple[float, str]:
+    """Sort key of events: time, then kind."""
+    return (event.t_s, event.kind)
+
+
+# ----------------------------------------------------------------------------- series
+
+
+class SubflowSeries(_Strict):
+    """One subflow's timelines (same ``t_s`` as its flow)."""
 
     id: str
-    path: list[str]
-    t_s: list[float]
-    throughput_mbps: list[float]
-    cwnd_packets: list[float] = Field(default_factory=list)
+    path: list[str] = Field(description="Node ids along the path (the last one the subflow used).")
+    t_s: list[float] = Field(description="Start of each interval, seconds.")
+    throughput_mbps: list[float] = Field(description="Mean goodput per interval, Mbit/s.")
+    cwnd_packets: list[float] = Field(default_factory=list, description="Congestion window at the end of "
+                                      "each interval, packets (0 while the subflow is not sending).")
+    retransmissions: int | None = Field(default=None, description="Segments the engine counted as retransmitted "
+                                        "(losses and timer expiries); null if the engine does not count them.")
+    observed_s: list[float] | None = Field(default=None, description="linux engine: [first, last] time the "
+                                           "subflow's socket was seen, seconds.")
 
 
-class FlowResult(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class FlowSeries(_Strict):
+    """One flow's total throughput timeline and its subflows."""
 
     id: str
     src: str
     dst: str
-    t_s: list[float]
-    throughput_mbps: list[float]
-    subflows: list[SubflowResult]
+    t_s: list[float] = Field(description="Start of each interval, seconds.")
+    throughput_mbps: list[float] = Field(description="Mean goodput per interval over all subflows, Mbit/s.")
+    subflows: list[SubflowSeries]
+    completion_s: float | None = Field(default=None, description="Finite transfers: seconds from the flow's "
+                                       "start to its last byte; null if not finished or not a finite transfer.")
+    observed_subflows_max: int | None = Field(default=None, description="linux engine: most subflow sockets "
+                                              "seen at once.")
+    iperf3: dict[str, Any] | None = Field(default=None, description="linux and mininet-wifi engines: iperf3's "
+                                          "own summary per role (`client`, `server`), passed through.")
 
 
-class EngineOutput(BaseModel):
-    """What an engine returns for one run: timelines and events, no summary."""
+#: Former names of the series models (engines import these).
+SubflowResult = SubflowSeries
+FlowResult = FlowSeries
 
-    model_config = ConfigDict(extra="allow")
+
+@with_config(ConfigDict(extra="forbid"))
+class RateLimitChange(TypedDict):
+    """linux engine: a rate limit set on a node pair's interface at ``t_s`` (seconds)."""
+
+    t_s: float
+    src: str
+    dst: str
+    #: Mbit/s; null: the limit was removed
+    rate_mbps: float | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class LinuxRunInfo(TypedDict):
+    """How the linux engine ran (kernel, mechanisms, processes). A plain dict once validated
+    (the engine adds ``cleanup_problems`` after the run)."""
+
+    #: prefix of the run's network namespaces
+    prefix: str
+    kernel: str
+    congestion_control: str
+    delay_mechanism: str | None
+    loss_mechanism: str | None
+    iperf3_version: str
+    #: seconds spent building namespaces and links
+    setup_s: float
+    notes: list[str]
+    #: process ids of the traffic generators
+    processes: list[int]
+    throughput_source: str
+    rate_limits: list[RateLimitChange]
+    #: what the teardown could not remove (only when something was left)
+    cleanup_problems: NotRequired[list[str]]
+
+
+class EngineOutput(_Strict):
+    """What an engine returns for one run: timelines and events, no summary.
+
+    ``events`` may be given as plain dicts; they are validated into :data:`Event` models.
+    """
 
     engine: str
     strategy: str
-    flows: list[FlowResult]
-    events: list[dict[str, Any]]
+    flows: list[FlowSeries]
+    events: list[Event]
+    linux: LinuxRunInfo | None = Field(default=None, description="linux engine only: how it ran.")
 
 
-class FlowSummary(BaseModel):
+# ----------------------------------------------------------------------------- summaries
+
+
+class FlowSummary(_Strict):
+    """Statistics of one flow's throughput over its active window (Mbit/s, seconds)."""
+
     id: str
     mean_mbps: float
-    std_mbps: float
+    std_mbps: float = Field(description="Population standard deviation, Mbit/s.")
     min_mbps: float
     max_mbps: float
-    zero_s: float
-    longest_zero_s: float
-    #: segments the engine counted as retransmitted (losses and timer expiries), all subflows
-    retransmissions: int = 0
-    #: finite transfers: seconds from start to the last byte (null: not finished in the run)
-    completion_s: float | None = None
+    zero_s: float = Field(description="Time below 1 kbit/s, seconds.")
+    longest_zero_s: float = Field(description="Longest run of zero_s, seconds.")
+    retransmissions: int = Field(default=0, description="Segments retransmitted (losses and timer expiries), "
+                                 "all subflows.")
+    completion_s: float | None = Field(default=None, description="Finite transfers: seconds from start to "
+                                       "the last byte; null: not finished in the run or not a finite transfer.")
 
 
-class Summary(BaseModel):
+class Summary(_Strict):
     """Across-flow summary; ``mean_mbps``/``std_mbps``/``min_mbps`` are over the
     per-flow means, ``zero_s`` is the total over flows."""
 
@@ -89,12 +355,51 @@ class Summary(BaseModel):
     std_mbps: float
     min_mbps: float
     zero_s: float
-    jain_index: float
+    jain_index: float = Field(description="Jain's fairness index of the per-flow means, in [1/n, 1].")
     retransmissions: int = 0
 
 
 class StrategyResult(EngineOutput):
+    """One strategy's engine output, its plan's radio and link events, and its summary."""
+
     summary: Summary
+
+
+class AggregateStats(_Strict):
+    """One strategy over the repetitions of one point (sweeps and repetitions)."""
+
+    mean_mbps: float = Field(description="Mean over repetitions of the across-flow mean throughput, Mbit/s.")
+    ci95_mbps: float = Field(description="Half-width of its 95 % confidence interval (Student's t), Mbit/s.")
+    jain_index: float = Field(description="Mean over repetitions of Jain's index.")
+    zero_s: float = Field(description="Mean over repetitions of the total zero-throughput time, seconds.")
+    runs: int = Field(ge=1, description="Repetitions aggregated.")
+
+
+class SweepPoint(_Strict):
+    value: float | int | str | bool | None = Field(description="Value of the swept parameter at this point.")
+    strategies: dict[str, AggregateStats]
+
+
+class SweepResult(_Strict):
+    parameter: str = Field(description="Dotted path of the swept scenario field, e.g. `nodes.uav.range_m`.")
+    values: list[float | int | str | bool | None]
+    points: list[SweepPoint]
+
+
+class ResultDocument(_Strict):
+    """The versioned result document of a comparison (see the module docstring).
+
+    ``strategies`` holds the runs of the scenario itself (of the first sweep point and
+    repetition when there are several); ``sweep`` / ``repetitions`` aggregate all units.
+    """
+
+    version: Literal[1] = RESULT_VERSION
+    scenario: Scenario = Field(description="The scenario as run (seed applied).")
+    strategies: dict[str, StrategyResult]
+    sweep: SweepResult | None = Field(default=None, description="Present when the comparison swept a parameter.")
+    repetitions: dict[str, AggregateStats] | None = Field(
+        default=None, description="Present when the comparison repeated without a sweep: per strategy."
+    )
 
 
 def jain_index(values: list[float]) -> float:
@@ -133,12 +438,12 @@ def jain_index(values: list[float]) -> float:
     return (s * s) / (len(values) * s2)
 
 
-def _retransmissions(flow: FlowResult) -> int:
-    return int(sum(getattr(sf, "retransmissions", 0) or 0 for sf in flow.subflows))
+def _retransmissions(flow: FlowSeries) -> int:
+    return sum(sf.retransmissions or 0 for sf in flow.subflows)
 
 
 def summarize_flow(
-    flow: FlowResult, interval_s: float, start_s: float = 0.0, stop_s: float | None = None
+    flow: FlowSeries, interval_s: float, start_s: float = 0.0, stop_s: float | None = None
 ) -> FlowSummary:
     """Statistics of one flow's throughput over its active window.
 
@@ -154,7 +459,7 @@ def summarize_flow(
     if not vals:
         return FlowSummary(
             id=flow.id, mean_mbps=0, std_mbps=0, min_mbps=0, max_mbps=0, zero_s=0, longest_zero_s=0,
-            retransmissions=_retransmissions(flow), completion_s=getattr(flow, "completion_s", None),
+            retransmissions=_retransmissions(flow), completion_s=flow.completion_s,
         )
     mean = sum(vals) / len(vals)
     std = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
@@ -169,7 +474,7 @@ def summarize_flow(
     return FlowSummary(
         id=flow.id,
         retransmissions=_retransmissions(flow),
-        completion_s=getattr(flow, "completion_s", None),
+        completion_s=flow.completion_s,
         mean_mbps=mean,
         std_mbps=std,
         min_mbps=min(vals),
@@ -211,13 +516,11 @@ def summarize(
         jain_index=jain_index(means),
         retransmissions=sum(s.retransmissions for s in per_flow),
     )
-    return StrategyResult(**output.model_dump(), summary=summary)
+    # the output's own (already validated) models travel on: no dump and re-parse
+    return StrategyResult(**dict(output), summary=summary)
 
 
-def comparison_document(scenario: dict[str, Any], results: dict[str, StrategyResult]) -> dict[str, Any]:
-    """The versioned comparison result document (see module docstring)."""
-    return {
-        "version": RESULT_VERSION,
-        "scenario": scenario,
-        "strategies": {name: r.model_dump() for name, r in results.items()},
-    }
+def comparison_document(scenario: Scenario | dict[str, Any], results: dict[str, StrategyResult]) -> ResultDocument:
+    """The versioned comparison result document (see module docstring) of ``results``
+    (strategy name -> result, in the order run) on ``scenario``."""
+    return ResultDocument(version=RESULT_VERSION, scenario=scenario, strategies=results)

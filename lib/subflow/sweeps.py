@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from subflow.errors import ScenarioInvalid
+from subflow.results import ResultDocument
 from subflow.scenario import load_scenario
 
 #: Scenario lists whose items are addressed by id in a parameter path.
@@ -141,15 +142,16 @@ def ci95_half_width(values: list[float]) -> float:
     return float(student_t.ppf(0.975, n - 1) * statistics.stdev(values) / math.sqrt(n))
 
 
-def unit_summary(document: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """The per-strategy figures of one unit's result document that sweeps aggregate."""
+def unit_summary(document: ResultDocument) -> dict[str, dict[str, float]]:
+    """The per-strategy figures of one unit's result document that sweeps aggregate:
+    ``{strategy: {"mean_mbps", "jain_index", "zero_s"}}`` (Mbit/s, -, seconds)."""
     return {
         name: {
-            "mean_mbps": r["summary"]["mean_mbps"],
-            "jain_index": r["summary"]["jain_index"],
-            "zero_s": r["summary"]["zero_s"],
+            "mean_mbps": r.summary.mean_mbps,
+            "jain_index": r.summary.jain_index,
+            "zero_s": r.summary.zero_s,
         }
-        for name, r in document["strategies"].items()
+        for name, r in document.strategies.items()
     }
 
 
@@ -161,7 +163,9 @@ def aggregate(
     Returns
     -------
     dict
-        ``{"repetitions": {name: {"mean_mbps", "ci95_mbps", "jain_index", "runs"}}}`` without a
+        The result document's ``sweep`` / ``repetitions`` parts as JSON (shapes
+        :class:`subflow.results.SweepResult` and :class:`~subflow.results.AggregateStats`):
+        ``{"repetitions": {name: {"mean_mbps", "ci95_mbps", "jain_index", "zero_s", "runs"}}}`` without a
         sweep, else ``{"sweep": {"parameter", "values", "points": [{"value", "strategies":
         {name: {...same fields...}}}]}}``. ``mean_mbps`` is the mean over repetitions of the
         across-flow mean throughput; ``ci95_mbps`` its 95 % CI half-width.

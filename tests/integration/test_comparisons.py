@@ -124,7 +124,7 @@ def test_naval_comparison_end_to_end(pg_stack, example, wait_comparison):
     assert_naval_shape(result)
 
     # one code path: the same numbers as the library + engine in-process
-    expected = compare(doc, STRATEGIES, runner=run_plan, engine="fluid")
+    expected = compare(doc, STRATEGIES, runner=run_plan, engine="fluid").model_dump(mode="json")
     assert result == expected, first_difference(result, expected)
 
     # listed without the result document

@@ -32,7 +32,7 @@ def test_embedded_comparison_end_to_end(embedded_stack, example, wait_comparison
     assert done["status"] == "succeeded", f"{done['error']}\n{embedded_stack.logs()}"
     assert done["progress"] == 1.0 and seen == sorted(seen)
     assert_naval_shape(done["result"])
-    expected = compare(doc, STRATEGIES, runner=run_plan, engine="fluid")
+    expected = compare(doc, STRATEGIES, runner=run_plan, engine="fluid").model_dump(mode="json")
     assert done["result"] == expected, first_difference(done["result"], expected)
 
     # it really went through the SQLite file and the filesystem broker

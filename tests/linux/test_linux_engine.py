@@ -31,11 +31,11 @@ from pathlib import Path
 import pytest
 
 from subflow.compare import run_strategy
+from subflow.errors import RunCancelled
 from subflow.resolve import resolve_plan
-from subflow.results import EngineOutput, comparison_document
+from subflow.results import ResultDocument, StrategyResult, comparison_document
 from subflow.scenario import load_scenario
 from subflow_engines import linux
-from subflow_engines.fluid import RunCancelled
 from subflow_engines.linux import iperf3
 
 from .scenarios import CUT_END_S, CUT_START_S, naval_direct_move, path_cut, two_path
@@ -122,10 +122,10 @@ def test_path_cut_mptcp_keeps_the_surviving_path_single_path_stalls(need_mptcp, 
     assert _mean(after_sp[-4:]) >= 0.8 * before_sp
     # MPTCP: two subflows observed, the wireless one removed and re-added by the driver
     assert mpf.observed_subflows_max == 2
-    ev = [(e["kind"], e.get("subflow"), e["t_s"]) for e in mp.events]
+    ev = [(e.kind, getattr(e, "subflow", None), e.t_s) for e in mp.events]
     assert ("subflow_down", "f/ap", CUT_START_S) in ev and ("subflow_up", "f/ap", CUT_END_S) in ev
-    assert any(k == "route_lost" and t == CUT_START_S for k, _, t in [(e["kind"], 0, e["t_s"]) for e in sp.events])
-    assert any(e["kind"] == "rto" for e in sp.events)  # observed RTO backoffs of the stalled connection
+    assert any(k == "route_lost" and t == CUT_START_S for k, _, t in [(e.kind, 0, e.t_s) for e in sp.events])
+    assert any(e.kind == "rto" for e in sp.events)  # observed RTO backoffs of the stalled connection
 
 
 def test_naval_direct_move_end_to_end(need_mptcp, no_leftovers):
@@ -136,11 +136,11 @@ def test_naval_direct_move_end_to_end(need_mptcp, no_leftovers):
         return run_strategy(scenario, strategy, linux.run, engine="linux")
 
     sp, mp = _parallel((one, "sptcp"), (one, "mptcp"))
-    document = comparison_document(scenario.model_dump(mode="json"), {"sptcp": sp, "mptcp": mp})
-    json.dumps(document)  # stored like any result
+    document = comparison_document(scenario, {"sptcp": sp, "mptcp": mp})
+    assert ResultDocument.model_validate_json(document.model_dump_json()) == document  # stored like any result
     for res in (sp, mp):
         assert res.engine == "linux"
-        EngineOutput.model_validate(res.model_dump())
+        StrategyResult.model_validate(res.model_dump())  # the typed contract, linux fields included
         assert [f.id for f in res.flows] == ["f1", "f2"]
         for f in res.flows:
             assert len(f.t_s) == len(f.throughput_mbps) == 50
@@ -166,7 +166,7 @@ def test_naval_direct_move_end_to_end(need_mptcp, no_leftovers):
     assert all(max(f.throughput_mbps[33:]) > 0.05 for f in sp.flows)
     assert sum(_mean(f.throughput_mbps[40:]) for f in sp.flows) > 0.3
     assert all(v > 1.0 for v in mp.flows[0].throughput_mbps[8:])
-    kinds = {e["kind"] for e in mp.events}
+    kinds = {e.kind for e in mp.events}
     assert {"handover_start", "association", "subflow_up"} <= kinds
     assert mp.flows[0].observed_subflows_max == 2
 

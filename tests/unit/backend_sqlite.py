@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker  # noqa: E402
 
 from subflow_backend import accounts, agent, models  # noqa: E402
 from subflow_backend.db import make_engine  # noqa: E402
+from subflow_backend.schemas import EnginesPublic  # noqa: E402
 
 #: What the fake agent reports: fluid runs every strategy, linux only two.
 CAPABILITIES: dict[str, Any] = {
@@ -71,12 +72,14 @@ def fake_agent(monkeypatch) -> list[str]:
     have gone to the agent (``"capabilities"`` for each fetch)."""
     calls: list[str] = []
 
-    def capabilities(refresh: bool = False) -> dict[str, Any]:
+    reported = EnginesPublic.model_validate(CAPABILITIES)
+
+    def capabilities(refresh: bool = False) -> EnginesPublic:
         calls.append("capabilities")
-        return CAPABILITIES
+        return reported
 
     monkeypatch.setattr(agent, "capabilities", capabilities)
-    monkeypatch.setattr(agent, "snapshot", lambda: CAPABILITIES)
+    monkeypatch.setattr(agent, "snapshot", lambda: reported)
     return calls
 
 

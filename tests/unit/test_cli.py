@@ -21,13 +21,13 @@ def test_compare_json_is_the_library_result(naval_direct):
     assert out.exit_code == 0, out.output
     doc = json.loads(out.stdout)
     assert doc["version"] == 1 and list(doc["strategies"]) == ["sptcp", "mptcp"]
-    assert doc == json.loads(json.dumps(compare(naval_direct, ["sptcp", "mptcp"], run_plan)))
+    assert doc == json.loads(compare(naval_direct, ["sptcp", "mptcp"], run_plan).model_dump_json())
 
 
 def test_compare_table_prints_the_summary(naval_direct):
     out = runner.invoke(app, ["compare", SCENARIO, "--strategies", "sptcp,mptcp"])
     assert out.exit_code == 0, out.output
-    doc = compare(naval_direct, ["sptcp", "mptcp"], run_plan)
+    doc = compare(naval_direct, ["sptcp", "mptcp"], run_plan).model_dump()
     jain = doc["strategies"]["sptcp"]["summary"]["jain_index"]
     mean_f1 = doc["strategies"]["mptcp"]["summary"]["flows"][0]["mean_mbps"]
     assert "naval-direct-move" in out.stdout

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+
+from subflow.results import ResultDocument
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
@@ -234,7 +236,8 @@ def test_worker_claims_reports_and_stops_at_a_cancel(sessions, naval_direct, tas
         assert crud.cancel_comparison(s, _row(s, cid)).status == "cancelled"
     with pytest.raises(tasks.ComparisonCancelled):
         progress.set(0.9)
-    assert tasks._finish(cid, DOCUMENT) is False
+    document = ResultDocument.model_validate({**DOCUMENT, "scenario": scenario.document})
+    assert tasks._finish(cid, document) is False
     tasks._fail(cid, "agent down")
     assert tasks._claim(cid) is None
     with sessions() as s:

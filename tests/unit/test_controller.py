@@ -57,7 +57,7 @@ def test_controller_installs_the_delay_optimal_split_after_the_handover(naval_di
 
 
 def test_mptcp_fdm_has_no_gap_and_keeps_the_uav_path_below_capacity(naval_direct):
-    doc = compare(naval_direct, ["mptcp", "mptcp-fdm"], run_plan)
+    doc = compare(naval_direct, ["mptcp", "mptcp-fdm"], run_plan).model_dump()
     fdm = doc["strategies"]["mptcp-fdm"]
     assert fdm["summary"]["zero_s"] == 0
     uav = [sum(sf["throughput_mbps"][k] for f in fdm["flows"] for sf in f["subflows"] if sf["id"].endswith("/uav"))
@@ -73,11 +73,11 @@ def test_mptcp_fdm_has_no_gap_and_keeps_the_uav_path_below_capacity(naval_direct
 def test_lba_strategies_route_distinct_subflows_and_run(strategy):
     from tests.conftest import load_example
 
-    doc = compare(load_example("hsln-10node"), [strategy], run_plan)["strategies"][strategy]
+    doc = compare(load_example("hsln-10node"), [strategy], run_plan).model_dump()["strategies"][strategy]
     paths = [tuple(sf["path"]) for sf in doc["flows"][0]["subflows"]]
     assert 1 < len(paths) <= 4 and len(set(paths)) == len(paths)
     assert all(p[0] == "s1" and p[-1] == "s10" for p in paths)
     assert len(paths[0]) == 3  # the first subflow takes a minimum-hop path (all links idle)
     assert doc["summary"]["mean_mbps"] > 0
-    naval = compare(load_example("naval-direct-move"), [strategy], run_plan)["strategies"][strategy]
+    naval = compare(load_example("naval-direct-move"), [strategy], run_plan).model_dump()["strategies"][strategy]
     assert naval["summary"]["zero_s"] == 0  # the SATCOM subflow carries the flows through the handover

@@ -11,10 +11,11 @@ import math
 import pytest
 
 from subflow.compare import compare, run_strategy
+from subflow.errors import RunCancelled
 from subflow.resolve import resolve_plan
 from subflow.scenario import load_scenario
 from subflow_engines import run_plan
-from subflow_engines.fluid import RunCancelled, run as fluid_run
+from subflow_engines.fluid import run as fluid_run
 
 
 def _line(bw=10.0, delay=10.0, loss=0.0, flows=1, rate=None, duration=60.0, seed=1, queue=200):
@@ -84,7 +85,7 @@ def _zero_runs(thr: list[float], t_s: list[float]) -> list[tuple[float, int]]:
 
 
 def test_naval_direct_move_sptcp_gap_and_mptcp_continuity(naval_direct):
-    doc = compare(naval_direct, ["sptcp", "mptcp"], run_plan)
+    doc = compare(naval_direct, ["sptcp", "mptcp"], run_plan).model_dump()
     for flow in doc["strategies"]["sptcp"]["flows"]:
         runs = _zero_runs(flow["throughput_mbps"], flow["t_s"])
         assert any(59.0 <= start <= 62.0 and length >= 2 for start, length in runs), runs
@@ -100,12 +101,12 @@ def test_naval_direct_move_sptcp_gap_and_mptcp_continuity(naval_direct):
 
 def test_rto_backs_off_exponentially_during_the_handover(naval_direct):
     res = run_strategy(load_scenario(naval_direct), "sptcp", run_plan)
-    rtos = [e for e in res.events if e["kind"] == "rto" and e["flow"] == "f1"]
-    assert [e["resumed"] for e in rtos] == [False, False, True]
+    rtos = [e for e in res.events if e.kind == "rto" and e.flow == "f1"]
+    assert [e.resumed for e in rtos] == [False, False, True]
     for a, b in zip(rtos, rtos[1:]):
-        assert b["rto_s"] == pytest.approx(2 * a["rto_s"], rel=1e-3)  # RFC 6298 §5.5
-        assert b["t_s"] - a["t_s"] == pytest.approx(a["rto_s"] * 2, abs=0.02)  # next expiry one doubled RTO later
-    assert rtos[-1]["t_s"] >= 62.0  # resumes only after association completed (60 s + 2 s delay)
+        assert b.rto_s == pytest.approx(2 * a.rto_s, rel=1e-3)  # RFC 6298 §5.5
+        assert b.t_s - a.t_s == pytest.approx(a.rto_s * 2, abs=0.02)  # next expiry one doubled RTO later
+    assert rtos[-1].t_s >= 62.0  # resumes only after association completed (60 s + 2 s delay)
 
 
 def test_cancel_and_progress(naval_direct):
@@ -137,7 +138,7 @@ def _two_path(cut=True):
 
 
 def test_mptcp_aggregates_two_disjoint_paths():
-    doc = compare(_two_path(cut=False), ["sptcp", "mptcp"], run_plan)
+    doc = compare(_two_path(cut=False), ["sptcp", "mptcp"], run_plan).model_dump()
     sp = doc["strategies"]["sptcp"]["flows"][0]["throughput_mbps"][5:]
     mp = doc["strategies"]["mptcp"]["flows"][0]["throughput_mbps"][5:]
     assert sum(mp) / len(mp) >= 1.2 * 10.0  # at least 1.2x the best single path (10 Mbit/s)
@@ -145,7 +146,7 @@ def test_mptcp_aggregates_two_disjoint_paths():
 
 
 def test_path_cut_keeps_mptcp_on_the_surviving_path_and_reroutes_sptcp():
-    doc = compare(_two_path(), ["sptcp", "mptcp"], run_plan)
+    doc = compare(_two_path(), ["sptcp", "mptcp"], run_plan).model_dump()
     mp = doc["strategies"]["mptcp"]
     during = mp["flows"][0]["throughput_mbps"][11:18]
     assert min(during) >= 0.8 * 3.0  # >= 80 % of the surviving 3 Mbit/s path
@@ -226,7 +227,7 @@ def _shared_bottleneck() -> dict:
 def test_coupled_mptcp_is_fair_to_tcp_at_a_shared_bottleneck(strategy):
     # RFC 6356 goal 2 ("do no harm"): two subflows through one bottleneck take no more than one TCP's share;
     # the competing flow here also runs as MPTCP, but has a single interface and so a single subflow
-    doc = compare(_shared_bottleneck(), [strategy], run_plan)["strategies"][strategy]
+    doc = compare(_shared_bottleneck(), [strategy], run_plan).model_dump()["strategies"][strategy]
     mp, tcp = (sum(f["throughput_mbps"][10:]) / 50 for f in doc["flows"])
     assert len(doc["flows"][0]["subflows"]) == 2 and len(doc["flows"][1]["subflows"]) == 1
     assert mp + tcp >= 0.9 * 10
@@ -234,12 +235,12 @@ def test_coupled_mptcp_is_fair_to_tcp_at_a_shared_bottleneck(strategy):
 
 
 def test_uncoupled_subflows_take_more_than_their_share():
-    doc = compare(_shared_bottleneck(), ["cmt-pf"], run_plan)["strategies"]["cmt-pf"]
+    doc = compare(_shared_bottleneck(), ["cmt-pf"], run_plan).model_dump()["strategies"]["cmt-pf"]
     mp, tcp = (sum(f["throughput_mbps"][10:]) / 50 for f in doc["flows"])
     assert mp > 1.4 * tcp  # two independent NewReno windows: about 2:1
 
 
 def test_olia_aggregates_disjoint_paths():
-    doc = compare(_two_path(cut=False), ["mptcp-olia"], run_plan)["strategies"]["mptcp-olia"]
+    doc = compare(_two_path(cut=False), ["mptcp-olia"], run_plan).model_dump()["strategies"]["mptcp-olia"]
     thr = doc["flows"][0]["throughput_mbps"][5:]
     assert sum(thr) / len(thr) >= 1.2 * 10.0

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from subflow.resolve import resolve_plan
-from subflow_engines import fluid_vec
 from subflow_engines.fluid import VECTOR_MIN_SUBFLOWS, run
+from subflow_engines.fluid import vectorised as fluid_vec
 
 from tests.conftest import load_example
 
@@ -42,7 +42,7 @@ def _same(a, b) -> None:
     assert [f.id for f in a.flows] == [f.id for f in b.flows]
     for fa, fb in zip(a.flows, b.flows):
         assert sum(fa.throughput_mbps) == pytest.approx(sum(fb.throughput_mbps), rel=1e-9, abs=1e-6), fa.id
-    kinds = lambda out: sorted((round(e["t_s"], 3), e["kind"], e.get("flow", "")) for e in out.events)  # noqa: E731
+    kinds = lambda out: sorted((round(e.t_s, 3), e.kind, getattr(e, "flow", "")) for e in out.events)  # noqa: E731
     assert kinds(a) == kinds(b)
 
 

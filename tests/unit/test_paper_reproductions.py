@@ -36,7 +36,7 @@ def test_spurious_timeout_idle_periods(delay_ms, window):
     # sdn-spurious-timeout Figs. 7-9: idle period bare TCP > ZWA >= spurious-timeout ~ disconnection
     idle = {"sptcp": [], "sptcp-zwa": [], "sptcp-spurious": []}
     for disc in DISCONNECTIONS:
-        doc = compare(spurious_timeout_handover(disc, delay_ms, window), list(idle), run_plan)
+        doc = compare(spurious_timeout_handover(disc, delay_ms, window), list(idle), run_plan).model_dump()
         for name in idle:
             idle[name].append(_idle(doc["strategies"][name]))
         spurious = idle["sptcp-spurious"][-1]
@@ -49,7 +49,7 @@ def test_zwa_degrades_to_bare_tcp_on_short_paths():
     # 3 hops of 20 ms: the one-way delay (60 ms) is below the ~70 ms notification delay, so the
     # window is lost on the stale route before the freeze (paper §3.5; observed at 90 kB)
     for disc in DISCONNECTIONS:
-        doc = compare(spurious_timeout_handover(disc, 20, 90_000), ["sptcp", "sptcp-zwa"], run_plan)
+        doc = compare(spurious_timeout_handover(disc, 20, 90_000), ["sptcp", "sptcp-zwa"], run_plan).model_dump()
         zwa = doc["strategies"]["sptcp-zwa"]
         assert any(e["kind"] == "zwa_too_late" for e in zwa["events"])
         assert _idle(zwa) == pytest.approx(_idle(doc["strategies"]["sptcp"]), abs=1e-6)
@@ -59,7 +59,7 @@ def test_zwa_degrades_to_bare_tcp_on_short_paths():
 @pytest.mark.parametrize("t_dwell", [2, 40])
 def test_cmt_with_ideal_buffer_meets_eq3_and_msctp_meets_eqs_4_5(bw_ratio, t_dwell):
     doc, times = cmt_handover(bw_ratio, t_dwell, rbuf_bytes=None)
-    res = compare(doc, ["cmt-pf", "msctp-best", "msctp-worst"], run_plan)
+    res = compare(doc, ["cmt-pf", "msctp-best", "msctp-worst"], run_plan).model_dump()
     done = {n: r["flows"][0]["completion_s"] for n, r in res["strategies"].items()}
     assert done["cmt-pf"] == pytest.approx(times["cmt"], rel=0.10)
     assert done["msctp-best"] == pytest.approx(times["msctp_best"], rel=0.10)
@@ -71,7 +71,7 @@ def test_cmt_with_ideal_buffer_meets_eq3_and_msctp_meets_eqs_4_5(bw_ratio, t_dwe
 def test_small_receive_buffer_makes_cmt_no_better_than_msctp_best(bw_ratio, rbuf):
     # msctp-cmt Figs. 6-7: with rbuf <= 256 kB, CMT is no better than mSCTP's best case for bw_ratio > 4
     doc, _ = cmt_handover(bw_ratio, 10, rbuf_bytes=rbuf)
-    res = compare(doc, ["cmt-pf", "msctp-best"], run_plan)
+    res = compare(doc, ["cmt-pf", "msctp-best"], run_plan).model_dump()
     cmt = res["strategies"]["cmt-pf"]["flows"][0]["completion_s"]
     best = res["strategies"]["msctp-best"]["flows"][0]["completion_s"]
     assert cmt is None or cmt >= 0.99 * best  # no better (within 1 %)
@@ -79,13 +79,13 @@ def test_small_receive_buffer_makes_cmt_no_better_than_msctp_best(bw_ratio, rbuf
 
 def test_small_asymmetry_lets_cmt_win_even_with_256kB():
     doc, times = cmt_handover(2, 40, rbuf_bytes=256_000)
-    res = compare(doc, ["cmt-pf", "msctp-best"], run_plan)
+    res = compare(doc, ["cmt-pf", "msctp-best"], run_plan).model_dump()
     assert res["strategies"]["cmt-pf"]["flows"][0]["completion_s"] < res["strategies"]["msctp-best"]["flows"][0]["completion_s"]
 
 
 def test_naval_random_walk_sptcp_below_mptcp():
     # sd-mptcp Scenario II (Figs. 8-9): repeated handovers cut single-path TCP, MPTCP keeps SATCOM
-    res = compare(load_example("naval-random-walk"), ["sptcp", "mptcp"], run_plan)
+    res = compare(load_example("naval-random-walk"), ["sptcp", "mptcp"], run_plan).model_dump()
     sp, mp = (res["strategies"][n]["summary"]["mean_mbps"] for n in ("sptcp", "mptcp"))
     assert sp < mp
     assert res["strategies"]["sptcp"]["summary"]["zero_s"] > 0
@@ -94,7 +94,7 @@ def test_naval_random_walk_sptcp_below_mptcp():
 
 def test_hsln_routes_of_each_metric_follow_thesis_table_4():
     # tcpbp-thesis Table 4, route 1 => 10: TCPBP 1-3-4-10, hop-count 1-5-10, delay 1-5-4-10
-    res = compare(load_example("hsln-10node"), ["sptcp", "sptcp-delay", "sptcp-tcpbp"], run_plan)
+    res = compare(load_example("hsln-10node"), ["sptcp", "sptcp-delay", "sptcp-tcpbp"], run_plan).model_dump()
     paths = {n: r["flows"][0]["subflows"][0]["path"] for n, r in res["strategies"].items()}
     assert paths == {"sptcp": ["s1", "s5", "s10"], "sptcp-delay": ["s1", "s5", "s4", "s10"],
                      "sptcp-tcpbp": ["s1", "s3", "s4", "s10"]}
@@ -114,7 +114,7 @@ def test_naval_random_walk_fdm_spreads_less_than_lowrtt_and_both_beat_sptcp():
     agg = aggregate(units, [unit_summary(d) for d in docs], None)["repetitions"]
     assert agg["sptcp"]["mean_mbps"] < agg["mptcp"]["mean_mbps"]
     assert agg["sptcp"]["mean_mbps"] < agg["mptcp-fdm"]["mean_mbps"]
-    spread = {n: sum(d["strategies"][n]["summary"]["std_mbps"] for d in docs) / len(docs) for n in names}
+    spread = {n: sum(d.strategies[n].summary.std_mbps for d in docs) / len(docs) for n in names}
     assert spread["mptcp-fdm"] < spread["mptcp"]
     assert agg["mptcp-fdm"]["jain_index"] >= agg["mptcp"]["jain_index"]
 
@@ -143,7 +143,7 @@ def test_naval_direct_move_fdm_splits_the_uav_fairly_where_lowrtt_does_not():
     jain = {n: [] for n in names}
     mean = {n: [] for n in names}
     for seed in range(1, 9):
-        doc = compare({**base, "run": {**base["run"], "seed": seed}}, names, run_plan)
+        doc = compare({**base, "run": {**base["run"], "seed": seed}}, names, run_plan).model_dump()
         for n in names:
             r = doc["strategies"][n]
             split[n].append(_uav_split_jain(r))

@@ -20,10 +20,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
+from subflow.agent_api import Capabilities, RunPublic
 from subflow.errors import AgentRejected, AgentUnavailable
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
@@ -31,6 +33,7 @@ from subflow.results import EngineOutput
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float], None]
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def _reason(exc: httpx.TransportError) -> str:
@@ -132,21 +135,29 @@ class AgentClient:
             raise AgentRejected(f"agent answered {method} {path} with {type(body).__name__}, not an object")
         return body
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> Capabilities:
         """``GET /capabilities``: ``{"engines": [{name, description, available, strategies, supports}]}``."""
-        return self._request("GET", "/capabilities")
+        return self._validated(Capabilities, "GET", "/capabilities", self._request("GET", "/capabilities"))
+
+    @staticmethod
+    def _validated(model: type[_M], method: str, path: str, body: dict[str, Any]) -> _M:
+        try:
+            return model.model_validate(body)
+        except ValidationError as exc:
+            raise AgentRejected(f"agent answered {method} {path} with a malformed {model.__name__}: {exc}") from None
 
     def submit(self, plan: RunPlan) -> str:
         """``POST /runs``; returns the run id."""
         body = self._request("POST", "/runs", json=plan.model_dump(mode="json"))
-        run_id = body.get("id")
-        if not isinstance(run_id, str) or not run_id:
+        run = self._validated(RunPublic, "POST", "/runs", body)
+        if not run.id:
             raise AgentRejected("agent accepted the run but returned no id")
-        return run_id
+        return run.id
 
-    def status(self, run_id: str) -> dict[str, Any]:
-        """``GET /runs/{id}``: ``{id, status, progress, error, output}``."""
-        return self._request("GET", f"/runs/{run_id}")
+    def status(self, run_id: str) -> RunPublic:
+        """``GET /runs/{id}``: ``{id, status, progress, error, output}`` (output validated as
+        :class:`~subflow.results.EngineOutput`; a malformed one raises :class:`AgentRejected`)."""
+        return self._validated(RunPublic, "GET", f"/runs/{run_id}", self._request("GET", f"/runs/{run_id}"))
 
     def cancel(self, run_id: str) -> None:
         """``DELETE /runs/{id}``, best effort (errors are logged, not raised)."""
@@ -173,20 +184,18 @@ class AgentClient:
         try:
             wait = min(0.05, self.poll_interval_s)
             while True:
-                body = self.status(run_id)
-                state = body.get("status")
-                progress = body.get("progress")
-                if on_progress is not None and isinstance(progress, (int, float)):
-                    on_progress(min(1.0, max(0.0, float(progress))))
+                run = self.status(run_id)
+                state = run.status
+                if on_progress is not None:
+                    on_progress(run.progress)
                 if state == "succeeded":
                     finished = True
-                    try:
-                        return EngineOutput.model_validate(body.get("output"))
-                    except ValueError as exc:
-                        raise AgentRejected(f"agent run {run_id} returned a malformed output: {exc}") from None
+                    if run.output is None:
+                        raise AgentRejected(f"agent run {run_id} succeeded without an output")
+                    return run.output
                 if state in ("failed", "cancelled"):
                     finished = True
-                    reason = body.get("error") or "no reason given"
+                    reason = run.error or "no reason given"
                     raise AgentRejected(f"agent run {run_id} ({plan.strategy} on {plan.engine}) {state}: {reason}")
                 if time.monotonic() - started > self.deadline_s:
                     raise AgentRejected(

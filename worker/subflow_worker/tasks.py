@@ -18,7 +18,7 @@ from celery.utils.log import get_task_logger
 from subflow.compare import compare
 from subflow.errors import AgentUnavailable, SubflowError
 from subflow.plan import RunPlan
-from subflow.results import EngineOutput
+from subflow.results import EngineOutput, ResultDocument
 from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
 
 from subflow_backend import comparison_state
@@ -198,10 +198,10 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
     return comparison_state.SUCCEEDED
 
 
-def _finish(comparison_id: str, document: dict[str, Any]) -> bool:
-    """Store the result unless the comparison was cancelled or deleted meanwhile."""
+def _finish(comparison_id: str, document: ResultDocument) -> bool:
+    """Store the result document (as its JSON) unless the comparison was cancelled or deleted meanwhile."""
     with SessionLocal() as session:
-        return comparison_state.succeed(session, comparison_id, document)
+        return comparison_state.succeed(session, comparison_id, document.model_dump(mode="json"))
 
 
 def _units(snapshot: dict[str, Any], repetitions: int, sweep: dict | None):
@@ -230,7 +230,7 @@ def run_unit(self: Task, comparison_id: str, index: int) -> dict[str, Any]:
     """Run unit ``index`` (one sweep point x repetition, every strategy) of a comparison.
 
     Returns ``{"index", "summary": {strategy: {mean_mbps, jain_index, zero_s}}, "document":
-    the full result document for unit 0 else None, "error": str or None}``; a unit never
+    the full result document (JSON) for unit 0 else None, "error": str or None}``; a unit never
     raises past its retries, so the chord's callback always runs.
     """
     with SessionLocal() as session:
@@ -251,8 +251,8 @@ def run_unit(self: Task, comparison_id: str, index: int) -> dict[str, Any]:
     except (SubflowError, ValueError) as exc:
         return {"index": index, "summary": None, "document": None, "error": str(exc)}
     _unit_done(comparison_id)
-    return {"index": index, "summary": unit_summary(document), "document": document if index == 0 else None,
-            "error": None}
+    return {"index": index, "summary": unit_summary(document),
+            "document": document.model_dump(mode="json") if index == 0 else None, "error": None}
 
 
 @celery_app.task(name=AGGREGATE_UNITS_TASK, acks_late=True)
@@ -270,8 +270,11 @@ def aggregate_units(results: list[dict[str, Any]], comparison_id: str) -> str | 
         return comparison_state.FAILED
     results = sorted(results, key=lambda r: r["index"])
     units = _units(snapshot, repetitions, sweep)
-    document = dict(results[0]["document"])
-    document.update(aggregate(units, [r["summary"] for r in results], SweepSpec(**sweep) if sweep else None))
+    # unit 0's document crossed the result backend as JSON; it is validated again here
+    document = ResultDocument.model_validate(
+        {**results[0]["document"],
+         **aggregate(units, [r["summary"] for r in results], SweepSpec(**sweep) if sweep else None)}
+    )
     if not _finish(comparison_id, document):
         return _status(comparison_id)
     return comparison_state.SUCCEEDED

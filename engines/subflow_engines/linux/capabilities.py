@@ -14,8 +14,6 @@ from dataclasses import asdict, dataclass, field
 
 from . import cleanup, commands
 
-TCP_CC_DEFAULT = "reno"
-
 
 @dataclass
 class HostCapabilities:

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
-from subflow.errors import EngineCannotRun, SubflowError  # noqa: F401  (re-exported)
+from subflow.errors import CommandFailed, EngineCannotRun  # noqa: F401  (re-exported)
 
 log = logging.getLogger("subflow_engines.linux")
 
@@ -23,16 +23,6 @@ _NAME_RE = re.compile(r"^sf[0-9a-f]{6}[a-z0-9-]{0,20}$")
 #: Linux IFNAMSIZ - 1
 IFNAME_MAX = 15
 
-
-
-class CommandFailed(SubflowError):
-    """A system command the engine issued failed."""
-
-    def __init__(self, args: Sequence[str], returncode: int, stderr: str):
-        self.args_list = list(args)
-        self.returncode = returncode
-        self.stderr = stderr.strip()
-        super().__init__(f"command failed ({returncode}): {' '.join(args)}: {self.stderr}")
 
 
 def check_name(name: str, max_len: int | None = None) -> str:

@@ -29,9 +29,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-
-class Iperf3ParseError(ValueError):
-    """The text is not exactly one iperf3 JSON document (message says why)."""
+from subflow.errors import Iperf3ParseError  # noqa: F401  (re-exported)
 
 
 @dataclass

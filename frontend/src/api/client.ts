@@ -8,19 +8,19 @@ import type {
   AccessToken,
   ApiTokenCreate,
   ApiTokenCreated,
-  ApiTokenPublic,
   ComparisonPublic,
+  ComparisonsPublic,
   EngineInfo,
+  EnginesPublic,
   TimelinePublic,
   ComparisonRequest,
-  ComparisonSummary,
   Id,
-  ListPage,
   ScenarioDocument,
   ScenarioPublic,
-  ScenarioSummary,
+  ScenarioVersionsPublic,
+  ScenariosPublic,
+  ApiTokensPublic,
   ScenarioVersionPublic,
-  ScenarioVersionSummary,
   StrategyInfo,
   UserPublic,
   ValidationErrorItem,
@@ -115,13 +115,13 @@ export const api = {
     }),
   logout: () => request<void>("/api/auth/logout", { method: "POST" }),
   me: (signal?: AbortSignal) => request<UserPublic>("/api/users/me", {}, signal),
-  listTokens: (signal?: AbortSignal) => request<ListPage<ApiTokenPublic>>("/api/users/me/tokens", {}, signal),
+  listTokens: (signal?: AbortSignal) => request<ApiTokensPublic>("/api/users/me/tokens", {}, signal),
   /** A new personal API token; the answer's `token` is shown once. */
   createToken: (body: ApiTokenCreate) =>
     request<ApiTokenCreated>("/api/users/me/tokens", { method: "POST", body: JSON.stringify(body) }),
   revokeToken: (tokenId: Id) => request<void>(`/api/users/me/tokens/${enc(String(tokenId))}`, { method: "DELETE" }),
   listScenarios: (signal?: AbortSignal) =>
-    request<ListPage<ScenarioSummary>>("/api/scenarios", {}, signal),
+    request<ScenariosPublic>("/api/scenarios", {}, signal),
   getScenario: (id: Id, signal?: AbortSignal) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {}, signal),
   createScenario: (doc: unknown, signal?: AbortSignal) =>
@@ -135,7 +135,7 @@ export const api = {
       { "If-Match": versionEtag(version) },
     ),
   listVersions: (id: Id, signal?: AbortSignal) =>
-    request<ListPage<ScenarioVersionSummary>>(`/api/scenarios/${enc(String(id))}/versions`, {}, signal),
+    request<ScenarioVersionsPublic>(`/api/scenarios/${enc(String(id))}/versions`, {}, signal),
   /** One saved version, with its document. */
   getVersion: (id: Id, version: number, signal?: AbortSignal) =>
     request<ScenarioVersionPublic>(`/api/scenarios/${enc(String(id))}/versions/${version}`, {}, signal),
@@ -144,7 +144,7 @@ export const api = {
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}/versions/${version}/restore`, { method: "POST" }),
   listStrategies: (signal?: AbortSignal) => request<StrategyInfo[]>("/api/strategies", {}, signal),
   listComparisons: (scenarioId: Id, signal?: AbortSignal) =>
-    request<ListPage<ComparisonSummary>>(
+    request<ComparisonsPublic>(
       `/api/scenarios/${enc(String(scenarioId))}/comparisons`,
       {},
       signal,
@@ -161,23 +161,16 @@ export const api = {
       body: JSON.stringify(body),
     }),
   cancelComparison: (scenarioId: Id, comparisonId: Id) =>
-    request<unknown>(
+    request<ComparisonPublic>(
       `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/cancel`,
       { method: "POST" },
     ),
   /** Server-sent events URL of a comparison's progress (for `EventSource`). */
   comparisonEventsUrl: (scenarioId: Id, comparisonId: Id) =>
     `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/events`,
-  /** The agent's engines; `[{name: "fluid"}]` while `GET /api/engines` does not exist (404). */
-  listEngines: async (signal?: AbortSignal): Promise<EngineInfo[]> => {
-    try {
-      const body = await request<{ engines: EngineInfo[] }>("/api/engines", {}, signal);
-      return body.engines?.length ? body.engines : [{ name: "fluid" }];
-    } catch (err) {
-      if (err instanceof ApiError && (err.status === 404 || err.status === 405)) return [{ name: "fluid" }];
-      throw err;
-    }
-  },
+  /** The agent's engines (`GET /api/engines`; the configured ones, availability unknown, when the agent is down). */
+  listEngines: async (signal?: AbortSignal): Promise<EngineInfo[]> =>
+    (await request<EnginesPublic>("/api/engines", {}, signal)).engines,
   timeline: (doc: ScenarioDocument, signal?: AbortSignal) =>
     request<TimelinePublic>("/api/timeline", { method: "POST", body: JSON.stringify(doc) }, signal),
   /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, Topology Zoo GraphML or SNDlib native. */

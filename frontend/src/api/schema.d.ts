@@ -288,7 +288,7 @@ export interface paths {
         };
         /**
          * Get Schema
-         * @description The JSON Schema (draft 2020-12) of a scenario document.
+         * @description The JSON Schema (draft 2020-12) of a scenario document (a JSON Schema, hence free-form here).
          */
         get: operations["get_schema_api_scenarios_schema_get"];
         put?: never;
@@ -434,7 +434,8 @@ export interface paths {
         };
         /**
          * Stream Comparison Events
-         * @description Follow a comparison's progress without polling (``EventSource``).
+         * @description Follow a comparison's progress without polling (``EventSource``): one
+         *     :class:`~subflow_backend.schemas.ComparisonProgress` per change.
          */
         get: operations["stream_comparison_events_api_scenarios__scenario_id__comparisons__comparison_id__events_get"];
         put?: never;
@@ -850,6 +851,122 @@ export interface components {
             token_type?: "bearer";
         };
         /**
+         * AggregateStats
+         * @description One strategy over the repetitions of one point (sweeps and repetitions).
+         */
+        AggregateStats: {
+            /**
+             * Ci95 Mbps
+             * @description Half-width of its 95 % confidence interval (Student's t), Mbit/s.
+             */
+            ci95_mbps: number;
+            /**
+             * Jain Index
+             * @description Mean over repetitions of Jain's index.
+             */
+            jain_index: number;
+            /**
+             * Mean Mbps
+             * @description Mean over repetitions of the across-flow mean throughput, Mbit/s.
+             */
+            mean_mbps: number;
+            /**
+             * Runs
+             * @description Repetitions aggregated.
+             */
+            runs: number;
+            /**
+             * Zero S
+             * @description Mean over repetitions of the total zero-throughput time, seconds.
+             */
+            zero_s: number;
+        };
+        /**
+         * Allocation
+         * @description Result of :func:`allocate_fdm` (the ``allocate --json`` document).
+         *
+         *     ``gamma``: total offered traffic γ, Mbit/s; ``sum_flow_over_residual``:
+         *     Σ f/(C − f); ``mean_delay_s``: T, s; ``tempered``: demand factor applied
+         *     (1 if none); ``lambda_max``: maximum concurrent flow factor λ* of the
+         *     demands (after ``--demand-scale``; null when phase 1 was not needed);
+         *     ``relative_gap``: certified bound on (D − D*)/D*; ``moved_mbps`` /
+         *     ``moved_fraction``: traffic that changed path since ``previous`` (null
+         *     without a warm start).
+         */
+        Allocation: {
+            /** Demands */
+            demands: components["schemas"]["DemandAllocation"][];
+            /** Gamma */
+            gamma: number;
+            /** Iterations */
+            iterations: number;
+            /** Lambda Max */
+            lambda_max: number | null;
+            /** Links */
+            links: components["schemas"]["LinkLoad"][];
+            /** Mean Delay S */
+            mean_delay_s: number;
+            /**
+             * Method
+             * @default fdm
+             */
+            method?: string;
+            /** Moved Fraction */
+            moved_fraction?: number | null;
+            /** Moved Mbps */
+            moved_mbps?: number | null;
+            /** Relative Gap */
+            relative_gap: number;
+            /** Sum Flow Over Residual */
+            sum_flow_over_residual: number;
+            /** Tempered */
+            tempered: number;
+        };
+        /**
+         * AllocationChange
+         * @description The SDN controller re-ran Flow Deviation and set new subflow rate limits
+         *     (``mptcp-fdm``; Zhao et al., MILCOM 2018, §IV).
+         */
+        AllocationChange: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "allocation_change";
+            /**
+             * Mean Delay S
+             * @description Mean packet delay of the allocation (FDM objective), seconds.
+             */
+            mean_delay_s: number;
+            /**
+             * Moved Mbps
+             * @description Rate moved between paths since the previous allocation, Mbit/s; null for the first.
+             */
+            moved_mbps: number | null;
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Rates Mbps
+             * @description Rate limit per subflow id, Mbit/s.
+             */
+            rates_mbps: {
+                [key: string]: number;
+            };
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+            /**
+             * Tempered
+             * @description Tempering factor applied to the step towards the new allocation, in [0, 1].
+             */
+            tempered: number;
+        };
+        /**
          * AllocationRequest
          * @description Flow Deviation allocation of the scenario's flows that have a ``rate_mbps``.
          */
@@ -963,6 +1080,58 @@ export interface components {
             count: number;
             /** Data */
             data: components["schemas"]["ApiTokenPublic"][];
+        };
+        /**
+         * Association
+         * @description The association completes (``association_delay_s`` after ``handover_start``); traffic may use it.
+         */
+        Association: {
+            /**
+             * Access Point
+             * @description The access point the station associates with or leaves.
+             */
+            access_point: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "association";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * AssociationAbandoned
+         * @description The station left the range before its association completed.
+         */
+        AssociationAbandoned: {
+            /**
+             * Access Point
+             * @description The access point the station associates with or leaves.
+             */
+            access_point: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "association_abandoned";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
         };
         /**
          * AssociationPublic
@@ -1087,6 +1256,24 @@ export interface components {
             sweep?: components["schemas"]["SweepSpec"] | null;
         };
         /**
+         * ComparisonProgress
+         * @description One message of ``GET .../comparisons/{cid}/events`` (server-sent events).
+         */
+        ComparisonProgress: {
+            /** Error */
+            error: string | null;
+            /**
+             * Progress
+             * @description Fraction done, 0–1.
+             */
+            progress: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        };
+        /**
          * ComparisonPublic
          * @description A comparison with its result document (null until ``succeeded``);
          *     see :mod:`subflow.results` for the shape.
@@ -1118,10 +1305,7 @@ export interface components {
              * @default 1
              */
             repetitions?: number;
-            /** Result */
-            result: {
-                [key: string]: unknown;
-            } | null;
+            result: components["schemas"]["ResultDocument"] | null;
             /** Scenario Id */
             scenario_id: string;
             /** Scenario Version */
@@ -1137,10 +1321,7 @@ export interface components {
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
             /** Strategies */
             strategies: string[];
-            /** Sweep */
-            sweep?: {
-                [key: string]: unknown;
-            } | null;
+            sweep?: components["schemas"]["SweepSpec"] | null;
             /**
              * Units Done
              * @default 0
@@ -1198,10 +1379,7 @@ export interface components {
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
             /** Strategies */
             strategies: string[];
-            /** Sweep */
-            sweep?: {
-                [key: string]: unknown;
-            } | null;
+            sweep?: components["schemas"]["SweepSpec"] | null;
             /**
              * Units Done
              * @default 0
@@ -1242,6 +1420,99 @@ export interface components {
             notification_delay_s?: number;
         };
         /**
+         * DemandAllocation
+         * @description How one demand is split; ``demand`` is the rate allocated, Mbit/s (after
+         *     ``--demand-scale`` and tempering), ``requested`` the rate asked for.
+         */
+        DemandAllocation: {
+            /** Demand */
+            demand: number;
+            /** Dst */
+            dst: string;
+            /** Id */
+            id?: string | null;
+            /** Paths */
+            paths: components["schemas"]["PathRate"][];
+            /** Requested */
+            requested: number;
+            /** Src */
+            src: string;
+        };
+        /**
+         * Disassociation
+         * @description The station leaves the access point's range.
+         */
+        Disassociation: {
+            /**
+             * Access Point
+             * @description The access point the station associates with or leaves.
+             */
+            access_point: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "disassociation";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * EngineCapabilities
+         * @description One engine on the agent's host.
+         */
+        EngineCapabilities: {
+            /**
+             * Available
+             * @description Whether it can run on this host; null: unknown (agent unreachable).
+             */
+            available: boolean | null;
+            /**
+             * Description
+             * @default
+             */
+            description?: string;
+            /**
+             * Name
+             * @description Engine name a comparison may ask for (`fluid`, `linux`, ...).
+             */
+            name: string;
+            /**
+             * Strategies
+             * @description Strategy names it runs.
+             */
+            strategies?: string[];
+            /**
+             * Supports
+             * @description Engine-specific notes: link parameters and mobility models honoured, real time or not, kernel features found (free-form, for people).
+             */
+            supports?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * EnginesPublic
+         * @description ``GET /api/engines``: the agent's engines (see :mod:`subflow.capabilities`).
+         */
+        EnginesPublic: {
+            /** Agent Reachable */
+            agent_reachable: boolean;
+            /** Engines */
+            engines: components["schemas"]["EngineCapabilities"][];
+            /**
+             * Error
+             * @description Why the agent could not be reached (null if it could).
+             */
+            error?: string | null;
+        };
+        /**
          * Flow
          * @description An application flow from ``src`` to ``dst``.
          *
@@ -1279,6 +1550,118 @@ export interface components {
             start_s?: number;
             /** Stop S */
             stop_s?: number | null;
+        };
+        /**
+         * FlowComplete
+         * @description A finite transfer (``size_bytes``) delivered its last byte.
+         */
+        FlowComplete: {
+            /**
+             * Completion S
+             * @description Seconds from the flow's start to its last byte.
+             */
+            completion_s: number;
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "flow_complete";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * FlowSeries
+         * @description One flow's total throughput timeline and its subflows.
+         */
+        FlowSeries: {
+            /**
+             * Completion S
+             * @description Finite transfers: seconds from the flow's start to its last byte; null if not finished or not a finite transfer.
+             */
+            completion_s?: number | null;
+            /** Dst */
+            dst: string;
+            /** Id */
+            id: string;
+            /**
+             * Iperf3
+             * @description linux and mininet-wifi engines: iperf3's own summary per role (`client`, `server`), passed through.
+             */
+            iperf3?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Observed Subflows Max
+             * @description linux engine: most subflow sockets seen at once.
+             */
+            observed_subflows_max?: number | null;
+            /** Src */
+            src: string;
+            /** Subflows */
+            subflows: components["schemas"]["SubflowSeries"][];
+            /**
+             * T S
+             * @description Start of each interval, seconds.
+             */
+            t_s: number[];
+            /**
+             * Throughput Mbps
+             * @description Mean goodput per interval over all subflows, Mbit/s.
+             */
+            throughput_mbps: number[];
+        };
+        /**
+         * FlowSummary
+         * @description Statistics of one flow's throughput over its active window (Mbit/s, seconds).
+         */
+        FlowSummary: {
+            /**
+             * Completion S
+             * @description Finite transfers: seconds from start to the last byte; null: not finished in the run or not a finite transfer.
+             */
+            completion_s?: number | null;
+            /** Id */
+            id: string;
+            /**
+             * Longest Zero S
+             * @description Longest run of zero_s, seconds.
+             */
+            longest_zero_s: number;
+            /** Max Mbps */
+            max_mbps: number;
+            /** Mean Mbps */
+            mean_mbps: number;
+            /** Min Mbps */
+            min_mbps: number;
+            /**
+             * Retransmissions
+             * @description Segments retransmitted (losses and timer expiries), all subflows.
+             * @default 0
+             */
+            retransmissions?: number;
+            /**
+             * Std Mbps
+             * @description Population standard deviation, Mbit/s.
+             */
+            std_mbps: number;
+            /**
+             * Zero S
+             * @description Time below 1 kbit/s, seconds.
+             */
+            zero_s: number;
         };
         /**
          * GaussMarkovMobility
@@ -1328,10 +1711,66 @@ export interface components {
              */
             step_s?: number;
         };
+        /**
+         * GreedyDiff
+         * @description A pair where the thesis's Algorithm 1 (``tcpbp-greedy``) misses the
+         *     exact TCPBP optimum: both routes and their costs f (ms).
+         */
+        GreedyDiff: {
+            /** Dst */
+            dst: string;
+            /** Exact Cost */
+            exact_cost: number;
+            /** Exact Nodes */
+            exact_nodes: string[];
+            /** Greedy Cost */
+            greedy_cost: number;
+            /** Greedy Nodes */
+            greedy_nodes: string[];
+            /** Src */
+            src: string;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * HandoverStart
+         * @description A station comes into range of an access point and starts associating (plan, from mobility).
+         */
+        HandoverStart: {
+            /**
+             * Access Point
+             * @description The access point the station associates with or leaves.
+             */
+            access_point: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "handover_start";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * Health
+         * @description ``GET /api/health``: ``ok``, or ``unavailable`` (503) when the database cannot be reached.
+         */
+        Health: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "unavailable";
         };
         /**
          * HostNode
@@ -1351,6 +1790,49 @@ export interface components {
             /** Label */
             label?: string | null;
             position?: components["schemas"]["Position"];
+        };
+        /**
+         * JobAccepted
+         * @description 202 answer of a planning request with ``"background": true``.
+         */
+        JobAccepted: {
+            /** Job Id */
+            job_id: string;
+            /**
+             * Status
+             * @constant
+             */
+            status: "queued";
+            /**
+             * Status Url
+             * @description Where to poll: `/api/jobs/{job_id}`.
+             */
+            status_url: string;
+        };
+        /**
+         * JobPublic
+         * @description ``GET /api/jobs/{job_id}``: a background planning job.
+         */
+        JobPublic: {
+            /** Error */
+            error: string | null;
+            /** Job Id */
+            job_id: string;
+            /**
+             * Progress
+             * @description Fraction done, 0–1.
+             */
+            progress: number;
+            /**
+             * Result
+             * @description The routes or allocation document once succeeded.
+             */
+            result: components["schemas"]["Routes"] | components["schemas"]["Allocation"] | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed";
         };
         /**
          * LinearMobility
@@ -1420,6 +1902,32 @@ export interface components {
             src: string;
         };
         /**
+         * LinkDown
+         * @description A scheduled ``link_events`` entry takes a wired link down (``node``: the link's ``src``).
+         */
+        LinkDown: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "link_down";
+            /**
+             * Link
+             * @description Id of the link.
+             */
+            link: string;
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
          * LinkEvent
          * @description A scheduled change of a wired link's state (e.g. a SATCOM failure).
          */
@@ -1436,6 +1944,81 @@ export interface components {
             state: "down" | "up";
             /** T S */
             t_s: number;
+        };
+        /**
+         * LinkLoad
+         * @description One arc (direction of a link): flow and capacity in Mbit/s, utilisation = flow/capacity.
+         */
+        LinkLoad: {
+            /** Capacity */
+            capacity: number;
+            /** Dst */
+            dst: string;
+            /** Flow */
+            flow: number;
+            /** Link */
+            link: string;
+            /** Src */
+            src: string;
+            /** Utilization */
+            utilization: number;
+        };
+        /**
+         * LinkUp
+         * @description A scheduled ``link_events`` entry brings a wired link back up (``node``: the link's ``src``).
+         */
+        LinkUp: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "link_up";
+            /**
+             * Link
+             * @description Id of the link.
+             */
+            link: string;
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * LinuxRunInfo
+         * @description How the linux engine ran (kernel, mechanisms, processes). A plain dict once validated
+         *     (the engine adds ``cleanup_problems`` after the run).
+         */
+        LinuxRunInfo: {
+            /** Cleanup Problems */
+            cleanup_problems?: string[];
+            /** Congestion Control */
+            congestion_control: string;
+            /** Delay Mechanism */
+            delay_mechanism: string | null;
+            /** Iperf3 Version */
+            iperf3_version: string;
+            /** Kernel */
+            kernel: string;
+            /** Loss Mechanism */
+            loss_mechanism: string | null;
+            /** Notes */
+            notes: string[];
+            /** Prefix */
+            prefix: string;
+            /** Processes */
+            processes: number[];
+            /** Rate Limits */
+            rate_limits: components["schemas"]["RateLimitChange"][];
+            /** Setup S */
+            setup_s: number;
+            /** Throughput Source */
+            throughput_source: string;
         };
         /** MemberPublic */
         MemberPublic: {
@@ -1464,6 +2047,21 @@ export interface components {
             /** Data */
             data: components["schemas"]["MemberPublic"][];
         };
+        /**
+         * PairRoutes
+         * @description Routes from ``src`` to ``dst``, best first; ``reachable`` false and
+         *     ``paths`` empty when no path exists.
+         */
+        PairRoutes: {
+            /** Dst */
+            dst: string;
+            /** Paths */
+            paths: components["schemas"]["PathOut"][];
+            /** Reachable */
+            reachable: boolean;
+            /** Src */
+            src: string;
+        };
         /** PasswordChange */
         PasswordChange: {
             /** Current Password */
@@ -1473,6 +2071,33 @@ export interface components {
              * @description At least 8 characters.
              */
             new_password: string;
+        };
+        /**
+         * PathOut
+         * @description One route of a :class:`PairRoutes` (units: ``delay_ms`` ms one-way,
+         *     ``loss`` composed one-way probability, ``cost`` per the metric).
+         */
+        PathOut: {
+            /** Cost */
+            cost: number;
+            /** Delay Ms */
+            delay_ms: number;
+            /** Hops */
+            hops: number;
+            /** Loss */
+            loss: number;
+            /** Nodes */
+            nodes: string[];
+        };
+        /**
+         * PathRate
+         * @description One path of a demand and the rate it carries, Mbit/s (an OVS queue's limit).
+         */
+        PathRate: {
+            /** Nodes */
+            nodes: string[];
+            /** Rate */
+            rate: number;
         };
         /**
          * Position
@@ -1626,6 +2251,20 @@ export interface components {
             speed_min_mps?: number;
         };
         /**
+         * RateLimitChange
+         * @description linux engine: a rate limit set on a node pair's interface at ``t_s`` (seconds).
+         */
+        RateLimitChange: {
+            /** Dst */
+            dst: string;
+            /** Rate Mbps */
+            rate_mbps: number | null;
+            /** Src */
+            src: string;
+            /** T S */
+            t_s: number;
+        };
+        /**
          * RateStep
          * @description Air rate up to a distance from the access point.
          */
@@ -1634,6 +2273,113 @@ export interface components {
             bandwidth_mbps: number;
             /** Distance M */
             distance_m: number;
+        };
+        /**
+         * ResultDocument
+         * @description The versioned result document of a comparison (see the module docstring).
+         *
+         *     ``strategies`` holds the runs of the scenario itself (of the first sweep point and
+         *     repetition when there are several); ``sweep`` / ``repetitions`` aggregate all units.
+         */
+        ResultDocument: {
+            /**
+             * Repetitions
+             * @description Present when the comparison repeated without a sweep: per strategy.
+             */
+            repetitions?: {
+                [key: string]: components["schemas"]["AggregateStats"];
+            } | null;
+            /** @description The scenario as run (seed applied). */
+            scenario: components["schemas"]["Scenario"];
+            /** Strategies */
+            strategies: {
+                [key: string]: components["schemas"]["StrategyResult"];
+            };
+            /** @description Present when the comparison swept a parameter. */
+            sweep?: components["schemas"]["SweepResult"] | null;
+            /**
+             * Version
+             * @default 1
+             * @constant
+             */
+            version?: 1;
+        };
+        /**
+         * RouteChange
+         * @description A single-path connection moves to another path.
+         */
+        RouteChange: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "route_change";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Path
+             * @description Node ids along the new path.
+             */
+            path: string[];
+            /**
+             * Previous Path
+             * @description Node ids along the path before the change.
+             */
+            previous_path: string[];
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * RouteLost
+         * @description A single-path connection has no path any more.
+         */
+        RouteLost: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "route_lost";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Path
+             * @description Node ids along the path that was lost.
+             */
+            path: string[];
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
         };
         /** RouterNode */
         RouterNode: {
@@ -1650,6 +2396,20 @@ export interface components {
             /** Label */
             label?: string | null;
             position?: components["schemas"]["Position"];
+        };
+        /**
+         * Routes
+         * @description Output of :func:`compute_routes` (the ``routes --json`` document).
+         */
+        Routes: {
+            /** Cost Unit */
+            cost_unit: string;
+            /** Greedy Differs */
+            greedy_differs: components["schemas"]["GreedyDiff"][];
+            /** Metric */
+            metric: string;
+            /** Routes */
+            routes: components["schemas"]["PairRoutes"][];
         };
         /**
          * RoutesRequest
@@ -1679,6 +2439,64 @@ export interface components {
                 string,
                 string
             ][] | null;
+        };
+        /**
+         * Rto
+         * @description A retransmission timer expired (RFC 6298). The fluid engine gives ``rto_s``, ``resumed``
+         *     (and ``idle_s`` when it resumed); the linux engine observes kernel backoffs
+         *     (``backoff``, ``observed``).
+         */
+        Rto: {
+            /**
+             * Backoff
+             * @description Kernel's RTO backoff count (linux).
+             */
+            backoff?: number | null;
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * Idle S
+             * @description Seconds since the path was cut, when it resumed (fluid).
+             */
+            idle_s?: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rto";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Observed
+             * @description Where the kernel engine saw it: `ss` (linux).
+             */
+            observed?: "ss" | null;
+            /**
+             * Resumed
+             * @description Whether sending resumed (a path was there) (fluid).
+             */
+            resumed?: boolean | null;
+            /**
+             * Rto S
+             * @description Timer value that expired, seconds (fluid).
+             */
+            rto_s?: number | null;
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
         };
         /** RunSettings */
         RunSettings: {
@@ -1789,13 +2607,8 @@ export interface components {
              * @description The project the scenario belongs to.
              */
             project_id: string;
-            /**
-             * Scenario
-             * @description The scenario document (subflow.scenario.Scenario).
-             */
-            scenario: {
-                [key: string]: unknown;
-            };
+            /** @description The scenario document. */
+            scenario: components["schemas"]["Scenario"];
             /**
              * Updated At
              * Format: date-time
@@ -1901,6 +2714,47 @@ export interface components {
             data: components["schemas"]["ScenarioSummary"][];
         };
         /**
+         * SpuriousRecovery
+         * @description Spurious-timeout recovery restored the window saved at the cut.
+         */
+        SpuriousRecovery: {
+            /**
+             * Cwnd Packets
+             * @description Restored congestion window, packets.
+             */
+            cwnd_packets: number;
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * Idle S
+             * @description Seconds from the cut to the recovery.
+             */
+            idle_s: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "spurious_recovery";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
          * StaticMobility
          * @description The station stays at its node ``position``.
          */
@@ -1954,6 +2808,184 @@ export interface components {
             source: string;
         };
         /**
+         * StrategyResult
+         * @description One strategy's engine output, its plan's radio and link events, and its summary.
+         */
+        StrategyResult: {
+            /** Engine */
+            engine: string;
+            /** Events */
+            events: (components["schemas"]["HandoverStart"] | components["schemas"]["Association"] | components["schemas"]["Disassociation"] | components["schemas"]["AssociationAbandoned"] | components["schemas"]["LinkDown"] | components["schemas"]["LinkUp"] | components["schemas"]["AllocationChange"] | components["schemas"]["SubflowUp"] | components["schemas"]["SubflowDown"] | components["schemas"]["RouteChange"] | components["schemas"]["RouteLost"] | components["schemas"]["Rto"] | components["schemas"]["ZwaFreeze"] | components["schemas"]["ZwaResume"] | components["schemas"]["ZwaTooLate"] | components["schemas"]["SpuriousRecovery"] | components["schemas"]["FlowComplete"])[];
+            /** Flows */
+            flows: components["schemas"]["FlowSeries"][];
+            /** @description linux engine only: how it ran. */
+            linux?: components["schemas"]["LinuxRunInfo"] | null;
+            /** Strategy */
+            strategy: string;
+            summary: components["schemas"]["Summary"];
+        };
+        /**
+         * SubflowDown
+         * @description A subflow's path is gone; the subflow stops.
+         */
+        SubflowDown: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "subflow_down";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Path
+             * @description Node ids along the path that was lost.
+             */
+            path: string[];
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * SubflowSeries
+         * @description One subflow's timelines (same ``t_s`` as its flow).
+         */
+        SubflowSeries: {
+            /**
+             * Cwnd Packets
+             * @description Congestion window at the end of each interval, packets (0 while the subflow is not sending).
+             */
+            cwnd_packets?: number[];
+            /** Id */
+            id: string;
+            /**
+             * Observed S
+             * @description linux engine: [first, last] time the subflow's socket was seen, seconds.
+             */
+            observed_s?: number[] | null;
+            /**
+             * Path
+             * @description Node ids along the path (the last one the subflow used).
+             */
+            path: string[];
+            /**
+             * Retransmissions
+             * @description Segments the engine counted as retransmitted (losses and timer expiries); null if the engine does not count them.
+             */
+            retransmissions?: number | null;
+            /**
+             * T S
+             * @description Start of each interval, seconds.
+             */
+            t_s: number[];
+            /**
+             * Throughput Mbps
+             * @description Mean goodput per interval, Mbit/s.
+             */
+            throughput_mbps: number[];
+        };
+        /**
+         * SubflowUp
+         * @description A subflow starts on ``path``.
+         */
+        SubflowUp: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "subflow_up";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Path
+             * @description Node ids along the subflow's path.
+             */
+            path: string[];
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * Summary
+         * @description Across-flow summary; ``mean_mbps``/``std_mbps``/``min_mbps`` are over the
+         *     per-flow means, ``zero_s`` is the total over flows.
+         */
+        Summary: {
+            /** Flows */
+            flows: components["schemas"]["FlowSummary"][];
+            /**
+             * Jain Index
+             * @description Jain's fairness index of the per-flow means, in [1/n, 1].
+             */
+            jain_index: number;
+            /** Mean Mbps */
+            mean_mbps: number;
+            /** Min Mbps */
+            min_mbps: number;
+            /**
+             * Retransmissions
+             * @default 0
+             */
+            retransmissions?: number;
+            /** Std Mbps */
+            std_mbps: number;
+            /** Zero S */
+            zero_s: number;
+        };
+        /** SweepPoint */
+        SweepPoint: {
+            /** Strategies */
+            strategies: {
+                [key: string]: components["schemas"]["AggregateStats"];
+            };
+            /**
+             * Value
+             * @description Value of the swept parameter at this point.
+             */
+            value: number | string | boolean | null;
+        };
+        /** SweepResult */
+        SweepResult: {
+            /**
+             * Parameter
+             * @description Dotted path of the swept scenario field, e.g. `nodes.uav.range_m`.
+             */
+            parameter: string;
+            /** Points */
+            points: components["schemas"]["SweepPoint"][];
+            /** Values */
+            values: (number | string | boolean | null)[];
+        };
+        /**
          * SweepSpec
          * @description ``parameter``: a dotted path (see module docstring); ``values``: what it takes.
          */
@@ -1996,11 +3028,9 @@ export interface components {
             duration_s: number;
             /**
              * Events
-             * @description Radio events in the result's event shape: ``{t_s, kind, node, access_point}``.
+             * @description Radio events, as in a result's ``events``.
              */
-            events: {
-                [key: string]: unknown;
-            }[];
+            events: (components["schemas"]["HandoverStart"] | components["schemas"]["Association"] | components["schemas"]["Disassociation"] | components["schemas"]["AssociationAbandoned"])[];
             /**
              * Trajectories
              * @description Per station, the corners of its piecewise-linear path: ``[t_s, x_m, y_m]``, sorted by time, first at 0 and last at duration_s; positions between corners are linear.
@@ -2160,6 +3190,115 @@ export interface components {
             model: "waypoints";
             /** Points */
             points: components["schemas"]["Waypoint"][];
+        };
+        /**
+         * ZwaFreeze
+         * @description Zero-window advertisement: the controller froze the sender before the cut reached it.
+         */
+        ZwaFreeze: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "zwa_freeze";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * ZwaResume
+         * @description Zero-window advertisement: the sender resumes with its saved window.
+         */
+        ZwaResume: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * Idle S
+             * @description Seconds from the cut to the resumption.
+             */
+            idle_s: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "zwa_resume";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
+        };
+        /**
+         * ZwaTooLate
+         * @description Zero-window advertisement could not freeze the sender in time (one-way delay shorter
+         *     than the controller's notification delay); the connection stalls as without it.
+         */
+        ZwaTooLate: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "zwa_too_late";
+            /**
+             * Node
+             * @description The node it concerns: the station, the flow's source, or `controller`.
+             */
+            node: string;
+            /**
+             * Notification Delay S
+             * @description Controller's notification delay, seconds.
+             */
+            notification_delay_s: number;
+            /**
+             * One Way Delay S
+             * @description One-way delay of the path, seconds.
+             */
+            one_way_delay_s: number;
+            /**
+             * Subflow
+             * @description Id of the subflow (``<flow>/<path name>``).
+             */
+            subflow: string;
+            /**
+             * T S
+             * @description When it happened, seconds from the start of the run.
+             */
+            t_s: number;
         };
     };
     responses: never;
@@ -2322,9 +3461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["EnginesPublic"];
                 };
             };
             /** @description Not signed in (no, expired or revoked credentials). */
@@ -2360,7 +3497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             /** @description The database is unreachable. */
@@ -2368,7 +3505,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
             };
         };
     };
@@ -2465,9 +3604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["JobPublic"];
                 };
             };
             /** @description Not signed in (no, expired or revoked credentials). */
@@ -3268,7 +4405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Allocation"];
                 };
             };
             /** @description Queued (background). */
@@ -3276,7 +4413,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
             };
             /** @description The request body cannot be parsed. */
             400: {
@@ -3545,13 +4684,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-sent events: `data: {"status", "progress", "error"}` on every change; the stream ends after a finished status. */
+            /** @description Server-sent events: `data: ComparisonProgress` (JSON) on every change; the stream ends after a finished status. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["ComparisonProgress"];
                 };
             };
             /** @description Not signed in (no, expired or revoked credentials). */
@@ -3720,7 +4859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Routes"];
                 };
             };
             /** @description Queued (background). */
@@ -3728,7 +4867,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
             };
             /** @description The request body cannot be parsed. */
             400: {

@@ -3,10 +3,8 @@
  *
  * Generated: `schema.d.ts` comes from the backend's OpenAPI document
  * (`npm run api:generate`, see scripts/generate-api.sh); every request and
- * response shape below is an alias of a generated schema. Only what the
- * OpenAPI document types loosely (`dict[str, Any]`: the result document of
- * `subflow.results`, the sweep/repetition aggregates and the agent's engine
- * list) is spelled out here, from DEVELOPERS.md.
+ * response shape below is an alias of a generated schema (the result document
+ * is `subflow.results.ResultDocument`). Nothing here re-types a backend shape.
  */
 import type { components } from "./schema";
 
@@ -51,24 +49,24 @@ export const NODE_KINDS: readonly NodeKind[] = ["host", "station", "access_point
 export type Id = string | number;
 
 export type ScenarioSummary = S["ScenarioSummary"];
+export type ScenarioPublic = S["ScenarioPublic"];
+export type ScenariosPublic = S["ScenariosPublic"];
 export type AccessToken = S["AccessToken"];
 export type UserPublic = S["UserPublic"];
 export type ApiTokenPublic = S["ApiTokenPublic"];
-export type ScenarioVersionSummary = S["ScenarioVersionSummary"];
-export type ScenarioVersionPublic = Omit<S["ScenarioVersionPublic"], "scenario"> & { scenario: ScenarioDocument };
+export type ApiTokensPublic = S["ApiTokensPublic"];
+export type ScenarioVersionPublic = S["ScenarioVersionPublic"];
 export type ApiTokenCreate = S["ApiTokenCreate"];
 export type ApiTokenCreated = S["ApiTokenCreated"];
-export type ScenarioPublic = Omit<S["ScenarioPublic"], "scenario"> & { scenario: ScenarioDocument };
-export interface ListPage<T> {
-  data: T[];
-  count: number;
-}
+export type ScenarioVersionSummary = S["ScenarioVersionSummary"];
+export type ScenarioVersionsPublic = S["ScenarioVersionsPublic"];
 export type StrategyInfo = S["StrategyPublic"];
 export type ComparisonRequest = S["ComparisonCreate"];
 export type SweepSpec = S["SweepSpec"];
 export type ComparisonStatus = S["ComparisonSummary"]["status"];
 export type ComparisonSummary = S["ComparisonSummary"];
-export type ComparisonPublic = Omit<S["ComparisonPublic"], "result"> & { result: ResultDocument | null };
+export type ComparisonsPublic = S["ComparisonsPublic"];
+export type ComparisonPublic = S["ComparisonPublic"];
 export type ValidationErrorItem = S["ValidationError"];
 export type TimelinePublic = S["TimelinePublic"];
 export type AssociationPublic = S["AssociationPublic"];
@@ -76,110 +74,22 @@ export type AssociationPublic = S["AssociationPublic"];
 export const FINISHED_STATUSES: readonly string[] = ["succeeded", "failed", "cancelled"];
 
 /** One message of `GET .../comparisons/{cid}/events` (server-sent events). */
-export interface ProgressEvent {
-  status: ComparisonStatus;
-  progress: number;
-  error: string | null;
-}
+export type ProgressEvent = S["ComparisonProgress"];
 
-/** `GET /api/engines` (the agent's capabilities); `[{name: "fluid"}]` until the endpoint exists. */
-export interface EngineInfo {
-  name: string;
-  description?: string;
-  available?: boolean | null;
-  strategies?: string[];
-  supports?: string[] | Record<string, unknown>;
-}
+/** `GET /api/engines` (the agent's capabilities). */
+export type EnginesPublic = S["EnginesPublic"];
+export type EngineInfo = S["EngineCapabilities"];
 
 // ----------------------------------------------------------------------------- result document (version 1)
 
-export interface SubflowResult {
-  id: string;
-  /** node ids along the path (or resource ids `<link>:<a>><b>`, `air:<ap>`) */
-  path: string[];
-  t_s: number[];
-  throughput_mbps: number[];
-  cwnd_packets?: number[];
-  retransmissions?: number[];
-}
-
-export interface FlowResult {
-  id: string;
-  src: string;
-  dst: string;
-  t_s: number[];
-  throughput_mbps: number[];
-  subflows: SubflowResult[];
-}
-
-export type EventKind =
-  | "handover_start"
-  | "association"
-  | "disassociation"
-  | "association_abandoned"
-  | "subflow_up"
-  | "subflow_down"
-  | "route_change"
-  | "route_lost"
-  | "rto"
-  | (string & {});
-
-export interface ResultEvent {
-  t_s: number;
-  kind: EventKind;
-  node?: string;
-  [extra: string]: unknown;
-}
-
-export interface FlowSummary {
-  id: string;
-  mean_mbps: number;
-  std_mbps: number;
-  min_mbps: number;
-  max_mbps: number;
-  zero_s: number;
-  longest_zero_s: number;
-}
-
-export interface Summary {
-  flows: FlowSummary[];
-  mean_mbps: number;
-  std_mbps: number;
-  min_mbps: number;
-  zero_s: number;
-  jain_index: number;
-}
-
-export interface StrategyResult {
-  strategy: string;
-  engine: string;
-  flows: FlowResult[];
-  events: ResultEvent[];
-  summary: Summary;
-}
-
-export interface AggregateStats {
-  mean_mbps: number;
-  ci95_mbps: number;
-  jain_index?: number;
-  runs: number;
-}
-
-export interface SweepPoint {
-  value: number | string | boolean | null;
-  strategies: Record<string, AggregateStats>;
-}
-
-export interface SweepResult {
-  parameter: string;
-  values: (number | string | boolean | null)[];
-  points: SweepPoint[];
-}
-
-export interface ResultDocument {
-  version: 1;
-  scenario: ScenarioDocument;
-  strategies: Record<string, StrategyResult>;
-  sweep?: SweepResult;
-  repetitions?: Record<string, AggregateStats>;
-}
+export type ResultDocument = S["ResultDocument"];
+export type StrategyResult = S["StrategyResult"];
+export type FlowResult = S["FlowSeries"];
+export type SubflowResult = S["SubflowSeries"];
+export type ResultEvent = StrategyResult["events"][number];
+export type EventKind = ResultEvent["kind"];
+export type FlowSummary = S["FlowSummary"];
+export type Summary = S["Summary"];
+export type AggregateStats = S["AggregateStats"];
+export type SweepPoint = S["SweepPoint"];
+export type SweepResult = S["SweepResult"];

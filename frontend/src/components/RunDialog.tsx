@@ -17,7 +17,7 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
   const navigate = useNavigate();
   const titleId = useId();
   const [strategies, setStrategies] = useState<StrategyInfo[] | null>(null);
-  const [engines, setEngines] = useState<EngineInfo[]>([{ name: "fluid" }]);
+  const [engines, setEngines] = useState<EngineInfo[]>([{ name: "fluid", available: null }]);
   const [chosen, setChosen] = useState<string[]>(DEFAULT_STRATEGIES);
   const [engine, setEngine] = useState("fluid");
   const [seed, setSeed] = useState("");

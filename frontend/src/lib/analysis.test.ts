@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ResultDocument, StrategyResult } from "../api/types";
+import type { AggregateStats, ResultDocument, ResultEvent, StrategyResult } from "../api/types";
 import {
   comparisonSeries,
   decimate,
@@ -21,18 +21,24 @@ import { activePaths, hopKeys, linkUtilization, sampleIndex, utilizationColor } 
 import { formatMetres, gridSpacing, niceLength } from "./scaleBar";
 import { associationsAt, positionAt } from "./timeline";
 
+/** Sweep statistics of one strategy at one point (Jain's index and zero time do not matter here). */
+const agg = (mean_mbps: number, ci95_mbps: number, runs: number): AggregateStats => ({
+  mean_mbps, ci95_mbps, runs, jain_index: 1, zero_s: 0,
+});
+
 describe("event markers", () => {
   it("keeps handovers, RTOs and route changes once per time/kind/node", () => {
-    const events = [
-      { t_s: 5, kind: "rto", node: "sta1" },
-      { t_s: 5, kind: "rto", node: "sta1" },
-      { t_s: 2, kind: "route_change", node: "sta1" },
-      { t_s: 1, kind: "subflow_up", node: "sta1" },
-      { t_s: 3, kind: "association" },
+    const sub = { flow: "f1", subflow: "f1/a" };
+    const events: ResultEvent[] = [
+      { t_s: 5, kind: "rto", node: "sta1", ...sub, rto_s: 1, resumed: false },
+      { t_s: 5, kind: "rto", node: "sta1", ...sub, rto_s: 1, resumed: false },
+      { t_s: 2, kind: "route_change", node: "sta1", ...sub, path: ["sta1", "b"], previous_path: ["sta1", "a"] },
+      { t_s: 1, kind: "subflow_up", node: "sta1", ...sub, path: ["sta1", "a"] },
+      { t_s: 3, kind: "association", node: "sta2", access_point: "uav" },
     ];
     expect(eventMarkers(events)).toEqual([
       { t_s: 2, kind: "route_change", node: "sta1" },
-      { t_s: 3, kind: "association", node: null },
+      { t_s: 3, kind: "association", node: "sta2" },
       { t_s: 5, kind: "rto", node: "sta1" },
     ]);
     expect(eventMarkers(events, ["rto"])).toHaveLength(1);
@@ -99,8 +105,8 @@ describe("summary bars, CDF, sweep", () => {
         parameter: "nodes.uav.range_m",
         values: [300, 100],
         points: [
-          { value: 300, strategies: { mptcp: { mean_mbps: 3, ci95_mbps: 0.5, runs: 3 }, sptcp: { mean_mbps: 2, ci95_mbps: 0.2, runs: 3 } } },
-          { value: 100, strategies: { mptcp: { mean_mbps: 1, ci95_mbps: Number.NaN, runs: 1 } } },
+          { value: 300, strategies: { mptcp: agg(3, 0.5, 3), sptcp: agg(2, 0.2, 3) } },
+          { value: 100, strategies: { mptcp: agg(1, Number.NaN, 1) } },
         ],
       },
     };

@@ -11,12 +11,12 @@ function strategy(name: string, f1: number[], f2: number[], extra: Partial<Strat
       { id: "f2", src: "sta2", dst: "ship", t_s: t, throughput_mbps: f2, subflows: [] },
     ],
     events: [
-      { t_s: 0, kind: "subflow_up", node: "sta1" },
-      { t_s: 2, kind: "handover_start", node: "sta1" },
-      { t_s: 2, kind: "handover_start", node: "sta2" },
-      { t_s: 2, kind: "route_lost", node: "sta1" },
-      { t_s: 3, kind: "association", node: "sta1" },
-      { t_s: 3, kind: "association", node: "sta1" },
+      { t_s: 0, kind: "subflow_up", node: "sta1", flow: "f1", subflow: "f1/tcp", path: ["sta1", "ship"] },
+      { t_s: 2, kind: "handover_start", node: "sta1", access_point: "uav" },
+      { t_s: 2, kind: "handover_start", node: "sta2", access_point: "uav" },
+      { t_s: 2, kind: "route_lost", node: "sta1", flow: "f1", subflow: "f1/tcp", path: ["sta1", "ship"] },
+      { t_s: 3, kind: "association", node: "sta1", access_point: "uav" },
+      { t_s: 3, kind: "association", node: "sta1", access_point: "uav" },
     ],
     summary: {
       flows: [

@@ -14,10 +14,8 @@ that proxies keep the connection open.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.concurrency import run_in_threadpool
@@ -26,8 +24,15 @@ from fastapi.responses import StreamingResponse
 from subflow_backend import comparison_state, crud
 from subflow_backend.api.deps import ScenarioDep, SessionDep
 from subflow_backend.db import SessionLocal
+from subflow_backend.schemas import ComparisonProgress
 
 router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["comparisons"])
+
+
+class EventStreamResponse(StreamingResponse):
+    """A ``text/event-stream`` response (so OpenAPI files the message schema under that type)."""
+
+    media_type = "text/event-stream"
 
 #: Seconds between two reads of the comparison row.
 POLL_INTERVAL_S = 0.3
@@ -35,17 +40,17 @@ POLL_INTERVAL_S = 0.3
 KEEPALIVE_S = 15.0
 
 
-def _state(scenario_id: str, comparison_id: str) -> dict[str, Any] | None:
+def _state(scenario_id: str, comparison_id: str) -> ComparisonProgress | None:
     """``{status, progress, error}`` of the comparison now, or None if it is gone."""
     with SessionLocal() as session:
         row = crud.get_comparison(session, scenario_id, comparison_id)
         if row is None:
             return None
-        return {"status": row.status, "progress": row.progress, "error": row.error}
+        return ComparisonProgress(status=row.status, progress=row.progress, error=row.error)
 
 
-def _message(state: dict[str, Any]) -> str:
-    return f"data: {json.dumps(state, separators=(',', ':'))}\n\n"
+def _message(state: ComparisonProgress) -> str:
+    return f"data: {state.model_dump_json()}\n\n"
 
 
 async def comparison_events(
@@ -53,19 +58,19 @@ async def comparison_events(
 ) -> AsyncIterator[str]:
     """Yield an SSE message for the current state and one per change, until finished or disconnected."""
     yield "retry: 2000\n\n"
-    last: dict[str, Any] | None = None
+    last: ComparisonProgress | None = None
     quiet_since = time.monotonic()
     while True:
         state = await run_in_threadpool(_state, scenario_id, comparison_id)
         if state is None:  # deleted meanwhile (the scenario was deleted)
-            yield _message({"status": comparison_state.FAILED, "progress": last["progress"] if last else 0.0,
-                            "error": "the comparison was deleted"})
+            yield _message(ComparisonProgress(status=comparison_state.FAILED, progress=last.progress if last else 0.0,
+                                              error="the comparison was deleted"))
             return
         if state != last:
             last = state
             quiet_since = time.monotonic()
             yield _message(state)
-            if comparison_state.is_finished(state["status"]):
+            if comparison_state.is_finished(state.status):
                 return
         elif time.monotonic() - quiet_since >= KEEPALIVE_S:
             quiet_since = time.monotonic()
@@ -77,11 +82,11 @@ async def comparison_events(
 
 @router.get(
     "/{comparison_id}/events",
-    response_class=StreamingResponse,
+    response_class=EventStreamResponse,
     responses={
         200: {
-            "content": {"text/event-stream": {}},
-            "description": 'Server-sent events: `data: {"status", "progress", "error"}` on every change; '
+            "model": ComparisonProgress,
+            "description": "Server-sent events: `data: ComparisonProgress` (JSON) on every change; "
             "the stream ends after a finished status.",
         },
         404: {"description": "No such scenario or comparison."},
@@ -89,12 +94,12 @@ async def comparison_events(
 )
 def stream_comparison_events(
     request: Request, session: SessionDep, scenario: ScenarioDep, comparison_id: str
-) -> StreamingResponse:
-    """Follow a comparison's progress without polling (``EventSource``)."""
+) -> EventStreamResponse:
+    """Follow a comparison's progress without polling (``EventSource``): one
+    :class:`~subflow_backend.schemas.ComparisonProgress` per change."""
     if crud.get_comparison(session, scenario.id, comparison_id) is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
-    return StreamingResponse(
+    return EventStreamResponse(
         comparison_events(request, scenario.id, comparison_id),
-        media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -22,6 +22,7 @@ _SUFFIX = {"json": ".json", "mininet-wifi": ".py", "ns2": ".ns_movements"}
 
 @router.get(
     "",
+    response_class=Response,
     responses={
         200: {"content": {m: {} for m in _MEDIA.values()}, "description": "The file, as an attachment."},
         404: {"description": "No such scenario."},

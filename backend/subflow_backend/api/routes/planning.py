@@ -14,10 +14,13 @@ from celery.result import AsyncResult
 from fastapi import APIRouter, status
 from fastapi.responses import JSONResponse
 
+from subflow.fdm import Allocation
 from subflow.planning_requests import AllocationRequest, RoutesRequest, allocation_document, routes_document
+from subflow.shortest_paths import Routes
 
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
+from subflow_backend.schemas import JobAccepted, JobPublic
 
 router = APIRouter(tags=["planning"])
 
@@ -27,11 +30,14 @@ _STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PRO
 
 def _job(celery, task: str, scenario, body) -> JSONResponse:
     res = celery.send_task(task, args=[scenario.id, scenario.version, body.model_dump(mode="json")])
-    return JSONResponse(status_code=status.HTTP_202_ACCEPTED,
-                        content={"job_id": res.id, "status": "queued", "status_url": f"/api/jobs/{res.id}"})
+    job = JobAccepted(job_id=res.id, status="queued", status_url=f"/api/jobs/{res.id}")
+    return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
-@router.post("/scenarios/{scenario_id}/routes", responses={202: {"description": "Queued (background)."}})
+_QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
+
+
+@router.post("/scenarios/{scenario_id}/routes", response_model=Routes, responses=_QUEUED)
 def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any:
     """Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
@@ -43,7 +49,7 @@ def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any
     return routes_document(scenario.document, body)
 
 
-@router.post("/scenarios/{scenario_id}/allocations", responses={202: {"description": "Queued (background)."}})
+@router.post("/scenarios/{scenario_id}/allocations", response_model=Allocation, responses=_QUEUED)
 def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep) -> Any:
     """Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
     "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
@@ -55,8 +61,8 @@ def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDe
     return allocation_document(scenario.document, body)
 
 
-@router.get("/jobs/{job_id}")
-def job(job_id: str, celery: CeleryDep) -> dict[str, Any]:
+@router.get("/jobs/{job_id}", response_model=JobPublic)
+def job(job_id: str, celery: CeleryDep) -> JobPublic:
     """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
     "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job)."""
     res = AsyncResult(job_id, app=celery)
@@ -69,4 +75,4 @@ def job(job_id: str, celery: CeleryDep) -> dict[str, Any]:
         out.update(error=str(res.result))
     elif isinstance(res.info, dict):
         out["progress"] = float(res.info.get("progress", 0.0))
-    return out
+    return JobPublic.model_validate(out)

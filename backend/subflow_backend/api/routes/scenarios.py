@@ -58,9 +58,9 @@ def _save(fn: Any, *args: Any, **kwargs: Any) -> models.Scenario:
                             headers={"ETag": history.etag(exc.current)}) from None
 
 
-@router.get("/schema")
+@router.get("/schema", response_model=dict[str, Any])
 def get_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of a scenario document."""
+    """The JSON Schema (draft 2020-12) of a scenario document (a JSON Schema, hence free-form here)."""
     return scenario_json_schema()
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from subflow.association import association_timeline
 from subflow.limits import check_scenario
 from subflow.mobility import Leg
+from subflow.results import RadioEvent, parse_radio_events
 from subflow.scenario import load_scenario
 
 from subflow_backend.settings import settings
@@ -43,9 +44,7 @@ class TimelinePublic(BaseModel):
         "sorted by time, first at 0 and last at duration_s; positions between corners are linear."
     )
     associations: list[AssociationPublic]
-    events: list[dict[str, Any]] = Field(
-        description="Radio events in the result's event shape: ``{t_s, kind, node, access_point}``."
-    )
+    events: list[RadioEvent] = Field(description="Radio events, as in a result's ``events``.")
 
 
 def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
@@ -76,5 +75,5 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
         duration_s=scenario.run.duration_s,
         trajectories={sid: corners(legs) for sid, legs in tl.trajectories.items()},
         associations=[AssociationPublic(**a.__dict__) for a in tl.associations],
-        events=tl.events,
+        events=parse_radio_events(tl.events),
     )

@@ -7,11 +7,13 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
 from subflow_backend.api.deps import SessionDep
+from subflow_backend.schemas import Health
 
 router = APIRouter(tags=["utils"])
 
 
-@router.get("/health", responses={503: {"description": "The database is unreachable."}})
+@router.get("/health", response_model=Health,
+            responses={503: {"model": Health, "description": "The database is unreachable."}})
 def health(session: SessionDep) -> JSONResponse:
     """``{"status": "ok"}`` when the API can reach its database; 503 ``{"status": "unavailable"}`` otherwise."""
     try:

@@ -1,0 +1,155 @@
+"""Engine ``fluid``: the embedded flow-level simulator.
+
+A time-stepped fluid model. Every (sub)flow has a congestion window
+``cwnd`` (packets of ``mss_bytes``) and sends at ``x = cwnd·MSS/RTT`` bit/s,
+capped by its application demand, its controller rate limit and the
+connection's receive buffer; resources (link directions, access point air)
+are fluid drop-tail queues shared by all subflows crossing them.
+
+Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
+``A`` the sum of arrival rates)::
+
+    RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
+    q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
+    slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1)
+    congestion avoid. cwnd += acked / cwnd           (Reno/NewReno, RFC 5681 §3.1, RFC 6582)
+                      CUBIC window, see _cubic_update (RFC 9438 §4)
+    MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
+                      α = W·max_j(cwnd_j/RTT_j²) / (Σ_j cwnd_j/RTT_j)²   (RFC 6356 §3)
+    loss event        detected one RTT after the drop (duplicate ACKs, RFC 5681 §3.2), then
+                      ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
+                      (NewReno); a second loss in the same window ends in an RTO for Reno
+    RTO               RFC 6298 §2: SRTT, RTTVAR (α=1/8, β=1/4), RTO = SRTT + max(G, 4·RTTVAR),
+                      clamped to [min_rto_s, max_rto_s], doubled per expiry (§5.5)
+    after RTO         cwnd = 1 (loss window, RFC 5681 §3.1), slow start again
+    receive buffer    Σ_i x_i ≤ rbuf·8 / max_i RTT_i  (data on the fastest subflow waits in
+                      the buffer for the slowest: head-of-line blocking; Raiciu et al.,
+                      NSDI 2012, §4.2; Iyengar et al. 2007 for SCTP CMT)
+
+Loss events come from random link loss (Bernoulli per packet, seeded) and
+from queue overflow: a subflow whose fluid lost ``m`` packets' worth at full
+queues in a step (sent packets × drop fraction) sees a loss event with
+probability ``1 − exp(−m)`` — drop-tail discards whichever packets arrive at a
+full queue, so which flow loses is random. The sender reacts one RTT after
+the drop (duplicate ACKs), so an overflow episode lasts about a round trip
+and, with few flows, usually hits all of them (synchronised losses), with many
+flows only some (Appenzeller, Keslassy, McKeown, "Sizing router buffers",
+SIGCOMM 2004, §3). That randomness is what lets greedy subflows split a
+saturated link unevenly. Draws are counter-based
+(:mod:`subflow_engines.draws`), identical in both kernels.
+
+Single-path connections (TCP, SCTP failover, mSCTP) have one active
+subflow. When its path is cut or moves, the strategy's *handover* scheme
+applies:
+
+* ``bare``: in-flight data is lost; the connection resumes on its current
+  path only when its retransmission timer fires (backing off while cut);
+* ``zwa``: the SDN controller, told of the disassociation after
+  ``notification_delay_s``, freezes the sender with a zero window (no timer
+  backoff, cwnd kept) and reopens it on re-association: the window update
+  reaches the sender, and its data the station, one round trip after the
+  controller learns of the re-association. If the
+  path's one-way delay is below the notification delay, the whole window was
+  already lost on the stale route and the scheme falls back to ``bare``
+  (Singh & Pandey 2021, §3.5);
+* ``spurious``: the controller buffers the station's segments and flushes
+  them on re-association; the sender's timer expiries turn out spurious
+  (Eifel/F-RTO, RFC 3522/5682) and it restores its pre-timeout cwnd and
+  ssthresh (RFC 4015) once the flushed segments' ACKs arrive;
+* ``seamless``: make-before-break primary change (mSCTP): the new path
+  starts at once with a fresh window, nothing is lost.
+
+Multipath connections (MPTCP, SCTP CMT) schedule their demand with LowRTT
+(fill the lowest-RTT subflow's window first); removing a subflow leaves the
+others running. Coupling ``lia`` applies RFC 6356; ``uncoupled`` runs one
+NewReno per path (CMT's per-destination congestion control).
+
+Deterministic for a given ``seed``. Simplifications: ACKs are not queued,
+per-hop departures are shared in proportion to arrivals.
+
+Modules: :mod:`.common` (time grid, set-up, events, step loop and output shared by both
+kernels), :mod:`.scalar` (every feature, Python objects), :mod:`.vectorised` (arrays,
+per-step dynamics numba-compiled; the default for every plan it supports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from subflow.errors import RunCancelled
+from subflow.plan import RunPlan
+from subflow.results import EngineOutput
+
+from subflow_engines.fluid import vectorised
+from subflow_engines.fluid.common import CLOCK_GRANULARITY_S, MAX_CWND_PACKETS, NAME, FluidSimulator
+from subflow_engines.fluid.scalar import ScalarSimulator
+from subflow_engines.fluid.vectorised import VectorSimulator
+
+__all__ = [
+    "CLOCK_GRANULARITY_S", "MAX_CWND_PACKETS", "NAME", "VECTOR_MIN_SUBFLOWS", "FluidSimulator",
+    "RunCancelled", "ScalarSimulator", "VectorSimulator", "run", "simulator",
+]
+
+#: plans with at least this many subflows run on the vectorised kernel when it supports them
+#: (its per-step dynamics are compiled, so it is the faster one at every size)
+VECTOR_MIN_SUBFLOWS = 1
+
+
+def simulator(plan: RunPlan, kernel: str = "auto") -> FluidSimulator:
+    """The simulator of ``plan`` on ``kernel`` (see :func:`run`), ready to :meth:`~FluidSimulator.run`.
+
+    Raises
+    ------
+    ValueError
+        If ``kernel`` is unknown, or is ``vector`` and the plan uses a feature the vectorised
+        kernel lacks (:func:`subflow_engines.fluid.vectorised.supports`).
+    """
+    if kernel not in ("auto", "scalar", "vector"):
+        raise ValueError(f"kernel must be auto, scalar or vector, not {kernel!r}")
+    n_subflows = len({(fp.id, sp.id) for fp in plan.flows for seg in fp.segments for sp in seg.subflows})
+    if kernel == "vector" or (
+        kernel == "auto" and n_subflows >= VECTOR_MIN_SUBFLOWS and vectorised.supports(plan)
+    ):
+        return VectorSimulator(plan)
+    return ScalarSimulator(plan)
+
+
+def run(
+    plan: RunPlan,
+    on_progress: Callable[[float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    kernel: str = "auto",
+) -> EngineOutput:
+    """Simulate ``plan`` and return per-flow and per-subflow timelines and events.
+
+    Parameters
+    ----------
+    plan : RunPlan
+        From :func:`subflow.resolve.resolve_plan`.
+    on_progress : callable, optional
+        Called with the simulated fraction in [0, 1] about every 2 % of the run.
+    should_stop : callable, optional
+        Polled with the progress; returning True raises :class:`subflow.errors.RunCancelled`.
+    kernel : {"auto", "scalar", "vector"}
+        ``auto``: the vectorised, compiled kernel (:mod:`.vectorised`) for plans
+        with at least :data:`VECTOR_MIN_SUBFLOWS` subflows that it supports,
+        else the scalar kernel (:mod:`.scalar`; every feature: CUBIC, Reno, OLIA, ZWA,
+        spurious-timeout and seamless handovers). ``vector`` raises ValueError
+        if the plan uses a feature the vectorised kernel lacks.
+
+    Returns
+    -------
+    EngineOutput
+        Timelines at ``plan.interval_s`` (goodput in Mbit/s, cwnd in packets)
+        and the transport events: ``subflow_up``, ``subflow_down``,
+        ``route_change``, ``route_lost``, ``rto``, ``zwa_freeze``,
+        ``zwa_resume``, ``spurious_recovery``, ``flow_complete``.
+
+    Raises
+    ------
+    RunCancelled
+        When ``should_stop`` returned True.
+    ValueError
+        See :func:`simulator`.
+    """
+    return simulator(plan, kernel).run(on_progress, should_stop)

@@ -1,0 +1,584 @@
+"""Scalar kernel of the ``fluid`` engine: every feature (CUBIC, Reno, NewReno, LIA, OLIA,
+uncoupled CMT; ``bare``, ``zwa``, ``spurious`` and ``seamless`` handovers), one Python object
+per connection and per subflow.
+
+The model and its equations are in :mod:`subflow_engines.fluid`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from subflow.plan import FlowPlan, RunPlan, SubflowPath
+
+from subflow_engines import draws
+from subflow_engines.fluid.common import (
+    CLOCK_GRANULARITY_S,
+    MAX_CWND_PACKETS,
+    Clock,
+    FluidSimulator,
+    SubflowRecord,
+    throughput_mbps,
+)
+
+CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
+CUBIC_BETA = 0.7  # RFC 9438 §4.6
+CUBIC_ALPHA = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)  # RFC 9438 §4.3, Reno-friendly region
+
+
+class _Sub:
+    __slots__ = (
+        "id", "path", "res", "base_rtt", "jitter_s", "loss_keep", "phase", "t_open",
+        "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t", "next_sample_t",
+        "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
+        "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
+        "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev",
+    )
+
+    def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
+        self.id = sp.id
+        self.key = draws.subflow_key(plan.seed, sp.id)
+        self.bits = [0.0] * n_bins
+        self.cwnd_samples = [0.0] * n_bins
+        self.retransmissions = 0
+        self.set_path(sp, index, resources)
+        self.reset(plan, t)
+
+    def set_path(self, sp: SubflowPath, index: dict[str, int], resources) -> None:
+        self.path = sp.nodes
+        self.res = [index[r] for r in sp.resources]
+        self.base_rtt = max(1e-4, 2e-3 * sum(resources[i].delay_ms for i in self.res))
+        self.jitter_s = 2e-3 * sum(resources[i].jitter_ms for i in self.res)
+        keep = 1.0
+        for i in self.res:
+            keep *= 1.0 - resources[i].loss
+        self.loss_keep = keep
+        self.limit = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6
+
+    def reset(self, plan: RunPlan, t: float) -> None:
+        tr = plan.transport
+        self.phase = "handshake"
+        self.t_open = t + self.base_rtt  # SYN / MP_JOIN exchange
+        self.cwnd = float(tr.initial_cwnd_packets)
+        self.ssthresh = math.inf
+        self.srtt = None
+        self.rttvar = 0.0
+        self.rto = tr.initial_rto_s
+        self.next_rto_t = math.inf
+        self.next_sample_t = 0.0
+        self.last_reduction_t = -math.inf
+        self.loss_at = math.inf  # when the pending loss is detected (duplicate ACKs), s
+        self.drops_pending = 0
+        self.rtt = self.base_rtt
+        self.x = 0.0
+        self.limited = False
+        self.w_max = 0.0
+        self.t_epoch = -1.0
+        self.k = 0.0
+        self.w_est = 0.0
+        self.window_losses = 0
+        self.saved_cwnd = 0.0
+        self.saved_ssthresh = math.inf
+        self.resume_t = math.inf
+        self.cut_t = math.inf
+        self.l_cur = 0.0  # OLIA: packets acknowledged since the last loss
+        self.l_prev = 0.0  # OLIA: packets between the two losses before
+
+    def take_state(self, other: "_Sub") -> None:
+        """Carry a single-path connection's TCP state over to a new path (sub)."""
+        for name in ("phase", "t_open", "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t",
+                     "last_reduction_t", "w_max", "t_epoch", "k", "w_est", "saved_cwnd",
+                     "saved_ssthresh", "resume_t", "cut_t"):
+            setattr(self, name, getattr(other, name))
+
+
+class _Conn:
+    __slots__ = ("plan", "subs", "order", "seg", "demand", "active", "remaining_bits", "done_t")
+
+    def __init__(self, fp: FlowPlan):
+        self.plan = fp
+        self.subs: dict[str, _Sub] = {}
+        self.order: list[str] = []
+        self.seg = -1
+        self.demand = math.inf if fp.rate_mbps is None else fp.rate_mbps * 1e6
+        self.active: _Sub | None = None  # single-path connections: the sub carrying the connection
+        self.remaining_bits = math.inf if fp.size_bytes is None else fp.size_bytes * 8.0
+        self.done_t: float | None = None
+
+
+def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
+    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.3), in packets.
+
+    W_cubic(t) = C·(t − K)³ + W_max with K = ∛(W_max·(1 − β)/C); the window moves
+    towards W_cubic(t + RTT) by (target − cwnd)/cwnd per ACK, and never below the
+    Reno-friendly estimate W_est, which grows by α_cubic/cwnd per ACK.
+    """
+    if sub.t_epoch < 0:
+        sub.t_epoch = t
+        if sub.cwnd < sub.w_max:
+            sub.k = ((sub.w_max - sub.cwnd) / CUBIC_C) ** (1.0 / 3.0)
+        else:
+            sub.k = 0.0
+            sub.w_max = sub.cwnd
+        sub.w_est = sub.cwnd
+    target = CUBIC_C * (t + rtt - sub.t_epoch - sub.k) ** 3 + sub.w_max
+    cwnd = sub.cwnd
+    target = min(max(target, cwnd), 1.5 * cwnd)
+    sub.w_est += acked * CUBIC_ALPHA / cwnd
+    return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
+
+
+def _olia_epsilon(subs: list[_Sub]) -> dict[str, float]:
+    """OLIA's ε_r (Khalili et al. 2013, §IV): with M the paths of largest window and B the
+    paths of largest l_r/rtt_r² (l_r = the larger of the last two inter-loss distances),
+    ε_r = 1/(|P|·|B∖M|) on B∖M, −1/(|P|·|M|) on M when B∖M is not empty, else 0."""
+    n = len(subs)
+    max_w = max(s.cwnd for s in subs)
+    quality = {s.id: max(s.l_cur, s.l_prev) / (s.rtt * s.rtt) for s in subs}
+    best_q = max(quality.values())
+    in_m = {s.id for s in subs if s.cwnd >= max_w * (1 - 1e-9)}
+    b_not_m = {s.id for s in subs if s.id not in in_m and quality[s.id] >= best_q * (1 - 1e-9)}
+    eps = {s.id: 0.0 for s in subs}
+    if b_not_m:
+        for sid in b_not_m:
+            eps[sid] = 1.0 / (n * len(b_not_m))
+        for sid in in_m:
+            eps[sid] = -1.0 / (n * len(in_m))
+    return eps
+
+
+class ScalarSimulator(FluidSimulator):
+    """The scalar kernel as a simulator object.
+
+    State: per connection a :class:`_Conn` holding its :class:`_Sub` objects; per resource
+    its queue (bits), capacity (bit/s) and buffer (bits). One :meth:`step` runs
+    :meth:`schedule` (segment changes, timers, rates), :meth:`serve_queues` (fluid
+    drop-tail) and :meth:`update_windows` (losses, window growth, RTT estimation).
+    """
+
+    def __init__(self, plan: RunPlan):
+        super().__init__(plan)
+        self.notify = plan.controller.notification_delay_s
+        self.rng = random.Random(plan.seed)
+        self.cap = [r.capacity_mbps * 1e6 for r in self.resources]
+        self.buf = [r.queue_packets * self.pkt_bits for r in self.resources]
+        self.queue = [0.0] * self.n_res
+        self.arrivals = [0.0] * self.n_res
+        self.no_arrivals = [0.0] * self.n_res
+        self.pass_frac = [1.0] * self.n_res
+        self.drop_frac = [0.0] * self.n_res
+        self.clock = Clock.for_plan(plan, self.path_rtt_s)
+        self.conns = [_Conn(fp) for fp in plan.flows]
+        self.cc = plan.transport.congestion_control
+
+    def path_rtt_s(self, sp: SubflowPath) -> float:
+        """Base round-trip time of a path (propagation both ways), s."""
+        resources, index = self.resources, self.index
+        return max(1e-4, 2e-3 * sum(resources[index[r]].delay_ms for r in sp.resources))
+
+    def new_sub(self, conn: _Conn, sp: SubflowPath, t: float) -> _Sub:
+        """A new subflow of ``conn`` on ``sp``, opening at ``t``."""
+        sub = _Sub(sp, self.index, self.resources, self.plan, t, self.clock.n_bins)
+        conn.subs[sp.id] = sub
+        conn.order.append(sp.id)
+        return sub
+
+    def set_capacity(self, i: int, capacity_bps: float) -> None:
+        self.cap[i] = capacity_bps
+
+    # ------------------------------------------------------------------ handovers
+    @staticmethod
+    def stall(sub: _Sub, t: float) -> None:
+        """In-flight data is lost with the path; wait for the retransmission timer."""
+        if sub.phase == "open":
+            sub.saved_cwnd, sub.saved_ssthresh = sub.cwnd, sub.ssthresh
+            sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
+        sub.phase = "stalled"
+        sub.x = 0.0
+        sub.next_rto_t = t + sub.rto
+        sub.loss_at, sub.drops_pending = math.inf, 0  # the timer covers what was in flight
+
+    def cut(self, conn: _Conn, sub: _Sub, t: float) -> None:
+        """The single-path connection's path is gone or moved at ``t``."""
+        scheme = conn.plan.handover
+        if sub.phase in ("stalled", "frozen"):
+            return
+        sub.cut_t = t
+        notify = self.notify
+        if scheme == "zwa":
+            if sub.base_rtt / 2.0 >= notify:
+                sub.saved_cwnd, sub.saved_ssthresh = sub.cwnd, sub.ssthresh
+                sub.phase = "frozen"
+                sub.x = 0.0
+                self.emit(t + notify, "zwa_freeze", conn.plan, sub.id)
+                return
+            self.emit(t, "zwa_too_late", conn.plan, sub.id, one_way_delay_s=round(sub.base_rtt / 2, 6),
+                      notification_delay_s=notify)
+        self.stall(sub, t)
+
+    def path_back(self, conn: _Conn, sub: _Sub, t: float) -> None:
+        """A cut single-path connection has a path again at ``t`` (after re-association)."""
+        scheme = conn.plan.handover
+        if scheme == "zwa" and sub.phase == "frozen":
+            # the controller learns the association, its window update travels to the
+            # sender and the sender's data back to the station: one round trip
+            sub.resume_t = t + self.notify + sub.base_rtt
+        elif scheme == "spurious" and sub.phase == "stalled" and sub.saved_cwnd > 0:
+            # the controller flushes its buffer to the station as soon as it learns the
+            # association; the ACKs of the flushed segments restore the sender's window
+            sub.resume_t = t + self.notify
+
+    # ------------------------------------------------------------------ segments
+    def apply_segment(self, conn: _Conn, t: float) -> None:
+        """Connection ``conn`` enters its segment ``conn.seg`` at ``t``: subflows come and go
+        (multipath) or the path changes under the strategy's handover scheme (single path)."""
+        fp = conn.plan
+        seg = fp.segments[conn.seg]
+        wanted = {sp.id: sp for sp in seg.subflows}
+        if fp.multipath:
+            self._apply_multipath_segment(conn, wanted, t)
+            return
+        index, resources, plan, emit = self.index, self.resources, self.plan, self.emit
+        cur = conn.active
+        sp = next(iter(wanted.values()), None)
+        if sp is None:
+            if cur is not None and cur.phase not in ("stalled", "frozen", "dead"):
+                self.cut(conn, cur, t)
+                emit(t, "route_lost", fp, cur.id, path=cur.path)
+            return
+        sub = conn.subs.get(sp.id)
+        if cur is None:
+            if sub is None:
+                sub = self.new_sub(conn, sp, t)
+                emit(t, "subflow_up", fp, sp.id, path=sp.nodes)
+            conn.active = sub
+            return
+        if sub is cur and cur.path == sp.nodes:
+            cur.set_path(sp, index, resources)
+            if cur.phase in ("stalled", "frozen"):
+                self.path_back(conn, cur, t)
+            return
+        old_path = cur.path
+        if fp.handover == "seamless":
+            if sub is None:
+                sub = self.new_sub(conn, sp, t)
+            else:
+                sub.set_path(sp, index, resources)
+                sub.reset(plan, t)
+            sub.phase, sub.next_sample_t = "open", t  # the path was confirmed before the switch
+            if cur is not sub:
+                cur.phase, cur.x = "dead", 0.0
+            conn.active = sub
+            emit(t, "route_change", fp, sub.id, path=sp.nodes, previous_path=old_path)
+            return
+        was_cut = cur.phase in ("stalled", "frozen")
+        if not was_cut:
+            self.cut(conn, cur, t)
+        if sub is None:
+            sub = self.new_sub(conn, sp, t)
+        if sub is not cur:
+            sub.take_state(cur)
+            cur.phase, cur.x = "dead", 0.0
+        sub.set_path(sp, index, resources)
+        conn.active = sub
+        if old_path != sp.nodes:
+            emit(t, "route_change", fp, sub.id, path=sp.nodes, previous_path=old_path)
+        if was_cut:
+            self.path_back(conn, sub, t)
+        elif sub.phase == "frozen":
+            self.path_back(conn, sub, t)
+
+    def _apply_multipath_segment(self, conn: _Conn, wanted: dict[str, SubflowPath], t: float) -> None:
+        """Multipath: subflows not in the segment go down, new or moved ones come up."""
+        fp = conn.plan
+        for sid, sub in conn.subs.items():
+            if sid not in wanted and sub.phase != "dead":
+                sub.phase = "dead"
+                sub.x = 0.0
+                self.emit(t, "subflow_down", fp, sid, path=sub.path)
+        for sid, sp in wanted.items():
+            sub = conn.subs.get(sid)
+            if sub is None:
+                sub = self.new_sub(conn, sp, t)
+                self.emit(t, "subflow_up", fp, sid, path=sp.nodes)
+            elif sub.phase == "dead" or sub.path != sp.nodes:
+                sub.set_path(sp, self.index, self.resources)
+                sub.reset(self.plan, t)
+                self.emit(t, "subflow_up", fp, sid, path=sp.nodes)
+            else:
+                sub.set_path(sp, self.index, self.resources)  # same path, maybe a new rate limit
+
+    # ------------------------------------------------------------------ timers
+    def fire_timers(self, conn: _Conn, sub: _Sub, t: float, has_path: bool) -> None:
+        """A stalled or frozen subflow at ``t``: zero-window resume, spurious-timeout recovery
+        or retransmission timeout (resumes if the subflow has a path, else backs off)."""
+        tr, emit, fp = self.transport, self.emit, conn.plan
+        if sub.phase == "frozen":
+            if t >= sub.resume_t:
+                sub.phase = "open"
+                sub.cwnd, sub.ssthresh = max(sub.saved_cwnd, 1.0), sub.saved_ssthresh
+                sub.next_sample_t = t
+                sub.resume_t = math.inf
+                emit(t, "zwa_resume", fp, sub.id, idle_s=round(t - sub.cut_t, 6))
+            return
+        if t >= sub.resume_t:  # spurious-timeout recovery
+            sub.phase = "open"
+            sub.cwnd, sub.ssthresh = sub.saved_cwnd, sub.saved_ssthresh
+            sub.rto = max(tr.min_rto_s, sub.rto / 2.0 ** 8) if sub.srtt is None else min(
+                tr.max_rto_s, max(tr.min_rto_s, sub.srtt + max(CLOCK_GRANULARITY_S, 4.0 * sub.rttvar)))
+            sub.next_sample_t = t
+            sub.resume_t = math.inf
+            emit(t, "spurious_recovery", fp, sub.id, idle_s=round(t - sub.cut_t, 6),
+                 cwnd_packets=round(sub.cwnd, 3))
+            return
+        if t >= sub.next_rto_t:
+            sub.retransmissions += 1
+            if has_path and fp.handover != "spurious" or (has_path and sub.saved_cwnd <= 0):
+                emit(t, "rto", fp, sub.id, rto_s=round(sub.rto, 4), resumed=True,
+                     idle_s=round(t - sub.cut_t, 6) if sub.cut_t < math.inf else None)
+                sub.phase = "open"
+                sub.cwnd = 1.0
+                sub.last_reduction_t = t
+                sub.next_sample_t = t
+                sub.saved_cwnd = 0.0
+            else:
+                emit(t, "rto", fp, sub.id, rto_s=round(sub.rto, 4), resumed=False)
+                sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
+                sub.next_rto_t = t + sub.rto
+
+    # ------------------------------------------------------------------ one step
+    def step(self, step: int, t: float, b: int) -> None:
+        self.schedule(t)
+        self.serve_queues()
+        for conn in self.conns:
+            fp = conn.plan
+            if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
+                continue
+            self.update_windows(conn, step, t, b)
+
+    def schedule(self, t: float) -> None:
+        """Segment changes and timers due at ``t``, then every subflow's sending rate ``x``
+        (bit/s; LowRTT order for multipath) and the arrivals at every resource."""
+        arrivals, queue, cap = self.arrivals, self.queue, self.cap
+        rbuf_bits, pkt_bits, dt = self.rbuf_bits, self.pkt_bits, self.clock.dt_s
+        arrivals[:] = self.no_arrivals
+        for conn in self.conns:
+            fp = conn.plan
+            while conn.seg + 1 < len(fp.segments) and fp.segments[conn.seg + 1].t_start_s <= t + 1e-12:
+                conn.seg += 1
+                self.apply_segment(conn, t)
+            if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
+                for sub in conn.subs.values():
+                    sub.x = 0.0
+                continue
+            current = fp.segments[conn.seg] if conn.seg >= 0 else None
+            live: list[_Sub] = []
+            max_rtt = 0.0
+            for sid in conn.order:
+                sub = conn.subs[sid]
+                if sub.phase == "dead":
+                    continue
+                if sub.phase == "handshake" and t >= sub.t_open:
+                    sub.phase = "open"
+                    sub.next_sample_t = t
+                if sub.phase in ("stalled", "frozen"):
+                    has_path = current is not None and any(sp.id == sub.id for sp in current.subflows)
+                    self.fire_timers(conn, sub, t, has_path)
+                if sub.phase == "open":
+                    qdelay = 0.0
+                    for i in sub.res:
+                        qdelay += queue[i] / cap[i]
+                    sub.rtt = sub.base_rtt + qdelay
+                    if sub.rtt > max_rtt:
+                        max_rtt = sub.rtt
+                    live.append(sub)
+                else:
+                    sub.x = 0.0
+            if not live:
+                continue
+            if fp.multipath and len(live) > 1:
+                # MPTCP: LowRTT fills the lowest-RTT subflow first. SCTP CMT sends on every path
+                # whose cwnd has room (RFC 4960 §6.1 B, per destination); when the shared receive
+                # window is the limit, the long-RTT paths keep their windows in flight and the
+                # throttle falls on the fast path, so CMT fills the slowest path first.
+                slow_first = fp.coupling == "uncoupled"
+                live.sort(key=lambda s: ((-1 if slow_first else 1) * (s.srtt if s.srtt is not None else s.rtt), s.id))
+            remaining = conn.demand
+            if rbuf_bits < math.inf:
+                remaining = min(remaining, rbuf_bits / max_rtt)
+            if conn.remaining_bits < math.inf:
+                remaining = min(remaining, conn.remaining_bits / dt)
+            for sub in live:
+                w = sub.cwnd * pkt_bits / sub.rtt
+                if sub.limit < w:
+                    w = sub.limit
+                x = w if w < remaining else remaining
+                sub.x = x
+                sub.limited = x >= 0.98 * w and w < sub.limit
+                remaining -= x
+                for i in sub.res:
+                    arrivals[i] += x
+
+    def serve_queues(self) -> None:
+        """Fluid drop-tail queues: new backlog, the fraction of arrivals that passes and the
+        fraction dropped at a full queue, per resource."""
+        arrivals, queue, cap, buf = self.arrivals, self.queue, self.cap, self.buf
+        pass_frac, drop_frac, dt = self.pass_frac, self.drop_frac, self.clock.dt_s
+        for i in range(self.n_res):
+            if arrivals[i] == 0.0 and queue[i] == 0.0:
+                # idle and empty: stays so (the general case below gives the same values)
+                drop_frac[i] = 0.0
+                pass_frac[i] = 1.0
+                continue
+            a = arrivals[i] * dt
+            q = queue[i] + a - cap[i] * dt
+            if q < 0.0:
+                departed = queue[i] + a
+                q = 0.0
+            else:
+                departed = cap[i] * dt
+            drop_frac[i] = 0.0
+            if q > buf[i]:
+                drop_frac[i] = (q - buf[i]) / a if a > 0 else 0.0
+                q = buf[i]
+            queue[i] = q
+            pass_frac[i] = departed / a if a > 0 else 1.0
+
+    def update_windows(self, conn: _Conn, step: int, t: float, b: int) -> None:
+        """Connection ``conn`` after the queues at ``t``: delivered bits (output sample ``b``),
+        loss events and the reaction to them, window growth (slow start, Reno/NewReno, CUBIC,
+        LIA, OLIA), RTT estimation, and completion of a finite transfer."""
+        fp = conn.plan
+        open_subs = [s for s in conn.subs.values() if s.phase == "open"]
+        if not open_subs:
+            return
+        tr, cc, rng = self.transport, self.cc, self.rng
+        pass_frac, drop_frac = self.pass_frac, self.drop_frac
+        dt, pkt_bits = self.clock.dt_s, self.pkt_bits
+        coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
+        olia = fp.multipath and fp.coupling == "olia" and len(open_subs) > 1
+        if coupled:
+            total_w = sum(s.cwnd for s in open_subs)
+            denom = sum(s.cwnd / s.rtt for s in open_subs)
+            alpha = total_w * max(s.cwnd / (s.rtt * s.rtt) for s in open_subs) / (denom * denom)
+        else:
+            total_w = alpha = 0.0
+        if olia:
+            epsilon = _olia_epsilon(open_subs)
+            olia_rate = sum(s.cwnd / s.rtt for s in open_subs) ** 2
+        cubic = cc == "cubic" and not fp.multipath
+        reno = cc == "reno" and not fp.multipath
+        delivered_bits = 0.0
+        for sub in open_subs:
+            x = sub.x
+            if x <= 0:
+                continue
+            through = sub.loss_keep
+            dropped = 0.0
+            for i in sub.res:
+                through *= pass_frac[i]
+                dropped += drop_frac[i]
+            got = x * dt * through
+            sub.bits[b] += got
+            delivered_bits += got
+            sent_pkts = x * dt / pkt_bits
+            # loss events: random loss (seeded Bernoulli) and queue overflow
+            lost = False
+            p_rand = 1.0 - sub.loss_keep
+            if p_rand > 0 and rng.random() < 1.0 - math.exp(-sent_pkts * p_rand):
+                lost = True
+            if dropped > 0 and draws.uniform(sub.key, step) < -math.expm1(-sent_pkts * min(1.0, dropped)):
+                lost = True
+            rtt_now = sub.rtt
+            if lost:
+                # the sender learns of a drop from duplicate ACKs a round trip later (RFC 5681
+                # §3.2) and keeps sending meanwhile, so an overflow lasts about one RTT and
+                # usually hits every flow crossing the queue (the synchronisation of a few
+                # flows at a drop-tail queue, Appenzeller et al. 2004 §3)
+                sub.retransmissions += 1
+                sub.drops_pending += 1
+                if sub.loss_at == math.inf:
+                    sub.loss_at = t + rtt_now
+            react = t >= sub.loss_at
+            if react:
+                drops, sub.drops_pending, sub.loss_at = sub.drops_pending, 0, math.inf
+                if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
+                    sub.l_prev, sub.l_cur = sub.l_cur, 0.0
+                    sub.window_losses = drops
+                    if cubic:
+                        # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
+                        w = sub.cwnd
+                        sub.w_max = w * (1.0 + CUBIC_BETA) / 2.0 if w < sub.w_max else w
+                        sub.cwnd = max(w * CUBIC_BETA, 2.0)
+                        sub.ssthresh = sub.cwnd
+                        sub.t_epoch = -1.0
+                    else:
+                        sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
+                        sub.cwnd = sub.ssthresh
+                    sub.last_reduction_t = t
+                elif reno:
+                    sub.window_losses += drops
+                if reno and sub.window_losses >= 2:
+                    # Reno without NewReno's partial ACKs: a second loss in the same window
+                    # usually ends in a retransmission timeout (Fall & Floyd 1996, §3)
+                    sub.window_losses = 0
+                    sub.phase = "stalled"
+                    sub.x = 0.0
+                    sub.saved_cwnd = 0.0
+                    sub.next_rto_t = sub.last_reduction_t + sub.rto
+                    continue
+            elif not lost:
+                sub.l_cur += sent_pkts
+            if not react and sub.limited:
+                acked = sent_pkts
+                if sub.cwnd < sub.ssthresh:
+                    # one doubling per round trip (acked/cwnd = dt/RTT), RFC 5681 §3.1
+                    sub.cwnd = min(sub.cwnd * 2.0 ** (acked / sub.cwnd), max(sub.ssthresh, sub.cwnd))
+                elif coupled:
+                    sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
+                elif olia:
+                    # OLIA per ACK: (w_r/rtt_r²)/(Σ_p w_p/rtt_p)² + ε_r/w_r
+                    inc = (sub.cwnd / (rtt_now * rtt_now)) / olia_rate + epsilon[sub.id] / sub.cwnd
+                    sub.cwnd = max(1.0, sub.cwnd + acked * inc)
+                elif cubic:
+                    sub.cwnd = _cubic_update(sub, t, acked, rtt_now)
+                else:
+                    sub.cwnd += acked / sub.cwnd
+                if sub.cwnd > MAX_CWND_PACKETS:
+                    sub.cwnd = MAX_CWND_PACKETS
+            if t >= sub.next_sample_t:  # one RTT sample per round trip (RFC 6298 §2)
+                r = rtt_now
+                if sub.jitter_s > 0:
+                    r = max(1e-4, r + rng.uniform(-sub.jitter_s, sub.jitter_s))
+                if sub.srtt is None:
+                    sub.srtt, sub.rttvar = r, r / 2.0
+                else:
+                    sub.rttvar = 0.75 * sub.rttvar + 0.25 * abs(sub.srtt - r)
+                    sub.srtt = 0.875 * sub.srtt + 0.125 * r
+                rto = sub.srtt + max(CLOCK_GRANULARITY_S, 4.0 * sub.rttvar)
+                sub.rto = min(tr.max_rto_s, max(tr.min_rto_s, rto))
+                sub.next_sample_t = t + r
+        if conn.remaining_bits < math.inf:
+            conn.remaining_bits -= delivered_bits
+            if conn.remaining_bits <= 0:
+                conn.done_t = t + dt
+                for sub in conn.subs.values():
+                    sub.x = 0.0
+                self.emit(conn.done_t, "flow_complete", fp, None, completion_s=round(conn.done_t - fp.start_s, 6))
+
+    def sample_cwnd(self, b: int) -> None:
+        for conn in self.conns:
+            for sub in conn.subs.values():
+                sub.cwnd_samples[b] = round(sub.cwnd, 3) if sub.phase in ("open", "handshake") else 0.0
+
+    # ------------------------------------------------------------------ output
+    def flow_records(self, c: int) -> tuple[list[SubflowRecord], float | None]:
+        conn = self.conns[c]
+        interval = self.clock.interval_s
+        records = [
+            SubflowRecord(id=sid, path=sub.path, throughput_mbps=throughput_mbps(sub.bits, interval),
+                          cwnd_packets=sub.cwnd_samples, retransmissions=sub.retransmissions)
+            for sid, sub in ((sid, conn.subs[sid]) for sid in conn.order)
+        ]
+        return records, conn.done_t

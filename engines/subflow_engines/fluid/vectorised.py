@@ -1,0 +1,587 @@
+"""Vectorised, compiled kernel of the ``fluid`` engine.
+
+Same model and equations as the scalar kernel (see :mod:`subflow_engines.fluid`),
+over arrays of all subflows, with the path incidence kept as (subflow, resource)
+pairs in CSR form (``M[i, l] = 1`` when subflow i crosses resource l):
+
+    RTT   = base_RTT + M·(q / C)
+    A     = Mᵀ·x
+    pass  = exp(M·log(departed / arrived)),  dropped = M·drop_fraction
+
+The continuous part of each step (rates, LowRTT scheduling, queues, losses,
+window growth, RTT estimation) is one numba-compiled function, :func:`_step`,
+looping over subflows and path incidences; discrete events (segment changes,
+handshakes, retransmission timers, flow start/stop/completion) are handled in
+Python for the few subflows they concern. :func:`supports` says which plans
+this kernel takes: single-path flows with the ``bare`` handover, MPTCP (LIA)
+and CMT (uncoupled) multipath, NewReno congestion control. The fluid engine
+dispatches to it whenever it supports a plan and runs everything else
+on the scalar kernel; tests pin both to the same results on plans both accept.
+
+Random link-loss draws come from ``numpy.random.default_rng(seed)``, so runs
+with lossy links are deterministic for a seed but not draw-for-draw identical
+to the scalar kernel; queue-overflow draws are counter-based
+(:mod:`subflow_engines.draws`) and identical in both.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from subflow.plan import RunPlan, SubflowPath
+from subflow._kernels import njit
+
+from subflow_engines import draws
+from subflow_engines.fluid.common import (
+    CLOCK_GRANULARITY_S,
+    MAX_CWND_PACKETS,
+    Clock,
+    FluidSimulator,
+    SubflowRecord,
+)
+
+# phases
+DEAD, HANDSHAKE, OPEN, STALLED = 0, 1, 2, 3
+
+
+def supports(plan: RunPlan) -> bool:
+    """True if this kernel implements every feature ``plan`` uses."""
+    if plan.transport.congestion_control != "newreno":
+        return False
+    for fp in plan.flows:
+        if not fp.multipath and fp.handover != "bare":
+            return False
+        if fp.multipath and fp.coupling not in ("lia", "uncoupled"):  # OLIA: scalar kernel
+            return False
+    return True
+
+
+class VectorSimulator(FluidSimulator):
+    """The vectorised kernel as a simulator object.
+
+    State: one array entry per subflow *slot* (a connection's subflow id; slots are grouped
+    by connection) and per resource. One :meth:`step` applies segment changes
+    (:meth:`advance_segments`), rebuilds the path incidence when paths changed
+    (:meth:`rebuild_incidence`), fires timers and handshakes when due
+    (:meth:`refresh_state`), runs the compiled :func:`_step` and counts finished transfers
+    (:meth:`finish_transfers`).
+    """
+
+    def __init__(self, plan: RunPlan):
+        if not supports(plan):
+            raise ValueError("plan uses features the vectorised kernel does not implement")
+        super().__init__(plan)
+        tr = self.transport
+        self.rng = np.random.default_rng(plan.seed)
+        resources = self.resources
+        n_res = self.n_res
+        self.cap = np.array([r.capacity_mbps * 1e6 for r in resources])
+        self.buf = np.array([r.queue_packets * self.pkt_bits for r in resources])
+        self.delay_s = np.array([r.delay_ms * 1e-3 for r in resources])
+        self.log_keep = np.array([math.log1p(-r.loss) for r in resources])
+        self.queue = np.zeros(n_res)
+        self.queue_t = np.zeros(n_res)  # when queue[i] was last brought up to date, s
+        self._set_up_slots()
+        S, n_conn = self.n_slots, len(plan.flows)
+        flows = plan.flows
+        self.multipath = np.array([fp.multipath for fp in flows], dtype=bool)
+        self.coupled_conn = np.array([fp.multipath and fp.coupling == "lia" for fp in flows], dtype=bool)
+        self.slow_first_conn = np.array([fp.multipath and fp.coupling == "uncoupled" for fp in flows], dtype=bool)
+        self.demand = np.array([math.inf if fp.rate_mbps is None else fp.rate_mbps * 1e6 for fp in flows])
+        self.remaining_bits = np.array([math.inf if fp.size_bytes is None else fp.size_bytes * 8.0 for fp in flows])
+        self.start_s = np.array([fp.start_s for fp in flows])
+        self.stop_s = np.array([fp.stop_s for fp in flows])
+        self.done_t = np.full(n_conn, np.nan)
+
+        self.phase = np.zeros(S, dtype=np.int8)
+        self.cwnd = np.full(S, float(tr.initial_cwnd_packets))
+        self.ssthresh = np.full(S, np.inf)
+        self.srtt = np.full(S, np.nan)
+        self.rttvar = np.zeros(S)
+        self.rto = np.full(S, tr.initial_rto_s)
+        self.t_open = np.full(S, np.inf)
+        self.next_rto_t = np.full(S, np.inf)
+        self.next_sample_t = np.zeros(S)
+        self.last_red = np.full(S, -np.inf)
+        self.loss_at = np.full(S, np.inf)  # when a pending drop is detected (one RTT after it), s
+        self.limit = np.full(S, np.inf)
+        self.base_rtt = np.full(S, 1e-4)
+        self.path_log_keep = np.zeros(S)
+        self.retrans = np.zeros(S, dtype=np.int64)
+        self.has_path = np.zeros(S, dtype=bool)
+        self.paths: list[list[str]] = [[] for _ in range(S)]
+        self.res_lists: list[list[int]] = [[] for _ in range(S)]
+        self.order: list[list[int]] = [[] for _ in range(n_conn)]  # slots in order of first appearance
+        self.active_slot = [-1] * n_conn  # single-path: slot carrying the connection
+        self.seg_idx = [-1] * n_conn
+
+        self.clock = clock = Clock.for_plan(plan, self.path_rtt_s)
+        self.cap_dt = self.cap * clock.dt_s
+        self.bits = np.zeros((S, clock.n_bins))
+        self.cwnd_samples = np.zeros((S, clock.n_bins))
+        self.thr: np.ndarray | None = None  # goodput per slot and sample, Mbit/s (at the end)
+
+        # path incidence: resources of the current paths, path after path (CSR rows)
+        self.matrix_dirty = True
+        self.inc_cols = np.zeros(0, dtype=np.int64)
+        self.row_ptr = np.zeros(0, dtype=np.int64)  # start of each path's run in inc_cols
+        self.path_rows = np.zeros(0, dtype=np.int64)  # the subflows that have a path
+        # the loop works on the resources that current paths use ("u" arrays, local indices)
+        self.used = np.zeros(0, dtype=np.int64)
+        self.inc_local = np.zeros(0, dtype=np.int64)
+        self.cap_u = self.capdt_u = self.buf_u = self.queue_u = np.zeros(0)
+
+        self.flow_times = np.concatenate((self.start_s, self.stop_s))
+        self.state_dirty = True
+        self.next_state_t = 0.0
+        self.live = np.zeros(S, dtype=bool)
+        self.next_boundary = [fp.segments[0].t_start_s if fp.segments else math.inf for fp in flows]
+        self.next_any_boundary = min(self.next_boundary, default=math.inf)
+        self.any_multipath = bool(self.multipath.any())
+        self.any_finite = bool(np.isfinite(self.remaining_bits).any())
+        self.any_random_loss = bool((self.log_keep < 0).any())
+        self.conn_ptr = np.searchsorted(self.conn_of, np.arange(n_conn + 1)).astype(np.int64)
+        self.got = np.zeros(S)
+        self.no_draws = np.zeros(0)
+
+    def _set_up_slots(self) -> None:
+        """One slot per (connection, subflow id) of the plan, grouped by connection."""
+        plan = self.plan
+        self.slot_of: dict[tuple[int, str], int] = {}
+        slot_conn: list[int] = []
+        self.slot_id: list[str] = []
+        for c, fp in enumerate(plan.flows):
+            for seg in fp.segments:
+                for sp in seg.subflows:
+                    key = (c, sp.id)
+                    if key not in self.slot_of:
+                        self.slot_of[key] = len(self.slot_id)
+                        slot_conn.append(c)
+                        self.slot_id.append(sp.id)
+        self.n_slots = S = len(self.slot_id)
+        self.draw_keys = np.array([draws.subflow_key(plan.seed, sid) for sid in self.slot_id], dtype=np.uint64)
+        self.conn_of = np.array(slot_conn, dtype=np.int64) if S else np.zeros(0, dtype=np.int64)
+
+    def path_rtt_s(self, sp: SubflowPath) -> float:
+        """Base round-trip time of a path (propagation both ways), s."""
+        delay_s, rindex = self.delay_s, self.index
+        return max(1e-4, 2 * sum(delay_s[rindex[r]] for r in sp.resources))
+
+    def emit_slot(self, t: float, kind: str, c: int, slot: int | None = None, **extra) -> None:
+        """:meth:`emit` for connection ``c`` and subflow slot ``slot``."""
+        self.emit(t, kind, self.plan.flows[c], None if slot is None else self.slot_id[slot], **extra)
+
+    def set_capacity(self, i: int, capacity_bps: float) -> None:
+        self.cap[i] = capacity_bps
+        self.cap_dt[i] = capacity_bps * self.clock.dt_s
+        self.matrix_dirty = True  # refresh the working copies of cap
+
+    # ------------------------------------------------------------------ slots
+    def set_path(self, slot: int, sp: SubflowPath) -> None:
+        """Slot ``slot`` now runs on ``sp``."""
+        self.paths[slot] = sp.nodes
+        res = self.res_lists[slot] = [self.index[r] for r in sp.resources]
+        self.base_rtt[slot] = max(1e-4, 2 * float(self.delay_s[res].sum()))
+        self.path_log_keep[slot] = float(self.log_keep[res].sum())
+        self.limit[slot] = math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6
+        self.has_path[slot] = True
+        self.matrix_dirty = True
+
+    def reset(self, slot: int, t: float) -> None:
+        """A fresh connection state for ``slot``: handshake from ``t``, initial window and timer."""
+        tr = self.transport
+        self.phase[slot] = HANDSHAKE
+        self.t_open[slot] = t + self.base_rtt[slot]
+        self.cwnd[slot] = float(tr.initial_cwnd_packets)
+        self.ssthresh[slot] = np.inf
+        self.srtt[slot] = np.nan
+        self.rttvar[slot] = 0.0
+        self.rto[slot] = tr.initial_rto_s
+        self.next_rto_t[slot] = np.inf
+        self.next_sample_t[slot] = 0.0
+        self.last_red[slot] = -np.inf
+        self.loss_at[slot] = np.inf
+
+    def new_slot(self, c: int, slot: int, sp: SubflowPath, t: float) -> None:
+        """Connection ``c`` opens ``slot`` on ``sp`` at ``t``."""
+        self.set_path(slot, sp)
+        self.reset(slot, t)
+        self.order[c].append(slot)
+        self.emit_slot(t, "subflow_up", c, slot, path=sp.nodes)
+
+    def stall(self, slot: int, t: float) -> None:
+        """In-flight data is lost with the path; wait for the retransmission timer."""
+        if self.phase[slot] == OPEN:
+            self.ssthresh[slot] = max(self.cwnd[slot] / 2.0, 2.0)
+        self.phase[slot] = STALLED
+        self.next_rto_t[slot] = t + self.rto[slot]
+        self.loss_at[slot] = np.inf
+
+    # ------------------------------------------------------------------ segments
+    def advance_segments(self, t: float) -> None:
+        """Apply every segment change due at ``t``."""
+        flows, seg_idx, next_boundary = self.plan.flows, self.seg_idx, self.next_boundary
+        for c in range(len(flows)):
+            if next_boundary[c] <= t + 1e-12:
+                fp = flows[c]
+                while seg_idx[c] + 1 < len(fp.segments) and fp.segments[seg_idx[c] + 1].t_start_s <= t + 1e-12:
+                    seg_idx[c] += 1
+                    self.apply_segment(c, t)
+                    self.state_dirty = True
+                nxt = seg_idx[c] + 1
+                next_boundary[c] = fp.segments[nxt].t_start_s if nxt < len(fp.segments) else math.inf
+        self.next_any_boundary = min(next_boundary, default=math.inf)
+
+    def apply_segment(self, c: int, t: float) -> None:
+        """Connection ``c`` enters its segment ``seg_idx[c]`` at ``t``."""
+        fp = self.plan.flows[c]
+        wanted = {sp.id: sp for sp in fp.segments[self.seg_idx[c]].subflows}
+        phase, paths, order, slot_of = self.phase, self.paths, self.order, self.slot_of
+        if fp.multipath:
+            for slot in order[c]:
+                if self.slot_id[slot] not in wanted and phase[slot] != DEAD:
+                    phase[slot] = DEAD
+                    self.has_path[slot] = False
+                    self.matrix_dirty = True
+                    self.emit_slot(t, "subflow_down", c, slot, path=paths[slot])
+            for sid, sp in wanted.items():
+                slot = slot_of[(c, sid)]
+                if slot not in order[c]:
+                    self.new_slot(c, slot, sp, t)
+                elif phase[slot] == DEAD or paths[slot] != sp.nodes:
+                    self.set_path(slot, sp)
+                    self.reset(slot, t)
+                    self.emit_slot(t, "subflow_up", c, slot, path=sp.nodes)
+                else:
+                    self.set_path(slot, sp)
+            return
+        cur = self.active_slot[c]
+        sp = next(iter(wanted.values()), None)
+        if sp is None:
+            if cur >= 0 and phase[cur] not in (STALLED, DEAD):
+                self.stall(cur, t)
+                self.emit_slot(t, "route_lost", c, cur, path=paths[cur])
+            if cur >= 0:
+                self.has_path[cur] = False
+                self.matrix_dirty = True
+            return
+        slot = slot_of[(c, sp.id)]
+        if cur < 0:
+            self.new_slot(c, slot, sp, t)
+            self.active_slot[c] = slot
+            return
+        if slot == cur and paths[cur] == sp.nodes:
+            self.set_path(cur, sp)
+            return
+        old = paths[cur]
+        if phase[cur] != STALLED:
+            self.stall(cur, t)
+        if slot != cur:  # the connection's state moves to the new path's slot
+            for arr in (phase, self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.t_open,
+                        self.next_rto_t, self.last_red):
+                arr[slot] = arr[cur]
+            phase[cur] = DEAD
+            self.has_path[cur] = False
+            if slot not in order[c]:
+                order[c].append(slot)
+            self.active_slot[c] = slot
+        self.set_path(slot, sp)
+        if old != sp.nodes:
+            self.emit_slot(t, "route_change", c, slot, path=sp.nodes, previous_path=old)
+
+    def rebuild_incidence(self, t: float) -> None:
+        """The path incidence (CSR) and the working copies of the resources the paths use,
+        after paths or capacities changed at ``t``; queues that leave the working set keep
+        draining at their capacity while no path uses them."""
+        res_lists, has_path = self.res_lists, self.has_path
+        with_path = [i for i in range(self.n_slots) if has_path[i] and res_lists[i]]
+        self.inc_cols = np.array([r for i in with_path for r in res_lists[i]], dtype=np.int64)
+        self.path_rows = np.array(with_path, dtype=np.int64)
+        self.row_ptr = np.cumsum([0] + [len(res_lists[i]) for i in with_path[:-1]]).astype(np.int64)
+        self.queue[self.used] = self.queue_u  # keep the queues of resources that leave the working set,
+        self.queue_t[self.used] = t  # and drain them at their capacity while no path uses them
+        used, inc_local = np.unique(self.inc_cols, return_inverse=True)
+        self.used, self.inc_local = used, inc_local.astype(np.int64)
+        self.cap_u, self.capdt_u, self.buf_u = self.cap[used], self.cap_dt[used], self.buf[used]
+        self.queue_u = np.maximum(0.0, self.queue[used] - self.cap_u * (t - self.queue_t[used]))
+        self.matrix_dirty = False
+
+    # ------------------------------------------------------------------ timers
+    def refresh_state(self, t: float) -> tuple[np.ndarray, float]:
+        """Handshakes that complete, timers that fire, flows that start or stop at ``t``;
+        returns the live mask and the next time anything of that kind can happen."""
+        phase, t_open, next_rto_t, rto = self.phase, self.t_open, self.next_rto_t, self.rto
+        opening = (phase == HANDSHAKE) & (t >= t_open)
+        if opening.any():
+            phase[opening] = OPEN
+            self.next_sample_t[opening] = t
+        timers = np.nonzero((phase == STALLED) & (t >= next_rto_t))[0]
+        for slot in timers:
+            c = int(self.conn_of[slot])
+            self.retrans[slot] += 1
+            if self.has_path[slot]:
+                self.emit_slot(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=True)
+                phase[slot] = OPEN
+                self.cwnd[slot] = 1.0
+                self.last_red[slot] = t
+                self.next_sample_t[slot] = t
+            else:
+                self.emit_slot(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=False)
+                rto[slot] = min(2.0 * rto[slot], self.transport.max_rto_s)
+                next_rto_t[slot] = t + rto[slot]
+        conn_on = (t >= self.start_s) & (t < self.stop_s) & np.isnan(self.done_t)
+        live = (phase == OPEN) & self.has_path & conn_on[self.conn_of]
+        pending = [t_open[phase == HANDSHAKE], next_rto_t[phase == STALLED]]
+        nxt = min((float(a.min()) for a in pending if a.size), default=math.inf)
+        later = self.flow_times[self.flow_times > t + 1e-12]
+        if later.size:
+            nxt = min(nxt, float(later.min()))
+        return live, nxt
+
+    # ------------------------------------------------------------------ one step
+    def step(self, step: int, t: float, b: int) -> None:
+        # ---- discrete events
+        if self.next_any_boundary <= t + 1e-12:
+            self.advance_segments(t)
+        if self.matrix_dirty:
+            self.rebuild_incidence(t)
+        if self.state_dirty or t >= self.next_state_t:
+            self.live, self.next_state_t = self.refresh_state(t)
+            self.state_dirty = False
+        # ---- rates, queues, losses, growth, RTT estimation: compiled (see _step)
+        tr = self.transport
+        _step(
+            t, step, self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
+            CLOCK_GRANULARITY_S, MAX_CWND_PACKETS,
+            self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
+            self.path_rows, self.row_ptr, self.inc_local, self.cap_u, self.capdt_u, self.buf_u, self.queue_u,
+            self.base_rtt, self.path_log_keep, self.limit, self.demand, self.remaining_bits, self.draw_keys,
+            self.rng.random(self.n_slots) if self.any_random_loss else self.no_draws,
+            self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
+            self.loss_at, self.retrans, self.bits[:, b], self.got,
+        )
+        if self.any_finite:
+            self.finish_transfers(t)
+
+    def finish_transfers(self, t: float) -> None:
+        """Count the bits of finite transfers delivered in the step from ``t``; a transfer
+        whose last bit arrived completes at the end of the step."""
+        dt = self.clock.dt_s
+        delivered = np.bincount(self.conn_of, weights=self.got, minlength=len(self.plan.flows))
+        conn_on = (t >= self.start_s) & (t < self.stop_s) & np.isnan(self.done_t)
+        self.remaining_bits -= np.where(conn_on, delivered, 0.0)
+        finished = conn_on & (self.remaining_bits <= 0)
+        for c in np.nonzero(finished)[0]:
+            self.state_dirty = True
+            self.done_t[c] = t + dt
+            self.emit_slot(t + dt, "flow_complete", int(c), None, completion_s=round(t + dt - self.start_s[c], 6))
+
+    def sample_cwnd(self, b: int) -> None:
+        phase = self.phase
+        self.cwnd_samples[:, b] = np.where((phase == OPEN) | (phase == HANDSHAKE), np.round(self.cwnd, 3), 0.0)
+
+    # ------------------------------------------------------------------ output
+    def flow_records(self, c: int) -> tuple[list[SubflowRecord], float | None]:
+        if self.thr is None:
+            self.thr = self.bits / self.clock.interval_s / 1e6
+        thr = self.thr
+        records = [
+            SubflowRecord(id=self.slot_id[s], path=self.paths[s], throughput_mbps=thr[s].tolist(),
+                          cwnd_packets=self.cwnd_samples[s].tolist(), retransmissions=int(self.retrans[s]))
+            for s in self.order[c]
+        ]
+        done = self.done_t[c]
+        return records, None if np.isnan(done) else float(done)
+
+
+# --------------------------------------------------------------------------- compiled step
+
+
+@njit(cache=True)
+def _step(
+    t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
+    live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
+    path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u,
+    base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, u_rand,
+    cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
+):
+    """One time step of the continuous dynamics, in place (the equations of
+    :mod:`subflow_engines.fluid`). ``u_rand``: one uniform per subflow for random
+    link loss (empty when no link is lossy). Returns nothing; ``got`` receives the bits
+    each subflow delivered in the step."""
+    S = cwnd.shape[0]
+    n_conn = conn_ptr.shape[0] - 1
+    n_u = cap_u.shape[0]
+    n_paths = path_rows.shape[0]
+    n_inc = inc_local.shape[0]
+    # per-subflow queueing delay along the path
+    qd = np.zeros(S)
+    for k in range(n_paths):
+        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
+        s_ = 0.0
+        for j in range(row_ptr[k], end):
+            u = inc_local[j]
+            s_ += queue_u[u] / cap_u[u]
+        qd[path_rows[k]] = s_
+    rtt = base_rtt + qd
+    w = np.zeros(S)
+    for i in range(S):
+        if live[i]:
+            wi = cwnd[i] * pkt_bits / rtt[i]
+            w[i] = wi if wi < limit[i] else limit[i]
+    x = np.zeros(S)
+    for c in range(n_conn):
+        budget = max(0.0, min(demand[c], remaining_bits[c] / dt))  # a finished file: nothing left
+        a, b = conn_ptr[c], conn_ptr[c + 1]
+        if rbuf_bits < np.inf:
+            mx = 0.0
+            for i in range(a, b):
+                if live[i] and rtt[i] > mx:
+                    mx = rtt[i]
+            if mx > 0:
+                budget = min(budget, rbuf_bits / max(mx, 1e-12))
+        if any_multipath and b - a > 1:
+            # LowRTT (CMT: slowest first) fill in key order, ties by slot (stable)
+            n = b - a
+            order = np.empty(n, dtype=np.int64)
+            keys = np.empty(n)
+            for j in range(n):
+                i = a + j
+                kr = rtt[i] if np.isnan(srtt[i]) else srtt[i]
+                keys[j] = -kr if slow_first_conn[c] else kr
+                order[j] = i
+            for j in range(1, n):
+                kj, oj = keys[j], order[j]
+                m = j - 1
+                while m >= 0 and keys[m] > kj:
+                    keys[m + 1] = keys[m]
+                    order[m + 1] = order[m]
+                    m -= 1
+                keys[m + 1] = kj
+                order[m + 1] = oj
+            before = 0.0
+            for j in range(n):
+                i = order[j]
+                v = budget - before
+                x[i] = 0.0 if v < 0.0 else (w[i] if v > w[i] else v)
+                before += w[i]
+        else:
+            for i in range(a, b):
+                x[i] = w[i] if w[i] < budget else budget
+    # fluid drop-tail queues
+    arrived = np.zeros(n_u)
+    for k in range(n_paths):
+        i = path_rows[k]
+        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
+        for j in range(row_ptr[k], end):
+            arrived[inc_local[j]] += x[i] * dt
+    logpass = np.zeros(n_u)
+    dropf = np.zeros(n_u)
+    overflow = False
+    for u in range(n_u):
+        qa = queue_u[u] + arrived[u]
+        departed = qa if qa < capdt_u[u] else capdt_u[u]
+        q = qa - capdt_u[u]
+        if q > buf_u[u]:
+            overflow = True
+            if arrived[u] > 0:
+                dropf[u] = (q - buf_u[u]) / arrived[u]
+        queue_u[u] = 0.0 if q < 0.0 else (buf_u[u] if q > buf_u[u] else q)
+        if arrived[u] > 0:
+            logpass[u] = np.log(departed / arrived[u])
+    through_log = np.zeros(S)
+    dropped = np.zeros(S)
+    for k in range(n_paths):
+        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
+        sl = 0.0
+        sd = 0.0
+        for j in range(row_ptr[k], end):
+            sl += logpass[inc_local[j]]
+            sd += dropf[inc_local[j]]
+        through_log[path_rows[k]] = sl
+        dropped[path_rows[k]] = sd
+    random_loss = u_rand.shape[0] == S
+    for i in range(S):
+        g = x[i] * dt * np.exp(path_log_keep[i] + through_log[i])
+        got[i] = g
+        bits_col[i] += g
+    # losses, detected one round trip after the drop
+    for i in range(S):
+        if x[i] <= 0.0:
+            continue
+        sent = x[i] * (dt / pkt_bits)
+        lost = False
+        if random_loss:
+            p = -np.expm1(path_log_keep[i])
+            if p > 0 and u_rand[i] < -np.expm1(-sent * p):
+                lost = True
+        if overflow and dropped[i] > 0:
+            if draws.uniform(draw_keys[i], step) < -np.expm1(-sent * min(1.0, dropped[i])):
+                lost = True
+        if lost:
+            retrans[i] += 1
+            if np.isinf(loss_at[i]):
+                loss_at[i] = t + rtt[i]
+    react = np.zeros(S, dtype=np.bool_)
+    for i in range(S):
+        if loss_at[i] <= t and x[i] > 0:
+            react[i] = True
+            loss_at[i] = np.inf
+            ref = rtt[i] if np.isnan(srtt[i]) else srtt[i]
+            if t - last_red[i] >= ref:
+                ssthresh[i] = max(cwnd[i] / 2.0, 2.0)
+                cwnd[i] = ssthresh[i]
+                last_red[i] = t
+    # growth: slow start, then congestion avoidance (LIA for coupled connections)
+    ca = np.zeros(S, dtype=np.bool_)
+    for i in range(S):
+        lim = live[i] and x[i] >= 0.98 * w[i] and w[i] < limit[i]
+        if lim and not react[i] and x[i] > 0:
+            acked = x[i] * (dt / pkt_bits)
+            if cwnd[i] < ssthresh[i]:
+                v = cwnd[i] * np.exp2(acked / cwnd[i])
+                cap_ = ssthresh[i] if ssthresh[i] > cwnd[i] else cwnd[i]
+                cwnd[i] = v if v < cap_ else cap_
+            else:
+                ca[i] = True
+    for c in range(n_conn):
+        a, b = conn_ptr[c], conn_ptr[c + 1]
+        n_open = 0
+        tot_w = 0.0
+        denom = 0.0
+        best = 0.0
+        for i in range(a, b):
+            if live[i]:
+                n_open += 1
+                tot_w += cwnd[i]
+                denom += cwnd[i] / rtt[i]
+                v = cwnd[i] / (rtt[i] * rtt[i])
+                if v > best:
+                    best = v
+        coupled = coupled_conn[c] and n_open > 1
+        alpha = tot_w * best / (denom * denom) if coupled else 0.0
+        for i in range(a, b):
+            if ca[i]:
+                acked = x[i] * (dt / pkt_bits)
+                inc = 1.0 / cwnd[i]
+                if coupled:
+                    lia = alpha / tot_w
+                    if lia < inc:
+                        inc = lia
+                v = cwnd[i] + acked * inc
+                cwnd[i] = v if v < max_cwnd else max_cwnd
+    # RTT estimation (RFC 6298 §2), one sample per round trip
+    for i in range(S):
+        if live[i] and x[i] > 0 and t >= next_sample_t[i]:
+            r = rtt[i]
+            if np.isnan(srtt[i]):
+                rttvar[i] = r / 2.0
+                srtt[i] = r
+            else:
+                rttvar[i] = 0.75 * rttvar[i] + 0.25 * abs(srtt[i] - r)
+                srtt[i] = 0.875 * srtt[i] + 0.125 * r
+            v = srtt[i] + max(granularity, 4.0 * rttvar[i])
+            rto[i] = min(max_rto, max(min_rto, v))
+            next_sample_t[i] = t + r

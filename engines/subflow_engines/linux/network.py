@@ -1,0 +1,273 @@
+"""The emulated network of one ``linux`` run: namespaces, veths, bridges, shaping and
+impairments (set-up), and the plan's state at each boundary (links, routes, MPTCP
+endpoints, FDM rate limits) applied on the wall clock. See :mod:`.engine` for the steps.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from subflow.plan import RunPlan
+
+from . import commands
+from .cleanup import RunRecord
+from .commands import EngineCannotRun, ip, tc
+from .routing import DesiredState, Route
+from .topology import RULE_PRIORITY, Model, hops_up_at, links_down_at
+
+MPTCP_MAX_SUBFLOWS = 8
+
+
+def kbit(mbps: float) -> int:
+    """Mbit/s to the integer kbit/s that tc takes (at least 8 kbit/s)."""
+    return max(8, int(round(mbps * 1000)))
+
+
+class KernelNetwork:
+    """Builds the run's network in the kernel and moves it from one plan state to the next.
+
+    Parameters
+    ----------
+    plan : RunPlan
+        The run's plan (transport settings, seed).
+    model : Model
+        Names, addresses and shaping of :func:`~.topology.build_model`.
+    states : dict of float to DesiredState
+        The desired state at every boundary (s), from :func:`~.routing.desired_state`.
+    rules : dict
+        Policy rules per node, from :func:`~.routing.rules`.
+    use_netem : bool
+        Delay, jitter and loss by netem; else the statistic match and the NFQUEUE delay line.
+    record : RunRecord
+        The ownership record; every namespace created is added to it.
+    spawn : callable
+        ``spawn(args, out_path) -> Popen``: starts a process the run owns (the delay lines).
+    tmp : Path
+        The run's work directory (delay-line logs).
+    mptcp_ns : list of str
+        Namespaces of multipath endpoints (MPTCP limits are set there).
+    """
+
+    def __init__(self, plan: RunPlan, model: Model, states: dict[float, DesiredState], rules: dict,
+                 use_netem: bool, record: RunRecord, spawn: Callable, tmp: Path, mptcp_ns: list[str]):
+        self.plan = plan
+        self.model = model
+        self.states = states
+        self.rules = rules
+        self.use_netem = use_netem
+        self.record = record
+        self.spawn = spawn
+        self.tmp = tmp
+        self.mptcp_ns = mptcp_ns
+        self.installed: set[Route] = set()
+        self.endpoints: dict[str, dict[str, tuple[int, str, str]]] = {}
+        self.link_up: dict[tuple[str, str], bool] = {}
+        self.wired_up: dict[str, bool] = {link.id: True for link in model.links}
+        self.limit_classes: dict[tuple[str, str], tuple[str, str, int, int]] = {}
+        #: every FDM rate limit installed or changed: ``{"t_s", "src", "dst", "rate_mbps"}``
+        self.limit_log: list[dict] = []
+
+    # ------------------------------------------------------------------ set-up
+    def build(self) -> None:
+        """Namespaces, veths, bridges, wireless hops (up as at t = 0), HTB shapers with their
+        queues, impairments, policy rules and MPTCP limits."""
+        m = self.model
+        for node in m.nodes.values():
+            self.record.add_namespace(node.ns)
+            commands.run(["ip", "netns", "add", node.ns])
+            commands.in_ns(
+                node.ns, "sysctl", "-q", "-w",
+                "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
+                "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1",
+            )
+            ip(node.ns, "link", "set", "dev", "lo", "up")
+            ip(node.ns, "addr", "add", f"{node.addr}/32", "dev", "lo")
+        for link in m.links:
+            a, b = link.ifa, link.ifb
+            ip(None, "link", "add", a.name, "netns", a.ns, "type", "veth", "peer", "name", b.name, "netns", b.ns)
+            for itf in (a, b):
+                self._iface_up(itf.ns, itf.name, f"{itf.addr}/{itf.prefixlen}")
+        for radio in m.radios.values():
+            br = radio.bridge
+            ip(br.ns, "link", "add", br.name, "type", "bridge", "forward_delay", "0", "stp_state", "0")
+            self._iface_up(br.ns, br.name, f"{br.addr}/{br.prefixlen}")
+        up0 = hops_up_at(m, 0.0)
+        for hop in m.hops.values():
+            s = hop.sta_if
+            ip(None, "link", "add", s.name, "netns", s.ns, "type", "veth", "peer", "name", hop.port, "netns", hop.ap_ns)
+            ip(hop.ap_ns, "link", "set", "dev", hop.port, "mtu", str(m.mtu), "master", m.radios[hop.ap].bridge.name)
+            ip(hop.ap_ns, "link", "set", "dev", hop.port, "gso_max_segs", "1", check=False)
+            self._iface_up(s.ns, s.name, f"{s.addr}/{s.prefixlen}", up=False)
+            self.link_up[(hop.station, hop.ap)] = False
+            if (hop.station, hop.ap) in up0:
+                self._set_hop(hop, True)
+        for sh in m.shapers:
+            rate = kbit(sh.rate_mbps)
+            tc(sh.ns, "qdisc", "add", "dev", sh.dev, "root", "handle", "1:", "htb", "default", "10")
+            tc(sh.ns, "class", "add", "dev", sh.dev, "parent", "1:", "classid", "1:1", "htb",
+               "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
+            tc(sh.ns, "class", "add", "dev", sh.dev, "parent", "1:1", "classid", "1:10", "htb",
+               "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
+            self._leaf(sh, 10)
+        if not self.use_netem:
+            self._impairments()
+        for node_id, rs in self.rules.items():
+            for addr, table in rs:
+                ip(m.ns(node_id), "rule", "add", "from", addr, "lookup", str(table), "priority", str(RULE_PRIORITY))
+        for ns in self.mptcp_ns:
+            ip(ns, "mptcp", "limits", "set", "subflows", str(MPTCP_MAX_SUBFLOWS), "add_addr_accepted", str(MPTCP_MAX_SUBFLOWS))
+
+    def _leaf(self, sh, minor: int) -> None:
+        """The queue under HTB class ``1:minor``: netem (delay/jitter/loss + limit) or pfifo."""
+        if self.use_netem and (sh.delay_ms > 0 or sh.jitter_ms > 0 or sh.loss > 0):
+            args = ["qdisc", "add", "dev", sh.dev, "parent", f"1:{minor}", "handle", f"{minor}:", "netem",
+                    "limit", str(sh.queue_packets)]
+            if sh.delay_ms > 0 or sh.jitter_ms > 0:
+                args += ["delay", f"{sh.delay_ms:g}ms"] + ([f"{sh.jitter_ms:g}ms"] if sh.jitter_ms > 0 else [])
+            if sh.loss > 0:
+                args += ["loss", f"{sh.loss * 100:.6g}%"]
+            tc(sh.ns, *args)
+        else:
+            tc(sh.ns, "qdisc", "add", "dev", sh.dev, "parent", f"1:{minor}", "handle", f"{minor}:", "pfifo",
+               "limit", str(sh.queue_packets))
+
+    def _iface_up(self, ns: str, dev: str, cidr: str, up: bool = True) -> None:
+        ip(ns, "addr", "add", cidr, "dev", dev)
+        ip(ns, "link", "set", "dev", dev, "mtu", str(self.model.mtu))
+        # one segment per skb: HTB/pfifo limits then count real packets (no 64 KB GSO bursts)
+        ip(ns, "link", "set", "dev", dev, "gso_max_segs", "1", check=False)
+        if up:
+            ip(ns, "link", "set", "dev", dev, "up")
+
+    def _impairments(self) -> None:
+        by_ns: dict[str, list] = {}
+        for imp in self.model.impairments:
+            by_ns.setdefault(imp.ns, []).append(imp)
+        for ns, imps in by_ns.items():
+            queues = [i for i in imps if i.queue_num >= 0]
+            if queues:
+                args = ["ip", "netns", "exec", ns, os.environ.get("SUBFLOW_LINUX_PYTHON", sys.executable),
+                        "-m", "subflow_engines.linux.delayline", "--seed", str(self.plan.seed)]
+                for i in queues:
+                    args += ["--queue", f"{i.queue_num}:{i.delay_ms:g}:{i.jitter_ms:g}"]
+                out = self.tmp / f"delayline-{ns}.log"
+                p = self.spawn(args, out)
+                deadline = time.monotonic() + 15.0
+                while "ready" not in out.read_text(errors="replace"):
+                    if p.poll() is not None or time.monotonic() > deadline:
+                        raise EngineCannotRun(
+                            f"NFQUEUE delay line did not start in {ns}: {out.read_text(errors='replace')[-500:]}"
+                        )
+                    time.sleep(0.05)
+            for i in imps:
+                if i.loss > 0:
+                    commands.in_ns(ns, "iptables", "-w", "-t", "raw", "-A", "PREROUTING", "-i", i.in_dev, "-m", "statistic",
+                                   "--mode", "random", "--probability", f"{i.loss:.8f}", "-j", "DROP")
+                if i.queue_num >= 0:
+                    commands.in_ns(ns, "iptables", "-w", "-t", "mangle", "-A", "PREROUTING", "-i", i.in_dev,
+                                   "-j", "NFQUEUE", "--queue-num", str(i.queue_num))
+
+    # ------------------------------------------------------------------ plan states
+    def apply(self, t: float) -> DesiredState:
+        """Bring links, routes, MPTCP endpoints and rate limits to the plan's state at ``t``
+        (s, a boundary); returns that state."""
+        m = self.model
+        st = self.states[t]
+        for r in sorted(self.installed - st.routes, key=lambda r: (r.node, r.table, r.dst)):
+            ip(m.ns(r.node), "route", "del", f"{r.dst}/32", "table", str(r.table), check=False)
+            self.installed.discard(r)
+        for node, eps in self.endpoints.items():
+            for addr, (eid, _dev, _flag) in eps.items():
+                if addr not in st.endpoints.get(node, {}):
+                    ip(m.ns(node), "mptcp", "endpoint", "del", "id", str(eid), check=False)
+        self.endpoints = {n: {a: e for a, e in eps.items() if a in st.endpoints.get(n, {})} for n, eps in self.endpoints.items()}
+        down = links_down_at(m, t)
+        for link in m.links:
+            want = link.id not in down
+            if want != self.wired_up[link.id]:
+                state = "up" if want else "down"
+                for itf in (link.ifa, link.ifb):
+                    ip(itf.ns, "link", "set", "dev", itf.name, state)
+                self.wired_up[link.id] = want
+                if not want:
+                    gone = {(link.a, link.ifa.name), (link.b, link.ifb.name)}
+                    self.installed = {r for r in self.installed if (r.node, r.dev) not in gone}
+        up = hops_up_at(m, t)
+        for key, hop in m.hops.items():
+            want = key in up
+            if want != self.link_up.get(key, False):
+                self._set_hop(hop, want)
+        for r in sorted(st.routes - self.installed, key=lambda r: (r.node, r.table, r.dst)):
+            ip(m.ns(r.node), "route", "replace", *self._route_args(r))
+            self.installed.add(r)
+        for node, eps in st.endpoints.items():
+            have = self.endpoints.setdefault(node, {})
+            for addr, (eid, dev, flag) in sorted(eps.items()):
+                if addr not in have:
+                    ip(m.ns(node), "mptcp", "endpoint", "add", addr, "dev", dev, "id", str(eid), flag)
+                    have[addr] = (eid, dev, flag)
+        self._apply_limits(st, t)
+        return st
+
+    def _set_hop(self, hop, up: bool) -> None:
+        state = "up" if up else "down"
+        ip(hop.sta_if.ns, "link", "set", "dev", hop.sta_if.name, state)
+        ip(hop.ap_ns, "link", "set", "dev", hop.port, state)
+        self.link_up[(hop.station, hop.ap)] = up
+        if not up:  # the kernel drops the routes through a down device
+            self.installed = {r for r in self.installed if not (r.node == hop.station and r.dev == hop.sta_if.name)}
+
+    def _route_args(self, r: Route) -> list[str]:
+        tr = self.plan.transport
+        return [f"{r.dst}/32", "via", r.via, "dev", r.dev, "onlink", "table", str(r.table),
+                "initcwnd", str(tr.initial_cwnd_packets), "rto_min", f"{int(round(tr.min_rto_s * 1000))}ms"]
+
+    def _apply_limits(self, st: DesiredState, t: float) -> None:
+        """FDM rate limits as an SDN controller would install them: one HTB class per
+        (subflow source, destination) address pair on the first hop's egress, selected by a
+        u32 filter; changed in place (``tc class change``) when the plan's limit changes, and
+        opened up to the link's capacity when the plan drops the limit."""
+        m = self.model
+        for pair, (node, dev, mbps) in sorted(st.limits.items()):
+            ns = m.ns(node)
+            sh = m.htb[(ns, dev)]
+            rate = kbit(min(mbps, sh.rate_mbps))
+            have = self.limit_classes.get(pair)
+            if have is None:
+                minor = 100 + sum(1 for v in self.limit_classes.values() if v[0] == ns and v[1] == dev)
+                tc(ns, "class", "add", "dev", dev, "parent", "1:1", "classid", f"1:{minor}", "htb",
+                   "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
+                self._leaf(sh, minor)
+                tc(ns, "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32",
+                   "match", "ip", "src", f"{pair[0]}/32", "match", "ip", "dst", f"{pair[1]}/32", "flowid", f"1:{minor}")
+                self.limit_classes[pair] = (ns, dev, minor, rate)
+                self.limit_log.append({"t_s": round(t, 6), "src": pair[0], "dst": pair[1], "rate_mbps": rate / 1000})
+            elif have[3] != rate:
+                tc(ns, "class", "change", "dev", dev, "parent", "1:1", "classid", f"1:{have[2]}", "htb",
+                   "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
+                self.limit_classes[pair] = have[:3] + (rate,)
+                self.limit_log.append({"t_s": round(t, 6), "src": pair[0], "dst": pair[1], "rate_mbps": rate / 1000})
+        for pair, (ns, dev, minor, rate) in list(self.limit_classes.items()):
+            if pair not in st.limits:
+                full = kbit(self.model.htb[(ns, dev)].rate_mbps)
+                if rate != full:
+                    tc(ns, "class", "change", "dev", dev, "parent", "1:1", "classid", f"1:{minor}", "htb",
+                       "rate", f"{full}kbit", "ceil", f"{full}kbit")
+                    self.limit_classes[pair] = (ns, dev, minor, full)
+                    self.limit_log.append({"t_s": round(t, 6), "src": pair[0], "dst": pair[1], "rate_mbps": None})
+
+    @property
+    def delay_mechanism(self) -> str | None:
+        if self.use_netem:
+            return "netem"
+        return "nfqueue-delay-line" if any(i.queue_num >= 0 for i in self.model.impairments) else None
+
+    @property
+    def loss_mechanism(self) -> str | None:
+        if self.use_netem:
+            return "netem"
+        return "iptables-statistic" if any(i.loss > 0 for i in self.model.impairments) else None

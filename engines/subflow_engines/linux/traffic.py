@@ -1,0 +1,211 @@
+"""The traffic of one ``linux`` run: per-flow bookkeeping, the iperf3 servers and clients
+(``iperf3 -J``, under ``mptcpize`` for MPTCP), and their reports re-aligned to the run clock.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from subflow.plan import FlowPlan, RunPlan
+
+from . import commands, iperf3
+from .commands import EngineCannotRun
+from .topology import Model
+
+MIN_INTERVAL_S = 0.1
+#: iperf3 -l for rate-limited flows (bytes): small writes keep -b pacing smooth
+PACED_WRITE_BYTES = 16384
+
+
+class FlowRun:
+    """Per-flow bookkeeping of one run: bytes and cwnd per output sample (total and per
+    subflow), retransmissions per socket, when each subflow was seen, the path events'
+    state and the iperf3 processes."""
+
+    def __init__(self, fp: FlowPlan, fa, n_bins: int):
+        self.fp = fp
+        self.fa = fa
+        self.total = [0.0] * n_bins  # bytes per bin
+        self.sub_bytes: dict[str, list[float]] = {}
+        self.sub_cwnd: dict[str, list[float]] = {}
+        self.sub_retrans: dict[str, dict[tuple, float]] = {}
+        self.sub_seen: dict[str, list[float]] = {}
+        self.order: list[str] = []
+        self.last_path: dict[str, list[str]] = {}
+        self.current: dict[str, list[str]] = {}
+        self.known: dict[str, list[str]] = {}
+        self.observed_max = 0
+        self.client: subprocess.Popen | None = None
+        self.server: subprocess.Popen | None = None
+        self.launch_s: float | None = None
+        self.client_out: Path | None = None
+        self.server_out: Path | None = None
+        for seg in fp.segments:
+            for sp in seg.subflows:
+                if sp.id not in self.sub_bytes:
+                    self.order.append(sp.id)
+                    self.sub_bytes[sp.id] = [0.0] * n_bins
+                    self.sub_cwnd[sp.id] = [0.0] * n_bins
+                    self.sub_retrans[sp.id] = {}
+                self.last_path[sp.id] = list(sp.nodes)
+
+
+class Traffic:
+    """Starts, waits for and stops the iperf3 processes of a run, and reads their reports.
+
+    Parameters
+    ----------
+    plan : RunPlan
+        The run's plan (transport, interval).
+    model : Model
+        Namespaces of the flows' endpoints.
+    cc : str
+        Congestion control for ``iperf3 -C``.
+    spawn : callable
+        ``spawn(args, out_path) -> Popen``: starts a process the run owns.
+    tmp : Path
+        Where iperf3 writes its JSON.
+    now : callable
+        Seconds on the run clock.
+    """
+
+    def __init__(self, plan: RunPlan, model: Model, cc: str, spawn: Callable, tmp: Path, now: Callable[[], float]):
+        self.plan = plan
+        self.model = model
+        self.cc = cc
+        self.spawn = spawn
+        self.tmp = tmp
+        self.now = now
+        self.interval = plan.interval_s
+        self.n_bins = max(1, int(math.ceil(plan.duration_s / plan.interval_s - 1e-9)))
+
+    def start_server(self, fl: FlowRun) -> None:
+        """``iperf3 -s -1 -J`` in the destination's namespace."""
+        ns = self.model.ns(fl.fp.dst)
+        args = ["ip", "netns", "exec", ns] + (["mptcpize", "run"] if fl.fp.multipath else [])
+        args += ["iperf3", "-4", "-s", "-1", "-J", "-p", str(fl.fa.port)]
+        fl.server_out = self.tmp / f"server-{fl.fa.index}.json"
+        fl.server = self.spawn(args, fl.server_out)
+
+    def wait_listening(self, fl: FlowRun) -> None:
+        """Until the server listens (10 s at most).
+
+        Raises
+        ------
+        EngineCannotRun
+            If it does not.
+        """
+        ns = self.model.ns(fl.fp.dst)
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            out = commands.run(["ss", "-N", ns, "-ltnH"], check=False).stdout
+            if f":{fl.fa.port} " in out or out.rstrip().endswith(f":{fl.fa.port}"):
+                return
+            if fl.server.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise EngineCannotRun(f"iperf3 server for flow {fl.fp.id} did not start: {fl.server_out.read_text(errors='replace')[-300:]}")
+
+    def start_client(self, fl: FlowRun) -> None:
+        """``iperf3 -c`` in the source's namespace: ``-t`` whole seconds or ``-n`` the file size,
+        ``-b`` the demand, ``-w`` the receive buffer."""
+        fp, fa = fl.fp, fl.fa
+        ns = self.model.ns(fp.src)
+        dur = max(1, int(round(fp.stop_s - fp.start_s)))
+        args = ["ip", "netns", "exec", ns] + (["mptcpize", "run"] if fp.multipath else [])
+        args += ["iperf3", "-4", "-c", fa.connect_addr, "-p", str(fa.port), "-B", fa.bind_addr,
+                 "-i", f"{max(MIN_INTERVAL_S, self.interval):g}", "-J", "-C", self.cc]
+        size = getattr(fp, "size_bytes", None)
+        args += ["-n", str(size)] if size else ["-t", str(dur)]
+        rbuf = getattr(self.plan.transport, "rbuf_bytes", None)
+        if rbuf:
+            args += ["-w", str(rbuf)]
+        if fp.rate_mbps is not None:
+            args += ["-b", f"{fp.rate_mbps * 1e6:.0f}", "-l", str(PACED_WRITE_BYTES)]
+        fl.client_out = self.tmp / f"client-{fa.index}.json"
+        fl.launch_s = self.now()
+        fl.client = self.spawn(args, fl.client_out)
+
+    def finish(self, flows: list[FlowRun]) -> None:
+        """Let the clients finish (they started their -t clock after the connection set-up),
+        then the servers; a process still running gets SIGINT (iperf3 prints its JSON), then
+        SIGKILL."""
+        rtt = max((self.rtt_estimate(fl) for fl in flows), default=0.1)
+        grace = min(15.0, 3.0 + 6 * rtt)
+        _finish([fl.client for fl in flows], grace)
+        _finish([fl.server for fl in flows], 3.0)
+
+    def rtt_estimate(self, fl: FlowRun) -> float:
+        """The flow's largest base round-trip time over its paths, s."""
+        res = {r.id: r for r in self.plan.resources}
+        best = 0.0
+        for seg in fl.fp.segments:
+            for sp in seg.subflows:
+                best = max(best, 2e-3 * sum(res[r].delay_ms for r in sp.resources))
+        return best
+
+    def report(self, fl: FlowRun, total: list[float]) -> dict:
+        """The flow's ``iperf3`` extra: client and server summaries, and the receiver's timeline
+        (Mbit/s) placed on the run clock by :func:`align` against ``total`` (Mbit/s per sample).
+        With ``SUBFLOW_LINUX_ARTIFACTS_DIR`` set, the raw JSON is copied there."""
+        out: dict = {}
+        for role, path in (("client", fl.client_out), ("server", fl.server_out)):
+            if path is None or not path.exists():
+                out[role] = {"error": "no output"}
+                continue
+            text = path.read_text(errors="replace")
+            try:
+                run = iperf3.parse(text)
+            except iperf3.Iperf3ParseError as exc:
+                out[role] = {"error": f"unparsable iperf3 output: {exc}"}
+                continue
+            out[role] = run.summary()
+            if role == "server" and run.intervals and fl.launch_s is not None:
+                offset = align(run.intervals, total, self.interval, self.n_bins, fl.launch_s)
+                out["receiver_offset_s"] = round(offset, 3)
+                out["receiver_mbps"] = iperf3.timeline(run.intervals, self.interval, self.n_bins, offset)
+        art = os.environ.get("SUBFLOW_LINUX_ARTIFACTS_DIR")
+        if art:
+            dest = Path(art) / self.model.prefix
+            dest.mkdir(parents=True, exist_ok=True)
+            for path in (fl.client_out, fl.server_out):
+                if path is not None and path.exists():
+                    shutil.copy(path, dest / f"{fl.fp.id}-{path.name}")
+        return out
+
+
+def _finish(procs, grace: float) -> None:
+    deadline = time.monotonic() + grace
+    for p in procs:
+        if p is None:
+            continue
+        try:
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGINT)  # iperf3 prints its JSON on SIGINT
+            try:
+                p.wait(timeout=3.0)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=3.0)
+
+
+def align(intervals, reference: list[float], interval_s: float, n_bins: int, launch_s: float) -> float:
+    """Offset (s) that places iperf3's intervals (relative to its test start) on the run clock:
+    the one in [launch, launch + 5 s] (20 ms steps) whose resampled timeline is closest (least
+    squares) to the kernel-sampled ``reference``; ties go to the earliest."""
+    best, best_cost = launch_s, math.inf
+    for step in range(0, 251):
+        off = launch_s + 0.02 * step
+        tl = iperf3.timeline(intervals, interval_s, n_bins, off)
+        cost = sum((a - b) ** 2 for a, b in zip(tl, reference))
+        if cost < best_cost - 1e-9:
+            best, best_cost = off, cost
+    return best
