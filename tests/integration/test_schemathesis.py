@@ -7,7 +7,12 @@ start a comparison → read, cancel it), with **every** check (``not_a_server_er
 code, content type, response headers and response schema conformance, negative data rejection,
 positive data acceptance, missing required header, unsupported method, ``use_after_free``,
 ``ensure_resource_availability``, ``ignored_auth``, ...). The test passes only with no failure:
-no 5xx, no response outside the OpenAPI document.
+no 5xx, no response outside the OpenAPI document. ``schemathesis.toml`` lists the statuses the
+``positive_data_acceptance`` check accepts for schema-valid requests the API refuses on grounds
+JSON Schema cannot state (a wrong current password, a stale ``If-Match``, a link to an unknown
+node), each documented by its operation. The stateful phase is shallow so far (on the write pass,
+about 20 scenarios covering 9 of the 97 inferred links): generated scenario documents are rarely
+consistent enough to be stored, so few chains get past their first step.
 
 Authentication: a dedicated, non-admin user (``fuzz-…``) that owns its own project, with a
 personal API token of scope ``write`` (the ``write`` pass) and one of scope ``read`` (the
@@ -103,7 +108,7 @@ def _cancel_open_comparisons(pg_stack, access: str) -> None:
 
 
 @pytest.mark.timeout(290)
-def test_schemathesis_finds_no_server_error_and_no_schema_violation(pg_stack, tmp_path, example):
+def test_schemathesis_finds_no_server_error_and_no_schema_violation(pg_stack, tmp_path):
     user, access = _fuzz_user(pg_stack)
     api = pg_stack.client(access)
     r = api.post("/projects", json={"name": f"fuzz-{uuid.uuid4().hex[:8]}"})
