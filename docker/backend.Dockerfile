@@ -34,4 +34,7 @@ USER subflow
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/api/health', timeout=4).status == 200 else 1)"]
-CMD ["sh", "-c", "alembic upgrade head && { subflow-seed /app/examples || echo 'some examples were not loaded' >&2; } && exec uvicorn subflow_backend.main:app --host 0.0.0.0 --port 8000 --proxy-headers --forwarded-allow-ips='*'"]
+# X-Forwarded-For is trusted only from FORWARDED_ALLOW_IPS (uvicorn's default: 127.0.0.1), so a client
+# cannot fake its address to get round the sign-in rate limit; behind a reverse proxy, set
+# FORWARDED_ALLOW_IPS to the proxy's address (never '*' on a published port).
+CMD ["sh", "-c", "alembic upgrade head && { subflow-seed /app/examples || echo 'some examples were not loaded' >&2; } && exec uvicorn subflow_backend.main:app --host 0.0.0.0 --port 8000"]

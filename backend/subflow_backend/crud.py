@@ -28,15 +28,16 @@ MAX_SKIP = 2**31 - 1
 
 
 class ScenarioNameTaken(SubflowError):
-    """Another stored scenario already has this name (names are unique)."""
+    """Another scenario of the same project already has this name (names are unique per project)."""
 
     def __init__(self, name: str):
         self.name = name
-        super().__init__(f"a scenario named {name!r} already exists; choose another name")
+        super().__init__(f"a scenario named {name!r} already exists in this project; choose another name")
 
 
-def _name_taken(session: Session, name: str, exclude_id: str | None = None) -> bool:
-    stmt = select(models.Scenario.id).where(models.Scenario.name == name)
+def name_taken(session: Session, name: str, project_id: str, exclude_id: str | None = None) -> bool:
+    """Whether another scenario of project ``project_id`` (not ``exclude_id``) is called ``name``."""
+    stmt = select(models.Scenario.id).where(models.Scenario.name == name, models.Scenario.project_id == project_id)
     if exclude_id is not None:
         stmt = stmt.where(models.Scenario.id != exclude_id)
     return session.scalar(stmt) is not None
@@ -83,12 +84,12 @@ def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
     return sc
 
 
-def _commit_unique(session: Session, name: str) -> None:
+def _commit_unique(session: Session, name: str, project_id: str) -> None:
     try:
         session.commit()
     except IntegrityError:
         session.rollback()
-        if _name_taken(session, name):
+        if name_taken(session, name, project_id):
             raise ScenarioNameTaken(name) from None
         raise
 
@@ -103,10 +104,10 @@ def create_scenario(
     ScenarioInvalid
         Structure or cross-reference problems (JSON paths in ``errors``); nothing stored.
     ScenarioNameTaken
-        If the name is in use.
+        If the name is in use in the project.
     """
     sc = _validated(scenario)
-    if _name_taken(session, sc.name):
+    if name_taken(session, sc.name, project_id):
         raise ScenarioNameTaken(sc.name)
     row = models.Scenario(
         name=sc.name, description=sc.description, version=1, document=sc.model_dump(mode="json"),
@@ -114,30 +115,7 @@ def create_scenario(
         updated_by_name=author.username if author else None,
     )
     session.add(row)
-    _commit_unique(session, sc.name)
-    session.refresh(row)
-    return row
-
-
-def update_scenario(
-    session: Session, row: models.Scenario, scenario: Scenario | dict[str, Any]
-) -> models.Scenario:
-    """Replace the document of ``row``, incrementing ``version`` by one.
-
-    Raises
-    ------
-    ScenarioInvalid, ScenarioNameTaken
-        As :func:`create_scenario`; the stored row is left unchanged.
-    """
-    sc = _validated(scenario)
-    if _name_taken(session, sc.name, exclude_id=row.id):
-        raise ScenarioNameTaken(sc.name)
-    row.name = sc.name
-    row.description = sc.description
-    row.document = sc.model_dump(mode="json")
-    row.version = row.version + 1
-    row.updated_at = models.utcnow()
-    _commit_unique(session, sc.name)
+    _commit_unique(session, sc.name, project_id)
     session.refresh(row)
     return row
 
@@ -147,9 +125,11 @@ def get_scenario(session: Session, scenario_id: str) -> models.Scenario | None:
     return session.get(models.Scenario, scenario_id)
 
 
-def get_scenario_by_name(session: Session, name: str) -> models.Scenario | None:
-    """The scenario called ``name``, or None."""
-    return session.scalar(select(models.Scenario).where(models.Scenario.name == name))
+def get_scenario_by_name(session: Session, name: str, project_id: str) -> models.Scenario | None:
+    """The scenario of project ``project_id`` called ``name``, or None."""
+    return session.scalar(
+        select(models.Scenario).where(models.Scenario.name == name, models.Scenario.project_id == project_id)
+    )
 
 
 def list_scenarios(

@@ -74,12 +74,6 @@ def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
     return load_scenario(scenario)
 
 
-def _name_taken(session: Session, name: str, exclude_id: str) -> bool:
-    return session.scalar(
-        select(models.Scenario.id).where(models.Scenario.name == name, models.Scenario.id != exclude_id)
-    ) is not None
-
-
 def save(
     session: Session,
     row: models.Scenario,
@@ -95,7 +89,7 @@ def save(
     ScenarioInvalid
         The document is invalid (nothing stored).
     ScenarioNameTaken
-        Another scenario has the new name (nothing stored).
+        Another scenario of the project has the new name (nothing stored).
     VersionConflict
         ``row`` is at another version now (nothing stored).
     """
@@ -103,7 +97,7 @@ def save(
     session.refresh(row)
     if row.version != expected_version:
         raise VersionConflict(row.id, expected_version, row.version)
-    if _name_taken(session, sc.name, row.id):
+    if crud.name_taken(session, sc.name, row.project_id, row.id):
         raise crud.ScenarioNameTaken(sc.name)
     previous = models.ScenarioVersion(
         scenario_id=row.id, version=row.version, name=row.name, description=row.description,
@@ -129,7 +123,7 @@ def save(
         session.commit()
     except IntegrityError:
         session.rollback()
-        if _name_taken(session, sc.name, row.id):
+        if crud.name_taken(session, sc.name, row.project_id, row.id):
             raise crud.ScenarioNameTaken(sc.name) from None
         session.refresh(row)
         raise VersionConflict(row.id, expected_version, row.version) from None

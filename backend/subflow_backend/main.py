@@ -288,23 +288,49 @@ if settings.BACKEND_CORS_ORIGINS:
 
 
 
+#: Operations anyone may call (no credentials needed, so never 401).
+PUBLIC_PATHS = frozenset({"/api/health", "/api/auth/login"})
+#: Path parameters → what a 404 says when the id names nothing (of yours).
+_NOT_FOUND_PARAMS = {
+    "{comparison_id}": "No such scenario or comparison.",
+    "{scenario_id}": "No such scenario (or not in a project of yours).",
+    "{project_id}": "No such project (or not one of yours).",
+    "{user_id}": "No such user.",
+    "{token_id}": "No such token of yours.",
+}
+
+
+def _add_common_responses(path: str, method: str, operation: dict[str, Any]) -> None:
+    """Add to ``operation``'s responses the errors FastAPI or a dependency answers for it (a
+    route's own description of the same status wins): 400 for a body that cannot be parsed,
+    401 without credentials, 403 for a write with a read-only token (or a cross-origin cookie
+    write), 404 for an unknown id in the path or in the ``project_id`` query parameter."""
+    responses = operation.setdefault("responses", {})
+    if "requestBody" in operation:
+        responses.setdefault("400", {"description": "The request body cannot be parsed."})
+    if path not in PUBLIC_PATHS:
+        responses.setdefault("401", {"description": "Not signed in (no, expired or revoked credentials)."})
+        if method != "get":
+            responses.setdefault("403", {"description": "A read-only token, a role too weak for this, "
+                                                        "or a cross-origin write with the session cookie."})
+    for param, description in _NOT_FOUND_PARAMS.items():
+        if param in path:
+            responses.setdefault("404", {"description": description})
+            break
+    if any(p.get("name") == "project_id" and p.get("in") == "query" for p in operation.get("parameters", [])):
+        responses.setdefault("404", {"description": "No such project (or not one of yours)."})
+
+
 def openapi() -> dict[str, Any]:
     """The OpenAPI document, with the errors FastAPI or a dependency answers for a route added
-    to its responses: 400 for a body that cannot be parsed, 404 for an unknown
-    ``scenario_id`` or ``comparison_id`` path parameter."""
+    to its responses (:func:`_add_common_responses`)."""
     if app.openapi_schema is None:
         schema = get_openapi(
             title=app.title, version=app.version, description=app.description, routes=app.routes
         )
         for path, operations in schema.get("paths", {}).items():
-            for operation in operations.values():
-                responses = operation.setdefault("responses", {})
-                if "requestBody" in operation:
-                    responses.setdefault("400", {"description": "The request body cannot be parsed."})
-                if "{comparison_id}" in path:
-                    responses.setdefault("404", {"description": "No such scenario or comparison."})
-                elif "{scenario_id}" in path:
-                    responses.setdefault("404", {"description": "No such scenario."})
+            for method, operation in operations.items():
+                _add_common_responses(path, method, operation)
         app.openapi_schema = schema
     return app.openapi_schema
 
@@ -313,18 +339,23 @@ app.openapi = openapi  # type: ignore[method-assign]
 
 
 @functools.cache
-def _path_patterns() -> list[tuple[re.Pattern[str], frozenset[str]]]:
-    """``(regex of the path, its methods)`` of every API path in the OpenAPI document."""
+def _path_patterns() -> list[tuple[re.Pattern[str], frozenset[str], bool]]:
+    """``(regex of the path, its methods, whether the path has no parameter)`` of every API path
+    in the OpenAPI document."""
     out = []
     for path, operations in openapi().get("paths", {}).items():
         regex = "^" + re.sub(r"\\{[^}/]+\\}", "[^/]+", re.escape(path)) + "$"
-        out.append((re.compile(regex), frozenset(m.upper() for m in operations)))
+        out.append((re.compile(regex), frozenset(m.upper() for m in operations), "{" not in path))
     return out
 
 
 def _allowed_methods(path: str) -> set[str]:
-    """Methods of the API paths that match ``path`` (the frontend catch-all is not one)."""
-    return {m for regex, methods in _path_patterns() if regex.match(path) for m in methods}
+    """Methods of the API path that ``path`` is (the frontend catch-all is not one): a path
+    without parameters (``/api/users/me``) wins over templates that also match it
+    (``/api/users/{user_id}``)."""
+    matches = [(methods, literal) for regex, methods, literal in _path_patterns() if regex.match(path)]
+    literal = [methods for methods, is_literal in matches if is_literal]
+    return set().union(*(literal or [methods for methods, _ in matches]))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -367,10 +398,13 @@ def spa(full_path: str) -> FileResponse:
     """Serve the built frontend: a file if it exists, else ``index.html`` (client routing).
 
     ``/api/...`` paths that matched no route are 404 (JSON), as is everything when
-    no frontend is built.
+    no frontend is built; an API path that has no ``GET`` (nor ``HEAD``) is 405 with ``Allow``.
     """
     dist = settings.FRONTEND_DIST
     index = dist / "index.html"
+    if (full_path == "api" or full_path.startswith("api/")) and _allowed_methods("/" + full_path):
+        # an API path without GET (``/api/timeline``): 405 with its methods, not the SPA's 404
+        raise HTTPException(status.HTTP_405_METHOD_NOT_ALLOWED, "Method Not Allowed")
     if full_path == "api" or full_path.startswith("api/") or not index.is_file():
         raise HTTPException(status.HTTP_404_NOT_FOUND, "Not Found")
     file = _frontend_file(dist, full_path)

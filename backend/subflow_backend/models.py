@@ -193,10 +193,12 @@ class Scenario(Base):
     """A stored scenario document; ``version`` counts its revisions from 1."""
 
     __tablename__ = "scenario"
+    #: names are unique per project (a name in a project you cannot see is not "taken" for you)
+    __table_args__ = (UniqueConstraint("project_id", "name", name="uq_scenario_project_id_name"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     project_id: Mapped[str] = mapped_column(String(36), ForeignKey("project.id", ondelete="RESTRICT"), index=True)
-    name: Mapped[str] = mapped_column(String(120), unique=True)
+    name: Mapped[str] = mapped_column(String(120))
     description: Mapped[str] = mapped_column(Text, default="")
     version: Mapped[int] = mapped_column(Integer, default=1)
     document: Mapped[dict[str, Any]]

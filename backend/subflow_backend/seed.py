@@ -45,7 +45,7 @@ def seed_directory(
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
             name = doc.get("name") if isinstance(doc, dict) else None
-            if isinstance(name, str) and crud.get_scenario_by_name(session, name) is not None:
+            if isinstance(name, str) and crud.get_scenario_by_name(session, name, project_id) is not None:
                 skipped.append(name)
                 continue
             row = crud.create_scenario(session, doc, project_id=project_id, author=author)

@@ -62,10 +62,22 @@ test("two tabs save the same scenario: the second is told and keeps its edits as
   await expect(tabA.getByText("Restored version 1 as version 3.")).toBeVisible();
   await expect(list.getByRole("listitem")).toHaveCount(3);
   await snap(tabA, testInfo, "02-restored");
-  const v1 = await (await request.get(`/api/scenarios/${sid}/versions/1`)).json();
-  const now = await (await request.get(`/api/scenarios/${sid}`)).json();
+  // checked through REST with the page's own session (its cookie), not the spec's request context
+  const v1 = await (await tabA.request.get(`/api/scenarios/${sid}/versions/1`)).json();
+  const nowResponse = await tabA.request.get(`/api/scenarios/${sid}`);
+  expect(nowResponse.status()).toBe(200);
+  const now = await nowResponse.json();
   expect(now.version).toBe(3);
   expect(now.scenario).toEqual(v1.scenario);
+
+  // the versions panel's diff: v2 (loss 1 %) → v3 (= v1) names the field the restore changed back
+  await list.getByRole("button", { name: "Changes since v2" }).click();
+  const changes = tabA.getByRole("list", { name: "Changes from v2 to v3" });
+  await expect(changes.getByRole("listitem").filter({ hasText: /^links\[satcom-ship\]\.loss: 0\.01\d* → / })).toHaveCount(1);
+  await snap(tabA, testInfo, "03-changes");
+  // and v1 → v3: nothing, the current document is version 1's
+  await list.getByRole("button", { name: "Changes since v1" }).click();
+  await expect(tabA.getByText("Changes from v1 to v3: none")).toBeVisible();
 });
 
 test("a viewer sees only their project's scenarios and is refused an edit", async ({ browser, request }, testInfo) => {

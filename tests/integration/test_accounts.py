@@ -130,6 +130,30 @@ def test_non_members_see_nothing_and_viewers_cannot_write(pg_stack, example):
     assert pg_stack.api.get(f"/scenarios/{sid}").json()["version"] == 1
 
 
+def test_scenario_names_are_unique_per_project_so_a_409_reveals_nothing_outside(pg_stack, example):
+    """A name used in a project you cannot see is free in yours (a 409 would tell you it exists);
+    inside one project it stays unique, for create, rename and fork."""
+    outsider, opw = _user(pg_stack, "n")
+    o = pg_stack.client(pg_stack.login(outsider["username"], opw))
+    hidden = example()
+    hidden_id = pg_stack.api.post("/scenarios", json=hidden).json()["id"]  # the admin's default project
+    own = o.post("/projects", json={"name": f"it-p-{uuid.uuid4().hex[:8]}"}).json()["id"]
+    r = o.post("/scenarios", json=hidden, params={"project_id": own})
+    assert r.status_code == 201, r.text
+    assert r.json()["name"] == hidden["name"] and r.json()["id"] != hidden_id
+    # the same name twice in one project: 409, nothing stored
+    r = o.post("/scenarios", json=hidden, params={"project_id": own})
+    assert r.status_code == 409 and "already exists in this project" in r.json()["detail"]
+    other = example()
+    other_id = o.post("/scenarios", json=other, params={"project_id": own}).json()["id"]
+    etag = o.get(f"/scenarios/{other_id}").headers["etag"]
+    assert o.put(f"/scenarios/{other_id}", json={**other, "name": hidden["name"]},
+                 headers={"If-Match": etag}).status_code == 409
+    assert o.post(f"/scenarios/{other_id}/fork", json={"name": hidden["name"]}).status_code == 409
+    assert [s["name"] for s in o.get("/scenarios").json()["data"]] == sorted([hidden["name"], other["name"]])
+    assert pg_stack.api.get(f"/scenarios/{hidden_id}").json()["version"] == 1
+
+
 def test_root_engine_needs_its_permission(pg_stack, example):
     editor, pw = _user(pg_stack, "e")
     pid = pg_stack.api.post("/projects", json={"name": f"it-p-{uuid.uuid4().hex[:8]}"}).json()["id"]

@@ -85,6 +85,15 @@ def test_a_name_in_use_is_409(api, naval_direct):
     assert r.status_code == 409 and "already exists" in r.json()["detail"]
 
 
+def test_a_name_in_use_in_another_project_is_free(api, naval_direct):
+    _create(api, naval_direct)
+    pid = api.post("/api/projects", json={"name": "second"}).json()["id"]
+    r = api.post("/api/scenarios", json=naval_direct, params={"project_id": pid})
+    assert r.status_code == 201, r.text
+    assert r.json()["project_id"] == pid and r.json()["name"] == naval_direct["name"]
+    assert api.post("/api/scenarios", json=naval_direct, params={"project_id": pid}).status_code == 409
+
+
 # --- issue 12: odd input is refused, never a 500 ------------------------------------------------
 
 @pytest.mark.parametrize("path", ["/api/scenarios", "/api/scenarios/{sid}/comparisons"])
@@ -172,6 +181,21 @@ def test_undeclared_methods_on_api_paths_are_405_with_every_allowed_method(api):
     assert api.get("/api/no-such-thing").status_code == 404
 
 
+def test_get_on_an_api_path_without_get_is_405_not_the_frontend_404(api):
+    for path, allow in (("/api/timeline", "POST"), ("/api/auth/logout", "POST"), ("/api/imports", "POST"),
+                        ("/api/users/me/password", "PUT")):
+        r = api.get(path)
+        assert (r.status_code, r.headers.get("allow")) == (405, allow), path
+
+
+def test_allow_names_the_methods_of_a_literal_path_not_of_a_template_that_also_matches(api):
+    # /api/users/me is its own path (GET), although /api/users/{user_id} (GET, PATCH, DELETE) matches it too
+    r = api.options("/api/users/me")
+    assert (r.status_code, r.headers["allow"]) == (405, "GET")
+    r = api.options("/api/scenarios/schema")
+    assert (r.status_code, r.headers["allow"]) == (405, "GET")
+
+
 def test_unknown_ids_are_404(api, naval_direct):
     assert api.get("/api/scenarios/nope").status_code == 404
     sid = _create(api, naval_direct)
@@ -182,15 +206,21 @@ def test_unknown_ids_are_404(api, naval_direct):
         assert api.request(method, url, json={}).status_code == 404, url
 
 
-def test_openapi_documents_400_and_404(api):
+def test_openapi_documents_400_401_403_and_404(api):
     paths = api.get("/openapi.json").json()["paths"]
     for path, operations in paths.items():
         for method, op in operations.items():
             if "requestBody" in op:
                 assert "400" in op["responses"], (method, path)
-            if "{scenario_id}" in path or "{comparison_id}" in path:
+            if any(p in path for p in ("{scenario_id}", "{comparison_id}", "{project_id}", "{user_id}", "{token_id}")):
                 assert "404" in op["responses"], (method, path)
+            if path not in ("/api/health", "/api/auth/login"):
+                assert "401" in op["responses"], (method, path)
+                if method != "get":
+                    assert "403" in op["responses"], (method, path)
     assert "400" not in paths["/api/scenarios"]["get"]["responses"]
+    assert "401" not in paths["/api/health"]["get"]["responses"]
+    assert "404" in paths["/api/imports"]["post"]["responses"]  # ?project_id= of no project of yours
 
 
 def test_the_event_stream_ends_at_a_final_state(api, naval_direct):

@@ -20,6 +20,7 @@ import type {
   ScenarioVersionsPublic,
   ScenariosPublic,
   ApiTokensPublic,
+  ScenarioVersionPublic,
   StrategyInfo,
   UserPublic,
   ValidationErrorItem,
@@ -135,6 +136,9 @@ export const api = {
     ),
   listVersions: (id: Id, signal?: AbortSignal) =>
     request<ScenarioVersionsPublic>(`/api/scenarios/${enc(String(id))}/versions`, {}, signal),
+  /** One saved version, with its document. */
+  getVersion: (id: Id, version: number, signal?: AbortSignal) =>
+    request<ScenarioVersionPublic>(`/api/scenarios/${enc(String(id))}/versions/${version}`, {}, signal),
   /** Make version `version` current again (as a new version). */
   restoreVersion: (id: Id, version: number) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}/versions/${version}/restore`, { method: "POST" }),

@@ -3364,6 +3364,13 @@ export interface operations {
                     "application/json": components["schemas"]["AuditPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not an admin. */
             403: {
                 headers: {
@@ -3459,6 +3466,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_engines_api_engines_get: {
@@ -3480,6 +3494,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["EnginesPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {
@@ -3553,6 +3574,27 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or not one of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A scenario with that name exists. */
             409: {
                 headers: {
@@ -3596,6 +3638,13 @@ export interface operations {
                     "application/json": components["schemas"]["JobPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3625,6 +3674,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectsPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     create_project_api_projects_post: {
@@ -3651,6 +3707,20 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3694,6 +3764,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such project (or you are not a member). */
             404: {
                 headers: {
@@ -3725,6 +3802,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3793,6 +3877,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role is too weak (owner needed) or the token is read-only. */
             403: {
                 headers: {
@@ -3845,6 +3936,13 @@ export interface operations {
                     "application/json": components["schemas"]["MembersPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such project (or you are not a member). */
             404: {
                 headers: {
@@ -3895,6 +3993,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role is too weak (owner needed) or the token is read-only. */
             403: {
                 headers: {
@@ -3939,6 +4044,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4000,6 +4112,20 @@ export interface operations {
                     "application/json": components["schemas"]["ScenariosPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or not one of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -4043,6 +4169,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role in the project is viewer, or the token is read-only. */
             403: {
                 headers: {
@@ -4057,7 +4190,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Another scenario already has this name. */
+            /** @description Another scenario of the project already has this name. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4093,6 +4226,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     read_scenario_api_scenarios__scenario_id__get: {
@@ -4114,6 +4254,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such scenario (or not in a project of yours). */
             404: {
@@ -4167,6 +4314,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Your role in the project is viewer, or the token is read-only. */
             403: {
                 headers: {
@@ -4181,7 +4335,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Another scenario already has this name. */
+            /** @description Another scenario of the project already has this name. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4224,6 +4378,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4294,7 +4455,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such scenario. */
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4335,6 +4510,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ComparisonsPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such scenario. */
             404: {
@@ -4380,6 +4562,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4436,6 +4625,13 @@ export interface operations {
                     "application/json": components["schemas"]["ComparisonPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such comparison. */
             404: {
                 headers: {
@@ -4474,6 +4670,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ComparisonPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Viewer or read-only token. */
             403: {
@@ -4521,6 +4724,13 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ComparisonProgress"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario or comparison. */
             404: {
                 headers: {
@@ -4566,6 +4776,13 @@ export interface operations {
                     "text/x-python": unknown;
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario. */
             404: {
                 headers: {
@@ -4608,6 +4825,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4685,7 +4909,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such scenario. */
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4722,6 +4960,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioVersionsPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such scenario or version (or not in a project of yours). */
             404: {
@@ -4763,6 +5008,13 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioVersionPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such scenario or version (or not in a project of yours). */
             404: {
                 headers: {
@@ -4802,6 +5054,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ScenarioPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Viewer, or a read-only token. */
             403: {
@@ -4860,6 +5119,13 @@ export interface operations {
                     "application/json": components["schemas"]["StrategyPublic"][];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     compute_timeline_api_timeline_post: {
@@ -4888,6 +5154,20 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4922,6 +5202,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["UsersPublic"];
                 };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Not an admin (or a read-scoped token). */
             403: {
@@ -4970,6 +5257,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not an admin (or a read-scoped token). */
             403: {
                 headers: {
@@ -5013,6 +5307,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     change_password_api_users_me_password_put: {
@@ -5037,6 +5338,20 @@ export interface operations {
             };
             /** @description The current password is wrong. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5071,6 +5386,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiTokensPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     create_token_api_users_me_tokens_post: {
@@ -5102,6 +5424,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -5126,6 +5462,20 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5169,6 +5519,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserPublic"];
                 };
             };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not an admin (or a read-scoped token). */
             403: {
                 headers: {
@@ -5207,6 +5564,13 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5270,6 +5634,13 @@ export interface operations {
             };
             /** @description The request body cannot be parsed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -55,6 +55,7 @@ export type AccessToken = S["AccessToken"];
 export type UserPublic = S["UserPublic"];
 export type ApiTokenPublic = S["ApiTokenPublic"];
 export type ApiTokensPublic = S["ApiTokensPublic"];
+export type ScenarioVersionPublic = S["ScenarioVersionPublic"];
 export type ApiTokenCreate = S["ApiTokenCreate"];
 export type ApiTokenCreated = S["ApiTokenCreated"];
 export type ScenarioVersionSummary = S["ScenarioVersionSummary"];

@@ -31,6 +31,7 @@ import {
   updateNode,
 } from "../lib/editor";
 import { errorLines } from "../lib/errors";
+import { changedFields, formatValue, type FieldChange } from "../lib/versionDiff";
 import { canRedo, canUndo, createHistory, push, redo, undo, type History } from "../lib/history";
 import { kindName, modelExtent, scaleFor, TARGET_EXTENT } from "../lib/topology";
 
@@ -289,6 +290,19 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       setConflict(false);
       setSaveProblems([]);
       setSavedNote(`Reloaded version ${s.version}.`);
+    } catch (err) {
+      setSaveProblems(errorLines(err));
+    }
+  };
+
+  /** The fields that differ between an old version and the current one (shown under Versions). */
+  const [versionDiff, setVersionDiff] = useState<{ from: number; to: number; changes: FieldChange[] } | null>(null);
+  useEffect(() => setVersionDiff(null), [id, item?.version]);
+  const showChanges = async (version: number) => {
+    if (!id || !item) return;
+    try {
+      const old = await api.getVersion(id, version);
+      setVersionDiff({ from: version, to: item.version, changes: changedFields(old.scenario, item.scenario) });
     } catch (err) {
       setSaveProblems(errorLines(err));
     }
@@ -569,13 +583,35 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
                 {v.current ? (
                   <span className="badge">current</span>
                 ) : (
-                  <button type="button" className="btn btn-small" onClick={() => restore(v.version)} disabled={dirty}>
-                    Restore v{v.version}
-                  </button>
+                  <>
+                    <button type="button" className="btn btn-small" onClick={() => showChanges(v.version)}>
+                      Changes since v{v.version}
+                    </button>
+                    <button type="button" className="btn btn-small" onClick={() => restore(v.version)} disabled={dirty}>
+                      Restore v{v.version}
+                    </button>
+                  </>
                 )}
               </li>
             ))}
           </ul>
+          {versionDiff ? (
+            <div className="version-diff">
+              <h3 className="small">
+                Changes from v{versionDiff.from} to v{versionDiff.to}
+                {versionDiff.changes.length ? "" : ": none"}
+              </h3>
+              {versionDiff.changes.length ? (
+                <ul aria-label={`Changes from v${versionDiff.from} to v${versionDiff.to}`} className="small">
+                  {versionDiff.changes.map((c) => (
+                    <li key={c.path}>
+                      <code>{c.path}</code>: {formatValue(c.before)} → {formatValue(c.after)}
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+            </div>
+          ) : null}
         </section>
       ) : null}
 

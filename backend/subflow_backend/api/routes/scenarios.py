@@ -27,7 +27,7 @@ from subflow_backend.schemas import ScenarioPublic, ScenarioSummary, ScenariosPu
 
 router = APIRouter(prefix="/scenarios", tags=["scenarios"])
 
-_CONFLICT = {409: {"description": "Another scenario already has this name."}}
+_CONFLICT = {409: {"description": "Another scenario of the project already has this name."}}
 _INVALID = {422: {"description": "Invalid scenario; `detail[].loc` is the JSON path, e.g. `['body', 'links', 0, 'dst']`."}}
 _NOT_FOUND = {404: {"description": "No such scenario (or not in a project of yours)."}}
 _FORBIDDEN = {403: {"description": "Your role in the project is viewer, or the token is read-only."}}
