@@ -12,11 +12,10 @@
  * Figures are printed, attached to the report and written to
  * test-results/bench/benchmark.json.
  */
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type APIRequestContext } from "@playwright/test";
-import { REPO_ROOT, SHARED_DIR, uniqueName } from "../tests/helpers";
+import { SHARED_DIR, uniqueName } from "../tests/helpers";
 
 const KDL = path.join(SHARED_DIR, "data", "topology-zoo", "Kdl.graphml");
 const figures: Record<string, unknown> = {};
@@ -29,22 +28,18 @@ function report(key: string, value: unknown) {
   fs.writeFileSync(out, JSON.stringify(figures, null, 2));
 }
 
-/** The Kdl scenario: through POST /api/imports, or converted by the domain library (venv python) if the server has no import endpoint. */
+/** The Kdl scenario, imported through POST /api/imports; a missing file or a refused import fails the benchmark. */
 async function createKdl(request: APIRequestContext): Promise<string> {
+  if (!fs.existsSync(KDL)) throw new Error(`${KDL} missing: set SUBFLOW_SHARED_DIR to the shared data folder`);
   const name = uniqueName("kdl");
   const res = await request.post("/api/imports", {
     multipart: { file: { name: "Kdl.graphml", mimeType: "application/xml", buffer: fs.readFileSync(KDL) }, name },
   });
-  if (res.status() === 201) return (await res.json()).id;
-  const py = path.join(REPO_ROOT, ".venv", "bin", "python");
-  const json = execFileSync(py, ["-c", "import sys, json\nfrom subflow.imports import import_scenario\nr = import_scenario(open(sys.argv[1], 'rb').read(), 'Kdl.graphml', sys.argv[2])\nprint(json.dumps(r.scenario.model_dump(mode='json')))", KDL, name], { maxBuffer: 64 << 20 }).toString();
-  const created = await request.post("/api/scenarios", { data: JSON.parse(json) });
-  if (created.status() !== 201) throw new Error(`could not store Kdl: ${created.status()} ${await created.text()}`);
-  return (await created.json()).id;
+  if (res.status() !== 201) throw new Error(`could not import Kdl: ${res.status()} ${await res.text()}`);
+  return (await res.json()).id;
 }
 
 test("Kdl (754 nodes): draw and first interaction", async ({ page, request }, testInfo) => {
-  test.skip(!fs.existsSync(KDL), `${KDL} missing`);
   const id = await createKdl(request);
   const runs: { rendered_ms: number; interactive_ms: number }[] = [];
   for (let i = 0; i < 3; i++) {
