@@ -19,6 +19,7 @@ from subflow.scenario import Scenario, check_references, load_scenario
 
 from subflow_backend import comparison_state, models
 from subflow_backend.comparison_checks import check_request
+from subflow_backend.json_paths import json_paths
 from subflow_backend.schemas import ComparisonCreate
 from subflow_backend.settings import settings
 
@@ -43,18 +44,8 @@ def name_taken(session: Session, name: str, project_id: str, exclude_id: str | N
     return session.scalar(stmt) is not None
 
 
-def _nul_characters(value: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """JSON paths of the strings (and keys) in ``value`` that contain a NUL character."""
-    if isinstance(value, str):
-        return [loc] if "\x00" in value else []
-    if isinstance(value, dict):
-        found = [(*loc, k) for k in value if isinstance(k, str) and "\x00" in k]
-        for k, v in value.items():
-            found += _nul_characters(v, (*loc, k))
-        return found
-    if isinstance(value, (list, tuple)):
-        return [p for i, v in enumerate(value) for p in _nul_characters(v, (*loc, i))]
-    return []
+def _has_nul(value: Any) -> bool:
+    return isinstance(value, str) and "\x00" in value
 
 
 def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
@@ -75,7 +66,7 @@ def _validated(scenario: Scenario | dict[str, Any]) -> Scenario:
     else:
         sc = load_scenario(scenario)
     check_scenario(sc, settings.limits)
-    nul = _nul_characters(sc.model_dump(mode="json"))
+    nul = json_paths(sc.model_dump(mode="json"), _has_nul)
     if nul:
         raise ScenarioInvalid(
             [{"loc": list(p), "msg": "text must not contain a NUL character (U+0000)", "type": "string_nul"}

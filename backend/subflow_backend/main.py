@@ -68,6 +68,7 @@ from subflow_backend.api.main import api_router
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
 from subflow_backend.comparison_checks import StrategyNotSupported
 from subflow_backend.crud import ScenarioNameTaken
+from subflow_backend.json_paths import json_paths
 from subflow_backend.headers import SecurityHeadersMiddleware
 from subflow_backend.settings import settings
 
@@ -204,14 +205,8 @@ async def _request_invalid(_request: Request, exc: RequestValidationError) -> JS
     return JSONResponse(status_code=_422, content={"detail": detail})
 
 
-def _non_finite_paths(value: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    if isinstance(value, float):
-        return [] if math.isfinite(value) else [loc]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _non_finite_paths(v, (*loc, k))]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _non_finite_paths(v, (*loc, i))]
-    return []
+def _non_finite(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
 
 
 class RefuseNonFiniteJson:
@@ -242,7 +237,7 @@ class RefuseNonFiniteJson:
                 break
         body = b"".join(chunks)
         try:
-            paths = _non_finite_paths(json.loads(body)) if body else []
+            paths = json_paths(json.loads(body), _non_finite) if body else []
         except (ValueError, RecursionError):
             paths = []  # malformed: FastAPI answers it
         if paths:
