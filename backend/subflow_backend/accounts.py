@@ -45,6 +45,8 @@ class AccountError(SubflowError):
 
 
 class UsernameTaken(AccountError):
+    """A user with this username exists already (API: 409)."""
+
     def __init__(self, username: str):
         self.username = username
         super().__init__(f"a user named {username!r} already exists")
@@ -67,6 +69,7 @@ def hash_secret(secret: str) -> str:
 
 
 def get_user_by_username(session: Session, username: str) -> models.User | None:
+    """The user named ``username`` (exact match), or None."""
     return session.scalar(select(models.User).where(models.User.username == username))
 
 

@@ -39,6 +39,8 @@ class VersionConflict(SubflowError):
 
 
 class UnknownVersion(SubflowError):
+    """A scenario has no saved version with this number (API: 404)."""
+
     def __init__(self, scenario_id: str, version: int):
         self.scenario_id, self.version = scenario_id, version
         super().__init__(f"scenario {scenario_id!r} has no version {version}")

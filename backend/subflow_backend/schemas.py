@@ -45,6 +45,8 @@ class ScenarioPublic(ScenarioSummary):
 
 
 class ScenariosPublic(BaseModel):
+    """A page of scenario summaries of the projects the caller is a member of."""
+
     data: list[ScenarioSummary]
     count: int = Field(description="Number of scenarios in total (not just this page).")
 
@@ -105,11 +107,15 @@ class ComparisonPublic(ComparisonSummary):
 
 
 class ComparisonsPublic(BaseModel):
+    """The comparisons of one scenario, newest first."""
+
     data: list[ComparisonSummary]
     count: int
 
 
 class StrategyPublic(BaseModel):
+    """One transport strategy that can be compared (``GET /api/strategies``), with its source."""
+
     name: str
     family: str
     multipath: bool

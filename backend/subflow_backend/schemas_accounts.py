@@ -26,6 +26,8 @@ class AccessToken(BaseModel):
 
 
 class UserPublic(BaseModel):
+    """A user as the API shows it (never a password or its hash)."""
+
     model_config = ConfigDict(from_attributes=True)
 
     id: str
@@ -37,11 +39,15 @@ class UserPublic(BaseModel):
 
 
 class UsersPublic(BaseModel):
+    """A page of users (``GET /api/users``, admins only)."""
+
     data: list[UserPublic]
     count: int
 
 
 class UserCreate(BaseModel):
+    """A new user (``POST /api/users``, admins only); the password is stored argon2-hashed."""
+
     model_config = ConfigDict(extra="forbid")
 
     username: str = _USERNAME
@@ -62,6 +68,8 @@ class UserUpdate(BaseModel):
 
 
 class PasswordChange(BaseModel):
+    """``PUT /api/users/me/password``: the current password (400 if wrong) and the new one."""
+
     model_config = ConfigDict(extra="forbid")
 
     current_password: str = Field(max_length=256)
@@ -69,6 +77,8 @@ class PasswordChange(BaseModel):
 
 
 class ApiTokenCreate(BaseModel):
+    """A new personal API token (``POST /api/users/me/tokens``)."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=100, description="What the token is for.")
@@ -77,6 +87,8 @@ class ApiTokenCreate(BaseModel):
 
 
 class ApiTokenPublic(BaseModel):
+    """A personal API token without its secret (only its first characters, ``prefix``)."""
+
     model_config = ConfigDict(from_attributes=True)
 
     id: str
@@ -95,11 +107,15 @@ class ApiTokenCreated(ApiTokenPublic):
 
 
 class ApiTokensPublic(BaseModel):
+    """The caller's personal API tokens."""
+
     data: list[ApiTokenPublic]
     count: int
 
 
 class ProjectCreate(BaseModel):
+    """A new project (``POST /api/projects``); its creator becomes its owner."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=120)
@@ -107,6 +123,8 @@ class ProjectCreate(BaseModel):
 
 
 class ProjectUpdate(BaseModel):
+    """Fields of a project to change (absent: unchanged); owners only."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str | None = Field(default=None, min_length=1, max_length=120)
@@ -114,6 +132,8 @@ class ProjectUpdate(BaseModel):
 
 
 class ProjectPublic(BaseModel):
+    """A project and the caller's role in it."""
+
     model_config = ConfigDict(from_attributes=True)
 
     id: str
@@ -124,23 +144,31 @@ class ProjectPublic(BaseModel):
 
 
 class ProjectsPublic(BaseModel):
+    """The projects the caller is a member of (admins: all)."""
+
     data: list[ProjectPublic]
     count: int
 
 
 class MemberSet(BaseModel):
+    """The role to give a user in a project (``PUT /api/projects/{id}/members/{user_id}``)."""
+
     model_config = ConfigDict(extra="forbid")
 
     role: Role
 
 
 class MemberPublic(BaseModel):
+    """A member of a project and their role."""
+
     user_id: str
     username: str
     role: Role
 
 
 class MembersPublic(BaseModel):
+    """The members of a project."""
+
     data: list[MemberPublic]
     count: int
 
@@ -158,10 +186,14 @@ class ScenarioVersionSummary(BaseModel):
 
 
 class ScenarioVersionPublic(ScenarioVersionSummary):
+    """One saved version of a scenario with its document."""
+
     scenario: dict[str, Any] = Field(description="The scenario document of this version.")
 
 
 class ScenarioVersionsPublic(BaseModel):
+    """The saved versions of a scenario, newest first."""
+
     data: list[ScenarioVersionSummary]
     count: int
 
@@ -178,6 +210,8 @@ class ScenarioFork(BaseModel):
 
 
 class AuditEntryPublic(BaseModel):
+    """One audit record: who (``username``) did what (``action``) to what (``target``), when, from where (``ip``)."""
+
     model_config = ConfigDict(from_attributes=True)
 
     id: int
@@ -190,5 +224,7 @@ class AuditEntryPublic(BaseModel):
 
 
 class AuditPublic(BaseModel):
+    """A page of the audit log (``GET /api/audit``, admins only)."""
+
     data: list[AuditEntryPublic]
     count: int

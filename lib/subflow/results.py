@@ -376,11 +376,15 @@ class AggregateStats(_Strict):
 
 
 class SweepPoint(_Strict):
+    """Each strategy's :class:`AggregateStats` over the repetitions at one value of the swept parameter."""
+
     value: float | int | str | bool | None = Field(description="Value of the swept parameter at this point.")
     strategies: dict[str, AggregateStats]
 
 
 class SweepResult(_Strict):
+    """The ``sweep`` part of a result document: one :class:`SweepPoint` per swept value."""
+
     parameter: str = Field(description="Dotted path of the swept scenario field, e.g. `nodes.uav.range_m`.")
     values: list[float | int | str | bool | None]
     points: list[SweepPoint]

@@ -994,7 +994,10 @@ export interface components {
              */
             method?: "fdm";
         };
-        /** ApiTokenCreate */
+        /**
+         * ApiTokenCreate
+         * @description A new personal API token (``POST /api/users/me/tokens``).
+         */
         ApiTokenCreate: {
             /**
              * Expires Days
@@ -1048,7 +1051,10 @@ export interface components {
              */
             token: string;
         };
-        /** ApiTokenPublic */
+        /**
+         * ApiTokenPublic
+         * @description A personal API token without its secret (only its first characters, ``prefix``).
+         */
         ApiTokenPublic: {
             /**
              * Created At
@@ -1074,7 +1080,10 @@ export interface components {
              */
             scope: "read" | "write";
         };
-        /** ApiTokensPublic */
+        /**
+         * ApiTokensPublic
+         * @description The caller's personal API tokens.
+         */
         ApiTokensPublic: {
             /** Count */
             count: number;
@@ -1150,7 +1159,10 @@ export interface components {
             /** T Start S */
             t_start_s: number;
         };
-        /** AuditEntryPublic */
+        /**
+         * AuditEntryPublic
+         * @description One audit record: who (``username``) did what (``action``) to what (``target``), when, from where (``ip``).
+         */
         AuditEntryPublic: {
             /** Action */
             action: string;
@@ -1172,7 +1184,10 @@ export interface components {
             /** Username */
             username: string | null;
         };
-        /** AuditPublic */
+        /**
+         * AuditPublic
+         * @description A page of the audit log (``GET /api/audit``, admins only).
+         */
         AuditPublic: {
             /** Count */
             count: number;
@@ -1391,7 +1406,10 @@ export interface components {
              */
             units_total?: number;
         };
-        /** ComparisonsPublic */
+        /**
+         * ComparisonsPublic
+         * @description The comparisons of one scenario, newest first.
+         */
         ComparisonsPublic: {
             /** Count */
             count: number;
@@ -2051,7 +2069,10 @@ export interface components {
             /** Throughput Source */
             throughput_source: string;
         };
-        /** MemberPublic */
+        /**
+         * MemberPublic
+         * @description A member of a project and their role.
+         */
         MemberPublic: {
             /**
              * Role
@@ -2063,7 +2084,10 @@ export interface components {
             /** Username */
             username: string;
         };
-        /** MemberSet */
+        /**
+         * MemberSet
+         * @description The role to give a user in a project (``PUT /api/projects/{id}/members/{user_id}``).
+         */
         MemberSet: {
             /**
              * Role
@@ -2071,7 +2095,10 @@ export interface components {
              */
             role: "viewer" | "editor" | "owner";
         };
-        /** MembersPublic */
+        /**
+         * MembersPublic
+         * @description The members of a project.
+         */
         MembersPublic: {
             /** Count */
             count: number;
@@ -2093,7 +2120,10 @@ export interface components {
             /** Src */
             src: string;
         };
-        /** PasswordChange */
+        /**
+         * PasswordChange
+         * @description ``PUT /api/users/me/password``: the current password (400 if wrong) and the new one.
+         */
         PasswordChange: {
             /** Current Password */
             current_password: string;
@@ -2146,7 +2176,10 @@ export interface components {
              */
             y_m?: number;
         };
-        /** ProjectCreate */
+        /**
+         * ProjectCreate
+         * @description A new project (``POST /api/projects``); its creator becomes its owner.
+         */
         ProjectCreate: {
             /**
              * Description
@@ -2156,7 +2189,10 @@ export interface components {
             /** Name */
             name: string;
         };
-        /** ProjectPublic */
+        /**
+         * ProjectPublic
+         * @description A project and the caller's role in it.
+         */
         ProjectPublic: {
             /**
              * Created At
@@ -2176,14 +2212,20 @@ export interface components {
              */
             role: "viewer" | "editor" | "owner";
         };
-        /** ProjectUpdate */
+        /**
+         * ProjectUpdate
+         * @description Fields of a project to change (absent: unchanged); owners only.
+         */
         ProjectUpdate: {
             /** Description */
             description?: string | null;
             /** Name */
             name?: string | null;
         };
-        /** ProjectsPublic */
+        /**
+         * ProjectsPublic
+         * @description The projects the caller is a member of (admins: all).
+         */
         ProjectsPublic: {
             /** Count */
             count: number;
@@ -2674,7 +2716,10 @@ export interface components {
             /** Version */
             version: number;
         };
-        /** ScenarioVersionPublic */
+        /**
+         * ScenarioVersionPublic
+         * @description One saved version of a scenario with its document.
+         */
         ScenarioVersionPublic: {
             /**
              * Current
@@ -2727,14 +2772,20 @@ export interface components {
             /** Version */
             version: number;
         };
-        /** ScenarioVersionsPublic */
+        /**
+         * ScenarioVersionsPublic
+         * @description The saved versions of a scenario, newest first.
+         */
         ScenarioVersionsPublic: {
             /** Count */
             count: number;
             /** Data */
             data: components["schemas"]["ScenarioVersionSummary"][];
         };
-        /** ScenariosPublic */
+        /**
+         * ScenariosPublic
+         * @description A page of scenario summaries of the projects the caller is a member of.
+         */
         ScenariosPublic: {
             /**
              * Count
@@ -2817,7 +2868,10 @@ export interface components {
             mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"];
             position?: components["schemas"]["Position"];
         };
-        /** StrategyPublic */
+        /**
+         * StrategyPublic
+         * @description One transport strategy that can be compared (``GET /api/strategies``), with its source.
+         */
         StrategyPublic: {
             /** Coupling */
             coupling: string;
@@ -2992,7 +3046,10 @@ export interface components {
             /** Zero S */
             zero_s: number;
         };
-        /** SweepPoint */
+        /**
+         * SweepPoint
+         * @description Each strategy's :class:`AggregateStats` over the repetitions at one value of the swept parameter.
+         */
         SweepPoint: {
             /** Strategies */
             strategies: {
@@ -3004,7 +3061,10 @@ export interface components {
              */
             value: number | string | boolean | null;
         };
-        /** SweepResult */
+        /**
+         * SweepResult
+         * @description The ``sweep`` part of a result document: one :class:`SweepPoint` per swept value.
+         */
         SweepResult: {
             /**
              * Parameter
@@ -3119,7 +3179,10 @@ export interface components {
              */
             rbuf_bytes?: number | null;
         };
-        /** UserCreate */
+        /**
+         * UserCreate
+         * @description A new user (``POST /api/users``, admins only); the password is stored argon2-hashed.
+         */
         UserCreate: {
             /**
              * Can Run Linux
@@ -3142,7 +3205,10 @@ export interface components {
              */
             username: string;
         };
-        /** UserPublic */
+        /**
+         * UserPublic
+         * @description A user as the API shows it (never a password or its hash).
+         */
         UserPublic: {
             /**
              * Can Run Linux
@@ -3177,7 +3243,10 @@ export interface components {
             /** Password */
             password?: string | null;
         };
-        /** UsersPublic */
+        /**
+         * UsersPublic
+         * @description A page of users (``GET /api/users``, admins only).
+         */
         UsersPublic: {
             /** Count */
             count: number;
