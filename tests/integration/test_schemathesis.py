@@ -107,7 +107,7 @@ def _cancel_open_comparisons(pg_stack, access: str) -> None:
                 api.post(f"/scenarios/{summary['id']}/comparisons/{c['id']}/cancel")
 
 
-@pytest.mark.timeout(290)
+@pytest.mark.timeout(600)
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(pg_stack, tmp_path):
     user, access = _fuzz_user(pg_stack)
     api = pg_stack.client(access)
@@ -116,7 +116,8 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(pg_stack, tm
     r = api.post("/scenarios", json=_example(), params={"project_id": r.json()["id"]})
     assert r.status_code == 201, r.text
 
-    passes = [("write", 12, 120), ("read", 4, 45)]
+    # generous bounds (seconds): they only stop a hung run; a loaded machine once needed over 45 s for the read pass
+    passes = [("write", 12, 300), ("read", 4, 180)]
     outputs = []
     try:
         for scope, examples, max_time_s in passes:
