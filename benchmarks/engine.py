@@ -1,6 +1,6 @@
 """Benchmark of the fluid engine (prints figures; not a test).
 
-Run: ``.venv/bin/python benchmarks/engine.py`` (needs ../shared/data for Kdl).
+Run: ``.venv/bin/python benchmarks/engine.py`` (Kdl from $SUBFLOW_SHARED_DIR/data, else ../shared/data).
 
 0. A machine reference (a plain Python loop), since the figures scale with it.
 1. ``naval-direct-move`` (100 s, 1 s intervals): wall time per strategy and the
@@ -13,6 +13,7 @@ Run: ``.venv/bin/python benchmarks/engine.py`` (needs ../shared/data for Kdl).
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
 import sys
@@ -24,7 +25,7 @@ from subflow.resolve import resolve_plan
 from subflow_engines.fluid import run
 
 ROOT = Path(__file__).resolve().parents[1]
-KDL = ROOT.parent / "shared" / "data" / "topology-zoo" / "Kdl.graphml"
+KDL = Path(os.environ.get("SUBFLOW_SHARED_DIR") or ROOT.parent / "shared") / "data" / "topology-zoo" / "Kdl.graphml"
 
 
 def timed(fn, repeat: int = 1) -> float:

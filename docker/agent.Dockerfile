@@ -1,21 +1,33 @@
-# syntax=docker/dockerfile:1
 # Subflow emulator agent (embedded `fluid` engine). Build from the repository root:
 #   docker build -f docker/agent.Dockerfile -t subflow-agent .
+# Build arguments: PYTHON_IMAGE, the base (default the official python:3.11-slim-bookworm; any
+# Debian-like image with python3 and its venv module will do, e.g. one built with mmdebstrap, see
+# scripts/test_compose.sh). Behind a TLS-intercepting proxy, hand pip the proxy's CA bundle as a
+# build secret: --secret id=cacert,src=/etc/ssl/certs/ca-certificates.crt (used only while building).
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
-FROM python:3.11-slim-bookworm
+FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PATH=/opt/venv/bin:$PATH
+# the same first layers in every Python image of Subflow (agent, worker, backend): built once, shared
+RUN python3 -m venv /opt/venv
 WORKDIR /app
 COPY requirements.txt ./
-RUN pip install -r requirements.txt
+RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \
+    if [ -s /run/secrets/cacert ]; then export PIP_CERT=/run/secrets/cacert; fi; \
+    pip install -r requirements.txt
 COPY lib/ lib/
 COPY engines/ engines/
 COPY emulator-agent/ emulator-agent/
-RUN pip install --no-deps ./lib ./engines ./emulator-agent
+RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \
+    if [ -s /run/secrets/cacert ]; then export PIP_CERT=/run/secrets/cacert; fi; \
+    pip install --no-deps ./lib ./engines ./emulator-agent
 
 RUN useradd --system --uid 10001 subflow
+# numba compiles the planning and engine kernels on first use and caches them (cache=True): somewhere writable
+ENV NUMBA_CACHE_DIR=/tmp/numba-cache
 USER subflow
 EXPOSE 8001
 # Listens on AGENT_HOST (default 127.0.0.1: nothing outside the container); docker-compose.yml sets

@@ -1,27 +1,40 @@
-# syntax=docker/dockerfile:1
 # Subflow API: FastAPI + the built web UI. Build from the repository root:
 #   docker build -f docker/backend.Dockerfile -t subflow-backend .
+# Build arguments: PYTHON_IMAGE as in docker/agent.Dockerfile; NODE_IMAGE, the image that builds the
+# web UI (default the official node:22-bookworm-slim; any image with Node.js >= 20.19 and npm). The CA
+# secret `cacert` (see docker/agent.Dockerfile) serves npm as well as pip.
 # At start it runs `alembic upgrade head`, loads the example scenarios (idempotent),
 # then serves on :8000.
 
-FROM node:22-bookworm-slim AS frontend
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS frontend
 WORKDIR /src/frontend
 COPY frontend/package.json ./
-RUN npm install --no-audit --no-fund --loglevel=error
+RUN --mount=type=secret,id=cacert \
+    if [ -s /run/secrets/cacert ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/cacert; fi; \
+    npm install --no-audit --no-fund --loglevel=error
 COPY frontend/ ./
 RUN npm run build
 
-FROM python:3.11-slim-bookworm
+FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PATH=/opt/venv/bin:$PATH
+# the same first layers in every Python image of Subflow (agent, worker, backend): built once, shared
+RUN python3 -m venv /opt/venv
 WORKDIR /app
 COPY requirements.txt ./
-RUN pip install -r requirements.txt
+RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \
+    if [ -s /run/secrets/cacert ]; then export PIP_CERT=/run/secrets/cacert; fi; \
+    pip install -r requirements.txt
 COPY lib/ lib/
 COPY backend/ backend/
-RUN pip install --no-deps ./lib ./backend
+RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \
+    if [ -s /run/secrets/cacert ]; then export PIP_CERT=/run/secrets/cacert; fi; \
+    pip install --no-deps ./lib ./backend
 COPY alembic.ini ./
 COPY migrations/ migrations/
 COPY examples/ examples/
@@ -30,6 +43,8 @@ COPY --from=frontend /src/frontend/dist/ frontend/dist/
 RUN useradd --system --uid 10001 --home-dir /data subflow && mkdir -p /data && chown subflow /data
 ENV SUBFLOW_DATA_DIR=/data \
     FRONTEND_DIST=/app/frontend/dist
+# numba compiles the planning and engine kernels on first use and caches them (cache=True): somewhere writable
+ENV NUMBA_CACHE_DIR=/tmp/numba-cache
 USER subflow
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \

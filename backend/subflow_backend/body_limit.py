@@ -4,13 +4,15 @@ A pure ASGI middleware: a ``Content-Length`` over the bound is answered 413 at o
 sent without one (chunked) is counted as it arrives and refused as soon as it passes the
 bound, so no handler, JSON parser or multipart parser ever holds more than the bound.
 ``POST /api/imports`` (file uploads) is bounded by ``MAX_UPLOAD_BYTES`` plus a small
-allowance for the multipart framing and the form's ``name``; every other request by
-``MAX_BODY_BYTES``.
+allowance for the multipart framing and the form's ``name``; a track upload
+(``POST /api/scenarios/{id}/nodes/{node}/track``) by ``MAX_TRACK_BYTES`` plus the same
+allowance; every other request by ``MAX_BODY_BYTES``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from fastapi import HTTPException, status
@@ -29,12 +31,19 @@ class BodyTooLarge(HTTPException):
         super().__init__(status.HTTP_413_CONTENT_TOO_LARGE, f"request body larger than {setting} = {limit} bytes")
 
 
-def limit_for_path(max_body_bytes: int, max_upload_bytes: int) -> Callable[[str], tuple[str, int]]:
-    """``path -> (setting name, bytes)``: the upload bound for ``/api/imports``, else the body bound."""
+_TRACK_PATH = re.compile(r"^/api/scenarios/[^/]+/nodes/[^/]+/track$")
+
+
+def limit_for_path(max_body_bytes: int, max_upload_bytes: int,
+                   max_track_bytes: int | None = None) -> Callable[[str], tuple[str, int]]:
+    """``path -> (setting name, bytes)``: the upload bound for ``/api/imports``, the track bound for a
+    track upload (when ``max_track_bytes`` is given), else the body bound."""
 
     def limit(path: str) -> tuple[str, int]:
         if path.rstrip("/") == "/api/imports":
             return "MAX_UPLOAD_BYTES", max_upload_bytes + MULTIPART_ALLOWANCE_BYTES
+        if max_track_bytes is not None and _TRACK_PATH.match(path.rstrip("/")):
+            return "MAX_TRACK_BYTES", max_track_bytes + MULTIPART_ALLOWANCE_BYTES
         return "MAX_BODY_BYTES", max_body_bytes
 
     return limit

@@ -131,7 +131,8 @@ def list_scenarios(
     where = [] if project_ids is None else [models.Scenario.project_id.in_(project_ids)]
     count = session.scalar(select(func.count()).select_from(models.Scenario).where(*where)) or 0
     rows = session.scalars(
-        select(models.Scenario).where(*where).order_by(models.Scenario.name).offset(skip).limit(limit)
+        select(models.Scenario).options(defer(models.Scenario.document))  # summaries: no document read
+        .where(*where).order_by(models.Scenario.name, models.Scenario.id).offset(skip).limit(limit)
     ).all()
     return rows, count
 
@@ -206,6 +207,14 @@ def get_comparison(session: Session, scenario_id: str, comparison_id: str) -> mo
     if row is None or row.scenario_id != scenario_id:
         return None
     return row
+
+
+def count_unfinished_comparisons(session: Session) -> int:
+    """How many comparisons (all users) are ``queued`` or ``running`` now."""
+    return session.scalar(
+        select(func.count()).select_from(models.Comparison)
+        .where(models.Comparison.status.in_(sorted(comparison_state.UNFINISHED)))
+    ) or 0
 
 
 def list_comparisons(

@@ -43,11 +43,19 @@ def make_engine(url: str) -> Engine:
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            pool_size=settings.DB_POOL_SIZE, max_overflow=settings.DB_MAX_OVERFLOW,
+            pool_timeout=settings.DB_POOL_TIMEOUT_S,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # each API request holds one connection for its duration only; the pool bounds how many
+    # at once (DB_POOL_SIZE + DB_MAX_OVERFLOW), a request waiting longer than DB_POOL_TIMEOUT_S
+    # gets 503 (subflow_backend.main)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=settings.DB_POOL_SIZE, max_overflow=settings.DB_MAX_OVERFLOW,
+        pool_timeout=settings.DB_POOL_TIMEOUT_S, pool_recycle=1800,
+    )
 
 
 engine = make_engine(settings.DATABASE_URL)

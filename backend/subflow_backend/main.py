@@ -22,6 +22,10 @@ the ``MAX_*`` setting; request bodies over ``MAX_BODY_BYTES`` / ``MAX_UPLOAD_BYT
 → 413 (:class:`subflow_backend.body_limit.BodySizeLimit`, the outermost middleware,
 so the NaN check never reads an oversized body).
 
+Observability (:mod:`subflow_backend.observability`): JSON log lines with a ``request_id`` per
+request (answered in ``X-Request-ID``), Prometheus metrics at ``GET /metrics`` for
+``Authorization: Bearer $METRICS_TOKEN`` (404 while ``METRICS_TOKEN`` is unset).
+
 If the built frontend (``settings.FRONTEND_DIST``, default ``frontend/dist``)
 exists, it is served at ``/`` as a single-page app: files by path, and
 ``index.html`` for any other non-``/api`` path.
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 import re
 from collections.abc import Callable
@@ -40,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request, status
+from fastapi import FastAPI, Header, HTTPException, Request, status
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
@@ -48,6 +53,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from subflow.errors import (
@@ -57,12 +64,16 @@ from subflow.errors import (
     LinkInvalid,
     ScenarioInvalid,
     SubflowError,
+    TrackInvalid,
+    TrackTooLarge,
     UnknownEngine,
     UnknownNode,
     UnknownStrategy,
     Unreachable,
 )
 from subflow.fields import FieldNotHonoured
+from subflow.observability import configure_logging
+
 
 from subflow_backend.api.main import api_router
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
@@ -70,7 +81,10 @@ from subflow_backend.comparison_checks import StrategyNotSupported
 from subflow_backend.crud import ScenarioNameTaken
 from subflow_backend.json_paths import json_paths
 from subflow_backend.headers import SecurityHeadersMiddleware
+from subflow_backend.observability import metrics_allowed, metrics_text, request_context
 from subflow_backend.settings import settings
+
+log = logging.getLogger(__name__)
 
 #: Most characters of a refused input echoed back in a 422's ``detail[].input``.
 INPUT_ECHO_CHARS = 200
@@ -135,6 +149,9 @@ ERRORS: dict[type[SubflowError], ErrorMapping] = {
         _422, "unreachable", lambda exc, w: w.document("flows", exc.demand_id or f"{exc.src}>{exc.dst}")
     ),
     ScenarioNameTaken: ErrorMapping(status.HTTP_409_CONFLICT, "name_taken", None),
+    TrackInvalid: ErrorMapping(_422, "track_invalid", lambda exc, w: exc.loc if exc.loc[:1] == ["query"]
+                               else ["body", *exc.loc]),
+    TrackTooLarge: ErrorMapping(status.HTTP_413_CONTENT_TOO_LARGE, "track_too_large", None),
 }
 
 
@@ -262,6 +279,7 @@ class RefuseNonFiniteJson:
         await self.app(scope, replay, send)
 
 
+configure_logging("backend")  # JSON lines (uvicorn's too), with the request id of each request
 app = FastAPI(
     title="Subflow",
     version="0.1.0",
@@ -271,7 +289,8 @@ app.add_middleware(RefuseNonFiniteJson)
 
 app.add_middleware(SecurityHeadersMiddleware)
 # request bodies over MAX_BODY_BYTES (uploads: MAX_UPLOAD_BYTES) are refused with 413 before any parsing
-app.add_middleware(BodySizeLimit, limit=limit_for_path(settings.MAX_BODY_BYTES, settings.MAX_UPLOAD_BYTES))
+app.add_middleware(BodySizeLimit, limit=limit_for_path(settings.MAX_BODY_BYTES, settings.MAX_UPLOAD_BYTES,
+                                                      settings.MAX_TRACK_BYTES))
 
 if settings.BACKEND_CORS_ORIGINS:
     app.add_middleware(
@@ -280,6 +299,8 @@ if settings.BACKEND_CORS_ORIGINS:
         allow_methods=["*"],
         allow_headers=["*"],
     )
+# outermost: every answer (413s and 422s of the middlewares above included) has a request id and a log line
+app.add_middleware(request_context)
 
 
 
@@ -369,8 +390,18 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return await http_exception_handler(request, exc)
 
 
+async def _database_unavailable(_request: Request, exc: Exception) -> Response:
+    """503 with ``Retry-After`` while the database cannot be reached or every pooled connection
+    is busy (``DB_POOL_TIMEOUT_S``), instead of a 500; nothing was written."""
+    log.warning("database unavailable: %s", exc)
+    return JSONResponse({"detail": f"database unavailable, try again shortly ({type(exc).__name__})"},
+                        status_code=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "2"})
+
+
 for _cls in ERRORS:
     app.add_exception_handler(_cls, _domain_error)
+app.add_exception_handler(OperationalError, _database_unavailable)
+app.add_exception_handler(PoolTimeout, _database_unavailable)
 app.add_exception_handler(RequestValidationError, _request_invalid)  # type: ignore[arg-type]
 app.add_exception_handler(StarletteHTTPException, _http_error)
 
@@ -386,6 +417,17 @@ def _frontend_file(dist: Path, path: str) -> Path | None:
     if candidate.is_relative_to(root) and candidate.is_file():
         return candidate
     return None
+
+
+@app.get("/metrics", include_in_schema=False)
+def metrics(authorization: str | None = Header(default=None)) -> Response:
+    """Prometheus metrics (text exposition format) for ``Authorization: Bearer $METRICS_TOKEN``;
+    404 without ``METRICS_TOKEN`` set or with another token (the path gives nothing away).
+    Figures: see :mod:`subflow_backend.observability`."""
+    if not metrics_allowed(authorization):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "Not Found")
+    body, content_type = metrics_text()
+    return Response(body, media_type=content_type)
 
 
 @app.get("/{full_path:path}", include_in_schema=False)

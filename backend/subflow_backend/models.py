@@ -238,7 +238,7 @@ class Comparison(Base):
     strategies: Mapped[list[str]]
     engine: Mapped[str] = mapped_column(String(32))
     seed: Mapped[int | None] = mapped_column(BigInteger)
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     error: Mapped[str | None] = mapped_column(Text)
     result: Mapped[dict[str, Any] | None]
@@ -249,8 +249,35 @@ class Comparison(Base):
     #: units (sweep point x repetition) to run, and how many have finished
     units_total: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     units_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: units handed to the queue so far (a sweep runs at most ``SWEEP_WINDOW`` units at a time)
+    units_dispatched: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: which delivery of ``run_comparison`` owns the row; a message of an older attempt is dropped
+    attempt: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: last sign of life from the worker running it (set on creation, claim and every heartbeat)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(default=utcnow)
+    #: how many times the reaper restarted it after its worker stopped
+    restarts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
 
     scenario: Mapped[Scenario] = relationship(back_populates="comparisons")
+
+
+class ComparisonUnit(Base):
+    """The outcome of one unit (sweep point × repetition) of a comparison, written once.
+
+    The primary key makes a redelivered unit harmless: its second insert is refused and
+    the stored outcome stays. ``summary`` is ``{strategy: {mean_mbps, jain_index, zero_s}}``;
+    ``document`` the full result document of unit 0 only; ``error`` a reason if it failed.
+    """
+
+    __tablename__ = "comparison_unit"
+
+    comparison_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("comparison.id", ondelete="CASCADE"), primary_key=True
+    )
+    index: Mapped[int] = mapped_column("unit_index", Integer, primary_key=True)
+    summary: Mapped[dict[str, Any] | None]
+    document: Mapped[dict[str, Any] | None]
+    error: Mapped[str | None] = mapped_column(Text)

@@ -1,16 +1,23 @@
 """Celery configuration shared by the API (producer) and the worker (consumer).
 
 The API only *sends* tasks by name (``subflow.run_comparison``); the result
-backend serves the chords that fan out sweeps and repetitions; the worker (``subflow_worker.celery_app``) extends this
+backend keeps the state of background planning jobs; the worker (``subflow_worker.celery_app``) extends this
 configuration. With ``CELERY_BROKER_URL=filesystem://`` the broker is a folder
 under ``$SUBFLOW_DATA_DIR/broker`` (created here), which both processes share.
 """
 
 from __future__ import annotations
 
+import os
+import time
+import uuid
 from typing import Any
 
 from celery import Celery
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
 
 from subflow_backend.settings import Settings, settings
 
@@ -21,15 +28,40 @@ ROUTES_TASK = "subflow.compute_routes"
 ALLOCATE_TASK = "subflow.allocate"
 
 
+class _AtomicFilesystemChannel(filesystem.Channel):
+    """kombu's filesystem channel, but a message file appears in the queue folder only once it is
+    complete: written under a name no consumer picks (``….msg.part``), then renamed. (kombu
+    creates the final file and then writes into it, so a consumer polling often can take an empty
+    file and the message is lost.)"""
+
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+        name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        part = final + ".part"
+        try:
+            with open(part, "wb", buffering=0) as fh:
+                fh.write(str_to_bytes(dumps(payload)))
+            os.replace(part, final)
+        except OSError as exc:
+            raise ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+
+class AtomicFilesystemTransport(filesystem.Transport):
+    """The ``filesystem://`` broker with whole-file message delivery (see the channel)."""
+
+    Channel = _AtomicFilesystemChannel
+
+
 def celery_config(s: Settings) -> dict[str, Any]:
     """Celery settings for broker ``s.CELERY_BROKER_URL`` (creates broker folders if needed)."""
     conf: dict[str, Any] = {
         "broker_url": s.CELERY_BROKER_URL,
         "task_serializer": "json",
         "accept_content": ["json"],
-        "task_ignore_result": True,  # only the units of a sweep chord keep results
+        "task_ignore_result": True,  # only background planning jobs keep results
         "result_backend": s.CELERY_RESULT_BACKEND,
-        "result_expires": 3600,
+        # results (planning jobs) outlive any redelivery: a day, and at least twice the visibility timeout
+        "result_expires": max(86400, 2 * visibility_timeout(s)),
         "database_table_names": {"task": "celery_taskmeta", "group": "celery_groupmeta"},
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
@@ -39,6 +71,7 @@ def celery_config(s: Settings) -> dict[str, Any]:
         "enable_utc": True,
     }
     if s.CELERY_BROKER_URL.startswith("filesystem://"):
+        conf["broker_transport"] = "subflow_backend.queue:AtomicFilesystemTransport"
         queue = s.broker_dir / "queue"
         processed = s.broker_dir / "processed"
         control = s.broker_dir / "control"
@@ -50,12 +83,37 @@ def celery_config(s: Settings) -> dict[str, Any]:
             "processed_folder": str(processed),
             "store_processed": False,
             "control_folder": str(control),
-            "polling_interval": 0.5,
+            "polling_interval": s.BROKER_POLL_INTERVAL_S,
         }
     elif s.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         # an unacknowledged (acks_late) task is redelivered after this; keep it above the hard limit
-        conf["broker_transport_options"] = {"visibility_timeout": max(3600, int(s.TASK_TIME_LIMIT_S) + 600)}
+        conf["broker_transport_options"] = {"visibility_timeout": visibility_timeout(s)}
     return conf
+
+
+def visibility_timeout(s: Settings) -> int:
+    """Seconds after which Redis hands an unacknowledged (``acks_late``) message out again:
+    above the hard time limit, so a task still running is never run twice; a run whose worker
+    died is restarted sooner by the reaper (:mod:`subflow_backend.reaper`)."""
+    return max(3600, int(s.TASK_TIME_LIMIT_S) + 600)
+
+
+def pending_messages(s: Settings = settings, queue: str = "celery") -> int:
+    """Messages waiting in the broker's ``queue`` (not those a worker holds): the files in the
+    filesystem broker's folder, or the Redis list's length. Raises OSError / redis errors if the
+    broker cannot be read."""
+    if s.CELERY_BROKER_URL.startswith("filesystem://"):
+        folder = s.broker_dir / "queue"
+        return sum(1 for name in os.listdir(folder) if name.endswith(f".{queue}.msg"))
+    if s.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        import redis
+
+        client = redis.Redis.from_url(s.CELERY_BROKER_URL, socket_timeout=5, socket_connect_timeout=5)
+        try:
+            return int(client.llen(queue))
+        finally:
+            client.close()
+    raise ValueError(f"cannot count the messages of broker {s.CELERY_BROKER_URL.split(':', 1)[0]}")
 
 
 def make_celery(s: Settings = settings, main: str = "subflow") -> Celery:

@@ -135,10 +135,23 @@ class ComparisonProgress(BaseModel):
     error: str | None
 
 
-class Health(BaseModel):
-    """``GET /api/health``: ``ok``, or ``unavailable`` (503) when the database cannot be reached."""
+class DependencyHealth(BaseModel):
+    """One service the API depends on, as ``GET /api/health`` found it."""
 
     status: Literal["ok", "unavailable"]
+    error: str | None = Field(default=None, description="The kind of failure (an error class name), null when ok.")
+
+
+class Health(BaseModel):
+    """``GET /api/health``: ``ok`` when the database, the broker and the emulator agent answer;
+    ``degraded`` (still 200: the API serves, comparisons wait) when the broker or the agent does
+    not; ``unavailable`` (503) when the database cannot be reached. ``database``, ``broker`` and
+    ``agent`` say which."""
+
+    status: Literal["ok", "degraded", "unavailable"]
+    database: DependencyHealth | None = None
+    broker: DependencyHealth | None = None
+    agent: DependencyHealth | None = None
 
 
 class EnginesPublic(Capabilities):

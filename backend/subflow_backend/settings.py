@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     DATABASE_URL: str = ""
     #: Celery broker; empty means ``filesystem://`` (folders under ``$SUBFLOW_DATA_DIR/broker``).
     CELERY_BROKER_URL: str = "filesystem://"
-    #: Celery result backend (chords of sweeps need one); empty: the Redis broker itself, or
+    #: Celery result backend (background planning jobs keep their state there); empty: the Redis broker itself, or
     #: ``db+`` + ``DATABASE_URL`` (Celery's SQLAlchemy backend) with the filesystem broker.
     CELERY_RESULT_BACKEND: str = ""
     AGENT_URL: str = "http://127.0.0.1:8001"
@@ -80,6 +80,14 @@ class Settings(BaseSettings):
     MAX_SAMPLES: int = Field(default=Limits.max_samples, ge=1, le=200_000)
     MAX_TIMELINE_LEGS: int = Field(default=Limits.max_timeline_legs, ge=1)
     MAX_SWEEP_UNITS: int = Field(default=Limits.max_sweep_units, ge=1)
+    #: Paths one routes request may ask for: node pairs (every ordered pair if ``pairs`` is null) × ``k``;
+    #: beyond it 422 before anything is computed (memory grows with it: ~1.3 GB for 10^6).
+    MAX_ROUTE_PATHS: int = Field(default=1_200_000, ge=1)
+
+    #: Bearer token of ``GET /metrics`` (Prometheus); empty: ``/metrics`` answers 404.
+    METRICS_TOKEN: str = ""
+    #: bytes of an imported track file (``POST /api/scenarios/{id}/nodes/{node}/track``, 413 above)
+    MAX_TRACK_BYTES: int = Field(default=Limits.max_track_bytes, ge=1024)
 
     AGENT_HTTP_TIMEOUT_S: float = Field(default=10.0, gt=0)
     AGENT_POLL_INTERVAL_S: float = Field(default=0.25, gt=0)
@@ -89,6 +97,32 @@ class Settings(BaseSettings):
     TASK_SOFT_TIME_LIMIT_S: float = Field(default=1800.0, gt=0)
     TASK_TIME_LIMIT_S: float = Field(default=1860.0, gt=0)
 
+    #: Dead processes (see :mod:`subflow_backend.reaper`): every worker process renews the
+    #: heartbeat of what it runs every ``HEARTBEAT_INTERVAL_S``; a run whose heartbeat is older
+    #: than ``STALE_AFTER_S`` is restarted (a queued one, or a sweep waiting for its units, only
+    #: once the broker holds no waiting message, or after ``STALE_QUEUED_S``); after
+    #: ``REAPER_MAX_RESTARTS`` restarts it fails with the reason. The reaper runs every
+    #: ``REAPER_INTERVAL_S`` in each worker.
+    HEARTBEAT_INTERVAL_S: float = Field(default=2.0, gt=0)
+    STALE_AFTER_S: float = Field(default=20.0, gt=0)
+    STALE_QUEUED_S: float = Field(default=900.0, gt=0)
+    REAPER_INTERVAL_S: float = Field(default=5.0, gt=0)
+    REAPER_MAX_RESTARTS: int = Field(default=3, ge=0)
+    #: Units of one sweep in the queue at a time; the next is handed out as one finishes, so a
+    #: cancel stops a sweep at once and a long sweep does not hold back later comparisons.
+    SWEEP_WINDOW: int = Field(default=4, ge=1)
+    #: Comparisons queued or running at once (all users) beyond which a new one gets 429 with
+    #: ``Retry-After: QUEUE_RETRY_AFTER_S``.
+    QUEUE_MAX_UNFINISHED: int = Field(default=500, ge=1)
+    QUEUE_RETRY_AFTER_S: int = Field(default=5, ge=1)
+    #: Filesystem broker: seconds between two looks at the queue folder when it is empty.
+    BROKER_POLL_INTERVAL_S: float = Field(default=0.02, gt=0)
+    #: Database connection pool of each process (PostgreSQL): size, overflow, wait for a free
+    #: connection (seconds) before the request fails with 503.
+    DB_POOL_SIZE: int = Field(default=20, ge=1)
+    DB_MAX_OVERFLOW: int = Field(default=20, ge=0)
+    DB_POOL_TIMEOUT_S: float = Field(default=10.0, gt=0)
+
     @property
     def limits(self) -> Limits:
         """The ``MAX_*`` scenario bounds, as the domain library takes them."""
@@ -96,6 +130,7 @@ class Settings(BaseSettings):
             max_nodes=self.MAX_NODES, max_links=self.MAX_LINKS, max_flows=self.MAX_FLOWS,
             max_link_events=self.MAX_LINK_EVENTS, max_samples=self.MAX_SAMPLES,
             max_timeline_legs=self.MAX_TIMELINE_LEGS, max_sweep_units=self.MAX_SWEEP_UNITS,
+            max_track_bytes=self.MAX_TRACK_BYTES,
         )
 
     @property
@@ -116,6 +151,8 @@ class Settings(BaseSettings):
                 self.CELERY_RESULT_BACKEND = "db+" + self.DATABASE_URL
         if self.SUBFLOW_ENV == "production":
             check_secret("AGENT_TOKEN", self.AGENT_TOKEN)
+            if self.METRICS_TOKEN:
+                check_secret("METRICS_TOKEN", self.METRICS_TOKEN)
         if self.TASK_TIME_LIMIT_S < self.TASK_SOFT_TIME_LIMIT_S:
             raise ValueError("TASK_TIME_LIMIT_S must be at least TASK_SOFT_TIME_LIMIT_S")
         return self

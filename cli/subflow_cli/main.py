@@ -176,5 +176,10 @@ from subflow_cli.planning import planning_app  # noqa: E402
 
 app.registered_commands += planning_app.registered_commands
 
+# `subflow track import|export` (GPX, AIS, NMEA; issue 14)
+from subflow_cli.tracks import track_app  # noqa: E402
+
+app.add_typer(track_app, name="track")
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -1,13 +1,16 @@
 /**
  * Performance figures, reported and not asserted (run: `npm run bench`):
  *
- *  1. Kdl (Topology Zoo, 754 nodes): time from navigation to the drawing being
+ *  1. Kdl (Topology Zoo, 754 nodes, with coordinates: drawn on the map): time from navigation to the drawing being
  *     rendered, and to the first tap on a node being answered in the side panel
  *     (target ≤ 2 s);
  *  2. a results view of 20 series × 10 000 points: React render to first paint
  *     (target ≤ 300 ms);
  *  3. dragging a node of a 200-node scenario: frame intervals during the drag
- *     (smooth: p95 ≤ 33 ms, i.e. ≥ 30 fps).
+ *     (smooth: p95 ≤ 33 ms, i.e. ≥ 30 fps);
+ *  4. zooming the shared time axis of the same 20 series × 10 000 points (4 synchronized charts, 5 flows each):
+ *     time from a wheel event to the next painted frame, per frame (target ≤ 50 ms), against the
+ *     named peer "empty frame" (the same wait with no event) in the same run.
  *
  * Figures are printed, attached to the report and written to
  * test-results/bench/benchmark.json.
@@ -44,14 +47,15 @@ test("Kdl (754 nodes): draw and first interaction", async ({ page, request }, te
   const runs: { rendered_ms: number; interactive_ms: number }[] = [];
   for (let i = 0; i < 3; i++) {
     await page.goto(`/scenarios/${id}`);
-    await page.waitForFunction(() => document.querySelector('[data-testid="topology"]')?.getAttribute("data-rendered") === "true", null, { timeout: 60_000 });
+    // Kdl has coordinates: a geographic scenario, drawn on the map (Leaflet, one marker per node)
+    await page.waitForFunction(() => document.querySelector('[data-testid="geo-map"]')?.getAttribute("data-node-count") === "754", null, { timeout: 60_000 });
     const rendered = await page.evaluate(() => performance.now());
     const target = await page.evaluate(() => {
-      const cy = (window as unknown as { __subflowCy: any }).__subflowCy;
-      const n = cy.nodes(".node")[Math.floor(cy.nodes(".node").length / 2)];
-      const box = cy.container().getBoundingClientRect();
-      const p = n.renderedPosition();
-      return { id: n.id(), x: box.left + p.x, y: box.top + p.y, nodes: cy.nodes(".node").length };
+      const hook = (window as unknown as { __subflowMap: any }).__subflowMap;
+      const ids = Object.keys(hook.nodes());
+      const id = ids[Math.floor(ids.length / 2)]!;
+      const r = document.querySelector(`[data-node-id="${id}"]`)!.getBoundingClientRect();
+      return { id, x: r.left + r.width / 2, y: r.top + r.height / 2, nodes: ids.length };
     });
     await page.mouse.click(target.x, target.y);
     // nodes overlap at this zoom: any router answering the tap counts
@@ -125,4 +129,51 @@ test("drag a node of a 200-node scenario", async ({ page, request }, testInfo) =
   const moved = await page.evaluate(() => (window as unknown as { __subflowCy: any }).__subflowCy.getElementById("r5_10").position());
   report("drag_200_nodes", { frames: frames.length, mean_frame_ms: Math.round(mean * 10) / 10, p50_ms: pct(0.5), p95_ms: pct(0.95), max_ms: pct(1), fps: Math.round(1000 / mean), node_moved_to: moved });
   await testInfo.attach("drag", { body: JSON.stringify(frames), contentType: "application/json" });
+});
+
+test("time-axis zoom of 20 series × 10 000 points (shared by 4 charts)", async ({ page }, testInfo) => {
+  await page.goto("/bench/chart?series=20&points=10000");
+  await page.waitForFunction(() => (document.querySelector('[data-testid="bench"]')?.getAttribute("data-render-ms") ?? "") !== "", null, { timeout: 60_000 });
+  const result = await page.evaluate(async () => {
+    const target = document.querySelector('[data-testid="chart-s1"] rect.hover-target') as SVGRectElement;
+    const svgs = Array.from(document.querySelectorAll('[data-testid^="chart-s"] svg.chart-svg'));
+    const box = target.getBoundingClientRect();
+    const frame = () => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const zoomMs: number[] = [];
+    const emptyMs: number[] = [];
+    const windows = new Set<string>();
+    const n = 40;
+    for (let i = 0; i < n; i++) {
+      await frame();
+      let t0 = performance.now();
+      await frame();
+      emptyMs.push(performance.now() - t0);
+      t0 = performance.now();
+      // zoom in for the first half, then back out, around a point 40 % across
+      target.dispatchEvent(new WheelEvent("wheel", { ctrlKey: true, deltaY: i < n / 2 ? -120 : 120, clientX: box.left + box.width * 0.4, clientY: box.top + box.height / 2, bubbles: true, cancelable: true }));
+      await frame();
+      zoomMs.push(performance.now() - t0);
+      windows.add(svgs.map((s) => s.getAttribute("data-window")).join("|"));
+    }
+    const synced = svgs.every((s) => s.getAttribute("data-window") === svgs[0]!.getAttribute("data-window"));
+    return { zoomMs, emptyMs, distinctWindows: windows.size, charts: svgs.length, synced };
+  });
+  if (result.distinctWindows < 10) throw new Error(`the wheel did not zoom the charts (${result.distinctWindows} distinct windows)`);
+  if (!result.synced) throw new Error("the charts' windows differ after zooming");
+  const stats = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const q = (p: number) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]! * 10) / 10;
+    return { mean_ms: Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10, p50_ms: q(0.5), p95_ms: q(0.95), max_ms: q(1) };
+  };
+  const zoom = stats(result.zoomMs);
+  const empty = stats(result.emptyMs);
+  report("chart_zoom_20x10000", {
+    charts: result.charts,
+    frames: result.zoomMs.length,
+    zoom_frame: zoom,
+    peer_empty_frame: empty,
+    ratio_p50_vs_empty_frame: Math.round((zoom.p50_ms / Math.max(0.1, empty.p50_ms)) * 100) / 100,
+    target_ms: 50,
+  });
+  await testInfo.attach("zoom", { body: JSON.stringify(result), contentType: "application/json" });
 });

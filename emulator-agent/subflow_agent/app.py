@@ -10,7 +10,9 @@ Run with ``uvicorn subflow_agent.app:app --port 8001``.
 
 from __future__ import annotations
 
+import contextvars
 import hmac
+import logging
 import threading
 from contextlib import asynccontextmanager
 import time
@@ -19,18 +21,22 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated
 
-from fastapi import Depends, FastAPI, Header, HTTPException, status
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, status
 from fastapi.responses import JSONResponse
 
 from subflow.agent_api import AgentHealth, Capabilities, RunPublic
 from subflow.errors import EngineCannotRun, RunCancelled, SubflowError, UnknownEngine
+from subflow.observability import configure_logging
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
 from subflow_engines import all_engines, get_engine, startup
+from subflow_agent import observability
 from subflow_agent.settings import AgentSettings
 
 settings = AgentSettings()
+configure_logging("agent")
+log = logging.getLogger("subflow_agent.runs")
 
 
 @asynccontextmanager
@@ -41,6 +47,7 @@ async def lifespan(_app: FastAPI):
 
 
 app = FastAPI(title="Subflow emulator agent", version="0.1.0", lifespan=lifespan)
+app.add_middleware(observability.request_context)  # request / comparison ids, access lines, latency
 
 
 class _Run:
@@ -52,6 +59,24 @@ class _Run:
         self.error: str | None = None
         self.output: EngineOutput | None = None
         self.cancel = threading.Event()
+        #: notified on every change of status or progress (long polls wait on it)
+        self.changed = threading.Condition()
+
+    def set(self, **fields: object) -> None:
+        """Change status / progress / error / output and wake the long polls."""
+        with self.changed:
+            for name, value in fields.items():
+                setattr(self, name, value)
+            self.changed.notify_all()
+
+    def wait(self, timeout_s: float, min_step: float = 0.02) -> None:
+        """Block until the run finishes, its progress advances by ``min_step``, or ``timeout_s``."""
+        start = self.progress
+        with self.changed:
+            self.changed.wait_for(
+                lambda: self.status not in ("queued", "running") or self.progress - start >= min_step,
+                timeout=timeout_s,
+            )
 
     def public(self, with_output: bool = True) -> RunPublic:
         return RunPublic(
@@ -110,11 +135,17 @@ def capabilities(_: Auth) -> Capabilities:
     return Capabilities.model_validate({"engines": [e.capabilities() for e in all_engines().values()]})
 
 
+@app.get("/metrics", include_in_schema=False)
+def metrics(_: Auth):
+    """Prometheus metrics (text format; see :mod:`subflow_agent.observability`)."""
+    return observability.metrics_response()
+
+
 def _execute(run: _Run) -> None:
     if run.cancel.is_set():
-        run.status = "cancelled"
+        run.set(status="cancelled")
         return
-    run.status = "running"
+    run.set(status="running")
     budget = settings.agent_run_time_budget_s
     deadline = time.monotonic() + budget
     over_budget = threading.Event()
@@ -129,20 +160,34 @@ def _execute(run: _Run) -> None:
         engine = get_engine(run.plan.engine)
 
         def progress(p: float) -> None:
-            run.progress = p
+            run.set(progress=p)
 
-        run.output = engine.run_unchecked(run.plan, on_progress=progress, should_stop=should_stop)
-        run.progress = 1.0
-        run.status = "succeeded"
+        output = engine.run_unchecked(run.plan, on_progress=progress, should_stop=should_stop)
+        run.set(output=output, progress=1.0, status="succeeded")
     except RunCancelled:
         if over_budget.is_set():
-            run.status, run.error = "failed", f"time budget of {budget:g} s exceeded; the run was stopped"
+            run.set(status="failed", error=f"time budget of {budget:g} s exceeded; the run was stopped")
         else:
-            run.status = "cancelled"
+            run.set(status="cancelled")
     except SubflowError as exc:
-        run.status, run.error = "failed", str(exc)
+        run.set(status="failed", error=str(exc))
     except Exception as exc:  # an engine bug must not kill the agent; report it on the run
-        run.status, run.error = "failed", f"engine error: {type(exc).__name__}: {exc}"
+        run.set(status="failed", error=f"engine error: {type(exc).__name__}: {exc}")
+
+
+def _execute_observed(run: _Run) -> None:
+    """:func:`_execute` (in a pool thread, in the context of the request that created the run), then
+    record the run's engine time and write its ``run finished`` line."""
+    started = time.monotonic()
+    observability.RUNS_ACTIVE.inc()
+    try:
+        _execute(run)
+    finally:
+        observability.RUNS_ACTIVE.dec()
+        engine_s = time.monotonic() - started
+        observability.ENGINE_SECONDS.labels(run.plan.engine, run.status).observe(engine_s)
+        log.info("run finished", extra={"run_id": run.id, "engine": run.plan.engine, "strategy": run.plan.strategy,
+                                        "status": run.status, "engine_s": round(engine_s, 4), "error": run.error})
 
 
 @app.post("/runs", status_code=status.HTTP_202_ACCEPTED, response_model=RunPublic)
@@ -163,7 +208,7 @@ def create_run(plan: RunPlan, _: Auth) -> RunPublic:
             if oldest.status in ("queued", "running"):
                 break
             _runs.pop(oldest_id)
-    _pool.submit(_execute, run)
+    _pool.submit(contextvars.copy_context().run, _execute_observed, run)  # the run's lines keep this request's ids
     return run.public(with_output=False)
 
 
@@ -175,9 +220,17 @@ def _get(run_id: str) -> _Run:
 
 
 @app.get("/runs/{run_id}", response_model=RunPublic)
-def get_run(run_id: str, _: Auth) -> RunPublic:
-    """Status, progress (0–1) and, once ``succeeded``, the engine output."""
-    return _get(run_id).public()
+def get_run(
+    run_id: str, _: Auth,
+    wait_s: Annotated[float, Query(ge=0, le=30, description="Long poll: answer when the run finishes or its "
+                                                            "progress advances by 0.02, at most after this.")] = 0.0,
+) -> RunPublic:
+    """Status, progress (0–1) and, once ``succeeded``, the engine output. With ``wait_s`` the answer
+    comes as soon as something worth telling happens (no polling interval on the client)."""
+    run = _get(run_id)
+    if wait_s > 0:
+        run.wait(wait_s)
+    return run.public()
 
 
 @app.delete("/runs/{run_id}", response_model=RunPublic)

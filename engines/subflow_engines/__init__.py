@@ -80,7 +80,7 @@ ENGINES: dict[str, EngineInfo] = {
         supports={
             "link_parameters": ["bandwidth_mbps", "delay_ms", "loss", "jitter_ms", "queue_packets"],
             "jitter": "varies RTT samples (affects RTO), not packet order",
-            "mobility": ["static", "waypoints", "linear", "random_walk"],
+            "mobility": ["static", "waypoints", "linear", "random_walk", "random_waypoint", "gauss_markov", "loiter"],
             "real_time": False,
         },
     ),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test hook `window.__subflowCy` ships only in the e2e test build:
+# The test hooks `window.__subflowCy` and `window.__subflowMap` ship only in the e2e test build:
 #   1. the production build (vite build) has no `__subflowCy` in its code (.js, .html; the source
 #      maps carry the source text, which names the gated hook, and are not checked);
 #   2. the test build (vite build --mode e2e, VITE_E2E_HOOKS=1 from .env.e2e) has it, so the check
@@ -13,12 +13,15 @@ trap 'rm -rf "$TMP"' EXIT
 npx --no-install vite build --logLevel error --outDir "$TMP/prod" --emptyOutDir
 npx --no-install vite build --logLevel error --mode e2e --outDir "$TMP/e2e" --emptyOutDir
 code() { find "$1" -type f \( -name '*.js' -o -name '*.html' \); }
-if code "$TMP/prod" | xargs grep -l "__subflowCy"; then
-  echo "check-bundle: the production build contains the test hook __subflowCy (files above)" >&2
-  exit 1
-fi
-if ! code "$TMP/e2e" | xargs grep -q "__subflowCy"; then
-  echo "check-bundle: the e2e build (--mode e2e) lacks the test hook __subflowCy" >&2
-  exit 1
-fi
-echo "check-bundle: production build has no __subflowCy; the e2e build has it"
+# window.__subflowCy (cytoscape canvas, topologyCy.ts) and window.__subflowMap (Leaflet map, geoMap.ts)
+for hook in __subflowCy __subflowMap; do
+  if code "$TMP/prod" | xargs grep -l "$hook"; then
+    echo "check-bundle: the production build contains the test hook $hook (files above)" >&2
+    exit 1
+  fi
+  if ! code "$TMP/e2e" | xargs grep -q "$hook"; then
+    echo "check-bundle: the e2e build (--mode e2e) lacks the test hook $hook" >&2
+    exit 1
+  fi
+done
+echo "check-bundle: production build has no __subflowCy or __subflowMap; the e2e build has both"

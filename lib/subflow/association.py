@@ -11,6 +11,12 @@ A station has one radio per access point ``network`` (technology) and
 associates independently on each. Stations already in range at t = 0 start associated (the network is set up
 before the run starts). An attempt that the station abandons by leaving the
 range before it completes is reported but carries no traffic.
+
+Access points may move too (a UAV relay on a loiter pattern, a ship): ranges
+are then computed on the station's trajectory relative to the access point's
+(:func:`subflow.mobility.relative_legs`), still exactly. Distances are slant
+ranges (3-D, with the nodes' altitudes). A geographic scenario is computed in
+its local projected frame (:func:`subflow.geo.to_local`).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from subflow.mobility import Leg, in_range_intervals, position_at, trajectory
+from subflow.geo import to_local
+from subflow.mobility import Leg, in_range_intervals, position3_at, relative_legs, trajectory
 from subflow.scenario import AccessPointNode, Scenario, StationNode
 
 _EPS = 1e-9
@@ -57,7 +64,19 @@ class AssociationTimeline:
 
     associations: list[Association]
     events: list[dict]
+    #: every node's trajectory (local frame metres), by node id
     trajectories: dict[str, list[Leg]]
+
+
+def range_windows(station: list[Leg], ap: list[Leg], range_m: float) -> list[tuple[float, float]]:
+    """When a station is within ``range_m`` (slant range) of an access point, both given as trajectories.
+
+    A static access point is a fixed centre; a moving one is handled through the relative
+    trajectory (:func:`subflow.mobility.relative_legs`): both exact roots of quadratics.
+    """
+    if len(ap) == 1 and (ap[0].x0_m, ap[0].y0_m, ap[0].z0_m) == (ap[0].x1_m, ap[0].y1_m, ap[0].z1_m):
+        return in_range_intervals(station, (ap[0].x0_m, ap[0].y0_m, ap[0].z0_m), range_m)
+    return in_range_intervals(relative_legs(station, ap), (0.0, 0.0, 0.0), range_m)
 
 
 def association_timeline(scenario: Scenario) -> AssociationTimeline:
@@ -66,35 +85,35 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     Parameters
     ----------
     scenario : Scenario
-        A validated scenario; its stations' mobility, access points'
-        ``range_m`` and ``association_delay_s``, and ``radio.association_policy``
+        A validated scenario; its nodes' mobility (stations and access points move),
+        access points' ``range_m`` and ``association_delay_s``, and ``radio.association_policy``
         (``ssf`` nearest first, ``llf`` least loaded first) are used.
 
     Returns
     -------
     AssociationTimeline
-        Associations sorted by station then time, events sorted by time.
+        Associations sorted by station then time, events sorted by time, and the
+        trajectory of every node (local frame metres for a geographic scenario).
 
     Notes
     -----
     Stations decide in time order, so under ``llf`` the load an access point
     shows at time t counts the stations associated or associating with it at t.
     """
+    scenario = to_local(scenario)
     duration = scenario.run.duration_s
     policy = scenario.radio.association_policy
     aps = [n for n in scenario.nodes if isinstance(n, AccessPointNode)]
     stations = [n for n in scenario.nodes if isinstance(n, StationNode)]
     associations: list[Association] = []
     events: list[dict] = []
-    trajectories: dict[str, list[Leg]] = {}
-    windows: dict[str, dict[str, list[tuple[float, float]]]] = {}
-    for st in stations:
-        legs = trajectory(st, duration, scenario.run.seed)
-        trajectories[st.id] = legs
-        windows[st.id] = {
-            ap.id: in_range_intervals(legs, (ap.position.x_m, ap.position.y_m), ap.range_m)
-            for ap in aps
-        }
+    trajectories: dict[str, list[Leg]] = {
+        n.id: trajectory(n, duration, scenario.run.seed) for n in scenario.nodes
+    }
+    windows: dict[str, dict[str, list[tuple[float, float]]]] = {
+        st.id: {ap.id: range_windows(trajectories[st.id], trajectories[ap.id], ap.range_m) for ap in aps}
+        for st in stations
+    }
     # next decision time per (station, network) radio; process the earliest first
     networks = sorted({ap.network for ap in aps})
     pending: dict[tuple[str, str], float] = {(st.id, net): 0.0 for st in stations for net in networks}
@@ -117,10 +136,11 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
             if nxt:
                 pending[key] = min(nxt)
             continue
-        x, y = position_at(trajectories[sid], t)
+        x, y, z = position3_at(trajectories[sid], t)
 
         def distance(ap: AccessPointNode) -> float:
-            return math.hypot(ap.position.x_m - x, ap.position.y_m - y)
+            ax, ay, az = position3_at(trajectories[ap.id], t)
+            return math.sqrt((ax - x) ** 2 + (ay - y) ** 2 + (az - z) ** 2)
 
         def load(ap: AccessPointNode) -> int:
             return sum(

@@ -172,3 +172,23 @@ class CommandFailed(SubflowError):
 
 class Iperf3ParseError(SubflowError, ValueError):
     """A text is not exactly one iperf3 JSON document (the message says why)."""
+
+
+class TrackInvalid(SubflowError):
+    """A track file that cannot be used: ``field`` names the parameter or ``line``/``point`` where it fails.
+
+    ``loc`` is the path for the API's 422 (``["file", "line", 12]``, ``["query", "mmsi"]``...)."""
+
+    def __init__(self, message: str, loc: list[Any]):
+        self.loc = loc
+        super().__init__(message)
+
+
+class TrackTooLarge(SubflowError):
+    """A track file larger than ``MAX_TRACK_BYTES`` (413 at the API)."""
+
+    setting = "MAX_TRACK_BYTES"
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        super().__init__(f"track file larger than MAX_TRACK_BYTES = {limit} bytes")

@@ -26,10 +26,15 @@ names ``<node>-eth<k>`` must fit 15 characters):
   ``startMobility(time=0, ac_method=<radio.association_policy>)``. Air delay/loss: netem on
   the stations' ``wlan0``. Mininet-WiFi associates in its own time: the scenario's
   ``association_delay_s`` is not imposed (stated in the script's header).
-* mobility: every model is replayed from the domain library's trajectory
-  (:func:`subflow.mobility.trajectory`): one ``mobility(sta, 'start'/'stop', ...)`` pair per
-  straight leg, so the testbed follows exactly the planned path; with
-  ``random_models="native"`` random walks use ``setMobilityModel(..., seed=)`` instead.
+* mobility: every model of every wireless node (stations and access points, e.g. a loitering
+  UAV) is replayed from the domain library's trajectory (:func:`subflow.mobility.trajectory`):
+  one ``mobility(node, 'start'/'stop', ...)`` pair per straight leg (``x,y,z`` with the altitude),
+  so the testbed follows exactly the planned path; with ``random_models="native"`` random walks
+  of stations use ``setMobilityModel(..., seed=)`` instead. Wired nodes (hosts, switches, routers)
+  have no position in Mininet; their planned motion is carried as data (``WIRED_MOTION``:
+  corners ``(t_s, x_m, y_m, z_m)``), as it changes nothing on a wired link.
+* geography: a geographic scenario is written in its local projected frame
+  (:func:`subflow.geo.to_local`, metres east/north of the origin).
 * scheduled ``link_events`` -> ``configLinkStatus`` at their times.
 * text from users: nothing the user wrote (scenario name, description, labels, ids) is
   pasted into code or a shell command. The script carries it as data only: ``SCENARIO``
@@ -53,6 +58,7 @@ from collections import deque
 from typing import Any
 
 from subflow.errors import EngineCannotRun
+from subflow.geo import to_local
 from subflow.mobility import effective_seed, trajectory
 from subflow.plan import RunPlan
 from subflow.resolve import resolve_plan
@@ -195,12 +201,12 @@ def _gateways(segments: list[dict[str, Any]], stations: set[str]) -> dict[str, l
 def _legs_code(scenario: Scenario, names: _Names, random_models: str) -> list[str]:
     lines: list[str] = []
     duration = scenario.run.duration_s
-    for st in (n for n in scenario.nodes if isinstance(n, StationNode)):
+    for st in (n for n in scenario.nodes if isinstance(n, (StationNode, AccessPointNode))):
         name = names.of[st.id]
         model = st.mobility.model
         if model == "static":
             continue
-        if random_models == "native" and model == "random_walk":
+        if random_models == "native" and model == "random_walk" and isinstance(st, StationNode):
             b = st.mobility.bounds
             lines.append(
                 f"    net.setMobilityModel(time=0, model='RandomWalk', max_x={b.x_max_m:g}, max_y={b.y_max_m:g}, "
@@ -209,15 +215,35 @@ def _legs_code(scenario: Scenario, names: _Names, random_models: str) -> list[st
             )
             continue
         legs = [leg for leg in trajectory(st, duration, scenario.run.seed)
-                if (leg.x0_m, leg.y0_m) != (leg.x1_m, leg.y1_m) and leg.t1_s > leg.t0_s]
+                if (leg.x0_m, leg.y0_m, leg.z0_m) != (leg.x1_m, leg.y1_m, leg.z1_m) and leg.t1_s > leg.t0_s]
         for leg in legs:
             lines.append(
-                f"    net.mobility({name}, 'start', time={leg.t0_s:.3f}, position='{leg.x0_m:.3f},{leg.y0_m:.3f},0')"
+                f"    net.mobility({name}, 'start', time={leg.t0_s:.3f}, "
+                f"position='{leg.x0_m:.3f},{leg.y0_m:.3f},{_z(leg.z0_m)}')"
             )
             lines.append(
-                f"    net.mobility({name}, 'stop', time={leg.t1_s:.3f}, position='{leg.x1_m:.3f},{leg.y1_m:.3f},0')"
+                f"    net.mobility({name}, 'stop', time={leg.t1_s:.3f}, "
+                f"position='{leg.x1_m:.3f},{leg.y1_m:.3f},{_z(leg.z1_m)}')"
             )
     return lines
+
+
+def _z(z_m: float) -> str:
+    """Altitude in a Mininet-WiFi position: ``0`` when on the surface (as scripts before issue 14 wrote)."""
+    return "0" if z_m == 0 else f"{z_m:.3f}"
+
+
+def _wired_motion(scenario: Scenario, names: _Names) -> dict[str, list[tuple[float, float, float, float]]]:
+    """Corners ``(t_s, x_m, y_m, z_m)`` of every moving wired node (hosts, switches, routers, satellites)."""
+    out: dict[str, list[tuple[float, float, float, float]]] = {}
+    for n in scenario.nodes:
+        if isinstance(n, (StationNode, AccessPointNode)) or n.mobility.model == "static":
+            continue
+        legs = trajectory(n, scenario.run.duration_s, scenario.run.seed)
+        corners = [(g.t0_s, g.x0_m, g.y0_m, g.z0_m) for g in legs] + [
+            (legs[-1].t1_s, legs[-1].x1_m, legs[-1].y1_m, legs[-1].z1_m)]
+        out[names.of[n.id]] = [tuple(round(v, 3) for v in c) for c in corners]
+    return out
 
 
 def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
@@ -238,7 +264,7 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     """
     if plan.scenario is None:
         raise EngineCannotRun("plan.scenario: the mininet-wifi engine needs the scenario document")
-    sc = load_scenario(plan.scenario)
+    sc = to_local(load_scenario(plan.scenario))
     names = _Names(sc)
     segments = _topology(sc, names)
     routes = _routes(sc, segments)
@@ -301,12 +327,13 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     for k, ap in enumerate(aps):
         nm = names.of[ap.id]
         add(f"    {nm} = net.addAccessPoint({nm!r}, ssid={nm + '-ssid'!r}, mode='g', channel='{1 + 5 * (k % 3)}', "
-            f"position='{ap.position.x_m:g},{ap.position.y_m:g},0', range={ap.range_m:g}, failMode='standalone')"
+            f"position='{ap.position.x_m:g},{ap.position.y_m:g},{ap.position.alt_m:g}', range={ap.range_m:g}, "
+            f"failMode='standalone')"
             f"  # {_comment(ap.id)}")
     for st in stations:
         nm = names.of[st.id]
         add(f"    {nm} = net.addStation({nm!r}, ip=None, wlans={max(1, len(nets))}, "
-            f"position='{st.position.x_m:g},{st.position.y_m:g},0')  # {_comment(st.id)}")
+            f"position='{st.position.x_m:g},{st.position.y_m:g},{st.position.alt_m:g}')  # {_comment(st.id)}")
     add(f"    net.setPropagationModel(model='logDistance', exp={PATH_LOSS_EXPONENT:g})")
     add("    net.configureWifiNodes()")
     for link in sc.links:
@@ -366,6 +393,11 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
         add(f"    ({i}, {names.of[fp.src]!r}, {names.of[fp.dst]!r}, {5201 + i}, {rate!r}, {fp.start_s:g}, {secs}),"
             f"  # {_comment(fp.id)}")
     add("]")
+    wired = _wired_motion(sc, names)
+    if wired:
+        add("# Planned motion of wired nodes (no position in Mininet; nothing on a wired link depends on it):")
+        add("# node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.")
+        add(f"WIRED_MOTION = {_data(wired)}")
     add("")
     add(_RUNTIME)
     return "\n".join(L) + "\n"
@@ -459,22 +491,27 @@ def _tcl_comment(text: str) -> str:
 
 
 def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
-    """The stations' planned trajectories as an ns-2 ``setdest`` mobility trace.
+    """The planned trajectories of every node, all kinds, as an ns-2 ``setdest`` mobility trace.
 
-    One ``$node_(i) set X_/Y_/Z_`` initial position per station (``i`` = station index in
-    the scenario), then ``$ns_ at t "$node_(i) setdest x y speed"`` at the start of every
-    straight leg (speed in m/s), from :func:`subflow.mobility.trajectory`.
+    Stations first (``i`` = station index in the scenario, as before issue 14), then every other
+    node in scenario order: one ``$node_(i) set X_/Y_/Z_`` initial position each (``Z_`` the
+    altitude), then ``$ns_ at t "$node_(i) setdest x y speed"`` at the start of every straight leg
+    (horizontal speed in m/s; ns-2's setdest is planar), from :func:`subflow.mobility.trajectory`.
+    A geographic scenario is written in its local frame (:func:`subflow.geo.to_local`, metres).
     """
-    sc = load_scenario(scenario)
+    sc = to_local(load_scenario(scenario))
     seed = sc.run.seed if run_seed is None else run_seed
-    lines = [f"# ns-2 setdest trace generated by Subflow: scenario '{_tcl_comment(sc.name)}' (stations only)"]
-    for i, st in enumerate(n for n in sc.nodes if isinstance(n, StationNode)):
+    lines = [f"# ns-2 setdest trace generated by Subflow: scenario '{_tcl_comment(sc.name)}' (every node)"]
+    ordered = [n for n in sc.nodes if isinstance(n, StationNode)] + [
+        n for n in sc.nodes if not isinstance(n, StationNode)]
+    for i, st in enumerate(ordered):
         legs = trajectory(st, sc.run.duration_s, seed)
-        x0, y0 = (legs[0].x0_m, legs[0].y0_m) if legs else (st.position.x_m, st.position.y_m)
-        lines.append(f"# node_({i}) = {_tcl_comment(st.id)}")
+        x0, y0, z0 = (legs[0].x0_m, legs[0].y0_m, legs[0].z0_m) if legs else (
+            st.position.x_m, st.position.y_m, st.position.alt_m)
+        lines.append(f"# node_({i}) = {_tcl_comment(st.id)} ({st.kind})")
         lines.append(f"$node_({i}) set X_ {x0:.6f}")
         lines.append(f"$node_({i}) set Y_ {y0:.6f}")
-        lines.append(f"$node_({i}) set Z_ 0.000000")
+        lines.append(f"$node_({i}) set Z_ {z0:.6f}")
         for leg in legs:
             span = leg.t1_s - leg.t0_s
             dist = math.hypot(leg.x1_m - leg.x0_m, leg.y1_m - leg.y0_m)

@@ -170,6 +170,11 @@ def _same(kind: type, text: str, *names: str) -> dict[str, Any]:
 
 _NODE = ("id", "label", "position", "kind")
 _MOBILITY = "planned trajectory (subflow.mobility), resolved into the plan's association timeline"
+_GEO = "projected to the local frame (subflow.geo, pyproj aeqd); positions and ranges are computed there"
+_ALT = "altitude: ranges to access points are slant ranges (3-D distance) in the association timeline"
+_WIRED_MOTION = ("motion of a wired node: in the timeline and the exports; its wired links have no "
+                 "distance-dependent parameter, so it changes no figure of a run")
+_SATELLITE_MOTION = "satellite motion (orbits) is not modelled yet (issue 15); a satellite's links carry its delay_ms"
 
 #: fields that :func:`subflow.resolve.resolve_plan` turns into the run plan (paths, association
 #: timeline, segments, capacity changes), so every engine that runs the plan honours them
@@ -187,10 +192,22 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
     "SatelliteNode.orbit": Describes("orbit class; the satellite's links carry its delay_ms"),
     "Position.x_m": Honours("distance to access points (association)"),
     "Position.y_m": Honours("distance to access points (association)"),
+    "Position.lat_deg": Honours(_GEO), "Position.lon_deg": Honours(_GEO),
+    "Position.alt_m": Honours(_ALT),
+    "Scenario.geo": Honours("origin of the local projected frame (subflow.geo)"),
+    "GeoSettings.origin_lat_deg": Honours(_GEO), "GeoSettings.origin_lon_deg": Honours(_GEO),
     "StationNode.mobility": Honours(_MOBILITY),
+    "AccessPointNode.mobility": Honours(_MOBILITY + "; a moving access point's range moves with it"),
+    **_same(Describes, _WIRED_MOTION, "HostNode.mobility", "SwitchNode.mobility", "RouterNode.mobility"),
+    "SatelliteNode.mobility": Refuses(_SATELLITE_MOTION),
     "StaticMobility.model": Honours(_MOBILITY),
     "WaypointsMobility.model": Honours(_MOBILITY), "WaypointsMobility.points": Honours(_MOBILITY),
     "Waypoint.t_s": Honours(_MOBILITY), "Waypoint.x_m": Honours(_MOBILITY), "Waypoint.y_m": Honours(_MOBILITY),
+    "Waypoint.lat_deg": Honours(_GEO), "Waypoint.lon_deg": Honours(_GEO), "Waypoint.alt_m": Honours(_ALT),
+    **_same(Honours, _MOBILITY, "LoiterMobility.model", "LoiterMobility.center", "LoiterMobility.radius_m",
+            "LoiterMobility.speed_mps", "LoiterMobility.pattern", "LoiterMobility.length_m",
+            "LoiterMobility.heading_deg", "LoiterMobility.clockwise", "LoiterMobility.start_s"),
+    "LoiterMobility.alt_m": Honours(_ALT),
     **_same(Honours, _MOBILITY, "LinearMobility.model", "LinearMobility.start", "LinearMobility.end",
             "LinearMobility.speed_mps", "LinearMobility.start_s"),
     **_same(Honours, _MOBILITY, "Bounds.x_min_m", "Bounds.y_min_m", "Bounds.x_max_m", "Bounds.y_max_m"),

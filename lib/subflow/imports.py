@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from subflow.errors import ImportFailed, LinkInvalid, ScenarioInvalid
+from subflow.geo import geodesic_distance_m
 from subflow.network import Demand, Network
 from subflow.scenario import Scenario, load_scenario
 
@@ -75,7 +76,6 @@ DEFAULT_CAPACITY_MBPS = 1000.0
 """Capacity of a GraphML edge with neither ``bandwidth_mbps`` nor ``LinkSpeedRaw``, Mbit/s."""
 DEFAULT_DELAY_MS = 1.0
 """Delay of a GraphML edge without ``delay_ms`` whose endpoint has no coordinates, ms."""
-EARTH_RADIUS_KM = 6371.0088
 FIBER_KM_PER_S = 299_792.458 * 2.0 / 3.0
 
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
@@ -84,17 +84,16 @@ Format = Literal["scenario", "graphml", "sndlib"]
 
 
 def great_circle_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Haversine distance in km between two (latitude, longitude) points in degrees.
+    """Geodesic distance in km on the WGS84 ellipsoid between two (latitude, longitude) points in degrees.
+
+    Computed by :func:`subflow.geo.geodesic_distance_m` (pyproj's ``Geod``, Karney's algorithm).
 
     Examples
     --------
-    >>> round(great_circle_km(0, 0, 0, 1), 2)   # one degree on the equator
-    111.2
+    >>> round(great_circle_km(0, 0, 0, 1), 2)   # one degree on the equator of WGS84
+    111.32
     """
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lon2 - lon1)
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_KM * math.asin(min(1.0, math.sqrt(h)))
+    return geodesic_distance_m(lat1, lon1, lat2, lon2) / 1000.0
 
 
 def fiber_delay_ms(km: float) -> float:
@@ -485,6 +484,81 @@ class _Ids:
         return cand
 
 
+#: half-width of the extent given to a network with fewer than two placed nodes, metres
+_MIN_EXTENT_M = 10_000.0
+
+
+def layout_positions(topo: Topology, seed: int = 1) -> tuple[dict[str, dict[str, float]], int]:
+    """Positions of every node of ``topo`` and how many were laid out (had no coordinates).
+
+    The local frame used is centred on :func:`subflow.geo.centroid` of the placed nodes, which
+    :func:`to_scenario` records as the scenario's ``geo`` origin (so "inside the extent" holds in the
+    scenario's own frame).
+
+    Nodes with ``Latitude``/``Longitude`` keep them (``{lat_deg, lon_deg}``). The others are placed by
+    networkx's spring layout (Fruchterman–Reingold, seeded) with the placed nodes held fixed at their
+    local-frame positions (:mod:`subflow.geo`), then clamped into the placed nodes' extent (the
+    bounding box in the local frame, at least ±10 km), so none lands at the origin or off the map.
+    Without any coordinates the whole graph is laid out on the plane (``{x_m, y_m}``, 10 km scale).
+
+    References
+    ----------
+    .. [1] T. M. J. Fruchterman and E. M. Reingold, "Graph drawing by force-directed placement",
+       Software: Practice and Experience 21(11), 1991 (``networkx.spring_layout``).
+    """
+    import networkx as nx
+    import numpy as np
+
+    from subflow.geo import centroid, local_frame
+
+    g = nx.Graph()
+    g.add_nodes_from(topo.nodes)
+    g.add_edges_from((a, b) for _, a, b, *_ in topo.links if a in g and b in g)
+    placed = [n for n in topo.nodes if n in topo.coords]
+    missing = [n for n in topo.nodes if n not in topo.coords]
+    out: dict[str, dict[str, float]] = {}
+    if not placed:
+        pos = nx.spring_layout(g, seed=seed, scale=_MIN_EXTENT_M) if len(g) > 1 else {n: (0.0, 0.0) for n in g}
+        spread = max((abs(v) for xy in pos.values() for v in xy), default=0.0)
+        for k, n in enumerate(topo.nodes):
+            x, y = pos[n]
+            if spread == 0.0:  # a single node: put it on a line rather than all at the origin
+                x, y = float(k) * 1000.0, 0.0
+            out[n] = {"x_m": round(float(x), 1), "y_m": round(float(y), 1)}
+        return out, len(topo.nodes)
+    lat0, lon0 = centroid([topo.coords[n][0] for n in placed], [topo.coords[n][1] for n in placed])
+    frame = local_frame(lat0, lon0)
+    xs, ys = frame.forward(np.array([topo.coords[n][0] for n in placed]), np.array([topo.coords[n][1] for n in placed]))
+    xs, ys = np.atleast_1d(xs), np.atleast_1d(ys)
+    for n in placed:
+        lat, lon = topo.coords[n]
+        out[n] = {"lat_deg": float(lat), "lon_deg": float(lon)}
+    if not missing:
+        return out, 0
+    cx, cy = float(np.mean(xs)), float(np.mean(ys))
+    half = max(_MIN_EXTENT_M, float(np.max(np.abs(xs - cx))), float(np.max(np.abs(ys - cy))))
+    x_lo, x_hi = (float(xs.min()), float(xs.max())) if np.ptp(xs) > 0 else (cx - half, cx + half)
+    y_lo, y_hi = (float(ys.min()), float(ys.max())) if np.ptp(ys) > 0 else (cy - half, cy + half)
+    # unit square coordinates for the layout (spring_layout's k is relative to a unit box)
+    def unit(x: float, y: float) -> tuple[float, float]:
+        return (x - cx) / half, (y - cy) / half
+
+    init = {n: unit(float(x), float(y)) for n, x, y in zip(placed, xs, ys)}
+    rng = np.random.default_rng(seed)
+    for n in missing:
+        init[n] = tuple(rng.uniform(-0.5, 0.5, 2))
+    pos = nx.spring_layout(g, pos=init, fixed=placed, seed=seed)
+    mx, my = [], []
+    for n in missing:
+        ux, uy = pos[n]
+        mx.append(min(x_hi, max(x_lo, cx + float(ux) * half)))
+        my.append(min(y_hi, max(y_lo, cy + float(uy) * half)))
+    lats, lons = frame.inverse(np.array(mx), np.array(my))
+    for n, lat, lon in zip(missing, np.atleast_1d(lats), np.atleast_1d(lons)):
+        out[n] = {"lat_deg": round(float(lat), 6), "lon_deg": round(float(lon), 6)}
+    return out, len(missing)
+
+
 def to_scenario(topo: Topology, name: str | None = None) -> ImportResult:
     """Convert a parsed :class:`Topology` to a validated :class:`Scenario`.
 
@@ -500,19 +574,24 @@ def to_scenario(topo: Topology, name: str | None = None) -> ImportResult:
     """
     notes = list(topo.notes)
     ids = {n: n for n in topo.nodes}
-    lat0 = sum(c[0] for c in topo.coords.values()) / len(topo.coords) if topo.coords else 0.0
+    positions, laid_out = layout_positions(topo)
+    placed = [topo.coords[n] for n in topo.nodes if n in topo.coords]
+    geo = None
+    if placed:
+        from subflow.geo import centroid
+
+        lat0, lon0 = centroid([c[0] for c in placed], [c[1] for c in placed])
+        geo = {"origin_lat_deg": lat0, "origin_lon_deg": lon0}
+    if laid_out:
+        notes.append(f"{laid_out} node(s) without coordinates placed by a spring layout inside the extent of "
+                     "the others")
     nodes = []
     for n in topo.nodes:
         node: dict[str, Any] = {"id": ids[n], "kind": "router"}
         label = topo.labels.get(n)
         if label:
             node["label"] = label[:80]
-        if n in topo.coords:
-            lat, lon = topo.coords[n]
-            node["position"] = {
-                "x_m": round(EARTH_RADIUS_KM * 1000 * math.radians(lon) * math.cos(math.radians(lat0)), 1),
-                "y_m": round(EARTH_RADIUS_KM * 1000 * math.radians(lat), 1),
-            }
+        node["position"] = positions[n]
         nodes.append(node)
     link_ids = _Ids("l")
     by_pair: dict[frozenset[str], dict[str, Any]] = {}
@@ -544,13 +623,15 @@ def to_scenario(topo: Topology, name: str | None = None) -> ImportResult:
     if notes:
         desc += " Notes: " + "; ".join(notes) + "."
     doc = {
-        "schema_version": 1,
+        "schema_version": 2,
         "name": (name or topo.name or "imported")[:120],
         "description": desc[:4000],
         "nodes": nodes,
         "links": list(by_pair.values()),
         "flows": flows,
     }
+    if geo is not None:
+        doc["geo"] = geo
     try:
         scenario = load_scenario(doc)
     except ScenarioInvalid as exc:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from subflow.errors import LimitExceeded
 from subflow.mobility import trajectory
-from subflow.scenario import Scenario, StationNode
+from subflow.scenario import Scenario
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,15 @@ class Limits:
         ``run.duration_s / run.interval_s``: samples of every result time series
         (``MAX_SAMPLES``).
     max_timeline_legs : int
-        Straight legs of all stations' trajectories together, i.e. the size of the
+        Straight legs of all nodes' trajectories together, i.e. the size of the
         timeline (``MAX_TIMELINE_LEGS``); random models with a short ``step_s`` or small
         bounds make many.
     max_sweep_units : int
         Runs of one comparison per strategy: sweep values × repetitions
         (``MAX_SWEEP_UNITS``).
+    max_track_bytes : int
+        Bytes of one imported track file, GPX/AIS/NMEA (``MAX_TRACK_BYTES``; 413 at the API,
+        :func:`subflow.tracks.check_size`).
     """
 
     max_nodes: int = 2_000
@@ -48,6 +51,7 @@ class Limits:
     max_samples: int = 200_000
     max_timeline_legs: int = 200_000
     max_sweep_units: int = 1_000
+    max_track_bytes: int = 20 * 1024 * 1024
 
 
 def check_scenario(scenario: Scenario, limits: Limits) -> None:
@@ -60,7 +64,7 @@ def check_scenario(scenario: Scenario, limits: Limits) -> None:
     ------
     LimitExceeded
         For the first bound exceeded; ``loc`` is the list (``["nodes"]``...), the run
-        settings (``["run", "interval_s"]``) or the station (``["nodes", i, "mobility"]``).
+        settings (``["run", "interval_s"]``) or the node (``["nodes", i, "mobility"]``).
     """
     for part, setting, limit in (
         ("nodes", "MAX_NODES", limits.max_nodes),
@@ -75,16 +79,16 @@ def check_scenario(scenario: Scenario, limits: Limits) -> None:
     if samples > limits.max_samples:
         raise LimitExceeded("MAX_SAMPLES", limits.max_samples, samples, ["run", "interval_s"],
                             "samples (run.duration_s / run.interval_s)")
+    from subflow.geo import to_local
+
     budget = limits.max_timeline_legs
-    for i, node in enumerate(scenario.nodes):
-        if not isinstance(node, StationNode):
-            continue
+    for i, node in enumerate(to_local(scenario).nodes):
         try:
             legs = trajectory(node, scenario.run.duration_s, scenario.run.seed, max_legs=budget)
         except LimitExceeded:
             raise LimitExceeded("MAX_TIMELINE_LEGS", limits.max_timeline_legs,
                                 f"more than {limits.max_timeline_legs}", ["nodes", i, "mobility"],
-                                "trajectory legs (all stations)") from None
+                                "trajectory legs (all nodes)") from None
         budget -= len(legs)
 
 

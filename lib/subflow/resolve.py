@@ -102,25 +102,27 @@ def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
     """Air capacity of access points with a ``rate_table``, as it changes over the run.
 
     A station's air rate is the ``bandwidth_mbps`` of the first table entry whose
-    ``distance_m`` is at least its distance (the last entry beyond the table).
+    ``distance_m`` is at least its slant range to the (possibly moving) access point
+    (the last entry beyond the table).
     Following the 802.11 performance anomaly (Heusse et al., INFOCOM 2003), a
     cell runs at the rate of its slowest associated station, capped by
     ``wireless_bandwidth_mbps``.
     """
-    from subflow.mobility import in_range_intervals, position_at
+    from subflow.association import range_windows
+    from subflow.mobility import position3_at
 
     changes: list[CapacityChange] = []
     for ap in scenario.nodes:
         if not isinstance(ap, AccessPointNode) or not ap.rate_table:
             continue
         mine = [a for a in timeline.associations if a.access_point == ap.id]
-        centre = (ap.position.x_m, ap.position.y_m)
+        ap_legs = timeline.trajectories[ap.id]
         cuts = {0.0}
         for a in mine:
             cuts.update((a.t_associated_s, a.t_end_s))
             legs = timeline.trajectories[a.station]
             for step in ap.rate_table:
-                for t0, t1 in in_range_intervals(legs, centre, step.distance_m):
+                for t0, t1 in range_windows(legs, ap_legs, step.distance_m):
                     cuts.update(t for t in (t0, t1) if a.t_associated_s < t < a.t_end_s)
         times = sorted(t for t in cuts if t < scenario.run.duration_s)
         current = ap.wireless_bandwidth_mbps
@@ -129,8 +131,9 @@ def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
             rate = ap.wireless_bandwidth_mbps
             for a in mine:
                 if a.t_associated_s <= mid < a.t_end_s:
-                    x, y = position_at(timeline.trajectories[a.station], mid)
-                    d = math.hypot(x - centre[0], y - centre[1])
+                    x, y, z = position3_at(timeline.trajectories[a.station], mid)
+                    cx, cy, cz = position3_at(ap_legs, mid)
+                    d = math.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2)
                     r = next((st.bandwidth_mbps for st in ap.rate_table if st.distance_m >= d),
                              ap.rate_table[-1].bandwidth_mbps)
                     rate = min(rate, r)

@@ -2,7 +2,9 @@
 
 A scenario is a JSON document validated by the pydantic v2 models below. Its
 JSON Schema is :func:`scenario_json_schema`. Units are carried in field names:
-positions in metres (``x_m``), times in seconds (``t_s``), rates in megabits
+positions in metres (``x_m``) or WGS84 degrees (``lat_deg``, ``lon_deg``; a
+scenario is either all planar or all geographic, engines work in the local
+projected frame of :mod:`subflow.geo`), times in seconds (``t_s``), rates in megabits
 per second (``bandwidth_mbps``), delays in milliseconds (``delay_ms``) and
 ``loss`` as a probability in [0, 1).
 
@@ -23,7 +25,7 @@ References
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -51,26 +53,86 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Position(_Strict):
-    """A point on the planning plane, in metres."""
+Latitude = Annotated[float, Field(ge=-90, le=90, allow_inf_nan=False, description="WGS84 latitude, degrees.")]
+Longitude = Annotated[float, Field(ge=-180, le=180, allow_inf_nan=False, description="WGS84 longitude, degrees.")]
 
-    x_m: Metres = 0.0
-    y_m: Metres = 0.0
+
+class _Point(_Strict):
+    """Planar ``x_m``/``y_m`` (metres) or geographic ``lat_deg``/``lon_deg`` (WGS84 degrees), plus ``alt_m``.
+
+    Exactly one pair is given. ``planar_default``: a point with neither pair is
+    planar with missing coordinates 0 (as every schema-version-1 position was).
+    """
+
+    planar_default: ClassVar[bool] = True
+
+    x_m: Metres | None = Field(default=None, description="East of the planning plane's origin, metres (planar).")
+    y_m: Metres | None = Field(default=None, description="North of the planning plane's origin, metres (planar).")
+    lat_deg: Latitude | None = Field(default=None, description="WGS84 latitude in [-90, 90], degrees (geographic).")
+    lon_deg: Longitude | None = Field(default=None, description="WGS84 longitude in [-180, 180], degrees (geographic).")
+    alt_m: Metres = Field(default=0.0, description="Altitude above sea level (the WGS84 ellipsoid), metres.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_pair(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        geo = data.get("lat_deg") is not None or data.get("lon_deg") is not None
+        planar = data.get("x_m") is not None or data.get("y_m") is not None
+        if geo and planar:
+            raise ValueError("give either x_m/y_m (metres) or lat_deg/lon_deg (degrees), not both")
+        if geo:
+            for k in ("lat_deg", "lon_deg"):
+                if data.get(k) is None:
+                    raise ValueError(f"{k} is required with {'lon_deg' if k == 'lat_deg' else 'lat_deg'}")
+            return data
+        if cls.planar_default:
+            return {**data, "x_m": data.get("x_m") or 0.0, "y_m": data.get("y_m") or 0.0}
+        for k in ("x_m", "y_m"):
+            if data.get(k) is None:
+                raise ValueError(f"{k} is required (or give lat_deg and lon_deg)")
+        return data
+
+    @property
+    def is_geo(self) -> bool:
+        """True when the point is geographic (``lat_deg``/``lon_deg``)."""
+        return self.lat_deg is not None
+
+
+class Position(_Point):
+    """A point: planar ``{x_m, y_m}`` metres or geographic ``{lat_deg, lon_deg}`` WGS84 degrees, plus ``alt_m``.
+
+    A point with neither pair is planar at (0, 0) (schema version 1 behaviour).
+    """
+
+
+class GeoSettings(_Strict):
+    """Origin of the local projected frame of a geographic scenario.
+
+    Engines work in x/y metres of an azimuthal equidistant projection centred on
+    this origin (``+proj=aeqd``, :mod:`subflow.geo`); without ``Scenario.geo``
+    the origin is the centroid of the node positions.
+    """
+
+    origin_lat_deg: Latitude
+    origin_lon_deg: Longitude
 
 
 # --------------------------------------------------------------------------- mobility
 
 
 class StaticMobility(_Strict):
-    """The station stays at its node ``position``."""
+    """The node stays at its ``position``."""
 
     model: Literal["static"] = "static"
 
 
-class Waypoint(_Strict):
+class Waypoint(_Point):
+    """A timed point of a ``waypoints`` track: ``t_s`` and a planar or geographic position."""
+
+    planar_default: ClassVar[bool] = False
+
     t_s: NonNegativeSeconds
-    x_m: Metres
-    y_m: Metres
 
 
 class WaypointsMobility(_Strict):
@@ -191,6 +253,32 @@ class GaussMarkovMobility(_Strict):
     seed: int = 0
 
 
+class LoiterMobility(_Strict):
+    """A UAV loiter pattern: a circle or a racetrack flown at constant speed.
+
+    ``circle``: radius ``radius_m`` around ``center``. ``racetrack``: two straight
+    legs of ``length_m`` parallel to ``heading_deg`` (clockwise from north), joined
+    by half circles of ``radius_m``, centred on ``center``. The node holds at the
+    pattern's entry point (for a circle, the point at bearing ``heading_deg`` from
+    the centre; for a racetrack, the start of the outbound straight leg) until
+    ``start_s``, then flies the pattern at ``speed_mps`` (``clockwise`` seen from
+    above). ``alt_m`` is its altitude (``center.alt_m`` is not used). Trajectories
+    approximate arcs by chords with a radial error below 0.5 % of ``radius_m``
+    (:func:`subflow.mobility.trajectory`).
+    """
+
+    model: Literal["loiter"] = "loiter"
+    center: Position
+    radius_m: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    speed_mps: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    alt_m: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    pattern: Literal["circle", "racetrack"] = "circle"
+    length_m: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    heading_deg: Annotated[float, Field(ge=0, lt=360, allow_inf_nan=False)] = 0.0
+    clockwise: bool = True
+    start_s: NonNegativeSeconds = 0.0
+
+
 Mobility = Annotated[
     Union[
         StaticMobility,
@@ -199,6 +287,7 @@ Mobility = Annotated[
         RandomWalkMobility,
         RandomWaypointMobility,
         GaussMarkovMobility,
+        LoiterMobility,
     ],
     Field(discriminator="model"),
 ]
@@ -210,6 +299,11 @@ class _NodeBase(_Strict):
     id: Identifier
     label: str | None = Field(default=None, max_length=80)
     position: Position = Field(default_factory=Position)
+    mobility: Mobility = Field(
+        default_factory=StaticMobility,
+        description="How the node moves (every kind may move; a satellite is refused by the engines until "
+        "orbits are modelled).",
+    )
 
 
 class HostNode(_NodeBase):
@@ -283,7 +377,6 @@ class StationNode(_NodeBase):
     """A mobile user (ground unit, small ship) with Wi-Fi and optional wired links."""
 
     kind: Literal["station"] = "station"
-    mobility: Mobility = Field(default_factory=StaticMobility)
 
 
 Node = Annotated[
@@ -402,9 +495,16 @@ class RunSettings(_Strict):
 
 
 class Scenario(_Strict):
-    """A complete planning scenario (schema version 1)."""
+    """A complete planning scenario (schema version 2).
 
-    schema_version: Literal[1] = 1
+    Version 1 documents (planar positions, only stations move) are a subset of
+    version 2: they load as they are and mean the same, so no stored document is
+    rewritten (a stored snapshot keeps its ``schema_version``); new documents are 2.
+    """
+
+    schema_version: Literal[1, 2] = Field(
+        default=2, description="2 (a version 1 document is a valid version 2 document and loads unchanged)."
+    )
     name: Annotated[str, Field(min_length=1, max_length=120)]
     description: str = Field(default="", max_length=4000)
     nodes: list[Node] = Field(min_length=1, max_length=10_000)
@@ -415,6 +515,16 @@ class Scenario(_Strict):
     controller: ControllerSettings = Field(default_factory=ControllerSettings)
     run: RunSettings = Field(default_factory=RunSettings)
     transport: TransportSettings = Field(default_factory=TransportSettings)
+    geo: GeoSettings | None = Field(
+        default=None,
+        description="Origin of the local projected frame of a geographic scenario; null: the centroid of the "
+        "node positions.",
+    )
+
+    @property
+    def is_geo(self) -> bool:
+        """True when the nodes are placed by latitude/longitude."""
+        return bool(self.nodes) and self.nodes[0].position.is_geo
 
     def node(self, node_id: str) -> Any:
         """Return the node with ``node_id``; raises KeyError if absent."""
@@ -439,14 +549,24 @@ def check_references(scenario: Scenario) -> None:
         if n.id in node_ids:
             errors.append({"loc": ["nodes", i, "id"], "msg": f"duplicate node id {n.id!r}"})
         node_ids.setdefault(n.id, i)
-        if isinstance(n, StationNode) and isinstance(
-            n.mobility, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility)
-        ):
-            b = n.mobility.bounds
-            if not (b.x_min_m <= n.position.x_m <= b.x_max_m and b.y_min_m <= n.position.y_m <= b.y_max_m):
-                errors.append(
-                    {"loc": ["nodes", i, "position"], "msg": "the station must start inside mobility.bounds"}
-                )
+    mixed = _mixed_point(scenario)
+    if mixed:
+        errors.append(mixed)
+    elif scenario.geo is not None and not scenario.is_geo:
+        errors.append({"loc": ["geo"], "msg": "geo (the origin of the local frame) applies to geographic scenarios "
+                                              "only; this one places its nodes by x_m/y_m"})
+    elif any(isinstance(n.mobility, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility))
+             for n in scenario.nodes):
+        from subflow.geo import local_xy  # the bounds are metres of the local frame
+
+        for i, n in enumerate(scenario.nodes):
+            if isinstance(n.mobility, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility)):
+                b = n.mobility.bounds
+                x, y = local_xy(scenario, n.position)
+                if not (b.x_min_m <= x <= b.x_max_m and b.y_min_m <= y <= b.y_max_m):
+                    errors.append(
+                        {"loc": ["nodes", i, "position"], "msg": "the node must start inside mobility.bounds"}
+                    )
     link_ids: set[str] = set()
     pairs: dict[frozenset[str], int] = {}
     for i, link in enumerate(scenario.links):
@@ -488,6 +608,32 @@ def check_references(scenario: Scenario) -> None:
             errors.append({"loc": ["link_events", i, "t_s"], "msg": "t_s must not exceed run.duration_s"})
     if errors:
         raise ScenarioInvalid(errors)
+
+
+def points_of(node: Any) -> list[tuple[list[Any], _Point]]:
+    """Every point of a node with its path relative to the node: ``position`` and its mobility's points."""
+    out: list[tuple[list[Any], _Point]] = [(["position"], node.position)]
+    m = node.mobility
+    if isinstance(m, WaypointsMobility):
+        out += [(["mobility", "points", k], p) for k, p in enumerate(m.points)]
+    elif isinstance(m, LinearMobility):
+        out += [(["mobility", "start"], m.start), (["mobility", "end"], m.end)]
+    elif isinstance(m, LoiterMobility):
+        out.append((["mobility", "center"], m.center))
+    return out
+
+
+def _mixed_point(scenario: Scenario) -> dict[str, Any] | None:
+    """The first point whose kind (planar / geographic) differs from ``nodes[0].position``'s, as an error."""
+    geo = scenario.is_geo
+    for i, n in enumerate(scenario.nodes):
+        for where, p in points_of(n):
+            if p.is_geo != geo:
+                want = "lat_deg/lon_deg" if geo else "x_m/y_m"
+                return {"loc": ["nodes", i, *where],
+                        "msg": f"a scenario is all planar or all geographic: nodes[0].position uses "
+                               f"{want}, so must this point"}
+    return None
 
 
 def load_scenario(data: Any) -> Scenario:

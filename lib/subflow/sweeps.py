@@ -4,7 +4,8 @@ A sweep varies one scenario field over a list of values; repetitions run
 each point with ``run.seed``, ``run.seed + 1``, …; every (point, repetition)
 is one *unit* that runs all strategies on the same derived scenario (so the
 strategies see the same randomness). Units are independent, which lets the
-worker fan them out (a Celery chord) and the CLI run them in a loop; both
+worker hand them to the queue a few at a time (:func:`unit_at` builds one) and the CLI run
+them in a loop; both
 aggregate with :func:`aggregate`.
 
 Parameter paths are dotted; list items are addressed by their ``id``:
@@ -126,6 +127,37 @@ def expand(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int) -> li
             unit_doc.setdefault("run", {})["seed"] = base_seed + r
             units.append(Unit(len(units), p, r, value, unit_doc))
     return units
+
+
+def unit_count(sweep: SweepSpec | None, repetitions: int) -> int:
+    """How many units :func:`expand` makes: points × repetitions (no scenario is built)."""
+    return (len(sweep.values) if sweep is not None else 1) * repetitions
+
+
+def unit_at(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int, index: int) -> Unit:
+    """Unit ``index`` of :func:`expand` (the same scenario, point and repetition), building only
+    that unit's scenario: memory stays one scenario however many units a sweep has.
+
+    Raises
+    ------
+    IndexError
+        If ``index`` is not in ``[0, unit_count(sweep, repetitions))``.
+    ScenarioInvalid
+        As :func:`expand`, for this unit's point.
+    """
+    if not 0 <= index < unit_count(sweep, repetitions):
+        raise IndexError(f"unit {index} of {unit_count(sweep, repetitions)}")
+    point, repetition = divmod(index, repetitions)
+    value = sweep.values[point] if sweep is not None else None
+    point_doc = apply_parameter(doc, sweep.parameter, value) if sweep is not None else copy.deepcopy(doc)
+    try:
+        load_scenario(point_doc)
+    except ScenarioInvalid as exc:
+        raise ScenarioInvalid(
+            [{"loc": ["sweep", "values", point, *e["loc"]], "msg": e["msg"]} for e in exc.errors]
+        ) from None
+    point_doc.setdefault("run", {})["seed"] = int(doc.get("run", {}).get("seed", 1)) + repetition
+    return Unit(index, point, repetition, value, point_doc)
 
 
 def ci95_half_width(values: list[float]) -> float:

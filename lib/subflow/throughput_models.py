@@ -122,6 +122,8 @@ def padhye_throughput_mbps(
     t0_s: float = 1.0,
     b: int = 2,
     wmax_packets: float | None = None,
+    timeouts: str = "reno",
+    ack_loss: float = 0.0,
 ) -> float:
     """TCP Reno throughput with fast retransmit, timeouts and window limit (Padhye et al. 1998, Eq. 31).
 
@@ -149,6 +151,13 @@ def padhye_throughput_mbps(
         Packets acknowledged per ACK (2 with delayed ACKs).
     wmax_packets : float, optional
         Receiver window limit, packets; ``None`` for no limit.
+    timeouts : {"reno", "rack-tlp"}
+        ``reno``: Q̂ of Eq. 24 (three duplicate ACKs needed). ``rack-tlp``: a stack with SACK,
+        RACK and tail loss probes (Linux; RFC 8985 §6–7), which times out only when no segment
+        after the lost one and no probe is SACKed: Q = q·(1 − q^w)/(w·(1 − q)), q = 1 − (1 − p)(1 − ack_loss)
+        (the fluid engine's ``rack_tlp_timeout_probability``).
+    ack_loss : float
+        ``rack-tlp`` only: loss probability of the ACK path, in [0, 1).
 
     Returns
     -------
@@ -173,12 +182,24 @@ def padhye_throughput_mbps(
     a = (2.0 + b) / (3.0 * b)
     ew = a + math.sqrt(8.0 * (1.0 - p) / (3.0 * b * p) + a * a)
     fp = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
+    if timeouts not in ("reno", "rack-tlp"):
+        raise ValueError("timeouts must be 'reno' or 'rack-tlp'")
+    if not 0.0 <= ack_loss < 1.0:
+        raise ValueError("ack_loss must be in [0, 1)")
+    qq = 1.0 - (1.0 - p) * (1.0 - ack_loss)
+
+    def _q(p: float, w: float) -> float:
+        if timeouts == "reno":
+            return _padhye_q(p, w)
+        w = max(w, 1.0)
+        return qq * (1.0 - qq**w) / (w * (1.0 - qq))
+
     if wmax_packets is None or ew < wmax_packets:
-        q = _padhye_q(p, ew)
+        q = _q(p, ew)
         rate = ((1 - p) / p + ew + q / (1 - p)) / (rtt_s * (b / 2 * ew + 1) + q * t0_s * fp / (1 - p))
     else:
         w = wmax_packets
-        q = _padhye_q(p, w)
+        q = _q(p, w)
         rate = ((1 - p) / p + w + q / (1 - p)) / (
             rtt_s * (b / 8 * w + (1 - p) / (p * w) + 2) + q * t0_s * fp / (1 - p)
         )

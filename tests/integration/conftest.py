@@ -23,7 +23,7 @@ signs in with the OAuth2 password form and sends a personal API token of scope
 
 Environment overrides: ``SUBFLOW_IT_PG`` (admin URL, default
 ``postgresql://postgres@127.0.0.1:5432/test``), ``SUBFLOW_IT_REDIS`` (default
-``redis://127.0.0.1:6379``). If PostgreSQL or Redis cannot be reached, the
+``redis://127.0.0.1:6379``), ``SUBFLOW_IT_REDIS_DBS`` (default ``15,14,13``). If PostgreSQL or Redis cannot be reached, the
 tests that need them are skipped with the reason.
 """
 
@@ -49,12 +49,18 @@ EXAMPLES = ROOT / "examples"
 PYTHON = sys.executable
 PG_ADMIN_URL = os.environ.get("SUBFLOW_IT_PG", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("SUBFLOW_IT_REDIS", "redis://127.0.0.1:6379").rstrip("/")
+#: Redis databases of the main, dead-agent and wrong-token stacks (``SUBFLOW_IT_REDIS_DBS``, default
+#: ``15,14,13``): two test sessions on one Redis server at once need different ones, or their workers
+#: take each other's messages.
+REDIS_DBS = [int(x) for x in os.environ.get("SUBFLOW_IT_REDIS_DBS", "15,14,13").split(",")]
 AGENT_TOKEN = f"it-{uuid.uuid4().hex}"
+#: Bearer token of the API's ``/metrics`` in every stack.
+METRICS_TOKEN = f"it-metrics-{uuid.uuid4().hex}"
 STARTUP_TIMEOUT_S = 30.0
 
 # variables of ours that must not leak from the caller's environment into the processes
 _OWN_VARS = (
-    "SUBFLOW_", "DATABASE_URL", "CELERY_", "AGENT_", "TASK_", "ENGINES", "FRONTEND_DIST", "BACKEND_CORS",
+    "SUBFLOW_", "DATABASE_URL", "CELERY_", "AGENT_", "TASK_", "ENGINES", "FRONTEND_DIST", "BACKEND_CORS", "METRICS_", "LOG_",
 )
 
 
@@ -68,7 +74,7 @@ def free_port() -> int:
 def base_env(**overrides: str) -> dict[str, str]:
     """The caller's environment without Subflow settings, plus ``overrides``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OWN_VARS)}
-    env.update(SUBFLOW_ENV="test", PYTHONUNBUFFERED="1", AGENT_TOKEN=AGENT_TOKEN)
+    env.update(SUBFLOW_ENV="test", PYTHONUNBUFFERED="1", AGENT_TOKEN=AGENT_TOKEN, METRICS_TOKEN=METRICS_TOKEN)
     env.update(overrides)
     return env
 
@@ -319,7 +325,7 @@ def pg_stack(migrated_pg_url: str, pg_admin, agent_url: str, logs_dir: Path, tmp
     """API + worker on PostgreSQL and Redis (db 15) with the live agent."""
     env = base_env(
         DATABASE_URL=migrated_pg_url,
-        CELERY_BROKER_URL=_redis_db(15),
+        CELERY_BROKER_URL=_redis_db(REDIS_DBS[0]),
         AGENT_URL=agent_url,
         SUBFLOW_DATA_DIR=str(tmp_path_factory.mktemp("pg-data")),
     )
@@ -333,7 +339,7 @@ def dead_agent_stack(migrated_pg_url: str, pg_admin, logs_dir: Path, tmp_path_fa
     """API + worker on the same PostgreSQL database, Redis db 14, and AGENT_URL on a closed port."""
     env = base_env(
         DATABASE_URL=migrated_pg_url,
-        CELERY_BROKER_URL=_redis_db(14),
+        CELERY_BROKER_URL=_redis_db(REDIS_DBS[1]),
         AGENT_URL=f"http://127.0.0.1:{free_port()}",
         SUBFLOW_DATA_DIR=str(tmp_path_factory.mktemp("dead-data")),
     )
@@ -347,7 +353,7 @@ def wrong_token_stack(migrated_pg_url: str, pg_admin, agent_url: str, logs_dir: 
     """API + worker on the same PostgreSQL database, Redis db 13, the live agent but a wrong AGENT_TOKEN."""
     env = base_env(
         DATABASE_URL=migrated_pg_url,
-        CELERY_BROKER_URL=_redis_db(13),
+        CELERY_BROKER_URL=_redis_db(REDIS_DBS[2]),
         AGENT_URL=agent_url,
         AGENT_TOKEN="not-the-agent-token",
         SUBFLOW_DATA_DIR=str(tmp_path_factory.mktemp("wrong-token-data")),

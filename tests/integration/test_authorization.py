@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.conftest import _example, _wait_comparison
+from tests.integration.conftest import EXAMPLES, _example, _wait_comparison
 
 pytestmark = pytest.mark.integration
 
@@ -72,6 +72,7 @@ class World:
     scenario: str = ""
     comparison: str = ""
     doc: dict = field(default_factory=dict)
+    geo: str = ""  # a geographic scenario of P (naval-geo), for the track routes
 
     def client(self, role: str) -> httpx.Client:
         return self.stack.client(self.creds[role])
@@ -92,8 +93,8 @@ class World:
             assert r.status_code == 200, r.text
         return pid
 
-    def new_scenario(self, project: str | None = None) -> str:
-        doc = {**self.doc, "name": f"it-{uuid.uuid4().hex[:8]}-authz"}
+    def new_scenario(self, project: str | None = None, doc: dict | None = None) -> str:
+        doc = {**(doc or self.doc), "name": f"it-{uuid.uuid4().hex[:8]}-authz"}
         r = self.admin_api.post("/scenarios", json=doc, params={"project_id": project or self.project})
         assert r.status_code == 201, r.text
         return r.json()["id"]
@@ -129,6 +130,7 @@ def world(pg_stack) -> World:
         w.creds[name] = w.access[name]
     w.project = w.new_project()
     w.scenario = w.new_scenario()
+    w.geo = w.new_scenario(doc=_example("naval-geo"))
     r = pg_stack.api.post(f"/scenarios/{w.scenario}/comparisons", json={"strategies": ["sptcp"]})
     assert r.status_code == 202, r.text
     w.comparison = r.json()["id"]
@@ -136,6 +138,9 @@ def world(pg_stack) -> World:
     assert done["status"] == "succeeded", done["error"]
     return w
 
+
+#: an AIS track for the track route's row
+_TRACK = (EXAMPLES / "tracks" / "ship1-ais.csv").read_bytes()
 
 Request = dict[str, Any]  # httpx.request keyword arguments: method, url, json, data, files, params, headers
 
@@ -210,6 +215,11 @@ CASES: list[tuple[str, str, Callable[[World, str], Request], dict[str, int]]] = 
      member_read(200)),
     ("POST", "/api/imports", lambda w, r: {"params": {"project_id": w.project}, **_scenario_file(w)},
      member_write(201)),
+    ("POST", "/api/scenarios/{scenario_id}/nodes/{node_id}/track",
+     lambda w, r: {"path": {"scenario_id": w.geo, "node_id": "ship1"}, "params": {"format": "ais-csv"},
+                   "files": {"file": ("ship1.csv", _TRACK, "text/csv")}}, member_write(200)),
+    ("GET", "/api/scenarios/{scenario_id}/nodes/{node_id}/track.gpx",
+     lambda w, r: {"path": {"scenario_id": w.geo, "node_id": "uav"}}, member_read(200)),
     ("POST", "/api/scenarios/{scenario_id}/routes",
      lambda w, r: {"path": {"scenario_id": w.scenario}, "json": {"metric": "hop"}}, member_read(200)),
     ("POST", "/api/scenarios/{scenario_id}/allocations",

@@ -1,4 +1,4 @@
-"""Sweeps and repetitions fanned out as a Celery chord, and cancellation, on both deployments."""
+"""Sweeps and repetitions fanned out as units (a few at a time), and cancellation, on both deployments."""
 
 from __future__ import annotations
 

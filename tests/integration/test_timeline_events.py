@@ -46,7 +46,10 @@ def test_timeline_matches_the_scenario_geometry(pg_stack, example):
     assert body["duration_s"] == doc.get("run", {}).get("duration_s", 100.0)
     uav = next(n for n in doc["nodes"] if n["id"] == "uav")
     stations = [n for n in doc["nodes"] if n["kind"] == "station"]
-    assert set(body["trajectories"]) == {s["id"] for s in stations}
+    # issue 14: every node has a trajectory (static ones a single leg at their position)
+    assert set(body["trajectories"]) == {n["id"] for n in doc["nodes"]}
+    assert body["trajectories"]["uav"][0][1:] == [uav["position"]["x_m"], uav["position"]["y_m"]]
+    assert body["geo_trajectories"] is None and body["origin"] is None
     for st in stations:
         corners = body["trajectories"][st["id"]]
         assert corners[0][0] == 0 and corners[-1][0] == body["duration_s"]

@@ -83,3 +83,34 @@ def naval_direct_move(time_scale: float = 1.0) -> dict:
                 mob["speed_mps"] *= time_scale
         doc["run"]["duration_s"] = doc["run"]["duration_s"] / time_scale
     return doc
+
+
+def path_cut_moving_ap(duration_s: float = 28.0) -> dict:
+    """:func:`path_cut` seen from the other side, on the map (issue 14): the station ``m`` is static
+    and the access point moves (a UAV on waypoints, latitude/longitude), taking the station out of
+    its 100 m range for [10, 17.5) s: the same wireless cut [10, 18) with the 0.5 s association delay."""
+    from subflow.geo import destination
+
+    lat0, lon0 = 51.03, 1.52
+
+    def east(d_m: float) -> dict:
+        lat, lon = destination(lat0, lon0, 90.0, d_m)
+        return {"lat_deg": lat, "lon_deg": lon}
+
+    nodes = [
+        {"id": "m", "kind": "station", "position": {"lat_deg": lat0, "lon_deg": lon0}},
+        {"id": "ap", "kind": "access_point", "position": east(50), "range_m": 100,
+         "association_delay_s": 0.5, "wireless_bandwidth_mbps": 54, "wireless_delay_ms": 1,
+         "mobility": {"model": "waypoints", "points": [
+             {"t_s": 0, **east(50)}, {"t_s": 9.99, **east(99)}, {"t_s": 10.01, **east(101)},
+             {"t_s": 17.49, **east(101)}, {"t_s": 17.51, **east(99)}]}},
+        {"id": "srv", "kind": "host", "position": east(200)},
+    ]
+    return {
+        "name": "path-cut-moving-ap",
+        "geo": {"origin_lat_deg": lat0, "origin_lon_deg": lon0},
+        "nodes": nodes,
+        "links": [{"id": "ap-srv", "src": "ap", "dst": "srv", "bandwidth_mbps": 10, "delay_ms": 5}],
+        "flows": [{"id": "f", "src": "m", "dst": "srv"}],
+        "run": {"duration_s": duration_s, "interval_s": 1.0},
+    }

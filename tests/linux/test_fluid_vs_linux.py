@@ -57,34 +57,57 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
 
 
 # ---------------------------------------------------------------- loss (issue 11): the validation grid, sampled
-# A 4-node chain (3 links) keeps the delay line's per-hop latency small against the RTT; 25 s runs,
-# goodput after 5 s. fluid: mean of seeds 1-3 (the kernel's loss is not seeded). Retried once, as the
-# kernel's figures move with the load of a shared machine.
-def _grid_cells():
-    from subflow.testbeds.grid import chain, wireless_access
+# Cells of subflow.testbeds.grid (a 4-node chain keeps the delay line's per-hop latency small against
+# the RTT), 25 s runs, goodput after 5 s. The kernel's RTT exceeds the scenario's by the delay line's
+# own latency (about 1 ms per traversal, more on a loaded machine), so the fluid engine runs the same
+# scenario at the RTT this kernel run measured (subflow.testbeds.grid.kernel_rtt_s), mean of seeds
+# 1-3 (the kernel's loss is not seeded). Retried once, as the kernel's figures move with the load of
+# a shared machine. docs/validation has the whole grid. The jitter cell is ±5 ms: with ±20 ms the
+# kernel's own goodput swung 1.12-2.00 Mbit/s between runs on this machine (queue clumping behind late
+# draws), which no ±15 % test can pin.
+GRID_TEST_CELLS = (
+    "newreno, RTT 20 ms, loss on one link | 0 %",
+    "newreno, RTT 20 ms, loss on one link | 5 %",
+    "newreno, RTT 100 ms, loss on one link | 1 %",
+    "newreno, RTT 100 ms, loss on all links | 0.5 %",
+    "cubic, RTT 100 ms, loss on one link | 0.5 %",
+    "jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link) | ±5 ms",
+    "MPTCP, one lossy + one clean path (20 Mbit/s each, RTT 40 ms) | 2 %",
+    "wireless loss on the access point's air (RTT 40 ms) | 2 %",
+)
 
-    return [
-        ("lossless 20 Mbit/s bottleneck (framing)", "sptcp",
-         chain(0.0, "one", 20.0, bottleneck_mbps=20.0, queue_packets=100, duration_s=25.0, n_nodes=4)),
-        ("newreno, 1 % on one link, RTT 100 ms", "sptcp", chain(0.01, "one", 100.0, duration_s=25.0, n_nodes=4)),
-        ("cubic, 1 % on one link, RTT 100 ms", "sptcp",
-         chain(0.01, "one", 100.0, "cubic", duration_s=25.0, n_nodes=4)),
-        ("newreno, 0.5 % on every link, RTT 100 ms", "sptcp", chain(0.005, "all", 100.0, duration_s=25.0, n_nodes=4)),
-        ("2 % wireless loss on the access point's air", "sptcp", wireless_access(0.02, duration_s=25.0)),
-    ]
+
+def _grid_cells():
+    from subflow.testbeds.grid import cells
+
+    by_key = {f"{c.row} | {c.label}": c for c in cells(duration_s=25.0)}
+    return [by_key[k] for k in GRID_TEST_CELLS]
 
 
 @pytest.mark.flaky(reruns=1, reruns_delay=2)
-@pytest.mark.parametrize("name, strategy, doc", _grid_cells(), ids=lambda v: v if isinstance(v, str) else "")
-def test_lossy_paths_match_real_tcp(name, strategy, doc, need_linux, no_leftovers):
+@pytest.mark.parametrize("cell", _grid_cells(), ids=lambda c: f"{c.row} | {c.label}")
+def test_grid_cells_match_real_tcp(cell, need_linux, no_leftovers):
+    from subflow.testbeds.grid import cells, kernel_rtt_s, scaled_delays
+
     if not need_linux.loss_mechanism or not need_linux.delay_mechanism:
         pytest.skip("linux engine: no loss or delay mechanism on this host")
-    plan = resolve_plan(doc, strategy, "linux")
+    if cell.strategy == "mptcp" and not (need_linux.mptcp_enabled and need_linux.mptcp_endpoints
+                                         and need_linux.mptcpize):
+        pytest.skip("linux engine: MPTCP needs net.mptcp.enabled=1, 'ip mptcp' and mptcpize (Debian mptcpd)")
+    real = linux.run(resolve_plan(cell.scenario, cell.strategy, "linux")).flows[0]
+    r = _mean_in(real, 5.0, 25.0)
+    client = (real.iperf3 or {}).get("client", {})
+    if cell.twin:  # jitter: the delay line's own latency from the same path without jitter
+        twin = next(c for c in cells(duration_s=25.0) if f"{c.row} | {c.label}" == cell.twin)
+        client = (linux.run(resolve_plan(twin.scenario, twin.strategy, "linux")).flows[0].iperf3 or {}).get(
+            "client", {})
+    rtt = kernel_rtt_s(cell, [client.get("mean_rtt_ms")], [client.get("min_rtt_ms")]) or cell.rtt_s
+    doc = scaled_delays(cell.scenario, rtt / cell.rtt_s)
     fluid = []
     for seed in (1, 2, 3):
-        p = resolve_plan({**doc, "run": {**doc["run"], "seed": seed}}, strategy, "linux")
+        p = resolve_plan({**doc, "run": {**doc["run"], "seed": seed}}, cell.strategy, "fluid")
         fluid.append(_mean_in(fluid_run(p).flows[0], 5.0, 25.0))
     m = sum(fluid) / len(fluid)
-    r = _mean_in(linux.run(plan).flows[0], 5.0, 25.0)
-    print(f"\n{name}: linux {r:.2f} fluid {m:.2f} Mbit/s ({m / r:.2f})")
-    assert 0.85 <= m / r <= 1.15, f"{name}: linux {r:.2f} fluid {m:.2f} Mbit/s"
+    msg = f"{cell.row} | {cell.label}: linux {r:.2f} fluid {m:.2f} Mbit/s at the kernel's RTT {rtt * 1000:.0f} ms"
+    print("\n" + msg + f" ({m / r:.2f})")
+    assert 0.85 <= m / r <= 1.15, msg

@@ -38,7 +38,7 @@ from subflow.scenario import load_scenario
 from subflow_engines import linux
 from subflow_engines.linux import iperf3
 
-from .scenarios import CUT_END_S, CUT_START_S, naval_direct_move, path_cut, two_path
+from .scenarios import CUT_END_S, CUT_START_S, naval_direct_move, path_cut, path_cut_moving_ap, two_path
 
 pytestmark = pytest.mark.linux
 
@@ -126,6 +126,22 @@ def test_path_cut_mptcp_keeps_the_surviving_path_single_path_stalls(need_mptcp, 
     assert ("subflow_down", "f/ap", CUT_START_S) in ev and ("subflow_up", "f/ap", CUT_END_S) in ev
     assert any(k == "route_lost" and t == CUT_START_S for k, _, t in [(e.kind, 0, e.t_s) for e in sp.events])
     assert any(e.kind == "rto" for e in sp.events)  # observed RTO backoffs of the stalled connection
+
+
+def test_a_moving_access_point_cuts_the_path_on_the_same_timeline(need_linux, no_leftovers):
+    """Issue 14: the linux engine re-associates on the association timeline of a moving access point."""
+    plan = resolve_plan(path_cut_moving_ap(), "sptcp", "linux")
+    ev = {e["kind"]: e["t_s"] for e in plan.events if e["kind"] in ("disassociation", "association")}
+    assert ev["disassociation"] == pytest.approx(CUT_START_S, abs=1e-6)
+    assert ev["association"] == pytest.approx(CUT_END_S, abs=1e-6)
+    out = linux.run(plan)
+    f = out.flows[0]
+    during = _window(f, CUT_START_S + 1.0, CUT_END_S)
+    before = _mean(_window(f, 2.0, CUT_START_S))
+    print(f"\nmoving access point: sptcp before the cut {before:.2f} Mbit/s, during {during}")
+    assert before >= 0.85 * 10.0
+    assert all(v < 1e-3 for v in during)
+    assert any(t >= CUT_END_S and v > 1.0 for t, v in zip(f.t_s, f.throughput_mbps))
 
 
 def test_naval_direct_move_end_to_end(need_mptcp, no_leftovers):

@@ -8,6 +8,7 @@ from ``../shared/data`` next to the repository root and skip when absent.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -17,7 +18,8 @@ import pytest
 from subflow.network import Network
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
+#: ``$SUBFLOW_SHARED_DIR/data`` when set (worktrees live elsewhere), else ``../shared/data``
+DATA = (Path(os.environ["SUBFLOW_SHARED_DIR"]) if os.environ.get("SUBFLOW_SHARED_DIR") else ROOT.parent / "shared") / "data"
 SNDLIB = DATA / "sndlib"
 ZOO = DATA / "topology-zoo"
 

@@ -32,7 +32,7 @@ def test_a_comparison_is_queued_without_calling_the_agent(api, naval_direct, que
     assert r.status_code == 202, r.text
     body = r.json()
     assert (body["status"], body["progress"], body["result"], body["units_total"]) == ("queued", 0.0, None, 1)
-    assert queue.sent == [(RUN_COMPARISON_TASK, [body["id"]])]
+    assert queue.sent == [(RUN_COMPARISON_TASK, [body["id"], 0])]  # id and attempt
     assert fake_agent == []
     cancel = api.post(f"/api/scenarios/{sid}/comparisons/{body['id']}/cancel")
     assert cancel.status_code == 202 and cancel.json()["status"] == "cancelled"
@@ -253,3 +253,34 @@ def test_a_field_the_engine_does_not_honour_is_422_at_the_field(api, naval_direc
     assert r.json()["detail"][0]["type"] == "engine_cannot_run"
     assert r.json()["detail"][0]["msg"].startswith("nodes[2].rate_table=")
     assert api.get(f"/api/scenarios/{sid}/comparisons").json()["count"] == 0
+
+
+def test_submissions_beyond_the_queue_depth_get_429_with_retry_after(api, naval_direct, queue, fake_agent,
+                                                                      monkeypatch):
+    from subflow_backend.settings import settings
+
+    monkeypatch.setattr(settings, "QUEUE_MAX_UNFINISHED", 2)
+    sid = _create(api, naval_direct)
+    ids = [api.post(f"/api/scenarios/{sid}/comparisons", json={"strategies": ["sptcp"]}).json()["id"]
+           for _ in range(2)]
+    r = api.post(f"/api/scenarios/{sid}/comparisons", json={"strategies": ["sptcp"]})
+    assert r.status_code == 429, r.text
+    assert r.headers["Retry-After"] == str(settings.QUEUE_RETRY_AFTER_S)
+    assert "QUEUE_MAX_UNFINISHED = 2" in r.json()["detail"]
+    assert len(queue.sent) == 2 and api.get(f"/api/scenarios/{sid}/comparisons").json()["count"] == 2
+    # a finished comparison frees its place
+    assert api.post(f"/api/scenarios/{sid}/comparisons/{ids[0]}/cancel").status_code == 202
+    assert api.post(f"/api/scenarios/{sid}/comparisons", json={"strategies": ["sptcp"]}).status_code == 202
+
+
+def test_routes_beyond_max_route_paths_are_refused_before_any_work(api, naval_direct, monkeypatch):
+    from subflow_backend.settings import settings
+
+    sid = _create(api, naval_direct)
+    n = len(naval_direct["nodes"])
+    monkeypatch.setattr(settings, "MAX_ROUTE_PATHS", n * (n - 1) * 2 - 1)
+    r = api.post(f"/api/scenarios/{sid}/routes", json={"metric": "delay", "k": 2})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"][0]
+    assert detail["loc"] == ["body", "k"] and "MAX_ROUTE_PATHS" in detail["msg"]
+    assert api.post(f"/api/scenarios/{sid}/routes", json={"metric": "delay", "k": 1}).status_code == 200

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 
@@ -27,6 +28,9 @@ ALL = ["queued", "running", "succeeded", "failed", "cancelled"]
 EXPECTED = {
     "claim": {"queued": "running", "running": "running"},
     "requeue": {"running": "queued"},
+    "restart": {"queued": "queued", "running": "queued"},
+    "heartbeat": {"running": "running"},
+    "unit_dispatch": {"running": "running"},
     "progress": {"running": "running"},
     "units_total": {"running": "running"},
     "unit_done": {"running": "running"},
@@ -40,6 +44,9 @@ DOCUMENT = {"version": 1, "strategies": {}}
 CALLS = {
     "claim": lambda s, cid: cs.claim(s, cid),
     "requeue": lambda s, cid: cs.requeue(s, cid),
+    "restart": lambda s, cid: cs.restart(s, cid, 0, models.utcnow() + timedelta(seconds=1)),
+    "heartbeat": lambda s, cid: cs.touch_units(s, cid, 0),
+    "unit_dispatch": lambda s, cid: cs.next_unit(s, cid, 0) is not None,
     "progress": lambda s, cid: cs.report_progress(s, cid, 0.5),
     "units_total": lambda s, cid: cs.set_units_total(s, cid, 4),
     "unit_done": lambda s, cid: cs.unit_done(s, cid),

@@ -14,7 +14,6 @@ from subflow.compare import compare, run_strategy
 from subflow.errors import RunCancelled
 from subflow.resolve import resolve_plan
 from subflow.scenario import load_scenario
-from subflow.throughput_models import padhye_throughput_mbps
 from subflow_engines import run_plan
 from subflow_engines.fluid import run as fluid_run
 
@@ -59,22 +58,10 @@ def test_app_limited_flow_gets_its_demand():
 def test_lossy_path_follows_the_mathis_square_root_law(p, rtt_s):
     # Mathis, Semke, Mahdavi, Ott (1997): B = MSS * sqrt(3/2) / (RTT * sqrt(p)); capacity far above B.
     # The law ignores timeouts, so it holds where the window is large (p <= 1 %, RTT >= RTO/10 at 1 %);
-    # beyond, the engine follows Padhye et al. (test_lossy_path_follows_padhye_with_timeouts)
+    # beyond, see tests/unit/test_fluid_tcp_model.py (Padhye et al.'s Eq. 31)
     res = run_strategy(_line(bw=1000.0, delay=rtt_s * 500, loss=p, duration=200.0), "sptcp", run_plan)
     mathis = 1448 * 8 * math.sqrt(1.5) / (rtt_s * math.sqrt(p)) / 1e6
     assert _steady_mean(res.flows[0], skip=20) == pytest.approx(mathis, rel=0.25)
-
-
-@pytest.mark.parametrize("p, rtt_s", [(1e-3, 0.02), (5e-3, 0.1), (1e-2, 0.02), (1e-2, 0.3), (2e-2, 0.1),
-                                      (5e-2, 0.02), (5e-2, 0.1), (5e-2, 0.3)])
-def test_lossy_path_follows_padhye_with_timeouts(p, rtt_s):
-    """Padhye, Firoiu, Towsley, Kurose (SIGCOMM 1998), full model with timeouts (Eq. 31), with
-    b = 1 (Linux counts acknowledged segments, so delayed ACKs do not slow window growth) and
-    T0 = RTT + 200 ms (Linux's RTO floor); within 15 % up to p = 5 %, mean of two seeds."""
-    runs = [_steady_mean(run_strategy(_line(bw=1000.0, delay=rtt_s * 500, loss=p, duration=150.0, seed=seed),
-                                      "sptcp", run_plan).flows[0], skip=20) for seed in (1, 2)]
-    model = padhye_throughput_mbps(1448, rtt_s, p, t0_s=rtt_s + 0.2, b=1)
-    assert sum(runs) / len(runs) == pytest.approx(model, rel=0.15)
 
 
 def test_same_seed_same_numbers_other_seed_other_numbers():
@@ -117,7 +104,11 @@ def test_naval_direct_move_sptcp_gap_and_mptcp_continuity(naval_direct):
 def test_rto_backs_off_exponentially_during_the_handover(naval_direct):
     res = run_strategy(load_scenario(naval_direct), "sptcp", run_plan)
     rtos = [e for e in res.events if e.kind == "rto" and e.flow == "f1"]
-    assert [e.resumed for e in rtos] == [False, False, True]
+    # RTO = SRTT + max(4·RTTVAR, 200 ms) over the ~500 ms SATCOM RTT (Linux's form): 0.7 s, then 1.4 s,
+    # which expires after the association at 62 s and resumes
+    assert len(rtos) >= 2 and [e.resumed for e in rtos] == [False] * (len(rtos) - 1) + [True]
+    srtt = rtos[0].rto_s - 0.2  # the variance term is at its 200 ms floor on a steady path
+    assert 0.5 <= srtt <= 0.56
     for a, b in zip(rtos, rtos[1:]):
         assert b.rto_s == pytest.approx(2 * a.rto_s, rel=1e-3)  # RFC 6298 §5.5
         assert b.t_s - a.t_s == pytest.approx(a.rto_s * 2, abs=0.02)  # next expiry one doubled RTO later

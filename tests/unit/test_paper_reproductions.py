@@ -108,8 +108,12 @@ def test_hsln_routes_of_each_metric_follow_thesis_table_4():
     assert mean["sptcp-tcpbp"] > 1.1 * mean["sptcp-delay"] and mean["sptcp-delay"] > 1.05 * mean["sptcp"]
     routes = {"sptcp": (0.018, 1 - 0.9819 * 0.9961), "sptcp-delay": (0.015, 1 - 0.9819 * 0.9995 * 0.9963),
               "sptcp-tcpbp": (0.0266, 1 - 0.997 * 0.9998 * 0.9963)}
+    # the engine recovers as Linux does (SACK, RACK, tail loss probes: RFC 8985), so it times out far
+    # less often than Reno's three-duplicate-ACK rule (Padhye's Q̂): compare with Eq. 31 using the
+    # RACK-TLP timeout probability (kernel measurements in docs/validation)
     for name, (rtt_s, p) in routes.items():
-        assert mean[name] == pytest.approx(padhye_throughput_mbps(1448, rtt_s, p, t0_s=rtt_s + 0.2, b=1), rel=0.15)
+        model = padhye_throughput_mbps(1448, rtt_s, p, t0_s=rtt_s + 0.2, b=1, timeouts="rack-tlp", ack_loss=p)
+        assert mean[name] == pytest.approx(model, rel=0.15)
 
 
 def test_naval_random_walk_fdm_spreads_less_than_lowrtt_and_both_beat_sptcp():

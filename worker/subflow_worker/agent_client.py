@@ -27,12 +27,15 @@ from pydantic import BaseModel, ValidationError
 
 from subflow.agent_api import Capabilities, RunPublic
 from subflow.errors import AgentRejected, AgentUnavailable
+from subflow.observability import outgoing_headers
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput
 
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float], None]
+#: Longest wait of one long poll of a run (``GET /runs/{id}?wait_s=``), seconds.
+LONG_POLL_S = 5.0
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -94,10 +97,12 @@ class AgentClient:
     ):
         self.base_url = base_url.rstrip("/")
         self.poll_interval_s = poll_interval_s
+        self.timeout_s = timeout_s
         self.deadline_s = deadline_s
         self._http = httpx.Client(
             base_url=self.base_url,
-            headers={"Authorization": f"Bearer {token}"},
+            # the request and comparison ids of the task creating the client (X-Request-ID, X-Comparison-ID)
+            headers={"Authorization": f"Bearer {token}", **outgoing_headers()},
             timeout=timeout_s,
             transport=transport,
         )
@@ -154,10 +159,14 @@ class AgentClient:
             raise AgentRejected("agent accepted the run but returned no id")
         return run.id
 
-    def status(self, run_id: str) -> RunPublic:
+    def status(self, run_id: str, wait_s: float = 0.0) -> RunPublic:
         """``GET /runs/{id}``: ``{id, status, progress, error, output}`` (output validated as
-        :class:`~subflow.results.EngineOutput`; a malformed one raises :class:`AgentRejected`)."""
-        return self._validated(RunPublic, "GET", f"/runs/{run_id}", self._request("GET", f"/runs/{run_id}"))
+        :class:`~subflow.results.EngineOutput`; a malformed one raises :class:`AgentRejected`).
+        ``wait_s`` > 0 long-polls: the agent answers when the run finishes or progresses, at most
+        after ``wait_s`` seconds."""
+        params = {"wait_s": f"{wait_s:g}"} if wait_s > 0 else None
+        return self._validated(RunPublic, "GET", f"/runs/{run_id}",
+                               self._request("GET", f"/runs/{run_id}", params=params))
 
     def cancel(self, run_id: str) -> None:
         """``DELETE /runs/{id}``, best effort (errors are logged, not raised)."""
@@ -181,10 +190,13 @@ class AgentClient:
         started = time.monotonic()
         run_id = self.submit(plan)
         finished = False
+        long_poll_s = max(0.0, min(LONG_POLL_S, self.timeout_s - 1.0))
         try:
             wait = min(0.05, self.poll_interval_s)
+            last_progress = -1.0
             while True:
-                run = self.status(run_id)
+                asked = time.monotonic()
+                run = self.status(run_id, wait_s=long_poll_s)
                 state = run.status
                 if on_progress is not None:
                     on_progress(run.progress)
@@ -201,8 +213,11 @@ class AgentClient:
                     raise AgentRejected(
                         f"agent run {run_id} ({plan.strategy}) did not finish within {self.deadline_s:g} s"
                     )
-                time.sleep(wait)
-                wait = min(self.poll_interval_s, wait * 2)
+                if time.monotonic() - asked < 0.01 and run.progress == last_progress:
+                    # an agent that does not long-poll (older version) answered at once: back off
+                    time.sleep(wait)
+                    wait = min(self.poll_interval_s, wait * 2)
+                last_progress = run.progress
         except AgentUnavailable:
             raise
         except BaseException:

@@ -4,7 +4,8 @@ Run: ``celery -A subflow_worker.celery_app worker --loglevel=INFO``
 (``--pool=solo`` or ``--concurrency=N``). Configuration comes from the backend
 settings (:mod:`subflow_backend.queue`): broker ``CELERY_BROKER_URL``
 (``filesystem://`` folders under ``$SUBFLOW_DATA_DIR/broker`` by default),
-late acknowledgement, prefetch 1, the result backend for the chords of sweeps
+late acknowledgement (a message is acknowledged when its task ends, and handed out again if the
+worker process is lost), prefetch 1, heartbeats and the reaper (:mod:`subflow_worker.liveness`), the result backend for background planning jobs
 (``CELERY_RESULT_BACKEND``, also read by background planning jobs), per-task time limits
 ``TASK_SOFT_TIME_LIMIT_S`` / ``TASK_TIME_LIMIT_S``.
 """
@@ -15,7 +16,7 @@ import logging
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready
 
 from subflow_backend.queue import celery_config
 from subflow_backend.settings import settings
@@ -34,6 +35,8 @@ if settings.CELERY_BROKER_URL.startswith("filesystem://"):
 celery_app.conf.include = ["subflow_worker.tasks"]
 app = celery_app
 
+from subflow_worker import observability  # noqa: E402,F401  (JSON logs with task and comparison ids)
+
 # one line per agent poll is noise at INFO
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
@@ -44,3 +47,11 @@ def _fresh_db_pool(**_: Any) -> None:
     from subflow_backend.db import engine
 
     engine.dispose(close=False)
+
+
+@worker_ready.connect
+def _start_liveness(**_: Any) -> None:
+    """Heartbeats and the reaper (:mod:`subflow_worker.liveness`) from the moment the worker is up."""
+    from subflow_worker import liveness
+
+    liveness.ensure_started()

@@ -4,7 +4,15 @@
 one comparison code path, :func:`subflow.compare.compare`, with the emulator
 agent (:class:`subflow_worker.agent_client.AgentClient`) as the runner.
 Tasks take ids and re-read the row, so a redelivered or retried message is
-harmless: a deleted or finished comparison is left alone.
+harmless: a deleted or finished comparison is left alone, a message of an older
+``attempt`` (the reaper restarted the comparison) is dropped, a running comparison
+whose worker is alive (fresh heartbeat) is not taken over, and a unit already stored
+is not stored twice. While a task runs, :mod:`subflow_worker.liveness` renews its
+heartbeat; :mod:`subflow_backend.reaper` restarts what a dead process left behind.
+
+A sweep (or repetitions) runs as units, at most ``SWEEP_WINDOW`` of a comparison in the
+queue at a time: each finished unit stores its outcome (``comparison_unit``) and hands out
+the next; the one that completes the set aggregates. A cancel stops the hand-out at once.
 """
 
 from __future__ import annotations
@@ -12,18 +20,22 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from celery import Task, chord
+from datetime import timedelta
+
+from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
 from subflow.compare import compare
 from subflow.errors import AgentUnavailable, SubflowError
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput, ResultDocument
-from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
+from subflow.sweeps import SweepSpec, Unit, aggregate, unit_at, unit_count, unit_summary
+from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
 from subflow_backend import comparison_state
 from subflow_backend.db import SessionLocal
-from subflow_backend.models import Comparison, Scenario
+from subflow_backend.models import Comparison, ComparisonUnit, Scenario, utcnow
 from subflow_backend.queue import (
     AGGREGATE_UNITS_TASK,
     ALLOCATE_TASK,
@@ -32,6 +44,7 @@ from subflow_backend.queue import (
     RUN_UNIT_TASK,
 )
 from subflow_backend.settings import settings
+from subflow_worker import liveness
 from subflow_worker.agent_client import AgentClient
 from subflow_worker.celery_app import celery_app
 
@@ -54,17 +67,21 @@ def _status(comparison_id: str) -> str | None:
         return comparison_state.status_of(session, comparison_id)
 
 
-def _claim(comparison_id: str) -> tuple[dict[str, Any], list[str], str, int, dict | None] | None:
-    """Mark the comparison running (:func:`comparison_state.claim`); None if it is gone or
-    already finished (a cancel that lands before the claim is never overwritten)."""
+def _claim(comparison_id: str, attempt: int | None = None
+           ) -> tuple[dict[str, Any], list[str], str, int, dict | None] | None:
+    """Mark the comparison running (:func:`comparison_state.claim`); None if it is gone, already
+    finished (a cancel that lands before the claim is never overwritten), of another attempt,
+    or running on a live worker (a duplicate message)."""
+    stale_before = utcnow() - timedelta(seconds=settings.STALE_AFTER_S)
     with SessionLocal() as session:
-        claimed = comparison_state.claim(session, comparison_id)
+        claimed = comparison_state.claim(session, comparison_id, attempt, stale_before)
         row = session.get(Comparison, comparison_id)
         if row is None:
             log.info("comparison %s no longer exists; nothing to do", comparison_id)
             return None
         if not claimed:
-            log.info("comparison %s already %s; nothing to do", comparison_id, row.status)
+            log.info("comparison %s is %s (attempt %d; this message: %s); nothing to do",
+                     comparison_id, row.status, row.attempt, attempt)
             return None
         return row.scenario_snapshot, list(row.strategies), row.engine, row.repetitions, row.sweep
 
@@ -126,7 +143,7 @@ def _fail(comparison_id: str, error: str) -> None:
     soft_time_limit=settings.TASK_SOFT_TIME_LIMIT_S,
     time_limit=settings.TASK_TIME_LIMIT_S,
 )
-def run_comparison(self: Task, comparison_id: str) -> str | None:
+def run_comparison(self: Task, comparison_id: str, attempt: int | None = None) -> str | None:
     """Run comparison ``comparison_id`` and store its result document.
 
     Sets ``status`` running → succeeded (``result``, ``progress`` 1) or failed
@@ -141,16 +158,20 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
     str or None
         The final status, or None if the comparison was gone or already finished.
     """
-    claimed = _claim(comparison_id)
+    try:
+        claimed = _claim(comparison_id, attempt)
+    except OperationalError as exc:
+        log.warning("comparison %s: database unavailable (%s); the reaper restarts it later", comparison_id, exc)
+        return None
     if claimed is None:
         return None
     snapshot, strategies, engine, repetitions, sweep = claimed
     if repetitions > 1 or sweep is not None:
-        return _fan_out(comparison_id, snapshot, repetitions, sweep)
+        return _fan_out(comparison_id, repetitions, sweep)
     progress = _Progress(comparison_id, strategies)
     started = time.monotonic()
     try:
-        with _agent_client() as client:
+        with liveness.running_comparison(comparison_id), _agent_client() as client:
             document = compare(
                 snapshot,
                 strategies,
@@ -185,6 +206,9 @@ def run_comparison(self: Task, comparison_id: str) -> str | None:
     except SoftTimeLimitExceeded:
         _fail(comparison_id, f"comparison exceeded the time limit of {settings.TASK_SOFT_TIME_LIMIT_S:g} s")
         return comparison_state.FAILED
+    except OperationalError as exc:  # the database went away: transient, the reaper restarts it
+        log.warning("comparison %s: database unavailable (%s); the reaper restarts it later", comparison_id, exc)
+        return None
     except (SubflowError, ValueError) as exc:  # AgentRejected, ScenarioInvalid, Unreachable, ...
         _fail(comparison_id, str(exc))
         return comparison_state.FAILED
@@ -204,80 +228,117 @@ def _finish(comparison_id: str, document: ResultDocument) -> bool:
         return comparison_state.succeed(session, comparison_id, document.model_dump(mode="json"))
 
 
-def _units(snapshot: dict[str, Any], repetitions: int, sweep: dict | None):
-    return expand(snapshot, SweepSpec(**sweep) if sweep is not None else None, repetitions)
-
-
-def _fan_out(comparison_id: str, snapshot: dict[str, Any], repetitions: int, sweep: dict | None) -> str:
-    """Run a sweep / repetitions as a Celery chord: one ``run_unit`` per (point, repetition),
-    then ``aggregate_units`` with their summaries."""
-    units = _units(snapshot, repetitions, sweep)
+def _fan_out(comparison_id: str, repetitions: int, sweep: dict | None) -> str:
+    """Start a sweep / repetitions: store the unit count and hand out the first ``SWEEP_WINDOW``
+    units (each finished unit hands out the next: :func:`_next_unit`)."""
+    total = unit_count(SweepSpec(**sweep) if sweep is not None else None, repetitions)
     with SessionLocal() as session:
-        comparison_state.set_units_total(session, comparison_id, len(units))
-    chord(run_unit.s(comparison_id, u.index) for u in units)(aggregate_units.s(comparison_id))
-    log.info("comparison %s: %d units dispatched", comparison_id, len(units))
+        attempt = session.get(Comparison, comparison_id).attempt
+        if not comparison_state.set_units_total(session, comparison_id, total, attempt):
+            return _status(comparison_id) or "gone"
+    for _ in range(min(total, settings.SWEEP_WINDOW)):
+        _next_unit(comparison_id, attempt)
+    log.info("comparison %s: %d units, %d at a time", comparison_id, total, settings.SWEEP_WINDOW)
     return "dispatched"
 
 
-def _unit_done(comparison_id: str) -> None:
+def _next_unit(comparison_id: str, attempt: int) -> None:
+    """Hand out the next unit of a running sweep, if any is left (none after a cancel)."""
     with SessionLocal() as session:
-        comparison_state.unit_done(session, comparison_id)
+        index = comparison_state.next_unit(session, comparison_id, attempt)
+    if index is not None:
+        run_unit.apply_async(args=[comparison_id, index, attempt])
 
 
-@celery_app.task(name=RUN_UNIT_TASK, bind=True, acks_late=True, ignore_result=False,
-                 max_retries=settings.TASK_MAX_RETRIES)
-def run_unit(self: Task, comparison_id: str, index: int) -> dict[str, Any]:
-    """Run unit ``index`` (one sweep point x repetition, every strategy) of a comparison.
-
-    Returns ``{"index", "summary": {strategy: {mean_mbps, jain_index, zero_s}}, "document":
-    the full result document (JSON) for unit 0 else None, "error": str or None}``; a unit never
-    raises past its retries, so the chord's callback always runs.
-    """
-    with SessionLocal() as session:
-        row = session.get(Comparison, comparison_id)
-        if row is None or row.status != comparison_state.RUNNING:
-            return {"index": index, "summary": None, "document": None, "error": "skipped"}
-        snapshot, strategies, engine = row.scenario_snapshot, list(row.strategies), row.engine
-        repetitions, sweep = row.repetitions, row.sweep
-    unit = _units(snapshot, repetitions, sweep)[index]
+def _unit_outcome(comparison_id: str, index: int, strategies: list[str], engine: str, unit_doc: dict,
+                  task: Task) -> tuple[dict | None, dict | None, str | None]:
+    """Run one unit: (summary, document for unit 0, error)."""
     try:
         with _agent_client() as client:
-            document = compare(unit.scenario, strategies, runner=lambda plan: client.run(plan), engine=engine)
+            document = compare(unit_doc, strategies, runner=lambda plan: client.run(plan), engine=engine)
     except AgentUnavailable as exc:
-        if self.request.retries < self.max_retries:
-            raise self.retry(exc=exc, countdown=settings.TASK_RETRY_BACKOFF_S * 2**self.request.retries) from exc
-        return {"index": index, "summary": None, "document": None,
-                "error": f"emulator agent unreachable at {settings.AGENT_URL}: {exc}"}
+        if task.request.retries < task.max_retries:
+            raise task.retry(exc=exc, countdown=settings.TASK_RETRY_BACKOFF_S * 2**task.request.retries) from exc
+        return None, None, f"emulator agent unreachable at {settings.AGENT_URL}: {exc}"
     except (SubflowError, ValueError) as exc:
-        return {"index": index, "summary": None, "document": None, "error": str(exc)}
-    _unit_done(comparison_id)
-    return {"index": index, "summary": unit_summary(document),
-            "document": document.model_dump(mode="json") if index == 0 else None, "error": None}
+        return None, None, str(exc)
+    return unit_summary(document), document.model_dump(mode="json") if index == 0 else None, None
 
 
-@celery_app.task(name=AGGREGATE_UNITS_TASK, acks_late=True)
-def aggregate_units(results: list[dict[str, Any]], comparison_id: str) -> str | None:
-    """Chord callback: aggregate the units' summaries (mean and 95 % CI per point and strategy)
-    into the result document and finish the comparison."""
+@celery_app.task(name=RUN_UNIT_TASK, bind=True, acks_late=True, max_retries=settings.TASK_MAX_RETRIES)
+def run_unit(self: Task, comparison_id: str, index: int, attempt: int = 0) -> str:
+    """Run unit ``index`` (one sweep point × repetition, every strategy) of a comparison, store
+    its outcome once (:func:`comparison_state.record_unit`), hand out the next unit, and
+    aggregate if it was the last one.
+
+    Skips itself at once (returns ``"skipped"``) if the comparison is no longer running (a
+    cancel), belongs to another attempt, or the unit's outcome is stored already (a
+    redelivered message). A failed unit fails the comparison with the unit's reason.
+    """
+    try:
+        with SessionLocal() as session:
+            head = session.execute(
+                select(Comparison.status, Comparison.attempt, Comparison.strategies, Comparison.engine,
+                       Comparison.repetitions, Comparison.sweep).where(Comparison.id == comparison_id)
+            ).first()
+            if head is None or head.status != comparison_state.RUNNING or head.attempt != attempt:
+                return "skipped"
+            if session.get(ComparisonUnit, (comparison_id, index)) is not None:
+                return "skipped"
+            snapshot = session.scalar(select(Comparison.scenario_snapshot).where(Comparison.id == comparison_id))
+        sweep = SweepSpec(**head.sweep) if head.sweep is not None else None
+        with liveness.running_comparison(comparison_id):
+            try:
+                unit = unit_at(snapshot, sweep, head.repetitions, index)
+            except (SubflowError, ValueError, IndexError) as exc:
+                summary, document, error = None, None, str(exc)
+            else:
+                del snapshot
+                summary, document, error = _unit_outcome(comparison_id, index, list(head.strategies), head.engine,
+                                                         unit.scenario, self)
+            with SessionLocal() as session:
+                comparison_state.record_unit(session, comparison_id, index, summary, document, error)
+        if error is not None:
+            point, repetition = divmod(index, head.repetitions)
+            _fail(comparison_id, f"run {index + 1} (sweep point {point}, repetition {repetition}) failed: {error}")
+            return "failed"
+        _next_unit(comparison_id, attempt)
+        _aggregate_if_complete(comparison_id)
+    except OperationalError as exc:  # the database went away: the reaper hands the unit out again
+        log.warning("comparison %s unit %d: database unavailable (%s)", comparison_id, index, exc)
+        return "database unavailable"
+    return "done"
+
+
+def _aggregate_if_complete(comparison_id: str) -> str | None:
+    """If every unit of the running comparison is stored, aggregate their summaries (mean and
+    95 % CI per point and strategy) into the result document and finish the comparison."""
     with SessionLocal() as session:
         row = session.get(Comparison, comparison_id)
-        if row is None or row.status != comparison_state.RUNNING:
-            return None if row is None else row.status
-        snapshot, repetitions, sweep = row.scenario_snapshot, row.repetitions, row.sweep
-    errors = [r["error"] for r in results if r.get("error")]
-    if errors:
-        _fail(comparison_id, f"{len(errors)} of {len(results)} runs failed; first: {errors[0]}")
-        return comparison_state.FAILED
-    results = sorted(results, key=lambda r: r["index"])
-    units = _units(snapshot, repetitions, sweep)
-    # unit 0's document crossed the result backend as JSON; it is validated again here
+        if row is None or row.status != comparison_state.RUNNING or row.units_done < row.units_total:
+            return None
+        repetitions, sweep = row.repetitions, row.sweep
+        outcomes = comparison_state.units_of(session, comparison_id)
+    if len(outcomes) < unit_count(SweepSpec(**sweep) if sweep else None, repetitions):
+        return None
+    spec = SweepSpec(**sweep) if sweep else None
+    units = [Unit(o.index, *divmod(o.index, repetitions), spec.values[o.index // repetitions] if spec else None, {})
+             for o in outcomes]
+    # unit 0's document crossed the database as JSON; it is validated again here
     document = ResultDocument.model_validate(
-        {**results[0]["document"],
-         **aggregate(units, [r["summary"] for r in results], SweepSpec(**sweep) if sweep else None)}
+        {**outcomes[0].document, **aggregate(units, [o.summary for o in outcomes], spec)}
     )
     if not _finish(comparison_id, document):
         return _status(comparison_id)
+    log.info("comparison %s: %d units aggregated", comparison_id, len(outcomes))
     return comparison_state.SUCCEEDED
+
+
+@celery_app.task(name=AGGREGATE_UNITS_TASK, acks_late=True)
+def aggregate_units(_results: Any, comparison_id: str) -> str | None:
+    """Aggregate a comparison whose units are all stored (kept for messages queued by an older
+    version, which ended sweeps with a chord callback)."""
+    return _aggregate_if_complete(comparison_id)
 
 
 def _scenario_document(scenario_id: str, version: int) -> dict[str, Any]:
@@ -296,8 +357,8 @@ def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str
     """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning_requests`)."""
     from subflow.planning_requests import RoutesRequest, routes_document
 
-    self.update_state(state="PROGRESS", meta={"progress": 0.0})
-    return routes_document(_scenario_document(scenario_id, version), RoutesRequest(**request))
+    with liveness.running_job(self.request.id):
+        return routes_document(_scenario_document(scenario_id, version), RoutesRequest(**request))
 
 
 @celery_app.task(name=ALLOCATE_TASK, bind=True, acks_late=True, ignore_result=False)
@@ -305,5 +366,5 @@ def allocate(self: Task, scenario_id: str, version: int, request: dict[str, Any]
     """Background ``POST /api/scenarios/{id}/allocations``: the FDM allocation document."""
     from subflow.planning_requests import AllocationRequest, allocation_document
 
-    self.update_state(state="PROGRESS", meta={"progress": 0.0})
-    return allocation_document(_scenario_document(scenario_id, version), AllocationRequest(**request))
+    with liveness.running_job(self.request.id):
+        return allocation_document(_scenario_document(scenario_id, version), AllocationRequest(**request))

@@ -13,9 +13,15 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
                                                       timestamps, Ethernet; common.goodput_fraction)
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
     q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
+    delayed ACKs      one ACK per 2 segments (RFC 5681 §4.2; common.DELAYED_ACK_SEGMENTS); the
+                      sender counts the segments an ACK covers (Linux, RFC 3465), so growth
+                      per RTT is as below; out-of-order segments are acknowledged at once
     slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1)
     congestion avoid. cwnd += acked / cwnd           (Reno/NewReno, RFC 5681 §3.1, RFC 6582)
-                      CUBIC window, see _cubic_update (RFC 9438 §4)
+                      CUBIC (RFC 9438): W_cubic(t) = C·(t − K)³ + W_max, K = ∛((W_max − cwnd)/C),
+                      target clamped to [cwnd, 1.5·cwnd], Reno-friendly W_est with α = 3(1−β)/(1+β)
+                      until W_est ≥ cwnd_prior, then 1 (§4.2–4.5); loss: cwnd = β·cwnd, β = 0.7,
+                      fast convergence (§4.6–4.7); after an RTO K = 0 (§4.8); scalar._cubic_update
     MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
                       α = W·max_j(cwnd_j/RTT_j²) / (Σ_j cwnd_j/RTT_j)²   (RFC 6356 §3)
     loss event        detected one RTT after the drop (duplicate ACKs, RFC 5681 §3.2), then
@@ -24,11 +30,16 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     fast recovery     one RTT without window growth after the reduction (SACK/PRR recovery,
                       RFC 6675, RFC 6937; NewReno partial ACKs, RFC 6582)
     timeout           a random-loss episode at window w ends in an RTO with probability
-                      Q̂(p, w) (Padhye et al. 1998, Eq. 24: too few duplicate ACKs return;
-                      1 for w ≤ 3; common.timeout_probability); each retransmission after an
-                      RTO is lost with the path's loss p, doubling the RTO again (RFC 6298 §5.5)
-    RTO               RFC 6298 §2: SRTT, RTTVAR (α=1/8, β=1/4), RTO = SRTT + max(G, 4·RTTVAR),
-                      clamped to [min_rto_s, max_rto_s], doubled per expiry (§5.5)
+                      Q = q·(1 − q^w)/(w·(1 − q)), q = 1 − (1−p_data)(1−p_ack): no segment after
+                      the lost one and no tail loss probe gets a SACK back (SACK + RACK + TLP,
+                      RFC 8985, as Linux recovers; common.rack_tlp_timeout_probability; Padhye
+                      et al.'s Reno Q̂, common.timeout_probability, times out 25–40 % too often
+                      against the kernel at 1–5 % loss, docs/validation); each retransmission after an
+                      RTO fails if it or its ACK is lost (1 − (1−p_data)(1−p_ack), the ACK
+                      crossing the reverse directions), doubling the RTO again (RFC 6298 §5.5)
+    RTO               RFC 6298 §2 estimators: SRTT, RTTVAR (α=1/8, β=1/4); Linux's form
+                      RTO = SRTT + max(G, 4·RTTVAR, min_rto_s), at most max_rto_s
+                      (tcp_set_rto; common.linux_rto), doubled per expiry (§5.5)
     after RTO         cwnd = 1 (loss window, RFC 5681 §3.1), slow start again
     receive buffer    Σ_i x_i ≤ rbuf·8 / max_i RTT_i  (data on the fastest subflow waits in
                       the buffer for the slowest: head-of-line blocking; Raiciu et al.,
@@ -72,8 +83,15 @@ Multipath connections (MPTCP, SCTP CMT) schedule their demand with LowRTT
 others running. Coupling ``lia`` applies RFC 6356; ``uncoupled`` runs one
 NewReno per path (CMT's per-destination congestion control).
 
-Jitter (``Link.jitter_ms``) makes each RTT sample vary uniformly by ± the path's jitter,
-which feeds SRTT, RTTVAR and the RTO (RFC 6298); plans with jitter run on the scalar kernel.
+Jitter (``Link.jitter_ms``): each hop delays a packet by ± a uniform jitter but keeps packet
+order, as a radio link's FIFO and the linux engine's delay line do; so a packet never leaves
+before the one ahead of it, and packets closer together than the jitter see more than the
+mean delay (common.fifo_jitter_delay_s: E[max_k(U_k − k·spacing)], up to +jitter per hop for
+back-to-back packets; data spaced by the hop's rate, ACKs by one per two segments). Each RTT
+sample also varies uniformly by ± the path's jitter, feeding SRTT, RTTVAR and the RTO
+(RFC 6298). Since order is kept, jitter causes no reordering and no spurious fast
+retransmits (netem's jitter without a rate reorders; neither a link's FIFO nor the delay
+line does). Plans with jitter run on the scalar kernel.
 
 Deterministic for a given ``seed``. Simplifications: ACKs are not queued,
 per-hop departures are shared in proportion to arrivals, and a hop receives a
@@ -120,9 +138,10 @@ FIELDS = {
     "Link.delay_ms": Honours("propagation delay of each direction, in every RTT"),
     "Link.loss": Honours("random loss of data packets in each direction crossed (seeded)"),
     "Link.jitter_ms": Honours(
-        "delay variation: each RTT sample varies uniformly by ±the path's jitter, feeding SRTT, RTTVAR "
-        "and the RTO (RFC 6298); packet order is kept, as the linux engine's delay line keeps it "
-        "(plans with jitter run on the scalar kernel)"),
+        "delay variation, uniform ±jitter_ms per hop with packet order kept (a FIFO, as the linux "
+        "engine's delay line keeps it): packets closer together than the jitter queue behind the "
+        "latest draw, raising the mean RTT; RTT samples vary, feeding SRTT, RTTVAR and the RTO "
+        "(RFC 6298); no reordering (plans with jitter run on the scalar kernel)"),
     "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS"),
     "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
     "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),

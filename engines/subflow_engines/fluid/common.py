@@ -61,6 +61,137 @@ def timeout_probability(p, w):
     return q if q < 1.0 else 1.0
 
 
+#: segments a receiver acknowledges per ACK: RFC 5681 §4.2 (delayed ACKs: at least every second
+#: full-sized segment; out-of-order segments and those filling a gap at once). Linux counts the
+#: segments an ACK covers when it grows cwnd (tcp_cong_avoid_ai, RFC 3465's byte counting), so the
+#: window still grows by one segment per RTT; what halves is the number of ACKs (their spacing on a
+#: jittery reverse path, :func:`fifo_jitter_delay_s`)
+DELAYED_ACK_SEGMENTS = 2
+
+#: E[max_k (U_k − k·r)] for U_k uniform in [−1, 1] and packets r apart (in units of the jitter):
+#: the mean extra delay, in jitters, of a FIFO line that holds each packet d ± jitter but never
+#: releases one before the packet ahead of it; computed from the exact distribution
+#: P(max ≤ y) = Π_k min(1, (y + k·r + 1)/2) (checked by simulation in tests/unit/test_fluid_tcp_model.py)
+FIFO_JITTER_R = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.65, 0.8, 1.0,
+                 1.25, 1.5, 1.75, 2.0)
+FIFO_JITTER_G = (1.0, 0.9448, 0.9224, 0.8788, 0.8311, 0.766, 0.6453, 0.5228, 0.4385, 0.374, 0.2792, 0.2122,
+                 0.1627, 0.1097, 0.0733, 0.0417, 0.0176, 0.0052, 0.0007, 0.0)
+
+
+def fifo_jitter_delay_s(jitter_s: float, spacing_s: float) -> float:
+    """Mean extra one-way delay, s, of a hop whose delay varies uniformly by ±``jitter_s`` but keeps
+    packet order (a radio link's FIFO, or the linux engine's delay line, whose release times never
+    decrease), for packets ``spacing_s`` apart: jitter·g(spacing/jitter) with g from
+    :data:`FIFO_JITTER_G` (linear interpolation). Widely spaced packets (≥ 2 jitters apart) see the
+    mean delay; back-to-back packets queue behind the latest draw and see about d + jitter. 0 when
+    ``jitter_s`` ≤ 0."""
+    if jitter_s <= 0.0:
+        return 0.0
+    r = spacing_s / jitter_s
+    xs, gs = FIFO_JITTER_R, FIFO_JITTER_G
+    if r >= xs[-1]:
+        return 0.0
+    k = 1
+    while xs[k] < r:
+        k += 1
+    w = (r - xs[k - 1]) / (xs[k] - xs[k - 1])
+    return jitter_s * (gs[k - 1] + w * (gs[k] - gs[k - 1]))
+
+
+@njit(cache=True)
+def linux_rto(srtt, rttvar, min_rto, max_rto, granularity):
+    """Retransmission timeout after an RTT sample, s, in the form Linux computes it
+    (``tcp_set_rto``/``tcp_rtt_estimator``): RTO = SRTT + max(G, 4·RTTVAR, RTO_min), at most
+    ``max_rto``. SRTT and RTTVAR follow RFC 6298 §2.2–2.3 (α = 1/8, β = 1/4); Linux bounds the
+    variance term, not the sum, by the floor (``rttvar_us = max(mdev_max_us, rto_min)``), so
+    the RTO is never below SRTT + 200 ms with the default floor, where RFC 6298 §2.4 rounds
+    max(SRTT + 4·RTTVAR, 1 s) (Padhye et al. 1998's T0 ≈ RTT + 200 ms for Linux). All in s.
+
+    Compiled (numba; called from the vectorised kernel's compiled ``_step``)."""
+    v = 4.0 * rttvar
+    if v < granularity:
+        v = granularity
+    if v < min_rto:
+        v = min_rto
+    v += srtt
+    return v if v < max_rto else max_rto
+
+
+def reverse_resource_id(rid: str) -> str:
+    """The resource that carries the ACKs of data crossing ``rid``: the opposite direction of a
+    wired link (``"l:a>b"`` → ``"l:b>a"``, :mod:`subflow.plan`); an access point's air is
+    shared by both directions (itself)."""
+    link, sep, ends = rid.rpartition(":")
+    if not sep or ">" not in ends or rid.startswith("air:"):
+        return rid
+    a, _, b = ends.partition(">")
+    return f"{link}:{b}>{a}"
+
+
+def ack_keep(resource_ids: Sequence[str], index: dict[str, int], resources) -> float:
+    """Probability that an ACK of a segment sent along ``resource_ids`` (the data path's
+    resources) survives the reverse path: Π (1 − loss) of the reverse resources (a
+    ``Link.loss`` applies to each direction; a missing reverse direction counts the forward
+    one's loss)."""
+    keep = 1.0
+    for rid in resource_ids:
+        rev = index.get(reverse_resource_id(rid), index[rid])
+        keep *= 1.0 - resources[rev].loss
+    return keep
+
+
+@njit(cache=True)
+def rack_tlp_timeout_probability(q, w):
+    """Probability that a loss episode in a flight of ``w`` packets ends in a retransmission
+    timeout for a stack with SACK, RACK and tail loss probes (Linux; RFC 8985), where ``q`` is
+    the probability that a segment yields no SACK (it or its ACK is lost).
+
+    RACK marks a segment lost as soon as one segment sent after it is SACKed (RFC 8985 §6.2), so
+    no three duplicate ACKs are needed; if none of the segments after the lost one gets through
+    (a tail loss), the tail loss probe sent after PTO ≈ 2·SRTT elicits the SACK (§7). So the
+    timer ends the episode only when the lost segment is followed by no delivered segment *and*
+    the probe fails too: with the lost segment equally likely at each of the ``w`` positions,
+    Q = q · (1/w)·Σ_{m=0}^{w−1} q^m = q·(1 − q^w)/(w·(1 − q)). (Padhye et al.'s Q̂,
+    :func:`timeout_probability`, models Reno's three duplicate ACKs: 1 for w ≤ 3, ~3/w above;
+    kernel measurements at 5 % loss are 40 % above Padhye's throughput, docs/validation.)
+
+    Compiled (numba) and called by both kernels; after editing, delete
+    ``engines/subflow_engines/fluid/__pycache__/*.nbi``."""
+    if q <= 0.0:
+        return 0.0
+    if w < 1.0:
+        w = 1.0
+    if q >= 1.0:
+        return 1.0
+    return q * (1.0 - q ** w) / (w * (1.0 - q))
+
+
+@njit(cache=True)
+def rack_tail_probability(q, w):
+    """Probability that no segment sent after a lost one in a flight of ``w`` packets is SACKed
+    (a tail loss), ``q`` as in :func:`rack_tlp_timeout_probability`: (1 − q^w)/(w·(1 − q)) (the
+    lost segment equally likely at each position; ≥ the timeout probability, which also needs
+    the probe to fail). Such a loss waits for the tail loss probe: the sender, its window full,
+    idles until PTO = 2·SRTT (+200 ms with one segment in flight, Linux's
+    tcp_schedule_loss_probe; RFC 8985 §7.2) and the probe's SACK starts the recovery.
+    Compiled (numba)."""
+    if q <= 0.0:
+        return 1.0 / max(w, 1.0)
+    if q >= 1.0:
+        return 1.0
+    w = max(w, 1.0)
+    return (1.0 - q ** w) / (w * (1.0 - q))
+
+
+@njit(cache=True)
+def tail_probe_pause_s(srtt, w, rto):
+    """How long the sender idles after detecting a loss the way a tail loss probe does, s:
+    PTO = 2·SRTT, plus 200 ms when at most one segment is in flight (the receiver may delay its
+    ACK, RFC 8985 §7.2), plus 2 ms (Linux's TCP_TIMEOUT_MIN), at most the RTO."""
+    pto = 2.0 * srtt + (0.2 if w < 2.0 else 0.002)
+    return pto if pto < rto else rto
+
+
 def rate_limit_bps(sp: SubflowPath, wire: float) -> float:
     """A subflow path's controller rate limit as goodput, bit/s (``wire``: :func:`goodput_fraction`);
     infinite when it has none."""

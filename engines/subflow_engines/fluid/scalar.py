@@ -15,14 +15,21 @@ from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow_engines import draws
 from subflow_engines.fluid.common import (
     CLOCK_GRANULARITY_S,
+    DELAYED_ACK_SEGMENTS,
     MAX_CWND_PACKETS,
     Clock,
     FluidSimulator,
     SubflowRecord,
+    ack_keep,
+    fifo_jitter_delay_s,
     goodput_fraction,
+    linux_rto,
     rate_limit_bps,
     throughput_mbps,
-    timeout_probability,
+    rack_tail_probability,
+    rack_tlp_timeout_probability,
+    reverse_resource_id,
+    tail_probe_pause_s,
 )
 
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
@@ -37,7 +44,7 @@ class _Sub:
         "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire",
-        "loss_key", "timeout_key", "recover_end", "arr_last",
+        "loss_key", "timeout_key", "recover_end", "arr_last", "ack_keep", "cwnd_prior", "jitter_hops", "pause_until",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
@@ -57,10 +64,15 @@ class _Sub:
         self.res = [index[r] for r in sp.resources]
         self.base_rtt = max(1e-4, 2e-3 * sum(resources[i].delay_ms for i in self.res))
         self.jitter_s = 2e-3 * sum(resources[i].jitter_ms for i in self.res)
+        # hops with jitter: (data resource, its reverse (the ACKs'), jitter s), for the FIFO delay
+        self.jitter_hops = [(i, index.get(reverse_resource_id(resources[i].id), i), resources[i].jitter_ms * 1e-3)
+                            for i in self.res if resources[i].jitter_ms > 0]
         keep = 1.0
         for i in self.res:
             keep *= 1.0 - resources[i].loss
         self.loss_keep = keep
+        # ACKs cross the reverse direction of every hop (Link.loss applies to both directions)
+        self.ack_keep = ack_keep(sp.resources, index, resources)
         self.limit = rate_limit_bps(sp, self.wire)
 
     def reset(self, plan: RunPlan, t: float) -> None:
@@ -76,6 +88,7 @@ class _Sub:
         self.next_sample_t = 0.0
         self.last_reduction_t = -math.inf
         self.recover_end = -math.inf  # fast recovery: no window growth until then, s
+        self.pause_until = -math.inf  # waiting for a tail loss probe: nothing sent until then, s
         self.arr_last = 0.0  # rate reaching the path's last hop in this step, bit/s
         self.loss_at = math.inf  # when the pending loss is detected (duplicate ACKs), s
         self.drops_pending = 0
@@ -86,6 +99,7 @@ class _Sub:
         self.t_epoch = -1.0
         self.k = 0.0
         self.w_est = 0.0
+        self.cwnd_prior = 0.0  # CUBIC: cwnd before the last reduction (RFC 9438 §4.3)
         self.window_losses = 0
         self.saved_cwnd = 0.0
         self.saved_ssthresh = math.inf
@@ -97,7 +111,7 @@ class _Sub:
     def take_state(self, other: "_Sub") -> None:
         """Carry a single-path connection's TCP state over to a new path (sub)."""
         for name in ("phase", "t_open", "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t",
-                     "last_reduction_t", "w_max", "t_epoch", "k", "w_est", "saved_cwnd",
+                     "last_reduction_t", "w_max", "t_epoch", "k", "w_est", "cwnd_prior", "saved_cwnd",
                      "saved_ssthresh", "resume_t", "cut_t"):
             setattr(self, name, getattr(other, name))
 
@@ -116,25 +130,50 @@ class _Conn:
         self.done_t: float | None = None
 
 
-def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
-    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.3), in packets.
+def cubic_k(w_max: float, cwnd_epoch: float) -> float:
+    """K of RFC 9438 §4.2 Eq. 2, s: K = ∛((W_max − cwnd_epoch)/C) (0 when the window starts at
+    or above W_max), windows in packets."""
+    return ((w_max - cwnd_epoch) / CUBIC_C) ** (1.0 / 3.0) if cwnd_epoch < w_max else 0.0
 
-    W_cubic(t) = C·(t − K)³ + W_max with K = ∛(W_max·(1 − β)/C); the window moves
-    towards W_cubic(t + RTT) by (target − cwnd)/cwnd per ACK, and never below the
-    Reno-friendly estimate W_est, which grows by α_cubic/cwnd per ACK.
+
+def cubic_window(t_s: float, k_s: float, w_max: float) -> float:
+    """W_cubic(t) of RFC 9438 §4.2 Eq. 1, packets: C·(t − K)³ + W_max (``t_s`` since the epoch began)."""
+    return CUBIC_C * (t_s - k_s) ** 3 + w_max
+
+
+def cubic_reduction(cwnd: float, w_max: float) -> tuple[float, float]:
+    """CUBIC's reaction to a loss event, packets: (new cwnd = ssthresh, new W_max).
+
+    RFC 9438 §4.6: ssthresh = max(cwnd·β_cubic, 2), β_cubic = 0.7; §4.7 fast convergence:
+    W_max = cwnd·(1 + β_cubic)/2 when the window is below the W_max of the previous loss
+    (another flow is taking the bandwidth), else W_max = cwnd."""
+    new_w_max = cwnd * (1.0 + CUBIC_BETA) / 2.0 if cwnd < w_max else cwnd
+    return max(cwnd * CUBIC_BETA, 2.0), new_w_max
+
+
+def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
+    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.5), in packets.
+
+    At the start of an epoch (the first step of congestion avoidance after a reduction):
+    K = ∛((W_max − cwnd)/C) (:func:`cubic_k`), W_est = cwnd. Per ``acked`` packets:
+    the window moves towards target = W_cubic(t + RTT) (:func:`cubic_window`), clamped to
+    [cwnd, 1.5·cwnd] (§4.4–4.5), by (target − cwnd)/cwnd per acknowledged segment; the
+    Reno-friendly estimate grows W_est += α_cubic·acked/cwnd with α_cubic = 3(1 − β)/(1 + β)
+    until W_est reaches cwnd_prior (the window before the reduction), 1 from then on (§4.3),
+    and cwnd is never below W_est (the Reno-friendly region). ``acked`` counts segments, not
+    ACKs (Linux; delayed ACKs, RFC 5681 §4.2, do not slow the growth).
     """
     if sub.t_epoch < 0:
         sub.t_epoch = t
-        if sub.cwnd < sub.w_max:
-            sub.k = ((sub.w_max - sub.cwnd) / CUBIC_C) ** (1.0 / 3.0)
-        else:
-            sub.k = 0.0
+        sub.k = cubic_k(sub.w_max, sub.cwnd)
+        if sub.cwnd >= sub.w_max:
             sub.w_max = sub.cwnd
         sub.w_est = sub.cwnd
-    target = CUBIC_C * (t + rtt - sub.t_epoch - sub.k) ** 3 + sub.w_max
     cwnd = sub.cwnd
+    target = cubic_window(t + rtt - sub.t_epoch, sub.k, sub.w_max)
     target = min(max(target, cwnd), 1.5 * cwnd)
-    sub.w_est += acked * CUBIC_ALPHA / cwnd
+    alpha = 1.0 if sub.w_est >= sub.cwnd_prior else CUBIC_ALPHA
+    sub.w_est += acked * alpha / cwnd
     return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
 
 
@@ -175,11 +214,27 @@ class ScalarSimulator(FluidSimulator):
         self.queue = [0.0] * self.n_res
         self.arrivals = [0.0] * self.n_res
         self.no_arrivals = [0.0] * self.n_res
+        self.prev_arrivals = [0.0] * self.n_res
+        self.any_jitter = any(r.jitter_ms > 0 for r in self.resources)
         self.pass_frac = [1.0] * self.n_res
         self.drop_frac = [0.0] * self.n_res
         self.clock = Clock.for_plan(plan, self.path_rtt_s)
         self.conns = [_Conn(fp) for fp in plan.flows]
         self.cc = plan.transport.congestion_control
+
+    def fifo_jitter_s(self, sub: _Sub) -> float:
+        """Mean extra RTT, s, that ``sub``'s jittery hops add by keeping packet order
+        (:func:`~subflow_engines.fluid.common.fifo_jitter_delay_s`): data packets are spaced by
+        the hop's arrival rate, ACKs on the reverse hop by its data plus one ACK per
+        :data:`DELAYED_ACK_SEGMENTS` segments of the data direction (RFC 5681 §4.2)."""
+        arr, pkt_bits = self.prev_arrivals, self.pkt_bits
+        extra = 0.0
+        for i, rev, jit in sub.jitter_hops:
+            fwd_pps = max(arr[i], sub.x) / pkt_bits
+            ack_pps = arr[rev] / pkt_bits + fwd_pps / DELAYED_ACK_SEGMENTS
+            extra += fifo_jitter_delay_s(jit, 1.0 / fwd_pps if fwd_pps > 0 else math.inf)
+            extra += fifo_jitter_delay_s(jit, 1.0 / ack_pps if ack_pps > 0 else math.inf)
+        return extra
 
     def path_rtt_s(self, sp: SubflowPath) -> float:
         """Base round-trip time of a path (propagation both ways), s."""
@@ -198,11 +253,13 @@ class ScalarSimulator(FluidSimulator):
 
     # ------------------------------------------------------------------ handovers
     @staticmethod
-    def stall(sub: _Sub, t: float) -> None:
-        """In-flight data is lost with the path; wait for the retransmission timer."""
+    def stall(sub: _Sub, t: float, cubic: bool = False) -> None:
+        """In-flight data is lost with the path; wait for the retransmission timer (``cubic``:
+        ssthresh = β_cubic·cwnd, RFC 9438 §4.8, else cwnd/2, RFC 5681 §3.1)."""
         if sub.phase == "open":
             sub.saved_cwnd, sub.saved_ssthresh = sub.cwnd, sub.ssthresh
-            sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
+            sub.ssthresh = max(sub.cwnd / 2.0, 2.0) if not cubic else max(sub.cwnd * CUBIC_BETA, 2.0)
+            sub.t_epoch, sub.w_max = -1.0, 0.0  # CUBIC after a timeout: K = 0 (RFC 9438 §4.8)
         sub.phase = "stalled"
         sub.x = 0.0
         sub.next_rto_t = t + sub.rto
@@ -224,7 +281,7 @@ class ScalarSimulator(FluidSimulator):
                 return
             self.emit(t, "zwa_too_late", conn.plan, sub.id, one_way_delay_s=round(sub.base_rtt / 2, 6),
                       notification_delay_s=notify)
-        self.stall(sub, t)
+        self.stall(sub, t, self.cc == "cubic" and not conn.plan.multipath)
 
     def path_back(self, conn: _Conn, sub: _Sub, t: float) -> None:
         """A cut single-path connection has a path again at ``t`` (after re-association)."""
@@ -335,8 +392,8 @@ class ScalarSimulator(FluidSimulator):
         if t >= sub.resume_t:  # spurious-timeout recovery
             sub.phase = "open"
             sub.cwnd, sub.ssthresh = sub.saved_cwnd, sub.saved_ssthresh
-            sub.rto = max(tr.min_rto_s, sub.rto / 2.0 ** 8) if sub.srtt is None else min(
-                tr.max_rto_s, max(tr.min_rto_s, sub.srtt + max(CLOCK_GRANULARITY_S, 4.0 * sub.rttvar)))
+            sub.rto = max(tr.min_rto_s, sub.rto / 2.0 ** 8) if sub.srtt is None else linux_rto(
+                sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S)
             sub.next_sample_t = t
             sub.resume_t = math.inf
             emit(t, "spurious_recovery", fp, sub.id, idle_s=round(t - sub.cut_t, 6),
@@ -344,8 +401,9 @@ class ScalarSimulator(FluidSimulator):
             return
         if t >= sub.next_rto_t:
             sub.retransmissions += 1
-            if has_path and draws.uniform(sub.timeout_key, step) < 1.0 - sub.loss_keep:
-                # the retransmission is lost on the path too: back off again (RFC 6298 §5.5)
+            if has_path and draws.uniform(sub.timeout_key, step) < 1.0 - sub.loss_keep * sub.ack_keep:
+                # the retransmission or its ACK (sent at once: it fills a gap, RFC 5681 §4.2) is
+                # lost too: back off again (RFC 6298 §5.5)
                 emit(t, "rto", fp, sub.id, rto_s=round(sub.rto, 4), resumed=False)
                 sub.rto = min(2.0 * sub.rto, tr.max_rto_s)
                 sub.next_rto_t = t + sub.rto
@@ -355,6 +413,7 @@ class ScalarSimulator(FluidSimulator):
                      idle_s=round(t - sub.cut_t, 6) if sub.cut_t < math.inf else None)
                 sub.phase = "open"
                 sub.cwnd = 1.0
+                sub.t_epoch, sub.w_max = -1.0, 0.0  # CUBIC after a timeout: K = 0 (RFC 9438 §4.8)
                 sub.last_reduction_t = t
                 sub.next_sample_t = t
                 sub.saved_cwnd = 0.0
@@ -380,6 +439,8 @@ class ScalarSimulator(FluidSimulator):
         receives what the hops before it let through in the previous step (tandem queues)."""
         arrivals, queue, cap, pass_frac = self.arrivals, self.queue, self.cap, self.pass_frac
         rbuf_bits, pkt_bits, dt = self.rbuf_bits, self.pkt_bits, self.clock.dt_s
+        if self.any_jitter:
+            self.prev_arrivals[:] = arrivals  # packet spacing on jittery hops (last step's rates)
         arrivals[:] = self.no_arrivals
         for conn in self.conns:
             fp = conn.plan
@@ -403,10 +464,15 @@ class ScalarSimulator(FluidSimulator):
                 if sub.phase in ("stalled", "frozen"):
                     has_path = current is not None and any(sp.id == sub.id for sp in current.subflows)
                     self.fire_timers(conn, sub, step, t, has_path)
+                if sub.phase == "open" and t < sub.pause_until:
+                    sub.x = 0.0  # window full, waiting for the tail loss probe's SACK
+                    continue
                 if sub.phase == "open":
                     qdelay = 0.0
                     for i in sub.res:
                         qdelay += queue[i] / cap[i]
+                    if sub.jitter_hops:
+                        qdelay += self.fifo_jitter_s(sub)
                     sub.rtt = sub.base_rtt + qdelay
                     if sub.rtt > max_rtt:
                         max_rtt = sub.rtt
@@ -476,7 +542,7 @@ class ScalarSimulator(FluidSimulator):
         open_subs = [s for s in conn.subs.values() if s.phase == "open"]
         if not open_subs:
             return
-        tr, cc, rng, timeout_p = self.transport, self.cc, self.rng, timeout_probability
+        tr, cc, rng, timeout_p = self.transport, self.cc, self.rng, rack_tlp_timeout_probability
         pass_frac, drop_frac = self.pass_frac, self.drop_frac
         dt, pkt_bits = self.clock.dt_s, self.pkt_bits
         coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
@@ -534,9 +600,8 @@ class ScalarSimulator(FluidSimulator):
                     w_lost = sub.cwnd
                     if cubic:
                         # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
-                        w = sub.cwnd
-                        sub.w_max = w * (1.0 + CUBIC_BETA) / 2.0 if w < sub.w_max else w
-                        sub.cwnd = max(w * CUBIC_BETA, 2.0)
+                        sub.cwnd_prior = sub.cwnd
+                        sub.cwnd, sub.w_max = cubic_reduction(sub.cwnd, sub.w_max)
                         sub.ssthresh = sub.cwnd
                         sub.t_epoch = -1.0
                     else:
@@ -546,14 +611,21 @@ class ScalarSimulator(FluidSimulator):
                     # fast recovery (SACK/PRR, RFC 6675/6937) lasts a round trip: the window
                     # does not grow until the retransmission is acknowledged
                     sub.recover_end = t + (sub.srtt or rtt_now)
-                    if p_rand > 0 and draws.uniform(sub.timeout_key, step) < timeout_p(p_rand, w_lost):
-                        # too few duplicate ACKs come back: the retransmission timer ends the
-                        # episode (Padhye et al. 1998, Eq. 24), then a loss window of 1 packet
+                    q_seg = 1.0 - sub.loss_keep * sub.ack_keep  # a segment yields no SACK
+                    u = draws.uniform(sub.timeout_key, step) if p_rand > 0 else 1.0
+                    if u < timeout_p(q_seg, w_lost):
+                        # no segment after the lost one, nor the tail loss probe, is SACKed: the
+                        # retransmission timer ends the episode (RFC 8985; common.
+                        # rack_tlp_timeout_probability), then a loss window of 1 packet
                         sub.phase = "stalled"
                         sub.x = 0.0
                         sub.saved_cwnd = 0.0
                         sub.next_rto_t = t + sub.rto
                         continue
+                    if u < rack_tail_probability(q_seg, w_lost):
+                        # a tail loss: the probe's SACK starts the recovery (RFC 8985 §7)
+                        sub.pause_until = t + tail_probe_pause_s(sub.srtt or rtt_now, w_lost, sub.rto)
+                        sub.recover_end = max(sub.recover_end, sub.pause_until + (sub.srtt or rtt_now))
                 elif reno:
                     sub.window_losses += drops
                 if reno and sub.window_losses >= 2:
@@ -593,8 +665,7 @@ class ScalarSimulator(FluidSimulator):
                 else:
                     sub.rttvar = 0.75 * sub.rttvar + 0.25 * abs(sub.srtt - r)
                     sub.srtt = 0.875 * sub.srtt + 0.125 * r
-                rto = sub.srtt + max(CLOCK_GRANULARITY_S, 4.0 * sub.rttvar)
-                sub.rto = min(tr.max_rto_s, max(tr.min_rto_s, rto))
+                sub.rto = linux_rto(sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S)
                 sub.next_sample_t = t + r
         if conn.remaining_bits < math.inf:
             conn.remaining_bits -= delivered_bits

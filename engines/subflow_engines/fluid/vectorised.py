@@ -40,8 +40,12 @@ from subflow_engines.fluid.common import (
     Clock,
     FluidSimulator,
     SubflowRecord,
+    ack_keep,
+    linux_rto,
     rate_limit_bps,
-    timeout_probability,
+    rack_tail_probability,
+    rack_tlp_timeout_probability,
+    tail_probe_pause_s,
 )
 
 # phases
@@ -109,10 +113,12 @@ class VectorSimulator(FluidSimulator):
         self.next_sample_t = np.zeros(S)
         self.last_red = np.full(S, -np.inf)
         self.recover_end = np.full(S, -np.inf)  # fast recovery: no window growth until then, s
+        self.pause_until = np.full(S, -np.inf)  # waiting for a tail loss probe: nothing sent, s
         self.loss_at = np.full(S, np.inf)  # when a pending drop is detected (one RTT after it), s
         self.limit = np.full(S, np.inf)
         self.base_rtt = np.full(S, 1e-4)
         self.path_log_keep = np.zeros(S)
+        self.path_log_ack_keep = np.zeros(S)  # log of the ACK path's keep probability
         self.retrans = np.zeros(S, dtype=np.int64)
         self.has_path = np.zeros(S, dtype=bool)
         self.paths: list[list[str]] = [[] for _ in range(S)]
@@ -192,6 +198,7 @@ class VectorSimulator(FluidSimulator):
         res = self.res_lists[slot] = [self.index[r] for r in sp.resources]
         self.base_rtt[slot] = max(1e-4, 2 * float(self.delay_s[res].sum()))
         self.path_log_keep[slot] = float(self.log_keep[res].sum())
+        self.path_log_ack_keep[slot] = math.log(max(1e-300, ack_keep(sp.resources, self.index, self.resources)))
         self.limit[slot] = rate_limit_bps(sp, self.wire)
         self.has_path[slot] = True
         self.matrix_dirty = True
@@ -210,6 +217,7 @@ class VectorSimulator(FluidSimulator):
         self.next_sample_t[slot] = 0.0
         self.last_red[slot] = -np.inf
         self.recover_end[slot] = -np.inf
+        self.pause_until[slot] = -np.inf
         self.loss_at[slot] = np.inf
 
     def new_slot(self, c: int, slot: int, sp: SubflowPath, t: float) -> None:
@@ -333,8 +341,8 @@ class VectorSimulator(FluidSimulator):
             c = int(self.conn_of[slot])
             self.retrans[slot] += 1
             if self.has_path[slot] and draws.uniform(self.timeout_keys[slot], step) < -math.expm1(
-                    self.path_log_keep[slot]):
-                # the retransmission is lost on the path too: back off again (RFC 6298 §5.5)
+                    self.path_log_keep[slot] + self.path_log_ack_keep[slot]):
+                # the retransmission or its ACK is lost too: back off again (RFC 6298 §5.5)
                 self.emit_slot(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=False)
                 rto[slot] = min(2.0 * rto[slot], self.transport.max_rto_s)
                 next_rto_t[slot] = t + rto[slot]
@@ -374,10 +382,11 @@ class VectorSimulator(FluidSimulator):
             CLOCK_GRANULARITY_S, MAX_CWND_PACKETS,
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
             self.path_rows, self.row_ptr, self.inc_local, self.cap_u, self.capdt_u, self.buf_u, self.queue_u,
-            self.pass_u, self.base_rtt, self.path_log_keep, self.limit, self.demand, self.remaining_bits,
+            self.pass_u, self.base_rtt, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand, self.remaining_bits,
             self.draw_keys, self.loss_keys, self.timeout_keys,
             self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
             self.loss_at, self.retrans, self.bits[:, b], self.got, self.phase, self.next_rto_t, self.recover_end,
+            self.pause_until,
         ):
             self.state_dirty = True  # a loss episode ended in a retransmission timeout
         if self.any_finite:
@@ -422,9 +431,9 @@ def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
     path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u, pass_u,
-    base_rtt, path_log_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
+    base_rtt, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
-    phase, next_rto_t, recover_end,
+    phase, next_rto_t, recover_end, pause_until,
 ):
     """One time step of the continuous dynamics, in place (the equations of
     :mod:`subflow_engines.fluid`). Random link loss, overflow losses and timeout decisions
@@ -450,7 +459,7 @@ def _step(
     rtt = base_rtt + qd
     w = np.zeros(S)
     for i in range(S):
-        if live[i]:
+        if live[i] and t >= pause_until[i]:  # (a tail loss waits for its probe: nothing sent)
             wi = cwnd[i] * pkt_bits / rtt[i]
             w[i] = wi if wi < limit[i] else limit[i]
     x = np.zeros(S)
@@ -564,11 +573,17 @@ def _step(
                 last_red[i] = t
                 recover_end[i] = t + ref  # fast recovery: no growth for a round trip
                 p = -np.expm1(path_log_keep[i])
-                if p > 0 and draws.uniform(timeout_keys[i], step) < timeout_probability(p, w_lost):
-                    phase[i] = STALLED  # too few duplicate ACKs: the retransmission timer fires
+                q = -np.expm1(path_log_keep[i] + path_log_ack_keep[i])  # a segment yields no SACK
+                u = draws.uniform(timeout_keys[i], step) if p > 0 else 1.0
+                if u < rack_tlp_timeout_probability(q, w_lost):
+                    phase[i] = STALLED  # nothing after the loss nor the tail probe SACKed: RTO
                     live[i] = False
                     next_rto_t[i] = t + rto[i]
                     stalled = True
+                elif u < rack_tail_probability(q, w_lost):
+                    # a tail loss: the probe's SACK starts the recovery (RFC 8985 §7)
+                    pause_until[i] = t + tail_probe_pause_s(ref, w_lost, rto[i])
+                    recover_end[i] = max(recover_end[i], pause_until[i] + ref)
     # growth: slow start, then congestion avoidance (LIA for coupled connections)
     ca = np.zeros(S, dtype=np.bool_)
     for i in range(S):
@@ -617,7 +632,6 @@ def _step(
             else:
                 rttvar[i] = 0.75 * rttvar[i] + 0.25 * abs(srtt[i] - r)
                 srtt[i] = 0.875 * srtt[i] + 0.125 * r
-            v = srtt[i] + max(granularity, 4.0 * rttvar[i])
-            rto[i] = min(max_rto, max(min_rto, v))
+            rto[i] = linux_rto(srtt[i], rttvar[i], min_rto, max_rto, granularity)
             next_sample_t[i] = t + r
     return stalled

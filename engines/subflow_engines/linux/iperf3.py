@@ -65,6 +65,7 @@ class Iperf3Run:
     error: str | None
     local: list[tuple[str, int]] = field(default_factory=list)  #: (host, port) of each data stream
     remote: list[tuple[str, int]] = field(default_factory=list)
+    min_rtt_ms: float | None = None  #: the sender's lowest RTT sample (tcp_info), ms
 
     @property
     def measured(self) -> list[Interval]:
@@ -82,6 +83,7 @@ class Iperf3Run:
             "received_mbps": None if self.received_bps is None else round(self.received_bps / 1e6, 6),
             "retransmits": self.retransmits,
             "mean_rtt_ms": self.mean_rtt_ms,
+            "min_rtt_ms": self.min_rtt_ms,
             "sender_cc": self.sender_cc,
             "error": self.error,
         }
@@ -169,12 +171,15 @@ def from_document(doc: dict[str, Any]) -> Iperf3Run:
         )
     sent = end.get("sum_sent") if isinstance(end.get("sum_sent"), dict) else end.get("sum")
     recv = end.get("sum_received") if isinstance(end.get("sum_received"), dict) else None
-    rtts = []
+    rtts, min_rtts = [], []
     for st in end.get("streams") or []:
         snd = st.get("sender") if isinstance(st, dict) else None
         r = _num(snd, "mean_rtt")
         if r:
             rtts.append(r)
+        r = _num(snd, "min_rtt")
+        if r:
+            min_rtts.append(r)
     local, remote = [], []
     for c in start.get("connected") or []:
         if isinstance(c, dict):
@@ -195,6 +200,7 @@ def from_document(doc: dict[str, Any]) -> Iperf3Run:
         received_bps=_num(recv, "bits_per_second"),
         retransmits=_int(sent, "retransmits"),
         mean_rtt_ms=(sum(rtts) / len(rtts) / 1000.0) if rtts else None,
+        min_rtt_ms=(min(min_rtts) / 1000.0) if min_rtts else None,
         sender_cc=end.get("sender_tcp_congestion") if isinstance(end.get("sender_tcp_congestion"), str) else None,
         error=str(err) if err else None,
         local=local,

@@ -91,7 +91,7 @@ class Sampler:
                 while self.now() < target:
                     if self.stopping.is_set():
                         return
-                    time.sleep(min(0.05, target - self.now()))
+                    time.sleep(max(0.0, min(0.05, target - self.now())))  # now() moves on between the calls
                 t = self.now()
                 b = k - 1
                 cache: dict[str, list] = {}

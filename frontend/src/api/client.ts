@@ -106,6 +106,9 @@ const enc = encodeURIComponent;
 /** `?format=` of `GET /api/scenarios/{id}/export` (from the generated OpenAPI types). */
 export type ExportFormat = NonNullable<NonNullable<paths["/api/scenarios/{scenario_id}/export"]["get"]["parameters"]["query"]>["format"]>;
 
+/** `?format=` of `POST /api/scenarios/{id}/nodes/{node}/track` (from the generated OpenAPI types). */
+export type TrackFormat = paths["/api/scenarios/{scenario_id}/nodes/{node_id}/track"]["post"]["parameters"]["query"]["format"];
+
 export const api = {
   /** Sign in (OAuth2 password form); the answer also sets the session cookie. 401: wrong credentials. */
   login: (username: string, password: string) =>
@@ -180,8 +183,28 @@ export const api = {
     if (name) form.append("name", name);
     return request<ScenarioPublic>("/api/imports", { method: "POST", body: form });
   },
-  exportUrl: (scenarioId: Id, format: ExportFormat) =>
-    `/api/scenarios/${enc(String(scenarioId))}/export?format=${enc(format)}`,
+  /**
+   * `POST /api/scenarios/{id}/nodes/{node}/track` (multipart `file`; `format`, optional `mmsi`): the
+   * node's mobility becomes the imported track, stored as a new version (returned); `version`: the
+   * version edited (If-Match: 412 if someone saved meanwhile).
+   */
+  importTrack: (scenarioId: Id, nodeId: string, file: File, format: TrackFormat, mmsi?: string, version?: number) => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    const q = new URLSearchParams({ format: String(format) });
+    if (mmsi) q.set("mmsi", mmsi);
+    return request<ScenarioPublic>(
+      `/api/scenarios/${enc(String(scenarioId))}/nodes/${enc(nodeId)}/track?${q}`,
+      { method: "POST", body: form },
+      undefined,
+      version === undefined ? {} : { "If-Match": versionEtag(version) },
+    );
+  },
+  /** GPX 1.1 of a node's trajectory (geographic scenarios). */
+  trackGpxUrl: (scenarioId: Id, nodeId: string) => `/api/scenarios/${enc(String(scenarioId))}/nodes/${enc(nodeId)}/track.gpx`,
+  /** `strategy`: the transport strategy a Mininet-WiFi script runs (ignored by the other formats). */
+  exportUrl: (scenarioId: Id, format: ExportFormat, strategy?: string) =>
+    `/api/scenarios/${enc(String(scenarioId))}/export?format=${enc(format)}${strategy ? `&strategy=${enc(strategy)}` : ""}`,
 };
 
 export function isAbort(err: unknown): boolean {

@@ -98,7 +98,14 @@ export interface paths {
         };
         /**
          * Health
-         * @description ``{"status": "ok"}`` when the API can reach its database; 503 ``{"status": "unavailable"}`` otherwise.
+         * @description The API's dependencies: ``{"status", "database", "broker", "agent"}``, each dependency
+         *     ``{"status": "ok" | "unavailable", "error": error class name or null}``.
+         *
+         *     ``status`` is ``ok`` (200) when all three answer, ``degraded`` (200) when the broker (Redis or
+         *     the filesystem broker's folder) or the emulator agent (``GET {AGENT_URL}/health``, 2 s) does
+         *     not, ``unavailable`` (503) when the database does not. Broker and agent answers are reused
+         *     for 5 s, so frequent probes do not load them. Public: no credentials needed, and no address
+         *     or message is given away.
          */
         get: operations["health_api_health_get"];
         put?: never;
@@ -146,6 +153,8 @@ export interface paths {
          * Job
          * @description State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
          *     "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+         *     A running job whose worker stopped renewing its heartbeat for ``STALE_AFTER_S`` seconds
+         *     (the worker died) reads as ``failed`` with the reason; submit it again.
          */
         get: operations["job_api_jobs__job_id__get"];
         put?: never;
@@ -494,6 +503,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenarios/{scenario_id}/nodes/{node_id}/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Track
+         * @description Make node ``node_id`` follow an uploaded track; answers the scenario at its new version.
+         *
+         *     The fixes (absolute UTC times) become ``waypoints`` relative to the first fix, sampled every
+         *     ``run.interval_s`` up to ``run.duration_s`` along WGS84 geodesics (:func:`subflow.tracks.resample`);
+         *     the node's ``position`` becomes the first fix. The scenario must be geographic.
+         */
+        post: operations["import_track_api_scenarios__scenario_id__nodes__node_id__track_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/nodes/{node_id}/track.gpx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Track
+         * @description The node's planned trajectory (every corner of its piecewise-linear path) as GPX 1.1.
+         *
+         *     Times are seconds from the run start written from 1970-01-01T00:00:00Z; latitude/longitude
+         *     are the local frame's corners projected back to WGS84 (pyproj), elevation is ``alt_m``.
+         */
+        get: operations["export_track_api_scenarios__scenario_id__nodes__node_id__track_gpx_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios/{scenario_id}/routes": {
         parameters: {
             query?: never;
@@ -509,7 +565,8 @@ export interface paths {
          *     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
          *     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
          *     "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs"}``;
-         *     delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node.
+         *     delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node, or ``MAX_ROUTE_PATHS``
+         *     when pairs × ``k`` exceed it (refused before any work).
          */
         post: operations["routes_api_scenarios__scenario_id__routes_post"];
         delete?: never;
@@ -610,10 +667,12 @@ export interface paths {
         put?: never;
         /**
          * Compute Timeline
-         * @description Trajectories, associations and radio events of a scenario document (not stored).
+         * @description Trajectories of every node, associations and radio events of a scenario document (not stored).
          *
          *     The document is validated as ``POST /api/scenarios`` validates it (422 naming
-         *     each field, ``loc`` starting with ``"body"``).
+         *     each field, ``loc`` starting with ``"body"``). For a geographic scenario the
+         *     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
+         *     aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``.
          */
         post: operations["compute_timeline_api_timeline_post"];
         delete?: never;
@@ -794,6 +853,11 @@ export interface components {
             kind: "access_point";
             /** Label */
             label?: string | null;
+            /**
+             * Mobility
+             * @description How the node moves (every kind may move; a satellite is refused by the engines until orbits are modelled).
+             */
+            mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
             /**
              * Network
              * @description Radio access network (technology) of this access point. A station has one radio per network: it can be associated with one access point of each network at the same time (e.g. WLAN and UMTS, msctp-cmt-handover Fig. 1).
@@ -1207,6 +1271,14 @@ export interface components {
              */
             name?: string | null;
         };
+        /** Body_import_track_api_scenarios__scenario_id__nodes__node_id__track_post */
+        Body_import_track_api_scenarios__scenario_id__nodes__node_id__track_post: {
+            /**
+             * File
+             * @description GPX 1.0/1.1, AIS CSV (MMSI,time,lat,lon,SOG,COG) or NMEA AIVDM sentences, one per line, each with a time.
+             */
+            file: string;
+        };
         /** Body_login_api_auth_login_post */
         Body_login_api_auth_login_post: {
             /** Client Id */
@@ -1455,6 +1527,22 @@ export interface components {
             requested: number;
             /** Src */
             src: string;
+        };
+        /**
+         * DependencyHealth
+         * @description One service the API depends on, as ``GET /api/health`` found it.
+         */
+        DependencyHealth: {
+            /**
+             * Error
+             * @description The kind of failure (an error class name), null when ok.
+             */
+            error?: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "unavailable";
         };
         /**
          * Disassociation
@@ -1761,6 +1849,26 @@ export interface components {
             step_s?: number;
         };
         /**
+         * GeoSettings
+         * @description Origin of the local projected frame of a geographic scenario.
+         *
+         *     Engines work in x/y metres of an azimuthal equidistant projection centred on
+         *     this origin (``+proj=aeqd``, :mod:`subflow.geo`); without ``Scenario.geo``
+         *     the origin is the centroid of the node positions.
+         */
+        GeoSettings: {
+            /**
+             * Origin Lat Deg
+             * @description WGS84 latitude, degrees.
+             */
+            origin_lat_deg: number;
+            /**
+             * Origin Lon Deg
+             * @description WGS84 longitude, degrees.
+             */
+            origin_lon_deg: number;
+        };
+        /**
          * GreedyDiff
          * @description A pair where the thesis's Algorithm 1 (``tcpbp-greedy``) misses the
          *     exact TCPBP optimum: both routes and their costs f (ms).
@@ -1812,14 +1920,20 @@ export interface components {
         };
         /**
          * Health
-         * @description ``GET /api/health``: ``ok``, or ``unavailable`` (503) when the database cannot be reached.
+         * @description ``GET /api/health``: ``ok`` when the database, the broker and the emulator agent answer;
+         *     ``degraded`` (still 200: the API serves, comparisons wait) when the broker or the agent does
+         *     not; ``unavailable`` (503) when the database cannot be reached. ``database``, ``broker`` and
+         *     ``agent`` say which.
          */
         Health: {
+            agent?: components["schemas"]["DependencyHealth"] | null;
+            broker?: components["schemas"]["DependencyHealth"] | null;
+            database?: components["schemas"]["DependencyHealth"] | null;
             /**
              * Status
              * @enum {string}
              */
-            status: "ok" | "unavailable";
+            status: "ok" | "degraded" | "unavailable";
         };
         /**
          * HostNode
@@ -1838,6 +1952,11 @@ export interface components {
             kind: "host";
             /** Label */
             label?: string | null;
+            /**
+             * Mobility
+             * @description How the node moves (every kind may move; a satellite is refused by the engines until orbits are modelled).
+             */
+            mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
             position?: components["schemas"]["Position"];
         };
         /**
@@ -2070,6 +2189,63 @@ export interface components {
             throughput_source: string;
         };
         /**
+         * LoiterMobility
+         * @description A UAV loiter pattern: a circle or a racetrack flown at constant speed.
+         *
+         *     ``circle``: radius ``radius_m`` around ``center``. ``racetrack``: two straight
+         *     legs of ``length_m`` parallel to ``heading_deg`` (clockwise from north), joined
+         *     by half circles of ``radius_m``, centred on ``center``. The node holds at the
+         *     pattern's entry point (for a circle, the point at bearing ``heading_deg`` from
+         *     the centre; for a racetrack, the start of the outbound straight leg) until
+         *     ``start_s``, then flies the pattern at ``speed_mps`` (``clockwise`` seen from
+         *     above). ``alt_m`` is its altitude (``center.alt_m`` is not used). Trajectories
+         *     approximate arcs by chords with a radial error below 0.5 % of ``radius_m``
+         *     (:func:`subflow.mobility.trajectory`).
+         */
+        LoiterMobility: {
+            /**
+             * Alt M
+             * @default 0
+             */
+            alt_m?: number;
+            center: components["schemas"]["Position"];
+            /**
+             * Clockwise
+             * @default true
+             */
+            clockwise?: boolean;
+            /**
+             * Heading Deg
+             * @default 0
+             */
+            heading_deg?: number;
+            /**
+             * Length M
+             * @default 0
+             */
+            length_m?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            model: "loiter";
+            /**
+             * Pattern
+             * @default circle
+             * @enum {string}
+             */
+            pattern?: "circle" | "racetrack";
+            /** Radius M */
+            radius_m: number;
+            /** Speed Mps */
+            speed_mps: number;
+            /**
+             * Start S
+             * @default 0
+             */
+            start_s?: number;
+        };
+        /**
          * MemberPublic
          * @description A member of a project and their role.
          */
@@ -2162,19 +2338,37 @@ export interface components {
         };
         /**
          * Position
-         * @description A point on the planning plane, in metres.
+         * @description A point: planar ``{x_m, y_m}`` metres or geographic ``{lat_deg, lon_deg}`` WGS84 degrees, plus ``alt_m``.
+         *
+         *     A point with neither pair is planar at (0, 0) (schema version 1 behaviour).
          */
         Position: {
             /**
-             * X M
+             * Alt M
+             * @description Altitude above sea level (the WGS84 ellipsoid), metres.
              * @default 0
              */
-            x_m?: number;
+            alt_m?: number;
+            /**
+             * Lat Deg
+             * @description WGS84 latitude in [-90, 90], degrees (geographic).
+             */
+            lat_deg?: number | null;
+            /**
+             * Lon Deg
+             * @description WGS84 longitude in [-180, 180], degrees (geographic).
+             */
+            lon_deg?: number | null;
+            /**
+             * X M
+             * @description East of the planning plane's origin, metres (planar).
+             */
+            x_m?: number | null;
             /**
              * Y M
-             * @default 0
+             * @description North of the planning plane's origin, metres (planar).
              */
-            y_m?: number;
+            y_m?: number | null;
         };
         /**
          * ProjectCreate
@@ -2468,6 +2662,11 @@ export interface components {
             kind: "router";
             /** Label */
             label?: string | null;
+            /**
+             * Mobility
+             * @description How the node moves (every kind may move; a satellite is refused by the engines until orbits are modelled).
+             */
+            mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
             position?: components["schemas"]["Position"];
         };
         /**
@@ -2607,6 +2806,11 @@ export interface components {
             /** Label */
             label?: string | null;
             /**
+             * Mobility
+             * @description How the node moves (every kind may move; a satellite is refused by the engines until orbits are modelled).
+             */
+            mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
+            /**
              * Orbit
              * @default geo
              * @enum {string}
@@ -2616,7 +2820,11 @@ export interface components {
         };
         /**
          * Scenario
-         * @description A complete planning scenario (schema version 1).
+         * @description A complete planning scenario (schema version 2).
+         *
+         *     Version 1 documents (planar positions, only stations move) are a subset of
+         *     version 2: they load as they are and mean the same, so no stored document is
+         *     rewritten (a stored snapshot keeps its ``schema_version``); new documents are 2.
          */
         Scenario: {
             controller?: components["schemas"]["ControllerSettings"];
@@ -2627,6 +2835,8 @@ export interface components {
             description?: string;
             /** Flows */
             flows?: components["schemas"]["Flow"][];
+            /** @description Origin of the local projected frame of a geographic scenario; null: the centroid of the node positions. */
+            geo?: components["schemas"]["GeoSettings"] | null;
             /** Link Events */
             link_events?: components["schemas"]["LinkEvent"][];
             /** Links */
@@ -2639,10 +2849,11 @@ export interface components {
             run?: components["schemas"]["RunSettings"];
             /**
              * Schema Version
-             * @default 1
-             * @constant
+             * @description 2 (a version 1 document is a valid version 2 document and loads unchanged).
+             * @default 2
+             * @enum {integer}
              */
-            schema_version?: 1;
+            schema_version?: 1 | 2;
             transport?: components["schemas"]["TransportSettings"];
         };
         /**
@@ -2838,7 +3049,7 @@ export interface components {
         };
         /**
          * StaticMobility
-         * @description The station stays at its node ``position``.
+         * @description The node stays at its ``position``.
          */
         StaticMobility: {
             /**
@@ -2864,8 +3075,11 @@ export interface components {
             kind: "station";
             /** Label */
             label?: string | null;
-            /** Mobility */
-            mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"];
+            /**
+             * Mobility
+             * @description How the node moves (every kind may move; a satellite is refused by the engines until orbits are modelled).
+             */
+            mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
             position?: components["schemas"]["Position"];
         };
         /**
@@ -3103,6 +3317,11 @@ export interface components {
             kind: "switch";
             /** Label */
             label?: string | null;
+            /**
+             * Mobility
+             * @description How the node moves (every kind may move; a satellite is refused by the engines until orbits are modelled).
+             */
+            mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
             position?: components["schemas"]["Position"];
         };
         /**
@@ -3123,8 +3342,28 @@ export interface components {
              */
             events: (components["schemas"]["HandoverStart"] | components["schemas"]["Association"] | components["schemas"]["Disassociation"] | components["schemas"]["AssociationAbandoned"])[];
             /**
+             * Geo Trajectories
+             * @description Geographic scenarios only (else null): per node the same corners as ``[t_s, lat_deg, lon_deg, alt_m]`` (WGS84 degrees, metres), the local-frame corners projected back by pyproj.
+             */
+            geo_trajectories?: {
+                [key: string]: [
+                    number,
+                    number,
+                    number,
+                    number
+                ][];
+            } | null;
+            /**
+             * Origin
+             * @description Geographic scenarios only: ``[lat_deg, lon_deg]`` of the local frame's origin (Scenario.geo or the centroid of the nodes).
+             */
+            origin?: [
+                number,
+                number
+            ] | null;
+            /**
              * Trajectories
-             * @description Per station, the corners of its piecewise-linear path: ``[t_s, x_m, y_m]``, sorted by time, first at 0 and last at duration_s; positions between corners are linear.
+             * @description Per node (every kind, moving or static), the corners of its piecewise-linear path: ``[t_s, x_m, y_m]``, sorted by time, first at 0 and last at duration_s; positions between corners are linear. For a geographic scenario x_m/y_m are metres of its local frame (east/north of the origin).
              */
             trajectories: {
                 [key: string]: [
@@ -3266,14 +3505,39 @@ export interface components {
             /** Error Type */
             type: string;
         };
-        /** Waypoint */
+        /**
+         * Waypoint
+         * @description A timed point of a ``waypoints`` track: ``t_s`` and a planar or geographic position.
+         */
         Waypoint: {
+            /**
+             * Alt M
+             * @description Altitude above sea level (the WGS84 ellipsoid), metres.
+             * @default 0
+             */
+            alt_m?: number;
+            /**
+             * Lat Deg
+             * @description WGS84 latitude in [-90, 90], degrees (geographic).
+             */
+            lat_deg?: number | null;
+            /**
+             * Lon Deg
+             * @description WGS84 longitude in [-180, 180], degrees (geographic).
+             */
+            lon_deg?: number | null;
             /** T S */
             t_s: number;
-            /** X M */
-            x_m: number;
-            /** Y M */
-            y_m: number;
+            /**
+             * X M
+             * @description East of the planning plane's origin, metres (planar).
+             */
+            x_m?: number | null;
+            /**
+             * Y M
+             * @description North of the planning plane's origin, metres (planar).
+             */
+            y_m?: number | null;
         };
         /**
          * WaypointsMobility
@@ -4664,6 +4928,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `QUEUE_MAX_UNFINISHED` comparisons are queued or running already; try again after `Retry-After` seconds. Nothing is stored. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The task queue is unreachable; the comparison is stored as failed. */
             503: {
                 headers: {
@@ -4935,6 +5206,134 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    import_track_api_scenarios__scenario_id__nodes__node_id__track_post: {
+        parameters: {
+            query: {
+                /** @description File format. */
+                format: "gpx" | "ais-csv" | "nmea";
+                /** @description Vessel of an AIS file holding several. */
+                mmsi?: string | null;
+            };
+            header?: {
+                /** @description Optional ETag of the version edited, e.g. `"v3"`. */
+                "if-match"?: string | null;
+            };
+            path: {
+                node_id: string;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_import_track_api_scenarios__scenario_id__nodes__node_id__track_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the project is viewer, or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours), or no such node. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-Match names a version that is no longer current. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description File larger than MAX_TRACK_BYTES (default 20 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unreadable track: `loc` names the line (`['body', 'file', 'line', 12]`), the point (`['body', 'file', 'point', 3]`, GPX), the field (`..., 'lat_deg']`), `['query', 'mmsi']` (several vessels), or the node of a planar scenario (`['scenario', 'nodes', i, 'position']`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    export_track_api_scenarios__scenario_id__nodes__node_id__track_gpx_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                node_id: string;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GPX 1.1 track, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gpx+xml": string;
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours), or no such node. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The scenario is planar (no geographic track); `loc` names the node's position. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

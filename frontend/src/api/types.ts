@@ -33,6 +33,11 @@ export type LinearMobility = S["LinearMobility"];
 export type RandomWalkMobility = S["RandomWalkMobility"];
 export type RandomWaypointMobility = S["RandomWaypointMobility"];
 export type GaussMarkovMobility = S["GaussMarkovMobility"];
+export type LoiterMobility = S["LoiterMobility"];
+/** Origin of a geographic scenario's local projected frame (`Scenario.geo`). */
+export type GeoSettings = S["GeoSettings"];
+/** A document point placed by latitude/longitude (WGS84 degrees): the geographic case of {@link DocPosition}. */
+export type GeoPosition = DocPosition & { lat_deg: number; lon_deg: number };
 export type Bounds = S["Bounds"];
 export type Link = S["Link"];
 export type Flow = S["Flow"];
@@ -70,6 +75,8 @@ export type ComparisonPublic = S["ComparisonPublic"];
 export type ValidationErrorItem = S["ValidationError"];
 export type TimelinePublic = S["TimelinePublic"];
 export type AssociationPublic = S["AssociationPublic"];
+/** One corner of a node's geographic trajectory (`POST /api/timeline` `geo_trajectories`): `[t_s, lat_deg, lon_deg, alt_m]`. */
+export type GeoCorner = NonNullable<TimelinePublic["geo_trajectories"]>[string][number];
 
 export const FINISHED_STATUSES: readonly string[] = ["succeeded", "failed", "cancelled"];
 

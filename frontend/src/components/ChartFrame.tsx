@@ -1,6 +1,7 @@
-/** A titled chart with "CSV", "SVG" and "PNG" export buttons. */
+/** A titled chart with its legend and "CSV", "SVG" and "PNG" export buttons (exports carry the title and legend). */
 import { useId, useRef, type ReactNode } from "react";
 import { downloadCsv, downloadPng, downloadSvg } from "./chartExport";
+import { ChartLegend, type LegendItem } from "./chartKit";
 
 export interface ChartFrameProps {
   title: string;
@@ -11,9 +12,13 @@ export interface ChartFrameProps {
   testId?: string;
   children: ReactNode;
   headingLevel?: 2 | 3;
+  /** every line, band, bar and marker kind drawn (page and exports) */
+  legend?: readonly LegendItem[];
+  /** title written into exports (default: `title`) */
+  exportTitle?: string;
 }
 
-export function ChartFrame({ title, filename, csv, description, testId, children, headingLevel = 3 }: ChartFrameProps) {
+export function ChartFrame({ title, filename, csv, description, testId, children, headingLevel = 3, legend = [], exportTitle }: ChartFrameProps) {
   const ref = useRef<HTMLElement | null>(null);
   const headingId = useId();
   const svg = () => ref.current?.querySelector("svg.chart-svg") as SVGSVGElement | null;
@@ -31,10 +36,10 @@ export function ChartFrame({ title, filename, csv, description, testId, children
                 CSV
               </button>
             ) : null}
-            <button type="button" className="btn btn-small" onClick={() => svg() && downloadSvg(svg()!, `${filename}.svg`)}>
+            <button type="button" className="btn btn-small" onClick={() => svg() && downloadSvg(svg()!, `${filename}.svg`, exportTitle ?? title, legend)}>
               SVG
             </button>
-            <button type="button" className="btn btn-small" onClick={() => svg() && void downloadPng(svg()!, `${filename}.png`)}>
+            <button type="button" className="btn btn-small" onClick={() => svg() && void downloadPng(svg()!, `${filename}.png`, exportTitle ?? title, legend)}>
               PNG
             </button>
           </div>
@@ -42,6 +47,7 @@ export function ChartFrame({ title, filename, csv, description, testId, children
         {description ? <div className="chart-desc">{description}</div> : null}
       </figcaption>
       {children}
+      <ChartLegend items={legend} label={`Legend, ${title}`} />
     </figure>
   );
 }

@@ -1,12 +1,15 @@
 /** Flows of the scenario: source, destination, rate or bulk, size, start/stop; server errors per field. */
 import type { Flow, ScenarioDocument } from "../api/types";
 import { addFlow, deleteFlow, errorsUnder, updateFlow } from "../lib/editor";
+import { nodeChoices } from "../lib/topology";
 import { CellError, CellNumber } from "./fields";
 import type { Change } from "./Inspector";
 
 export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; errors: Record<string, string>; onChange: Change }) {
   const flows = doc.flows ?? [];
   const ids = doc.nodes.map((n) => n.id);
+  // offered by label (then id), sorted by what the planner reads
+  const choices = nodeChoices(doc);
   const set = (i: number, patch: Partial<Flow>, key: string) => onChange(updateFlow(doc, i, patch), `flow.${i}.${key}`);
   return (
     <section className="card flows-editor" aria-labelledby="flows-title">
@@ -48,9 +51,9 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                   <td>
                     <select aria-label={`Flow ${name} source`} value={f.src} aria-invalid={e.src ? true : undefined} onChange={(ev) => set(i, { src: ev.currentTarget.value }, "src")}>
                       {ids.includes(f.src) ? null : <option value={f.src}>{f.src || "—"}</option>}
-                      {ids.map((id) => (
-                        <option key={id} value={id}>
-                          {id}
+                      {choices.map((c) => (
+                        <option key={c.id} value={c.id}>
+                          {c.text}
                         </option>
                       ))}
                     </select>
@@ -59,9 +62,9 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                   <td>
                     <select aria-label={`Flow ${name} destination`} value={f.dst} aria-invalid={e.dst ? true : undefined} onChange={(ev) => set(i, { dst: ev.currentTarget.value }, "dst")}>
                       {ids.includes(f.dst) ? null : <option value={f.dst}>{f.dst || "—"}</option>}
-                      {ids.map((id) => (
-                        <option key={id} value={id}>
-                          {id}
+                      {choices.map((c) => (
+                        <option key={c.id} value={c.id}>
+                          {c.text}
                         </option>
                       ))}
                     </select>

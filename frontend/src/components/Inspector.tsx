@@ -11,11 +11,12 @@ import type {
   Mobility,
   MobilityModel,
   Position,
+  LoiterMobility,
   RateStep,
   SatelliteNode,
   ScenarioDocument,
   ScenarioNode,
-  StationNode,
+  ScenarioPublic,
   TransportSettings,
   Waypoint,
 } from "../api/types";
@@ -33,7 +34,9 @@ import {
   updateRateStep,
 } from "../lib/editor";
 import { kindName, norm } from "../lib/topology";
+import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { NumberField, SelectField, TextField } from "./fields";
+import { TrackImport } from "./TrackImport";
 import type { Selection, Tool } from "./TopologyGraph";
 
 export type Change = (next: ScenarioDocument, coalesce?: string) => void;
@@ -45,6 +48,7 @@ const MODEL_LABELS: Record<MobilityModel, string> = {
   random_walk: "Random walk",
   random_waypoint: "Random waypoint",
   gauss_markov: "Gauss–Markov",
+  loiter: "Loiter (UAV circle / racetrack)",
 };
 
 export interface InspectorProps {
@@ -57,6 +61,13 @@ export interface InspectorProps {
   setWaypointSpeed: (v: number) => void;
   onChange: Change;
   onSelect: (sel: Selection) => void;
+  /** The saved scenario's id (null: not saved yet), for track imports. */
+  scenarioId?: string | null;
+  /** The saved version being edited. */
+  version?: number;
+  /** The document has unsaved changes (a track import stores a new version: save first). */
+  dirty?: boolean;
+  onTrackImported?: (s: ScenarioPublic) => void;
 }
 
 export function Inspector(props: InspectorProps) {
@@ -116,9 +127,16 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
           }}
         />
         <TextField label="Label" value={node.label ?? ""} error={errs.label} onChange={(v) => set({ label: v || null }, "label")} />
-        <NumberField label="X" unit="m" value={pos.x_m} error={errs["position.x_m"] ?? errs.position} onChange={(v) => set({ position: { ...pos, x_m: v ?? 0 } }, "x")} />
-        <NumberField label="Y" unit="m" value={pos.y_m} error={errs["position.y_m"]} onChange={(v) => set({ position: { ...pos, y_m: v ?? 0 } }, "y")} />
+        {isGeoPoint(node.position) ? (
+          <GeoPositionFields node={node} errs={errs} set={set} />
+        ) : (
+          <>
+            <NumberField label="X" unit="m" value={pos.x_m} error={errs["position.x_m"] ?? errs.position} onChange={(v) => set({ position: { ...pos, x_m: v ?? 0 } }, "x")} />
+            <NumberField label="Y" unit="m" value={pos.y_m} error={errs["position.y_m"]} onChange={(v) => set({ position: { ...pos, y_m: v ?? 0 } }, "y")} />
+          </>
+        )}
       </div>
+      {!isGeoPoint(node.position) ? <PlaceByLatLon onPlace={(at) => onChange(placeNodes(doc, { [node.id]: at }))} /> : null}
       {node.kind === "access_point" ? <AccessPointFields node={node} errs={errs} set={set} /> : null}
       {node.kind === "satellite" ? (
         <SelectField
@@ -133,7 +151,16 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
           onChange={(v) => set({ orbit: v }, "orbit")}
         />
       ) : null}
-      {node.kind === "station" ? <MobilityFields {...props} node={node} errs={errs} /> : null}
+      {node.kind !== "satellite" ? <MobilityFields {...props} node={node} errs={errs} /> : null}
+      {node.kind !== "satellite" && isGeoScenario(doc) && props.onTrackImported ? (
+        <TrackImport
+          scenarioId={props.scenarioId ?? null}
+          version={props.version}
+          nodeId={node.id}
+          disabled={props.dirty ? "Save your changes first: an import stores a new version." : null}
+          onImported={props.onTrackImported}
+        />
+      ) : null}
       <div className="actions">
         <button
           type="button"
@@ -230,7 +257,98 @@ function BoundsFields({ bounds, errs, onBounds }: { bounds: Bounds; errs: Record
   );
 }
 
-function MobilityFields(props: InspectorProps & { index: number; node: StationNode; errs: Record<string, string> }) {
+/** Latitude, longitude (WGS84 degrees) and altitude (metres) of a geographic node. */
+function GeoPositionFields({ node, errs, set }: { node: ScenarioNode; errs: Record<string, string>; set: (p: Record<string, unknown>, k: string) => void }) {
+  const p = node.position!;
+  return (
+    <>
+      <NumberField label="Latitude" unit="°" value={p.lat_deg} error={errs["position.lat_deg"] ?? errs.position} onChange={(v) => set({ position: { ...p, lat_deg: v ?? 0 } }, "lat")} />
+      <NumberField label="Longitude" unit="°" value={p.lon_deg} error={errs["position.lon_deg"]} onChange={(v) => set({ position: { ...p, lon_deg: v ?? 0 } }, "lon")} />
+      <NumberField label="Altitude" unit="m" value={p.alt_m ?? 0} error={errs["position.alt_m"]} onChange={(v) => set({ position: { ...p, alt_m: v ?? 0 } }, "alt")} />
+    </>
+  );
+}
+
+/** Give a planar node a latitude and longitude (converting a scenario to geographic, node by node). */
+function PlaceByLatLon({ onPlace }: { onPlace: (at: { lat_deg: number; lon_deg: number }) => void }) {
+  const [lat, setLat] = useState("");
+  const [lon, setLon] = useState("");
+  const la = Number(lat);
+  const lo = Number(lon);
+  const ok = lat.trim() !== "" && lon.trim() !== "" && Number.isFinite(la) && Number.isFinite(lo) && Math.abs(la) <= 90 && Math.abs(lo) <= 180;
+  return (
+    <fieldset className="field-grid">
+      <legend>Place by latitude / longitude</legend>
+      <label className="field">
+        <span className="field-label">Latitude (°)</span>
+        <input type="number" step="any" min={-90} max={90} value={lat} onChange={(e) => setLat(e.currentTarget.value)} />
+      </label>
+      <label className="field">
+        <span className="field-label">Longitude (°)</span>
+        <input type="number" step="any" min={-180} max={180} value={lon} onChange={(e) => setLon(e.currentTarget.value)} />
+      </label>
+      <div className="actions field-wide">
+        <button type="button" className="btn btn-small" disabled={!ok} onClick={() => onPlace({ lat_deg: la, lon_deg: lo })} title="The scenario becomes geographic: every node needs a latitude and longitude">
+          Place at this latitude/longitude
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+/** A UAV loiter: centre (picked on the map or typed), radius, speed, altitude, pattern. */
+function LoiterFields({ m, errs, setMobility }: { m: LoiterMobility; errs: Record<string, string>; setMobility: (next: Mobility, key: string) => void }) {
+  const put = (patch: Partial<LoiterMobility>, key: string) => setMobility({ ...m, ...patch } as Mobility, key);
+  const c = m.center;
+  const geoCentre = isGeoPoint(c);
+  return (
+    <div className="field-grid">
+      {geoCentre ? (
+        <>
+          <NumberField label="Centre latitude" unit="°" value={c.lat_deg} error={errs["mobility.center.lat_deg"] ?? errs["mobility.center"]} onChange={(v) => put({ center: geoPoint(v ?? 0, c.lon_deg) }, "clat")} />
+          <NumberField label="Centre longitude" unit="°" value={c.lon_deg} error={errs["mobility.center.lon_deg"]} onChange={(v) => put({ center: geoPoint(c.lat_deg, v ?? 0) }, "clon")} />
+        </>
+      ) : (
+        <>
+          <NumberField label="Centre x" unit="m" value={norm(c).x_m} error={errs["mobility.center.x_m"] ?? errs["mobility.center"]} onChange={(v) => put({ center: { ...norm(c), x_m: v ?? 0 } }, "cx")} />
+          <NumberField label="Centre y" unit="m" value={norm(c).y_m} error={errs["mobility.center.y_m"]} onChange={(v) => put({ center: { ...norm(c), y_m: v ?? 0 } }, "cy")} />
+        </>
+      )}
+      <NumberField label="Loiter radius" unit="m" value={m.radius_m} error={errs["mobility.radius_m"]} onChange={(v) => put({ radius_m: v ?? 0 }, "radius")} />
+      <NumberField label="Loiter speed" unit="m/s" value={m.speed_mps} error={errs["mobility.speed_mps"]} onChange={(v) => put({ speed_mps: v ?? 0 }, "speed")} />
+      <NumberField label="Loiter altitude" unit="m" value={m.alt_m ?? 0} error={errs["mobility.alt_m"]} onChange={(v) => put({ alt_m: v ?? 0 }, "alt")} />
+      <SelectField
+        label="Pattern"
+        value={m.pattern ?? "circle"}
+        options={[
+          { value: "circle", label: "Circle" },
+          { value: "racetrack", label: "Racetrack" },
+        ]}
+        error={errs["mobility.pattern"]}
+        onChange={(v) => put({ pattern: v as LoiterMobility["pattern"] }, "pattern")}
+      />
+      {m.pattern === "racetrack" ? (
+        <>
+          <NumberField label="Leg length" unit="m" value={m.length_m ?? 0} error={errs["mobility.length_m"]} onChange={(v) => put({ length_m: v ?? 0 }, "length")} />
+          <NumberField label="Heading" unit="° from north" value={m.heading_deg ?? 0} error={errs["mobility.heading_deg"]} onChange={(v) => put({ heading_deg: v ?? 0 }, "heading")} />
+        </>
+      ) : null}
+      <SelectField
+        label="Direction"
+        value={m.clockwise === false ? "ccw" : "cw"}
+        options={[
+          { value: "cw", label: "Clockwise" },
+          { value: "ccw", label: "Counter-clockwise" },
+        ]}
+        error={errs["mobility.clockwise"]}
+        onChange={(v) => put({ clockwise: v === "cw" }, "cw")}
+      />
+      <NumberField label="Loiter start" unit="s" value={m.start_s ?? 0} error={errs["mobility.start_s"]} onChange={(v) => put({ start_s: v ?? 0 }, "start")} />
+    </div>
+  );
+}
+
+function MobilityFields(props: InspectorProps & { index: number; node: ScenarioNode; errs: Record<string, string> }) {
   const { doc, node, errs, onChange, tool, setTool } = props;
   const m: Mobility = node.mobility ?? { model: "static" };
   const pos: Position = norm(node.position);
@@ -257,7 +375,7 @@ function MobilityFields(props: InspectorProps & { index: number; node: StationNo
         error={errs["mobility.model"] ?? errs.mobility}
         onChange={(v) => {
           setTool({ name: "select" });
-          setMobility(mobilityOf(v, pos, m), "model");
+          setMobility(mobilityOf(v, pos, m, isGeoPoint(node.position) ? node.position : null), "model");
         }}
       />
       {m.model === "waypoints" ? (
@@ -283,7 +401,7 @@ function MobilityFields(props: InspectorProps & { index: number; node: StationNo
             <button
               type="button"
               className="btn"
-              disabled={m.points.length < 2}
+              disabled={m.points.length < 2 || isGeoPoint(m.points[0])}
               onClick={() => setMobility({ model: "waypoints", points: timesFromSpeed(m.points, props.waypointSpeed, m.points[0]?.t_s ?? 0) }, "retime")}
             >
               Retime at speed
@@ -294,7 +412,22 @@ function MobilityFields(props: InspectorProps & { index: number; node: StationNo
           <WaypointTable points={m.points} errs={errs} onPoints={(points) => setMobility({ model: "waypoints", points }, "points")} />
         </>
       ) : null}
-      {m.model === "linear" ? (
+      {m.model === "loiter" ? (
+        <>
+          <p className="muted small">On the map: select the node, press “Draw loiter”, click the centre.</p>
+          <LoiterFields m={m} errs={errs} setMobility={setMobility} />
+        </>
+      ) : null}
+      {m.model === "linear" && isGeoPoint(m.start) && isGeoPoint(m.end) ? (
+        <div className="field-grid">
+          <NumberField label="Start latitude" unit="°" value={m.start.lat_deg} error={errs["mobility.start.lat_deg"]} onChange={(v) => setMobility({ ...m, start: { ...m.start, lat_deg: v ?? 0 } }, "slat")} />
+          <NumberField label="Start longitude" unit="°" value={m.start.lon_deg} error={errs["mobility.start.lon_deg"]} onChange={(v) => setMobility({ ...m, start: { ...m.start, lon_deg: v ?? 0 } }, "slon")} />
+          <NumberField label="End latitude" unit="°" value={m.end.lat_deg} error={errs["mobility.end.lat_deg"]} onChange={(v) => setMobility({ ...m, end: { ...m.end, lat_deg: v ?? 0 } }, "elat")} />
+          <NumberField label="End longitude" unit="°" value={m.end.lon_deg} error={errs["mobility.end.lon_deg"]} onChange={(v) => setMobility({ ...m, end: { ...m.end, lon_deg: v ?? 0 } }, "elon")} />
+          {num("Speed", "m/s", "speed_mps", m.speed_mps)}
+          {num("Start time", "s", "start_s", m.start_s ?? 0)}
+        </div>
+      ) : m.model === "linear" ? (
         <div className="field-grid">
           <NumberField label="Start x" unit="m" value={norm(m.start).x_m} error={errs["mobility.start.x_m"]} onChange={(v) => setMobility({ ...m, start: { ...m.start, x_m: v ?? 0 } }, "sx")} />
           <NumberField label="Start y" unit="m" value={norm(m.start).y_m} error={errs["mobility.start.y_m"]} onChange={(v) => setMobility({ ...m, start: { ...m.start, y_m: v ?? 0 } }, "sy")} />
@@ -348,14 +481,17 @@ function MobilityFields(props: InspectorProps & { index: number; node: StationNo
 function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: Record<string, string>; onPoints: (p: Waypoint[]) => void }) {
   if (!points.length) return <p className="muted small">No points yet.</p>;
   const set = (i: number, patch: Partial<Waypoint>) => onPoints(points.map((p, k) => (k === i ? { ...p, ...patch } : p)));
+  const geo = isGeoPoint(points[0]);
+  const keys = geo ? (["t_s", "lat_deg", "lon_deg"] as const) : (["t_s", "x_m", "y_m"] as const);
+  const names: Record<(typeof keys)[number], string> = { t_s: "time (s)", x_m: "x (m)", y_m: "y (m)", lat_deg: "latitude (°)", lon_deg: "longitude (°)" } as never;
   return (
     <table className="compact waypoints" aria-label="Waypoints">
       <thead>
         <tr>
           <th scope="col">#</th>
           <th scope="col">t (s)</th>
-          <th scope="col">x (m)</th>
-          <th scope="col">y (m)</th>
+          <th scope="col">{geo ? "lat (°)" : "x (m)"}</th>
+          <th scope="col">{geo ? "lon (°)" : "y (m)"}</th>
           <th scope="col">
             <span className="visually-hidden">Remove</span>
           </th>
@@ -365,11 +501,11 @@ function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: R
         {points.map((p, i) => (
           <tr key={i} data-testid={`waypoint-${i}`}>
             <td>{i + 1}</td>
-            {(["t_s", "x_m", "y_m"] as const).map((k) => (
+            {keys.map((k) => (
               <td key={k}>
                 <CellNumber
-                  label={`Waypoint ${i + 1} ${k === "t_s" ? "time (s)" : k === "x_m" ? "x (m)" : "y (m)"}`}
-                  value={p[k]}
+                  label={`Waypoint ${i + 1} ${names[k]}`}
+                  value={p[k] ?? 0}
                   error={errs[`mobility.points.${i}.${k}`] ?? (k === "t_s" ? errs[`mobility.points.${i}`] : undefined)}
                   onChange={(v) => set(i, { [k]: v } as Partial<Waypoint>)}
                 />

@@ -1,12 +1,17 @@
 /**
- * The comparison's topology with, at a chosen time, either the paths of a
- * flow's active subflows for one strategy, or every wired link coloured by its
- * utilisation.
+ * The comparison's topology at a chosen time: stations where they are at that time (trajectories
+ * of `POST /api/timeline` for the scenario as run) and either the paths the active subflows of one
+ * strategy use at that time (following their `route_change` events), or every wired link coloured
+ * by its utilisation.
  */
-import { useMemo, useState } from "react";
-import type { ResultDocument } from "../api/types";
+import { useEffect, useMemo, useState } from "react";
+import { api, isAbort } from "../api/client";
+import type { ResultDocument, TimelinePublic } from "../api/types";
+import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
 import { activePaths, hopKeys, linkUtilization, utilizationColor } from "../lib/routes";
+import { docAt, type Corner } from "../lib/timeline";
+import { modelExtent, scaleFor } from "../lib/topology";
 import { TopologyGraph, type Highlight } from "./TopologyGraph";
 
 const SUBFLOW_COLORS = ["#2563eb", "#dc2626", "#059669", "#9333ea", "#ea580c"];
@@ -17,10 +22,32 @@ export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDoc
   const [mode, setMode] = useState<"routes" | "utilization">("routes");
   const r = result.strategies[strategy];
   const times = r?.flows[0]?.t_s ?? [];
-  const tMax = times.length ? times[times.length - 1]! : result.scenario.run?.duration_s ?? 100;
+  const tMax = result.scenario.run?.duration_s ?? (times.length ? times[times.length - 1]! : 100);
+  // a round step (0.1 s on a 100 s run) so that typed and slid times land on round values
+  const step = 10 ** Math.floor(Math.log10(tMax / 500 || 1));
   const [t, setT] = useState(0);
   const time = hoverT ?? t;
-  const doc = result.scenario;
+  const scenario = result.scenario;
+  const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
+  const [timelineError, setTimelineError] = useState<string | null>(null);
+  const moving = scenario.nodes.some((n) => n.kind === "station" && n.mobility);
+  useEffect(() => {
+    if (!moving) return;
+    const ctl = new AbortController();
+    api
+      .timeline(scenario, ctl.signal)
+      .then(setTimeline)
+      .catch((err) => {
+        if (!isAbort(err)) setTimelineError(errorLines(err).join("; "));
+      });
+    return () => ctl.abort();
+  }, [scenario, moving]);
+  // one scale for every time, so that the drawing does not jump while stations move
+  const scale = useMemo(() => scaleFor(modelExtent(scenario)), [scenario]);
+  const doc = useMemo(
+    () => docAt(scenario, timeline?.trajectories as Record<string, Corner[]> | undefined, time),
+    [scenario, timeline, time],
+  );
 
   const highlight: Highlight | null = useMemo(() => {
     if (!r) return null;
@@ -81,15 +108,16 @@ export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDoc
         </div>
         <div className="field grow">
           <label htmlFor="ro-time">Time: {formatSeconds(time)} s {hoverT !== null ? "(from the chart hover)" : ""}</label>
-          <input id="ro-time" type="range" min={0} max={tMax} step={tMax / 500 || 1} value={t} onChange={(e) => setT(Number(e.currentTarget.value))} />
+          <input id="ro-time" type="range" min={0} max={tMax} step={step} value={t} onChange={(e) => setT(Number(e.currentTarget.value))} />
         </div>
       </div>
-      <TopologyGraph doc={doc} label={`Routes of ${strategy}`} highlight={highlight} className="topology-small" />
+      {timelineError ? <p className="field-error">Station positions over time not available: {timelineError}</p> : null}
+      <TopologyGraph doc={doc} scale={scale} label={`Routes of ${strategy}`} highlight={highlight} className="topology-small" />
       {mode === "routes" ? (
         <ul className="small route-list" aria-label="Active subflows">
           {active.length ? (
             active.map((p, i) => (
-              <li key={`${p.flowId}/${p.subflowId}`}>
+              <li key={`${p.flowId}/${p.subflowId}`} data-subflow={p.subflowId} data-path={p.nodes.join(" ")}>
                 <span className="swatch" style={{ background: SUBFLOW_COLORS[i % SUBFLOW_COLORS.length] }} /> {p.subflowId}: {p.nodes.join(" → ")} ({p.mbps.toFixed(3)} Mbit/s)
               </li>
             ))

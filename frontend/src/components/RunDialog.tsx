@@ -8,6 +8,7 @@ import { useNavigate } from "react-router";
 import { api, isAbort } from "../api/client";
 import type { ComparisonRequest, EngineInfo, ScenarioDocument, StrategyInfo } from "../api/types";
 import { parseNumberList, sweepParameters } from "../lib/editor";
+import { parameterLabel } from "../lib/parameters";
 import { errorLines } from "../lib/errors";
 import { ErrorList } from "./ErrorList";
 
@@ -153,7 +154,7 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
               <select id={`${titleId}-param`} value={parameter} onChange={(e) => setParameter(e.currentTarget.value)}>
                 {params.map((p) => (
                   <option key={p} value={p}>
-                    {p}
+                    {parameterLabel(doc, p)}
                   </option>
                 ))}
               </select>

@@ -16,14 +16,19 @@ const DEBOUNCE_MS = 400;
 /** Simulated seconds per wall-clock second while playing: the run takes ~10 s. */
 const PLAY_SECONDS = 10;
 
-export function TimeScrubber({ doc, onGhosts }: { doc: ScenarioDocument; onGhosts: (g: Ghosts | null) => void }) {
+/**
+ * `onTimeline` (a geographic scenario's map): told the timeline and the scrubbed time, so that the
+ * map places every node from `geo_trajectories`; with it, any moving node (not only a station)
+ * turns the scrubber on.
+ */
+export function TimeScrubber({ doc, onGhosts, onTimeline }: { doc: ScenarioDocument; onGhosts: (g: Ghosts | null) => void; onTimeline?: (tl: TimelinePublic | null, t: number) => void }) {
   const id = useId();
   const [on, setOn] = useState(false);
   const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [t, setT] = useState(0);
   const [playing, setPlaying] = useState(false);
-  const hasStations = doc.nodes.some((n) => n.kind === "station");
+  const hasStations = doc.nodes.some((n) => n.kind === "station" || (onTimeline && n.mobility && n.mobility.model !== "static"));
 
   useEffect(() => {
     if (!on || !hasStations) return;
@@ -81,6 +86,7 @@ export function TimeScrubber({ doc, onGhosts }: { doc: ScenarioDocument; onGhost
   }, [on, timeline, t]);
 
   useEffect(() => onGhosts(state), [state, onGhosts]);
+  useEffect(() => onTimeline?.(on ? timeline : null, t), [on, timeline, t, onTimeline]);
   useEffect(() => () => onGhosts(null), [onGhosts]);
 
   const stations = doc.nodes.filter((n) => n.kind === "station").map((n) => n.id);

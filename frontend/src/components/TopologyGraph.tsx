@@ -17,6 +17,8 @@ import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { ScenarioDocument } from "../api/types";
 import { gridSpacing, niceLength } from "../lib/scaleBar";
 import { topologyElements } from "../lib/topology";
+import { isGeoScenario, planarView } from "../lib/geo";
+import { mercatorMetres } from "./geoProject";
 import { TopologyCy, type Ghosts, type Highlight, type Selection, type Tool, type TopologyCallbacks, type Viewport } from "./topologyCy";
 
 export { EMPTY_SELECTION, type Ghosts, type Highlight, type Selection, type Tool } from "./topologyCy";
@@ -86,7 +88,8 @@ export function TopologyGraph(props: TopologyGraphProps) {
   const [rendered, setRendered] = useState(false);
   const [viewport, setViewport] = useState<Viewport | null>(null);
 
-  const topo = useMemo(() => topologyElements(doc, props.scale), [doc, props.scale]);
+  // a geographic scenario is drawn in Web Mercator metres here (the map shows it on the Earth)
+  const topo = useMemo(() => topologyElements(isGeoScenario(doc) ? planarView(doc, mercatorMetres) : doc, props.scale), [doc, props.scale]);
   const scale = topo.scale;
   const scaleRef = useRef(scale);
   scaleRef.current = scale;

@@ -12,13 +12,19 @@
  */
 import cytoscape, { type Core, type ElementDefinition, type EventObject, type NodeSingular, type StylesheetJson } from "cytoscape";
 import edgehandles from "cytoscape-edgehandles";
+import fcose from "cytoscape-fcose";
 import type { NodeKind, Position } from "../api/types";
-import { fromGraph, toGraph, type TopoElement } from "../lib/topology";
+import { declutter, fromGraph, labelPriority, toGraph, type LabelBox, type TopoElement } from "../lib/topology";
 import { KIND_STYLES, MOBILITY_COLOR, RANGE_COLOR } from "./nodeStyles";
 
 cytoscape.use(edgehandles);
+cytoscape.use(fcose);
 
 const NODE_SIZE = 24;
+/** Node label size on screen, pixels, at every zoom (the style is divided by the zoom). */
+export const LABEL_PX = 12;
+/** Up to this many nodes every label is shown; above, labels are decluttered by zoom and priority. */
+const DECLUTTER_ABOVE = 30;
 
 export type Tool =
   | { name: "select" }
@@ -110,10 +116,11 @@ function stylesheet(): StylesheetJson {
         "border-width": 2,
         "border-color": "#ffffff",
         "z-index": 30,
-        "min-zoomed-font-size": 7,
       },
     },
     ...kindRules,
+    { selector: "node.node.label-hidden", style: { label: "" } },
+    { selector: "node.node.label-hidden:selected", style: { label: "data(label)" } },
     // orbit: GEO large, MEO medium, LEO small star
     { selector: "node.orbit-geo", style: { width: 30, height: 30 } },
     { selector: "node.orbit-meo", style: { width: 24, height: 24 } },
@@ -503,12 +510,138 @@ export class TopologyCy {
       this.resize = new ResizeObserver(() => cy.resize());
       this.resize.observe(container);
     }
+    // labels keep their screen size at every zoom and are decluttered (once per frame / after a pause)
+    const onZoom = () => {
+      if (typeof requestAnimationFrame !== "function") return this.sizeLabels(); // headless
+      if (this.labelFrame) return;
+      this.labelFrame = requestAnimationFrame(() => {
+        this.labelFrame = 0;
+        this.sizeLabels();
+      });
+    };
+    const onView = () => {
+      if (this.declutterTimer !== undefined) clearTimeout(this.declutterTimer);
+      this.declutterTimer = setTimeout(() => {
+        this.declutterTimer = undefined;
+        this.declutterLabels();
+      }, 80);
+    };
+    cy.on("zoom", onZoom);
+    cy.on("viewport resize", onView);
+    this.detachLabels = () => {
+      cy.removeListener("zoom", onZoom);
+      cy.removeListener("viewport resize", onView);
+      if (this.labelFrame) cancelAnimationFrame(this.labelFrame);
+      if (this.declutterTimer !== undefined) clearTimeout(this.declutterTimer);
+    };
+  }
+
+  private labelFrame = 0;
+  private declutterTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly detachLabels: () => void;
+  private labelZoom = 0;
+
+  /** Node label font, margin and padding divided by the zoom, so that labels stay {@link LABEL_PX} on screen. */
+  sizeLabels(): void {
+    const z = this.cy.zoom();
+    if (Math.abs(z - this.labelZoom) < 1e-6) return;
+    this.labelZoom = z;
+    this.cy
+      .style()
+      .selector("node.node")
+      .style({ "font-size": LABEL_PX / z, "text-margin-y": 4 / z, "text-background-padding": `${2 / z}px` })
+      .update();
+  }
+
+  /**
+   * Show the labels that fit without overlapping at the current view, by priority (radio nodes and
+   * satellites, then by degree); every label on small topologies; selected nodes always.
+   */
+  declutterLabels(): void {
+    const cy = this.cy;
+    const nodes = cy.nodes(".node");
+    if (nodes.length <= DECLUTTER_ABOVE) {
+      cy.batch(() => nodes.removeClass("label-hidden"));
+      return;
+    }
+    const w = cy.width();
+    const h = cy.height();
+    const boxes: LabelBox[] = [];
+    const z = cy.zoom();
+    nodes.forEach((n) => {
+      const p = n.renderedPosition();
+      if (p.x < -50 || p.y < -50 || p.x > w + 50 || p.y > h + 50) return;
+      const label = String(n.data("label") ?? "");
+      boxes.push({
+        id: n.id(),
+        x: p.x,
+        // a little wider and taller than the drawn label (text, its background padding), to be safe
+        y: p.y + (NODE_SIZE * z) / 2 + 4 + LABEL_PX / 2 + 3,
+        w: label.length * LABEL_PX * 0.65 + 10,
+        h: LABEL_PX + 10,
+        priority: labelPriority(n.data("kind") as NodeKind, n.connectedEdges(".link").length) + (n.selected() ? 1e6 : 0),
+      });
+    });
+    const kept = declutter(boxes);
+    cy.batch(() => {
+      nodes.forEach((n) => {
+        if (kept.has(n.id())) n.removeClass("label-hidden");
+        else n.addClass("label-hidden");
+      });
+    });
+  }
+
+  /**
+   * Place the nodes the document gives no position (`unplaced`, e.g. an import without
+   * coordinates) with the fCoSE force-directed layout, the placed nodes held where they are.
+   */
+  layoutUnplaced(): void {
+    const cy = this.cy;
+    const unplaced = cy.nodes(".node.unplaced");
+    if (unplaced.empty()) return;
+    const placed = cy.nodes(".node").not(".unplaced").nodes();
+    const links = cy.edges(".link") as cytoscape.EdgeCollection;
+    // ideal link length: the median length of links between placed nodes, else a fifth of the drawing
+    const lengths: number[] = [];
+    links.forEach((e) => {
+      const a = e.source();
+      const b = e.target();
+      if (!a.hasClass("unplaced") && !b.hasClass("unplaced")) lengths.push(Math.hypot(a.position("x") - b.position("x"), a.position("y") - b.position("y")));
+    });
+    lengths.sort((a, b) => a - b);
+    const ideal = lengths.length ? Math.max(20, lengths[Math.floor(lengths.length / 2)]!) : 80;
+    // start every unplaced node next to its placed neighbours (or at the drawing's centre)
+    const bb = placed.nonempty() ? placed.boundingBox() : { x1: 0, y1: 0, w: 0, h: 0 };
+    unplaced.forEach((n, i) => {
+      const nb = n.neighborhood(".node").not(".unplaced").nodes();
+      const c = nb.nonempty()
+        ? { x: nb.reduce((a, m) => a + m.position("x"), 0) / nb.length, y: nb.reduce((a, m) => a + m.position("y"), 0) / nb.length }
+        : { x: bb.x1 + bb.w / 2, y: bb.y1 + bb.h / 2 };
+      n.position({ x: c.x + Math.cos(i) * ideal * 0.5, y: c.y + Math.sin(i) * ideal * 0.5 });
+    });
+    cy.elements(".node, .link")
+      .layout({
+        name: "fcose",
+        quality: "default",
+        randomize: placed.empty(),
+        animate: false,
+        fit: false,
+        nodeDimensionsIncludeLabels: false,
+        idealEdgeLength: () => ideal,
+        nodeRepulsion: () => ideal * ideal * 2,
+        fixedNodeConstraint: placed.map((n) => ({ nodeId: n.id(), position: { ...n.position() } })),
+      } as cytoscape.LayoutOptions)
+      .run();
   }
 
   /** Bring the scenario's elements in line with `elements` (by id); the first call fits the view. */
   syncScenario(elements: TopoElement[], nodeCount: number): void {
     const cy = this.cy;
+    const first = !this.fitted;
     syncElements(cy, elements, this.opts.editable, isScenarioId);
+    if (first) this.layoutUnplaced();
+    this.sizeLabels();
+    this.declutterLabels();
     if (this.fitted) return;
     if (nodeCount > 0) cy.fit(undefined, 30);
     else {
@@ -553,6 +686,13 @@ export class TopologyCy {
         if (el.nonempty() && !el.selected()) el.select();
       }
     });
+    // one node chosen elsewhere (search, lists) and out of view: bring it into view
+    if (selection.nodes.length === 1 && !selection.links.length && this.opts.container) {
+      const n = cy.getElementById(selection.nodes[0]!);
+      const p = n.nonempty() ? n.renderedPosition() : null;
+      if (p && (p.x < 0 || p.y < 0 || p.x > cy.width() || p.y > cy.height())) cy.center(n);
+      this.declutterLabels();
+    }
   }
 
   /** Scrubber overlay: ghosts of the stations at t and their associations (null: none). */
@@ -593,6 +733,7 @@ export class TopologyCy {
     const cy = this.cy;
     this.resize?.disconnect();
     this.detach();
+    this.detachLabels();
     if (this.onRender) cy.removeListener("render", this.onRender);
     this.eh?.destroy();
     this.eh = null;

@@ -123,7 +123,15 @@ const PALETTE = [
   "#bcbd22",
 ];
 
-const DASHES = ["", "7 4", "2 3", "10 3 2 3"];
+/** Flow line dash patterns, so that flows stay apart in greyscale and where they overlap. */
+const DASHES = ["", "8 4", "2 3", "12 3 2 3", "5 2 5 6", "1 2 6 2"];
+
+/** Subflow line dash patterns (thin lines), by the subflow's index within its flow. */
+const SUBFLOW_DASHES = ["4 2", "1 2", "6 2 1 2", "8 3"];
+
+export function subflowDash(i: number): string {
+  return SUBFLOW_DASHES[i % SUBFLOW_DASHES.length]!;
+}
 
 export interface FlowStyle {
   color: string;
@@ -344,4 +352,47 @@ export function seriesCsv(all: readonly StrategySeries[], subflows: readonly (Su
   for (const s of all) for (const f of s.flows) for (const p of f.points) rows.push([s.strategy, f.flowId, "", p.t_s, p.mbps]);
   for (const sf of subflows) for (const p of sf.points) rows.push([sf.strategy, sf.flowId, sf.subflowId, p.t_s, p.mbps]);
   return toCsv(["strategy", "flow", "subflow", "t_s", "throughput_mbps"], rows);
+}
+
+// ----------------------------------------------------------------------------- time-axis zoom
+
+/**
+ * The points of a time-sorted series that draw the window [t0, t1]: those inside it plus one on
+ * each side (so that lines reach the edges), found by binary search.
+ */
+export function visiblePoints(points: readonly SeriesPoint[], t0: number, t1: number): readonly SeriesPoint[] {
+  const n = points.length;
+  if (!n) return points;
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid]!.t_s < t0) lo = mid + 1;
+    else hi = mid;
+  }
+  const start = Math.max(0, lo - 1);
+  lo = start;
+  hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid]!.t_s <= t1) lo = mid + 1;
+    else hi = mid;
+  }
+  const end = Math.min(n, lo + 1);
+  return start === 0 && end === n ? points : points.slice(start, end);
+}
+
+/** A zoom window clamped into `full` and at least `minSpan` wide (null: the whole domain). */
+export function clampWindow(win: readonly [number, number] | null | undefined, full: readonly [number, number], minSpan = 1e-3): [number, number] {
+  if (!win) return [full[0], full[1]];
+  let [a, b] = win[0] <= win[1] ? [win[0], win[1]] : [win[1], win[0]];
+  const span = Math.min(full[1] - full[0], Math.max(minSpan, b - a));
+  if (b - a < span) {
+    const mid = (a + b) / 2;
+    a = mid - span / 2;
+    b = mid + span / 2;
+  }
+  if (a < full[0]) [a, b] = [full[0], full[0] + span];
+  if (b > full[1]) [a, b] = [full[1] - span, full[1]];
+  return [a, b];
 }

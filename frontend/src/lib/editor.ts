@@ -3,8 +3,11 @@
  * a new document (inputs are never mutated), so the editor's undo history is a
  * list of documents.
  */
+import { LOITER_DEFAULTS, loiterAt } from "./geo";
+import { norm } from "./topology";
 import type {
   Bounds,
+  GeoPosition,
   Flow,
   Link,
   LinkEvent,
@@ -36,7 +39,7 @@ export function nextId(prefix: string, taken: Iterable<string>): string {
 }
 
 export function emptyScenario(name = "New scenario"): ScenarioDocument {
-  return { schema_version: 1, name, description: "", nodes: [], links: [], flows: [], run: { duration_s: 100, interval_s: 1, seed: 1 } };
+  return { schema_version: 2, name, description: "", nodes: [], links: [], flows: [], run: { duration_s: 100, interval_s: 1, seed: 1 } };
 }
 
 /** A new node of `kind` at `position` with the schema's defaults that the editor shows. */
@@ -181,7 +184,7 @@ export function deleteRateStep(table: readonly RateStep[], index: number): RateS
 
 // ----------------------------------------------------------------------------- mobility
 
-export const MOBILITY_MODELS: readonly MobilityModel[] = ["static", "waypoints", "linear", "random_walk", "random_waypoint", "gauss_markov"];
+export const MOBILITY_MODELS: readonly MobilityModel[] = ["static", "waypoints", "linear", "random_walk", "random_waypoint", "gauss_markov", "loiter"];
 
 /** Bounds of `size_m` around `p`. */
 export function boundsAround(p: Position, size_m = 200): Bounds {
@@ -200,16 +203,25 @@ export function boundsFromCorners(a: Position, b: Position): Bounds {
   };
 }
 
-/** A mobility of `model` for a station at `position`, keeping what can be kept from `prev`. */
-export function mobilityOf(model: MobilityModel, position: Position, prev?: Mobility): Mobility {
+/**
+ * A mobility of `model` for a node at `position` (metres), keeping what can be kept from `prev`;
+ * `geoAt`: the node's geographic position in a geographic scenario (waypoints and loiter start there).
+ */
+export function mobilityOf(model: MobilityModel, position: Position, prev?: Mobility, geoAt?: GeoPosition | null): Mobility {
   const prevBounds = prev && "bounds" in prev ? prev.bounds : undefined;
   const bounds = prevBounds ?? boundsAround(position);
   switch (model) {
     case "static":
       return { model };
     case "waypoints":
-      return { model, points: prev?.model === "waypoints" ? prev.points : [{ t_s: 0, x_m: position.x_m, y_m: position.y_m }] };
+      if (prev?.model === "waypoints") return { model, points: prev.points };
+      return { model, points: [geoAt ? { t_s: 0, lat_deg: geoAt.lat_deg, lon_deg: geoAt.lon_deg } : { t_s: 0, x_m: position.x_m, y_m: position.y_m }] };
+    case "loiter":
+      if (geoAt) return loiterAt(geoAt, prev);
+      return { model, center: { x_m: position.x_m, y_m: position.y_m }, radius_m: LOITER_DEFAULTS.radius_m, speed_mps: LOITER_DEFAULTS.speed_mps, alt_m: LOITER_DEFAULTS.alt_m, pattern: "circle" };
     case "linear":
+      // geographic: start and end where the node is (the user sets the end's latitude/longitude)
+      if (geoAt) return { model, start: { lat_deg: geoAt.lat_deg, lon_deg: geoAt.lon_deg }, end: { lat_deg: geoAt.lat_deg, lon_deg: geoAt.lon_deg }, speed_mps: 10, start_s: 0 };
       return { model, start: { ...position }, end: { x_m: position.x_m + 100, y_m: position.y_m }, speed_mps: 10, start_s: 0 };
     case "random_walk":
       return { model, bounds, speed_min_mps: 1, speed_max_mps: 5, step_s: 10, seed: 0 };
@@ -224,12 +236,12 @@ export function mobilityOf(model: MobilityModel, position: Position, prev?: Mobi
  * Times for waypoints travelled at `speed_mps`, the first at `t0_s`; rounded
  * to 1 ms, and strictly increasing even for repeated points.
  */
-export function timesFromSpeed(points: readonly Position[], speed_mps: number, t0_s = 0): Waypoint[] {
+export function timesFromSpeed(points: readonly { x_m?: number | null; y_m?: number | null }[], speed_mps: number, t0_s = 0): Waypoint[] {
   const out: Waypoint[] = [];
   let t = t0_s;
-  points.forEach((p, i) => {
+  points.map(norm).forEach((p, i, all) => {
     if (i > 0) {
-      const q = points[i - 1]!;
+      const q = all[i - 1]!;
       const dt = Math.hypot(p.x_m - q.x_m, p.y_m - q.y_m) / speed_mps;
       t = Math.max(Math.round((t + dt) * 1000) / 1000, out[i - 1]!.t_s + 0.001);
     }
@@ -242,7 +254,8 @@ export function timesFromSpeed(points: readonly Position[], speed_mps: number, t
 export function appendWaypoint(points: readonly Waypoint[], p: Position, speed_mps: number): Waypoint[] {
   if (!points.length) return [{ t_s: 0, x_m: p.x_m, y_m: p.y_m }];
   const last = points[points.length - 1]!;
-  const dt = Math.hypot(p.x_m - last.x_m, p.y_m - last.y_m) / speed_mps;
+  const lp = norm(last);
+  const dt = Math.hypot(p.x_m - lp.x_m, p.y_m - lp.y_m) / speed_mps;
   const t = Math.max(Math.round((last.t_s + dt) * 1000) / 1000, last.t_s + 0.001);
   return [...points, { t_s: Number(t.toFixed(3)), x_m: p.x_m, y_m: p.y_m }];
 }

@@ -1,12 +1,13 @@
 /**
  * Route overlay and link utilisation from a result document (pure).
  *
- * A subflow's `path` lists node ids; it is active at `t` when its throughput at
- * the sample covering `t` is above zero. Wired-link utilisation is the sum of
+ * A subflow's path at `t` follows its events (`subflow_up`, `route_change`, `route_lost`,
+ * `subflow_down`; the series' `path` is only the last one it used); it is active at `t` when its
+ * throughput at the sample covering `t` is above zero. Wired-link utilisation is the sum of
  * active subflow throughputs crossing the link (either direction: the larger
  * direction counts) divided by `bandwidth_mbps`.
  */
-import type { ScenarioDocument, StrategyResult } from "../api/types";
+import type { ResultEvent, ScenarioDocument, StrategyResult } from "../api/types";
 import { ZERO_MBPS } from "./constants";
 
 /** Index of the sample whose interval [t_s[k], t_s[k+1]) holds `t` (-1 before the first). */
@@ -40,7 +41,33 @@ export interface ActivePath {
   mbps: number;
 }
 
-/** Subflow paths of `flowId` (all flows if null) carrying traffic at `t`. */
+type PathEvent = { t_s: number; kind: string; subflow: string; path: string[]; previous_path?: string[] };
+
+function isPathEvent(e: ResultEvent): e is ResultEvent & PathEvent {
+  return (e.kind === "subflow_up" || e.kind === "route_change" || e.kind === "route_lost" || e.kind === "subflow_down") && "subflow" in e;
+}
+
+/**
+ * The node path subflow `subflowId` used at `t`, from its path events: the path of the last
+ * `subflow_up` / `route_change` at or before `t` (a `route_lost` / `subflow_down` keeps the path it
+ * lost); before its first event, the path that event names as in use (`previous_path` of a
+ * `route_change`, else its `path`); without events, `fallback` (the series' last path).
+ */
+export function subflowPathAt(events: readonly ResultEvent[] | null | undefined, subflowId: string, t: number, fallback: readonly string[]): string[] {
+  const mine = (events ?? []).filter(isPathEvent).filter((e) => e.subflow === subflowId);
+  mine.sort((a, b) => a.t_s - b.t_s);
+  let current: string[] | null = null;
+  for (const e of mine) {
+    if (e.t_s > t) {
+      if (current) return current;
+      return e.kind === "route_change" && e.previous_path ? e.previous_path : e.path;
+    }
+    current = e.path;
+  }
+  return current ?? [...fallback];
+}
+
+/** Subflow paths of `flowId` (all flows if null) carrying traffic at `t`, on the path each used at `t`. */
 export function activePaths(result: StrategyResult, flowId: string | null, t: number): ActivePath[] {
   const out: ActivePath[] = [];
   for (const f of result.flows) {
@@ -48,7 +75,9 @@ export function activePaths(result: StrategyResult, flowId: string | null, t: nu
     for (const s of f.subflows ?? []) {
       const k = sampleIndex(s.t_s, t);
       const v = k >= 0 ? s.throughput_mbps[k] ?? 0 : 0;
-      if (v > ZERO_MBPS) out.push({ flowId: f.id, subflowId: s.id, nodes: (s.path ?? []).filter((p) => !p.includes(":")), mbps: v });
+      if (!(v > ZERO_MBPS)) continue;
+      const path = subflowPathAt(result.events, s.id, t, s.path ?? []);
+      out.push({ flowId: f.id, subflowId: s.id, nodes: path.filter((p) => !p.includes(":")), mbps: v });
     }
   }
   return out;

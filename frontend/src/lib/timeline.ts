@@ -38,3 +38,21 @@ export function associationsAt(assocs: readonly AssociationPublic[], t: number):
   }
   return out.sort((x, y) => x.station.localeCompare(y.station) || x.access_point.localeCompare(y.access_point));
 }
+
+/**
+ * `doc` with every station that has a trajectory moved to where it is at `t` (metres; the
+ * trajectories of `POST /api/timeline`); other nodes, and the document itself, are unchanged.
+ */
+export function docAt<D extends { nodes: readonly { id: string; kind: string; position?: unknown }[] }>(
+  doc: D,
+  trajectories: Record<string, readonly Corner[]> | null | undefined,
+  t: number,
+): D {
+  if (!trajectories) return doc;
+  const nodes = doc.nodes.map((n) => {
+    const corners = n.kind === "station" ? trajectories[n.id] : undefined;
+    const p = corners ? positionAt(corners, t) : null;
+    return p ? { ...n, position: p } : n;
+  });
+  return { ...doc, nodes };
+}

@@ -48,8 +48,91 @@ function pos(n: ScenarioNode): Position {
   return norm(n.position);
 }
 
+const isWired = (n: ScenarioNode) => n.kind !== "station" && n.kind !== "access_point";
+
+/**
+ * Wired nodes (router, switch, host, satellite) the document does not place: without a `position`,
+ * or at exactly (0, 0) (the stored default of an import without coordinates) when the other wired
+ * nodes all lie well away from the origin (outside their bounding box grown by 10 % per side).
+ * They are drawn where a layout puts them, not at the origin. Radio nodes keep their position,
+ * which the engines use.
+ */
+export function unplacedIds(doc: ScenarioDocument): Set<string> {
+  const out = new Set<string>();
+  const atOrigin = (n: ScenarioNode) => !n.position || ((n.position.x_m ?? 0) === 0 && (n.position.y_m ?? 0) === 0);
+  const others = doc.nodes.filter((n) => isWired(n) && !atOrigin(n));
+  let originOutlier = false;
+  if (others.length >= 3) {
+    const xs = others.map((n) => n.position!.x_m ?? 0);
+    const ys = others.map((n) => n.position!.y_m ?? 0);
+    const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    const dx = (x1 - x0) * 0.1;
+    const dy = (y1 - y0) * 0.1;
+    originOutlier = 0 < x0 - dx || 0 > x1 + dx || 0 < y0 - dy || 0 > y1 + dy;
+  }
+  for (const n of doc.nodes) {
+    if (!isWired(n)) continue;
+    if (!n.position || (originOutlier && atOrigin(n))) out.add(n.id);
+  }
+  return out;
+}
+
+/** Label priority of a node for decluttering: radio nodes and satellites first, then by degree. */
+export function labelPriority(kind: NodeKind, degree: number): number {
+  const k = kind === "access_point" || kind === "satellite" ? 1000 : kind === "station" ? 500 : 0;
+  return k + degree;
+}
+
+export interface LabelBox {
+  id: string;
+  /** centre and size of the label, screen pixels */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  priority: number;
+}
+
+/**
+ * Labels that can be shown without overlapping: greedily by priority (highest first, then id),
+ * each kept if its box meets no kept box (a uniform grid finds the neighbours).
+ */
+export function declutter(boxes: readonly LabelBox[], cell = 80): Set<string> {
+  const order = [...boxes].sort((a, b) => b.priority - a.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const grid = new Map<string, LabelBox[]>();
+  const kept = new Set<string>();
+  for (const b of order) {
+    const x0 = Math.floor((b.x - b.w / 2) / cell);
+    const x1 = Math.floor((b.x + b.w / 2) / cell);
+    const y0 = Math.floor((b.y - b.h / 2) / cell);
+    const y1 = Math.floor((b.y + b.h / 2) / cell);
+    let free = true;
+    for (let gx = x0; gx <= x1 && free; gx++) {
+      for (let gy = y0; gy <= y1 && free; gy++) {
+        for (const o of grid.get(`${gx},${gy}`) ?? []) {
+          if (Math.abs(o.x - b.x) * 2 < o.w + b.w && Math.abs(o.y - b.y) * 2 < o.h + b.h) {
+            free = false;
+            break;
+          }
+        }
+      }
+    }
+    if (!free) continue;
+    kept.add(b.id);
+    for (let gx = x0; gx <= x1; gx++) {
+      for (let gy = y0; gy <= y1; gy++) {
+        const k = `${gx},${gy}`;
+        const list = grid.get(k);
+        if (list) list.push(b);
+        else grid.set(k, [b]);
+      }
+    }
+  }
+  return kept;
+}
+
 /** A document point with its defaults applied. */
-export function norm(p: { x_m?: number; y_m?: number } | null | undefined): Position {
+export function norm(p: { x_m?: number | null; y_m?: number | null } | null | undefined): Position {
   return { x_m: p?.x_m ?? 0, y_m: p?.y_m ?? 0 };
 }
 
@@ -62,17 +145,21 @@ export function modelExtent(doc: ScenarioDocument): Box {
     box.yMin = Math.min(box.yMin, y - r);
     box.yMax = Math.max(box.yMax, y + r);
   };
+  // nodes without coordinates are laid out around the others, not counted at the origin
+  const unplaced = unplacedIds(doc);
+  const anyPlaced = unplaced.size < doc.nodes.length;
   for (const n of doc.nodes) {
+    if (anyPlaced && unplaced.has(n.id)) continue;
     const p = pos(n);
     add(p.x_m, p.y_m);
     if (n.kind === "access_point") add(p.x_m, p.y_m, n.range_m);
-    if (n.kind === "station" && n.mobility) {
+    if (n.mobility) {
       const m = n.mobility;
       if (m.model === "linear") {
         add(norm(m.start).x_m, norm(m.start).y_m);
         add(norm(m.end).x_m, norm(m.end).y_m);
       } else if (m.model === "waypoints") {
-        for (const w of m.points) add(w.x_m, w.y_m);
+        for (const w of m.points.map(norm)) add(w.x_m, w.y_m);
       } else if (m.model === "random_walk" || m.model === "random_waypoint" || m.model === "gauss_markov") {
         add(m.bounds.x_min_m, m.bounds.y_min_m);
         add(m.bounds.x_max_m, m.bounds.y_max_m);
@@ -118,6 +205,7 @@ export function kindName(kind: NodeKind): string {
  */
 export function topologyElements(doc: ScenarioDocument, fixedScale?: number): Topology {
   const scale = fixedScale ?? scaleFor(modelExtent(doc));
+  const unplaced = unplacedIds(doc);
   const els: TopoElement[] = [];
   const ids = new Set(doc.nodes.map((n) => n.id));
 
@@ -131,11 +219,11 @@ export function topologyElements(doc: ScenarioDocument, fixedScale?: number): To
         classes: "range",
       });
     }
-    if (n.kind === "station" && n.mobility) {
+    if (n.mobility) {
       const m = n.mobility;
       let pts: Position[] = [];
       if (m.model === "linear") pts = [norm(m.start), norm(m.end)];
-      else if (m.model === "waypoints") pts = m.points.map((w) => ({ x_m: w.x_m, y_m: w.y_m }));
+      else if (m.model === "waypoints") pts = m.points.map(norm);
       else if (m.model === "random_walk" || m.model === "random_waypoint" || m.model === "gauss_markov") {
         const b = m.bounds;
         els.push({
@@ -178,8 +266,9 @@ export function topologyElements(doc: ScenarioDocument, fixedScale?: number): To
         kind: n.kind,
         tooltip: `${kindName(n.kind)} ${n.id}`,
       },
-      position: toGraph(pos(n), scale),
-      classes: n.kind === "satellite" ? `node kind-satellite orbit-${n.orbit ?? "geo"}` : `node kind-${n.kind}`,
+      // unplaced nodes get no position here: the layout places them and later syncs leave them there
+      position: unplaced.has(n.id) ? undefined : toGraph(pos(n), scale),
+      classes: `${n.kind === "satellite" ? `node kind-satellite orbit-${n.orbit ?? "geo"}` : `node kind-${n.kind}`}${unplaced.has(n.id) ? " unplaced" : ""}`,
     });
   }
 
@@ -203,4 +292,14 @@ export function topologyElements(doc: ScenarioDocument, fixedScale?: number): To
 export function fromGraph(p: { x: number; y: number }, scale: number): { x_m: number; y_m: number } {
   const r = (v: number) => Math.round(v * 10) / 10 + 0;
   return { x_m: r(p.x / scale), y_m: r(-p.y / scale) };
+}
+
+/**
+ * The nodes as a planner names them, sorted by that name: "Label (id)" when a node has a label
+ * other than its id, else its id (flow endpoints, node search).
+ */
+export function nodeChoices(doc: ScenarioDocument): { id: string; text: string }[] {
+  return doc.nodes
+    .map((n) => ({ id: n.id, text: n.label && n.label !== n.id ? `${n.label} (${n.id})` : n.id }))
+    .sort((a, b) => a.text.localeCompare(b.text, undefined, { numeric: true }) || (a.id < b.id ? -1 : 1));
 }

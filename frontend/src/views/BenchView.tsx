@@ -1,11 +1,13 @@
 /**
  * Rendering benchmark page (used by e2e/bench): a results view of synthetic
  * series, `?series=20&points=10000`. The time from the start of the React
- * render to the first paint after commit is written to `data-render-ms`.
+ * render to the first paint after commit is written to `data-render-ms`. The charts share a
+ * time window (wheel zoom, drag pan, brush), as on a comparison page.
  */
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useSearchParams } from "react-router";
 import { ThroughputChart } from "../components/ThroughputChart";
+import { TimeBrush } from "../components/TimeBrush";
 import { flowStyles, sharedDomains, type StrategySeries } from "../lib/chartData";
 
 function synthetic(series: number, points: number): StrategySeries[] {
@@ -36,6 +38,7 @@ export function BenchView() {
   }, [n, p]);
   const [ms, setMs] = useState<number | null>(null);
   const [hoverT, setHoverT] = useState<number | null>(null);
+  const [timeWindow, setTimeWindow] = useState<[number, number] | null>(null);
   useLayoutEffect(() => {
     requestAnimationFrame(() => setTimeout(() => setMs(performance.now() - start.current), 0));
   }, [data]);
@@ -45,9 +48,20 @@ export function BenchView() {
       <p className="muted">
         {n} series × {p} points: {ms === null ? "rendering…" : `${ms.toFixed(0)} ms to first paint`}
       </p>
+      {data.series[0] ? <TimeBrush series={data.series[0]} domains={data.domains} styles={data.styles} view={timeWindow} onView={setTimeWindow} /> : null}
       <div className="charts">
         {data.series.map((s) => (
-          <ThroughputChart key={s.strategy} series={s} domains={data.domains} styles={data.styles} hoverT={hoverT} onHover={setHoverT} filename="bench" />
+          <ThroughputChart
+            key={s.strategy}
+            series={s}
+            domains={data.domains}
+            styles={data.styles}
+            hoverT={hoverT}
+            onHover={setHoverT}
+            view={timeWindow}
+            onView={setTimeWindow}
+            filename="bench"
+          />
         ))}
       </div>
     </section>

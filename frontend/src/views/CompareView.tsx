@@ -3,13 +3,14 @@
  * comparison (timelines per strategy, summary bars, CDF), every chart of a kind
  * on one shared domain.
  */
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { api } from "../api/client";
 import type { ComparisonPublic } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { CdfChart, SummaryBars } from "../components/StatCharts";
 import { ThroughputChart } from "../components/ThroughputChart";
+import { TimeBrush } from "../components/TimeBrush";
 import {
   allFlowIds,
   eventMarkers,
@@ -23,7 +24,7 @@ import {
   valuesAt,
   type StrategySeries,
 } from "../lib/chartData";
-import { strategyColors } from "../lib/colors";
+import { strategyColors, strategyDashes } from "../lib/colors";
 import { errorLines } from "../lib/errors";
 import { formatFixed3, formatSeconds } from "../lib/format";
 
@@ -34,6 +35,7 @@ export function CompareView() {
   const [items, setItems] = useState<ComparisonPublic[] | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [hoverT, setHoverT] = useState<number | null>(null);
+  const [timeWindow, setTimeWindow] = useState<[number, number] | null>(null);
   const key = ids.join(",");
 
   useEffect(() => {
@@ -63,10 +65,28 @@ export function CompareView() {
       domains: unionDomains(columns.map((col) => sharedDomains(col.series))),
       styles: flowStyles(allFlowIds(allSeries)),
       colors: strategyColors(names),
+      dashes: strategyDashes(names),
       barMax: Math.max(1e-9, ...columns.flatMap((col) => col.bars.map((b) => b.mean_mbps + (Number.isFinite(b.std_mbps) ? b.std_mbps : 0)))) * 1.15,
       cdfMax: Math.max(1e-9, ...columns.flatMap((col) => col.cdfs.flatMap((c) => c.points.map((p) => p.mbps)))) * 1.05,
     };
   }, [items]);
+
+  const readout = useCallback(
+    (t: number) => (
+      <>
+        <strong>t ≈ {formatSeconds(t)} s</strong>
+        {(view?.columns ?? []).map((col) => (
+          <span key={String(col.c.id)} className="hover-item">
+            #{String(col.c.id).slice(0, 8)}:{" "}
+            {valuesAt(col.series, t)
+              .map((h) => `${h.strategy}/${h.flowId} ${formatFixed3(h.mbps)}`)
+              .join(", ")}
+          </span>
+        ))}
+      </>
+    ),
+    [view],
+  );
 
   return (
     <>
@@ -83,23 +103,10 @@ export function CompareView() {
       {view && view.skipped ? <p className="muted">{view.skipped} comparison(s) not finished successfully are left out.</p> : null}
       {view ? (
         <>
-          <div className="hover-readout">
-            {hoverT === null ? (
-              <span className="muted small">All charts share their axes. Hover a timeline to read every comparison at that time.</span>
-            ) : (
-              <>
-                <strong>t ≈ {formatSeconds(hoverT)} s</strong>
-                {view.columns.map((col) => (
-                  <span key={String(col.c.id)} className="hover-item">
-                    #{String(col.c.id).slice(0, 8)}:{" "}
-                    {valuesAt(col.series, hoverT)
-                      .map((h) => `${h.strategy}/${h.flowId} ${formatFixed3(h.mbps)}`)
-                      .join(", ")}
-                  </span>
-                ))}
-              </>
-            )}
-          </div>
+          <p className="muted small">All charts share their axes and their time window. Hover a timeline to read every comparison at that time, at the cursor.</p>
+          {view.columns[0]?.series[0] ? (
+            <TimeBrush series={view.columns[0].series[0]} domains={view.domains} styles={view.styles} view={timeWindow} onView={setTimeWindow} />
+          ) : null}
           <div className="side-by-side" style={{ gridTemplateColumns: `repeat(${Math.max(1, view.columns.length)}, minmax(0, 1fr))` }}>
             {view.columns.map((col) => (
               <div key={String(col.c.id)} className="column" data-testid={`column-${col.c.id}`}>
@@ -117,12 +124,15 @@ export function CompareView() {
                     styles={view.styles}
                     hoverT={hoverT}
                     onHover={setHoverT}
+                    view={timeWindow}
+                    onView={setTimeWindow}
+                    readout={readout}
                     filename={`comparison-${col.c.id}`}
                     testId={`chart-${col.c.id}-${s.strategy}`}
                   />
                 ))}
                 <SummaryBars bars={col.bars} colors={view.colors} yMax={view.barMax} filename={`comparison-${col.c.id}-summary`} />
-                <CdfChart cdfs={col.cdfs} colors={view.colors} xMax={view.cdfMax} filename={`comparison-${col.c.id}-cdf`} />
+                <CdfChart cdfs={col.cdfs} colors={view.colors} dashes={view.dashes} xMax={view.cdfMax} filename={`comparison-${col.c.id}-cdf`} />
               </div>
             ))}
           </div>

@@ -1,13 +1,16 @@
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
 import { FINISHED_STATUSES, type ComparisonPublic, type ProgressEvent, type ResultDocument, type StrategyInfo } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
+import { GeoTimelineMap } from "../components/GeoTimelineMap";
 import { ProgressBar } from "../components/ProgressBar";
 import { RouteOverlay } from "../components/RouteOverlay";
 import { CdfChart, SummaryBars, SweepChart } from "../components/StatCharts";
 import { SummaryTable } from "../components/SummaryTable";
-import { MARKER_STYLE, ThroughputChart } from "../components/ThroughputChart";
+import { LegendSwatch, MARKER_STYLE } from "../components/chartKit";
+import { ThroughputChart } from "../components/ThroughputChart";
+import { TimeBrush } from "../components/TimeBrush";
 import {
   allFlowIds,
   eventMarkers,
@@ -23,7 +26,8 @@ import {
   valuesAt,
   type StrategySeries,
 } from "../lib/chartData";
-import { strategyColors } from "../lib/colors";
+import { strategyColors, strategyDashes } from "../lib/colors";
+import { parameterLabel } from "../lib/parameters";
 import { errorLines } from "../lib/errors";
 import { formatFixed3, formatSeconds } from "../lib/format";
 import { summaryRows } from "../lib/summaryRows";
@@ -166,7 +170,7 @@ export function ComparisonView() {
               Engine <code>{c.engine}</code> · scenario version {c.scenario_version}
               {c.seed !== null && c.seed !== undefined ? ` · seed ${c.seed}` : ""}
               {c.repetitions && c.repetitions > 1 ? ` · ${c.repetitions} repetitions` : ""}
-              {c.sweep ? ` · sweep of ${String((c.sweep as { parameter?: string }).parameter ?? "")}` : ""} · started {new Date(c.created_at).toLocaleString()}
+              {c.sweep ? ` · sweep of ${parameterLabel(c.result?.scenario, String((c.sweep as { parameter?: string }).parameter ?? ""))}` : ""} · started {new Date(c.created_at).toLocaleString()}
               {c.finished_at ? ` · finished ${new Date(c.finished_at).toLocaleString()}` : ""}
             </p>
           ) : null}
@@ -216,6 +220,7 @@ export function ComparisonView() {
       ) : null}
 
       {c && c.status === "succeeded" && c.result ? <Results result={c.result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} /> : null}
+      {c ? <GeoTimelineMap scenarioId={id} version={c.scenario_version} /> : null}
     </>
   );
 }
@@ -232,6 +237,7 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
   const [hoverT, setHoverT] = useState<number | null>(null);
   const [showSubflows, setShowSubflows] = useState(false);
   const [markerKinds, setMarkerKinds] = useState<string[]>([...EVENT_MARKER_KINDS]);
+  const [timeWindow, setTimeWindow] = useState<[number, number] | null>(null);
 
   const view = useMemo(() => {
     const order = strategyOrder(requested, result);
@@ -245,6 +251,7 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
       domains: sharedDomains(series),
       styles: flowStyles(allFlowIds(series)),
       colors: strategyColors(order),
+      dashes: strategyDashes(order),
       rows: summaryRows(result, requested),
       bars: summaryBars(result, requested),
       cdfs: flowMeanCdfs(result, requested),
@@ -253,7 +260,28 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
     };
   }, [result, requested]);
 
-  const hover = hoverT === null ? [] : valuesAt(view.series, hoverT);
+  const readout = useCallback(
+    (t: number) => {
+      const hover = valuesAt(view.series, t);
+      return (
+        <>
+          <strong>t ≈ {formatSeconds(hover[0]?.t_s ?? t)} s</strong>
+          {view.order.map((s) => (
+            <span key={s} className="hover-item">
+              <span className="swatch" style={{ background: view.colors[s] }} />
+              {s}:{" "}
+              {hover
+                .filter((h) => h.strategy === s)
+                .map((h) => `${h.flowId} ${formatFixed3(h.mbps)}`)
+                .join(", ")}{" "}
+              Mbit/s
+            </span>
+          ))}
+        </>
+      );
+    },
+    [view],
+  );
   const presentKinds = EVENT_MARKER_KINDS.filter((k) => view.series.some((s) => s.markers.some((m) => m.kind === k)));
 
   return (
@@ -262,6 +290,7 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
         <h2 id="charts-title" className="section-title">
           Throughput per flow
         </h2>
+        <ShownRun result={result} />
         <div className="chart-controls">
           <label className="toggle">
             <input type="checkbox" checked={showSubflows} onChange={(e) => setShowSubflows(e.currentTarget.checked)} /> Show subflows
@@ -278,32 +307,14 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
                     setMarkerKinds((ks) => (on ? [...ks, k] : ks.filter((x) => x !== k)));
                   }}
                 />{" "}
-                <span className="swatch" style={{ background: MARKER_STYLE[k]?.color }} /> {MARKER_STYLE[k]?.label ?? k}
+                <LegendSwatch item={{ key: k, kind: "marker", label: k, color: MARKER_STYLE[k]?.color ?? "#64748b", glyph: MARKER_STYLE[k]?.glyph }} /> {MARKER_STYLE[k]?.label ?? k}
               </label>
             ))}
             {!presentKinds.length ? <span className="muted small">no events</span> : null}
           </fieldset>
         </div>
-        <div className="hover-readout" aria-live="off" data-testid="hover-readout">
-          {hoverT === null ? (
-            <span className="muted small">Same axes in every chart. Hover a chart to read every strategy's values at that time.</span>
-          ) : (
-            <>
-              <strong>t ≈ {formatSeconds(hover[0]?.t_s ?? hoverT)} s</strong>
-              {view.order.map((s) => (
-                <span key={s} className="hover-item">
-                  <span className="swatch" style={{ background: view.colors[s] }} />
-                  {s}:{" "}
-                  {hover
-                    .filter((h) => h.strategy === s)
-                    .map((h) => `${h.flowId} ${formatFixed3(h.mbps)}`)
-                    .join(", ")}{" "}
-                  Mbit/s
-                </span>
-              ))}
-            </>
-          )}
-        </div>
+        <p className="muted small">Same axes in every chart. Hover a chart to read every strategy's values at that time, at the cursor.</p>
+        {view.series[0] ? <TimeBrush series={view.series[0]} domains={view.domains} styles={view.styles} view={timeWindow} onView={setTimeWindow} /> : null}
         <div className="charts">
           {view.series.map((s) => (
             <ThroughputChart
@@ -316,6 +327,9 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
               subflows={showSubflows ? view.subflows[s.strategy] : null}
               hoverT={hoverT}
               onHover={setHoverT}
+              view={timeWindow}
+              onView={setTimeWindow}
+              readout={readout}
               filename={name}
             />
           ))}
@@ -328,7 +342,7 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
         </h2>
         <div className="charts">
           <SummaryBars bars={view.bars} colors={view.colors} filename={`${name}-summary`} />
-          <CdfChart cdfs={view.cdfs} colors={view.colors} filename={`${name}-cdf`} />
+          <CdfChart cdfs={view.cdfs} colors={view.colors} dashes={view.dashes} filename={`${name}-cdf`} />
         </div>
         <SummaryTable rows={view.rows} />
         <p className="muted small">
@@ -377,12 +391,114 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
             Sweep
           </h2>
           <div className="charts">
-            <SweepChart parameter={result.sweep.parameter} lines={view.sweep} colors={view.colors} filename={`${name}-sweep`} />
+            <SweepChart
+              parameter={parameterLabel(result.scenario, result.sweep.parameter)}
+              lines={view.sweep}
+              colors={view.colors}
+              dashes={view.dashes}
+              shownX={typeof result.sweep.values[0] === "number" ? result.sweep.values[0] : null}
+              filename={`${name}-sweep`}
+            />
           </div>
+          <SweepPointTable result={result} order={view.order} />
         </section>
       ) : null}
 
       <RouteOverlay result={result} strategies={view.order} hoverT={hoverT} />
     </>
+  );
+}
+
+/**
+ * Which run the per-flow charts, the summary and the routes show when the comparison swept a
+ * parameter or repeated: the first sweep point's first repetition (the result document keeps the
+ * per-flow series of that run only; `ResultDocument.strategies`).
+ */
+function ShownRun({ result }: { result: ResultDocument }) {
+  const sweep = result.sweep;
+  const reps = result.repetitions ? Object.values(result.repetitions)[0]?.runs ?? 1 : null;
+  if (!sweep && !reps) return null;
+  const seed = result.scenario.run?.seed;
+  const runs = sweep ? Object.values(sweep.points[0]?.strategies ?? {})[0]?.runs ?? 1 : reps ?? 1;
+  return (
+    <p className="alert shown-run" role="note" data-testid="shown-run">
+      {sweep ? (
+        <>
+          These charts, the summary and the routes show <strong>sweep point 1 of {sweep.points.length}</strong>:{" "}
+          {parameterLabel(result.scenario, sweep.parameter)} = <strong>{String(sweep.values[0])}</strong>
+          {runs > 1 ? `, repetition 1 of ${runs}` : ""}
+          {seed !== undefined && seed !== null ? ` (seed ${seed})` : ""}. The other points' statistics are under “Sweep” below; their per-flow
+          timelines are not kept.
+        </>
+      ) : (
+        <>
+          These charts, the summary and the routes show <strong>repetition 1 of {runs}</strong>
+          {seed !== undefined && seed !== null ? ` (seed ${seed})` : ""}; the statistics over all repetitions are under “Repetitions” below.
+        </>
+      )}
+    </p>
+  );
+}
+
+/** A sweep point's statistics per strategy, the point chosen by the user (default: the one the charts show). */
+function SweepPointTable({ result, order }: { result: ResultDocument; order: string[] }) {
+  const sweep = result.sweep!;
+  const [index, setIndex] = useState(0);
+  const point = sweep.points[index];
+  const label = parameterLabel(result.scenario, sweep.parameter);
+  return (
+    <div className="sweep-point" data-testid="sweep-point">
+      <div className="field">
+        <label htmlFor="sweep-point-pick">Sweep point</label>
+        <select id="sweep-point-pick" value={index} onChange={(e) => setIndex(Number(e.currentTarget.value))}>
+          {sweep.points.map((p, i) => (
+            <option key={i} value={i}>
+              {`${i + 1} of ${sweep.points.length}: ${label} = ${String(p.value)}${i === 0 ? " (per-flow charts)" : ""}`}
+            </option>
+          ))}
+        </select>
+      </div>
+      {point ? (
+        <table className="compact" aria-label={`Statistics at sweep point ${index + 1}`}>
+          <thead>
+            <tr>
+              <th scope="col">Strategy</th>
+              <th scope="col" className="num">
+                Mean (Mbit/s)
+              </th>
+              <th scope="col" className="num">
+                95 % CI (± Mbit/s)
+              </th>
+              <th scope="col" className="num">
+                Jain's index
+              </th>
+              <th scope="col" className="num">
+                At zero (s)
+              </th>
+              <th scope="col" className="num">
+                Runs
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...order, ...Object.keys(point.strategies).filter((s) => !order.includes(s))]
+              .filter((s) => point.strategies[s])
+              .map((s) => {
+                const a = point.strategies[s]!;
+                return (
+                  <tr key={s} data-strategy={s}>
+                    <td>{s}</td>
+                    <td className="num">{formatFixed3(a.mean_mbps)}</td>
+                    <td className="num">{formatFixed3(a.ci95_mbps)}</td>
+                    <td className="num">{formatFixed3(a.jain_index)}</td>
+                    <td className="num">{formatFixed3(a.zero_s)}</td>
+                    <td className="num">{a.runs}</td>
+                  </tr>
+                );
+              })}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
   );
 }

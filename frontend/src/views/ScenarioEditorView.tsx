@@ -10,6 +10,10 @@ import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioP
 import { NODE_KINDS } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
+import { GeoEditorMap } from "../components/GeoEditorMap";
+import type { LatLon } from "../components/geoMap";
+import { ExportMenu } from "../components/ExportMenu";
+import { NodeSearch } from "../components/NodeSearch";
 import { LinkEventsEditor } from "../components/LinkEventsEditor";
 import { Inspector } from "../components/Inspector";
 import { Legend, shapePath } from "../components/Legend";
@@ -34,6 +38,9 @@ import { errorLines } from "../lib/errors";
 import { changedFields, formatValue, type FieldChange } from "../lib/versionDiff";
 import { canRedo, canUndo, createHistory, push, redo, undo, type History } from "../lib/history";
 import { kindName, modelExtent, scaleFor, TARGET_EXTENT } from "../lib/topology";
+import { geoPositionsAt, isGeoScenario, planarView } from "../lib/geo";
+import { mercatorMetres } from "../components/geoProject";
+import type { GeoCorner, TimelinePublic } from "../api/types";
 
 /** A new scenario's drawing: 1 000 m across the target extent (0.5 graph units per metre). */
 const NEW_SCALE = TARGET_EXTENT / 1000;
@@ -110,6 +117,16 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [compareIds, setCompareIds] = useState<string[]>([]);
   const [linkLabels, setLinkLabels] = useState<boolean | null>(null);
   const doc = history.present;
+  /** The map instead of the x/y canvas: a geographic scenario, or one being placed on the map. */
+  const [mapMode, setMapMode] = useState(false);
+  const geo = mapMode || isGeoScenario(doc);
+  /** A node found by its label: the map centres on it. */
+  const [focus, setFocus] = useState<{ nodeId: string } | null>(null);
+  /** The scrubber's timeline and time, for the map (positions from `geo_trajectories`). */
+  const [scrub, setScrub] = useState<{ timeline: TimelinePublic; t: number } | null>(null);
+  const onScrub = useCallback((timeline: TimelinePublic | null, t: number) => setScrub(timeline ? { timeline, t } : null), []);
+  const geoTracks = (scrub?.timeline.geo_trajectories ?? null) as Record<string, GeoCorner[]> | null;
+  const geoPositions = useMemo<Record<string, LatLon> | null>(() => (scrub && geoTracks ? geoPositionsAt(geoTracks, scrub.t) : null), [scrub, geoTracks]);
 
   useEffect(() => {
     if (!id) return;
@@ -120,7 +137,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         setItem(s);
         dispatch({ type: "reset", doc: s.scenario });
         setSavedJson(canonicalJson(s.scenario));
-        setScale(scaleFor(modelExtent(s.scenario)));
+        setScale(scaleFor(modelExtent(isGeoScenario(s.scenario) ? planarView(s.scenario, mercatorMetres) : s.scenario)));
       })
       .catch((err) => {
         if (!isAbort(err)) setLoadErrors(errorLines(err));
@@ -189,7 +206,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       const sid = stationRef.current;
       const d = docRef.current;
       const st = d.nodes.find((n) => n.id === sid);
-      if (!st || st.kind !== "station") return;
+      if (!st || !canMove(st.kind)) return;
       const prev = st.mobility?.model === "waypoints" ? st.mobility.points : [];
       const points = appendWaypoint(prev, at, speedRef.current);
       let next = updateNode(d, st.id, { mobility: { model: "waypoints", points } });
@@ -204,7 +221,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       const sid = stationRef.current;
       const d = docRef.current;
       const st = d.nodes.find((n) => n.id === sid);
-      if (!st || st.kind !== "station" || !st.mobility || !("bounds" in st.mobility)) return;
+      if (!st || !canMove(st.kind) || !st.mobility || !("bounds" in st.mobility)) return;
       change(updateNode(d, st.id, { mobility: { ...st.mobility, bounds: boundsFromCorners(a, b) } }));
       setTool({ name: "select" });
     },
@@ -213,7 +230,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
 
   // stop drawing when the selection no longer fits the tool
   useEffect(() => {
-    if ((tool.name === "waypoints" || tool.name === "bounds") && (!stationId || doc.nodes.find((n) => n.id === stationId)?.kind !== "station")) setTool({ name: "select" });
+    if ((tool.name === "waypoints" || tool.name === "bounds") && (!stationId || !canMove(doc.nodes.find((n) => n.id === stationId)?.kind))) setTool({ name: "select" });
   }, [tool, stationId, doc]);
 
   // keyboard: Delete / Backspace, Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Escape
@@ -324,6 +341,14 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
     }
   };
 
+  /** A track imported for a node (a new version stored by the server): show it. */
+  const onTrackImported = useCallback((s: ScenarioPublic) => {
+    setItem(s);
+    dispatch({ type: "reset", doc: s.scenario });
+    setSavedJson(canonicalJson(s.scenario));
+    setSavedNote(`Track imported: version ${s.version}.`);
+  }, []);
+
   /** Conflict: keep the edits as a new scenario (a fork of the edited document). */
   const saveAsCopy = async () => {
     try {
@@ -402,26 +427,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
             </button>
           ) : null}
           {id ? (
-            <details className="export-menu">
-              <summary className="btn">Export</summary>
-              <ul>
-                <li>
-                  <a href={api.exportUrl(id, "json")} download>
-                    Scenario JSON
-                  </a>
-                </li>
-                <li>
-                  <a href={api.exportUrl(id, "mininet-wifi")} download>
-                    Mininet-WiFi script
-                  </a>
-                </li>
-                <li>
-                  <a href={api.exportUrl(id, "ns2")} download>
-                    ns-2 mobility trace
-                  </a>
-                </li>
-              </ul>
-            </details>
+            <ExportMenu id={id} />
           ) : null}
         </div>
       </div>
@@ -476,6 +482,20 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
               Delete
             </button>
             <span className="toolbar-sep" />
+            {!geo ? (
+              <button
+                type="button"
+                className="btn btn-tool"
+                onClick={() => {
+                  setMapMode(true);
+                  setTool({ name: "select" });
+                }}
+                title="Place the nodes by latitude and longitude on a map (a geographic scenario)"
+              >
+                Place on a map
+              </button>
+            ) : null}
+            {!geo ? (
             <label className="toggle">
               <input
                 type="checkbox"
@@ -484,10 +504,36 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
               />{" "}
               Link labels
             </label>
+            ) : null}
+            <NodeSearch
+              doc={doc}
+              onPick={(nid) => {
+                setSelection({ nodes: [nid], links: [] });
+                setFocus({ nodeId: nid });
+              }}
+            />
           </div>
+          {geo ? (
+            <GeoEditorMap
+              doc={doc}
+              label={`Map of ${title}`}
+              tool={tool}
+              setTool={setTool}
+              selection={selection}
+              focus={focus}
+              onSelect={setSelection}
+              onChange={change}
+              waypointSpeed={waypointSpeed}
+              positions={geoPositions}
+              tracks={geoTracks}
+            />
+          ) : null}
+          {!geo ? (
           <p className="muted small tool-hint" aria-live="polite">
             {toolHint(tool)}
           </p>
+          ) : null}
+          {!geo ? (
           <TopologyGraph
             doc={doc}
             label={`Topology of ${title}`}
@@ -504,6 +550,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
             onPoint={onPoint}
             onRectangle={onRectangle}
           />
+          ) : null}
           <Legend kinds={kinds.length ? kinds : undefined} />
         </section>
 
@@ -518,8 +565,12 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
             setWaypointSpeed={setWaypointSpeed}
             onChange={change}
             onSelect={setSelection}
+            scenarioId={id}
+            version={item?.version}
+            dirty={dirty}
+            onTrackImported={onTrackImported}
           />
-          <TimeScrubber doc={doc} onGhosts={setGhosts} />
+          <TimeScrubber doc={doc} onGhosts={setGhosts} onTimeline={geo ? onScrub : undefined} />
         </aside>
       </div>
 
@@ -633,6 +684,11 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       ) : null}
     </>
   );
+}
+
+/** Node kinds that may move (every kind but satellites, whose orbits are issue #15). */
+function canMove(kind: NodeKind | undefined): boolean {
+  return !!kind && kind !== "satellite";
 }
 
 function toolHint(tool: Tool): string {

@@ -173,6 +173,10 @@ class Cell:
     loss: float
     rtt_s: float
     mss_bytes: int = 1448
+    #: jitter cells: ``"row | label"`` of the same cell without jitter, whose kernel RTT measures the
+    #: delay line's own latency (the jitter cell's RTT also holds the jitter's queueing, which the
+    #: fluid engine adds itself)
+    twin: str | None = None
 
 
 def _e2e(loss: float, n: int) -> float:
@@ -209,8 +213,34 @@ def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
     for j in (5.0, 20.0):
         doc = chain(0.005, "one", 100.0, "newreno", jitter_ms=j, duration_s=duration_s, n_nodes=GRID_NODES)
         out.append(Cell("jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link)", f"±{j:g} ms",
-                        "sptcp", doc, 0.005, 0.1))
+                        "sptcp", doc, 0.005, 0.1, twin="newreno, RTT 100 ms, loss on one link | 0.5 %"))
     for p in (0.005, 0.02):
         out.append(Cell("wireless loss on the access point's air (RTT 40 ms)", f"{p * 100:g} %", "sptcp",
                         wireless_access(p, duration_s=duration_s), p, 0.04))
     return out
+
+
+def scaled_delays(doc: dict[str, Any], factor: float) -> dict[str, Any]:
+    """``doc`` with every propagation delay (``links[].delay_ms`` and access points'
+    ``wireless_delay_ms``) multiplied by ``factor`` (> 0): the same scenario at a base RTT
+    ``factor`` times longer. Used to run the fluid engine at the RTT the kernel measured."""
+    if factor <= 0:
+        raise ValueError("factor must be > 0")
+    links = [{**link, "delay_ms": link.get("delay_ms", 0.0) * factor} for link in doc["links"]]
+    nodes = [{**n, "wireless_delay_ms": n["wireless_delay_ms"] * factor} if "wireless_delay_ms" in n else n
+             for n in doc["nodes"]]
+    return {**doc, "links": links, "nodes": nodes}
+
+
+def kernel_rtt_s(cell: Cell, mean_rtts_ms: list[float | None], min_rtts_ms: list[float | None]) -> float | None:
+    """The kernel's RTT of a cell, s, from iperf3's per-run mean and minimum RTT (ms): the median
+    mean RTT where loss limits the window (queues stay empty: propagation plus the delay line's
+    own latency), the median minimum RTT where a bottleneck queue fills (lossless cells, MPTCP's
+    clean path), since the fluid engine adds its own queueing there. None without figures. For a
+    jitter cell pass its :attr:`Cell.twin`'s figures (the same path without jitter)."""
+    vals = [v for v in (min_rtts_ms if cell.loss == 0 or cell.strategy == "mptcp" else mean_rtts_ms) if v]
+    if not vals:
+        return None
+    vals.sort()
+    mid = len(vals) // 2
+    return (vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2) / 1000.0

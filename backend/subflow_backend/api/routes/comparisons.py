@@ -17,6 +17,7 @@ from subflow_backend.api.deps import (
     client_ip,
 )
 from subflow_backend.queue import RUN_COMPARISON_TASK
+from subflow_backend.settings import settings
 from subflow_backend.schemas import ComparisonCreate, ComparisonPublic, ComparisonSummary, ComparisonsPublic
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,8 @@ router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["compari
             "a bad sweep (`['body', 'sweep', ...]`), or a flow of the scenario whose endpoints "
             "nothing ever connects (`['scenario', 'flows', i]`). Nothing is queued."
         },
+        429: {"description": "`QUEUE_MAX_UNFINISHED` comparisons are queued or running already; "
+                             "try again after `Retry-After` seconds. Nothing is stored."},
         503: {"description": "The task queue is unreachable; the comparison is stored as failed."},
     },
 )
@@ -54,11 +57,19 @@ def create_comparison(
     ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
     """
     check_engine_permission(principal.user, body.engine)
+    unfinished = crud.count_unfinished_comparisons(session)
+    if unfinished >= settings.QUEUE_MAX_UNFINISHED:
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            f"{unfinished} comparisons are queued or running (QUEUE_MAX_UNFINISHED = "
+            f"{settings.QUEUE_MAX_UNFINISHED}); try again in {settings.QUEUE_RETRY_AFTER_S} s",
+            headers={"Retry-After": str(settings.QUEUE_RETRY_AFTER_S)},
+        )
     row = crud.create_comparison(session, scenario, body)
     audit.record(session, "comparison_create", user=principal.user, target=row.id, ip=client_ip(request),
                  detail={"scenario_id": scenario.id, "engine": body.engine, "strategies": list(body.strategies)})
     try:
-        celery.send_task(RUN_COMPARISON_TASK, args=[row.id])
+        celery.send_task(RUN_COMPARISON_TASK, args=[row.id, row.attempt])
     except Exception as exc:  # broker down: record it on the row, tell the caller
         log.exception("could not enqueue comparison %s", row.id)
         crud.mark_comparison_failed(session, row, f"could not queue the comparison: {exc}")

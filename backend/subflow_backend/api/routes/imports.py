@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile, status
+from fastapi.concurrency import run_in_threadpool
 
 from subflow.imports import import_scenario
 
@@ -47,13 +48,19 @@ async def import_file(
     become flows with ``rate_mbps``. The scenario's description records the source, its
     licence note and any conversion notes.
     """
-    pid = target_project(session, principal, project_id)
     limit = settings.MAX_UPLOAD_BYTES
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"file larger than MAX_UPLOAD_BYTES = {limit} bytes")
-    result = import_scenario(data, source=file.filename or "upload", name=name or None)
-    row = crud.create_scenario(session, result.scenario, project_id=pid, author=principal.user)
-    audit.record(session, "scenario_create", user=principal.user, target=row.id, ip=client_ip(request),
-                 detail={"name": row.name, "project_id": pid, "import": file.filename})
-    return to_public(row)
+
+    def store() -> ScenarioPublic:
+        # parsing a large file and the database work run in a worker thread, not on the event
+        # loop, so one import does not hold up every other request
+        pid = target_project(session, principal, project_id)
+        result = import_scenario(data, source=file.filename or "upload", name=name or None)
+        row = crud.create_scenario(session, result.scenario, project_id=pid, author=principal.user)
+        audit.record(session, "scenario_create", user=principal.user, target=row.id, ip=client_ip(request),
+                     detail={"name": row.name, "project_id": pid, "import": file.filename})
+        return to_public(row)
+
+    return await run_in_threadpool(store)

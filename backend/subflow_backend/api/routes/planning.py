@@ -8,10 +8,12 @@ reports ``{"status": "queued|running|succeeded|failed", "progress", "result",
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from celery.result import AsyncResult
 from fastapi import APIRouter, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from subflow.fdm import Allocation
@@ -21,6 +23,7 @@ from subflow.shortest_paths import Routes
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
 from subflow_backend.schemas import JobAccepted, JobPublic
+from subflow_backend.settings import settings
 
 router = APIRouter(tags=["planning"])
 
@@ -34,6 +37,19 @@ def _job(celery, task: str, scenario, body) -> JSONResponse:
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
+def _check_route_paths(document: dict[str, Any], body: RoutesRequest) -> None:
+    """422 naming ``MAX_ROUTE_PATHS`` if pairs × k exceeds it (checked before any work)."""
+    n = len(document.get("nodes", []))
+    pairs = len(body.pairs) if body.pairs is not None else n * (n - 1)
+    if pairs * body.k > settings.MAX_ROUTE_PATHS:
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("body", "pairs" if body.pairs is not None else "k"),
+            "msg": f"{pairs} node pairs × k = {body.k} asks for {pairs * body.k} paths, more than MAX_ROUTE_PATHS = "
+                   f"{settings.MAX_ROUTE_PATHS}; ask for fewer pairs or a smaller k",
+            "input": body.k,
+        }])
+
+
 _QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
 
 
@@ -43,7 +59,9 @@ def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any
     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
     "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs"}``;
-    delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node."""
+    delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node, or ``MAX_ROUTE_PATHS``
+    when pairs × ``k`` exceed it (refused before any work)."""
+    _check_route_paths(scenario.document, body)
     if body.background:
         return _job(celery, ROUTES_TASK, scenario, body)
     return routes_document(scenario.document, body)
@@ -64,9 +82,17 @@ def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDe
 @router.get("/jobs/{job_id}", response_model=JobPublic)
 def job(job_id: str, celery: CeleryDep) -> JobPublic:
     """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
-    "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job)."""
+    "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+    A running job whose worker stopped renewing its heartbeat for ``STALE_AFTER_S`` seconds
+    (the worker died) reads as ``failed`` with the reason; submit it again."""
     res = AsyncResult(job_id, app=celery)
     state = res.state
+    info = res.info if isinstance(res.info, dict) else {}
+    beat = info.get("heartbeat")
+    if state == "PROGRESS" and isinstance(beat, (int, float)) and time.time() - beat > settings.STALE_AFTER_S:
+        return JobPublic(job_id=job_id, status="failed", progress=float(info.get("progress", 0.0)), result=None,
+                         error=f"the worker running this job stopped (no sign of life for {time.time() - beat:.0f} s, "
+                               f"STALE_AFTER_S = {settings.STALE_AFTER_S:g}); submit it again")
     out: dict[str, Any] = {"job_id": job_id, "status": _STATES.get(state, "queued"), "progress": 0.0,
                            "result": None, "error": None}
     if state == "SUCCESS":

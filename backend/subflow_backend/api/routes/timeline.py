@@ -1,4 +1,4 @@
-"""``/api/timeline``: station trajectories and the association timeline of a scenario document.
+"""``/api/timeline``: node trajectories and the association timeline of a scenario document.
 
 The editor's time scrubber posts the document it is editing (saved or not) and
 animates the answer; nothing is stored. The computation is the domain
@@ -14,6 +14,7 @@ from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field
 
 from subflow.association import association_timeline
+from subflow.geo import frame_of, geo_corners
 from subflow.limits import check_scenario
 from subflow.mobility import Leg
 from subflow.results import RadioEvent, parse_radio_events
@@ -40,8 +41,19 @@ class TimelinePublic(BaseModel):
 
     duration_s: float = Field(description="run.duration_s of the document, seconds.")
     trajectories: dict[str, list[tuple[float, float, float]]] = Field(
-        description="Per station, the corners of its piecewise-linear path: ``[t_s, x_m, y_m]``, "
-        "sorted by time, first at 0 and last at duration_s; positions between corners are linear."
+        description="Per node (every kind, moving or static), the corners of its piecewise-linear path: "
+        "``[t_s, x_m, y_m]``, sorted by time, first at 0 and last at duration_s; positions between corners "
+        "are linear. For a geographic scenario x_m/y_m are metres of its local frame (east/north of the origin)."
+    )
+    geo_trajectories: dict[str, list[tuple[float, float, float, float]]] | None = Field(
+        default=None,
+        description="Geographic scenarios only (else null): per node the same corners as ``[t_s, lat_deg, "
+        "lon_deg, alt_m]`` (WGS84 degrees, metres), the local-frame corners projected back by pyproj.",
+    )
+    origin: tuple[float, float] | None = Field(
+        default=None,
+        description="Geographic scenarios only: ``[lat_deg, lon_deg]`` of the local frame's origin (Scenario.geo "
+        "or the centroid of the nodes).",
     )
     associations: list[AssociationPublic]
     events: list[RadioEvent] = Field(description="Radio events, as in a result's ``events``.")
@@ -49,10 +61,15 @@ class TimelinePublic(BaseModel):
 
 def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
     """The ``(t_s, x_m, y_m)`` corners of a contiguous trajectory (start of every leg and end of the last)."""
-    out = [(leg.t0_s, leg.x0_m, leg.y0_m) for leg in legs]
+    return [(t, x, y) for t, x, y, _ in corners3(legs)]
+
+
+def corners3(legs: list[Leg]) -> list[tuple[float, float, float, float]]:
+    """The ``(t_s, x_m, y_m, z_m)`` corners of a contiguous trajectory."""
+    out = [(leg.t0_s, leg.x0_m, leg.y0_m, leg.z0_m) for leg in legs]
     if legs:
         last = legs[-1]
-        out.append((last.t1_s, last.x1_m, last.y1_m))
+        out.append((last.t1_s, last.x1_m, last.y1_m, last.z1_m))
     return out
 
 
@@ -63,17 +80,23 @@ def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
                                     "trajectories); `detail[].loc` is `['body', ...path]`, as for scenarios."}},
 )
 def compute_timeline(document: dict[str, Any] = Body(description="A scenario document.")) -> TimelinePublic:
-    """Trajectories, associations and radio events of a scenario document (not stored).
+    """Trajectories of every node, associations and radio events of a scenario document (not stored).
 
     The document is validated as ``POST /api/scenarios`` validates it (422 naming
-    each field, ``loc`` starting with ``"body"``).
+    each field, ``loc`` starting with ``"body"``). For a geographic scenario the
+    answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
+    aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``.
     """
     scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
     check_scenario(scenario, settings.limits)  # LimitExceeded → 422 naming the MAX_* setting
     tl = association_timeline(scenario)
+    frame = frame_of(scenario)
     return TimelinePublic(
         duration_s=scenario.run.duration_s,
         trajectories={sid: corners(legs) for sid, legs in tl.trajectories.items()},
+        geo_trajectories=None if frame is None else {
+            sid: geo_corners(frame, legs) for sid, legs in tl.trajectories.items()},
+        origin=None if frame is None else (frame.origin_lat_deg, frame.origin_lon_deg),
         associations=[AssociationPublic(**a.__dict__) for a in tl.associations],
         events=parse_radio_events(tl.events),
     )

@@ -1,0 +1,118 @@
+"""Start the whole Subflow service for a benchmark, as the README says (``scripts/serve.sh``).
+
+``Service("embedded")``: SQLite and the filesystem broker in a temporary data folder.
+``Service("postgresql")``: a fresh database ``subflow_bench_<random>`` on the PostgreSQL server at
+``SUBFLOW_BENCH_PG`` (admin URL, default ``postgresql://postgres@127.0.0.1:5432/test``; the database
+is dropped afterwards) and Redis database 11 of ``SUBFLOW_BENCH_REDIS`` (default
+``redis://127.0.0.1:6379``, flushed first). Loopback only: every port is on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_ADMIN_URL = os.environ.get("SUBFLOW_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("SUBFLOW_BENCH_REDIS", "redis://127.0.0.1:6379").rstrip("/")
+_OWN_VARS = ("SUBFLOW_", "DATABASE_URL", "CELERY_", "AGENT_", "TASK_", "ENGINES", "FRONTEND_DIST", "BACKEND_CORS")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def example(name: str = "naval-direct-move") -> dict[str, Any]:
+    import json
+
+    doc = json.loads((ROOT / "examples" / f"{name}.json").read_text())
+    doc["name"] = f"bench-{uuid.uuid4().hex[:8]}-{name}"
+    return doc
+
+
+class Service:
+    """The service on ``deployment`` (``embedded`` or ``postgresql``), signed in as its first admin
+    with a personal write token (``token``); ``api`` is an httpx client on ``/api``."""
+
+    def __init__(self, deployment: str, **settings: str):
+        self.deployment = deployment
+        self.data = Path(tempfile.mkdtemp(prefix=f"subflow-bench-{deployment}-"))
+        self.port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(_OWN_VARS)}
+        env.update(SUBFLOW_DATA_DIR=str(self.data), SUBFLOW_PORT=str(self.port), AGENT_PORT=str(free_port()),
+                   SUBFLOW_SKIP_BOOTSTRAP="1", PYTHONUNBUFFERED="1", **settings)
+        self.db_name = None
+        if deployment == "postgresql":
+            import psycopg
+            import redis
+
+            self.db_name = f"subflow_bench_{uuid.uuid4().hex[:8]}"
+            with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+                admin.execute(f'CREATE DATABASE "{self.db_name}"')
+            info = psycopg.conninfo.conninfo_to_dict(PG_ADMIN_URL)
+            redis.Redis.from_url(f"{REDIS_URL}/11").flushdb()
+            env.update(DATABASE_URL=f"postgresql+psycopg://{info.get('user', 'postgres')}@{info.get('host', '127.0.0.1')}:"
+                                    f"{info.get('port', '5432')}/{self.db_name}",
+                       CELERY_BROKER_URL=f"{REDIS_URL}/11")
+        elif deployment != "embedded":
+            raise ValueError(f"deployment {deployment!r}: embedded or postgresql")
+        self.log = self.data / "serve.log"
+        with self.log.open("ab") as fh:
+            self.popen = subprocess.Popen([str(ROOT / "scripts" / "serve.sh")], env=env, cwd=ROOT, stdout=fh,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 180
+        while "Subflow is running" not in self.log.read_text(errors="replace"):
+            if self.popen.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"serve.sh did not start:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.2)
+        user, password = (self.data / "admin-credentials").read_text().strip().split(":", 1)
+        r = httpx.post(f"{self.base_url}/api/auth/login", data={"username": user, "password": password}, timeout=30)
+        r.raise_for_status()
+        access = r.json()["access_token"]
+        r = httpx.post(f"{self.base_url}/api/users/me/tokens", json={"name": "bench", "scope": "write"},
+                       headers={"Authorization": f"Bearer {access}"}, timeout=30)
+        r.raise_for_status()
+        self.token = r.json()["token"]
+        self.api = httpx.Client(base_url=f"{self.base_url}/api", timeout=60,
+                                headers={"Authorization": f"Bearer {self.token}"})
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.api.close()
+        if self.popen.poll() is None:
+            os.killpg(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+        if self.db_name:
+            import psycopg
+
+            with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
+        if os.environ.get("SUBFLOW_BENCH_KEEP") == "1":
+            print(f"(kept {self.data})", file=sys.stderr)
+        else:
+            shutil.rmtree(self.data, ignore_errors=True)
+
+    def __enter__(self) -> "Service":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.stop()

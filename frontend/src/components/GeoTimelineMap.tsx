@@ -1,0 +1,84 @@
+/**
+ * A geographic scenario's motion on the map, for a comparison's results: every node at the
+ * scrubbed time, access points with their coverage circles, computed tracks as lines.
+ *
+ * Positions come from `POST /api/timeline` (`geo_trajectories`: the domain library's mobility,
+ * the same a run uses), interpolated between corners ({@link geoPositionsAt}); nothing here
+ * models motion. Renders nothing for a scenario without geography.
+ */
+import { useEffect, useMemo, useState } from "react";
+import { api, isAbort } from "../api/client";
+import type { GeoCorner, ScenarioDocument, TimelinePublic } from "../api/types";
+import { errorLines } from "../lib/errors";
+import { formatSeconds } from "../lib/format";
+import { geoPositionsAt, isGeoScenario } from "../lib/geo";
+import { associationsAt } from "../lib/timeline";
+import { GeoMap } from "./GeoMap";
+
+/** The scenario version a comparison ran on, and its timeline when it is geographic. */
+function useGeoTimeline(scenarioId: string, version: number | null) {
+  const [doc, setDoc] = useState<ScenarioDocument | null>(null);
+  const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
+  useEffect(() => {
+    if (version === null) return;
+    const ctl = new AbortController();
+    api
+      .getVersion(scenarioId, version, ctl.signal)
+      .then(async (v) => {
+        // a stored version is a validated scenario document (the API types it as an object)
+        const d = v.scenario as unknown as ScenarioDocument;
+        setDoc(d);
+        if (!isGeoScenario(d)) return;
+        setTimeline(await api.timeline(d, ctl.signal));
+      })
+      .catch((err) => {
+        if (!isAbort(err)) setErrors(errorLines(err));
+      });
+    return () => ctl.abort();
+  }, [scenarioId, version]);
+  return { doc, timeline, errors };
+}
+
+export function GeoTimelineMap({ scenarioId, version }: { scenarioId: string; version: number | null }) {
+  const { doc, timeline, errors } = useGeoTimeline(scenarioId, version);
+  const [t, setT] = useState(0);
+  const duration = timeline?.duration_s ?? doc?.run?.duration_s ?? 100;
+  const trajectories = (timeline?.geo_trajectories ?? null) as Record<string, GeoCorner[]> | null;
+  const positions = useMemo(() => (trajectories ? geoPositionsAt(trajectories, t) : null), [trajectories, t]);
+  const assocs = useMemo(() => (timeline ? associationsAt(timeline.associations, t) : []), [timeline, t]);
+
+  if (!doc || !isGeoScenario(doc)) return null;
+  return (
+    <section aria-labelledby="geo-motion-title">
+      <h2 id="geo-motion-title" className="section-title">
+        On the map
+      </h2>
+      {errors.length ? <p className="field-error">Timeline not available: {errors.join("; ")}</p> : null}
+      <div className="scrubber-row">
+        <input
+          type="range"
+          min={0}
+          max={duration}
+          step={duration / 1000}
+          value={t}
+          aria-label="Map time (s)"
+          onChange={(e) => setT(Number(e.currentTarget.value))}
+        />
+        <output aria-label="Map time">{formatSeconds(t)} s</output>
+      </div>
+      <GeoMap doc={doc} label={`Map of ${doc.name} at ${formatSeconds(t)} s`} positions={positions} tracks={trajectories} className="geo-results" />
+      <ul className="assoc-list small" aria-label="Associations at the map time">
+        {assocs.length ? (
+          assocs.map((a) => (
+            <li key={`${a.station}-${a.access_point}`}>
+              <code>{a.station}</code> → {a.access_point} ({a.state})
+            </li>
+          ))
+        ) : (
+          <li className="muted">no association at this time</li>
+        )}
+      </ul>
+    </section>
+  );
+}

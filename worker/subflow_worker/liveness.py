@@ -1,0 +1,119 @@
+"""Heartbeats and the reaper, in every worker process.
+
+A daemon thread per process (started by the first task it runs, and at worker start-up)
+renews every ``HEARTBEAT_INTERVAL_S`` seconds the heartbeat of what the process is running
+right now: ``heartbeat_at`` of its comparisons (:func:`subflow_backend.comparison_state.heartbeat`)
+and the ``PROGRESS`` meta of its planning jobs in the result backend (``{"progress",
+"heartbeat": unix time}``, read by ``GET /api/jobs/{id}``). Every ``REAPER_INTERVAL_S`` it runs
+:func:`subflow_backend.reaper.reap`. The thread outlives a database or broker outage (it logs
+and tries again); the process dying stops its heartbeats, which is what the reaper sees.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from subflow_backend.db import SessionLocal
+from subflow_backend.queue import pending_messages
+from subflow_backend.settings import settings
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_comparisons: Counter[str] = Counter()
+_jobs: set[str] = set()
+_thread_pid: int | None = None
+
+
+@contextmanager
+def running_comparison(comparison_id: str) -> Iterator[None]:
+    """Keep renewing the comparison's heartbeat while the block runs."""
+    ensure_started()
+    with _lock:
+        _comparisons[comparison_id] += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _comparisons[comparison_id] -= 1
+            if _comparisons[comparison_id] <= 0:
+                del _comparisons[comparison_id]
+
+
+@contextmanager
+def running_job(job_id: str) -> Iterator[None]:
+    """Keep renewing a planning job's heartbeat (its ``PROGRESS`` state) while the block runs."""
+    ensure_started()
+    _store_job_heartbeat(job_id)
+    with _lock:
+        _jobs.add(job_id)
+    try:
+        yield
+    finally:
+        with _lock:
+            _jobs.discard(job_id)
+
+
+def _store_job_heartbeat(job_id: str) -> None:
+    from subflow_worker.celery_app import celery_app
+
+    celery_app.backend.store_result(job_id, {"progress": 0.0, "heartbeat": time.time()}, "PROGRESS")
+
+
+def beat() -> None:
+    """Renew the heartbeats of everything this process runs now (one round)."""
+    from subflow_backend import comparison_state
+
+    with _lock:
+        comparisons, jobs = list(_comparisons), list(_jobs)
+    if comparisons:
+        with SessionLocal() as session:
+            comparison_state.heartbeat(session, comparisons)
+    for job_id in jobs:
+        _store_job_heartbeat(job_id)
+
+
+def reap_once() -> list[tuple[str, str]]:
+    """One round of :func:`subflow_backend.reaper.reap` with this worker's broker."""
+    from subflow_backend.reaper import reap
+    from subflow_worker.celery_app import celery_app
+
+    try:
+        pending: int | None = pending_messages(settings)
+    except Exception as exc:  # broker unreadable now: only the hard bound applies
+        log.warning("reaper: cannot count waiting messages (%s)", exc)
+        pending = None
+    with SessionLocal() as session:
+        return reap(session, lambda name, args: celery_app.send_task(name, args=args), pending, settings)
+
+
+def _loop() -> None:
+    next_reap = time.monotonic() + settings.REAPER_INTERVAL_S * 0.5
+    while True:
+        time.sleep(settings.HEARTBEAT_INTERVAL_S)
+        try:
+            beat()
+        except Exception as exc:  # database or backend down: try again next round
+            log.warning("heartbeat failed: %s", exc)
+        if time.monotonic() >= next_reap:
+            next_reap = time.monotonic() + settings.REAPER_INTERVAL_S
+            try:
+                reap_once()
+            except Exception as exc:
+                log.warning("reaper round failed: %s", exc)
+
+
+def ensure_started() -> None:
+    """Start this process's heartbeat thread if it is not running (after a fork, a new one)."""
+    global _thread_pid
+    with _lock:
+        if _thread_pid == os.getpid():
+            return
+        _thread_pid = os.getpid()
+    threading.Thread(target=_loop, name="subflow-liveness", daemon=True).start()
