@@ -3,7 +3,7 @@
 ``Service("embedded")``: SQLite and the filesystem broker in a temporary data folder.
 ``Service("postgresql")``: a fresh database ``subflow_bench_<random>`` on the PostgreSQL server at
 ``SUBFLOW_BENCH_PG`` (admin URL, default ``postgresql://postgres@127.0.0.1:5432/test``; the database
-is dropped afterwards) and Redis database 11 of ``SUBFLOW_BENCH_REDIS`` (default
+is dropped afterwards) and Redis database ``SUBFLOW_BENCH_REDIS_DB`` (default 11) of ``SUBFLOW_BENCH_REDIS`` (default
 ``redis://127.0.0.1:6379``, flushed first). Loopback only: every port is on 127.0.0.1.
 """
 
@@ -26,6 +26,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 PG_ADMIN_URL = os.environ.get("SUBFLOW_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("SUBFLOW_BENCH_REDIS", "redis://127.0.0.1:6379").rstrip("/")
+#: Redis database of the benchmark's broker (``SUBFLOW_BENCH_REDIS_DB``, default 11; it is flushed at start).
+REDIS_DB = int(os.environ.get("SUBFLOW_BENCH_REDIS_DB", "11"))
 _OWN_VARS = ("SUBFLOW_", "DATABASE_URL", "CELERY_", "AGENT_", "TASK_", "ENGINES", "FRONTEND_DIST", "BACKEND_CORS")
 
 
@@ -63,10 +65,10 @@ class Service:
             with psycopg.connect(PG_ADMIN_URL, autocommit=True) as admin:
                 admin.execute(f'CREATE DATABASE "{self.db_name}"')
             info = psycopg.conninfo.conninfo_to_dict(PG_ADMIN_URL)
-            redis.Redis.from_url(f"{REDIS_URL}/11").flushdb()
+            redis.Redis.from_url(f"{REDIS_URL}/{REDIS_DB}").flushdb()
             env.update(DATABASE_URL=f"postgresql+psycopg://{info.get('user', 'postgres')}@{info.get('host', '127.0.0.1')}:"
                                     f"{info.get('port', '5432')}/{self.db_name}",
-                       CELERY_BROKER_URL=f"{REDIS_URL}/11")
+                       CELERY_BROKER_URL=f"{REDIS_URL}/{REDIS_DB}")
         elif deployment != "embedded":
             raise ValueError(f"deployment {deployment!r}: embedded or postgresql")
         self.log = self.data / "serve.log"
