@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,41 +33,17 @@ import psycopg
 import redis
 from psycopg import sql
 
+from subflow.testbeds.processes import cpu_s, exited_check, free_port, wait_http
+
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 PG_ADMIN = os.environ.get("SUBFLOW_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("SUBFLOW_BENCH_REDIS", "redis://127.0.0.1:6379/11")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_http(url: str, proc: subprocess.Popen, log: Path, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{url}: process exited\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer\n{log.read_text()[-3000:]}")
-
-
 def start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     with log.open("ab") as fh:
         return subprocess.Popen(args, env=env, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
-
-
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def stop(procs: list[subprocess.Popen]) -> None:
@@ -99,7 +74,7 @@ def run_sweep(pairs: int, env: dict[str, str], logs: Path, admin: tuple[str, str
             agent = start([PYTHON, "-m", "uvicorn", "subflow_agent.app:app", "--port", str(agent_port)], env, agent_log)
             procs.append(agent)
             roles["agents"].append(agent)
-            wait_http(f"http://127.0.0.1:{agent_port}/health", agent, agent_log)
+            wait_http(f"http://127.0.0.1:{agent_port}/health", alive=exited_check(agent, agent_log, "agent"))
             name = f"bench{pairs}-{i}-{uuid.uuid4().hex[:4]}"
             worker_log = logs / f"worker-{pairs}-{i}.log"
             procs.append(start([PYTHON, "-m", "celery", "-A", "subflow_worker.celery_app", "worker", "--pool=solo",
@@ -108,7 +83,7 @@ def run_sweep(pairs: int, env: dict[str, str], logs: Path, admin: tuple[str, str
             roles["workers"].append(procs[-1])
             workers.append(worker_log)
         base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/api/health", procs[0], api_log)
+        wait_http(f"{base}/api/health", alive=exited_check(procs[0], api_log, "API"))
         for log in workers:  # every worker consumes before the clock starts
             deadline = time.monotonic() + 60
             while " ready." not in log.read_text(errors="replace"):

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from subflow.testbeds.processes import free_port, sign_in, start_serve, stop_group
 
 ROOT = Path(__file__).resolve().parents[1]
 PG_ADMIN_URL = os.environ.get("SUBFLOW_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
@@ -29,12 +27,6 @@ REDIS_URL = os.environ.get("SUBFLOW_BENCH_REDIS", "redis://127.0.0.1:6379").rstr
 #: Redis database of the benchmark's broker (``SUBFLOW_BENCH_REDIS_DB``, default 11; it is flushed at start).
 REDIS_DB = int(os.environ.get("SUBFLOW_BENCH_REDIS_DB", "11"))
 _OWN_VARS = ("SUBFLOW_", "DATABASE_URL", "CELERY_", "AGENT_", "TASK_", "ENGINES", "FRONTEND_DIST", "BACKEND_CORS")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def example(name: str = "naval-direct-move") -> dict[str, Any]:
@@ -72,18 +64,8 @@ class Service:
         elif deployment != "embedded":
             raise ValueError(f"deployment {deployment!r}: embedded or postgresql")
         self.log = self.data / "serve.log"
-        with self.log.open("ab") as fh:
-            self.popen = subprocess.Popen([str(ROOT / "scripts" / "serve.sh")], env=env, cwd=ROOT, stdout=fh,
-                                          stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 180
-        while "Subflow is running" not in self.log.read_text(errors="replace"):
-            if self.popen.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"serve.sh did not start:\n{self.log.read_text()[-3000:]}")
-            time.sleep(0.2)
-        user, password = (self.data / "admin-credentials").read_text().strip().split(":", 1)
-        r = httpx.post(f"{self.base_url}/api/auth/login", data={"username": user, "password": password}, timeout=30)
-        r.raise_for_status()
-        access = r.json()["access_token"]
+        self.popen = start_serve(ROOT, env, self.log)
+        access = sign_in(self.base_url, self.data / "admin-credentials")
         r = httpx.post(f"{self.base_url}/api/users/me/tokens", json={"name": "bench", "scope": "write"},
                        headers={"Authorization": f"Bearer {access}"}, timeout=30)
         r.raise_for_status()
@@ -97,12 +79,7 @@ class Service:
 
     def stop(self) -> None:
         self.api.close()
-        if self.popen.poll() is None:
-            os.killpg(self.popen.pid, signal.SIGTERM)
-            try:
-                self.popen.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
+        stop_group(self.popen)
         if self.db_name:
             import psycopg
 

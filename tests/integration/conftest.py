@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -43,6 +42,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from subflow.testbeds.processes import exited_check, free_port, tail, wait_http
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -64,26 +65,12 @@ _OWN_VARS = (
 )
 
 
-def free_port() -> int:
-    """A TCP port that was free a moment ago (nothing listens on it once this returns)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def base_env(**overrides: str) -> dict[str, str]:
     """The caller's environment without Subflow settings, plus ``overrides``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OWN_VARS)}
     env.update(SUBFLOW_ENV="test", PYTHONUNBUFFERED="1", AGENT_TOKEN=AGENT_TOKEN, METRICS_TOKEN=METRICS_TOKEN)
     env.update(overrides)
     return env
-
-
-def tail(path: Path, lines: int = 40) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return f"(no log at {path})"
 
 
 @dataclass
@@ -102,20 +89,10 @@ class Proc:
         return cls(name, popen, log)
 
     def check_alive(self) -> None:
-        if self.popen.poll() is not None:
-            raise RuntimeError(f"{self.name} exited with {self.popen.returncode}:\n{tail(self.log)}")
+        exited_check(self.popen, self.log, self.name)()
 
     def wait_http(self, url: str) -> None:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            self.check_alive()
-            try:
-                if httpx.get(url, timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"{self.name} did not answer {url}:\n{tail(self.log)}")
+        wait_http(url, alive=self.check_alive, timeout_s=STARTUP_TIMEOUT_S, interval_s=0.1, what=tail(self.log))
 
     def wait_log(self, text: str) -> None:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
@@ -336,8 +313,10 @@ def pg_stack(migrated_pg_url: str, pg_admin, agent_url: str, logs_dir: Path, tmp
 
 @pytest.fixture(scope="session")
 def dead_agent_stack(migrated_pg_url: str, pg_admin, logs_dir: Path, tmp_path_factory) -> Iterator[Stack]:
-    """API + worker on the same PostgreSQL database, Redis db 14, and AGENT_URL on a closed port."""
+    """API + worker on the same PostgreSQL database, Redis db 14, and AGENT_URL on a closed port;
+    three retries (1 + 2 + 4 s) instead of the default five, so the failure comes quickly."""
     env = base_env(
+        TASK_MAX_RETRIES="3",
         DATABASE_URL=migrated_pg_url,
         CELERY_BROKER_URL=_redis_db(REDIS_DBS[1]),
         AGENT_URL=f"http://127.0.0.1:{free_port()}",

@@ -34,7 +34,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.conftest import REDIS_URL, ROOT, _example, base_env, free_port, tail
+from subflow.testbeds.processes import free_port, sign_in, start_serve, stop_group, tail, wait_http
+from tests.integration.conftest import REDIS_URL, ROOT, _example, base_env
 
 pytestmark = pytest.mark.integration
 
@@ -109,19 +110,10 @@ class Service:
         self.env = base_env(SUBFLOW_DATA_DIR=str(data), SUBFLOW_PORT=str(self.port), AGENT_PORT=str(self.agent_port),
                             SUBFLOW_SKIP_BOOTSTRAP="1", FRONTEND_DIST=str(dist), **TUNING, **env)
         self.log = data / "serve.log"
-        with self.log.open("ab") as fh:
-            self.popen = subprocess.Popen([str(ROOT / "scripts" / "serve.sh")], env=self.env, cwd=ROOT,
-                                          stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 180
-        while "Subflow is running" not in self.log.read_text(errors="replace"):
-            if self.popen.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"serve.sh did not start:\n{tail(self.log)}\n{self.logs()}")
-            time.sleep(0.2)
-        user, password = (data / "admin-credentials").read_text().strip().split(":", 1)
-        r = httpx.post(f"{self.base_url}/api/auth/login", data={"username": user, "password": password}, timeout=30)
-        assert r.status_code == 200, r.text
+        self.popen = start_serve(ROOT, self.env, self.log)
+        access = sign_in(self.base_url, data / "admin-credentials")
         self.api = httpx.Client(base_url=f"{self.base_url}/api", timeout=30,
-                                headers={"Authorization": f"Bearer {r.json()['access_token']}"})
+                                headers={"Authorization": f"Bearer {access}"})
 
     @property
     def base_url(self) -> str:
@@ -158,23 +150,12 @@ class Service:
         else:
             raise AssertionError(f"{name} was not started again:\n{self.logs()}")
         url = {"backend": f"{self.base_url}/api/health", "agent": f"http://127.0.0.1:{self.agent_port}/health"}.get(name)
-        while url and time.monotonic() < deadline:
-            try:
-                if httpx.get(url, timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
+        if url:
+            wait_http(url, timeout_s=max(0.0, deadline - time.monotonic()), what=self.logs())
 
     def stop(self) -> None:
         self.api.close()
-        if self.popen.poll() is None:
-            os.killpg(self.popen.pid, signal.SIGTERM)
-            try:
-                self.popen.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait(timeout=10)
+        stop_group(self.popen)
 
 
 @pytest.fixture(params=["embedded", "postgresql+redis"])

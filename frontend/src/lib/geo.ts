@@ -9,6 +9,7 @@
  */
 import type { Feature, FeatureCollection, LineString, Point } from "geojson";
 import type { GeoCorner, GeoPosition, LoiterMobility, NodeKind, ScenarioDocument, ScenarioNode } from "../api/types";
+import { cornersAround } from "./timeline";
 
 /** One international nautical mile, metres (exact, by definition). */
 export const METRES_PER_NM = 1852;
@@ -103,21 +104,9 @@ function unwrapNear(lon: number, ref: number): number {
  * the radius). Null for an empty path.
  */
 export function geoPositionAt(corners: readonly GeoCorner[], t: number): { lat_deg: number; lon_deg: number; alt_m: number } | null {
-  if (!corners.length) return null;
-  const at = (c: GeoCorner) => ({ lat_deg: c[1], lon_deg: c[2], alt_m: c[3] });
-  const first = corners[0]!;
-  if (!(t > first[0])) return at(first);
-  let lo = 0;
-  let hi = corners.length - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (corners[mid]![0] <= t) lo = mid;
-    else hi = mid;
-  }
-  const a = corners[lo]!;
-  const b = corners[hi]!;
-  if (t >= b[0]) return at(b);
-  const u = b[0] === a[0] ? 0 : (t - a[0]) / (b[0] - a[0]);
+  const seg = cornersAround(corners, t);
+  if (!seg) return null;
+  const { a, b, u } = seg;
   const lonB = unwrapNear(b[2], a[2]);
   return { lat_deg: a[1] + u * (b[1] - a[1]), lon_deg: wrapLon(a[2] + u * (lonB - a[2])), alt_m: a[3] + u * (b[3] - a[3]) };
 }

@@ -3,22 +3,33 @@ import type { AssociationPublic } from "../api/types";
 
 export type Corner = readonly [number, number, number];
 
-/** Position (metres) on a path given by its [t_s, x_m, y_m] corners; clamped to its ends. */
-export function positionAt(corners: readonly Corner[], t: number): { x_m: number; y_m: number } | null {
+/**
+ * The corners around `t` on a path of corners sorted by their time (element 0, s): `a` and `b`
+ * with `u` ∈ [0, 1] the fraction of the way from `a` to `b`; clamped to the path's ends (then
+ * `a` = `b`). Null for an empty path. Binary search: O(log n).
+ */
+export function cornersAround<C extends readonly number[]>(corners: readonly C[], t: number): { a: C; b: C; u: number } | null {
   if (!corners.length) return null;
   const first = corners[0]!;
-  if (t <= first[0]) return { x_m: first[1], y_m: first[2] };
+  if (!(t > first[0]!)) return { a: first, b: first, u: 0 };
   let lo = 0;
   let hi = corners.length - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (corners[mid]![0] <= t) lo = mid;
+    if (corners[mid]![0]! <= t) lo = mid;
     else hi = mid;
   }
   const a = corners[lo]!;
   const b = corners[hi]!;
-  if (t >= b[0]) return { x_m: b[1], y_m: b[2] };
-  const u = b[0] === a[0] ? 0 : (t - a[0]) / (b[0] - a[0]);
+  if (t >= b[0]!) return { a: b, b, u: 0 };
+  return { a, b, u: b[0] === a[0] ? 0 : (t - a[0]!) / (b[0]! - a[0]!) };
+}
+
+/** Position (metres) on a path given by its [t_s, x_m, y_m] corners; clamped to its ends. */
+export function positionAt(corners: readonly Corner[], t: number): { x_m: number; y_m: number } | null {
+  const seg = cornersAround(corners, t);
+  if (!seg) return null;
+  const { a, b, u } = seg;
   return { x_m: a[1] + u * (b[1] - a[1]), y_m: a[2] + u * (b[2] - a[2]) };
 }
 
