@@ -1,4 +1,4 @@
-"""``/api/timeline``: node trajectories and the association timeline of a scenario document.
+"""``/api/timeline``: node trajectories, the association timeline and the SATCOM uses of a scenario document.
 
 The editor's time scrubber posts the document it is editing (saved or not) and
 animates the answer; nothing is stored. The computation is the domain
@@ -18,6 +18,7 @@ from subflow.geo import frame_of, geo_corners
 from subflow.limits import check_scenario
 from subflow.mobility import Leg
 from subflow.results import RadioEvent, parse_radio_events
+from subflow.satcom import satcom_timeline
 from subflow.scenario import load_scenario
 
 from subflow_backend.settings import settings
@@ -34,6 +35,21 @@ class AssociationPublic(BaseModel):
     t_start_s: float
     t_associated_s: float
     t_end_s: float
+
+
+class SatcomUsePublic(BaseModel):
+    """A ground ``terminal`` uses ``satellite`` over SATCOM link ``link`` during [``t_start_s``, ``t_end_s``)
+    (:mod:`subflow.satcom`: above the elevation mask and chosen by the handover policy)."""
+
+    terminal: str
+    satellite: str
+    link: str
+    t_start_s: float = Field(description="Start of the use, seconds from the start of the run.")
+    t_end_s: float = Field(description="End of the use (handover, set, or the end of the run), seconds.")
+    delay_ms: list[tuple[float, float]] = Field(
+        description="``[t_s, delay_ms]``: the link's one-way delay (slant range / c plus the link's own "
+        "delay_ms, milliseconds) at the start of the use, whenever it moved by satcom.delay_resolution_ms, and "
+        "at the end; as the run plan's delay changes.")
 
 
 class TimelinePublic(BaseModel):
@@ -57,6 +73,31 @@ class TimelinePublic(BaseModel):
     )
     associations: list[AssociationPublic]
     events: list[RadioEvent] = Field(description="Radio events, as in a result's ``events``.")
+    satcom: list[SatcomUsePublic] = Field(
+        default_factory=list,
+        description="Scenarios with satellites on orbits (satcom settings): every use of a satellite by a "
+        "ground terminal, in time order, with the link's delay over it; empty otherwise.")
+
+
+def satcom_uses(scenario) -> list[SatcomUsePublic]:
+    """The SATCOM uses of a validated scenario (:func:`subflow.satcom.satcom_timeline`), in time order."""
+    tl = satcom_timeline(scenario)
+    if not tl.links:
+        return []
+    own = {link.id: link.delay_ms for link in scenario.links}
+    steps = tl.delay_steps(scenario.satcom.delay_resolution_ms)
+    by_pair = {(lk.terminal, lk.satellite): lk for lk in tl.links.values()}
+    out = []
+    for term, uses in tl.uses.items():
+        for u in uses:
+            lk = by_pair[(term, u.satellite)]
+            extra = own[lk.link]
+            pts = [(t, round(d + extra, 3)) for t, d in steps[lk.link] if u.t0_s - 1e-9 <= t < u.t1_s]
+            pts.append((u.t1_s, round(lk.delay_at(u.t1_s) + extra, 3)))
+            out.append(SatcomUsePublic(terminal=term, satellite=u.satellite, link=lk.link, t_start_s=u.t0_s,
+                                       t_end_s=u.t1_s, delay_ms=pts))
+    out.sort(key=lambda x: (x.t_start_s, x.terminal))
+    return out
 
 
 def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
@@ -85,7 +126,9 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     The document is validated as ``POST /api/scenarios`` validates it (422 naming
     each field, ``loc`` starting with ``"body"``). For a geographic scenario the
     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
-    aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``.
+    aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``. With satellites on
+    orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
+    link's one-way delay over each use (:mod:`subflow.satcom`).
     """
     scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
     check_scenario(scenario, settings.limits)  # LimitExceeded → 422 naming the MAX_* setting
@@ -99,4 +142,5 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
         origin=None if frame is None else (frame.origin_lat_deg, frame.origin_lon_deg),
         associations=[AssociationPublic(**a.__dict__) for a in tl.associations],
         events=parse_radio_events(tl.events),
+        satcom=satcom_uses(scenario),
     )
