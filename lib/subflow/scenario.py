@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from subflow.errors import ScenarioInvalid
 
@@ -336,13 +336,16 @@ class TleEphemeris(_Strict):
     line2: Annotated[str, Field(min_length=69, max_length=69, pattern=r"^2 [ -~]{67}$",
                                 description="TLE line 2 (69 characters, starts with '2 ').")]
 
+    @field_validator("line1", "line2")
+    @classmethod
+    def _checksum(cls, line: str) -> str:
+        want = sum((int(c) if c.isdigit() else c == "-") for c in line[:68]) % 10
+        if not line[68].isdigit() or int(line[68]) != want:
+            raise ValueError(f"bad TLE checksum (column 69 is {line[68]!r}, the line tallies to {want})")
+        return line
+
     @model_validator(mode="after")
-    def _checksums(self) -> "TleEphemeris":
-        for name in ("line1", "line2"):
-            line = getattr(self, name)
-            want = sum((int(c) if c.isdigit() else c == "-") for c in line[:68]) % 10
-            if not line[68].isdigit() or int(line[68]) != want:
-                raise ValueError(f"{name}: bad TLE checksum (column 69 is {line[68]!r}, the line tallies to {want})")
+    def _same_satellite(self) -> "TleEphemeris":
         if self.line1[2:7] != self.line2[2:7]:
             raise ValueError("line1 and line2 give different satellite numbers (columns 3-7)")
         return self

@@ -222,9 +222,8 @@ def test_a_bad_tle_checksum_is_refused_naming_the_line():
     eph["line2"] = eph["line2"][:68] + str((int(eph["line2"][68]) + 1) % 10)
     with pytest.raises(ScenarioInvalid) as exc:
         load_scenario(doc)
-    (loc,) = _locs(exc.value)
-    assert loc[:3] == ["nodes", 1, "satellite"] and "ephemeris" in loc
-    assert "line2: bad TLE checksum" in exc.value.errors[0]["msg"]
+    assert _locs(exc.value) == [["nodes", 1, "satellite", "ephemeris", "tle", "line2"]]
+    assert "bad TLE checksum" in exc.value.errors[0]["msg"]
 
 
 def test_a_tle_epoch_far_from_the_run_is_refused():
