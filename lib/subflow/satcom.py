@@ -333,6 +333,11 @@ def satcom_timeline(scenario: Scenario) -> SatcomTimeline:
         elev: dict[str, np.ndarray] = {}
         for s, lid in by_sat.items():
             e, rho = look_angles(sat_pos[s], term_km, lat, lon)
+            # SGP4 gives no position once an orbit has decayed: the satellite is then never visible
+            bad = ~(np.isfinite(e) & np.isfinite(rho))
+            if bad.any():
+                e = np.where(bad, -90.0, e)
+                rho = np.where(bad, float(np.nanmin(rho)) if not bad.all() else 0.0, rho)
             elev[s] = e
             links[lid] = SatcomLink(lid, term, s, t, e, rho / SPEED_OF_LIGHT_KM_S * 1000.0)
         windows = {s: _windows(t, elev[s], sc.elevation_mask_deg) for s in by_sat}

@@ -25,6 +25,8 @@ References
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timezone
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -570,6 +572,17 @@ class SatcomSettings(_Strict):
         default=0.1, description="A SATCOM link's delay is changed in the run plan whenever it has moved by at "
         "least this much, ms.")
 
+    @field_validator("start_utc")
+    @classmethod
+    def _era(cls, value: datetime) -> datetime:
+        try:
+            utc = value.astimezone(timezone.utc)
+        except OverflowError:
+            raise ValueError("start_utc is out of range") from None
+        if not (datetime(1957, 10, 4, tzinfo=timezone.utc) <= utc < datetime(2100, 1, 1, tzinfo=timezone.utc)):
+            raise ValueError("start_utc must lie between 1957-10-04 (the first satellite) and 2100-01-01")
+        return utc
+
 
 class RunSettings(_Strict):
     duration_s: Annotated[float, Field(gt=0, le=86_400, allow_inf_nan=False)] = 100.0
@@ -730,10 +743,17 @@ def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[st
             if isinstance(n, SatelliteNode) and isinstance(n.ephemeris, TleEphemeris):
                 sat = Satrec.twoline2rv(n.ephemeris.line1, n.ephemeris.line2)
                 age = abs(sat.jdsatepoch + sat.jdsatepochF - start_jd)
-                if sat.error != 0 or age > sc.max_tle_age_days:
-                    msg = (f"the TLE cannot be parsed (sgp4 error {sat.error})" if sat.error else
-                           f"the TLE epoch is {age:.1f} days from satcom.start_utc (at most "
+                msg = None
+                if sat.error != 0 or not math.isfinite(age):
+                    msg = f"the TLE cannot be parsed (sgp4 error {sat.error})"
+                elif age > sc.max_tle_age_days:
+                    msg = (f"the TLE epoch is {age:.1f} days from satcom.start_utc (at most "
                            f"satcom.max_tle_age_days = {sc.max_tle_age_days:g})")
+                else:
+                    err, r, _ = sat.sgp4(math.floor(start_jd), start_jd - math.floor(start_jd))
+                    if err != 0 or not all(math.isfinite(x) for x in r):
+                        msg = f"SGP4 cannot propagate this orbit to satcom.start_utc (sgp4 error {err})"
+                if msg:
                     errors.append({"loc": ["nodes", i, "ephemeris", "line1"], "msg": msg})
         for k, g in enumerate(sc.gateways):
             if g not in node_ids:
