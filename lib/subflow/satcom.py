@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import timedelta, timezone
+from datetime import timezone
 from functools import lru_cache
 
 import numpy as np
@@ -62,6 +62,7 @@ __all__ = [
     "look_angles",
     "satcom_timeline",
     "satellite_ecef_km",
+    "skyfield_times",
 ]
 
 #: speed of light in vacuum, km/s (exact, SI)
@@ -359,7 +360,3 @@ def satcom_timeline(scenario: Scenario) -> SatcomTimeline:
         lk.up.sort()
     return SatcomTimeline(links, uses)
 
-
-def utc_at(scenario: Scenario, t_s: float):
-    """The absolute UTC time of run time ``t_s`` (``satcom.start_utc + t_s``)."""
-    return scenario.satcom.start_utc + timedelta(seconds=t_s)
