@@ -9,7 +9,8 @@ import { api, isAbort } from "../api/client";
 import type { ScenarioDocument, TimelinePublic } from "../api/types";
 import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
-import { associationsAt, positionAt, satcomAt, satcomSeries, type Corner } from "../lib/timeline";
+import { associationsAt, positionAt, type Corner } from "../lib/timeline";
+import { SatcomReadout } from "./SatcomReadout";
 import type { Ghosts } from "./TopologyGraph";
 
 const DEBOUNCE_MS = 400;
@@ -82,11 +83,10 @@ export function TimeScrubber({ doc, onGhosts, onTimeline }: { doc: ScenarioDocum
       const p = positionAt(corners as unknown as Corner[], t);
       if (p) positions[sid] = p;
     }
-    return { positions, associations: associationsAt(timeline.associations, t), satcom: satcomAt(timeline.satcom, t) };
+    return { positions, associations: associationsAt(timeline.associations, t) };
   }, [on, timeline, t]);
 
-  const ghosts = useMemo(() => (state ? { positions: state.positions, associations: state.associations } : null), [state]);
-  useEffect(() => onGhosts(ghosts), [ghosts, onGhosts]);
+  useEffect(() => onGhosts(state), [state, onGhosts]);
   useEffect(() => onTimeline?.(on ? timeline : null, t), [on, timeline, t, onTimeline]);
   useEffect(() => () => onGhosts(null), [onGhosts]);
 
@@ -133,55 +133,10 @@ export function TimeScrubber({ doc, onGhosts, onTimeline }: { doc: ScenarioDocum
               );
             })}
           </ul>
-          {timeline?.satcom?.length ? (
-            <>
-              <ul className="assoc-list" aria-label="SATCOM at this time">
-                {[...new Set(timeline.satcom.map((u) => u.terminal))].map((term) => {
-                  const s = state?.satcom.filter((x) => x.terminal === term) ?? [];
-                  return (
-                    <li key={term} data-terminal={term}>
-                      <code>{term}</code> SATCOM:{" "}
-                      {s.length ? s.map((x) => `${x.satellite}, ${x.delay_ms.toFixed(1)} ms`).join("; ") : <span className="muted">no satellite in view</span>}
-                    </li>
-                  );
-                })}
-              </ul>
-              <SatcomDelayChart uses={timeline.satcom} duration={duration} t={t} />
-            </>
-          ) : null}
+          {timeline?.satcom?.length ? <SatcomReadout uses={timeline.satcom} t={t} duration={duration} label="SATCOM at this time" /> : null}
         </>
       ) : null}
     </section>
   );
 }
 
-/** LEO delays (uses under 60 ms one way) of every terminal over the run, one line per satellite use, with the
- * scrubbed time marked: a small SVG chart (the handovers are the jumps). */
-function SatcomDelayChart({ uses, duration, t }: { uses: NonNullable<TimelinePublic["satcom"]>; duration: number; t: number }) {
-  const terminals = [...new Set(uses.map((u) => u.terminal))];
-  const series = terminals.flatMap((term) => satcomSeries(uses, term, 60).map((s) => ({ term, ...s })));
-  if (!series.length) return null;
-  const all = series.flatMap((s) => s.points.map(([, d]) => d));
-  const lo = Math.min(...all);
-  const hi = Math.max(...all);
-  const W = 320;
-  const H = 90;
-  const x = (ts: number) => (ts / Math.max(duration, 1e-9)) * W;
-  const y = (d: number) => H - 4 - ((d - lo) / Math.max(hi - lo, 1e-9)) * (H - 8);
-  const colour = (term: string) => `hsl(${(terminals.indexOf(term) * 137) % 360} 60% 40%)`;
-  return (
-    <figure className="satcom-chart">
-      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img"
-        aria-label={`LEO SATCOM one-way delay, ${lo.toFixed(1)} to ${hi.toFixed(1)} ms, per terminal`}>
-        {series.map((s, k) => (
-          <polyline key={k} data-satellite={s.satellite} fill="none" stroke={colour(s.term)} strokeWidth={1.5}
-            points={s.points.map(([ts, d]) => `${x(ts).toFixed(1)},${y(d).toFixed(1)}`).join(" ")} />
-        ))}
-        <line x1={x(t)} x2={x(t)} y1={0} y2={H} stroke="currentColor" strokeDasharray="2 2" />
-      </svg>
-      <figcaption className="muted small">
-        LEO one-way delay {lo.toFixed(1)}–{hi.toFixed(1)} ms over the run ({terminals.map((term) => term).join(", ")}); jumps are handovers.
-      </figcaption>
-    </figure>
-  );
-}
