@@ -48,6 +48,7 @@ from datetime import timezone
 from functools import lru_cache
 
 import numpy as np
+from pydantic import BaseModel, Field
 from pyproj import Transformer
 
 from subflow.scenario import GeostationaryEphemeris, SatelliteNode, Scenario, TleEphemeris
@@ -57,11 +58,13 @@ __all__ = [
     "SPEED_OF_LIGHT_KM_S",
     "SatcomLink",
     "SatcomTimeline",
+    "SatcomUse",
     "Use",
     "ecef_km",
     "look_angles",
     "satcom_timeline",
     "satellite_ecef_km",
+    "satcom_uses",
     "skyfield_times",
 ]
 
@@ -360,3 +363,41 @@ def satcom_timeline(scenario: Scenario) -> SatcomTimeline:
         lk.up.sort()
     return SatcomTimeline(links, uses)
 
+
+
+class SatcomUse(BaseModel):
+    """A ground ``terminal`` uses ``satellite`` over SATCOM link ``link`` during [``t_start_s``, ``t_end_s``)
+    (above the elevation mask and chosen by the handover policy); ``POST /api/timeline`` ``satcom`` and
+    ``subflow satcom``."""
+
+    terminal: str
+    satellite: str
+    link: str
+    t_start_s: float = Field(description="Start of the use, seconds from the start of the run.")
+    t_end_s: float = Field(description="End of the use (handover, set, or the end of the run), seconds.")
+    delay_ms: list[tuple[float, float]] = Field(
+        description="``[t_s, delay_ms]``: the link's one-way delay (slant range / c plus the link's own "
+        "delay_ms, milliseconds) at the start of the use, whenever it moved by satcom.delay_resolution_ms, and "
+        "at the end; as the run plan's delay changes.")
+
+
+def satcom_uses(scenario: Scenario) -> list[SatcomUse]:
+    """Every use of a satellite by a ground terminal of a validated scenario, in time order (empty without
+    satellites on orbits), with the link's delay over the use (see :class:`SatcomUse`)."""
+    tl = satcom_timeline(scenario)
+    if not tl.links:
+        return []
+    own = {link.id: link.delay_ms for link in scenario.links}
+    steps = tl.delay_steps(scenario.satcom.delay_resolution_ms)
+    by_pair = {(lk.terminal, lk.satellite): lk for lk in tl.links.values()}
+    out = []
+    for term, uses in tl.uses.items():
+        for u in uses:
+            lk = by_pair[(term, u.satellite)]
+            extra = own[lk.link]
+            pts = [(t, round(d + extra, 3)) for t, d in steps[lk.link] if u.t0_s - 1e-9 <= t < u.t1_s]
+            pts.append((u.t1_s, round(lk.delay_at(u.t1_s) + extra, 3)))
+            out.append(SatcomUse(terminal=term, satellite=u.satellite, link=lk.link, t_start_s=u.t0_s,
+                                 t_end_s=u.t1_s, delay_ms=pts))
+    out.sort(key=lambda x: (x.t_start_s, x.terminal))
+    return out

@@ -2876,11 +2876,12 @@ export interface components {
             start_utc: string;
         };
         /**
-         * SatcomUsePublic
+         * SatcomUse
          * @description A ground ``terminal`` uses ``satellite`` over SATCOM link ``link`` during [``t_start_s``, ``t_end_s``)
-         *     (:mod:`subflow.satcom`: above the elevation mask and chosen by the handover policy).
+         *     (above the elevation mask and chosen by the handover policy); ``POST /api/timeline`` ``satcom`` and
+         *     ``subflow satcom``.
          */
-        SatcomUsePublic: {
+        SatcomUse: {
             /**
              * Delay Ms
              * @description ``[t_s, delay_ms]``: the link's one-way delay (slant range / c plus the link's own delay_ms, milliseconds) at the start of the use, whenever it moved by satcom.delay_resolution_ms, and at the end; as the run plan's delay changes.
@@ -3501,7 +3502,7 @@ export interface components {
              * Satcom
              * @description Scenarios with satellites on orbits (satcom settings): every use of a satellite by a ground terminal, in time order, with the link's delay over it; empty otherwise.
              */
-            satcom?: components["schemas"]["SatcomUsePublic"][];
+            satcom?: components["schemas"]["SatcomUse"][];
             /**
              * Trajectories
              * @description Per node (every kind, moving or static), the corners of its piecewise-linear path: ``[t_s, x_m, y_m]``, sorted by time, first at 0 and last at duration_s; positions between corners are linear. For a geographic scenario x_m/y_m are metres of its local frame (east/north of the origin).

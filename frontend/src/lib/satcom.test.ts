@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { SatcomUsePublic } from "../api/types";
+import type { SatcomUse } from "../api/types";
 import { delayAt, satcomAt, satcomSeries } from "./timeline";
 
-const uses: SatcomUsePublic[] = [
+const uses: SatcomUse[] = [
   { terminal: "ship1", satellite: "geosat", link: "ship1-geo", t_start_s: 0, t_end_s: 900, delay_ms: [[0, 128.34], [900, 128.33]] },
   { terminal: "ship1", satellite: "leo-a", link: "ship1-leo-a", t_start_s: 0, t_end_s: 200, delay_ms: [[0, 6.0], [100, 4.0], [200, 9.0]] },
   { terminal: "ship1", satellite: "leo-b", link: "ship1-leo-b", t_start_s: 200, t_end_s: 900, delay_ms: [[200, 9.8], [900, 6.8]] },

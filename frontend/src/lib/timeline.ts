@@ -1,5 +1,5 @@
 /** The association timeline (`POST /api/timeline`) at a given time (pure). */
-import type { AssociationPublic, SatcomUsePublic } from "../api/types";
+import type { AssociationPublic, SatcomUse } from "../api/types";
 
 export type Corner = readonly [number, number, number];
 
@@ -73,7 +73,7 @@ export function delayAt(points: readonly (readonly [number, number])[], t: numbe
 }
 
 /** The satellites each ground terminal uses at `t` (`POST /api/timeline` `satcom`), with the link's delay. */
-export function satcomAt(uses: readonly SatcomUsePublic[] | null | undefined, t: number): SatcomState[] {
+export function satcomAt(uses: readonly SatcomUse[] | null | undefined, t: number): SatcomState[] {
   const out: SatcomState[] = [];
   for (const u of uses ?? []) {
     if (t < u.t_start_s || t >= u.t_end_s) continue;
@@ -87,7 +87,7 @@ export function satcomAt(uses: readonly SatcomUsePublic[] | null | undefined, t:
  * A terminal's SATCOM delay over the run as polylines, one per use (`[t_s, delay_ms]` points), for a
  * chart; uses above `maxDelayMs` (e.g. GEO beside LEO) are left out so the LEO variation stays visible.
  */
-export function satcomSeries(uses: readonly SatcomUsePublic[] | null | undefined, terminal: string,
+export function satcomSeries(uses: readonly SatcomUse[] | null | undefined, terminal: string,
   maxDelayMs = Infinity): { satellite: string; points: [number, number][] }[] {
   return (uses ?? [])
     .filter((u) => u.terminal === terminal && u.delay_ms.every(([, d]) => d <= maxDelayMs))

@@ -18,7 +18,7 @@ from subflow.geo import frame_of, geo_corners
 from subflow.limits import check_scenario
 from subflow.mobility import Leg
 from subflow.results import RadioEvent, parse_radio_events
-from subflow.satcom import satcom_timeline
+from subflow.satcom import SatcomUse, satcom_uses
 from subflow.scenario import load_scenario
 
 from subflow_backend.settings import settings
@@ -35,21 +35,6 @@ class AssociationPublic(BaseModel):
     t_start_s: float
     t_associated_s: float
     t_end_s: float
-
-
-class SatcomUsePublic(BaseModel):
-    """A ground ``terminal`` uses ``satellite`` over SATCOM link ``link`` during [``t_start_s``, ``t_end_s``)
-    (:mod:`subflow.satcom`: above the elevation mask and chosen by the handover policy)."""
-
-    terminal: str
-    satellite: str
-    link: str
-    t_start_s: float = Field(description="Start of the use, seconds from the start of the run.")
-    t_end_s: float = Field(description="End of the use (handover, set, or the end of the run), seconds.")
-    delay_ms: list[tuple[float, float]] = Field(
-        description="``[t_s, delay_ms]``: the link's one-way delay (slant range / c plus the link's own "
-        "delay_ms, milliseconds) at the start of the use, whenever it moved by satcom.delay_resolution_ms, and "
-        "at the end; as the run plan's delay changes.")
 
 
 class TimelinePublic(BaseModel):
@@ -73,31 +58,10 @@ class TimelinePublic(BaseModel):
     )
     associations: list[AssociationPublic]
     events: list[RadioEvent] = Field(description="Radio events, as in a result's ``events``.")
-    satcom: list[SatcomUsePublic] = Field(
+    satcom: list[SatcomUse] = Field(
         default_factory=list,
         description="Scenarios with satellites on orbits (satcom settings): every use of a satellite by a "
         "ground terminal, in time order, with the link's delay over it; empty otherwise.")
-
-
-def satcom_uses(scenario) -> list[SatcomUsePublic]:
-    """The SATCOM uses of a validated scenario (:func:`subflow.satcom.satcom_timeline`), in time order."""
-    tl = satcom_timeline(scenario)
-    if not tl.links:
-        return []
-    own = {link.id: link.delay_ms for link in scenario.links}
-    steps = tl.delay_steps(scenario.satcom.delay_resolution_ms)
-    by_pair = {(lk.terminal, lk.satellite): lk for lk in tl.links.values()}
-    out = []
-    for term, uses in tl.uses.items():
-        for u in uses:
-            lk = by_pair[(term, u.satellite)]
-            extra = own[lk.link]
-            pts = [(t, round(d + extra, 3)) for t, d in steps[lk.link] if u.t0_s - 1e-9 <= t < u.t1_s]
-            pts.append((u.t1_s, round(lk.delay_at(u.t1_s) + extra, 3)))
-            out.append(SatcomUsePublic(terminal=term, satellite=u.satellite, link=lk.link, t_start_s=u.t0_s,
-                                       t_end_s=u.t1_s, delay_ms=pts))
-    out.sort(key=lambda x: (x.t_start_s, x.terminal))
-    return out
 
 
 def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
