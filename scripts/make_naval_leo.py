@@ -34,7 +34,7 @@ def tles(path: Path) -> list[tuple[str, str, str]]:
 def document(constellation: list[tuple[str, str, str]]) -> dict:
     sats = []
     for name, l1, l2 in constellation:
-        sid = name.lower().replace("leo-", "leo-")
+        sid = name.lower()
         sats.append({"id": sid, "kind": "satellite", "label": f"{name} (Walker 53:48/6/1, 1200 km)", "orbit": "leo",
                      "constellation": "walker", "position": {"lat_deg": 51.0, "lon_deg": 1.5, "alt_m": 1200000},
                      "ephemeris": {"model": "tle", "line1": l1, "line2": l2}})
@@ -84,8 +84,8 @@ def document(constellation: list[tuple[str, str, str]]) -> dict:
             "delta LEO constellation (53\u00b0:48/6/1 at 1200 km; TLEs made with sgp4 by scripts/make_walker_tles.py "
             "in examples/tles/) and, when within 6 km, over a UAV relay access point loitering at 1500 m mid-strait. "
             "Each ship uses one LEO satellite at a time (highest elevation above a 10\u00b0 mask), so its LEO link hands "
-            "over as satellites pass and its delay varies with the slant range; a gateway tracking "
-            "every visible satellite is the LEO gateway (teleport) next to it. Only the satellites seen during the 15-minute run are listed "
+            "over as satellites pass and its delay varies with the slant range; the satellites' "
+            "gateway is a teleport next to the shore host, tracking every visible satellite (GEO and LEO). Only the satellites seen during the 15-minute run are listed "
             "(scripts/make_naval_leo.py). Each ship sends 4 Mbit/s to the shore."),
         "geo": {"origin_lat_deg": 51.03, "origin_lon_deg": 1.52},
         "nodes": nodes,
