@@ -88,6 +88,8 @@ class Settings(BaseSettings):
     METRICS_TOKEN: str = ""
     #: bytes of an imported track file (``POST /api/scenarios/{id}/nodes/{node}/track``, 413 above)
     MAX_TRACK_BYTES: int = Field(default=Limits.max_track_bytes, ge=1024)
+    #: SATCOM geometry samples of a scenario: (satellites + SATCOM links) × times (subflow.satcom)
+    MAX_SATCOM_SAMPLES: int = Field(default=Limits.max_satcom_samples, ge=1)
 
     AGENT_HTTP_TIMEOUT_S: float = Field(default=10.0, gt=0)
     AGENT_POLL_INTERVAL_S: float = Field(default=0.25, gt=0)
@@ -132,7 +134,7 @@ class Settings(BaseSettings):
             max_nodes=self.MAX_NODES, max_links=self.MAX_LINKS, max_flows=self.MAX_FLOWS,
             max_link_events=self.MAX_LINK_EVENTS, max_samples=self.MAX_SAMPLES,
             max_timeline_legs=self.MAX_TIMELINE_LEGS, max_sweep_units=self.MAX_SWEEP_UNITS,
-            max_track_bytes=self.MAX_TRACK_BYTES,
+            max_track_bytes=self.MAX_TRACK_BYTES, max_satcom_samples=self.MAX_SATCOM_SAMPLES,
         )
 
     @property

@@ -3,7 +3,8 @@
 ``subflow compare SCENARIO --strategies sptcp,mptcp [--engine fluid] [--seed N] [--json]``
 runs the same code path as the service (:func:`subflow.compare.compare`) with
 the engine in-process, and prints a summary table or the full version-1
-result document.
+result document. ``subflow satcom SCENARIO [--json]`` lists the satellites each ground
+terminal uses and their delay (SATCOM from orbits).
 
 Exit codes: 0 success, 2 bad input (file, scenario, strategy, engine).
 """
@@ -153,6 +154,33 @@ def validate(scenario: Annotated[Path, typer.Argument(help="Scenario JSON file."
         lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
         _fail(f"{scenario}: invalid scenario\n{lines}")
     typer.echo(f"{scenario}: valid ({len(s.nodes)} nodes, {len(s.links)} links, {len(s.flows)} flows)")
+
+
+@app.command()
+def satcom(
+    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (geographic, satellites with an ephemeris).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the uses as JSON (POST /api/timeline satcom).")] = False,
+) -> None:
+    """Which satellite each ground terminal of SCENARIO uses when, and the link's one-way delay (docs/satcom.md)."""
+    from subflow.satcom import satcom_uses
+
+    doc = _read_scenario(scenario)
+    try:
+        uses = satcom_uses(load_scenario(doc))
+    except ScenarioInvalid as exc:
+        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        _fail(f"{scenario}: invalid scenario\n{lines}")
+    if as_json:
+        typer.echo(json.dumps([u.model_dump(mode="json") for u in uses], indent=1))
+        return
+    table = Table(title=f"SATCOM uses of {scenario.name}")
+    for col in ("terminal", "satellite", "from s", "to s", "delay ms (start → end, min–max)"):
+        table.add_column(col)
+    for u in uses:
+        ds = [d for _, d in u.delay_ms]
+        table.add_row(u.terminal, u.satellite, f"{u.t_start_s:.1f}", f"{u.t_end_s:.1f}",
+                      f"{ds[0]:.2f} → {ds[-1]:.2f} ({min(ds):.2f}–{max(ds):.2f})")
+    Console().print(table)
 
 
 @app.command()

@@ -41,6 +41,9 @@ _NO_TRANSPORT = "the generated testbed runs the kernel's TCP defaults; only cong
 #: the scenario fields this engine honours (:mod:`subflow.fields`); see :func:`subflow.exports.generate_script`
 FIELDS = {
     **PLANNED,
+    "SatelliteNode.ephemeris": Refuses("the generated script gives each link a fixed TCLink delay and never takes "
+                                       "it down: orbits (time-varying SATCOM delay, visibility, handover) are not "
+                                       "exported"),
     "AccessPointNode.association_delay_s": Refuses("Mininet-WiFi's own association timing applies"),
     "ControllerSettings.interval_s": Refuses("the generated testbed has no SDN controller installing rate limits"),
     "ControllerSettings.notification_delay_s": Refuses("the generated testbed has no SDN controller"),

@@ -261,9 +261,22 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     -------
     str
         Python source; deterministic for a given plan.
+
+    Raises
+    ------
+    EngineCannotRun
+        Without ``plan.scenario``; :class:`~subflow.fields.FieldNotHonoured` when the scenario sets a
+        satellite with an ``ephemeris`` (TCLink delays are fixed; ``subflow_engines.mininet_wifi.FIELDS`` refuses it).
     """
     if plan.scenario is None:
         raise EngineCannotRun("plan.scenario: the mininet-wifi engine needs the scenario document")
+    for i, n in enumerate(plan.scenario.get("nodes", [])):
+        if n.get("ephemeris") is not None:
+            from subflow.fields import FieldNotHonoured
+
+            raise FieldNotHonoured(f"nodes[{i}].ephemeris: engine mininet-wifi does not honour it (TCLink delays "
+                                   "are fixed and links never go down: orbits are not exported)", "mininet-wifi",
+                                   ["nodes", i, "ephemeris"])
     sc = to_local(load_scenario(plan.scenario))
     names = _Names(sc)
     segments = _topology(sc, names)

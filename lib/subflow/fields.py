@@ -174,7 +174,10 @@ _GEO = "projected to the local frame (subflow.geo, pyproj aeqd); positions and r
 _ALT = "altitude: ranges to access points are slant ranges (3-D distance) in the association timeline"
 _WIRED_MOTION = ("motion of a wired node: in the timeline and the exports; its wired links have no "
                  "distance-dependent parameter, so it changes no figure of a run")
-_SATELLITE_MOTION = "satellite motion (orbits) is not modelled yet (issue 15); a satellite's links carry its delay_ms"
+_SATELLITE_MOTION = ("a satellite moves on its orbit (SatelliteNode.ephemeris), not by a mobility model; without an "
+                     "ephemeris its links carry their own delay_ms")
+_SATCOM = ("SATCOM link from the orbit (subflow.satcom): up while the satellite is above the terminal's elevation "
+           "mask and in use (handover policy), one-way delay = slant range / c as the plan's delay_changes")
 
 #: fields that :func:`subflow.resolve.resolve_plan` turns into the run plan (paths, association
 #: timeline, segments, capacity changes), so every engine that runs the plan honours them
@@ -200,6 +203,18 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
     "AccessPointNode.mobility": Honours(_MOBILITY + "; a moving access point's range moves with it"),
     **_same(Describes, _WIRED_MOTION, "HostNode.mobility", "SwitchNode.mobility", "RouterNode.mobility"),
     "SatelliteNode.mobility": Refuses(_SATELLITE_MOTION),
+    "SatelliteNode.ephemeris": Honours(_SATCOM),
+    "SatelliteNode.constellation": Honours("handover among the satellites of a constellation (subflow.satcom)"),
+    **_same(Honours, _SATCOM, "TleEphemeris.model", "TleEphemeris.line1", "TleEphemeris.line2",
+            "GeostationaryEphemeris.model", "GeostationaryEphemeris.lon_deg"),
+    "Scenario.satcom": Honours("container of the fields below"),
+    "SatcomSettings.start_utc": Honours("absolute time of t = 0: orbits are propagated from it"),
+    "SatcomSettings.elevation_mask_deg": Honours("SATCOM link visibility (plan: link up/down)"),
+    "SatcomSettings.handover_policy": Honours("which satellite a terminal uses (plan: link up/down)"),
+    "SatcomSettings.gateways": Honours("terminals using every visible satellite at once (plan)"),
+    "SatcomSettings.max_tle_age_days": Describes("validation bound on TLE epochs; changes no figure"),
+    "SatcomSettings.sample_s": Honours("time step of the SATCOM geometry (plan delay changes and crossings)"),
+    "SatcomSettings.delay_resolution_ms": Honours("delay step that makes a plan delay change"),
     "StaticMobility.model": Honours(_MOBILITY),
     "WaypointsMobility.model": Honours(_MOBILITY), "WaypointsMobility.points": Honours(_MOBILITY),
     "Waypoint.t_s": Honours(_MOBILITY), "Waypoint.x_m": Honours(_MOBILITY), "Waypoint.y_m": Honours(_MOBILITY),

@@ -42,6 +42,9 @@ class Limits:
     max_track_bytes : int
         Bytes of one imported track file, GPX/AIS/NMEA (``MAX_TRACK_BYTES``; 413 at the API,
         :func:`subflow.tracks.check_size`).
+    max_satcom_samples : int
+        SATCOM geometry evaluations: (satellites with an ephemeris + SATCOM links) ×
+        (``run.duration_s / satcom.sample_s`` + 1) (``MAX_SATCOM_SAMPLES``; :mod:`subflow.satcom`).
     """
 
     max_nodes: int = 2_000
@@ -52,6 +55,7 @@ class Limits:
     max_timeline_legs: int = 200_000
     max_sweep_units: int = 1_000
     max_track_bytes: int = 20 * 1024 * 1024
+    max_satcom_samples: int = 5_000_000
 
 
 def check_scenario(scenario: Scenario, limits: Limits) -> None:
@@ -79,6 +83,13 @@ def check_scenario(scenario: Scenario, limits: Limits) -> None:
     if samples > limits.max_samples:
         raise LimitExceeded("MAX_SAMPLES", limits.max_samples, samples, ["run", "interval_s"],
                             "samples (run.duration_s / run.interval_s)")
+    if scenario.satcom is not None:
+        orbiting = {n.id for n in scenario.nodes if getattr(n, "ephemeris", None) is not None}
+        links = sum(1 for lk in scenario.links if (lk.src in orbiting) != (lk.dst in orbiting))
+        evaluations = (len(orbiting) + links) * (math.floor(scenario.run.duration_s / scenario.satcom.sample_s) + 2)
+        if evaluations > limits.max_satcom_samples:
+            raise LimitExceeded("MAX_SATCOM_SAMPLES", limits.max_satcom_samples, evaluations,
+                                ["satcom", "sample_s"], "SATCOM geometry samples ((satellites + links) x times)")
     from subflow.geo import to_local
 
     budget = limits.max_timeline_legs

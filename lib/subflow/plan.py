@@ -83,6 +83,15 @@ class CapacityChange(BaseModel):
     capacity_mbps: float = Field(gt=0)
 
 
+class DelayChange(BaseModel):
+    """From ``t_s`` on, resource ``resource`` has the one-way propagation delay ``delay_ms`` (a SATCOM
+    link whose slant range changes, :mod:`subflow.satcom`)."""
+
+    t_s: float = Field(ge=0)
+    resource: str
+    delay_ms: float = Field(ge=0)
+
+
 class RunPlan(BaseModel):
     """What an engine executes. ``events`` holds the radio events of the plan."""
 
@@ -97,6 +106,9 @@ class RunPlan(BaseModel):
     controller: ControllerSettings = Field(default_factory=ControllerSettings)
     resources: list[Resource]
     capacity_changes: list[CapacityChange] = Field(default_factory=list)
+    #: time-varying propagation delays, in time order (an engine that cannot change a delay during a run
+    #: refuses a plan with any)
+    delay_changes: list[DelayChange] = Field(default_factory=list)
     flows: list[FlowPlan]
     events: list[dict] = Field(default_factory=list)
     #: the validated scenario document, for engines that build the topology itself (linux, mininet-wifi)

@@ -10,7 +10,12 @@ How a plan is resolved
   (``"air:<ap>"``, ``wireless_bandwidth_mbps``; with a ``rate_table`` its
   capacity follows the slowest associated station, see
   :func:`_air_capacity_changes`).
-* The run is cut at every association start/end, link event and flow
+* SATCOM links (a ground terminal and a satellite with an ``ephemeris``,
+  :mod:`subflow.satcom`): down while the satellite is below the terminal's
+  elevation mask or not the one its handover policy uses; their delay is the slant
+  range / c (plus the link's ``delay_ms``), changing over the run as
+  ``delay_changes`` of the plan (path policies see the delay at each interval's middle).
+* The run is cut at every association start/end, link event, SATCOM up/down and flow
   start/stop; within an interval the topology (a
   :class:`~subflow.network.Network` of resources: the links that are up and
   the air hops of the associated stations) is fixed.
@@ -34,15 +39,21 @@ from subflow.association import Association, association_timeline
 from subflow.controller import apply_fdm
 from subflow.errors import Unreachable
 from subflow.path_policies import PATH_POLICIES, Arc, Interval
-from subflow.plan import CapacityChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath
+from subflow.plan import CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath
+from subflow.satcom import SatcomTimeline, satcom_timeline
 from subflow.scenario import AccessPointNode, Scenario, load_scenario
 from subflow.strategies import get_strategy
 
 
-def _resources(scenario: Scenario) -> tuple[list[tuple[str, Arc]], list[Resource]]:
-    """The wired arcs ``(link_id, arc)`` (both directions of each link, in ``links`` order) and every resource."""
+def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = None,
+               ) -> tuple[list[tuple[str, Arc]], list[Resource]]:
+    """The wired arcs ``(link_id, arc)`` (both directions of each link, in ``links`` order) and every resource.
+
+    ``initial_delay_ms``: per SATCOM link id, the delay its resources start with (ms; the link's own
+    ``delay_ms`` already included)."""
     wired: list[tuple[str, Arc]] = []
     resources: list[Resource] = []
+    initial_delay_ms = initial_delay_ms or {}
     for link in scenario.links:
         for a, b in ((link.src, link.dst), (link.dst, link.src)):
             rid = f"{link.id}:{a}>{b}"
@@ -51,7 +62,7 @@ def _resources(scenario: Scenario) -> tuple[list[tuple[str, Arc]], list[Resource
                     id=rid,
                     kind="link",
                     capacity_mbps=link.bandwidth_mbps,
-                    delay_ms=link.delay_ms,
+                    delay_ms=initial_delay_ms.get(link.id, link.delay_ms),
                     loss=link.loss,
                     jitter_ms=link.jitter_ms,
                     queue_packets=link.queue_packets,
@@ -71,6 +82,12 @@ def _resources(scenario: Scenario) -> tuple[list[tuple[str, Arc]], list[Resource
                 )
             )
     return wired, resources
+
+
+def _with_delay(arc: Arc, delay_ms: float) -> Arc:
+    """``arc`` with another delay, ms."""
+    rid, a, b, _, p, c = arc
+    return (rid, a, b, delay_ms, p, c)
 
 
 def _air_arcs(station: str, ap: AccessPointNode) -> list[Arc]:
@@ -143,6 +160,46 @@ def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
     return sorted(changes, key=lambda c: (c.t_s, c.resource))
 
 
+def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
+                 ) -> tuple[dict[str, float], list[DelayChange], list[tuple[str, float, float]], list[dict]]:
+    """What the SATCOM links add to the plan (:mod:`subflow.satcom`).
+
+    Returns
+    -------
+    initial_delay_ms : dict
+        Link id → delay at its first up time (or t = 0), ms: geometry plus the link's ``delay_ms``.
+    delay_changes : list of DelayChange
+        Both directions of each link, whenever its delay moved by ``satcom.delay_resolution_ms``.
+    outages : list of (link_id, t0_s, t1_s)
+        When each SATCOM link is down (satellite below the mask or not the one in use).
+    events : list of dict
+        ``link_down`` / ``link_up`` at each change inside the run (``node``: the terminal).
+    """
+    if not satcom.links:
+        return {}, [], [], []
+    duration = scenario.run.duration_s
+    own = {link.id: link for link in scenario.links}
+    steps = satcom.delay_steps(scenario.satcom.delay_resolution_ms)
+    initial: dict[str, float] = {}
+    changes: list[DelayChange] = []
+    events: list[dict] = []
+    for lid, lk in satcom.links.items():
+        link = own[lid]
+        extra = link.delay_ms
+        mine = steps.get(lid) or [(0.0, round(lk.delay_at(0.0), 3))]
+        initial[lid] = mine[0][1] + extra
+        for t, d in mine[1:] if mine[0][0] <= 1e-9 else mine:
+            for a, b in ((link.src, link.dst), (link.dst, link.src)):
+                changes.append(DelayChange(t_s=t, resource=f"{lid}:{a}>{b}", delay_ms=round(d + extra, 3)))
+        for t0, t1 in lk.up:
+            if t0 > 1e-9:
+                events.append({"t_s": t0, "kind": "link_up", "node": lk.terminal, "link": lid})
+            if t1 < duration - 1e-9:
+                events.append({"t_s": t1, "kind": "link_down", "node": lk.terminal, "link": lid})
+    changes.sort(key=lambda c: (c.t_s, c.resource))
+    return initial, changes, satcom.down_intervals(duration), events
+
+
 def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid") -> RunPlan:
     """Resolve ``scenario`` under ``strategy`` into a :class:`~subflow.plan.RunPlan`.
 
@@ -173,12 +230,17 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     policy = PATH_POLICIES[strat.paths]
     duration = scenario.run.duration_s
     timeline = association_timeline(scenario)
-    wired, resources = _resources(scenario)
+    satcom = satcom_timeline(scenario)
+    initial_delay, delay_changes, satcom_outages, satcom_events = _satcom_plan(scenario, satcom)
+    wired, resources = _resources(scenario, initial_delay)
     nodes = [n.id for n in scenario.nodes]
     aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
     capacity = {r.id: r.capacity_mbps for r in resources}
+    own_delay = {link.id: link.delay_ms for link in scenario.links}
 
     outages, link_events = _link_states(scenario)
+    outages += satcom_outages
+    link_events += satcom_events
     bounds = {0.0, duration}
     for _, t0, t1 in outages:
         bounds.update((t0, t1))
@@ -200,7 +262,9 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
             down = {link for link, d0, d1 in outages if d0 <= mid < d1}
             active: list[Association] = [a for a in timeline.associations if a.t_associated_s <= mid < a.t_end_s]
             pending = [a for a in timeline.associations if a.t_start_s <= mid < a.t_associated_s]
-            arcs = [arc for link, arc in wired if link not in down]
+            arcs = [arc if link not in satcom.links else _with_delay(arc, satcom.links[link].delay_at(mid)
+                                                                     + own_delay[link])
+                    for link, arc in wired if link not in down]
             for a in active:
                 arcs += _air_arcs(a.station, aps[a.access_point])
             intervals[mid] = Interval(
@@ -257,6 +321,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         controller=scenario.controller,
         resources=resources,
         capacity_changes=_air_capacity_changes(scenario, timeline),
+        delay_changes=delay_changes,
         flows=flows,
         events=events,
         scenario=scenario.model_dump(mode="json"),

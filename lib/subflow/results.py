@@ -292,6 +292,17 @@ class RateLimitChange(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
+class DelayChangeApplied(TypedDict):
+    """linux engine: a propagation delay changed on a resource at ``t_s`` (seconds; the plan's delay
+    changes, e.g. a SATCOM slant range)."""
+
+    t_s: float
+    resource: str
+    #: one-way delay from then on, ms
+    delay_ms: float
+
+
+@with_config(ConfigDict(extra="forbid"))
 class LinuxRunInfo(TypedDict):
     """How the linux engine ran (kernel, mechanisms, processes). A plain dict once validated
     (the engine adds ``cleanup_problems`` after the run)."""
@@ -310,6 +321,8 @@ class LinuxRunInfo(TypedDict):
     processes: list[int]
     throughput_source: str
     rate_limits: list[RateLimitChange]
+    #: every delay change applied (absent in documents stored before SATCOM orbits)
+    delay_changes: NotRequired[list[DelayChangeApplied]]
     #: what the teardown could not remove (only when something was left)
     cleanup_problems: NotRequired[list[str]]
 

@@ -25,9 +25,11 @@ References
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timezone
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from subflow.errors import ScenarioInvalid
 
@@ -322,11 +324,68 @@ class RouterNode(_NodeBase):
     kind: Literal["router"] = "router"
 
 
+class TleEphemeris(_Strict):
+    """A satellite's orbit as a NORAD two-line element set, propagated with SGP4 (sgp4/skyfield).
+
+    Both lines are 69 characters with a valid modulo-10 checksum in column 69
+    (CelesTrak, "NORAD Two-Line Element Set Format"); the element set's epoch must
+    lie within ``satcom.max_tle_age_days`` of ``satcom.start_utc``.
+    """
+
+    model: Literal["tle"] = "tle"
+    line1: Annotated[str, Field(min_length=69, max_length=69, pattern=r"^1 [ -~]{67}$",
+                                description="TLE line 1 (69 characters, starts with '1 ').")]
+    line2: Annotated[str, Field(min_length=69, max_length=69, pattern=r"^2 [ -~]{67}$",
+                                description="TLE line 2 (69 characters, starts with '2 ').")]
+
+    @field_validator("line1", "line2")
+    @classmethod
+    def _checksum(cls, line: str) -> str:
+        want = sum((int(c) if c.isdigit() else c == "-") for c in line[:68]) % 10
+        if not line[68].isdigit() or int(line[68]) != want:
+            raise ValueError(f"bad TLE checksum (column 69 is {line[68]!r}, the line tallies to {want})")
+        return line
+
+    @model_validator(mode="after")
+    def _same_satellite(self) -> "TleEphemeris":
+        if self.line1[2:7] != self.line2[2:7]:
+            raise ValueError("line1 and line2 give different satellite numbers (columns 3-7)")
+        return self
+
+
+class GeostationaryEphemeris(_Strict):
+    """A geostationary satellite: fixed above the equator at ``lon_deg``, 35,786 km above the WGS84
+    equator (geocentric radius 42,164 km)."""
+
+    model: Literal["geostationary"] = "geostationary"
+    lon_deg: Longitude = Field(description="Longitude of the sub-satellite point, WGS84 degrees.")
+
+
+Ephemeris = Annotated[Union[TleEphemeris, GeostationaryEphemeris], Field(discriminator="model")]
+
+
 class SatelliteNode(_NodeBase):
-    """A satellite relay; ``orbit`` is informative for planning and drawing."""
+    """A satellite relay.
+
+    ``orbit`` is a label for planning and drawing. With an ``ephemeris`` (and a geographic
+    scenario with ``satcom`` settings) the satellite moves on its orbit: each of its links to a
+    ground terminal gets its one-way delay from the slant range and is up only while the
+    satellite is above the terminal's elevation mask and is the one the terminal uses
+    (:mod:`subflow.satcom`); the node's ``position`` is then only where it is drawn.
+    """
 
     kind: Literal["satellite"] = "satellite"
     orbit: Literal["geo", "meo", "leo"] = "geo"
+    ephemeris: Ephemeris | None = Field(
+        default=None,
+        description="Where the satellite is over time: a TLE (SGP4) or a geostationary longitude; null: no "
+        "orbit, its links carry their own delay_ms.",
+    )
+    constellation: Identifier | None = Field(
+        default=None,
+        description="Constellation the satellite belongs to: a ground terminal linked to several satellites "
+        "of one constellation uses one at a time (satcom.handover_policy); null: a constellation of its own.",
+    )
 
 
 class RateStep(_Strict):
@@ -479,6 +538,52 @@ class ControllerSettings(_Strict):
     interval_s: PositiveSeconds = 1.0
 
 
+class SatcomSettings(_Strict):
+    """Satellite links computed from orbits (:mod:`subflow.satcom`; docs/satcom.md).
+
+    A link between a ground terminal (any node that is not a satellite) and a satellite
+    with an ``ephemeris`` is a SATCOM link: its one-way delay is slant range / c at each
+    ``sample_s``, and it is up while the satellite's elevation seen from the terminal is
+    at least ``elevation_mask_deg`` and the terminal uses that satellite.
+    """
+
+    start_utc: AwareDatetime = Field(
+        description="Absolute time (UTC, ISO 8601 with offset) of t = 0 of the run; orbits are propagated from it."
+    )
+    elevation_mask_deg: Annotated[float, Field(ge=0, le=90, allow_inf_nan=False)] = Field(
+        default=10.0, description="Ground terminals' elevation mask, degrees in [0, 90]: a satellite below it is "
+        "not visible.")
+    handover_policy: Literal["highest_elevation", "longest_visibility"] = Field(
+        default="highest_elevation",
+        description="Which visible satellite of a constellation a terminal uses: highest_elevation (switches as "
+        "soon as another is higher), longest_visibility (keeps its satellite until it sets, then takes the "
+        "visible one that stays visible longest).")
+    gateways: list[Identifier] = Field(
+        default_factory=list, max_length=1000,
+        description="Ground terminals (e.g. a shore teleport) with one tracking antenna per satellite: every "
+        "visible satellite's link is up at once, no handover.")
+    max_tle_age_days: Annotated[float, Field(gt=0, le=365, allow_inf_nan=False)] = Field(
+        default=14.0, description="A TLE epoch further than this from start_utc, days, is refused (SGP4 errors "
+        "grow by kilometres per day away from the epoch).")
+    sample_s: Annotated[float, Field(gt=0, le=60, allow_inf_nan=False)] = Field(
+        default=1.0, description="Time step of the geometry, seconds: elevations and slant ranges are computed "
+        "at these times, mask and handover crossings interpolated linearly between them.")
+    delay_resolution_ms: Annotated[float, Field(gt=0, le=100, allow_inf_nan=False)] = Field(
+        default=0.1, description="A SATCOM link's delay is changed in the run plan whenever it has moved by at "
+        "least this much, ms.")
+
+    @field_validator("start_utc")
+    @classmethod
+    def _era(cls, value: datetime) -> datetime:
+        try:
+            utc = value.astimezone(timezone.utc)
+        except OverflowError:
+            raise ValueError("start_utc is out of range") from None
+        if not (datetime(1957, 10, 4, tzinfo=timezone.utc) <= utc < datetime(2100, 1, 1, tzinfo=timezone.utc)):
+            raise ValueError("start_utc must lie between 1957-10-04 (the first satellite) and 2100-01-01")
+        return utc
+
+
 class RunSettings(_Strict):
     duration_s: Annotated[float, Field(gt=0, le=86_400, allow_inf_nan=False)] = 100.0
     interval_s: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
@@ -519,6 +624,11 @@ class Scenario(_Strict):
         default=None,
         description="Origin of the local projected frame of a geographic scenario; null: the centroid of the "
         "node positions.",
+    )
+    satcom: SatcomSettings | None = Field(
+        default=None,
+        description="Satellite links from orbits (start time, elevation mask, handover policy); required when "
+        "a satellite has an ephemeris.",
     )
 
     @property
@@ -606,8 +716,56 @@ def check_references(scenario: Scenario) -> None:
             errors.append({"loc": ["link_events", i, "link"], "msg": f"unknown link {ev.link!r}"})
         if ev.t_s > duration:
             errors.append({"loc": ["link_events", i, "t_s"], "msg": "t_s must not exceed run.duration_s"})
+    errors += _satcom_errors(scenario, node_ids)
     if errors:
         raise ScenarioInvalid(errors)
+
+
+def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[str, Any]]:
+    """Rules of satellites with an ephemeris: a geographic scenario with ``satcom``, TLE epochs near
+    ``satcom.start_utc``, gateways that are ground nodes, no link between two orbiting satellites."""
+    errors: list[dict[str, Any]] = []
+    orbiting = {n.id for n in scenario.nodes if isinstance(n, SatelliteNode) and n.ephemeris is not None}
+    sc = scenario.satcom
+    if orbiting and sc is None:
+        i = node_ids[sorted(orbiting, key=node_ids.__getitem__)[0]]
+        errors.append({"loc": ["satcom"], "msg": f"nodes[{i}] has an ephemeris: satcom (start_utc, elevation "
+                                                 "mask, handover policy) is required"})
+    if orbiting and not scenario.is_geo:
+        i = node_ids[sorted(orbiting, key=node_ids.__getitem__)[0]]
+        errors.append({"loc": ["nodes", i, "ephemeris"],
+                       "msg": "orbits need a geographic scenario (lat_deg/lon_deg positions)"})
+    if sc is not None:
+        from sgp4.api import Satrec  # the TLE's epoch as sgp4 parses it
+
+        start_jd = sc.start_utc.timestamp() / 86400.0 + 2440587.5
+        for i, n in enumerate(scenario.nodes):
+            if isinstance(n, SatelliteNode) and isinstance(n.ephemeris, TleEphemeris):
+                sat = Satrec.twoline2rv(n.ephemeris.line1, n.ephemeris.line2)
+                age = abs(sat.jdsatepoch + sat.jdsatepochF - start_jd)
+                msg = None
+                if sat.error != 0 or not math.isfinite(age):
+                    msg = f"the TLE cannot be parsed (sgp4 error {sat.error})"
+                elif age > sc.max_tle_age_days:
+                    msg = (f"the TLE epoch is {age:.1f} days from satcom.start_utc (at most "
+                           f"satcom.max_tle_age_days = {sc.max_tle_age_days:g})")
+                else:
+                    err, r, _ = sat.sgp4(math.floor(start_jd), start_jd - math.floor(start_jd))
+                    if err != 0 or not all(math.isfinite(x) for x in r):
+                        msg = f"SGP4 cannot propagate this orbit to satcom.start_utc (sgp4 error {err})"
+                if msg:
+                    errors.append({"loc": ["nodes", i, "ephemeris", "line1"], "msg": msg})
+        for k, g in enumerate(sc.gateways):
+            if g not in node_ids:
+                errors.append({"loc": ["satcom", "gateways", k], "msg": f"unknown node {g!r}"})
+            elif isinstance(scenario.nodes[node_ids[g]], SatelliteNode):
+                errors.append({"loc": ["satcom", "gateways", k], "msg": "a gateway is a ground terminal, not a "
+                                                                        "satellite"})
+    for i, link in enumerate(scenario.links):
+        if link.src in orbiting and link.dst in orbiting:
+            errors.append({"loc": ["links", i], "msg": "a link between two satellites with an ephemeris "
+                                                       "(inter-satellite link) is not modelled"})
+    return errors
 
 
 def points_of(node: Any) -> list[tuple[list[Any], _Point]]:

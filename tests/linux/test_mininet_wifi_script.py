@@ -27,7 +27,8 @@ pytestmark = pytest.mark.linux
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
-EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json"))
+#: examples the script exports (Mininet-WiFi refuses orbits: naval-leo is checked to be refused below)
+EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if '"ephemeris"' not in p.read_text())
 CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]
 
 
@@ -74,6 +75,15 @@ def test_script_contains_the_scenario(example, strategy):
     assert ("MULTIPATH = True" in src) == (strategy == "mptcp")
     for n in sc.nodes:  # every scenario id is listed in the header, mapped to a generated name
         assert re.search(rf"^#   {re.escape(n.id)} -> \w+ \(", src, re.M)
+
+
+def test_orbits_are_refused_naming_the_field():
+    from subflow.fields import FieldNotHonoured
+
+    with pytest.raises(FieldNotHonoured) as exc:
+        mininet_wifi.script_for(_doc("naval-leo"), "mptcp")
+    assert exc.value.loc[0] == "nodes" and exc.value.loc[2] == "ephemeris"
+    assert "engine mininet-wifi does not honour it" in str(exc.value)
 
 
 def test_naval_direct_move_details():

@@ -58,3 +58,21 @@ def test_bad_inputs_exit_2_with_the_reason(tmp_path):
     assert out.exit_code == 2 and "warp" in out.output
     out = runner.invoke(app, ["compare", str(tmp_path / "missing.json")])
     assert out.exit_code == 2 and "no such file" in out.output
+
+
+def test_satcom_lists_the_satellites_in_use_as_the_timeline_does(tmp_path):
+    leo = str(EXAMPLES / "naval-leo.json")
+    out = runner.invoke(app, ["satcom", leo, "--json"])
+    assert out.exit_code == 0, out.output
+    uses = json.loads(out.output)
+    ship1 = sorted((u for u in uses if u["terminal"] == "ship1" and u["satellite"] != "geosat"),
+                   key=lambda u: u["t_start_s"])
+    assert len(ship1) >= 3 and all(b["t_start_s"] == a["t_end_s"] for a, b in zip(ship1, ship1[1:]))
+    table = runner.invoke(app, ["satcom", leo])
+    assert table.exit_code == 0 and ship1[1]["satellite"] in table.output
+    doc = json.loads((EXAMPLES / "naval-leo.json").read_text())
+    doc["satcom"]["elevation_mask_deg"] = 95
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    out = runner.invoke(app, ["satcom", str(bad)])
+    assert out.exit_code == 2 and "satcom.elevation_mask_deg" in out.output

@@ -125,6 +125,6 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
     assert r.json()["detail"][0]["msg"].startswith("links[0].jitter_ms=5: engine fluid does not honour it")
     caps = client.get("/capabilities", headers={"Authorization": f"Bearer {settings.agent_token}"}).json()
     fields = next(e for e in caps["engines"] if e["name"] == "fluid")["fields"]
-    # fluid refuses only satellite motion (orbits, issue 15) besides the test's declaration
+    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris) besides the test's declaration
     assert fields["refuses"] == {"Link.jitter_ms": "test declaration",
                                  "SatelliteNode.mobility": fluid.FIELDS["SatelliteNode.mobility"].reason}

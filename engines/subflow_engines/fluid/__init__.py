@@ -135,7 +135,8 @@ __all__ = [
 FIELDS = {
     **PLANNED,
     "Link.bandwidth_mbps": Honours("capacity of each direction (fluid drop-tail queue)"),
-    "Link.delay_ms": Honours("propagation delay of each direction, in every RTT"),
+    "Link.delay_ms": Honours("propagation delay of each direction, in every RTT; a SATCOM link's changes with the "
+                             "slant range (the plan's delay_changes: base RTTs updated at their times)"),
     "Link.loss": Honours("random loss of data packets in each direction crossed (seeded)"),
     "Link.jitter_ms": Honours(
         "delay variation, uniform ±jitter_ms per hop with packet order kept (a FIFO, as the linux "

@@ -270,7 +270,8 @@ class FluidSimulator:
         self.transport = tr = plan.transport
         self.pkt_bits = tr.mss_bytes * 8.0
         self.rbuf_bits = math.inf if tr.rbuf_bytes is None else tr.rbuf_bytes * 8.0
-        self.resources = plan.resources
+        #: the plan's resources, copied: a delay change (:meth:`apply_delay_changes`) updates ``delay_ms`` here
+        self.resources = [r.model_copy() for r in plan.resources]
         self.index = {r.id: i for i, r in enumerate(plan.resources)}
         self.n_res = len(plan.resources)
         #: goodput share of a link's rate (framing overhead): capacities and rate limits are goodput bit/s
@@ -281,6 +282,10 @@ class FluidSimulator:
         self.changes = [(c.t_s, self.index[c.resource], c.capacity_mbps * 1e6 * wire)
                         for c in plan.capacity_changes]
         self.next_change = 0
+        #: delay changes (t_s, resource index, one-way delay ms), in time order (SATCOM slant range)
+        self.delay_changes = sorted(((d.t_s, self.index[d.resource], d.delay_ms) for d in plan.delay_changes),
+                                    key=lambda c: c[0])
+        self.next_delay = 0
         self.events: list[dict] = []
 
     # ------------------------------------------------------------------ events
@@ -319,6 +324,8 @@ class FluidSimulator:
                     on_progress(step / n_steps)
             if self.next_change < len(self.changes):
                 self.apply_capacity_changes(t)
+            if self.next_delay < len(self.delay_changes):
+                self.apply_delay_changes(t)
             step_fn(step, t, b)
             if (step + 1) % per_bin == 0:
                 sample(b)
@@ -337,6 +344,22 @@ class FluidSimulator:
 
     def set_capacity(self, i: int, capacity_bps: float) -> None:
         """Resource ``i`` now serves ``capacity_bps``."""
+        raise NotImplementedError
+
+    def apply_delay_changes(self, t: float) -> None:
+        """Apply the plan's delay changes due at ``t``: the resources' ``delay_ms``, then the base RTT of
+        every subflow crossing one (:meth:`set_delays`)."""
+        changes, touched = self.delay_changes, set()
+        while self.next_delay < len(changes) and changes[self.next_delay][0] <= t + 1e-12:
+            _, i, delay_ms = changes[self.next_delay]
+            self.resources[i].delay_ms = delay_ms
+            touched.add(i)
+            self.next_delay += 1
+        if touched:
+            self.set_delays(touched)
+
+    def set_delays(self, changed: set[int]) -> None:
+        """The resources ``changed`` have a new ``delay_ms``: refresh the base RTT of the subflows crossing them."""
         raise NotImplementedError
 
     def step(self, step: int, t: float, b: int) -> None:

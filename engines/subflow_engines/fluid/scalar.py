@@ -251,6 +251,13 @@ class ScalarSimulator(FluidSimulator):
     def set_capacity(self, i: int, capacity_bps: float) -> None:
         self.cap[i] = capacity_bps
 
+    def set_delays(self, changed: set[int]) -> None:
+        resources = self.resources
+        for conn in self.conns:
+            for sub in conn.subs.values():
+                if not changed.isdisjoint(sub.res):
+                    sub.base_rtt = max(1e-4, 2e-3 * sum(resources[i].delay_ms for i in sub.res))
+
     # ------------------------------------------------------------------ handovers
     @staticmethod
     def stall(sub: _Sub, t: float, cubic: bool = False) -> None:

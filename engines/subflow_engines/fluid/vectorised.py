@@ -191,6 +191,13 @@ class VectorSimulator(FluidSimulator):
         self.cap_dt[i] = capacity_bps * self.clock.dt_s
         self.matrix_dirty = True  # refresh the working copies of cap
 
+    def set_delays(self, changed: set[int]) -> None:
+        for i in changed:
+            self.delay_s[i] = self.resources[i].delay_ms * 1e-3
+        for slot, res in enumerate(self.res_lists):
+            if res and not changed.isdisjoint(res):
+                self.base_rtt[slot] = max(1e-4, 2 * float(self.delay_s[res].sum()))
+
     # ------------------------------------------------------------------ slots
     def set_path(self, slot: int, sp: SubflowPath) -> None:
         """Slot ``slot`` now runs on ``sp``."""

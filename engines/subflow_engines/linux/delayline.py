@@ -8,7 +8,9 @@ Run inside a namespace by the engine::
 Each ``--queue NUM:DELAY_MS:JITTER_MS`` binds netfilter queue ``NUM`` (iptables
 ``-j NFQUEUE --queue-num NUM`` in the mangle PREROUTING chain of the receiving
 namespace) and holds every packet for ``DELAY_MS`` ± a uniform jitter in
-[-JITTER_MS, +JITTER_MS] (netem's default jitter distribution, seeded). Release
+[-JITTER_MS, +JITTER_MS] (netem's default jitter distribution, seeded). A line
+``NUM DELAY_MS`` on stdin sets queue ``NUM``'s delay from then on (the engine's delay
+changes: a SATCOM link's slant range, :mod:`subflow.satcom`). Release
 times never decrease, so the line keeps packet order (unlike netem with jitter,
 which reorders); that is the one behavioural difference, stated in
 ``GET /capabilities``. Packets are released with ``NF_ACCEPT`` verdicts from a
@@ -102,6 +104,22 @@ class _Line:
                 pkt.accept()
 
 
+def _commands(lines: dict[int, _Line]) -> None:
+    """Read ``NUM DELAY_MS`` lines from stdin: queue ``NUM`` holds packets ``DELAY_MS`` from then on
+    (release times never decrease, so packets already held keep their order)."""
+    for text in sys.stdin:
+        parts = text.split()
+        try:
+            num, delay_ms = int(parts[0]), float(parts[1])
+            line = lines[num]
+            if not delay_ms >= 0:
+                raise ValueError(delay_ms)
+        except (IndexError, KeyError, ValueError):
+            print(f"delayline: ignored command {text.strip()!r}", file=sys.stderr, flush=True)
+            continue
+        line.delay_s = delay_ms / 1000.0
+
+
 def _parse_queue(spec: str) -> tuple[int, float, float]:
     num, delay, jitter = spec.split(":")
     n, d, j = int(num), float(delay), float(jitter)
@@ -141,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     for line in lines:
         threading.Thread(target=line.receive, daemon=True, name=f"rx{line.num}").start()
         threading.Thread(target=line.release, daemon=True, name=f"tx{line.num}").start()
+    threading.Thread(target=_commands, args=({line.num: line for line in lines},), daemon=True,
+                     name="commands").start()
     print("ready", flush=True)
     try:
         while True:

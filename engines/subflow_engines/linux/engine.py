@@ -139,6 +139,11 @@ def validate(plan: RunPlan, caps: HostCapabilities) -> list[str]:
             raise EngineCannotRun(
                 f"{path}loss={r.loss:g} ({name}): this host has neither netem nor the iptables statistic match"
             )
+    if plan.delay_changes and caps.delay_mechanism is None:
+        c = plan.delay_changes[0]
+        path, name = _resource_label(plan, c.resource)
+        raise EngineCannotRun(f"{path}delay_ms ({name}): the plan changes this delay during the run (SATCOM orbit) "
+                              "and this host has no delay mechanism (netem or the NFQUEUE delay line)")
     cc = congestion_control(plan)
     if cc not in caps.congestion_control:
         raise EngineCannotRun(
@@ -230,10 +235,13 @@ class LinuxRun:
         """Seconds on the run clock (0 until :meth:`execute` starts it)."""
         return 0.0 if self.t0 is None else time.monotonic() - self.t0
 
-    def _spawn(self, args: list[str], out: Path) -> subprocess.Popen:
+    def _spawn(self, args: list[str], out: Path, stdin: bool = False) -> subprocess.Popen:
+        """Start a process the run owns, output to ``out``; ``stdin``: give it a pipe (the delay line's
+        commands), else /dev/null."""
         exe = commands.which(args[0]) or args[0]
         with open(out, "wb") as fh:
-            p = subprocess.Popen([exe] + args[1:], stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            p = subprocess.Popen([exe] + args[1:], stdout=fh, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
         self.procs.append(p)
         self.record.add_pid(p.pid)
         return p
@@ -373,6 +381,7 @@ class LinuxRun:
                 "processes": [p.pid for p in self.procs],
                 "throughput_source": "ss bytes_received per subflow socket at the receiver, sampled every interval",
                 "rate_limits": self.network.limit_log,
+                "delay_changes": self.network.delay_log,
             },
         )
 

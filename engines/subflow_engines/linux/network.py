@@ -70,6 +70,13 @@ class KernelNetwork:
         self.limit_classes: dict[tuple[str, str], tuple[str, str, int, int]] = {}
         #: every FDM rate limit installed or changed: ``{"t_s", "src", "dst", "rate_mbps"}``
         self.limit_log: list[dict] = []
+        #: the plan's delay changes (SATCOM slant range), in time order, and the next one due
+        self.delay_changes = sorted(plan.delay_changes, key=lambda c: (c.t_s, c.resource))
+        self.next_delay = 0
+        #: the delay line of each namespace (its stdin takes ``NUM DELAY_MS`` commands)
+        self.delay_lines: dict[str, object] = {}
+        #: every delay change applied: ``{"t_s", "resource", "delay_ms"}``
+        self.delay_log: list[dict] = []
 
     # ------------------------------------------------------------------ set-up
     def build(self) -> None:
@@ -121,10 +128,11 @@ class KernelNetwork:
         for ns in self.mptcp_ns:
             ip(ns, "mptcp", "limits", "set", "subflows", str(MPTCP_MAX_SUBFLOWS), "add_addr_accepted", str(MPTCP_MAX_SUBFLOWS))
 
-    def _leaf(self, sh, minor: int) -> None:
-        """The queue under HTB class ``1:minor``: netem (delay/jitter/loss + limit) or pfifo."""
+    def _leaf(self, sh, minor: int, verb: str = "add") -> None:
+        """The queue under HTB class ``1:minor``: netem (delay/jitter/loss + limit) or pfifo; ``verb``
+        ``change``: new netem parameters for the existing leaf (a delay change)."""
         if self.use_netem and (sh.delay_ms > 0 or sh.jitter_ms > 0 or sh.loss > 0):
-            args = ["qdisc", "add", "dev", sh.dev, "parent", f"1:{minor}", "handle", f"{minor}:", "netem",
+            args = ["qdisc", verb, "dev", sh.dev, "parent", f"1:{minor}", "handle", f"{minor}:", "netem",
                     "limit", str(sh.queue_packets)]
             if sh.delay_ms > 0 or sh.jitter_ms > 0:
                 args += ["delay", f"{sh.delay_ms:g}ms"] + ([f"{sh.jitter_ms:g}ms"] if sh.jitter_ms > 0 else [])
@@ -155,7 +163,8 @@ class KernelNetwork:
                 for i in queues:
                     args += ["--queue", f"{i.queue_num}:{i.delay_ms:g}:{i.jitter_ms:g}"]
                 out = self.tmp / f"delayline-{ns}.log"
-                p = self.spawn(args, out)
+                p = self.spawn(args, out, stdin=True)
+                self.delay_lines[ns] = p
                 deadline = time.monotonic() + 15.0
                 while "ready" not in out.read_text(errors="replace"):
                     if p.poll() is not None or time.monotonic() > deadline:
@@ -211,7 +220,43 @@ class KernelNetwork:
                     ip(m.ns(node), "mptcp", "endpoint", "add", addr, "dev", dev, "id", str(eid), flag)
                     have[addr] = (eid, dev, flag)
         self._apply_limits(st, t)
+        self._apply_delays(t)
         return st
+
+    def _apply_delays(self, t: float) -> None:
+        """The plan's delay changes due at ``t``: ``tc qdisc change … netem delay`` on the resource's
+        shaper (and its FDM limit classes), or a ``NUM DELAY_MS`` command to the namespace's delay line.
+
+        Raises
+        ------
+        EngineCannotRun
+            A change for a resource that has no delay queue (it started at 0 ms without netem).
+        """
+        changes = self.delay_changes
+        while self.next_delay < len(changes) and changes[self.next_delay].t_s <= t + 1e-9:
+            c = changes[self.next_delay]
+            self.next_delay += 1
+            done = False
+            if self.use_netem:
+                for sh in self.model.shapers:
+                    if sh.resource == c.resource and (sh.delay_ms > 0 or sh.jitter_ms > 0 or sh.loss > 0):
+                        sh.delay_ms = c.delay_ms
+                        self._leaf(sh, 10, "change")
+                        for ns, dev, minor, _ in self.limit_classes.values():
+                            if (ns, dev) == (sh.ns, sh.dev):
+                                self._leaf(sh, minor, "change")
+                        done = True
+            else:
+                for imp in self.model.impairments:
+                    if imp.resource == c.resource and imp.queue_num >= 0 and imp.ns in self.delay_lines:
+                        imp.delay_ms = c.delay_ms
+                        line = self.delay_lines[imp.ns]
+                        line.stdin.write(f"{imp.queue_num} {c.delay_ms:.6g}\n".encode())
+                        line.stdin.flush()
+                        done = True
+            if not done:
+                raise EngineCannotRun(f"delay change of {c.resource} at {c.t_s:g} s: the resource has no delay queue")
+            self.delay_log.append({"t_s": round(t, 6), "resource": c.resource, "delay_ms": c.delay_ms})
 
     def _set_hop(self, hop, up: bool) -> None:
         state = "up" if up else "down"

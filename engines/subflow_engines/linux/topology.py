@@ -291,7 +291,8 @@ def build_model(plan: RunPlan, prefix: str, use_netem: bool) -> Model:
 def link_outages(scenario: Scenario) -> list[tuple[str, float, float]]:
     """Down intervals ``(link id, t_down_s, t_up_s)`` of wired links from ``scenario.link_events``
     (a ``down`` opens an interval, the next ``up`` of that link closes it; an interval left open
-    lasts to the end of the run) — the same reading as :mod:`subflow.plan`."""
+    lasts to the end of the run) — the same reading as :mod:`subflow.plan` — and of SATCOM links
+    (satellite below the elevation mask or not in use, :func:`subflow.satcom.satcom_timeline`)."""
     duration = scenario.run.duration_s
     down_since: dict[str, float] = {}
     out: list[tuple[str, float, float]] = []
@@ -301,6 +302,10 @@ def link_outages(scenario: Scenario) -> list[tuple[str, float, float]]:
         elif ev.state == "up" and ev.link in down_since:
             out.append((ev.link, down_since.pop(ev.link), ev.t_s))
     out.extend((link, t0, duration) for link, t0 in down_since.items())
+    if getattr(scenario, "satcom", None) is not None:
+        from subflow.satcom import satcom_timeline
+
+        out.extend(satcom_timeline(scenario).down_intervals(duration))
     return out
 
 

@@ -672,7 +672,9 @@ export interface paths {
          *     The document is validated as ``POST /api/scenarios`` validates it (422 naming
          *     each field, ``loc`` starting with ``"body"``). For a geographic scenario the
          *     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
-         *     aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``.
+         *     aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``. With satellites on
+         *     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
+         *     link's one-way delay over each use (:mod:`subflow.satcom`).
          */
         post: operations["compute_timeline_api_timeline_post"];
         delete?: never;
@@ -1510,6 +1512,19 @@ export interface components {
             notification_delay_s?: number;
         };
         /**
+         * DelayChangeApplied
+         * @description linux engine: a propagation delay changed on a resource at ``t_s`` (seconds; the plan's delay
+         *     changes, e.g. a SATCOM slant range).
+         */
+        DelayChangeApplied: {
+            /** Delay Ms */
+            delay_ms: number;
+            /** Resource */
+            resource: string;
+            /** T S */
+            t_s: number;
+        };
+        /**
          * DemandAllocation
          * @description How one demand is split; ``demand`` is the rate allocated, Mbit/s (after
          *     ``--demand-scale`` and tempering), ``requested`` the rate asked for.
@@ -1869,6 +1884,23 @@ export interface components {
             origin_lon_deg: number;
         };
         /**
+         * GeostationaryEphemeris
+         * @description A geostationary satellite: fixed above the equator at ``lon_deg``, 35,786 km above the WGS84
+         *     equator (geocentric radius 42,164 km).
+         */
+        GeostationaryEphemeris: {
+            /**
+             * Lon Deg
+             * @description Longitude of the sub-satellite point, WGS84 degrees.
+             */
+            lon_deg: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            model: "geostationary";
+        };
+        /**
          * GreedyDiff
          * @description A pair where the thesis's Algorithm 1 (``tcpbp-greedy``) misses the
          *     exact TCPBP optimum: both routes and their costs f (ms).
@@ -2167,6 +2199,8 @@ export interface components {
             cleanup_problems?: string[];
             /** Congestion Control */
             congestion_control: string;
+            /** Delay Changes */
+            delay_changes?: components["schemas"]["DelayChangeApplied"][];
             /** Delay Mechanism */
             delay_mechanism: string | null;
             /** Iperf3 Version */
@@ -2789,10 +2823,111 @@ export interface components {
             seed?: number;
         };
         /**
+         * SatcomSettings
+         * @description Satellite links computed from orbits (:mod:`subflow.satcom`; docs/satcom.md).
+         *
+         *     A link between a ground terminal (any node that is not a satellite) and a satellite
+         *     with an ``ephemeris`` is a SATCOM link: its one-way delay is slant range / c at each
+         *     ``sample_s``, and it is up while the satellite's elevation seen from the terminal is
+         *     at least ``elevation_mask_deg`` and the terminal uses that satellite.
+         */
+        SatcomSettings: {
+            /**
+             * Delay Resolution Ms
+             * @description A SATCOM link's delay is changed in the run plan whenever it has moved by at least this much, ms.
+             * @default 0.1
+             */
+            delay_resolution_ms?: number;
+            /**
+             * Elevation Mask Deg
+             * @description Ground terminals' elevation mask, degrees in [0, 90]: a satellite below it is not visible.
+             * @default 10
+             */
+            elevation_mask_deg?: number;
+            /**
+             * Gateways
+             * @description Ground terminals (e.g. a shore teleport) with one tracking antenna per satellite: every visible satellite's link is up at once, no handover.
+             */
+            gateways?: string[];
+            /**
+             * Handover Policy
+             * @description Which visible satellite of a constellation a terminal uses: highest_elevation (switches as soon as another is higher), longest_visibility (keeps its satellite until it sets, then takes the visible one that stays visible longest).
+             * @default highest_elevation
+             * @enum {string}
+             */
+            handover_policy?: "highest_elevation" | "longest_visibility";
+            /**
+             * Max Tle Age Days
+             * @description A TLE epoch further than this from start_utc, days, is refused (SGP4 errors grow by kilometres per day away from the epoch).
+             * @default 14
+             */
+            max_tle_age_days?: number;
+            /**
+             * Sample S
+             * @description Time step of the geometry, seconds: elevations and slant ranges are computed at these times, mask and handover crossings interpolated linearly between them.
+             * @default 1
+             */
+            sample_s?: number;
+            /**
+             * Start Utc
+             * Format: date-time
+             * @description Absolute time (UTC, ISO 8601 with offset) of t = 0 of the run; orbits are propagated from it.
+             */
+            start_utc: string;
+        };
+        /**
+         * SatcomUse
+         * @description A ground ``terminal`` uses ``satellite`` over SATCOM link ``link`` during [``t_start_s``, ``t_end_s``)
+         *     (above the elevation mask and chosen by the handover policy); ``POST /api/timeline`` ``satcom`` and
+         *     ``subflow satcom``.
+         */
+        SatcomUse: {
+            /**
+             * Delay Ms
+             * @description ``[t_s, delay_ms]``: the link's one-way delay (slant range / c plus the link's own delay_ms, milliseconds) at the start of the use, whenever it moved by satcom.delay_resolution_ms, and at the end; as the run plan's delay changes.
+             */
+            delay_ms: [
+                number,
+                number
+            ][];
+            /** Link */
+            link: string;
+            /** Satellite */
+            satellite: string;
+            /**
+             * T End S
+             * @description End of the use (handover, set, or the end of the run), seconds.
+             */
+            t_end_s: number;
+            /**
+             * T Start S
+             * @description Start of the use, seconds from the start of the run.
+             */
+            t_start_s: number;
+            /** Terminal */
+            terminal: string;
+        };
+        /**
          * SatelliteNode
-         * @description A satellite relay; ``orbit`` is informative for planning and drawing.
+         * @description A satellite relay.
+         *
+         *     ``orbit`` is a label for planning and drawing. With an ``ephemeris`` (and a geographic
+         *     scenario with ``satcom`` settings) the satellite moves on its orbit: each of its links to a
+         *     ground terminal gets its one-way delay from the slant range and is up only while the
+         *     satellite is above the terminal's elevation mask and is the one the terminal uses
+         *     (:mod:`subflow.satcom`); the node's ``position`` is then only where it is drawn.
          */
         SatelliteNode: {
+            /**
+             * Constellation
+             * @description Constellation the satellite belongs to: a ground terminal linked to several satellites of one constellation uses one at a time (satcom.handover_policy); null: a constellation of its own.
+             */
+            constellation?: string | null;
+            /**
+             * Ephemeris
+             * @description Where the satellite is over time: a TLE (SGP4) or a geostationary longitude; null: no orbit, its links carry their own delay_ms.
+             */
+            ephemeris?: (components["schemas"]["TleEphemeris"] | components["schemas"]["GeostationaryEphemeris"]) | null;
             /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
@@ -2847,6 +2982,8 @@ export interface components {
             nodes: (components["schemas"]["HostNode"] | components["schemas"]["StationNode"] | components["schemas"]["AccessPointNode"] | components["schemas"]["SwitchNode"] | components["schemas"]["SatelliteNode"] | components["schemas"]["RouterNode"])[];
             radio?: components["schemas"]["RadioSettings"];
             run?: components["schemas"]["RunSettings"];
+            /** @description Satellite links from orbits (start time, elevation mask, handover policy); required when a satellite has an ephemeris. */
+            satcom?: components["schemas"]["SatcomSettings"] | null;
             /**
              * Schema Version
              * @description 2 (a version 1 document is a valid version 2 document and loads unchanged).
@@ -3362,6 +3499,11 @@ export interface components {
                 number
             ] | null;
             /**
+             * Satcom
+             * @description Scenarios with satellites on orbits (satcom settings): every use of a satellite by a ground terminal, in time order, with the link's delay over it; empty otherwise.
+             */
+            satcom?: components["schemas"]["SatcomUse"][];
+            /**
              * Trajectories
              * @description Per node (every kind, moving or static), the corners of its piecewise-linear path: ``[t_s, x_m, y_m]``, sorted by time, first at 0 and last at duration_s; positions between corners are linear. For a geographic scenario x_m/y_m are metres of its local frame (east/north of the origin).
              */
@@ -3372,6 +3514,31 @@ export interface components {
                     number
                 ][];
             };
+        };
+        /**
+         * TleEphemeris
+         * @description A satellite's orbit as a NORAD two-line element set, propagated with SGP4 (sgp4/skyfield).
+         *
+         *     Both lines are 69 characters with a valid modulo-10 checksum in column 69
+         *     (CelesTrak, "NORAD Two-Line Element Set Format"); the element set's epoch must
+         *     lie within ``satcom.max_tle_age_days`` of ``satcom.start_utc``.
+         */
+        TleEphemeris: {
+            /**
+             * Line1
+             * @description TLE line 1 (69 characters, starts with '1 ').
+             */
+            line1: string;
+            /**
+             * Line2
+             * @description TLE line 2 (69 characters, starts with '2 ').
+             */
+            line2: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            model: "tle";
         };
         /**
          * TransportSettings

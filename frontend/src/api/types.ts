@@ -75,6 +75,7 @@ export type ComparisonPublic = S["ComparisonPublic"];
 export type ValidationErrorItem = S["ValidationError"];
 export type TimelinePublic = S["TimelinePublic"];
 export type AssociationPublic = S["AssociationPublic"];
+export type SatcomUse = S["SatcomUse"];
 /** One corner of a node's geographic trajectory (`POST /api/timeline` `geo_trajectories`): `[t_s, lat_deg, lon_deg, alt_m]`. */
 export type GeoCorner = NonNullable<TimelinePublic["geo_trajectories"]>[string][number];
 

@@ -1,6 +1,7 @@
 /**
  * A geographic scenario's motion on the map, for a comparison's results: every node at the
- * scrubbed time, access points with their coverage circles, computed tracks as lines.
+ * scrubbed time, access points with their coverage circles, computed tracks as lines; with satellites on
+ * orbits, the satellite each terminal uses and its delay ({@link SatcomReadout}).
  *
  * Positions come from `POST /api/timeline` (`geo_trajectories`: the domain library's mobility,
  * the same a run uses), interpolated between corners ({@link geoPositionsAt}); nothing here
@@ -14,6 +15,7 @@ import { formatSeconds } from "../lib/format";
 import { geoPositionsAt, isGeoScenario } from "../lib/geo";
 import { associationsAt } from "../lib/timeline";
 import { GeoMap } from "./GeoMap";
+import { SatcomReadout } from "./SatcomReadout";
 
 /** The scenario version a comparison ran on, and its timeline when it is geographic. */
 function useGeoTimeline(scenarioId: string, version: number | null) {
@@ -79,6 +81,7 @@ export function GeoTimelineMap({ scenarioId, version }: { scenarioId: string; ve
           <li className="muted">no association at this time</li>
         )}
       </ul>
+      {timeline?.satcom?.length ? <SatcomReadout uses={timeline.satcom} t={t} duration={duration} label="SATCOM at the map time" /> : null}
     </section>
   );
 }

@@ -10,6 +10,7 @@ import type { ScenarioDocument, TimelinePublic } from "../api/types";
 import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
 import { associationsAt, positionAt, type Corner } from "../lib/timeline";
+import { SatcomReadout } from "./SatcomReadout";
 import type { Ghosts } from "./TopologyGraph";
 
 const DEBOUNCE_MS = 400;
@@ -132,8 +133,10 @@ export function TimeScrubber({ doc, onGhosts, onTimeline }: { doc: ScenarioDocum
               );
             })}
           </ul>
+          {timeline?.satcom?.length ? <SatcomReadout uses={timeline.satcom} t={t} duration={duration} label="SATCOM at this time" /> : null}
         </>
       ) : null}
     </section>
   );
 }
+

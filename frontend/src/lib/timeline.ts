@@ -1,5 +1,5 @@
 /** The association timeline (`POST /api/timeline`) at a given time (pure). */
-import type { AssociationPublic } from "../api/types";
+import type { AssociationPublic, SatcomUse } from "../api/types";
 
 export type Corner = readonly [number, number, number];
 
@@ -66,4 +66,41 @@ export function docAt<D extends { nodes: readonly { id: string; kind: string; po
     return p ? { ...n, position: p } : n;
   });
   return { ...doc, nodes };
+}
+
+export interface SatcomState {
+  terminal: string;
+  satellite: string;
+  link: string;
+  /** one-way delay of the link at `t`, ms (linear between the timeline's points) */
+  delay_ms: number;
+}
+
+/** Delay at `t` on a `[t_s, delay_ms]` polyline (clamped to its ends); null when empty. */
+export function delayAt(points: readonly (readonly [number, number])[], t: number): number | null {
+  if (!points.length) return null;
+  const p = positionAt(points.map(([ts, d]) => [ts, d, 0] as const), t);
+  return p ? p.x_m : null;
+}
+
+/** The satellites each ground terminal uses at `t` (`POST /api/timeline` `satcom`), with the link's delay. */
+export function satcomAt(uses: readonly SatcomUse[] | null | undefined, t: number): SatcomState[] {
+  const out: SatcomState[] = [];
+  for (const u of uses ?? []) {
+    if (t < u.t_start_s || t >= u.t_end_s) continue;
+    const d = delayAt(u.delay_ms as unknown as [number, number][], t);
+    if (d !== null) out.push({ terminal: u.terminal, satellite: u.satellite, link: u.link, delay_ms: d });
+  }
+  return out.sort((a, b) => a.terminal.localeCompare(b.terminal) || a.satellite.localeCompare(b.satellite));
+}
+
+/**
+ * A terminal's SATCOM delay over the run as polylines, one per use (`[t_s, delay_ms]` points), for a
+ * chart; uses above `maxDelayMs` (e.g. GEO beside LEO) are left out so the LEO variation stays visible.
+ */
+export function satcomSeries(uses: readonly SatcomUse[] | null | undefined, terminal: string,
+  maxDelayMs = Infinity): { satellite: string; points: [number, number][] }[] {
+  return (uses ?? [])
+    .filter((u) => u.terminal === terminal && u.delay_ms.every(([, d]) => d <= maxDelayMs))
+    .map((u) => ({ satellite: u.satellite, points: u.delay_ms.map(([ts, d]) => [ts, d] as [number, number]) }));
 }

@@ -1,4 +1,4 @@
-"""``/api/timeline``: node trajectories and the association timeline of a scenario document.
+"""``/api/timeline``: node trajectories, the association timeline and the SATCOM uses of a scenario document.
 
 The editor's time scrubber posts the document it is editing (saved or not) and
 animates the answer; nothing is stored. The computation is the domain
@@ -18,6 +18,7 @@ from subflow.geo import frame_of, geo_corners
 from subflow.limits import check_scenario
 from subflow.mobility import Leg
 from subflow.results import RadioEvent, parse_radio_events
+from subflow.satcom import SatcomUse, satcom_uses
 from subflow.scenario import load_scenario
 
 from subflow_backend.settings import settings
@@ -57,6 +58,10 @@ class TimelinePublic(BaseModel):
     )
     associations: list[AssociationPublic]
     events: list[RadioEvent] = Field(description="Radio events, as in a result's ``events``.")
+    satcom: list[SatcomUse] = Field(
+        default_factory=list,
+        description="Scenarios with satellites on orbits (satcom settings): every use of a satellite by a "
+        "ground terminal, in time order, with the link's delay over it; empty otherwise.")
 
 
 def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
@@ -85,7 +90,9 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     The document is validated as ``POST /api/scenarios`` validates it (422 naming
     each field, ``loc`` starting with ``"body"``). For a geographic scenario the
     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
-    aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``.
+    aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``. With satellites on
+    orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
+    link's one-way delay over each use (:mod:`subflow.satcom`).
     """
     scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
     check_scenario(scenario, settings.limits)  # LimitExceeded → 422 naming the MAX_* setting
@@ -99,4 +106,5 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
         origin=None if frame is None else (frame.origin_lat_deg, frame.origin_lon_deg),
         associations=[AssociationPublic(**a.__dict__) for a in tl.associations],
         events=parse_radio_events(tl.events),
+        satcom=satcom_uses(scenario),
     )

@@ -1,0 +1,44 @@
+/**
+ * SATCOM from orbits (issue #15) in the editor: the time scrubber of examples/naval-leo.json shows, per
+ * ground terminal, the satellite in use and its one-way delay, and the LEO delay chart. The expected
+ * satellites and delays come from `POST /api/timeline` (the domain library), read here through REST and
+ * compared with what the page shows at the same times: before and after ship1's first LEO handover.
+ */
+import * as fs from "node:fs";
+import { expect, test } from "@playwright/test";
+import { snap, uniqueName, writeScenario } from "./helpers";
+
+test("the time scrubber shows the satellite in use and its delay, across a LEO handover", async ({ page, request }, testInfo) => {
+  const name = uniqueName("naval-leo");
+  const doc = JSON.parse(fs.readFileSync(writeScenario(testInfo, "naval-leo.json", name), "utf8"));
+  const created = await request.post("/api/scenarios", { data: doc });
+  expect(created.status()).toBe(201);
+  const sid = (await created.json()).id;
+  const tl = await request.post("/api/timeline", { data: doc });
+  expect(tl.status()).toBe(200);
+  const uses = ((await tl.json()).satcom as any[]).filter((u) => u.terminal === "ship1" && u.satellite !== "geosat");
+  expect(uses.length).toBeGreaterThanOrEqual(2);
+  const [first, second] = uses.sort((a, b) => a.t_start_s - b.t_start_s);
+
+  await page.goto(`/scenarios/${sid}`);
+  const scrubber = page.getByRole("region", { name: "Mobility over time" });
+  await scrubber.getByLabel("Show").check();
+  const satcom = scrubber.getByRole("list", { name: "SATCOM at this time" });
+  const time = scrubber.getByLabel("Time (s)");
+  for (const [use, t] of [[first, Math.floor(first.t_end_s) - 5], [second, Math.ceil(second.t_start_s) + 5]] as const) {
+    await time.fill(String(t));
+    const row = satcom.locator('[data-terminal="ship1"]');
+    await expect(row).toContainText(`${use.satellite}, `);
+    await expect(row).toContainText("geosat, 128.");
+    const shown = Number((await row.textContent())!.match(new RegExp(`${use.satellite}, ([0-9.]+) ms`))![1]);
+    const pts = use.delay_ms as [number, number][];
+    const lo = Math.min(...pts.map((p) => p[1]));
+    const hi = Math.max(...pts.map((p) => p[1]));
+    expect(shown).toBeGreaterThanOrEqual(lo - 0.05);
+    expect(shown).toBeLessThanOrEqual(hi + 0.05);
+  }
+  const chart = scrubber.getByRole("img", { name: /LEO SATCOM one-way delay/ });
+  await expect(chart).toBeVisible();
+  await expect(chart.locator(`polyline[data-satellite="${second.satellite}"]`).first()).toBeAttached();
+  await snap(page, testInfo, "01-satcom");
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import type { SatcomUse } from "../api/types";
+import { delayAt, satcomAt, satcomSeries } from "./timeline";
+
+const uses: SatcomUse[] = [
+  { terminal: "ship1", satellite: "geosat", link: "ship1-geo", t_start_s: 0, t_end_s: 900, delay_ms: [[0, 128.34], [900, 128.33]] },
+  { terminal: "ship1", satellite: "leo-a", link: "ship1-leo-a", t_start_s: 0, t_end_s: 200, delay_ms: [[0, 6.0], [100, 4.0], [200, 9.0]] },
+  { terminal: "ship1", satellite: "leo-b", link: "ship1-leo-b", t_start_s: 200, t_end_s: 900, delay_ms: [[200, 9.8], [900, 6.8]] },
+];
+
+describe("SATCOM timeline at t", () => {
+  it("interpolates the delay between points and clamps at the ends", () => {
+    expect(delayAt([[0, 6], [100, 4]], 50)).toBeCloseTo(5, 9);
+    expect(delayAt([[0, 6], [100, 4]], 500)).toBe(4);
+    expect(delayAt([], 1)).toBeNull();
+  });
+
+  it("lists the satellites in use with their delay; a handover switches at t_end_s", () => {
+    expect(satcomAt(uses, 150).map((s) => [s.satellite, Math.round(s.delay_ms * 100) / 100])).toEqual([
+      ["geosat", 128.34],
+      ["leo-a", 6.5],
+    ]);
+    expect(satcomAt(uses, 200).map((s) => s.satellite)).toEqual(["geosat", "leo-b"]);
+    expect(satcomAt(null, 1)).toEqual([]);
+  });
+
+  it("series for the chart leave out the GEO use above the bound", () => {
+    expect(satcomSeries(uses, "ship1", 50).map((s) => s.satellite)).toEqual(["leo-a", "leo-b"]);
+    expect(satcomSeries(uses, "ship2")).toEqual([]);
+  });
+});
