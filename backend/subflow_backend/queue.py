@@ -26,6 +26,8 @@ RUN_UNIT_TASK = "subflow.run_unit"
 AGGREGATE_UNITS_TASK = "subflow.aggregate_units"
 ROUTES_TASK = "subflow.compute_routes"
 ALLOCATE_TASK = "subflow.allocate"
+FAILURES_TASK = "subflow.analyse_failures"
+CAPACITY_TASK = "subflow.capacity_search"
 
 
 class _AtomicFilesystemChannel(filesystem.Channel):

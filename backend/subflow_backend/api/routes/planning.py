@@ -101,4 +101,8 @@ def job(job_id: str, celery: CeleryDep) -> JobPublic:
         out.update(error=str(res.result))
     elif isinstance(res.info, dict):
         out["progress"] = float(res.info.get("progress", 0.0))
+    if isinstance(res.info, dict) and state != "SUCCESS":
+        out.update(runs_done=res.info.get("runs_done"), runs_total=res.info.get("runs_total"))
+    if state == "SUCCESS" and isinstance(res.result, dict) and "runs" in res.result and "trace" in res.result:
+        out.update(runs_done=res.result["runs"], runs_total=res.result["runs"])
     return JobPublic.model_validate(out)
