@@ -324,8 +324,7 @@ def _aggregate_if_complete(comparison_id: str) -> str | None:
     if len(outcomes) < unit_count(SweepSpec(**sweep) if sweep else None, repetitions):
         return None
     spec = SweepSpec(**sweep) if sweep else None
-    units = [Unit(o.index, *divmod(o.index, repetitions), spec.values[o.index // repetitions] if spec else None, {})
-             for o in outcomes]
+    units = [Unit(o.index, *divmod(o.index, repetitions), None, {}) for o in outcomes]  # aggregate reads .point
     # unit 0's document crossed the database as JSON; it is validated again here
     document = ResultDocument.model_validate(
         {**outcomes[0].document, **aggregate(units, [o.summary for o in outcomes], spec)}
