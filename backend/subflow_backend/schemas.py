@@ -135,6 +135,8 @@ class ComparisonProgress(BaseModel):
     status: ComparisonStatus
     progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
     error: str | None
+    units_done: int = Field(default=0, description="Runs finished: units (sweep point × repetition, every strategy).")
+    units_total: int = Field(default=1, description="Runs to make: sweep points × repetitions.")
 
 
 class DependencyHealth(BaseModel):
