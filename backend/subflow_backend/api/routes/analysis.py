@@ -13,7 +13,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter, Request, status
+from celery.result import AsyncResult
+from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import Field
@@ -22,12 +23,12 @@ from subflow.capacity import CapacityRequest, check_request
 from subflow.errors import LimitExceeded
 from subflow.failures import FailureReport, FailureRequest, analyse_failures, failure_count
 from subflow.scenario import load_scenario
-from subflow.strategies import get_strategy
 
-from subflow_backend.api.deps import CeleryDep, ScenarioDep
+from subflow_backend.api.deps import CeleryDep, PrincipalDep, ScenarioDep, ScenarioEditDep, check_engine_permission
 from subflow_backend.api.routes.events import EventStreamResponse
 from subflow_backend.api.routes.planning import job as read_job
-from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK
+from subflow_backend.comparison_checks import check_request as check_comparison
+from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK, send_job
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -43,8 +44,8 @@ class FailureAnalysisRequest(FailureRequest):
 
 
 def _accepted(celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
-    res = celery.send_task(task, args=[scenario.id, scenario.version, body])
-    job = JobAccepted(job_id=res.id, status="queued", status_url=f"/api/jobs/{res.id}")
+    job_id = send_job(celery, task, [scenario.id, scenario.version, body])
+    job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
@@ -66,16 +67,20 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
     return analyse_failures(scenario.document, request, max_cases=settings.MAX_FAILURE_CASES)
 
 
-@router.post("/scenarios/{scenario_id}/capacity-searches", status_code=202, response_model=JobAccepted)
-def capacity_searches(scenario: ScenarioDep, body: CapacityRequest, celery: CeleryDep) -> Any:
+@router.post("/scenarios/{scenario_id}/capacity-searches", status_code=202, response_model=JobAccepted, responses={
+    403: {"description": "Viewer or read-only token, or a root engine without the `can_run_linux` permission."}})
+def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: CeleryDep,
+                      principal: PrincipalDep) -> Any:
     """Start a capacity search (a worker job): the smallest value of the numeric scenario field
     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
     ``repetitions`` runs of ``strategy``) is ≥ ``min_mean_mbps`` and its time at zero ≤
     ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.capacity`). The job's result is a
     :class:`subflow.capacity.CapacityResult` with the trace of every step. 422 names a parameter
     path naming no field, a bound that makes the scenario invalid, an unknown strategy, or
-    ``MAX_SWEEP_UNITS`` when ``max_steps`` × ``repetitions`` exceed it — all before any run."""
-    get_strategy(body.strategy)
+    ``MAX_SWEEP_UNITS`` when ``max_steps`` × ``repetitions`` exceed it — all before any run.
+    Like a comparison it needs edit rights (it runs the engine)."""
+    check_engine_permission(principal.user, body.engine)
+    check_comparison(scenario.document, [body.strategy], body.engine, None, 1, None)
     check_request(scenario.document, body, settings.MAX_SWEEP_UNITS)
     return _accepted(celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
 
@@ -111,8 +116,11 @@ async def job_events(request: Request, job_id: str, celery, poll_s: float = JOB_
 
 @router.get("/jobs/{job_id}/events", response_class=EventStreamResponse, responses={
     200: {"model": JobPublic, "description": "Server-sent events: `data: JobPublic` (JSON, `result` null) on every "
-          "change of status or progress; the stream ends after `succeeded` or `failed`."}})
+          "change of status or progress; the stream ends after `succeeded` or `failed`."},
+    404: {"description": "No job with this id was submitted (or its record expired)."}})
 def stream_job_events(request: Request, job_id: str, celery: CeleryDep) -> EventStreamResponse:
     """Follow a background job (``status``, ``progress``, ``runs_done`` / ``runs_total``) without polling."""
+    if AsyncResult(job_id, app=celery).state == "PENDING":  # never recorded: jobs are RECEIVED on submission
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"job {job_id!r} not found")
     return EventStreamResponse(job_events(request, job_id, celery),
                                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -21,7 +21,7 @@ from subflow.planning_requests import AllocationRequest, RoutesRequest, allocati
 from subflow.shortest_paths import Routes
 
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
-from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
+from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK, send_job
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -32,8 +32,8 @@ _STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PRO
 
 
 def _job(celery, task: str, scenario, body) -> JSONResponse:
-    res = celery.send_task(task, args=[scenario.id, scenario.version, body.model_dump(mode="json")])
-    job = JobAccepted(job_id=res.id, status="queued", status_url=f"/api/jobs/{res.id}")
+    job_id = send_job(celery, task, [scenario.id, scenario.version, body.model_dump(mode="json")])
+    job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
