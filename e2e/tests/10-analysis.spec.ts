@@ -8,20 +8,23 @@ import * as path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { REPO_ROOT, snap, uniqueName } from "./helpers";
 
-async function createScenario(request: APIRequestContext, example: string, base: string): Promise<string> {
+async function createScenario(request: APIRequestContext, example: string, base: string, edit?: (doc: any) => void): Promise<string> {
   const doc = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples", example), "utf8"));
   doc.name = uniqueName(base);
+  edit?.(doc);
   const created = await request.post("/api/scenarios", { data: doc });
   expect(created.status(), await created.text()).toBe(201);
   return (await created.json()).id as string;
 }
 
 test("failure table: worst row as REST says, shown on the topology", async ({ page, request }, testInfo) => {
-  const sid = await createScenario(request, "hsln-10node.json", "failures");
+  // s1 → s10 asks 3.5 Gbit/s over s1's four 1 Gbit/s links: every one of them matters
+  const sid = await createScenario(request, "hsln-10node.json", "failures", (doc) => { doc.flows[0].rate_mbps = 3500; });
   const rest = await request.post(`/api/scenarios/${sid}/failures`, { data: { metric: "delay", nodes: true } });
   expect(rest.status(), await rest.text()).toBe(200);
   const report = await rest.json();
   const worst = report.cases[0];
+  expect(worst.lost_mbps).toBeGreaterThan(0);
 
   await page.goto(`/scenarios/${sid}/analysis`);
   await page.getByLabel("Routing metric").selectOption("delay");

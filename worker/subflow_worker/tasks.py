@@ -399,8 +399,7 @@ def capacity_search(self: Task, scenario_id: str, version: int, request: dict[st
 
     job_id = self.request.id
     body = CapacityRequest(**request)
-    client = _agent_client()
-    with liveness.running_job(job_id):
+    with _agent_client() as client, liveness.running_job(job_id):
         liveness.report_job(job_id, runs_done=0, runs_total=max_runs(body))
         result = search(
             _scenario_document(scenario_id, version), body, runner=lambda plan: client.run(plan),
