@@ -161,6 +161,7 @@ def capacity_search(
     request: CapacityRequest,
     runner: Runner,
     on_step: Callable[[CapacityStep, int, int], None] | None = None,
+    on_run: Callable[[int, int], None] | None = None,
 ) -> CapacityResult:
     """Bisect ``request.parameter`` for the smallest value meeting the target.
 
@@ -174,6 +175,8 @@ def capacity_search(
     on_step : callable, optional
         Called after each step with ``(step, runs_done, runs_bound)``; ``runs_bound`` is
         :func:`max_runs` (the search may stop earlier).
+    on_run : callable, optional
+        Called after each engine run with ``(runs_done, runs_bound)``.
 
     Returns
     -------
@@ -188,9 +191,15 @@ def capacity_search(
     """
     trace: list[CapacityStep] = []
     bound = max_runs(request)
+    runs = [0]
+
+    def ran() -> None:
+        runs[0] += 1
+        if on_run:
+            on_run(runs[0], bound)
 
     def step(value: float) -> CapacityStep:
-        s = evaluate(doc, request, value, runner, len(trace))
+        s = evaluate(doc, request, value, runner, len(trace), on_run=ran)
         trace.append(s)
         if on_step:
             on_step(s, sum(t.runs for t in trace), bound)

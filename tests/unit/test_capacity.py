@@ -81,3 +81,11 @@ def test_refusals_before_any_run():
         check_request(scenario(), request(repetitions=10, max_steps=20), 100)
     with pytest.raises(ValueError):
         request(low=5.0, high=5.0)
+
+
+def test_progress_counts_every_run():
+    seen = []
+    res = capacity_search(scenario(), request(repetitions=2, tolerance=2.0), runner(),
+                          on_run=lambda done, bound: seen.append((done, bound)))
+    assert [d for d, _ in seen] == list(range(1, res.runs + 1))
+    assert res.runs == 2 * len(res.trace) and {b for _, b in seen} == {40}

@@ -382,7 +382,8 @@ def analyse_failures(self: Task, scenario_id: str, version: int, request: dict[s
         report = analyse(
             _scenario_document(scenario_id, version), FailureRequest(**request),
             max_cases=settings.MAX_FAILURE_CASES,
-            on_progress=lambda done, total: liveness.report_job(job_id, progress=done / total),
+            on_progress=lambda done, total: (done == total or done % max(1, total // 100) == 0)
+            and liveness.report_job(job_id, progress=done / total),
         )
         return report.model_dump(mode="json")
 
@@ -393,7 +394,7 @@ def analyse_failures(self: Task, scenario_id: str, version: int, request: dict[s
 def capacity_search(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
     """Background ``POST /api/scenarios/{id}/capacity-searches``: bisection over a scenario parameter
     (:func:`subflow.capacity.capacity_search`), each run on the emulator agent. Reports
-    ``runs_done`` / ``runs_total`` (the bound ``max_steps`` × ``repetitions``) after each step.
+    ``runs_done`` / ``runs_total`` (the bound ``max_steps`` × ``repetitions``) after each run.
     Only an unreachable agent (transient) is retried; a retry starts the search again."""
     from subflow.capacity import CapacityRequest, capacity_search as search, max_runs
 
@@ -403,7 +404,7 @@ def capacity_search(self: Task, scenario_id: str, version: int, request: dict[st
         liveness.report_job(job_id, runs_done=0, runs_total=max_runs(body))
         result = search(
             _scenario_document(scenario_id, version), body, runner=lambda plan: client.run(plan),
-            on_step=lambda _step, done, bound: liveness.report_job(
+            on_run=lambda done, bound: liveness.report_job(
                 job_id, progress=min(1.0, done / bound), runs_done=done, runs_total=bound),
         )
         return result.model_dump(mode="json")
