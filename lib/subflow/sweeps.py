@@ -13,6 +13,10 @@ aggregate with :func:`aggregate`.
 Parameter paths are dotted; list items are addressed by their ``id``:
 ``nodes.uav.range_m``, ``links.uav-ship.bandwidth_mbps``, ``flows.f1.rate_mbps``,
 ``run.duration_s``, ``transport.rbuf_bytes``, ``controller.notification_delay_s``.
+
+One parameter is not a field: :data:`FAILED_LINK` (``"failed_link"``) takes a link id (or null:
+nothing fails) and adds a ``link_events`` entry that takes that link down at t = 0 — a simulated
+run per failure of the failure analysis (:mod:`subflow.failures`) is a sweep over it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ from pydantic import BaseModel, Field, model_validator
 from subflow.errors import ScenarioInvalid
 from subflow.results import ResultDocument
 from subflow.scenario import load_scenario
+
+#: The sweep parameter that fails one link for the whole run (value: a link id, or null for none).
+FAILED_LINK = "failed_link"
 
 #: Scenario lists whose items are addressed by id in a parameter path.
 _ID_LISTS = ("nodes", "links", "flows")
@@ -108,6 +115,8 @@ def apply_parameter(doc: dict[str, Any], parameter: str, value: Any,
         With ``loc`` (default ``["sweep", "parameter"]``) if the path does not name an
         existing field.
     """
+    if parameter == FAILED_LINK:
+        return _fail_link(doc, value, loc)
     parts = parameter.split(".")
     out = copy.deepcopy(doc)
     target: Any = out
@@ -137,6 +146,25 @@ def apply_parameter(doc: dict[str, Any], parameter: str, value: Any,
     if not isinstance(target, dict):
         raise bad("does not name a field")
     target[parts[-1]] = value
+    return out
+
+
+def _fail_link(doc: dict[str, Any], link: Any, loc: tuple[str, ...]) -> dict[str, Any]:
+    """A copy of ``doc`` whose link ``link`` is down from t = 0 (``link`` None: unchanged).
+
+    Raises
+    ------
+    ScenarioInvalid
+        ``loc`` ``["sweep", "values"]`` if ``link`` is not the id of one of the scenario's links.
+    """
+    out = copy.deepcopy(doc)
+    if link is None:
+        return out
+    ids = {l.get("id") for l in out.get("links", []) if isinstance(l, dict)}
+    if not isinstance(link, str) or link not in ids:
+        raise ScenarioInvalid([{"loc": [*loc[:-1], "values"], "msg": f"{FAILED_LINK}: no link with id {link!r}"}])
+    out["link_events"] = [{"t_s": 0, "link": link, "state": "down"},
+                          *(e for e in out.get("link_events", []) if not (isinstance(e, dict) and e.get("link") == link))]
     return out
 
 

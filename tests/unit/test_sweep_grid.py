@@ -73,3 +73,21 @@ def test_grid_refusals():
         check_sweep(point_count(GRID), 2, Limits(max_sweep_units=10))
     assert "12" in str(e.value)
     check_sweep(point_count(GRID), 2, Limits(max_sweep_units=12))
+
+
+def test_failed_link_sweep_takes_the_link_down_for_the_whole_run():
+    from subflow.compare import compare
+    from subflow_engines import run_plan
+
+    spec = SweepSpec(parameter="failed_link", values=[None, "satcom-ship"])
+    units = expand(DOC, spec, 1)
+    assert units[0].scenario.get("link_events", []) == DOC.get("link_events", [])
+    assert {"t_s": 0, "link": "satcom-ship", "state": "down"} in units[1].scenario["link_events"]
+    # without the SATCOM backhaul the users have no path until they associate with the UAV:
+    # they enter its range at t = 60 s (scenario description) and associate 2 s later
+    doc = compare(units[1].scenario, ["sptcp"], run_plan)
+    for f in doc.strategies["sptcp"].summary.flows:
+        assert f.zero_s >= 60.0
+    with pytest.raises(ScenarioInvalid) as e:
+        expand(DOC, SweepSpec(parameter="failed_link", values=["nope"]), 1)
+    assert "nope" in e.value.errors[0]["msg"]
