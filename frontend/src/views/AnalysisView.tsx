@@ -150,7 +150,65 @@ function FailuresSection({ scenario }: { scenario: ScenarioPublic }) {
           </div>
         </div>
       ) : null}
+      {report ? <SimulatedFailures scenarioId={String(scenario.id)} links={report.cases.filter((c) => c.kind === "link").map((c) => c.element)} /> : null}
     </section>
+  );
+}
+
+/**
+ * A simulated run per link failure: a comparison sweeping `failed_link` over "none" and each link
+ * (the link down from t = 0), followed over its event stream; a table of mean ± 95 % CI per strategy.
+ */
+function SimulatedFailures({ scenarioId, links }: { scenarioId: string; links: string[] }) {
+  const [strategies, setStrategies] = useState("sptcp, mptcp");
+  const [live, setLive] = useState<ComparisonProgress | null>(null);
+  const [comparison, setComparison] = useState<ComparisonPublic | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
+  const stop = useRef<(() => void) | null>(null);
+  useEffect(() => () => stop.current?.(), []);
+  const names = strategies.split(",").map((s) => s.trim()).filter(Boolean);
+  const start = async () => {
+    setErrors([]);
+    setComparison(null);
+    try {
+      const c = await api.startComparison(scenarioId, { strategies: names, sweep: { parameter: "failed_link", values: [null, ...links] } });
+      setLive({ status: c.status, progress: c.progress, error: c.error, units_done: c.units_done, units_total: c.units_total });
+      stop.current = followProgress<ComparisonProgress>(api.comparisonEventsUrl(scenarioId, String(c.id)), setLive, async (last) => {
+        if (last.status !== "succeeded") {
+          setErrors([last.error ?? `the simulation ${last.status}`]);
+          return;
+        }
+        setComparison(await api.getComparison(scenarioId, String(c.id)));
+      }, () => setErrors(["Lost the progress stream; open the comparison from the scenario page."]));
+    } catch (err) {
+      setErrors(errorLines(err));
+    }
+  };
+  const sweep = comparison?.result?.sweep;
+  const running = live !== null && (live.status === "queued" || live.status === "running");
+  return (
+    <div className="simulated-failures">
+      <div className="run-options">
+        <div className="field"><label htmlFor="sim-strategies">Strategies to simulate</label><input id="sim-strategies" value={strategies} onChange={(e) => setStrategies(e.currentTarget.value)} /></div>
+        <button type="button" className="btn" onClick={start} disabled={running || !links.length}>{running ? "Simulating…" : "Simulate each link failure"}</button>
+      </div>
+      <ErrorList title="The simulation was refused or failed:" items={errors} />
+      {live ? <RunsProgress label="Failure simulation progress" progress={live.progress} done={live.units_done} total={live.units_total} /> : null}
+      {sweep ? (
+        <table className="summary" data-testid="failure-sim-table">
+          <caption>Simulated runs (engine): mean throughput, Mbit/s ± 95 % CI, with each link down from t = 0</caption>
+          <thead><tr><th>failed link</th>{names.map((n) => <th key={n}>{n}</th>)}</tr></thead>
+          <tbody>
+            {sweep.points.map((p) => (
+              <tr key={String(p.value)} data-element={p.value === null ? "" : String(p.value)}>
+                <td>{p.value === null ? "none (intact)" : String(p.value)}</td>
+                {names.map((n) => <td key={n}>{p.strategies[n] ? `${formatFixed3(p.strategies[n].mean_mbps)} ± ${formatFixed3(p.strategies[n].ci95_mbps)}` : "—"}</td>)}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
   );
 }
 
