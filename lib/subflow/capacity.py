@@ -114,12 +114,12 @@ def check_request(doc: dict[str, Any], request: CapacityRequest, max_sweep_units
     Raises
     ------
     ScenarioInvalid
-        ``loc ["sweep", "parameter"]`` (bad path) or ``["low"|"high", ...field path]``.
+        ``loc ["parameter"]`` (bad path) or ``["low"|"high", ...field path]``.
     LimitExceeded
         ``loc ["max_steps"]``.
     """
     for name in ("low", "high"):
-        point = apply_parameter(doc, request.parameter, getattr(request, name))
+        point = apply_parameter(doc, request.parameter, getattr(request, name), loc=("parameter",))
         try:
             load_scenario(point)
         except ScenarioInvalid as exc:

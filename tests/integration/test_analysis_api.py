@@ -44,6 +44,7 @@ def test_failures_refusals(pg_stack, example):
     sid = pg_stack.api.post("/scenarios", json=example()).json()["id"]
     r = pg_stack.api.post(f"/scenarios/{sid}/failures", json={"links": ["satcom-ship", "nope"]})
     assert r.status_code == 422 and "nope" in r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "links", 1]
     r = pg_stack.api.post(f"/scenarios/{sid}/failures", json={"metric": "warp"})
     assert r.status_code == 422
 
@@ -76,8 +77,11 @@ def test_capacity_search_refusals_and_rights(pg_stack, example):
             "tolerance": 0.5}
     r = pg_stack.api.post(f"/scenarios/{sid}/capacity-searches", json={**base, "parameter": "links.nope.bandwidth_mbps"})
     assert r.status_code == 422 and "nope" in r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "parameter"]
     r = pg_stack.api.post(f"/scenarios/{sid}/capacity-searches", json={**base, "low": 20})
     assert r.status_code == 422 and "low" in r.text
+    r = pg_stack.api.post(f"/scenarios/{sid}/capacity-searches", json={**base, "low": -1})  # a negative bandwidth
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"][:2] == ["body", "low"]
     r = pg_stack.api.post(f"/scenarios/{sid}/capacity-searches", json={**base, "strategy": "carrier-pigeon"})
     assert r.status_code == 422
     r = pg_stack.api.post(f"/scenarios/{sid}/capacity-searches", json={**base, "repetitions": 50, "max_steps": 40})

@@ -16,11 +16,12 @@ from typing import Any
 from celery.result import AsyncResult
 from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from subflow.capacity import CapacityRequest, check_request
-from subflow.errors import LimitExceeded
+from subflow.errors import LimitExceeded, ScenarioInvalid
 from subflow.failures import FailureReport, FailureRequest, analyse_failures, failure_count
 from subflow.scenario import load_scenario
 
@@ -43,6 +44,13 @@ class FailureAnalysisRequest(FailureRequest):
     background: bool = Field(default=False, strict=True, description="Run in the worker; answer 202 with a job.")
 
 
+def _body_errors(exc: ScenarioInvalid) -> RequestValidationError:
+    """A check of the request body that failed, as FastAPI's 422 (``loc`` under ``body``, not the stored
+    scenario's document)."""
+    return RequestValidationError([{"type": e.get("type", "value_error"), "loc": ("body", *e["loc"]), "msg": e["msg"],
+                                    "input": None} for e in exc.errors])
+
+
 def _accepted(celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
     job_id = send_job(celery, task, [scenario.id, scenario.version, body])
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
@@ -58,10 +66,16 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
     :class:`subflow.failures.FailureReport`. 422 names an unknown link in ``links``, or
     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work)."""
     request = FailureRequest(**body.model_dump(exclude={"background"}))
-    n = failure_count(load_scenario(scenario.document), request)
+    sc = load_scenario(scenario.document)
+    known = {link.id for link in sc.links}
+    unknown = [{"loc": ["links", i], "msg": f"no link with id {lid!r}"}
+               for i, lid in enumerate(request.links or []) if lid not in known]
+    if unknown:
+        raise _body_errors(ScenarioInvalid(unknown))
+    n = failure_count(sc, request)
     if n > settings.MAX_FAILURE_CASES:
-        raise LimitExceeded("MAX_FAILURE_CASES", settings.MAX_FAILURE_CASES, n, ["links"],
-                            "failure cases (links + nodes)")
+        raise _body_errors(LimitExceeded("MAX_FAILURE_CASES", settings.MAX_FAILURE_CASES, n, ["links"],
+                                         "failure cases (links + nodes)"))
     if body.background:
         return _accepted(celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
     return analyse_failures(scenario.document, request, max_cases=settings.MAX_FAILURE_CASES)
@@ -81,7 +95,10 @@ def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: 
     Like a comparison it needs edit rights (it runs the engine)."""
     check_engine_permission(principal.user, body.engine)
     check_comparison(scenario.document, [body.strategy], body.engine, None, 1, None)
-    check_request(scenario.document, body, settings.MAX_SWEEP_UNITS)
+    try:
+        check_request(scenario.document, body, settings.MAX_SWEEP_UNITS)
+    except ScenarioInvalid as exc:
+        raise _body_errors(exc) from None
     return _accepted(celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
 
 
