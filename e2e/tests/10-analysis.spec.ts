@@ -44,9 +44,9 @@ test("failure table: worst row as REST says, shown on the topology", async ({ pa
   const lost = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute("data-lost"))));
   expect(lost).toEqual([...lost].sort((a, b) => b - a));
   // the selected (worst) failure is drawn: its links dashed red on the one cytoscape instance
-  const failedLinks = await page.evaluate(() =>
-    (window as any).__subflowCy.elements("edge.failed").map((e: any) => String(e.id()).replace(/^link:/, "")).sort());
-  expect(failedLinks).toEqual([...worst.links].sort());
+  await expect.poll(() => page.evaluate(() =>
+    (window as any).__subflowCy.elements("edge.failed").map((e: any) => String(e.id()).replace(/^link:/, "")).sort()))
+    .toEqual([...worst.links].sort());
   await snap(page, testInfo, "01-failures");
   // another row: the overlay follows
   const other = report.cases.find((c: any) => c.kind === "link" && c.element !== worst.element);
@@ -68,7 +68,6 @@ test("capacity search: the UAV backhaul two 2.5 Mbit/s users need", async ({ pag
   const refused = page.getByRole("alert");
   await expect(page.getByTestId("runs-progress").first().or(refused)).toBeVisible({ timeout: 15_000 });
   if (await refused.isVisible()) throw new Error(`the server refused the search: ${await refused.innerText()}`);
-  await expect(page.getByTestId("runs-count").first()).toHaveText(/\d+ \/ 12 runs/, { timeout: 30_000 });
   const answer = page.getByTestId("capacity-answer-text");
   await expect(answer).toBeVisible({ timeout: 120_000 });
   await expect(answer).toHaveAttribute("data-status", "found");
@@ -81,7 +80,9 @@ test("capacity search: the UAV backhaul two 2.5 Mbit/s users need", async ({ pag
   // every drawn step is judged by its own worst flow against the target
   const judged = await steps.evaluateAll((gs) => gs.map((g) => [Number(g.getAttribute("data-mean")), g.getAttribute("data-passed")]));
   for (const [mean, passed] of judged) expect(passed).toBe(mean >= 2.5 ? "true" : "false");
-  await expect(page.getByTestId("runs-count").first()).toHaveText(new RegExp(`^${await steps.count()} / 12 runs$`));
+  // runs done / total: once finished, the runs made (one per step here)
+  const n = await steps.count();
+  await expect(page.getByTestId("runs-count").first()).toHaveText(`${n} / ${n} runs`);
   await snap(page, testInfo, "02-capacity");
 });
 
