@@ -78,8 +78,8 @@ export function CapacityTraceChart({ points, target, parameter, answer }: { poin
 
 export function SweepHeatmap({ xs, ys, cells, parameter, parameterY, strategy }: { xs: string[]; ys: string[]; cells: HeatCell[]; parameter: string; parameterY: string; strategy: string }) {
   const [bodyRef, width] = useChartWidth<HTMLDivElement>();
-  const cellH = 44;
-  const H = M.top + M.bottom + cellH * ys.length + 10;
+  const cellH = 56;
+  const H = M.top + 16 + M.bottom + cellH * ys.length;
   const left = 80;
   const IW = Math.max(60, width - left - M.right);
   const IH = cellH * ys.length;
@@ -102,7 +102,7 @@ export function SweepHeatmap({ xs, ys, cells, parameter, parameterY, strategy }:
     >
       <div className="chart-body" ref={bodyRef}>
         <svg width={width} height={H} className="chart-svg" role="img" aria-label={`Heatmap over ${parameter} and ${parameterY}`}>
-          <g transform={`translate(${left},${M.top})`}>
+          <g transform={`translate(${left},${M.top + 16})`}>
             {cells.map((c) => {
               const cx = x(c.x) ?? 0;
               const cy = y(c.y) ?? 0;
@@ -111,7 +111,7 @@ export function SweepHeatmap({ xs, ys, cells, parameter, parameterY, strategy }:
                 <g key={`${c.i}:${c.j}`} data-testid="heat-cell" data-x={c.x} data-y={c.y} data-mean={c.meanMbps} data-ci={c.ci95Mbps}>
                   <rect x={cx} y={cy} width={x.bandwidth()} height={y.bandwidth()} fill={color(c.meanMbps)} />
                   <text x={cx + x.bandwidth() / 2} y={cy + y.bandwidth() / 2} dy="0.32em" textAnchor="middle"
-                        className="tick" fill={dark ? "#ffffff" : "#0f172a"}>
+                        className="tick" style={{ fill: dark ? "#ffffff" : "#0f172a" }}>
                     {`${formatFixed3(c.meanMbps)} ± ${formatFixed3(c.ci95Mbps)}`}
                   </text>
                   <title>{`${parameter} = ${c.x}, ${parameterY} = ${c.y}: ${formatFixed3(c.meanMbps)} ± ${formatFixed3(c.ci95Mbps)} Mbit/s (${c.runs} runs)`}</title>
@@ -125,7 +125,7 @@ export function SweepHeatmap({ xs, ys, cells, parameter, parameterY, strategy }:
               <text key={`y${v}`} x={-8} y={(y(v) ?? 0) + y.bandwidth() / 2} dy="0.32em" textAnchor="end" className="tick">{v}</text>
             ))}
             <text x={IW / 2} y={IH + 38} textAnchor="middle" className="axis-label">{parameter}</text>
-            <text transform={`translate(-66,${IH / 2}) rotate(-90)`} textAnchor="middle" className="axis-label">{parameterY}</text>
+            <text x={-left + 4} y={-10} textAnchor="start" className="axis-label">{`↑ ${parameterY}`}</text>
           </g>
         </svg>
       </div>
