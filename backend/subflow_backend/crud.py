@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, defer
 
 from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.limits import check_scenario, check_sweep
+from subflow.sweeps import point_count
 from subflow.scenario import Scenario, check_references, load_scenario
 
 from subflow_backend import comparison_state, models
@@ -161,7 +162,7 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
     LimitExceeded
         More runs (sweep values × repetitions) than ``MAX_SWEEP_UNITS``.
     """
-    check_sweep(len(body.sweep.values) if body.sweep is not None else 1, body.repetitions, settings.limits)
+    check_sweep(point_count(body.sweep), body.repetitions, settings.limits)
     sc, units_total = check_request(
         scenario.document, list(body.strategies), body.engine, body.seed, body.repetitions, body.sweep
     )
@@ -173,7 +174,7 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
         engine=body.engine,
         seed=body.seed,
         repetitions=body.repetitions,
-        sweep=body.sweep.model_dump() if body.sweep is not None else None,
+        sweep=body.sweep.model_dump(exclude_defaults=True) if body.sweep is not None else None,  # 1-D: as before
         units_total=units_total,
     )
     session.add(row)

@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from subflow.agent_api import Capabilities
+from subflow.capacity import CapacityResult
+from subflow.failures import FailureReport
 from subflow.fdm import Allocation
 from subflow.shortest_paths import Routes
 from subflow.results import ResultDocument
@@ -133,6 +135,8 @@ class ComparisonProgress(BaseModel):
     status: ComparisonStatus
     progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
     error: str | None
+    units_done: int = Field(default=0, description="Runs finished: units (sweep point × repetition, every strategy).")
+    units_total: int = Field(default=1, description="Runs to make: sweep points × repetitions.")
 
 
 class DependencyHealth(BaseModel):
@@ -178,5 +182,8 @@ class JobPublic(BaseModel):
     job_id: str
     status: JobStatus
     progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
-    result: Routes | Allocation | None = Field(description="The routes or allocation document once succeeded.")
+    result: Routes | Allocation | FailureReport | CapacityResult | None = Field(
+        description="The routes, allocation, failure analysis or capacity search document once succeeded.")
     error: str | None
+    runs_done: int | None = Field(default=None, description="Engine runs finished so far (jobs that run the engine).")
+    runs_total: int | None = Field(default=None, description="Engine runs planned (an upper bound for a search).")

@@ -83,6 +83,8 @@ class Settings(BaseSettings):
     #: Paths one routes request may ask for: node pairs (every ordered pair if ``pairs`` is null) × ``k``;
     #: beyond it 422 before anything is computed (memory grows with it: ~1.3 GB for 10^6).
     MAX_ROUTE_PATHS: int = Field(default=1_200_000, ge=1)
+    #: Single failures one failure analysis evaluates (links + nodes); each is a re-plan (routes + FDM).
+    MAX_FAILURE_CASES: int = Field(default=500, ge=1)
 
     #: Bearer token of ``GET /metrics`` (Prometheus); empty: ``/metrics`` answers 404.
     METRICS_TOKEN: str = ""

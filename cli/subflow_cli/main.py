@@ -101,21 +101,30 @@ def sweep(
     scenario: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
     parameter: Annotated[Optional[str], typer.Option(help="Dotted path, e.g. nodes.uav.range_m.")] = None,
     values: Annotated[Optional[str], typer.Option(help="Comma-separated values of the parameter.")] = None,
+    parameter_y: Annotated[Optional[str], typer.Option(help="Second dotted path: a 2-D grid sweep.")] = None,
+    values_y: Annotated[Optional[str], typer.Option(help="Comma-separated values of the second parameter.")] = None,
     repetitions: Annotated[int, typer.Option(min=1, max=100, help="Seeds per point.")] = 1,
     strategies: Annotated[str, typer.Option(help="Comma-separated strategy names.")] = "sptcp,mptcp",
     engine: Annotated[str, typer.Option(help="Engine to run on.")] = "fluid",
     as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate as JSON.")] = False,
 ) -> None:
-    """Sweep one scenario parameter (and/or repeat with seeds); print mean throughput ± 95 % CI."""
+    """Sweep one scenario parameter or a grid of two (and/or repeat with seeds); print mean throughput ± 95 % CI."""
     from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
 
     doc = _read_scenario(scenario)
     names = [s.strip() for s in strategies.split(",") if s.strip()]
-    if (parameter is None) != (values is None):
-        _fail("--parameter and --values go together")
+    if (parameter is None) != (values is None) or (parameter_y is None) != (values_y is None):
+        _fail("--parameter and --values (--parameter-y and --values-y) go together")
+    if parameter_y is not None and parameter is None:
+        _fail("--parameter-y needs --parameter")
     spec = None
     if parameter is not None:
-        spec = SweepSpec(parameter=parameter, values=[_parse_value(v.strip()) for v in values.split(",")])
+        try:
+            spec = SweepSpec(parameter=parameter, values=[_parse_value(v.strip()) for v in values.split(",")],
+                             parameter_y=parameter_y,
+                             values_y=[_parse_value(v.strip()) for v in values_y.split(",")] if values_y else None)
+        except ValueError as exc:
+            _fail(str(exc))
     try:
         info = get_engine(engine)
         units = expand(doc, spec, repetitions)
@@ -135,10 +144,12 @@ def sweep(
     points = agg["sweep"]["points"] if spec else [{"value": "-", "strategies": agg["repetitions"]}]
     table = Table(title=f"mean throughput (Mbit/s) ± 95 % CI, {repetitions} run(s) per point")
     table.add_column(parameter or "point")
+    if parameter_y:
+        table.add_column(parameter_y)
     for name in names:
         table.add_column(name, justify="right")
     for p in points:
-        table.add_row(str(p["value"]), *(
+        table.add_row(str(p["value"]), *([str(p["value_y"])] if parameter_y else []), *(
             f"{p['strategies'][n]['mean_mbps']:.3f} ± {p['strategies'][n]['ci95_mbps']:.3f}" for n in names
         ))
     Console().print(table)
@@ -203,6 +214,11 @@ def strategies() -> None:
 from subflow_cli.planning import planning_app  # noqa: E402
 
 app.registered_commands += planning_app.registered_commands
+
+# `subflow failures`, `subflow capacity` (issue 16: what-if failures, capacity planning)
+from subflow_cli.analysis import analysis_app  # noqa: E402
+
+app.registered_commands += analysis_app.registered_commands
 
 # `subflow track import|export` (GPX, AIS, NMEA; issue 14)
 from subflow_cli.tracks import track_app  # noqa: E402

@@ -3,6 +3,7 @@ import { Link, Outlet, createBrowserRouter } from "react-router";
 import { api, isAbort, onUnauthorized } from "./api/client";
 import type { UserPublic } from "./api/types";
 import { AccountView } from "./views/AccountView";
+import { AnalysisView } from "./views/AnalysisView";
 import { BenchView } from "./views/BenchView";
 import { CompareView } from "./views/CompareView";
 import { ComparisonView } from "./views/ComparisonView";
@@ -111,6 +112,7 @@ export const router = createBrowserRouter([
       { path: "/scenarios/:id", element: <ScenarioEditorRoute /> },
       { path: "/scenarios/:id/comparisons/:cid", element: <ComparisonView /> },
       { path: "/scenarios/:id/compare", element: <CompareView /> },
+      { path: "/scenarios/:id/analysis", element: <AnalysisView /> },
       { path: "/account", element: <AccountView /> },
       { path: "/bench/chart", element: <BenchView /> },
       { path: "*", element: <NotFound /> },

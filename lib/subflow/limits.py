@@ -37,7 +37,8 @@ class Limits:
         timeline (``MAX_TIMELINE_LEGS``); random models with a short ``step_s`` or small
         bounds make many.
     max_sweep_units : int
-        Runs of one comparison per strategy: sweep values × repetitions
+        Runs of one comparison per strategy: sweep points (values, × values_y for a 2-D
+        grid) × repetitions
         (``MAX_SWEEP_UNITS``).
     max_track_bytes : int
         Bytes of one imported track file, GPX/AIS/NMEA (``MAX_TRACK_BYTES``; 413 at the API,
@@ -104,8 +105,8 @@ def check_scenario(scenario: Scenario, limits: Limits) -> None:
 
 
 def check_sweep(values: int, repetitions: int, limits: Limits) -> None:
-    """Check the size of a comparison: ``values`` sweep points (1 without a sweep) ×
-    ``repetitions``.
+    """Check the size of a comparison: ``values`` sweep points (1 without a sweep; the
+    product of both axes for a 2-D sweep) × ``repetitions``.
 
     Raises
     ------

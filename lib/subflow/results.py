@@ -392,15 +392,21 @@ class SweepPoint(_Strict):
     """Each strategy's :class:`AggregateStats` over the repetitions at one value of the swept parameter."""
 
     value: float | int | str | bool | None = Field(description="Value of the swept parameter at this point.")
+    value_y: float | int | str | bool | None = Field(
+        default=None, description="Value of the second swept parameter (2-D sweeps), else null.")
     strategies: dict[str, AggregateStats]
 
 
 class SweepResult(_Strict):
-    """The ``sweep`` part of a result document: one :class:`SweepPoint` per swept value."""
+    """The ``sweep`` part of a result document: one :class:`SweepPoint` per swept value, or per
+    cell of the grid ``values`` × ``values_y`` of a 2-D sweep (row-major: ``values`` outer)."""
 
     parameter: str = Field(description="Dotted path of the swept scenario field, e.g. `nodes.uav.range_m`.")
     values: list[float | int | str | bool | None]
     points: list[SweepPoint]
+    parameter_y: str | None = Field(default=None, description="Second swept field of a 2-D sweep, else null.")
+    values_y: list[float | int | str | bool | None] | None = Field(
+        default=None, description="Values of `parameter_y` (2-D sweeps), else null.")
 
 
 class ResultDocument(_Strict):

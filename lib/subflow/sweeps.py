@@ -1,6 +1,8 @@
-"""Repetitions and one-parameter sweeps of a comparison.
+"""Repetitions and sweeps (one parameter, or a grid of two) of a comparison.
 
-A sweep varies one scenario field over a list of values; repetitions run
+A sweep varies one scenario field over a list of values, or two fields over the grid of
+their values (``parameter`` × ``parameter_y``: point ``p`` is ``values[p // len(values_y)]``,
+``values_y[p % len(values_y)]``); repetitions run
 each point with ``run.seed``, ``run.seed + 1``, …; every (point, repetition)
 is one *unit* that runs all strategies on the same derived scenario (so the
 strategies see the same randomness). Units are independent, which lets the
@@ -11,6 +13,10 @@ aggregate with :func:`aggregate`.
 Parameter paths are dotted; list items are addressed by their ``id``:
 ``nodes.uav.range_m``, ``links.uav-ship.bandwidth_mbps``, ``flows.f1.rate_mbps``,
 ``run.duration_s``, ``transport.rbuf_bytes``, ``controller.notification_delay_s``.
+
+One parameter is not a field: :data:`FAILED_LINK` (``"failed_link"``) takes a link id (or null:
+nothing fails) and adds a ``link_events`` entry that takes that link down at t = 0 — a simulated
+run per failure of the failure analysis (:mod:`subflow.failures`) is a sweep over it.
 """
 
 from __future__ import annotations
@@ -21,21 +27,70 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from subflow.errors import ScenarioInvalid
 from subflow.results import ResultDocument
 from subflow.scenario import load_scenario
+
+#: The sweep parameter that fails one link for the whole run (value: a link id, or null for none).
+FAILED_LINK = "failed_link"
 
 #: Scenario lists whose items are addressed by id in a parameter path.
 _ID_LISTS = ("nodes", "links", "flows")
 
 
 class SweepSpec(BaseModel):
-    """``parameter``: a dotted path (see module docstring); ``values``: what it takes."""
+    """``parameter``: a dotted path (see module docstring); ``values``: what it takes. With
+    ``parameter_y`` and ``values_y`` (both or neither) the sweep is the grid of both: every
+    value of ``parameter`` with every value of ``parameter_y``; limits count the product."""
 
     parameter: str = Field(min_length=1, max_length=200)
     values: list[float | int | str | bool | None] = Field(min_length=1, max_length=200)
+    parameter_y: str | None = Field(default=None, min_length=1, max_length=200,
+                                    description="Second swept field (a 2-D grid), or null.")
+    values_y: list[float | int | str | bool | None] | None = Field(
+        default=None, min_length=1, max_length=200, description="Values of `parameter_y`.")
+
+    @model_validator(mode="after")
+    def _second_axis(self) -> "SweepSpec":
+        if (self.parameter_y is None) != (self.values_y is None):
+            raise ValueError("parameter_y and values_y go together: give both for a 2-D sweep, or neither")
+        if self.parameter_y is not None and self.parameter_y == self.parameter:
+            raise ValueError("parameter_y must differ from parameter")
+        return self
+
+
+def point_count(sweep: SweepSpec | None) -> int:
+    """Points of a sweep: ``len(values)`` (× ``len(values_y)`` for a grid); 1 without a sweep."""
+    if sweep is None:
+        return 1
+    return len(sweep.values) * (len(sweep.values_y) if sweep.values_y is not None else 1)
+
+
+def point_values(sweep: SweepSpec, point: int) -> tuple[Any, Any]:
+    """``(value, value_y)`` of point ``point`` (``value_y`` None for a 1-D sweep)."""
+    if sweep.values_y is None:
+        return sweep.values[point], None
+    x, y = divmod(point, len(sweep.values_y))
+    return sweep.values[x], sweep.values_y[y]
+
+
+def _point_doc(doc: dict[str, Any], sweep: SweepSpec | None, point: int) -> tuple[dict[str, Any], Any, Any]:
+    """The scenario of sweep point ``point`` (validated) and its values."""
+    if sweep is None:
+        return copy.deepcopy(doc), None, None
+    value, value_y = point_values(sweep, point)
+    out = apply_parameter(doc, sweep.parameter, value)
+    if sweep.parameter_y is not None:
+        out = apply_parameter(out, sweep.parameter_y, value_y, loc=("sweep", "parameter_y"))
+    try:
+        load_scenario(out)
+    except ScenarioInvalid as exc:
+        raise ScenarioInvalid(
+            [{"loc": ["sweep", "values", point, *e["loc"]], "msg": e["msg"]} for e in exc.errors]
+        ) from None
+    return out, value, value_y
 
 
 @dataclass(frozen=True)
@@ -47,24 +102,28 @@ class Unit:
     repetition: int
     value: Any
     scenario: dict[str, Any]
+    value_y: Any = None
 
 
-def apply_parameter(doc: dict[str, Any], parameter: str, value: Any) -> dict[str, Any]:
+def apply_parameter(doc: dict[str, Any], parameter: str, value: Any,
+                    loc: tuple[str, ...] = ("sweep", "parameter")) -> dict[str, Any]:
     """A copy of scenario ``doc`` with ``parameter`` set to ``value``.
 
     Raises
     ------
     ScenarioInvalid
-        With ``loc ["sweep", "parameter"]`` if the path does not name an
+        With ``loc`` (default ``["sweep", "parameter"]``) if the path does not name an
         existing field.
     """
+    if parameter == FAILED_LINK:
+        return _fail_link(doc, value, loc)
     parts = parameter.split(".")
     out = copy.deepcopy(doc)
     target: Any = out
     i = 0
 
     def bad(msg: str) -> ScenarioInvalid:
-        return ScenarioInvalid([{"loc": ["sweep", "parameter"], "msg": f"{parameter!r}: {msg}"}])
+        return ScenarioInvalid([{"loc": list(loc), "msg": f"{parameter!r}: {msg}"}])
 
     while i < len(parts) - 1:
         key = parts[i]
@@ -90,6 +149,25 @@ def apply_parameter(doc: dict[str, Any], parameter: str, value: Any) -> dict[str
     return out
 
 
+def _fail_link(doc: dict[str, Any], link: Any, loc: tuple[str, ...]) -> dict[str, Any]:
+    """A copy of ``doc`` whose link ``link`` is down from t = 0 (``link`` None: unchanged).
+
+    Raises
+    ------
+    ScenarioInvalid
+        ``loc`` ``["sweep", "values"]`` if ``link`` is not the id of one of the scenario's links.
+    """
+    out = copy.deepcopy(doc)
+    if link is None:
+        return out
+    ids = {l.get("id") for l in out.get("links", []) if isinstance(l, dict)}
+    if not isinstance(link, str) or link not in ids:
+        raise ScenarioInvalid([{"loc": [*loc[:-1], "values"], "msg": f"{FAILED_LINK}: no link with id {link!r}"}])
+    out["link_events"] = [{"t_s": 0, "link": link, "state": "down"},
+                          *(e for e in out.get("link_events", []) if not (isinstance(e, dict) and e.get("link") == link))]
+    return out
+
+
 def expand(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int) -> list[Unit]:
     """All units of a comparison, each scenario validated.
 
@@ -112,26 +190,19 @@ def expand(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int) -> li
     if repetitions < 1:
         raise ValueError("repetitions must be at least 1")
     base_seed = int(doc.get("run", {}).get("seed", 1))
-    values = sweep.values if sweep is not None else [None]
     units: list[Unit] = []
-    for p, value in enumerate(values):
-        point_doc = apply_parameter(doc, sweep.parameter, value) if sweep is not None else doc
-        try:
-            load_scenario(point_doc)
-        except ScenarioInvalid as exc:
-            raise ScenarioInvalid(
-                [{"loc": ["sweep", "values", p, *e["loc"]], "msg": e["msg"]} for e in exc.errors]
-            ) from None
+    for p in range(point_count(sweep)):
+        point_doc, value, value_y = _point_doc(doc, sweep, p)
         for r in range(repetitions):
             unit_doc = copy.deepcopy(point_doc)
             unit_doc.setdefault("run", {})["seed"] = base_seed + r
-            units.append(Unit(len(units), p, r, value, unit_doc))
+            units.append(Unit(len(units), p, r, value, unit_doc, value_y))
     return units
 
 
 def unit_count(sweep: SweepSpec | None, repetitions: int) -> int:
     """How many units :func:`expand` makes: points × repetitions (no scenario is built)."""
-    return (len(sweep.values) if sweep is not None else 1) * repetitions
+    return point_count(sweep) * repetitions
 
 
 def unit_at(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int, index: int) -> Unit:
@@ -148,16 +219,9 @@ def unit_at(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int, inde
     if not 0 <= index < unit_count(sweep, repetitions):
         raise IndexError(f"unit {index} of {unit_count(sweep, repetitions)}")
     point, repetition = divmod(index, repetitions)
-    value = sweep.values[point] if sweep is not None else None
-    point_doc = apply_parameter(doc, sweep.parameter, value) if sweep is not None else copy.deepcopy(doc)
-    try:
-        load_scenario(point_doc)
-    except ScenarioInvalid as exc:
-        raise ScenarioInvalid(
-            [{"loc": ["sweep", "values", point, *e["loc"]], "msg": e["msg"]} for e in exc.errors]
-        ) from None
+    point_doc, value, value_y = _point_doc(doc, sweep, point)
     point_doc.setdefault("run", {})["seed"] = int(doc.get("run", {}).get("seed", 1)) + repetition
-    return Unit(index, point, repetition, value, point_doc)
+    return Unit(index, point, repetition, value, point_doc, value_y)
 
 
 def ci95_half_width(values: list[float]) -> float:
@@ -199,7 +263,8 @@ def aggregate(
         :class:`subflow.results.SweepResult` and :class:`~subflow.results.AggregateStats`):
         ``{"repetitions": {name: {"mean_mbps", "ci95_mbps", "jain_index", "zero_s", "runs"}}}`` without a
         sweep, else ``{"sweep": {"parameter", "values", "points": [{"value", "strategies":
-        {name: {...same fields...}}}]}}``. ``mean_mbps`` is the mean over repetitions of the
+        {name: {...same fields...}}}]}}``; a 2-D sweep adds ``parameter_y``, ``values_y`` and each
+        point's ``value_y`` (points in row-major order: ``values`` outer). ``mean_mbps`` is the mean over repetitions of the
         across-flow mean throughput; ``ci95_mbps`` its 95 % CI half-width.
     """
     by_point: dict[int, list[dict[str, dict[str, float]]]] = {}
@@ -221,12 +286,14 @@ def aggregate(
 
     if sweep is None:
         return {"repetitions": stats(by_point[0])}
-    return {
-        "sweep": {
-            "parameter": sweep.parameter,
-            "values": list(sweep.values),
-            "points": [
-                {"value": sweep.values[p], "strategies": stats(by_point[p])} for p in sorted(by_point)
-            ],
-        }
-    }
+    points = []
+    for p in sorted(by_point):
+        value, value_y = point_values(sweep, p)
+        point = {"value": value, "strategies": stats(by_point[p])}
+        if sweep.parameter_y is not None:
+            point["value_y"] = value_y
+        points.append(point)
+    out: dict[str, Any] = {"parameter": sweep.parameter, "values": list(sweep.values), "points": points}
+    if sweep.parameter_y is not None:
+        out.update(parameter_y=sweep.parameter_y, values_y=list(sweep.values_y or []))
+    return {"sweep": out}

@@ -27,7 +27,8 @@ Excluded, and why:
 * ``GET /api/scenarios/{scenario_id}/comparisons/{comparison_id}/events``: a server-sent event
   stream that stays open until the comparison ends; schemathesis reads whole responses, so a
   running comparison would hold a worker until the request timeout. The stream is tested in
-  ``test_timeline_events.py``.
+  ``test_timeline_events.py``. ``GET /api/jobs/{job_id}/events`` likewise (a job's stream stays open
+  while it runs; tested in ``test_analysis_api.py``).
 
 Comparisons the run starts on the fluid engine are cancelled at the end so they do not hold up
 the (solo-pool) worker for the tests that follow.
@@ -56,7 +57,7 @@ ST = Path(sys.executable).with_name("st")
 HOOKS_MODULE = "tests.integration.schemathesis_hooks"
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 ROOT = Path(__file__).resolve().parents[2]
-EXCLUDED_PATHS = ["/api/scenarios/{scenario_id}/comparisons/{comparison_id}/events"]
+EXCLUDED_PATHS = ["/api/scenarios/{scenario_id}/comparisons/{comparison_id}/events", "/api/jobs/{job_id}/events"]
 
 
 def _fuzz_user(pg_stack) -> tuple[dict, str]:

@@ -92,14 +92,15 @@ def test_events_stream_progress_until_finished(pg_stack, example):
     payloads, lines = sse_messages(pg_stack, f"/scenarios/{sid}/comparisons/{cid}/events")
     assert payloads, lines
     for p in payloads:
-        assert set(p) == {"status", "progress", "error"}
+        assert set(p) == {"status", "progress", "error", "units_done", "units_total"}
     # only changes are sent, progress never goes back, the last message is the final state
     assert all(a != b for a, b in zip(payloads, payloads[1:]))
     progress = [p["progress"] for p in payloads]
     assert progress == sorted(progress)
     final = api.get(f"/scenarios/{sid}/comparisons/{cid}").json()
     assert final["status"] == "succeeded", final["error"]
-    assert payloads[-1] == {"status": final["status"], "progress": final["progress"], "error": final["error"]}
+    assert payloads[-1] == {"status": final["status"], "progress": final["progress"], "error": final["error"],
+                            "units_done": final["units_done"], "units_total": final["units_total"]}
     assert all(p["status"] in ("queued", "running") for p in payloads[:-1])
 
     # a finished comparison: one message, then the stream ends

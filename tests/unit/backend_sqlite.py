@@ -39,12 +39,23 @@ CAPABILITIES: dict[str, Any] = {
 }
 
 
+class FakeResultBackend:
+    """Stands in for Celery's result backend: records ``store_result`` (job id → state, meta)."""
+
+    def __init__(self) -> None:
+        self.stored: dict[str, tuple[str, Any]] = {}
+
+    def store_result(self, task_id: str, result: Any, state: str, **_: Any) -> None:
+        self.stored[task_id] = (state, result)
+
+
 class FakeQueue:
     """Stands in for the Celery producer: records ``send_task`` calls, or raises ``error``."""
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, list[Any]]] = []
         self.error: Exception | None = None
+        self.backend = FakeResultBackend()
 
     def send_task(self, name: str, args: list[Any] | None = None, **_: Any) -> Any:
         if self.error is not None:

@@ -230,7 +230,8 @@ def test_the_event_stream_ends_at_a_final_state(api, naval_direct):
     r = api.get(f"/api/scenarios/{sid}/comparisons/{cid}/events")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     messages = [json.loads(line[len("data: "):]) for line in r.text.splitlines() if line.startswith("data: ")]
-    assert messages == [{"status": "cancelled", "progress": 0.0, "error": "cancelled by the user"}]
+    assert messages == [{"status": "cancelled", "progress": 0.0, "error": "cancelled by the user",
+                         "units_done": 0, "units_total": 1}]
 
 
 def test_a_field_the_engine_does_not_honour_is_422_at_the_field(api, naval_direct, monkeypatch):

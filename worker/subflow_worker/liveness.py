@@ -4,7 +4,8 @@ A daemon thread per process (started by the first task it runs, and at worker st
 renews every ``HEARTBEAT_INTERVAL_S`` seconds the heartbeat of what the process is running
 right now: ``heartbeat_at`` of its comparisons (:func:`subflow_backend.comparison_state.heartbeat`)
 and the ``PROGRESS`` meta of its planning jobs in the result backend (``{"progress",
-"heartbeat": unix time}``, read by ``GET /api/jobs/{id}``). Every ``REAPER_INTERVAL_S`` it runs
+"heartbeat": unix time}`` plus what the job reported with :func:`report_job`, e.g.
+``runs_done`` / ``runs_total``), read by ``GET /api/jobs/{id}``). Every ``REAPER_INTERVAL_S`` it runs
 :func:`subflow_backend.reaper.reap`. The thread outlives a database or broker outage (it logs
 and tries again); the process dying stops its heartbeats, which is what the reaper sees.
 """
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _comparisons: Counter[str] = Counter()
-_jobs: set[str] = set()
+_jobs: dict[str, dict] = {}  # job id -> its last reported meta (progress, runs_done, runs_total)
 _thread_pid: int | None = None
 
 
@@ -50,20 +51,32 @@ def running_comparison(comparison_id: str) -> Iterator[None]:
 def running_job(job_id: str) -> Iterator[None]:
     """Keep renewing a planning job's heartbeat (its ``PROGRESS`` state) while the block runs."""
     ensure_started()
-    _store_job_heartbeat(job_id)
     with _lock:
-        _jobs.add(job_id)
+        _jobs[job_id] = {"progress": 0.0}
+    _store_job_heartbeat(job_id)
     try:
         yield
     finally:
         with _lock:
-            _jobs.discard(job_id)
+            _jobs.pop(job_id, None)
+
+
+def report_job(job_id: str, **meta: float | int) -> None:
+    """Record a running job's progress (``progress`` 0–1, ``runs_done``, ``runs_total``) and store it
+    at once with a fresh heartbeat; later heartbeats keep it."""
+    with _lock:
+        if job_id not in _jobs:
+            return
+        _jobs[job_id].update(meta)
+    _store_job_heartbeat(job_id)
 
 
 def _store_job_heartbeat(job_id: str) -> None:
     from subflow_worker.celery_app import celery_app
 
-    celery_app.backend.store_result(job_id, {"progress": 0.0, "heartbeat": time.time()}, "PROGRESS")
+    with _lock:
+        meta = dict(_jobs.get(job_id, {"progress": 0.0}))
+    celery_app.backend.store_result(job_id, {**meta, "heartbeat": time.time()}, "PROGRESS")
 
 
 def beat() -> None:

@@ -39,6 +39,8 @@ from subflow_backend.models import Comparison, ComparisonUnit, Scenario, utcnow
 from subflow_backend.queue import (
     AGGREGATE_UNITS_TASK,
     ALLOCATE_TASK,
+    CAPACITY_TASK,
+    FAILURES_TASK,
     ROUTES_TASK,
     RUN_COMPARISON_TASK,
     RUN_UNIT_TASK,
@@ -322,8 +324,7 @@ def _aggregate_if_complete(comparison_id: str) -> str | None:
     if len(outcomes) < unit_count(SweepSpec(**sweep) if sweep else None, repetitions):
         return None
     spec = SweepSpec(**sweep) if sweep else None
-    units = [Unit(o.index, *divmod(o.index, repetitions), spec.values[o.index // repetitions] if spec else None, {})
-             for o in outcomes]
+    units = [Unit(o.index, *divmod(o.index, repetitions), None, {}) for o in outcomes]  # aggregate reads .point
     # unit 0's document crossed the database as JSON; it is validated again here
     document = ResultDocument.model_validate(
         {**outcomes[0].document, **aggregate(units, [o.summary for o in outcomes], spec)}
@@ -368,3 +369,42 @@ def allocate(self: Task, scenario_id: str, version: int, request: dict[str, Any]
 
     with liveness.running_job(self.request.id):
         return allocation_document(_scenario_document(scenario_id, version), AllocationRequest(**request))
+
+
+@celery_app.task(name=FAILURES_TASK, bind=True, acks_late=True, ignore_result=False)
+def analyse_failures(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
+    """Background ``POST /api/scenarios/{id}/failures``: the failure analysis document
+    (:mod:`subflow.failures`), reporting failures done / total as it goes."""
+    from subflow.failures import FailureRequest, analyse_failures as analyse
+
+    job_id = self.request.id
+    with liveness.running_job(job_id):
+        report = analyse(
+            _scenario_document(scenario_id, version), FailureRequest(**request),
+            max_cases=settings.MAX_FAILURE_CASES,
+            on_progress=lambda done, total: (done == total or done % max(1, total // 100) == 0)
+            and liveness.report_job(job_id, progress=done / total),
+        )
+        return report.model_dump(mode="json")
+
+
+@celery_app.task(name=CAPACITY_TASK, bind=True, acks_late=True, ignore_result=False,
+                 autoretry_for=(AgentUnavailable,), max_retries=settings.TASK_MAX_RETRIES,
+                 retry_backoff=True)
+def capacity_search(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
+    """Background ``POST /api/scenarios/{id}/capacity-searches``: bisection over a scenario parameter
+    (:func:`subflow.capacity.capacity_search`), each run on the emulator agent. Reports
+    ``runs_done`` / ``runs_total`` (the bound ``max_steps`` × ``repetitions``) after each run.
+    Only an unreachable agent (transient) is retried; a retry starts the search again."""
+    from subflow.capacity import CapacityRequest, capacity_search as search, max_runs
+
+    job_id = self.request.id
+    body = CapacityRequest(**request)
+    with _agent_client() as client, liveness.running_job(job_id):
+        liveness.report_job(job_id, runs_done=0, runs_total=max_runs(body))
+        result = search(
+            _scenario_document(scenario_id, version), body, runner=lambda plan: client.run(plan),
+            on_run=lambda done, bound: liveness.report_job(
+                job_id, progress=min(1.0, done / bound), runs_done=done, runs_total=bound),
+        )
+        return result.model_dump(mode="json")

@@ -63,7 +63,7 @@ export function versionEtag(version: number): string {
   return `"v${version}"`;
 }
 
-async function request<T>(
+export async function request<T>(
   path: string,
   init: RequestInit = {},
   signal?: AbortSignal,

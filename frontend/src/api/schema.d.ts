@@ -165,6 +165,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/{job_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream Job Events
+         * @description Follow a background job (``status``, ``progress``, ``runs_done`` / ``runs_total``) without polling.
+         */
+        get: operations["stream_job_events_api_jobs__job_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects": {
         parameters: {
             query?: never;
@@ -362,6 +382,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenarios/{scenario_id}/capacity-searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capacity Searches
+         * @description Start a capacity search (a worker job): the smallest value of the numeric scenario field
+         *     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
+         *     ``repetitions`` runs of ``strategy``) is ≥ ``min_mean_mbps`` and its time at zero ≤
+         *     ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.capacity`). The job's result is a
+         *     :class:`subflow.capacity.CapacityResult` with the trace of every step. 422 names a parameter
+         *     path naming no field, a bound that makes the scenario invalid, an unknown strategy, or
+         *     ``MAX_SWEEP_UNITS`` when ``max_steps`` × ``repetitions`` exceed it — all before any run.
+         *     Like a comparison it needs edit rights (it runs the engine).
+         */
+        post: operations["capacity_searches_api_scenarios__scenario_id__capacity_searches_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios/{scenario_id}/comparisons": {
         parameters: {
             query?: never;
@@ -476,6 +523,31 @@ export interface paths {
         get: operations["export_scenario_api_scenarios__scenario_id__export_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Failures
+         * @description Every single link failure (and with ``"nodes": true`` every node failure) re-planned:
+         *     routes under ``metric`` and the FDM allocation of the rated flows, with each flow's impact
+         *     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
+         *     sorted worst first (most demand lost, most flows cut, largest added delay). Shape:
+         *     :class:`subflow.failures.FailureReport`. 422 names an unknown link in ``links``, or
+         *     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work).
+         */
+        post: operations["failures_api_scenarios__scenario_id__failures_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1320,6 +1392,105 @@ export interface components {
             y_min_m: number;
         };
         /**
+         * CapacityRequest
+         * @description A capacity search: ``parameter`` (dotted path, numeric) between ``low`` and ``high``
+         *     (its own unit, e.g. Mbit/s for ``links.uav-ship.bandwidth_mbps``), the target
+         *     ``min_mean_mbps`` (every flow's mean, Mbit/s) and ``max_zero_s`` (every flow's time at zero,
+         *     seconds; null: no bound), ``strategy`` and ``engine`` of the runs, ``repetitions`` per step,
+         *     stop when the bracket is narrower than ``tolerance`` (parameter units) or after
+         *     ``max_steps`` steps.
+         */
+        CapacityRequest: {
+            /**
+             * Engine
+             * @default fluid
+             */
+            engine?: string;
+            /** High */
+            high: number;
+            /**
+             * Integer
+             * @description Only whole values (e.g. a count).
+             * @default false
+             */
+            integer?: boolean;
+            /** Low */
+            low: number;
+            /**
+             * Max Steps
+             * @default 12
+             */
+            max_steps?: number;
+            /** Max Zero S */
+            max_zero_s?: number | null;
+            /** Min Mean Mbps */
+            min_mean_mbps: number;
+            /** Parameter */
+            parameter: string;
+            /**
+             * Repetitions
+             * @default 2
+             */
+            repetitions?: number;
+            /**
+             * Strategy
+             * @default mptcp
+             */
+            strategy?: string;
+            /** Tolerance */
+            tolerance: number;
+        };
+        /**
+         * CapacityResult
+         * @description The search's outcome: ``status`` ``found`` (``value`` = smallest passing value, within
+         *     ``bracket`` [last failing, value]), ``low_passes`` (``low`` already meets the target:
+         *     ``value`` = low) or ``not_found`` (``high`` fails; ``value`` null); ``trace`` every step in
+         *     the order run; ``runs``: engine runs made (steps × repetitions).
+         */
+        CapacityResult: {
+            /** Bracket */
+            bracket: [
+                number,
+                number
+            ] | null;
+            /** Max Zero S */
+            max_zero_s: number | null;
+            /** Min Mean Mbps */
+            min_mean_mbps: number;
+            /** Parameter */
+            parameter: string;
+            /** Runs */
+            runs: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "found" | "low_passes" | "not_found";
+            /** Strategy */
+            strategy: string;
+            /** Trace */
+            trace: components["schemas"]["CapacityStep"][];
+            /** Value */
+            value: number | null;
+        };
+        /**
+         * CapacityStep
+         * @description One evaluated value: ``step`` (0-based order), ``value``, ``passed``, per-flow figures,
+         *     ``runs`` (repetitions).
+         */
+        CapacityStep: {
+            /** Flows */
+            flows: components["schemas"]["FlowFigures"][];
+            /** Passed */
+            passed: boolean;
+            /** Runs */
+            runs: number;
+            /** Step */
+            step: number;
+            /** Value */
+            value: number;
+        };
+        /**
          * ComparisonCreate
          * @description Body of ``POST /api/scenarios/{id}/comparisons``.
          *
@@ -1361,6 +1532,18 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /**
+             * Units Done
+             * @description Runs finished: units (sweep point × repetition, every strategy).
+             * @default 0
+             */
+            units_done?: number;
+            /**
+             * Units Total
+             * @description Runs to make: sweep points × repetitions.
+             * @default 1
+             */
+            units_total?: number;
         };
         /**
          * ComparisonPublic
@@ -1636,6 +1819,85 @@ export interface components {
             error?: string | null;
         };
         /**
+         * FailureAnalysisRequest
+         * @description :class:`subflow.failures.FailureRequest` plus ``background`` (run in the worker, answer 202).
+         */
+        FailureAnalysisRequest: {
+            /**
+             * Background
+             * @description Run in the worker; answer 202 with a job.
+             * @default false
+             */
+            background?: boolean;
+            /**
+             * Include Propagation
+             * @default false
+             */
+            include_propagation?: boolean;
+            /** Links */
+            links?: string[] | null;
+            /**
+             * Metric
+             * @default delay
+             * @enum {string}
+             */
+            metric?: "hop" | "delay" | "loss" | "tcpbp" | "tcpbp-greedy";
+            /**
+             * Nodes
+             * @default false
+             */
+            nodes?: boolean;
+        };
+        /**
+         * FailureCase
+         * @description One failure: ``kind`` link or node, ``element`` its id, ``links`` the links it removes.
+         *
+         *     Totals over flows: ``lost_mbps`` (Σ lost demand, Mbit/s), ``flows_cut`` (flows with no
+         *     route left), ``paths_changed``, ``max_delay_change_ms`` (null if no flow keeps a route
+         *     with a known change); ``mean_delay_s`` / ``max_utilization``: of the re-planned FDM
+         *     allocation (null without rated flows still reachable); ``flows`` worst first.
+         */
+        FailureCase: {
+            /** Element */
+            element: string;
+            /** Flows */
+            flows: components["schemas"]["FlowImpact"][];
+            /** Flows Cut */
+            flows_cut: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "link" | "node";
+            /** Links */
+            links: string[];
+            /** Lost Mbps */
+            lost_mbps: number;
+            /** Max Delay Change Ms */
+            max_delay_change_ms: number | null;
+            /** Max Utilization */
+            max_utilization: number | null;
+            /** Mean Delay S */
+            mean_delay_s: number | null;
+            /** Paths Changed */
+            paths_changed: number;
+        };
+        /**
+         * FailureReport
+         * @description The failure analysis document (``subflow failures --json``, ``POST
+         *     /api/scenarios/{id}/failures``): the intact plan's per-flow figures and the cases, worst first.
+         */
+        FailureReport: {
+            /** Cases */
+            cases: components["schemas"]["FailureCase"][];
+            /** Intact Delivered Mbps */
+            intact_delivered_mbps: number;
+            /** Intact Mean Delay S */
+            intact_mean_delay_s: number | null;
+            /** Metric */
+            metric: string;
+        };
+        /**
          * FieldDeclaration
          * @description Which scenario fields an engine honours (:func:`subflow.fields.describe`): every field of the
          *     scenario JSON Schema, named ``"<definition>.<property>"`` (``"Link.jitter_ms"``), in exactly one
@@ -1733,6 +1995,63 @@ export interface components {
              * @description When it happened, seconds from the start of the run.
              */
             t_s: number;
+        };
+        /**
+         * FlowFigures
+         * @description One flow at one step, averaged over the repetitions: ``mean_mbps`` (Mbit/s), ``zero_s``
+         *     (seconds at zero throughput), ``passed`` (both bounds met).
+         */
+        FlowFigures: {
+            /** Flow */
+            flow: string;
+            /** Mean Mbps */
+            mean_mbps: number;
+            /** Passed */
+            passed: boolean;
+            /** Zero S */
+            zero_s: number;
+        };
+        /**
+         * FlowImpact
+         * @description One flow under one failure, against the intact plan.
+         *
+         *     ``requested_mbps``: the flow's ``rate_mbps`` (null for a bulk flow);
+         *     ``delivered_mbps`` / ``intact_delivered_mbps``: the FDM allocation's rate after
+         *     and before the failure (Mbit/s; 0 if cut off; null for a bulk flow);
+         *     ``lost_mbps`` = intact − delivered; ``path`` / ``intact_path``: the route's node
+         *     ids under ``metric`` (empty when unreachable); ``delay_ms`` / ``intact_delay_ms``:
+         *     one-way route delay (null when unreachable); ``delay_change_ms``: their
+         *     difference (null when either is unreachable).
+         */
+        FlowImpact: {
+            /** Delay Change Ms */
+            delay_change_ms: number | null;
+            /** Delay Ms */
+            delay_ms: number | null;
+            /** Delivered Mbps */
+            delivered_mbps: number | null;
+            /** Dst */
+            dst: string;
+            /** Flow */
+            flow: string;
+            /** Intact Delay Ms */
+            intact_delay_ms: number | null;
+            /** Intact Delivered Mbps */
+            intact_delivered_mbps: number | null;
+            /** Intact Path */
+            intact_path: string[];
+            /** Lost Mbps */
+            lost_mbps: number;
+            /** Path */
+            path: string[];
+            /** Path Changed */
+            path_changed: boolean;
+            /** Reachable */
+            reachable: boolean;
+            /** Requested Mbps */
+            requested_mbps: number | null;
+            /** Src */
+            src: string;
         };
         /**
          * FlowSeries
@@ -2025,9 +2344,19 @@ export interface components {
             progress: number;
             /**
              * Result
-             * @description The routes or allocation document once succeeded.
+             * @description The routes, allocation, failure analysis or capacity search document once succeeded.
              */
-            result: components["schemas"]["Routes"] | components["schemas"]["Allocation"] | null;
+            result: components["schemas"]["Routes"] | components["schemas"]["Allocation"] | components["schemas"]["FailureReport"] | components["schemas"]["CapacityResult"] | null;
+            /**
+             * Runs Done
+             * @description Engine runs finished so far (jobs that run the engine).
+             */
+            runs_done?: number | null;
+            /**
+             * Runs Total
+             * @description Engine runs planned (an upper bound for a search).
+             */
+            runs_total?: number | null;
             /**
              * Status
              * @enum {string}
@@ -3411,10 +3740,16 @@ export interface components {
              * @description Value of the swept parameter at this point.
              */
             value: number | string | boolean | null;
+            /**
+             * Value Y
+             * @description Value of the second swept parameter (2-D sweeps), else null.
+             */
+            value_y?: number | string | boolean | null;
         };
         /**
          * SweepResult
-         * @description The ``sweep`` part of a result document: one :class:`SweepPoint` per swept value.
+         * @description The ``sweep`` part of a result document: one :class:`SweepPoint` per swept value, or per
+         *     cell of the grid ``values`` × ``values_y`` of a 2-D sweep (row-major: ``values`` outer).
          */
         SweepResult: {
             /**
@@ -3422,20 +3757,42 @@ export interface components {
              * @description Dotted path of the swept scenario field, e.g. `nodes.uav.range_m`.
              */
             parameter: string;
+            /**
+             * Parameter Y
+             * @description Second swept field of a 2-D sweep, else null.
+             */
+            parameter_y?: string | null;
             /** Points */
             points: components["schemas"]["SweepPoint"][];
             /** Values */
             values: (number | string | boolean | null)[];
+            /**
+             * Values Y
+             * @description Values of `parameter_y` (2-D sweeps), else null.
+             */
+            values_y?: (number | string | boolean | null)[] | null;
         };
         /**
          * SweepSpec
-         * @description ``parameter``: a dotted path (see module docstring); ``values``: what it takes.
+         * @description ``parameter``: a dotted path (see module docstring); ``values``: what it takes. With
+         *     ``parameter_y`` and ``values_y`` (both or neither) the sweep is the grid of both: every
+         *     value of ``parameter`` with every value of ``parameter_y``; limits count the product.
          */
         SweepSpec: {
             /** Parameter */
             parameter: string;
+            /**
+             * Parameter Y
+             * @description Second swept field (a 2-D grid), or null.
+             */
+            parameter_y?: string | null;
             /** Values */
             values: (number | string | boolean | null)[];
+            /**
+             * Values Y
+             * @description Values of `parameter_y`.
+             */
+            values_y?: (number | string | boolean | null)[] | null;
         };
         /**
          * SwitchNode
@@ -4140,6 +4497,51 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    stream_job_events_api_jobs__job_id__events_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events: `data: JobPublic` (JSON, `result` null) on every change of status or progress; the stream ends after `succeeded` or `failed`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["JobPublic"];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No job with this id was submitted (or its record expired). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4987,6 +5389,69 @@ export interface operations {
             };
         };
     };
+    capacity_searches_api_scenarios__scenario_id__capacity_searches_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CapacityRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Viewer or read-only token, or a root engine without the `can_run_linux` permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_comparisons_api_scenarios__scenario_id__comparisons_get: {
         parameters: {
             query?: {
@@ -5303,6 +5768,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    failures_api_scenarios__scenario_id__failures_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FailureAnalysisRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureReport"];
+                };
+            };
+            /** @description Queued (background). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such scenario (or not in a project of yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };

@@ -237,6 +237,8 @@ function stylesheet(): StylesheetJson {
     { selector: "edge.util", style: { "line-color": "data(color)", width: "data(width)" } },
     { selector: "edge.route", style: { "line-color": "data(color)", width: "data(width)", "z-index": 20 } },
     { selector: "node.route", style: { "border-color": "#1d4ed8", "border-width": 4 } },
+    { selector: "edge.failed", style: { "line-color": "data(color)", width: "data(width)", "line-style": "dashed", "z-index": 21 } },
+    { selector: "node.failed", style: { "border-color": "#dc2626", "border-width": 4, "border-style": "dashed" } },
     { selector: ".dimmed", style: { opacity: 0.3 } },
     // edge handles (link drawing)
     { selector: ".eh-handle", style: { "background-color": "#2563eb", width: 10, height: 10, shape: "ellipse", "overlay-opacity": 0, "border-width": 0 } },
@@ -704,7 +706,7 @@ export class TopologyCy {
   setHighlight(highlight: Highlight | null | undefined): void {
     const cy = this.cy;
     cy.batch(() => {
-      cy.elements(".util, .route, .dimmed").removeClass("util route dimmed");
+      cy.elements(".util, .route, .failed, .dimmed").removeClass("util route failed dimmed");
       if (!highlight) return;
       if (highlight.dim) cy.elements(".node, .link").addClass("dimmed");
       for (const [id, h] of Object.entries(highlight.links)) {

@@ -54,7 +54,7 @@ export function useComparison(scenarioId: string, comparisonId: string) {
       .getComparison(scenarioId, comparisonId, ctl.signal)
       .then((c) => {
         setComparison(c);
-        setLive({ status: c.status, progress: c.progress, error: c.error });
+        setLive({ status: c.status, progress: c.progress, error: c.error, units_done: c.units_done, units_total: c.units_total });
         if (!isActive(c.status)) return;
         source = new EventSource(api.comparisonEventsUrl(scenarioId, comparisonId));
         source.onmessage = (msg) => {
@@ -88,7 +88,7 @@ export function useComparison(scenarioId: string, comparisonId: string) {
       .getComparison(scenarioId, comparisonId, ctl.signal)
       .then((c) => {
         setComparison(c);
-        setLive({ status: c.status, progress: c.progress, error: c.error });
+        setLive({ status: c.status, progress: c.progress, error: c.error, units_done: c.units_done, units_total: c.units_total });
       })
       .catch((err) => {
         if (!isAbort(err)) setErrors(errorLines(err));
@@ -190,6 +190,7 @@ export function ComparisonView() {
           <div className="card-head">
             <p className="status-text">
               {STATUS_TEXT[status ?? ""]} — {Math.round(progress * 100)}%
+              {live && (live.units_total ?? 1) > 1 ? <span data-testid="units-count">{` (${live.units_done ?? 0} / ${live.units_total} runs)`}</span> : null}
             </p>
             <button type="button" className="btn btn-danger" onClick={cancel} disabled={cancelling}>
               {cancelling ? "Cancelling…" : "Cancel comparison"}

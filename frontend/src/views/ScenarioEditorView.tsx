@@ -427,6 +427,11 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
             </button>
           ) : null}
           {id ? (
+            <Link className="btn" to={`/scenarios/${encodeURIComponent(id)}/analysis`} title="Failures, capacity planning, 2-D sweeps">
+              Analysis
+            </Link>
+          ) : null}
+          {id ? (
             <ExportMenu id={id} />
           ) : null}
         </div>

@@ -9,7 +9,8 @@ fast pace at every change, so a quick comparison's end is told within tens of
 milliseconds; the stream ends after the event that reports a finished status
 (``succeeded``, ``failed``, ``cancelled``).
 
-Each message is ``data: {"status", "progress", "error"}``; a comment line
+Each message is ``data: {"status", "progress", "error", "units_done", "units_total"}`` (units:
+sweep point × repetition, each running every strategy); a comment line
 (``: keep-alive``) is sent every :data:`KEEPALIVE_S` seconds of silence so
 that proxies keep the connection open.
 """
@@ -51,7 +52,8 @@ def _state(scenario_id: str, comparison_id: str) -> ComparisonProgress | None:
         row = crud.get_comparison(session, scenario_id, comparison_id)
         if row is None:
             return None
-        return ComparisonProgress(status=row.status, progress=row.progress, error=row.error)
+        return ComparisonProgress(status=row.status, progress=row.progress, error=row.error,
+                                  units_done=row.units_done, units_total=row.units_total)
 
 
 def _message(state: ComparisonProgress) -> str:

@@ -21,7 +21,7 @@ from subflow.planning_requests import AllocationRequest, RoutesRequest, allocati
 from subflow.shortest_paths import Routes
 
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
-from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
+from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK, send_job
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -32,8 +32,8 @@ _STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PRO
 
 
 def _job(celery, task: str, scenario, body) -> JSONResponse:
-    res = celery.send_task(task, args=[scenario.id, scenario.version, body.model_dump(mode="json")])
-    job = JobAccepted(job_id=res.id, status="queued", status_url=f"/api/jobs/{res.id}")
+    job_id = send_job(celery, task, [scenario.id, scenario.version, body.model_dump(mode="json")])
+    job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
@@ -101,4 +101,8 @@ def job(job_id: str, celery: CeleryDep) -> JobPublic:
         out.update(error=str(res.result))
     elif isinstance(res.info, dict):
         out["progress"] = float(res.info.get("progress", 0.0))
+    if isinstance(res.info, dict) and state != "SUCCESS":
+        out.update(runs_done=res.info.get("runs_done"), runs_total=res.info.get("runs_total"))
+    if state == "SUCCESS" and isinstance(res.result, dict) and "runs" in res.result and "trace" in res.result:
+        out.update(runs_done=res.result["runs"], runs_total=res.result["runs"])
     return JobPublic.model_validate(out)

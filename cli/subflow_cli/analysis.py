@@ -1,0 +1,147 @@
+"""Analysis commands of ``subflow``: failure analysis and capacity search.
+
+``subflow failures FILE [--metric delay] [--links L1,L2] [--nodes] [--json]``
+    Re-plan the scenario under every single link (and with ``--nodes`` every node) failure:
+    routes and FDM allocation with the element removed, each flow's impact against the intact
+    plan, worst first. ``--json`` prints :class:`subflow.failures.FailureReport`.
+
+``subflow capacity FILE --parameter PATH --low A --high B --min-mean X [--max-zero Y]
+[--strategy mptcp] [--repetitions N] [--tolerance T] [--max-steps S] [--json]``
+    Smallest value of ``PATH`` (e.g. ``links.uav-ship.bandwidth_mbps``) in [A, B] at which every
+    flow's mean ≥ X Mbit/s and time at zero ≤ Y s, by bisection with the in-process engine
+    (:func:`subflow.capacity.capacity_search`). ``--json`` prints
+    :class:`subflow.capacity.CapacityResult` (with the trace).
+
+Exit codes: 0 success (``capacity``: also when nothing in range meets the target, reported as
+``not_found``), 2 bad input.
+
+Register in ``main.py`` with ``app.registered_commands += analysis_app.registered_commands``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, NoReturn, Optional
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from subflow.errors import ScenarioInvalid, SubflowError
+
+analysis_app = typer.Typer(add_completion=False, help="Failure analysis and capacity planning.")
+
+
+def _fail(message: str) -> NoReturn:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    raise typer.Exit(code=2)
+
+
+def _explain(file: Path, exc: Exception) -> NoReturn:
+    if isinstance(exc, ScenarioInvalid):
+        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        _fail(f"{file}: invalid request\n{lines}")
+    if isinstance(exc, ValidationError):
+        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        _fail(f"invalid options\n{lines}")
+    _fail(f"{file}: {exc}")
+
+
+def _read(file: Path) -> dict:
+    try:
+        return json.loads(file.read_text())
+    except FileNotFoundError:
+        _fail(f"{file}: no such file")
+    except json.JSONDecodeError as exc:
+        _fail(f"{file}: not valid JSON ({exc})")
+
+
+def _num(x: float | None, fmt: str = "{:.2f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+@analysis_app.command()
+def failures(
+    file: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    metric: Annotated[str, typer.Option(help="Routing metric: hop, delay, loss, tcpbp, tcpbp-greedy.")] = "delay",
+    links: Annotated[Optional[str], typer.Option(help="Comma-separated link ids to fail (default: every link).")] = None,
+    nodes: Annotated[bool, typer.Option("--nodes", help="Also fail every node.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Single link (and node) failures, re-planned, worst first."""
+    from subflow.failures import FailureRequest, analyse_failures
+
+    doc = _read(file)
+    try:
+        request = FailureRequest(metric=metric, links=links.split(",") if links else None, nodes=nodes)
+        report = analyse_failures(doc, request)
+    except (SubflowError, ValueError) as exc:
+        _explain(file, exc)
+    if as_json:
+        typer.echo(report.model_dump_json())
+        return
+    table = Table(title=f"{file.name}: single failures, worst first "
+                        f"(intact: {report.intact_delivered_mbps:.2f} Mbit/s delivered)")
+    for col in ("failure", "lost Mbit/s", "flows cut", "paths changed", "max +delay ms", "worst flow"):
+        table.add_column(col)
+    for c in report.cases:
+        w = c.flows[0] if c.flows else None
+        worst = (f"{w.flow}: {_num(w.delivered_mbps)} of {_num(w.intact_delivered_mbps)} Mbit/s"
+                 + ("" if w.reachable else " (cut)")) if w else "—"
+        table.add_row(f"{c.kind} {c.element}", f"{c.lost_mbps:.2f}", str(c.flows_cut), str(c.paths_changed),
+                      _num(c.max_delay_change_ms, "{:+.1f}"), worst)
+    Console().print(table)
+
+
+@analysis_app.command()
+def capacity(
+    file: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    parameter: Annotated[str, typer.Option(help="Dotted numeric field, e.g. links.uav-ship.bandwidth_mbps.")],
+    low: Annotated[float, typer.Option(help="Lower end of the search range (the parameter's unit).")],
+    high: Annotated[float, typer.Option(help="Upper end of the search range.")],
+    min_mean: Annotated[float, typer.Option(help="Every flow's mean throughput at least this, Mbit/s.")],
+    max_zero: Annotated[Optional[float], typer.Option(help="Every flow's time at zero at most this, s.")] = None,
+    strategy: Annotated[str, typer.Option(help="Strategy of the runs.")] = "mptcp",
+    engine: Annotated[str, typer.Option(help="Engine to run on.")] = "fluid",
+    repetitions: Annotated[int, typer.Option(min=1, max=50, help="Seeds per step.")] = 2,
+    tolerance: Annotated[Optional[float], typer.Option(help="Stop when the bracket is narrower (default (high-low)/64).")] = None,
+    max_steps: Annotated[int, typer.Option(min=2, max=40, help="Steps at most.")] = 12,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result and trace as JSON.")] = False,
+) -> None:
+    """Smallest parameter value meeting a per-flow throughput / outage target (bisection)."""
+    from subflow.capacity import CapacityRequest, capacity_search, check_request
+    from subflow_engines import get_engine
+
+    doc = _read(file)
+    try:
+        request = CapacityRequest(parameter=parameter, low=low, high=high, min_mean_mbps=min_mean,
+                                  max_zero_s=max_zero, strategy=strategy, engine=engine, repetitions=repetitions,
+                                  tolerance=tolerance if tolerance is not None else max((high - low) / 64, 1e-9),
+                                  max_steps=max_steps)
+        check_request(doc, request, max_sweep_units=10**6)
+        info = get_engine(engine)
+
+        def progress(step, done, bound):
+            if not as_json:
+                typer.echo(f"step {step.step}: {parameter} = {step.value:g} → {'pass' if step.passed else 'fail'} "
+                           f"({done}/{bound} runs)", err=True)
+
+        result = capacity_search(doc, request, runner=lambda plan: info.run(plan), on_step=progress)
+    except (SubflowError, ValueError) as exc:
+        _explain(file, exc)
+    if as_json:
+        typer.echo(result.model_dump_json())
+        return
+    table = Table(title=f"{parameter}: trace")
+    for col in ("step", "value", "pass", *(f"{f.flow} mean / zero" for f in result.trace[0].flows)):
+        table.add_column(col)
+    for s in result.trace:
+        table.add_row(str(s.step), f"{s.value:g}", "yes" if s.passed else "no",
+                      *(f"{f.mean_mbps:.3f} Mbit/s / {f.zero_s:.1f} s" for f in s.flows))
+    Console().print(table)
+    if result.status == "not_found":
+        typer.echo(f"not found: {parameter} = {high:g} (high) does not meet the target")
+    else:
+        typer.echo(f"{result.status}: {parameter} = {result.value:g} ({result.runs} runs)")

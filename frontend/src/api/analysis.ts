@@ -1,0 +1,63 @@
+/**
+ * Failure analysis, capacity search and background jobs (issue 16): types aliased from the
+ * generated schema (nothing re-typed) and the REST calls.
+ */
+import { request } from "./client";
+import type { components } from "./schema";
+
+type S = components["schemas"];
+
+export type FailureRequest = S["FailureAnalysisRequest"];
+export type FailureReport = S["FailureReport"];
+export type FailureCase = S["FailureCase"];
+export type FlowImpact = S["FlowImpact"];
+export type CapacityRequest = S["CapacityRequest"];
+export type CapacityResult = S["CapacityResult"];
+export type CapacityStep = S["CapacityStep"];
+export type JobAccepted = S["JobAccepted"];
+export type JobPublic = S["JobPublic"];
+export type ComparisonProgress = S["ComparisonProgress"];
+
+const enc = encodeURIComponent;
+
+export const analysisApi = {
+  /** `POST /api/scenarios/{id}/failures` inline: every single link (and node) failure, worst first. */
+  failures: (scenarioId: string, body: Partial<FailureRequest>, signal?: AbortSignal) =>
+    request<FailureReport>(`/api/scenarios/${enc(scenarioId)}/failures`,
+      { method: "POST", body: JSON.stringify({ ...body, background: false }) }, signal),
+  /** `POST /api/scenarios/{id}/capacity-searches`: a worker job (202). */
+  startCapacitySearch: (scenarioId: string, body: CapacityRequest) =>
+    request<JobAccepted>(`/api/scenarios/${enc(scenarioId)}/capacity-searches`, { method: "POST", body: JSON.stringify(body) }),
+  job: (jobId: string, signal?: AbortSignal) => request<JobPublic>(`/api/jobs/${enc(jobId)}`, {}, signal),
+  /** Server-sent events URL of a job's progress (for `EventSource`). */
+  jobEventsUrl: (jobId: string) => `/api/jobs/${enc(jobId)}/events`,
+};
+
+/**
+ * Follow a server-sent event stream of progress messages (`JobPublic` or `ComparisonProgress`)
+ * until one reports a finished status; returns a function that stops following.
+ */
+export function followProgress<T extends { status: string }>(
+  url: string,
+  onMessage: (msg: T) => void,
+  onEnd: (last: T) => void,
+  onLost: () => void,
+): () => void {
+  let source: EventSource | null = new EventSource(url);
+  source.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data as string) as T;
+    onMessage(msg);
+    if (["succeeded", "failed", "cancelled"].includes(msg.status)) {
+      source?.close();
+      source = null;
+      onEnd(msg);
+    }
+  };
+  source.onerror = () => {
+    if (source && source.readyState === EventSource.CLOSED) onLost();
+  };
+  return () => {
+    source?.close();
+    source = null;
+  };
+}
