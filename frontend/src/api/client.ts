@@ -13,6 +13,7 @@ import type {
   EngineInfo,
   EnginesPublic,
   TimelinePublic,
+  ScenarioChecksPublic,
   ComparisonRequest,
   Id,
   ScenarioDocument,
@@ -174,6 +175,9 @@ export const api = {
   /** The agent's engines (`GET /api/engines`; the configured ones, availability unknown, when the agent is down). */
   listEngines: async (signal?: AbortSignal): Promise<EngineInfo[]> =>
     (await request<EnginesPublic>("/api/engines", {}, signal)).engines,
+  /** Save-time warnings of a document (unreachable flows, waypoint paths longer than the run); nothing stored. */
+  scenarioChecks: (doc: ScenarioDocument, signal?: AbortSignal) =>
+    request<ScenarioChecksPublic>("/api/scenario-checks", { method: "POST", body: JSON.stringify(doc) }, signal),
   timeline: (doc: ScenarioDocument, signal?: AbortSignal) =>
     request<TimelinePublic>("/api/timeline", { method: "POST", body: JSON.stringify(doc) }, signal),
   /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, Topology Zoo GraphML or SNDlib native. */

@@ -261,6 +261,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check Document
+         * @description Warnings of a scenario document: flows unreachable at some time, waypoint paths longer than the run.
+         *
+         *     The document is validated as ``POST /api/scenarios`` validates it (422 naming each field).
+         *     Each warning has ``code``, ``loc`` (document path, 0-based), ``message`` and the affected span
+         *     ``t_start_s``/``t_end_s`` in seconds.
+         */
+        post: operations["check_document_api_scenario_checks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios": {
         parameters: {
             query?: never;
@@ -2857,6 +2881,14 @@ export interface components {
             transport?: components["schemas"]["TransportSettings"];
         };
         /**
+         * ScenarioChecksPublic
+         * @description Answer of ``POST /api/scenario-checks``: the document's warnings (empty when none).
+         */
+        ScenarioChecksPublic: {
+            /** Warnings */
+            warnings: components["schemas"]["ScenarioWarning"][];
+        };
+        /**
          * ScenarioFork
          * @description Body of ``POST /api/scenarios/{id}/fork``: a copy of the scenario (of ``version``;
          *     default the current one) named ``name``, in ``project_id`` (default: the same project).
@@ -2992,6 +3024,35 @@ export interface components {
             count: number;
             /** Data */
             data: components["schemas"]["ScenarioVersionSummary"][];
+        };
+        /**
+         * ScenarioWarning
+         * @description One warning: ``loc`` is the document path of the element (``["flows", 0]``, ``["nodes", 2, "mobility"]``),
+         *     ``message`` a sentence naming the element by id and the times in seconds.
+         */
+        ScenarioWarning: {
+            /**
+             * Code
+             * @enum {string}
+             */
+            code: "flow_unreachable" | "path_beyond_run";
+            /**
+             * Loc
+             * @description Path of the element in the scenario document (0-based indices).
+             */
+            loc: (string | number)[];
+            /** Message */
+            message: string;
+            /**
+             * T End S
+             * @description End of the affected time span, seconds.
+             */
+            t_end_s?: number | null;
+            /**
+             * T Start S
+             * @description Start of the affected time span, seconds.
+             */
+            t_start_s?: number | null;
         };
         /**
          * ScenariosPublic
@@ -4418,6 +4479,60 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    check_document_api_scenario_checks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioChecksPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid scenario, or one over a MAX_* limit; `detail[].loc` is `['body', ...path]`, as for scenarios. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

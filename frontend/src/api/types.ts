@@ -74,6 +74,9 @@ export type ComparisonsPublic = S["ComparisonsPublic"];
 export type ComparisonPublic = S["ComparisonPublic"];
 export type ValidationErrorItem = S["ValidationError"];
 export type TimelinePublic = S["TimelinePublic"];
+/** Answer of POST /api/scenario-checks and one of its warnings (`subflow.checks.ScenarioWarning`). */
+export type ScenarioChecksPublic = S["ScenarioChecksPublic"];
+export type ScenarioWarning = S["ScenarioWarning"];
 export type AssociationPublic = S["AssociationPublic"];
 /** One corner of a node's geographic trajectory (`POST /api/timeline` `geo_trajectories`): `[t_s, lat_deg, lon_deg, alt_m]`. */
 export type GeoCorner = NonNullable<TimelinePublic["geo_trajectories"]>[string][number];
