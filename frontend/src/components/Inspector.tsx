@@ -186,7 +186,7 @@ function AccessPointFields({ node, errs, set }: { node: AccessPointNode; errs: R
       <NumberField label="Association delay" unit="s" value={node.association_delay_s ?? 1} error={errs.association_delay_s} onChange={(v) => set({ association_delay_s: v ?? 0 }, "assoc")} />
       <NumberField label="Wireless bandwidth" unit="Mbit/s" value={node.wireless_bandwidth_mbps ?? 54} error={errs.wireless_bandwidth_mbps} onChange={(v) => set({ wireless_bandwidth_mbps: v ?? 0 }, "wbw")} />
       <NumberField label="Wireless delay" unit="ms" value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
-      <NumberField label="Wireless loss" unit="%" factor={100} value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
+      <NumberField label="Wireless loss" unit="%" factor={100} min={0} max={100} maxExclusive value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
       <NumberField label="Queue" unit="packets" integer value={node.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
       <RateTableFields node={node} errs={errs} set={set} />
     </fieldset>
@@ -565,7 +565,7 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
       <div className="field-grid">
         <NumberField label="Bandwidth" unit="Mbit/s" value={link.bandwidth_mbps} error={errs.bandwidth_mbps} onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")} />
         <NumberField label="Delay" unit="ms" value={link.delay_ms ?? 0} error={errs.delay_ms} onChange={(v) => set({ delay_ms: v ?? 0 }, "delay")} />
-        <NumberField label="Loss" unit="%" factor={100} value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
+        <NumberField label="Loss" unit="%" factor={100} min={0} max={100} maxExclusive value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
         <NumberField label="Jitter" unit="ms" value={link.jitter_ms ?? 0} error={errs.jitter_ms} onChange={(v) => set({ jitter_ms: v ?? 0 }, "jitter")} />
         <NumberField label="Queue" unit="packets" integer value={link.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
       </div>

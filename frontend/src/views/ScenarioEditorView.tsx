@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Link, useBlocker, useNavigate, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
-import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic, ScenarioVersionSummary } from "../api/types";
+import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic, ScenarioVersionSummary, ScenarioWarning, ValidationErrorItem } from "../api/types";
 import { NODE_KINDS } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
@@ -30,11 +30,11 @@ import {
   deleteElements,
   emptyScenario,
   errorTarget,
-  fieldErrors,
   moveNodes,
   updateNode,
 } from "../lib/editor";
 import { errorLines } from "../lib/errors";
+import { humanFieldErrors, liveErrors, validationLines } from "../lib/fieldMessages";
 import { changedFields, formatValue, type FieldChange } from "../lib/versionDiff";
 import { canRedo, canUndo, createHistory, push, redo, undo, type History } from "../lib/history";
 import { kindName, modelExtent, scaleFor, TARGET_EXTENT } from "../lib/topology";
@@ -94,8 +94,11 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [selection, setSelectionState] = useState<Selection>(EMPTY_SELECTION);
   const [tool, setTool] = useState<Tool>({ name: "select" });
   const [waypointSpeed, setWaypointSpeed] = useState(10);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  /** The server's field errors (path → message in the user's units) and the document it refused. */
+  const [serverErrors, setServerErrors] = useState<{ errors: Record<string, string>; detail: ValidationErrorItem[]; doc: ScenarioDocument } | null>(null);
   const [saveProblems, setSaveProblems] = useState<string[]>([]);
+  /** Warnings of the saved version (POST /api/scenario-checks): shown, never blocking. */
+  const [warnings, setWarnings] = useState<ScenarioWarning[]>([]);
   const [saving, setSaving] = useState(false);
   /** Someone saved the scenario after it was loaded (412 on save): offer to reload or keep a copy. */
   const [conflict, setConflict] = useState(false);
@@ -117,6 +120,23 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [compareIds, setCompareIds] = useState<string[]>([]);
   const [linkLabels, setLinkLabels] = useState<boolean | null>(null);
   const doc = history.present;
+  // an error clears as soon as its field's value changes
+  const errors = useMemo(() => (serverErrors ? liveErrors(serverErrors.errors, serverErrors.doc, doc) : {}), [serverErrors, doc]);
+  const validationBanner = useMemo(() => {
+    if (!serverErrors) return [];
+    const live = new Set(Object.keys(errors));
+    const key = (d: ValidationErrorItem) => (d.loc[0] === "body" ? d.loc.slice(1) : d.loc).map(String).join(".");
+    return validationLines(serverErrors.doc, serverErrors.detail.filter((d) => live.has(key(d))));
+  }, [serverErrors, errors]);
+  useEffect(() => {
+    if (!id || !item) return;
+    const ctl = new AbortController();
+    api
+      .scenarioChecks(item.scenario, ctl.signal)
+      .then((r) => setWarnings(r.warnings))
+      .catch(() => setWarnings([]));
+    return () => ctl.abort();
+  }, [id, item]);
   /** The map instead of the x/y canvas: a geographic scenario, or one being placed on the map. */
   const [mapMode, setMapMode] = useState(false);
   const geo = mapMode || isGeoScenario(doc);
@@ -264,7 +284,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
     setSavedNote(null);
     try {
       const saved = id && item ? await api.updateScenario(id, doc, item.version) : await api.createScenario(doc);
-      setErrors({});
+      setServerErrors(null);
       if (!id) {
         dirtyRef.current = false;
         setSavedJson(canonicalJson(doc));
@@ -280,9 +300,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         setConflict(true);
         setSaveProblems([`Someone else saved this scenario after you opened it. ${err.message}`]);
       } else if (err instanceof ApiError && err.validation) {
-        const fe = fieldErrors(err.validation);
-        setErrors(fe);
-        setSaveProblems(errorLines(err));
+        const fe = humanFieldErrors(err.validation);
+        setServerErrors({ errors: fe, detail: [...err.validation], doc });
         // show the first element with a problem in the side panel
         const first = Object.keys(fe)[0];
         if (first) {
@@ -437,7 +456,17 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
           {savedNote}
         </div>
       ) : null}
-      <ErrorList title="Not saved — the server found problems:" items={saveProblems} />
+      <ErrorList title="Not saved — the server found problems:" items={[...validationBanner, ...saveProblems]} />
+      {warnings.length && !dirty ? (
+        <div className="alert alert-warn" role="status" data-testid="save-warnings">
+          <strong>Saved, with warnings:</strong>
+          <ul>
+            {warnings.map((w, i) => (
+              <li key={i}>{w.message}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {conflict ? (
         <div className="conflict-actions">
           <button type="button" className="btn" onClick={reloadSaved}>
