@@ -34,6 +34,7 @@ import {
   updateRateStep,
 } from "../lib/editor";
 import { kindName, norm } from "../lib/topology";
+import { formatClock } from "../lib/format";
 import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { NumberField, SelectField, TextField } from "./fields";
 import { TrackImport } from "./TrackImport";
@@ -391,7 +392,11 @@ function MobilityFields(props: InspectorProps & { index: number; node: ScenarioN
               onClick={() => {
                 if (drawing) setTool({ name: "select" });
                 else {
-                  setMobility({ model: "waypoints", points: [] } as unknown as Mobility, "clear");
+                  // the path starts where the station is; each click adds the next point
+                  const here: Waypoint = isGeoPoint(node.position)
+                    ? { t_s: 0, lat_deg: node.position.lat_deg, lon_deg: node.position.lon_deg }
+                    : { t_s: 0, x_m: pos.x_m, y_m: pos.y_m };
+                  setMobility({ model: "waypoints", points: [here] }, "clear");
                   setTool({ name: "waypoints" });
                 }
               }}
@@ -409,7 +414,7 @@ function MobilityFields(props: InspectorProps & { index: number; node: ScenarioN
           </div>
           {drawing ? <p className="muted small">Click points on the canvas in the order the station visits them; press “Finish path” when done.</p> : null}
           {errs["mobility.points"] ? <p className="field-error">{errs["mobility.points"]}</p> : null}
-          <WaypointTable points={m.points} errs={errs} onPoints={(points) => setMobility({ model: "waypoints", points }, "points")} />
+          <WaypointTable points={m.points} errs={errs} duration_s={doc.run?.duration_s ?? 100} onPoints={(points) => setMobility({ model: "waypoints", points }, "points")} />
         </>
       ) : null}
       {m.model === "loiter" ? (
@@ -478,7 +483,7 @@ function MobilityFields(props: InspectorProps & { index: number; node: ScenarioN
   );
 }
 
-function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: Record<string, string>; onPoints: (p: Waypoint[]) => void }) {
+function WaypointTable({ points, errs, duration_s, onPoints }: { points: Waypoint[]; errs: Record<string, string>; duration_s: number; onPoints: (p: Waypoint[]) => void }) {
   if (!points.length) return <p className="muted small">No points yet.</p>;
   const set = (i: number, patch: Partial<Waypoint>) => onPoints(points.map((p, k) => (k === i ? { ...p, ...patch } : p)));
   const geo = isGeoPoint(points[0]);
@@ -499,8 +504,14 @@ function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: R
       </thead>
       <tbody>
         {points.map((p, i) => (
-          <tr key={i} data-testid={`waypoint-${i}`}>
-            <td>{i + 1}</td>
+          <tr key={i} data-testid={`waypoint-${i}`} className={p.t_s > duration_s ? "beyond-run" : undefined}>
+            <td>
+              {i + 1}
+              <span className="waypoint-clock" data-testid={`waypoint-clock-${i}`}>
+                {formatClock(p.t_s)}
+                {p.t_s > duration_s ? <span className="field-error"> after the run’s end ({formatClock(duration_s)})</span> : null}
+              </span>
+            </td>
             {keys.map((k) => (
               <td key={k}>
                 <CellNumber

@@ -3,7 +3,7 @@
  * family), engine (from the agent's capabilities), seed, repetitions and an
  * optional parameter sweep; submits a comparison and opens it.
  */
-import { useEffect, useId, useMemo, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useNavigate } from "react-router";
 import { api, isAbort } from "../api/client";
 import type { ComparisonRequest, EngineInfo, ScenarioDocument, StrategyInfo } from "../api/types";
@@ -86,9 +86,26 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
     }
   };
 
+  // a modal over the editor (the editor does not move): focus inside, Esc closes
+  const headingRef = useRef<HTMLHeadingElement | null>(null);
+  useEffect(() => {
+    headingRef.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !busy) {
+        e.stopPropagation();
+        onClose();
+      }
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, [busy, onClose]);
+
   return (
-    <section className="card picker" role="dialog" aria-labelledby={titleId}>
-      <h2 id={titleId}>Compare strategies</h2>
+    <div className="modal-backdrop run-backdrop" onClick={(e) => e.target === e.currentTarget && !busy && onClose()}>
+    <section className="card picker run-modal" role="dialog" aria-modal="true" aria-labelledby={titleId}>
+      <h2 id={titleId} ref={headingRef} tabIndex={-1}>
+        Compare strategies
+      </h2>
       <p className="muted">Each selected strategy runs on the saved scenario.</p>
       {strategies === null && !errors.length ? <p className="muted">Loading strategies…</p> : null}
       {families.map(([family, list]) => (
@@ -177,5 +194,6 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
         </button>
       </div>
     </section>
+    </div>
   );
 }

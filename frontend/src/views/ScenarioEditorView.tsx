@@ -204,7 +204,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       const { doc: next, id: nid } = addNode(docRef.current, kind, at);
       change(next);
       setSelection({ nodes: [nid], links: [] });
-      setTool({ name: "select" });
+      // the tool stays active: place several nodes in a row (Esc returns to Select)
     },
     [change, setSelection],
   );
@@ -723,9 +723,9 @@ function canMove(kind: NodeKind | undefined): boolean {
 function toolHint(tool: Tool): string {
   switch (tool.name) {
     case "add":
-      return `Click on the canvas to place a ${kindName(tool.kind).toLowerCase()}.`;
+      return `Click on the canvas to place a ${kindName(tool.kind).toLowerCase()}; click again for more, Esc to stop.`;
     case "link":
-      return "Drag from one node to another to join them with a wired link.";
+      return "Click a node, then another (or drag from one to the other), to join them with a wired link; Esc to stop.";
     case "waypoints":
       return "Click on the canvas to add waypoints to the selected station's path.";
     case "bounds":
