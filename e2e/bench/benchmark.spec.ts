@@ -59,7 +59,7 @@ test("Kdl (754 nodes): draw and first interaction", async ({ page, request }, te
     });
     await page.mouse.click(target.x, target.y);
     // nodes overlap at this zoom: any router answering the tap counts
-    await page.getByRole("heading", { name: /^Router n\d+$/ }).waitFor();
+    await page.getByRole("heading", { name: /^Router n\d+\b/ }).waitFor();
     const interactive = await page.evaluate(() => performance.now());
     runs.push({ rendered_ms: Math.round(rendered), interactive_ms: Math.round(interactive) });
     if (i === 0) report("kdl_nodes", target.nodes);

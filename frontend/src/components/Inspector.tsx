@@ -33,7 +33,7 @@ import {
   updateNode,
   updateRateStep,
 } from "../lib/editor";
-import { kindName, norm } from "../lib/topology";
+import { kindName, nodeText, norm } from "../lib/topology";
 import { formatClock } from "../lib/format";
 import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { NumberField, SelectField, TextField } from "./fields";
@@ -114,6 +114,7 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
     <section className="card inspector" aria-labelledby="inspector-title">
       <h2 id="inspector-title">
         {kindName(node.kind)} <code>{node.id}</code>
+        {node.label && node.label !== node.id ? <span className="inspector-label"> · {node.label}</span> : null}
       </h2>
       {errs[""] ? <p className="field-error">{errs[""]}</p> : null}
       <div className="field-grid">
@@ -568,7 +569,7 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
         Link <code>{link.id}</code>
       </h2>
       <p className="muted small">
-        {link.src} ↔ {link.dst} (full duplex; each direction has this bandwidth)
+        {nodeText(doc, link.src)} ↔ {nodeText(doc, link.dst)} (full duplex; each direction has this bandwidth)
       </p>
       {errs[""] ? <p className="field-error">{errs[""]}</p> : null}
       {errs.src ? <p className="field-error">from: {errs.src}</p> : null}
@@ -657,7 +658,10 @@ function ElementLists({ doc, onSelect }: Pick<InspectorProps, "doc" | "onSelect"
             <button type="button" className="linklike" onClick={() => onSelect({ nodes: [n.id], links: [] })}>
               {n.id}
             </button>{" "}
-            <span className="muted small">{kindName(n.kind)}</span>
+            <span className="muted small">
+              {n.label && n.label !== n.id ? `${n.label} · ` : ""}
+              {kindName(n.kind)}
+            </span>
           </li>
         ))}
       </ul>
@@ -668,7 +672,7 @@ function ElementLists({ doc, onSelect }: Pick<InspectorProps, "doc" | "onSelect"
               {l.id}
             </button>{" "}
             <span className="muted small">
-              {l.src} ↔ {l.dst}
+              {nodeText(doc, l.src)} ↔ {nodeText(doc, l.dst)}
             </span>
           </li>
         ))}

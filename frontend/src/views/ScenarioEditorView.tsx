@@ -16,6 +16,7 @@ import { ExportMenu } from "../components/ExportMenu";
 import { NodeSearch } from "../components/NodeSearch";
 import { LinkEventsEditor } from "../components/LinkEventsEditor";
 import { Inspector } from "../components/Inspector";
+import { KeyboardHelp } from "../components/KeyboardHelp";
 import { Legend, shapePath } from "../components/Legend";
 import { KIND_STYLES } from "../components/nodeStyles";
 import { RunDialog } from "../components/RunDialog";
@@ -253,11 +254,38 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
     if ((tool.name === "waypoints" || tool.name === "bounds") && (!stationId || !canMove(doc.nodes.find((n) => n.id === stationId)?.kind))) setTool({ name: "select" });
   }, [tool, stationId, doc]);
 
-  // keyboard: Delete / Backspace, Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Escape
+  // keyboard (listed in KeyboardHelp's SHORTCUTS): Delete / Backspace, Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y,
+  // Ctrl+S, Escape, ? (help), V / L / 1–6 (tools)
+  const [helpOpen, setHelpOpen] = useState(false);
+  const saveRef = useRef<() => void>(() => undefined);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (isTyping(e.target)) return;
       const mod = e.ctrlKey || e.metaKey;
+      if (mod && !e.shiftKey && !e.altKey && (e.key === "s" || e.key === "S")) {
+        // save from anywhere, text fields included (the browser's "save page" is never wanted here)
+        e.preventDefault();
+        saveRef.current();
+        return;
+      }
+      if (isTyping(e.target)) return;
+      if (e.key === "?" && !mod) {
+        e.preventDefault();
+        setHelpOpen(true);
+        return;
+      }
+      if (!mod && !e.altKey && (e.key === "v" || e.key === "V")) {
+        setTool({ name: "select" });
+        return;
+      }
+      if (!mod && !e.altKey && (e.key === "l" || e.key === "L")) {
+        setTool({ name: "link" });
+        return;
+      }
+      const digit = !mod && !e.altKey ? Number(e.key) : NaN;
+      if (Number.isInteger(digit) && digit >= 1 && digit <= NODE_KINDS.length) {
+        setTool({ name: "add", kind: NODE_KINDS[digit - 1]! });
+        return;
+      }
       if ((e.key === "Delete" || e.key === "Backspace") && !mod) {
         const sel = selectionRef.current;
         if (!sel.nodes.length && !sel.links.length) return;
@@ -279,6 +307,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   }, [change, setSelection]);
 
   const save = async () => {
+    if (saving) return;
     setSaving(true);
     setSaveProblems([]);
     setSavedNote(null);
@@ -314,6 +343,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       setSaving(false);
     }
   };
+
+  saveRef.current = () => void save();
 
   /** Conflict: drop the edits and load the version saved meanwhile. */
   const reloadSaved = async () => {
@@ -534,6 +565,9 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
               Link labels
             </label>
             ) : null}
+            <button type="button" className="btn btn-tool" onClick={() => setHelpOpen(true)} title="Keyboard shortcuts (?)" aria-haspopup="dialog">
+              Shortcuts <kbd>?</kbd>
+            </button>
             <NodeSearch
               doc={doc}
               onPick={(nid) => {
@@ -695,6 +729,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         </section>
       ) : null}
 
+      {helpOpen ? <KeyboardHelp onClose={() => setHelpOpen(false)} /> : null}
       {blocker.state === "blocked" ? (
         <div className="modal-backdrop">
           <section className="card modal" role="alertdialog" aria-labelledby="leave-title" aria-describedby="leave-desc">
