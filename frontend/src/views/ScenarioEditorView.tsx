@@ -432,7 +432,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         type="button"
         className={`btn btn-tool${active ? " active" : ""}`}
         aria-pressed={active}
-        onClick={() => setTool(active && t.name !== "select" ? { name: "select" } : t)}
+        // a tool stays on until another is chosen, Select is pressed or Esc
+        onClick={() => setTool(t)}
         title={label}
       >
         {icon ? (
