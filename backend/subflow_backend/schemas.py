@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from subflow.agent_api import Capabilities
 from subflow.fdm import Allocation
 from subflow.shortest_paths import Routes
-from subflow.results import ResultDocument
+from subflow.results import ResultDocument, StrategyResult
 from subflow.scenario import Scenario
 from subflow.sweeps import SweepSpec
 
@@ -180,3 +180,28 @@ class JobPublic(BaseModel):
     progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
     result: Routes | Allocation | None = Field(description="The routes or allocation document once succeeded.")
     error: str | None
+
+
+class SweepPointRunSummary(BaseModel):
+    """A sweep point whose representative run (its first repetition) is stored: ``point`` (0-based index
+    into ``sweep.values``), the swept ``value`` and the run's ``seed``."""
+
+    point: int = Field(ge=0)
+    value: float | int | str | bool | None
+    seed: int
+
+
+class SweepPointRunsPublic(BaseModel):
+    """Answer of ``GET .../comparisons/{id}/sweep-points``: the points with a stored run, in point order
+    (every point up to ``SWEEP_POINT_DOCUMENTS``, else that many spread evenly, first and last included)."""
+
+    parameter: str | None = Field(description="Swept parameter (dotted path); null if the comparison is no sweep.")
+    data: list[SweepPointRunSummary]
+
+
+class SweepPointRunPublic(SweepPointRunSummary):
+    """The representative run of one sweep point: the scenario as run and every strategy's
+    per-flow series, events and summary (shapes of :class:`subflow.results.StrategyResult`)."""
+
+    scenario: Scenario
+    strategies: dict[str, StrategyResult]

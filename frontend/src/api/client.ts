@@ -14,6 +14,8 @@ import type {
   EnginesPublic,
   TimelinePublic,
   ScenarioChecksPublic,
+  SweepPointRunPublic,
+  SweepPointRunsPublic,
   ComparisonRequest,
   Id,
   ScenarioDocument,
@@ -156,6 +158,20 @@ export const api = {
   getComparison: (scenarioId: Id, comparisonId: Id, signal?: AbortSignal) =>
     request<ComparisonPublic>(
       `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}`,
+      {},
+      signal,
+    ),
+  /** The sweep points whose representative run (first repetition) is stored. */
+  listSweepPointRuns: (scenarioId: Id, comparisonId: Id, signal?: AbortSignal) =>
+    request<SweepPointRunsPublic>(
+      `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/sweep-points`,
+      {},
+      signal,
+    ),
+  /** One sweep point's representative run: scenario as run and per-strategy results (series, events, summary). */
+  getSweepPointRun: (scenarioId: Id, comparisonId: Id, point: number, signal?: AbortSignal) =>
+    request<SweepPointRunPublic>(
+      `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/sweep-points/${point}`,
       {},
       signal,
     ),

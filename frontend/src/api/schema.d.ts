@@ -479,6 +479,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Sweep Point Runs
+         * @description The sweep points of a comparison whose representative run is stored (its first repetition:
+         *     per-flow series of every strategy). All points when the sweep has at most ``SWEEP_POINT_DOCUMENTS``
+         *     (default 16), else that many spread evenly, first and last included; empty for a comparison
+         *     without a sweep, and growing while a sweep runs.
+         */
+        get: operations["list_sweep_point_runs_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points/{point}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Sweep Point Run
+         * @description The representative run of sweep point ``point`` (0-based index into ``sweep.values``): the
+         *     scenario as run (parameter and seed applied) and each strategy's result (series in Mbit/s over
+         *     seconds, events, summary).
+         */
+        get: operations["read_sweep_point_run_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points__point__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios/{scenario_id}/export": {
         parameters: {
             query?: never;
@@ -3337,6 +3382,51 @@ export interface components {
             value: number | string | boolean | null;
         };
         /**
+         * SweepPointRunPublic
+         * @description The representative run of one sweep point: the scenario as run and every strategy's
+         *     per-flow series, events and summary (shapes of :class:`subflow.results.StrategyResult`).
+         */
+        SweepPointRunPublic: {
+            /** Point */
+            point: number;
+            scenario: components["schemas"]["Scenario"];
+            /** Seed */
+            seed: number;
+            /** Strategies */
+            strategies: {
+                [key: string]: components["schemas"]["StrategyResult"];
+            };
+            /** Value */
+            value: number | string | boolean | null;
+        };
+        /**
+         * SweepPointRunSummary
+         * @description A sweep point whose representative run (its first repetition) is stored: ``point`` (0-based index
+         *     into ``sweep.values``), the swept ``value`` and the run's ``seed``.
+         */
+        SweepPointRunSummary: {
+            /** Point */
+            point: number;
+            /** Seed */
+            seed: number;
+            /** Value */
+            value: number | string | boolean | null;
+        };
+        /**
+         * SweepPointRunsPublic
+         * @description Answer of ``GET .../comparisons/{id}/sweep-points``: the points with a stored run, in point order
+         *     (every point up to ``SWEEP_POINT_DOCUMENTS``, else that many spread evenly, first and last included).
+         */
+        SweepPointRunsPublic: {
+            /** Data */
+            data: components["schemas"]["SweepPointRunSummary"][];
+            /**
+             * Parameter
+             * @description Swept parameter (dotted path); null if the comparison is no sweep.
+             */
+            parameter: string | null;
+        };
+        /**
          * SweepResult
          * @description The ``sweep`` part of a result document: one :class:`SweepPoint` per swept value.
          */
@@ -5187,6 +5277,99 @@ export interface operations {
                 content?: never;
             };
             /** @description No such scenario or comparison. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_sweep_point_runs_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepPointRunsPublic"];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such comparison. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_sweep_point_run_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points__point__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                point: number;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepPointRunPublic"];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such comparison, or no stored run for this point (see the list). */
             404: {
                 headers: {
                     [name: string]: unknown;

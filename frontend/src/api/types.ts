@@ -102,4 +102,8 @@ export type FlowSummary = S["FlowSummary"];
 export type Summary = S["Summary"];
 export type AggregateStats = S["AggregateStats"];
 export type SweepPoint = S["SweepPoint"];
+/** Sweep points with a stored representative run (GET .../sweep-points) and one such run (GET .../sweep-points/{point}). */
+export type SweepPointRunsPublic = S["SweepPointRunsPublic"];
+export type SweepPointRunSummary = S["SweepPointRunSummary"];
+export type SweepPointRunPublic = S["SweepPointRunPublic"];
 export type SweepResult = S["SweepResult"];
