@@ -69,7 +69,7 @@ test("server errors in the user's units and names, cleared once fixed; save-time
   // a link refused by the server: named by id and endpoint labels (never "links.3"), the unit with the bound
   await page.getByText(/^Elements \(/).click();
   await page.getByRole("list", { name: "Links" }).getByRole("button", { name: "uav-ship" }).click();
-  await expect(page.getByText("UAV access point (uav) ↔ Ship (server) (ship)")).toBeVisible();
+  await expect(page.getByText("UAV access point (uav) ↔ Ship (server) (ship) (full duplex")).toBeVisible();
   const bandwidth = page.getByLabel("Bandwidth (Mbit/s)");
   await bandwidth.fill("0");
   await page.getByRole("button", { name: "Save", exact: true }).click();
