@@ -88,7 +88,8 @@ test("server errors in the user's units and names, cleared once fixed; save-time
   await flows.getByLabel("Flow f3 destination").selectOption("ship");
 
   // sta1 on a drawn path longer than the run: the row says so before saving
-  await page.getByRole("list", { name: "Nodes" }).getByRole("button", { name: "sta1" }).click();
+  const user1 = await nodeScreen(page, "sta1");
+  await page.mouse.click(user1.x, user1.y);
   await expect(page.getByRole("heading", { name: "Station sta1 · User 1" })).toBeVisible();
   await page.getByLabel("Mobility model").selectOption("waypoints");
   await page.getByRole("button", { name: "Draw path" }).click();
