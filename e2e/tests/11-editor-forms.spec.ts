@@ -88,6 +88,10 @@ test("server errors in the user's units and names, cleared once fixed; save-time
   await flows.getByLabel("Flow f3 destination").selectOption("ship");
 
   // sta1 on a drawn path longer than the run: the row says so before saving
+  const canvas = page.getByTestId("topology");
+  await canvas.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  // cytoscape re-reads the container's place on the page on the (next frame's) scroll event
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const user1 = await nodeScreen(page, "sta1");
   await page.mouse.click(user1.x, user1.y);
   await expect(page.getByRole("heading", { name: "Station sta1 · User 1" })).toBeVisible();
@@ -97,7 +101,8 @@ test("server errors in the user's units and names, cleared once fixed; save-time
   // the path starts where the station is
   await expect(waypoints.getByRole("row")).toHaveCount(2);
   await expect(waypoints.getByLabel("Waypoint 1 x (m)")).toHaveValue("100");
-  const canvas = page.getByTestId("topology");
+  await canvas.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const p = await canvasPoint(canvas, 60, 40);
   await page.mouse.click(p.x, p.y);
   await expect(waypoints.getByRole("row")).toHaveCount(3);
@@ -217,7 +222,10 @@ test("the scenario list and the editor have no serious or critical accessibility
   expect(list.bad).toEqual([]);
 
   await page.goto(`/scenarios/${sid}`);
-  await expect(page.getByTestId("topology")).toHaveAttribute("data-rendered", "true");
+  const editorCanvas = page.getByTestId("topology");
+  await expect(editorCanvas).toHaveAttribute("data-rendered", "true");
+  await editorCanvas.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const p = await nodeScreen(page, "uav");
   await page.mouse.click(p.x, p.y);
   await expect(page.getByRole("heading", { name: /^Access point uav/ })).toBeVisible();
