@@ -345,7 +345,10 @@ export function attachHandlers(cy: Core, opts: TopologyCyOptions): () => void {
       else if ((target as NodeSingular).hasClass?.("node")) cb.onSelectNode?.((target as NodeSingular).id());
       return;
     }
-    if (t.name === "add") cb.onAddNode?.(t.kind, metres(evt.position));
+    // (the add tool stays on: a tap on an existing node selects it instead of stacking a new one on it)
+    if (t.name === "add") {
+      if (target === cy || !(target as NodeSingular).hasClass?.("node")) cb.onAddNode?.(t.kind, metres(evt.position));
+    }
     else if (t.name === "waypoints") cb.onPoint?.(metres(evt.position));
     else if (t.name === "link") clickLink(target);
   });
