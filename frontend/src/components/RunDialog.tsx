@@ -5,11 +5,12 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useNavigate } from "react-router";
-import { api, isAbort } from "../api/client";
+import { ApiError, api, isAbort } from "../api/client";
 import type { ComparisonRequest, EngineInfo, ScenarioDocument, StrategyInfo } from "../api/types";
 import { parseNumberList, sweepParameters } from "../lib/editor";
 import { parameterLabel } from "../lib/parameters";
 import { errorLines } from "../lib/errors";
+import { validationLines } from "../lib/fieldMessages";
 import { ErrorList } from "./ErrorList";
 
 const DEFAULT_STRATEGIES = ["sptcp", "mptcp"];
@@ -81,7 +82,8 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
       const c = await api.startComparison(scenarioId, body);
       navigate(`/scenarios/${encodeURIComponent(scenarioId)}/comparisons/${encodeURIComponent(String(c.id))}`);
     } catch (err) {
-      setErrors(errorLines(err));
+      // 422: named and 1-based ("sweep › value 2: …"), in the field's unit
+      setErrors(err instanceof ApiError && err.validation ? validationLines(doc, err.validation) : errorLines(err));
       setBusy(false);
     }
   };

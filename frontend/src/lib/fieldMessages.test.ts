@@ -46,6 +46,7 @@ describe("describeLoc", () => {
     expect(describeLoc(doc, "nodes.1.mobility.points.1.t_s")).toBe("Station sta1 › mobility › waypoint 2 › t_s");
     expect(describeLoc(doc, "link_events.0.t_s")).toBe("Link event 1 › t_s");
     expect(describeLoc(doc, "links.7.loss")).toBe("Link 8 › loss");
+    expect(describeLoc(doc, "sweep.values.1")).toBe("sweep › value 2");
   });
   it("makes banner lines", () => {
     expect(validationLines(doc, [{ loc: ["body", "links", 1, "loss"], msg: "Input should be less than 1", type: "less_than" }])).toEqual([

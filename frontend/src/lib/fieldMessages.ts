@@ -83,6 +83,8 @@ const ITEM_NAMES: Record<string, string> = {
   points: "waypoint",
   rate_table: "rate step",
   link_events: "link event",
+  values: "value",
+  strategies: "strategy",
 };
 
 /**
