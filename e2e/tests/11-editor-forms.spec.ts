@@ -110,7 +110,8 @@ test("server errors in the user's units and names, cleared once fixed; save-time
   const t2 = waypoints.getByLabel("Waypoint 2 time (s)");
   await t2.fill("169");
   await t2.press("Enter");
-  await expect(page.getByTestId("waypoint-clock-1")).toHaveText("2 min 49 s after the run’s end (1 min 40 s)");
+  await expect(page.getByTestId("waypoint-clock-1")).toHaveText("2 min 49 s");
+  await expect(page.getByTestId("waypoint-beyond-1")).toHaveText("Waypoint 2 is after the run’s end (1 min 40 s): the path from here on is never travelled.");
 
   await page.keyboard.press("Control+s");
   await expect(page.getByRole("status").filter({ hasText: /^Saved version/ })).toBeVisible();

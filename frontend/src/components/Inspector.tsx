@@ -3,7 +3,7 @@
  * in the labels), the scenario's settings when nothing is selected, and each
  * server validation message next to the field it names.
  */
-import { useState } from "react";
+import { Fragment, useState } from "react";
 import type {
   AccessPointNode,
   Bounds,
@@ -505,14 +505,9 @@ function WaypointTable({ points, errs, duration_s, onPoints }: { points: Waypoin
       </thead>
       <tbody>
         {points.map((p, i) => (
-          <tr key={i} data-testid={`waypoint-${i}`} className={p.t_s > duration_s ? "beyond-run" : undefined}>
-            <td>
-              {i + 1}
-              <span className="waypoint-clock" data-testid={`waypoint-clock-${i}`}>
-                {formatClock(p.t_s)}
-                {p.t_s > duration_s ? <span className="field-error"> after the run’s end ({formatClock(duration_s)})</span> : null}
-              </span>
-            </td>
+          <Fragment key={i}>
+          <tr data-testid={`waypoint-${i}`} className={p.t_s > duration_s ? "beyond-run" : undefined}>
+            <td>{i + 1}</td>
             {keys.map((k) => (
               <td key={k}>
                 <CellNumber
@@ -521,6 +516,11 @@ function WaypointTable({ points, errs, duration_s, onPoints }: { points: Waypoin
                   error={errs[`mobility.points.${i}.${k}`] ?? (k === "t_s" ? errs[`mobility.points.${i}`] : undefined)}
                   onChange={(v) => set(i, { [k]: v } as Partial<Waypoint>)}
                 />
+                {k === "t_s" ? (
+                  <span className="waypoint-clock" data-testid={`waypoint-clock-${i}`}>
+                    {formatClock(p.t_s)}
+                  </span>
+                ) : null}
               </td>
             ))}
             <td>
@@ -529,6 +529,14 @@ function WaypointTable({ points, errs, duration_s, onPoints }: { points: Waypoin
               </button>
             </td>
           </tr>
+          {p.t_s > duration_s ? (
+            <tr className="beyond-run-note">
+              <td colSpan={5} className="field-error" data-testid={`waypoint-beyond-${i}`}>
+                Waypoint {i + 1} is after the run’s end ({formatClock(duration_s)}): the path from here on is never travelled.
+              </td>
+            </tr>
+          ) : null}
+          </Fragment>
         ))}
       </tbody>
     </table>
