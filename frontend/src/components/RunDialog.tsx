@@ -90,6 +90,11 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
 
   // a modal over the editor (the editor does not move): focus inside, Esc closes
   const headingRef = useRef<HTMLHeadingElement | null>(null);
+  // focus returns where it was (the Compare button) when the dialog closes
+  useEffect(() => {
+    const before = document.activeElement as HTMLElement | null;
+    return () => before?.focus?.();
+  }, []);
   useEffect(() => {
     headingRef.current?.focus();
     const onKey = (e: KeyboardEvent) => {
