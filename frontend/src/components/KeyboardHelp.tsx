@@ -20,13 +20,16 @@ export const SHORTCUTS: readonly { keys: string[]; action: string }[] = [
 export function KeyboardHelp({ onClose }: { onClose: () => void }) {
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement | null>(null);
+  // the parent's onClose may change on every render: read it through a ref, set up once
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
     closeRef.current?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
         e.stopPropagation();
-        onClose();
+        onCloseRef.current();
       } else if (e.key === "Tab") {
         // one focusable element: keep focus in the dialog
         e.preventDefault();
@@ -38,7 +41,7 @@ export function KeyboardHelp({ onClose }: { onClose: () => void }) {
       window.removeEventListener("keydown", onKey, true);
       before?.focus?.();
     };
-  }, [onClose]);
+  }, []);
   return (
     <div className="modal-backdrop run-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <section className="card modal shortcuts" role="dialog" aria-modal="true" aria-labelledby={titleId}>

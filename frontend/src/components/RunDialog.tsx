@@ -90,22 +90,27 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
 
   // a modal over the editor (the editor does not move): focus inside, Esc closes
   const headingRef = useRef<HTMLHeadingElement | null>(null);
-  // focus returns where it was (the Compare button) when the dialog closes
+  // focus moves into the dialog once and returns where it was (the Compare button) when it closes
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
+    headingRef.current?.focus();
     return () => before?.focus?.();
   }, []);
+  // Esc closes (read through refs: the parent's onClose may change on every render)
+  const closeRef = useRef(onClose);
+  closeRef.current = onClose;
+  const busyRef = useRef(busy);
+  busyRef.current = busy;
   useEffect(() => {
-    headingRef.current?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && !busy) {
+      if (e.key === "Escape" && !busyRef.current) {
         e.stopPropagation();
-        onClose();
+        closeRef.current();
       }
     };
     window.addEventListener("keydown", onKey, true);
     return () => window.removeEventListener("keydown", onKey, true);
-  }, [busy, onClose]);
+  }, []);
 
   return (
     <div className="modal-backdrop run-backdrop" onClick={(e) => e.target === e.currentTarget && !busy && onClose()}>
