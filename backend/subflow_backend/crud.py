@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Text, cast, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
@@ -208,6 +208,29 @@ def get_comparison(session: Session, scenario_id: str, comparison_id: str) -> mo
     if row is None or row.scenario_id != scenario_id:
         return None
     return row
+
+
+def sweep_point_runs(session: Session, row: models.Comparison) -> list[int]:
+    """Indices of the sweep points of ``row`` whose representative run (first repetition) has a stored
+    result document, sorted; ``[]`` for a comparison without a sweep."""
+    if row.sweep is None:
+        return []
+    reps = max(1, row.repetitions)
+    indices = session.scalars(
+        select(models.ComparisonUnit.index)
+        .where(models.ComparisonUnit.comparison_id == row.id, models.ComparisonUnit.document.is_not(None),
+               cast(models.ComparisonUnit.document, Text) != "null")
+        .order_by(models.ComparisonUnit.index)
+    )
+    return [i // reps for i in indices if i % reps == 0]
+
+
+def sweep_point_document(session: Session, row: models.Comparison, point: int) -> dict[str, Any] | None:
+    """The stored result document of sweep point ``point``'s first repetition, or None if not stored."""
+    if row.sweep is None or point < 0:
+        return None
+    unit = session.get(models.ComparisonUnit, (row.id, point * max(1, row.repetitions)))
+    return unit.document if unit is not None and unit.document else None
 
 
 def count_unfinished_comparisons(session: Session) -> int:

@@ -269,7 +269,8 @@ class ComparisonUnit(Base):
 
     The primary key makes a redelivered unit harmless: its second insert is refused and
     the stored outcome stays. ``summary`` is ``{strategy: {mean_mbps, jain_index, zero_s}}``;
-    ``document`` the full result document of unit 0 only; ``error`` a reason if it failed.
+    ``document`` the full result document of unit 0 and of the first repetition of each representative sweep
+    point (``SWEEP_POINT_DOCUMENTS``), else null; ``error`` a reason if it failed.
     """
 
     __tablename__ = "comparison_unit"

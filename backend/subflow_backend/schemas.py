@@ -17,7 +17,7 @@ from subflow.capacity import CapacityResult
 from subflow.failures import FailureReport
 from subflow.fdm import Allocation
 from subflow.shortest_paths import Routes
-from subflow.results import ResultDocument
+from subflow.results import ResultDocument, StrategyResult
 from subflow.scenario import Scenario
 from subflow.sweeps import SweepSpec
 
@@ -187,3 +187,30 @@ class JobPublic(BaseModel):
     error: str | None
     runs_done: int | None = Field(default=None, description="Engine runs finished so far (jobs that run the engine).")
     runs_total: int | None = Field(default=None, description="Engine runs planned (an upper bound for a search).")
+
+
+class SweepPointRunSummary(BaseModel):
+    """A sweep point whose representative run (its first repetition) is stored: ``point`` (0-based index
+    of the point: into ``sweep.values``, or row-major over ``values`` × ``values_y`` for a grid), the
+    swept ``value`` (and ``value_y`` of a grid, else null) and the run's ``seed``."""
+
+    point: int = Field(ge=0)
+    value: float | int | str | bool | None
+    value_y: float | int | str | bool | None = None
+    seed: int
+
+
+class SweepPointRunsPublic(BaseModel):
+    """Answer of ``GET .../comparisons/{id}/sweep-points``: the points with a stored run, in point order
+    (every point up to ``SWEEP_POINT_DOCUMENTS``, else that many spread evenly, first and last included)."""
+
+    parameter: str | None = Field(description="Swept parameter (dotted path); null if the comparison is no sweep.")
+    data: list[SweepPointRunSummary]
+
+
+class SweepPointRunPublic(SweepPointRunSummary):
+    """The representative run of one sweep point: the scenario as run and every strategy's
+    per-flow series, events and summary (shapes of :class:`subflow.results.StrategyResult`)."""
+
+    scenario: Scenario
+    strategies: dict[str, StrategyResult]

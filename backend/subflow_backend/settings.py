@@ -117,6 +117,10 @@ class Settings(BaseSettings):
     #: Units of one sweep in the queue at a time; the next is handed out as one finishes, so a
     #: cancel stops a sweep at once and a long sweep does not hold back later comparisons.
     SWEEP_WINDOW: int = Field(default=4, ge=1)
+    #: Sweep points whose first repetition keeps its whole result document (the per-flow timelines the
+    #: results page shows for a chosen point): all points up to this many, else this many spread evenly
+    #: (:func:`subflow.sweeps.representative_points`); each document is bounded by ``MAX_SAMPLES``.
+    SWEEP_POINT_DOCUMENTS: int = Field(default=16, ge=1, le=256)
     #: Comparisons queued or running at once (all users) beyond which a new one gets 429 with
     #: ``Retry-After: QUEUE_RETRY_AFTER_S``.
     QUEUE_MAX_UNFINISHED: int = Field(default=500, ge=1)

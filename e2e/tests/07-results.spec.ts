@@ -268,6 +268,15 @@ test("a sweep says which point the per-flow charts show, names its parameter wit
   const row = page.getByTestId("sweep-point").locator('tr[data-strategy="mptcp"]');
   await expect(row.locator("td").nth(1)).toHaveText(Number(body.result.sweep.points[1].strategies.mptcp.mean_mbps).toFixed(3));
   await snap(page, testInfo, "sweep");
+  // the per-flow charts and the summary of the second point: its stored run (REST), not the first's
+  const run1 = await (await request.get(`/api/scenarios/${sid}/comparisons/${cid}/sweep-points/1`)).json();
+  expect(run1.value).toBe(400);
+  await page.getByLabel("Per-flow charts of").selectOption({ label: "point 2 of 2: Access point uav range, m = 400" });
+  await expect(page.getByTestId("shown-run")).toContainText("sweep point 2 of 2");
+  await expect(page.getByTestId("shown-run")).toContainText("Access point uav range, m = 400");
+  const f1 = run1.strategies.mptcp.summary.flows.find((f: { id: string }) => f.id === "f1");
+  await expect(page.getByTestId("summary-mptcp-f1").locator('td[data-col="mean_mbps"]')).toHaveText(Number(f1.mean_mbps).toFixed(3));
+  await expect(page.getByTestId("chart-mptcp")).toBeVisible();
   // the exported sweep chart keeps its last x label inside the picture
   for (const width of [1440, 1024]) {
     await page.setViewportSize({ width, height: 900 });

@@ -224,6 +224,33 @@ def unit_at(doc: dict[str, Any], sweep: SweepSpec | None, repetitions: int, inde
     return Unit(index, point, repetition, value, point_doc, value_y)
 
 
+def representative_points(n_points: int, max_documents: int) -> list[int]:
+    """The sweep points whose first repetition keeps its full result document (per-flow timelines).
+
+    Every point when ``n_points <= max_documents``; else ``max_documents`` points spread evenly
+    over the sweep, the first and the last included (index ``round(k (n-1) / (m-1))``). With each
+    document bounded by ``MAX_SAMPLES`` samples per series, a sweep stores at most
+    ``max_documents`` documents however many points it has.
+
+    Parameters
+    ----------
+    n_points : int
+        Number of sweep points (≥ 0).
+    max_documents : int
+        Most documents kept (≥ 1).
+
+    Returns
+    -------
+    list of int
+        Sorted, distinct point indices in ``[0, n_points)``.
+    """
+    if n_points <= max_documents:
+        return list(range(n_points))
+    if max_documents == 1:
+        return [0]
+    return sorted({round(k * (n_points - 1) / (max_documents - 1)) for k in range(max_documents)})
+
+
 def ci95_half_width(values: list[float]) -> float:
     """Half-width of the 95 % confidence interval of the mean (Student's t).
 

@@ -43,6 +43,24 @@ def test_sweep_with_repetitions_aggregates_like_the_library(request, stack_name,
             assert g["strategies"][name]["ci95_mbps"] == pytest.approx(w["strategies"][name]["ci95_mbps"])
     # the timelines of the first unit are there as in a plain comparison
     assert set(body["result"]["strategies"]) == {"sptcp", "mptcp"}
+    # every point's representative run (first repetition) is stored and served typed
+    cid = r.json()["id"]
+    listed = stack.api.get(f"/scenarios/{sid}/comparisons/{cid}/sweep-points")
+    assert listed.status_code == 200, listed.text
+    seed = doc.get("run", {}).get("seed", 1)
+    assert listed.json() == {"parameter": "nodes.uav.range_m",
+                             "data": [{"point": 0, "value": 200, "seed": seed}, {"point": 1, "value": 400, "seed": seed}]}
+    run1 = stack.api.get(f"/scenarios/{sid}/comparisons/{cid}/sweep-points/1").json()
+    assert run1["value"] == 400 and run1["scenario"]["nodes"][[n["id"] for n in doc["nodes"]].index("uav")]["range_m"] == 400
+    # the same run made by the library directly (point 1, repetition 0)
+    unit = expand(doc, SweepSpec(**SWEEP), 2)[2]
+    assert (unit.point, unit.repetition) == (1, 0)
+    want_doc = compare(unit.scenario, ["sptcp", "mptcp"], run_plan)
+    for name in ("sptcp", "mptcp"):
+        got_flows = {f["id"]: f for f in run1["strategies"][name]["flows"]}
+        for f in want_doc.strategies[name].flows:
+            assert got_flows[f.id]["throughput_mbps"] == pytest.approx(f.throughput_mbps)
+    assert stack.api.get(f"/scenarios/{sid}/comparisons/{cid}/sweep-points/2").status_code == 404
 
 
 def test_repetitions_only(pg_stack, example, wait_comparison):

@@ -285,3 +285,19 @@ def test_routes_beyond_max_route_paths_are_refused_before_any_work(api, naval_di
     detail = r.json()["detail"][0]
     assert detail["loc"] == ["body", "k"] and "MAX_ROUTE_PATHS" in detail["msg"]
     assert api.post(f"/api/scenarios/{sid}/routes", json={"metric": "delay", "k": 1}).status_code == 200
+
+
+# --- save-time warnings (POST /api/scenario-checks) ---------------------------------------------
+
+def test_scenario_checks_answer_warnings_and_422_for_an_invalid_document(api, naval_direct):
+    assert api.post("/api/scenario-checks", json=naval_direct).json() == {"warnings": []}
+    doc = copy.deepcopy(naval_direct)
+    doc["nodes"].append({"id": "buoy", "kind": "host", "position": {"x_m": 0, "y_m": 0}})
+    doc["flows"].append({"id": "f9", "src": "buoy", "dst": "ship"})
+    r = api.post("/api/scenario-checks", json=doc)
+    assert r.status_code == 200, r.text
+    assert r.json()["warnings"] == [{
+        "code": "flow_unreachable", "loc": ["flows", 2], "t_start_s": 0.0, "t_end_s": 100.0,
+        "message": "Flow f9 (buoy → ship) has no path at any time of the run."}]
+    doc["links"][0]["loss"] = 1.5
+    assert _loc(api.post("/api/scenario-checks", json=doc)) == ["body", "links", 0, "loss"]

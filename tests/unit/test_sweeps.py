@@ -73,3 +73,15 @@ def test_aggregate_matches_a_hand_computation(naval_direct):
         assert point["strategies"]["sptcp"]["runs"] == 3
     reps = aggregate(units[:3], summaries[:3], None)["repetitions"]
     assert reps["mptcp"]["runs"] == 3
+
+
+def test_representative_points_keep_all_or_spread_evenly_with_both_ends():
+    from subflow.sweeps import representative_points
+
+    assert representative_points(3, 16) == [0, 1, 2]
+    assert representative_points(0, 16) == []
+    # 100 points, 5 documents: 0, 24.75→25, 49.5→50 (round half to even), 74.25→74, 99
+    assert representative_points(100, 5) == [0, 25, 50, 74, 99]
+    assert representative_points(10, 1) == [0]
+    assert representative_points(17, 16)[0] == 0 and representative_points(17, 16)[-1] == 16
+    assert len(representative_points(17, 16)) == 16

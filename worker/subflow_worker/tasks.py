@@ -29,7 +29,8 @@ from subflow.compare import compare
 from subflow.errors import AgentUnavailable, SubflowError
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput, ResultDocument
-from subflow.sweeps import SweepSpec, Unit, aggregate, unit_at, unit_count, unit_summary
+from subflow.sweeps import (SweepSpec, Unit, aggregate, point_count, representative_points, unit_at, unit_count,
+                            unit_summary)
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
@@ -253,8 +254,9 @@ def _next_unit(comparison_id: str, attempt: int) -> None:
 
 
 def _unit_outcome(comparison_id: str, index: int, strategies: list[str], engine: str, unit_doc: dict,
-                  task: Task) -> tuple[dict | None, dict | None, str | None]:
-    """Run one unit: (summary, document for unit 0, error)."""
+                  task: Task, keep_document: bool) -> tuple[dict | None, dict | None, str | None]:
+    """Run one unit: (summary, its result document if ``keep_document`` (unit 0 and the first repetition
+    of each representative sweep point), error)."""
     try:
         with _agent_client() as client:
             document = compare(unit_doc, strategies, runner=lambda plan: client.run(plan), engine=engine)
@@ -264,7 +266,7 @@ def _unit_outcome(comparison_id: str, index: int, strategies: list[str], engine:
         return None, None, f"emulator agent unreachable at {settings.AGENT_URL}: {exc}"
     except (SubflowError, ValueError) as exc:
         return None, None, str(exc)
-    return unit_summary(document), document.model_dump(mode="json") if index == 0 else None, None
+    return unit_summary(document), document.model_dump(mode="json") if keep_document else None, None
 
 
 @celery_app.task(name=RUN_UNIT_TASK, bind=True, acks_late=True, max_retries=settings.TASK_MAX_RETRIES)
@@ -296,8 +298,10 @@ def run_unit(self: Task, comparison_id: str, index: int, attempt: int = 0) -> st
                 summary, document, error = None, None, str(exc)
             else:
                 del snapshot
+                keep = unit.repetition == 0 and unit.point in representative_points(
+                    point_count(sweep), settings.SWEEP_POINT_DOCUMENTS)
                 summary, document, error = _unit_outcome(comparison_id, index, list(head.strategies), head.engine,
-                                                         unit.scenario, self)
+                                                         unit.scenario, self, keep or index == 0)
             with SessionLocal() as session:
                 comparison_state.record_unit(session, comparison_id, index, summary, document, error)
         if error is not None:

@@ -13,6 +13,9 @@ import type {
   EngineInfo,
   EnginesPublic,
   TimelinePublic,
+  ScenarioChecksPublic,
+  SweepPointRunPublic,
+  SweepPointRunsPublic,
   ComparisonRequest,
   Id,
   ScenarioDocument,
@@ -158,6 +161,20 @@ export const api = {
       {},
       signal,
     ),
+  /** The sweep points whose representative run (first repetition) is stored. */
+  listSweepPointRuns: (scenarioId: Id, comparisonId: Id, signal?: AbortSignal) =>
+    request<SweepPointRunsPublic>(
+      `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/sweep-points`,
+      {},
+      signal,
+    ),
+  /** One sweep point's representative run: scenario as run and per-strategy results (series, events, summary). */
+  getSweepPointRun: (scenarioId: Id, comparisonId: Id, point: number, signal?: AbortSignal) =>
+    request<SweepPointRunPublic>(
+      `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/sweep-points/${point}`,
+      {},
+      signal,
+    ),
   startComparison: (scenarioId: Id, body: Partial<ComparisonRequest>) =>
     request<ComparisonPublic>(`/api/scenarios/${enc(String(scenarioId))}/comparisons`, {
       method: "POST",
@@ -174,6 +191,9 @@ export const api = {
   /** The agent's engines (`GET /api/engines`; the configured ones, availability unknown, when the agent is down). */
   listEngines: async (signal?: AbortSignal): Promise<EngineInfo[]> =>
     (await request<EnginesPublic>("/api/engines", {}, signal)).engines,
+  /** Save-time warnings of a document (unreachable flows, waypoint paths longer than the run); nothing stored. */
+  scenarioChecks: (doc: ScenarioDocument, signal?: AbortSignal) =>
+    request<ScenarioChecksPublic>("/api/scenario-checks", { method: "POST", body: JSON.stringify(doc) }, signal),
   timeline: (doc: ScenarioDocument, signal?: AbortSignal) =>
     request<TimelinePublic>("/api/timeline", { method: "POST", body: JSON.stringify(doc) }, signal),
   /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, Topology Zoo GraphML or SNDlib native. */

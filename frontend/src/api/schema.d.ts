@@ -281,6 +281,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenario-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check Document
+         * @description Warnings of a scenario document: flows unreachable at some time, waypoint paths longer than the run.
+         *
+         *     The document is validated as ``POST /api/scenarios`` validates it (422 naming each field).
+         *     Each warning has ``code``, ``loc`` (document path, 0-based), ``message`` and the affected span
+         *     ``t_start_s``/``t_end_s`` in seconds.
+         */
+        post: operations["check_document_api_scenario_checks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios": {
         parameters: {
             query?: never;
@@ -494,6 +518,51 @@ export interface paths {
          *     :class:`~subflow_backend.schemas.ComparisonProgress` per change.
          */
         get: operations["stream_comparison_events_api_scenarios__scenario_id__comparisons__comparison_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Sweep Point Runs
+         * @description The sweep points of a comparison whose representative run is stored (its first repetition:
+         *     per-flow series of every strategy). All points when the sweep has at most ``SWEEP_POINT_DOCUMENTS``
+         *     (default 16), else that many spread evenly, first and last included; empty for a comparison
+         *     without a sweep, and growing while a sweep runs.
+         */
+        get: operations["list_sweep_point_runs_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points/{point}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Sweep Point Run
+         * @description The representative run of sweep point ``point`` (0-based index into ``sweep.values``): the
+         *     scenario as run (parameter and seed applied) and each strategy's result (series in Mbit/s over
+         *     seconds, events, summary).
+         */
+        get: operations["read_sweep_point_run_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points__point__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3323,6 +3392,14 @@ export interface components {
             transport?: components["schemas"]["TransportSettings"];
         };
         /**
+         * ScenarioChecksPublic
+         * @description Answer of ``POST /api/scenario-checks``: the document's warnings (empty when none).
+         */
+        ScenarioChecksPublic: {
+            /** Warnings */
+            warnings: components["schemas"]["ScenarioWarning"][];
+        };
+        /**
          * ScenarioFork
          * @description Body of ``POST /api/scenarios/{id}/fork``: a copy of the scenario (of ``version``;
          *     default the current one) named ``name``, in ``project_id`` (default: the same project).
@@ -3458,6 +3535,35 @@ export interface components {
             count: number;
             /** Data */
             data: components["schemas"]["ScenarioVersionSummary"][];
+        };
+        /**
+         * ScenarioWarning
+         * @description One warning: ``loc`` is the document path of the element (``["flows", 0]``, ``["nodes", 2, "mobility"]``),
+         *     ``message`` a sentence naming the element by id and the times in seconds.
+         */
+        ScenarioWarning: {
+            /**
+             * Code
+             * @enum {string}
+             */
+            code: "flow_unreachable" | "path_beyond_run";
+            /**
+             * Loc
+             * @description Path of the element in the scenario document (0-based indices).
+             */
+            loc: (string | number)[];
+            /** Message */
+            message: string;
+            /**
+             * T End S
+             * @description End of the affected time span, seconds.
+             */
+            t_end_s?: number | null;
+            /**
+             * T Start S
+             * @description Start of the affected time span, seconds.
+             */
+            t_start_s?: number | null;
         };
         /**
          * ScenariosPublic
@@ -3745,6 +3851,56 @@ export interface components {
              * @description Value of the second swept parameter (2-D sweeps), else null.
              */
             value_y?: number | string | boolean | null;
+        };
+        /**
+         * SweepPointRunPublic
+         * @description The representative run of one sweep point: the scenario as run and every strategy's
+         *     per-flow series, events and summary (shapes of :class:`subflow.results.StrategyResult`).
+         */
+        SweepPointRunPublic: {
+            /** Point */
+            point: number;
+            scenario: components["schemas"]["Scenario"];
+            /** Seed */
+            seed: number;
+            /** Strategies */
+            strategies: {
+                [key: string]: components["schemas"]["StrategyResult"];
+            };
+            /** Value */
+            value: number | string | boolean | null;
+            /** Value Y */
+            value_y?: number | string | boolean | null;
+        };
+        /**
+         * SweepPointRunSummary
+         * @description A sweep point whose representative run (its first repetition) is stored: ``point`` (0-based index
+         *     of the point: into ``sweep.values``, or row-major over ``values`` × ``values_y`` for a grid), the
+         *     swept ``value`` (and ``value_y`` of a grid, else null) and the run's ``seed``.
+         */
+        SweepPointRunSummary: {
+            /** Point */
+            point: number;
+            /** Seed */
+            seed: number;
+            /** Value */
+            value: number | string | boolean | null;
+            /** Value Y */
+            value_y?: number | string | boolean | null;
+        };
+        /**
+         * SweepPointRunsPublic
+         * @description Answer of ``GET .../comparisons/{id}/sweep-points``: the points with a stored run, in point order
+         *     (every point up to ``SWEEP_POINT_DOCUMENTS``, else that many spread evenly, first and last included).
+         */
+        SweepPointRunsPublic: {
+            /** Data */
+            data: components["schemas"]["SweepPointRunSummary"][];
+            /**
+             * Parameter
+             * @description Swept parameter (dotted path); null if the comparison is no sweep.
+             */
+            parameter: string | null;
         };
         /**
          * SweepResult
@@ -4990,6 +5146,60 @@ export interface operations {
             };
         };
     };
+    check_document_api_scenario_checks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioChecksPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid scenario, or one over a MAX_* limit; `detail[].loc` is `['body', ...path]`, as for scenarios. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     list_scenarios_api_scenarios_get: {
         parameters: {
             query?: {
@@ -5704,6 +5914,99 @@ export interface operations {
                 content?: never;
             };
             /** @description No such scenario or comparison. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_sweep_point_runs_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepPointRunsPublic"];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such comparison. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_sweep_point_run_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points__point__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                point: number;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepPointRunPublic"];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such comparison, or no stored run for this point (see the list). */
             404: {
                 headers: {
                     [name: string]: unknown;

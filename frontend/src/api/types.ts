@@ -74,6 +74,9 @@ export type ComparisonsPublic = S["ComparisonsPublic"];
 export type ComparisonPublic = S["ComparisonPublic"];
 export type ValidationErrorItem = S["ValidationError"];
 export type TimelinePublic = S["TimelinePublic"];
+/** Answer of POST /api/scenario-checks and one of its warnings (`subflow.checks.ScenarioWarning`). */
+export type ScenarioChecksPublic = S["ScenarioChecksPublic"];
+export type ScenarioWarning = S["ScenarioWarning"];
 export type AssociationPublic = S["AssociationPublic"];
 export type SatcomUse = S["SatcomUse"];
 /** One corner of a node's geographic trajectory (`POST /api/timeline` `geo_trajectories`): `[t_s, lat_deg, lon_deg, alt_m]`. */
@@ -100,4 +103,8 @@ export type FlowSummary = S["FlowSummary"];
 export type Summary = S["Summary"];
 export type AggregateStats = S["AggregateStats"];
 export type SweepPoint = S["SweepPoint"];
+/** Sweep points with a stored representative run (GET .../sweep-points) and one such run (GET .../sweep-points/{point}). */
+export type SweepPointRunsPublic = S["SweepPointRunsPublic"];
+export type SweepPointRunSummary = S["SweepPointRunSummary"];
+export type SweepPointRunPublic = S["SweepPointRunPublic"];
 export type SweepResult = S["SweepResult"];

@@ -112,7 +112,7 @@ export function GeoEditorMap(props: GeoEditorMapProps) {
       const r = addNode(d, kind, { x_m: 0, y_m: 0 });
       p.onChange(placeNodes(r.doc, { [r.id]: at }));
       p.onSelect({ nodes: [r.id], links: [] });
-      p.setTool({ name: "select" });
+      // the tool stays active: several nodes in a row (Esc returns to Select)
       return;
     }
     if (p.tool.name === "waypoints" && sel) {
@@ -191,7 +191,7 @@ export function GeoEditorMap(props: GeoEditorMapProps) {
               ? `Click the node to join to ${linkFrom}.`
               : "Click a node, then another, to join them with a wired link."
             : tool.name === "add"
-              ? `Click on the map to place a ${kindName(tool.kind).toLowerCase()}.`
+              ? `Click on the map to place a ${kindName(tool.kind).toLowerCase()}; click again for more, Esc to stop.`
               : tool.name === "waypoints"
                 ? "Click points on the map in the order the node visits them."
                 : null;

@@ -3,7 +3,7 @@
  * in the labels), the scenario's settings when nothing is selected, and each
  * server validation message next to the field it names.
  */
-import { useState } from "react";
+import { Fragment, useState } from "react";
 import type {
   AccessPointNode,
   Bounds,
@@ -33,7 +33,8 @@ import {
   updateNode,
   updateRateStep,
 } from "../lib/editor";
-import { kindName, norm } from "../lib/topology";
+import { kindName, nodeText, norm } from "../lib/topology";
+import { formatClock } from "../lib/format";
 import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { NumberField, SelectField, TextField } from "./fields";
 import { TrackImport } from "./TrackImport";
@@ -113,6 +114,7 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
     <section className="card inspector" aria-labelledby="inspector-title">
       <h2 id="inspector-title">
         {kindName(node.kind)} <code>{node.id}</code>
+        {node.label && node.label !== node.id ? <span className="inspector-label"> · {node.label}</span> : null}
       </h2>
       {errs[""] ? <p className="field-error">{errs[""]}</p> : null}
       <div className="field-grid">
@@ -186,7 +188,7 @@ function AccessPointFields({ node, errs, set }: { node: AccessPointNode; errs: R
       <NumberField label="Association delay" unit="s" value={node.association_delay_s ?? 1} error={errs.association_delay_s} onChange={(v) => set({ association_delay_s: v ?? 0 }, "assoc")} />
       <NumberField label="Wireless bandwidth" unit="Mbit/s" value={node.wireless_bandwidth_mbps ?? 54} error={errs.wireless_bandwidth_mbps} onChange={(v) => set({ wireless_bandwidth_mbps: v ?? 0 }, "wbw")} />
       <NumberField label="Wireless delay" unit="ms" value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
-      <NumberField label="Wireless loss" unit="%" factor={100} value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
+      <NumberField label="Wireless loss" unit="%" factor={100} min={0} max={100} maxExclusive value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
       <NumberField label="Queue" unit="packets" integer value={node.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
       <RateTableFields node={node} errs={errs} set={set} />
     </fieldset>
@@ -391,7 +393,11 @@ function MobilityFields(props: InspectorProps & { index: number; node: ScenarioN
               onClick={() => {
                 if (drawing) setTool({ name: "select" });
                 else {
-                  setMobility({ model: "waypoints", points: [] } as unknown as Mobility, "clear");
+                  // the path starts where the station is; each click adds the next point
+                  const here: Waypoint = isGeoPoint(node.position)
+                    ? { t_s: 0, lat_deg: node.position.lat_deg, lon_deg: node.position.lon_deg }
+                    : { t_s: 0, x_m: pos.x_m, y_m: pos.y_m };
+                  setMobility({ model: "waypoints", points: [here] }, "clear");
                   setTool({ name: "waypoints" });
                 }
               }}
@@ -409,7 +415,7 @@ function MobilityFields(props: InspectorProps & { index: number; node: ScenarioN
           </div>
           {drawing ? <p className="muted small">Click points on the canvas in the order the station visits them; press “Finish path” when done.</p> : null}
           {errs["mobility.points"] ? <p className="field-error">{errs["mobility.points"]}</p> : null}
-          <WaypointTable points={m.points} errs={errs} onPoints={(points) => setMobility({ model: "waypoints", points }, "points")} />
+          <WaypointTable points={m.points} errs={errs} duration_s={doc.run?.duration_s ?? 100} onPoints={(points) => setMobility({ model: "waypoints", points }, "points")} />
         </>
       ) : null}
       {m.model === "loiter" ? (
@@ -478,7 +484,7 @@ function MobilityFields(props: InspectorProps & { index: number; node: ScenarioN
   );
 }
 
-function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: Record<string, string>; onPoints: (p: Waypoint[]) => void }) {
+function WaypointTable({ points, errs, duration_s, onPoints }: { points: Waypoint[]; errs: Record<string, string>; duration_s: number; onPoints: (p: Waypoint[]) => void }) {
   if (!points.length) return <p className="muted small">No points yet.</p>;
   const set = (i: number, patch: Partial<Waypoint>) => onPoints(points.map((p, k) => (k === i ? { ...p, ...patch } : p)));
   const geo = isGeoPoint(points[0]);
@@ -499,7 +505,8 @@ function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: R
       </thead>
       <tbody>
         {points.map((p, i) => (
-          <tr key={i} data-testid={`waypoint-${i}`}>
+          <Fragment key={i}>
+          <tr data-testid={`waypoint-${i}`} className={p.t_s > duration_s ? "beyond-run" : undefined}>
             <td>{i + 1}</td>
             {keys.map((k) => (
               <td key={k}>
@@ -509,6 +516,11 @@ function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: R
                   error={errs[`mobility.points.${i}.${k}`] ?? (k === "t_s" ? errs[`mobility.points.${i}`] : undefined)}
                   onChange={(v) => set(i, { [k]: v } as Partial<Waypoint>)}
                 />
+                {k === "t_s" ? (
+                  <span className="waypoint-clock" data-testid={`waypoint-clock-${i}`}>
+                    {formatClock(p.t_s)}
+                  </span>
+                ) : null}
               </td>
             ))}
             <td>
@@ -517,6 +529,14 @@ function WaypointTable({ points, errs, onPoints }: { points: Waypoint[]; errs: R
               </button>
             </td>
           </tr>
+          {p.t_s > duration_s ? (
+            <tr className="beyond-run-note">
+              <td colSpan={5} className="field-error" data-testid={`waypoint-beyond-${i}`}>
+                Waypoint {i + 1} is after the run’s end ({formatClock(duration_s)}): the path from here on is never travelled.
+              </td>
+            </tr>
+          ) : null}
+          </Fragment>
         ))}
       </tbody>
     </table>
@@ -557,7 +577,7 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
         Link <code>{link.id}</code>
       </h2>
       <p className="muted small">
-        {link.src} ↔ {link.dst} (full duplex; each direction has this bandwidth)
+        {nodeText(doc, link.src)} ↔ {nodeText(doc, link.dst)} (full duplex; each direction has this bandwidth)
       </p>
       {errs[""] ? <p className="field-error">{errs[""]}</p> : null}
       {errs.src ? <p className="field-error">from: {errs.src}</p> : null}
@@ -565,7 +585,7 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
       <div className="field-grid">
         <NumberField label="Bandwidth" unit="Mbit/s" value={link.bandwidth_mbps} error={errs.bandwidth_mbps} onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")} />
         <NumberField label="Delay" unit="ms" value={link.delay_ms ?? 0} error={errs.delay_ms} onChange={(v) => set({ delay_ms: v ?? 0 }, "delay")} />
-        <NumberField label="Loss" unit="%" factor={100} value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
+        <NumberField label="Loss" unit="%" factor={100} min={0} max={100} maxExclusive value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
         <NumberField label="Jitter" unit="ms" value={link.jitter_ms ?? 0} error={errs.jitter_ms} onChange={(v) => set({ jitter_ms: v ?? 0 }, "jitter")} />
         <NumberField label="Queue" unit="packets" integer value={link.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
       </div>
@@ -646,7 +666,10 @@ function ElementLists({ doc, onSelect }: Pick<InspectorProps, "doc" | "onSelect"
             <button type="button" className="linklike" onClick={() => onSelect({ nodes: [n.id], links: [] })}>
               {n.id}
             </button>{" "}
-            <span className="muted small">{kindName(n.kind)}</span>
+            <span className="muted small">
+              {n.label && n.label !== n.id ? `${n.label} · ` : ""}
+              {kindName(n.kind)}
+            </span>
           </li>
         ))}
       </ul>
@@ -657,7 +680,7 @@ function ElementLists({ doc, onSelect }: Pick<InspectorProps, "doc" | "onSelect"
               {l.id}
             </button>{" "}
             <span className="muted small">
-              {l.src} ↔ {l.dst}
+              {nodeText(doc, l.src)} ↔ {nodeText(doc, l.dst)}
             </span>
           </li>
         ))}

@@ -1,6 +1,7 @@
 /** Scheduled link state changes (e.g. a SATCOM failure at 40 s, back at 55 s); server errors per field. */
 import type { LinkEvent, ScenarioDocument } from "../api/types";
 import { addLinkEvent, deleteLinkEvent, errorsUnder, updateLinkEvent } from "../lib/editor";
+import { nodeText } from "../lib/topology";
 import { CellError, CellNumber } from "./fields";
 import type { Change } from "./Inspector";
 
@@ -41,9 +42,9 @@ export function LinkEventsEditor({ doc, errors, onChange }: { doc: ScenarioDocum
                   <td>
                     <select aria-label={`Link event ${n} link`} value={ev.link} aria-invalid={e.link ? true : undefined} onChange={(x) => set(i, { link: x.currentTarget.value }, "link")}>
                       {links.includes(ev.link) ? null : <option value={ev.link}>{ev.link || "—"}</option>}
-                      {links.map((id) => (
-                        <option key={id} value={id}>
-                          {id}
+                      {(doc.links ?? []).map((l) => (
+                        <option key={l.id} value={l.id}>
+                          {l.id}: {nodeText(doc, l.src)} – {nodeText(doc, l.dst)}
                         </option>
                       ))}
                     </select>

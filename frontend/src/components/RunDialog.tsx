@@ -3,13 +3,14 @@
  * family), engine (from the agent's capabilities), seed, repetitions and an
  * optional parameter sweep; submits a comparison and opens it.
  */
-import { useEffect, useId, useMemo, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useNavigate } from "react-router";
-import { api, isAbort } from "../api/client";
+import { ApiError, api, isAbort } from "../api/client";
 import type { ComparisonRequest, EngineInfo, ScenarioDocument, StrategyInfo } from "../api/types";
 import { parseNumberList, sweepParameters } from "../lib/editor";
 import { parameterLabel } from "../lib/parameters";
 import { errorLines } from "../lib/errors";
+import { validationLines } from "../lib/fieldMessages";
 import { ErrorList } from "./ErrorList";
 
 const DEFAULT_STRATEGIES = ["sptcp", "mptcp"];
@@ -81,14 +82,42 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
       const c = await api.startComparison(scenarioId, body);
       navigate(`/scenarios/${encodeURIComponent(scenarioId)}/comparisons/${encodeURIComponent(String(c.id))}`);
     } catch (err) {
-      setErrors(errorLines(err));
+      // 422: named and 1-based ("sweep › value 2: …"), in the field's unit
+      setErrors(err instanceof ApiError && err.validation ? validationLines(doc, err.validation) : errorLines(err));
       setBusy(false);
     }
   };
 
+  // a modal over the editor (the editor does not move): focus inside, Esc closes
+  const headingRef = useRef<HTMLHeadingElement | null>(null);
+  // focus moves into the dialog once and returns where it was (the Compare button) when it closes
+  useEffect(() => {
+    const before = document.activeElement as HTMLElement | null;
+    headingRef.current?.focus();
+    return () => before?.focus?.();
+  }, []);
+  // Esc closes (read through refs: the parent's onClose may change on every render)
+  const closeRef = useRef(onClose);
+  closeRef.current = onClose;
+  const busyRef = useRef(busy);
+  busyRef.current = busy;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !busyRef.current) {
+        e.stopPropagation();
+        closeRef.current();
+      }
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, []);
+
   return (
-    <section className="card picker" role="dialog" aria-labelledby={titleId}>
-      <h2 id={titleId}>Compare strategies</h2>
+    <div className="modal-backdrop run-backdrop" onClick={(e) => e.target === e.currentTarget && !busy && onClose()}>
+    <section className="card picker run-modal" role="dialog" aria-modal="true" aria-labelledby={titleId}>
+      <h2 id={titleId} ref={headingRef} tabIndex={-1}>
+        Compare strategies
+      </h2>
       <p className="muted">Each selected strategy runs on the saved scenario.</p>
       {strategies === null && !errors.length ? <p className="muted">Loading strategies…</p> : null}
       {families.map(([family, list]) => (
@@ -177,5 +206,6 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
         </button>
       </div>
     </section>
+    </div>
   );
 }

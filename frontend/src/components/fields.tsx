@@ -4,6 +4,7 @@
  * aria-describedby, and aria-invalid set).
  */
 import { useEffect, useId, useState, type ReactNode } from "react";
+import { rangeProblem } from "../lib/fieldMessages";
 
 function FieldError({ id, error }: { id: string; error?: string }) {
   if (!error) return null;
@@ -32,7 +33,11 @@ export interface NumberFieldProps {
   optional?: boolean;
   placeholder?: string;
   step?: number | "any";
+  /** lowest value accepted, in displayed units (checked before storing) */
   min?: number;
+  /** highest value accepted, in displayed units; `maxExclusive`: the bound itself is refused (a loss < 100 %) */
+  max?: number;
+  maxExclusive?: boolean;
   error?: string;
   hint?: string;
   integer?: boolean;
@@ -49,19 +54,26 @@ export function NumberField({
   placeholder,
   step = "any",
   min,
-  error,
+  max,
+  maxExclusive,
+  error: serverError,
   hint,
   integer = false,
   disabled,
 }: NumberFieldProps) {
   const id = useId();
   const [text, setText] = useState(numberText(value, factor));
+  /** a typed value outside [min, max]: shown, not stored */
+  const [local, setLocal] = useState<string | null>(null);
+  const error = local ?? serverError;
   // follow outside changes (undo, drag) unless the text already means this value
   useEffect(() => {
     const parsed = text.trim() === "" ? null : Number(text) / factor;
     const current = value ?? null;
     if (parsed === null ? current !== null : current === null || Math.abs(parsed - current) > 1e-12 * Math.max(1, Math.abs(current))) {
+      // an outside change (undo, drag): it replaces a refused value too
       setText(numberText(value, factor));
+      setLocal(null);
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [value, factor]);
@@ -73,6 +85,9 @@ export function NumberField({
     }
     const n = Number(t);
     if (!Number.isFinite(n)) return;
+    const problem = min !== undefined || max !== undefined ? rangeProblem(n, { min, max, maxExclusive }, unit) : null;
+    setLocal(problem);
+    if (problem) return;
     const v = n / factor;
     onChange(integer ? Math.round(v) : Number(v.toPrecision(12)));
   };

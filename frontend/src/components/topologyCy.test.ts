@@ -270,6 +270,43 @@ describe("TopologyCy: handlers report to the parent", () => {
     o.destroy();
   });
 
+  it("links by click-click: the first node tapped is marked as the source, the second is the target", () => {
+    const cb = spies();
+    const tool: { current: Tool } = { current: { name: "link" } };
+    const o = owner(true, cb, tool);
+    o.syncScenario(topologyElements(scenario(), SCALE).elements, 3);
+    const tap = (id: string) => o.cy.getElementById(id).emit({ type: "tap", position: { x: 0, y: 0 } } as never);
+    tap("h1");
+    expect(o.cy.getElementById("h1").hasClass("link-source")).toBe(true);
+    expect(cb.onAddLink).not.toHaveBeenCalled();
+    tap("ap");
+    expect(cb.onAddLink.mock.calls).toEqual([["h1", "ap"]]);
+    expect(o.cy.$("node.link-source").length).toBe(0);
+    // the background (or the source again) cancels; so does a change of tool
+    tap("h2");
+    o.cy.emit({ type: "tap", position: { x: 1, y: 1 } } as never);
+    tap("ap");
+    expect(o.cy.getElementById("ap").hasClass("link-source")).toBe(true);
+    o.setTool({ name: "select" });
+    expect(o.cy.$("node.link-source").length).toBe(0);
+    tool.current = { name: "link" };
+    tap("h2");
+    expect(cb.onAddLink.mock.calls).toEqual([["h1", "ap"]]);
+    o.destroy();
+  });
+
+  it("the add tool (which stays on) places on the background, not on an existing node", () => {
+    const cb = spies();
+    const o = owner(true, cb, { current: { name: "add", kind: "host" } });
+    o.syncScenario(topologyElements(scenario(), SCALE).elements, 3);
+    o.cy.getElementById("h1").emit({ type: "tap", position: { x: 0, y: 0 } } as never);
+    expect(cb.onAddNode).not.toHaveBeenCalled();
+    o.cy.emit({ type: "tap", position: { x: 10, y: 10 } } as never);
+    o.cy.emit({ type: "tap", position: { x: 20, y: 10 } } as never);
+    expect(cb.onAddNode.mock.calls).toEqual([["host", { x_m: 20, y_m: -20 }], ["host", { x_m: 40, y_m: -20 }]]);
+    o.destroy();
+  });
+
   it("viewport changes are reported once per frame", async () => {
     const onViewport = vi.fn();
     const o = owner(false, spies(), undefined, onViewport);

@@ -243,6 +243,7 @@ function stylesheet(): StylesheetJson {
     // edge handles (link drawing)
     { selector: ".eh-handle", style: { "background-color": "#2563eb", width: 10, height: 10, shape: "ellipse", "overlay-opacity": 0, "border-width": 0 } },
     { selector: ".eh-hover", style: { "background-color": "#2563eb" } },
+    { selector: "node.link-source", style: { "border-width": 4, "border-color": "#2563eb", "border-style": "double" } },
     { selector: ".eh-source", style: { "border-width": 3, "border-color": "#2563eb" } },
     { selector: ".eh-target", style: { "border-width": 3, "border-color": "#2563eb" } },
     { selector: ".eh-preview, .eh-ghost-edge", style: { "background-color": "#2563eb", "line-color": "#2563eb", "line-style": "dashed", width: 2 } },
@@ -305,6 +306,13 @@ const linkIdOf = (edgeId: string) => edgeId.slice("link:".length);
 
 /** The test hook (`window.__subflowCy`), compiled in only by the e2e build (`VITE_E2E_HOOKS=1`). */
 const E2E_HOOKS = import.meta.env.VITE_E2E_HOOKS === "1";
+/** Scratch key of the link tool's pending source node (click-click link drawing). */
+const LINK_SOURCE = "_subflowLinkSource";
+
+function clearLinkSource(cy: Core) {
+  cy.removeScratch(LINK_SOURCE);
+  cy.$("node.link-source").removeClass("link-source");
+}
 type HookWindow = { __subflowCy?: Core };
 
 type Listener = { events: string; selector?: string; handler: cytoscape.EventHandler };
@@ -339,9 +347,31 @@ export function attachHandlers(cy: Core, opts: TopologyCyOptions): () => void {
       else if ((target as NodeSingular).hasClass?.("node")) cb.onSelectNode?.((target as NodeSingular).id());
       return;
     }
-    if (t.name === "add") cb.onAddNode?.(t.kind, metres(evt.position));
+    // (the add tool stays on: a tap on an existing node selects it instead of stacking a new one on it)
+    if (t.name === "add") {
+      if (target === cy || !(target as NodeSingular).hasClass?.("node")) cb.onAddNode?.(t.kind, metres(evt.position));
+    }
     else if (t.name === "waypoints") cb.onPoint?.(metres(evt.position));
+    else if (t.name === "link") clickLink(target);
   });
+
+  // links by click-click: the first tapped node is the source (marked), the second the target;
+  // a tap on the background or on the source again cancels
+  const clickLink = (target: Core | cytoscape.SingularElementArgument) => {
+    const pending = cy.scratch(LINK_SOURCE) as string | undefined;
+    const node = target !== cy && (target as NodeSingular).hasClass?.("node") ? (target as NodeSingular) : null;
+    if (!node || (pending && node.id() === pending)) {
+      clearLinkSource(cy);
+      return;
+    }
+    if (!pending) {
+      cy.scratch(LINK_SOURCE, node.id());
+      node.addClass("link-source");
+      return;
+    }
+    clearLinkSource(cy);
+    opts.callbacks().onAddLink?.(pending, node.id());
+  };
 
   // selection → parent (coalesced: one report per burst of select/unselect events)
   let selTimer: ReturnType<typeof setTimeout> | undefined;
@@ -663,6 +693,7 @@ export class TopologyCy {
   setTool(tool: Tool): boolean {
     if (!this.opts.editable) return false;
     const cy = this.cy;
+    clearLinkSource(cy);
     if (tool.name === "link") this.eh?.enableDrawMode();
     else this.eh?.disableDrawMode();
     cy.userPanningEnabled(tool.name !== "bounds");

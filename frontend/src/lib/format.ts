@@ -40,3 +40,20 @@ export function formatValidationErrors(
     return path ? `${path}: ${d.msg}` : d.msg;
   });
 }
+
+/**
+ * A time in seconds as people read it: 100.795 → "1 min 40.8 s", 59.25 → "59.3 s", 3725 → "1 h 2 min 5 s"
+ * (tenths of a second; whole units dropped when zero at the front).
+ */
+export function formatClock(t_s: number | null | undefined): string {
+  if (t_s === null || t_s === undefined || !Number.isFinite(t_s)) return DASH;
+  const sign = t_s < 0 ? "−" : "";
+  const tenths = Math.round(Math.abs(t_s) * 10);
+  const h = Math.floor(tenths / 36000);
+  const m = Math.floor((tenths % 36000) / 600);
+  const s = (tenths % 600) / 10;
+  const sec = `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  if (h) return `${sign}${h} h ${m} min ${sec}`;
+  if (m) return `${sign}${m} min ${sec}`;
+  return `${sign}${sec}`;
+}

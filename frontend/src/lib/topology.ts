@@ -294,6 +294,12 @@ export function fromGraph(p: { x: number; y: number }, scale: number): { x_m: nu
   return { x_m: r(p.x / scale), y_m: r(-p.y / scale) };
 }
 
+/** A node as a planner names it: "Label (id)" when it has a label other than its id, else its id. */
+export function nodeText(doc: ScenarioDocument, id: string): string {
+  const n = doc.nodes.find((x) => x.id === id);
+  return n?.label && n.label !== id ? `${n.label} (${id})` : id;
+}
+
 /**
  * The nodes as a planner names them, sorted by that name: "Label (id)" when a node has a label
  * other than its id, else its id (flow endpoints, node search).

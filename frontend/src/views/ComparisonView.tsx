@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
-import { FINISHED_STATUSES, type ComparisonPublic, type ProgressEvent, type ResultDocument, type StrategyInfo } from "../api/types";
+import { FINISHED_STATUSES, type ComparisonPublic, type ProgressEvent, type ResultDocument, type StrategyInfo, type SweepPointRunPublic, type SweepPointRunSummary } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { GeoTimelineMap } from "../components/GeoTimelineMap";
 import { ProgressBar } from "../components/ProgressBar";
@@ -220,7 +220,13 @@ export function ComparisonView() {
         </div>
       ) : null}
 
-      {c && c.status === "succeeded" && c.result ? <Results result={c.result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} /> : null}
+      {c && c.status === "succeeded" && c.result ? (
+        c.result.sweep ? (
+          <SweepRunResults scenarioId={id} comparisonId={cid} result={c.result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} />
+        ) : (
+          <Results result={c.result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} />
+        )
+      ) : null}
       {c ? <GeoTimelineMap scenarioId={id} version={c.scenario_version} /> : null}
     </>
   );
@@ -231,10 +237,74 @@ interface ResultsProps {
   requested: string[];
   descriptions: Record<string, string>;
   name: string;
+  /** A sweep: the point whose run the per-flow charts show (0-based; default 0) and the control choosing it. */
+  point?: number;
+  pointPicker?: ReactNode;
+}
+
+/**
+ * A sweep's results with the per-flow charts, summary and routes of a chosen point: the
+ * representative runs stored by the worker (GET .../sweep-points), fetched when picked; the
+ * sweep statistics stay those of the whole comparison.
+ */
+function SweepRunResults({ scenarioId, comparisonId, result, ...rest }: Omit<ResultsProps, "point" | "pointPicker"> & { scenarioId: string; comparisonId: string }) {
+  const [runs, setRuns] = useState<SweepPointRunSummary[]>([]);
+  const [point, setPoint] = useState(0);
+  const [run, setRun] = useState<SweepPointRunPublic | null>(null);
+  const [problems, setProblems] = useState<string[]>([]);
+  useEffect(() => {
+    const ctl = new AbortController();
+    api
+      .listSweepPointRuns(scenarioId, comparisonId, ctl.signal)
+      .then((r) => setRuns(r.data))
+      .catch((err) => {
+        if (!isAbort(err)) setRuns([]);
+      });
+    return () => ctl.abort();
+  }, [scenarioId, comparisonId]);
+  useEffect(() => {
+    setProblems([]);
+    if (point === 0) {
+      setRun(null);
+      return;
+    }
+    const ctl = new AbortController();
+    api
+      .getSweepPointRun(scenarioId, comparisonId, point, ctl.signal)
+      .then(setRun)
+      .catch((err) => {
+        if (!isAbort(err)) setProblems(errorLines(err));
+      });
+    return () => ctl.abort();
+  }, [scenarioId, comparisonId, point]);
+  const shown = useMemo<ResultDocument>(() => (run && run.point === point ? { ...result, scenario: run.scenario, strategies: run.strategies } : result), [run, point, result]);
+  const sweep = result.sweep!;
+  const label = parameterLabel(result.scenario, sweep.parameter);
+  const loading = point !== 0 && (!run || run.point !== point) && !problems.length;
+  const picker = (
+    <span className="field inline-field">
+      <label htmlFor="shown-point-pick">Per-flow charts of</label>{" "}
+      <select id="shown-point-pick" value={point} onChange={(e) => setPoint(Number(e.currentTarget.value))} disabled={runs.length < 2}>
+        {(runs.length ? runs : [{ point: 0, value: sweep.values[0] ?? null, seed: result.scenario.run?.seed ?? 1 }]).map((r) => (
+          <option key={r.point} value={r.point}>
+            {`point ${r.point + 1} of ${sweep.points.length}: ${label} = ${String(r.value)}${pointY(result, r.value_y)}`}
+          </option>
+        ))}
+      </select>
+      {runs.length && runs.length < sweep.points.length ? <span className="muted small"> (runs of {runs.length} of {sweep.points.length} points are kept)</span> : null}
+      {loading ? <span className="muted small" role="status"> loading…</span> : null}
+    </span>
+  );
+  return (
+    <>
+      <ErrorList title="Could not load the run of this sweep point:" items={problems} />
+      <Results result={shown} {...rest} point={loading ? 0 : point} pointPicker={picker} />
+    </>
+  );
 }
 
 /** Every view of one result document. */
-export function Results({ result, requested, descriptions, name }: ResultsProps) {
+export function Results({ result, requested, descriptions, name, point = 0, pointPicker }: ResultsProps) {
   const [hoverT, setHoverT] = useState<number | null>(null);
   const [showSubflows, setShowSubflows] = useState(false);
   const [markerKinds, setMarkerKinds] = useState<string[]>([...EVENT_MARKER_KINDS]);
@@ -291,7 +361,7 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
         <h2 id="charts-title" className="section-title">
           Throughput per flow
         </h2>
-        <ShownRun result={result} />
+        <ShownRun result={result} point={point} picker={pointPicker} />
         <div className="chart-controls">
           <label className="toggle">
             <input type="checkbox" checked={showSubflows} onChange={(e) => setShowSubflows(e.currentTarget.checked)} /> Show subflows
@@ -397,7 +467,7 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
               lines={view.sweep}
               colors={view.colors}
               dashes={view.dashes}
-              shownX={typeof result.sweep.values[0] === "number" ? result.sweep.values[0] : null}
+              shownX={typeof result.sweep.values[point] === "number" ? result.sweep.values[point] : null}
               filename={`${name}-sweep`}
             />
           </div>
@@ -415,7 +485,7 @@ export function Results({ result, requested, descriptions, name }: ResultsProps)
  * parameter or repeated: the first sweep point's first repetition (the result document keeps the
  * per-flow series of that run only; `ResultDocument.strategies`).
  */
-function ShownRun({ result }: { result: ResultDocument }) {
+function ShownRun({ result, point = 0, picker }: { result: ResultDocument; point?: number; picker?: ReactNode }) {
   const sweep = result.sweep;
   const reps = result.repetitions ? Object.values(result.repetitions)[0]?.runs ?? 1 : null;
   if (!sweep && !reps) return null;
@@ -425,11 +495,11 @@ function ShownRun({ result }: { result: ResultDocument }) {
     <p className="alert shown-run" role="note" data-testid="shown-run">
       {sweep ? (
         <>
-          These charts, the summary and the routes show <strong>sweep point 1 of {sweep.points.length}</strong>:{" "}
-          {parameterLabel(result.scenario, sweep.parameter)} = <strong>{String(sweep.values[0])}</strong>
+          These charts, the summary and the routes show <strong>sweep point {point + 1} of {sweep.points.length}</strong>:{" "}
+          {parameterLabel(result.scenario, sweep.parameter)} = <strong>{String(sweep.values[point])}</strong>
           {runs > 1 ? `, repetition 1 of ${runs}` : ""}
-          {seed !== undefined && seed !== null ? ` (seed ${seed})` : ""}. The other points' statistics are under “Sweep” below; their per-flow
-          timelines are not kept.
+          {seed !== undefined && seed !== null ? ` (seed ${seed})` : ""}. Every point's statistics are under “Sweep” below.
+          {picker ? <span className="shown-run-picker"> {picker}</span> : null}
         </>
       ) : (
         <>
@@ -442,6 +512,14 @@ function ShownRun({ result }: { result: ResultDocument }) {
 }
 
 /** A sweep point's statistics per strategy, the point chosen by the user (default: the one the charts show). */
+/** ", <second parameter> = <value>" for a point of a 2-D sweep; empty for a 1-D sweep. */
+function pointY(result: ResultDocument, valueY: unknown): string {
+  const parameterY = result.sweep?.parameter_y;
+  return parameterY && valueY !== null && valueY !== undefined
+    ? `, ${parameterLabel(result.scenario, parameterY)} = ${String(valueY)}`
+    : "";
+}
+
 function SweepPointTable({ result, order }: { result: ResultDocument; order: string[] }) {
   const sweep = result.sweep!;
   const [index, setIndex] = useState(0);
@@ -454,7 +532,7 @@ function SweepPointTable({ result, order }: { result: ResultDocument; order: str
         <select id="sweep-point-pick" value={index} onChange={(e) => setIndex(Number(e.currentTarget.value))}>
           {sweep.points.map((p, i) => (
             <option key={i} value={i}>
-              {`${i + 1} of ${sweep.points.length}: ${label} = ${String(p.value)}${i === 0 ? " (per-flow charts)" : ""}`}
+              {`${i + 1} of ${sweep.points.length}: ${label} = ${String(p.value)}${pointY(result, p.value_y)}`}
             </option>
           ))}
         </select>

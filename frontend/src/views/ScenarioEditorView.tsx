@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Link, useBlocker, useNavigate, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
-import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic, ScenarioVersionSummary } from "../api/types";
+import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic, ScenarioVersionSummary, ScenarioWarning, ValidationErrorItem } from "../api/types";
 import { NODE_KINDS } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
@@ -16,6 +16,7 @@ import { ExportMenu } from "../components/ExportMenu";
 import { NodeSearch } from "../components/NodeSearch";
 import { LinkEventsEditor } from "../components/LinkEventsEditor";
 import { Inspector } from "../components/Inspector";
+import { KeyboardHelp } from "../components/KeyboardHelp";
 import { Legend, shapePath } from "../components/Legend";
 import { KIND_STYLES } from "../components/nodeStyles";
 import { RunDialog } from "../components/RunDialog";
@@ -30,11 +31,11 @@ import {
   deleteElements,
   emptyScenario,
   errorTarget,
-  fieldErrors,
   moveNodes,
   updateNode,
 } from "../lib/editor";
 import { errorLines } from "../lib/errors";
+import { humanFieldErrors, liveErrors, validationLines } from "../lib/fieldMessages";
 import { changedFields, formatValue, type FieldChange } from "../lib/versionDiff";
 import { canRedo, canUndo, createHistory, push, redo, undo, type History } from "../lib/history";
 import { kindName, modelExtent, scaleFor, TARGET_EXTENT } from "../lib/topology";
@@ -94,8 +95,11 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [selection, setSelectionState] = useState<Selection>(EMPTY_SELECTION);
   const [tool, setTool] = useState<Tool>({ name: "select" });
   const [waypointSpeed, setWaypointSpeed] = useState(10);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  /** The server's field errors (path → message in the user's units) and the document it refused. */
+  const [serverErrors, setServerErrors] = useState<{ errors: Record<string, string>; detail: ValidationErrorItem[]; doc: ScenarioDocument } | null>(null);
   const [saveProblems, setSaveProblems] = useState<string[]>([]);
+  /** Warnings of the saved version (POST /api/scenario-checks): shown, never blocking. */
+  const [warnings, setWarnings] = useState<ScenarioWarning[]>([]);
   const [saving, setSaving] = useState(false);
   /** Someone saved the scenario after it was loaded (412 on save): offer to reload or keep a copy. */
   const [conflict, setConflict] = useState(false);
@@ -117,6 +121,23 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [compareIds, setCompareIds] = useState<string[]>([]);
   const [linkLabels, setLinkLabels] = useState<boolean | null>(null);
   const doc = history.present;
+  // an error clears as soon as its field's value changes
+  const errors = useMemo(() => (serverErrors ? liveErrors(serverErrors.errors, serverErrors.doc, doc) : {}), [serverErrors, doc]);
+  const validationBanner = useMemo(() => {
+    if (!serverErrors) return [];
+    const live = new Set(Object.keys(errors));
+    const key = (d: ValidationErrorItem) => (d.loc[0] === "body" ? d.loc.slice(1) : d.loc).map(String).join(".");
+    return validationLines(serverErrors.doc, serverErrors.detail.filter((d) => live.has(key(d))));
+  }, [serverErrors, errors]);
+  useEffect(() => {
+    if (!id || !item) return;
+    const ctl = new AbortController();
+    api
+      .scenarioChecks(item.scenario, ctl.signal)
+      .then((r) => setWarnings(r.warnings))
+      .catch(() => setWarnings([]));
+    return () => ctl.abort();
+  }, [id, item]);
   /** The map instead of the x/y canvas: a geographic scenario, or one being placed on the map. */
   const [mapMode, setMapMode] = useState(false);
   const geo = mapMode || isGeoScenario(doc);
@@ -184,7 +205,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       const { doc: next, id: nid } = addNode(docRef.current, kind, at);
       change(next);
       setSelection({ nodes: [nid], links: [] });
-      setTool({ name: "select" });
+      // the tool stays active: place several nodes in a row (Esc returns to Select)
     },
     [change, setSelection],
   );
@@ -233,11 +254,38 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
     if ((tool.name === "waypoints" || tool.name === "bounds") && (!stationId || !canMove(doc.nodes.find((n) => n.id === stationId)?.kind))) setTool({ name: "select" });
   }, [tool, stationId, doc]);
 
-  // keyboard: Delete / Backspace, Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Escape
+  // keyboard (listed in KeyboardHelp's SHORTCUTS): Delete / Backspace, Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y,
+  // Ctrl+S, Escape, ? (help), V / L / 1–6 (tools)
+  const [helpOpen, setHelpOpen] = useState(false);
+  const saveRef = useRef<() => void>(() => undefined);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (isTyping(e.target)) return;
       const mod = e.ctrlKey || e.metaKey;
+      if (mod && !e.shiftKey && !e.altKey && (e.key === "s" || e.key === "S")) {
+        // save from anywhere, text fields included (the browser's "save page" is never wanted here)
+        e.preventDefault();
+        saveRef.current();
+        return;
+      }
+      if (isTyping(e.target)) return;
+      if (e.key === "?" && !mod) {
+        e.preventDefault();
+        setHelpOpen(true);
+        return;
+      }
+      if (!mod && !e.altKey && (e.key === "v" || e.key === "V")) {
+        setTool({ name: "select" });
+        return;
+      }
+      if (!mod && !e.altKey && (e.key === "l" || e.key === "L")) {
+        setTool({ name: "link" });
+        return;
+      }
+      const digit = !mod && !e.altKey ? Number(e.key) : NaN;
+      if (Number.isInteger(digit) && digit >= 1 && digit <= NODE_KINDS.length) {
+        setTool({ name: "add", kind: NODE_KINDS[digit - 1]! });
+        return;
+      }
       if ((e.key === "Delete" || e.key === "Backspace") && !mod) {
         const sel = selectionRef.current;
         if (!sel.nodes.length && !sel.links.length) return;
@@ -259,12 +307,13 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   }, [change, setSelection]);
 
   const save = async () => {
+    if (saving) return;
     setSaving(true);
     setSaveProblems([]);
     setSavedNote(null);
     try {
       const saved = id && item ? await api.updateScenario(id, doc, item.version) : await api.createScenario(doc);
-      setErrors({});
+      setServerErrors(null);
       if (!id) {
         dirtyRef.current = false;
         setSavedJson(canonicalJson(doc));
@@ -280,9 +329,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         setConflict(true);
         setSaveProblems([`Someone else saved this scenario after you opened it. ${err.message}`]);
       } else if (err instanceof ApiError && err.validation) {
-        const fe = fieldErrors(err.validation);
-        setErrors(fe);
-        setSaveProblems(errorLines(err));
+        const fe = humanFieldErrors(err.validation);
+        setServerErrors({ errors: fe, detail: [...err.validation], doc });
         // show the first element with a problem in the side panel
         const first = Object.keys(fe)[0];
         if (first) {
@@ -295,6 +343,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
       setSaving(false);
     }
   };
+
+  saveRef.current = () => void save();
 
   /** Conflict: drop the edits and load the version saved meanwhile. */
   const reloadSaved = async () => {
@@ -382,7 +432,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         type="button"
         className={`btn btn-tool${active ? " active" : ""}`}
         aria-pressed={active}
-        onClick={() => setTool(active && t.name !== "select" ? { name: "select" } : t)}
+        // a tool stays on until another is chosen, Select is pressed or Esc
+        onClick={() => setTool(t)}
         title={label}
       >
         {icon ? (
@@ -442,7 +493,17 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
           {savedNote}
         </div>
       ) : null}
-      <ErrorList title="Not saved — the server found problems:" items={saveProblems} />
+      <ErrorList title="Not saved — the server found problems:" items={[...validationBanner, ...saveProblems]} />
+      {warnings.length && !dirty ? (
+        <div className="alert alert-warn" role="status" data-testid="save-warnings">
+          <strong>Saved, with warnings:</strong>
+          <ul>
+            {warnings.map((w, i) => (
+              <li key={i}>{w.message}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {conflict ? (
         <div className="conflict-actions">
           <button type="button" className="btn" onClick={reloadSaved}>
@@ -510,6 +571,9 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
               Link labels
             </label>
             ) : null}
+            <button type="button" className="btn btn-tool" onClick={() => setHelpOpen(true)} title="Keyboard shortcuts (?)" aria-haspopup="dialog">
+              Shortcuts <kbd>?</kbd>
+            </button>
             <NodeSearch
               doc={doc}
               onPick={(nid) => {
@@ -671,6 +735,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
         </section>
       ) : null}
 
+      {helpOpen ? <KeyboardHelp onClose={() => setHelpOpen(false)} /> : null}
       {blocker.state === "blocked" ? (
         <div className="modal-backdrop">
           <section className="card modal" role="alertdialog" aria-labelledby="leave-title" aria-describedby="leave-desc">
@@ -699,9 +764,9 @@ function canMove(kind: NodeKind | undefined): boolean {
 function toolHint(tool: Tool): string {
   switch (tool.name) {
     case "add":
-      return `Click on the canvas to place a ${kindName(tool.kind).toLowerCase()}.`;
+      return `Click on the canvas to place a ${kindName(tool.kind).toLowerCase()}; click again for more, Esc to stop.`;
     case "link":
-      return "Drag from one node to another to join them with a wired link.";
+      return "Click a node, then another (or drag from one to the other), to join them with a wired link; Esc to stop.";
     case "waypoints":
       return "Click on the canvas to add waypoints to the selected station's path.";
     case "bounds":

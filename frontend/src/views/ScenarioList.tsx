@@ -85,21 +85,29 @@ export function ScenarioList() {
           <h1>Scenarios</h1>
           <p className="muted">Topologies, mobility and flows to compare transport strategies on.</p>
         </div>
-        <div className="import">
-          <input
-            type="text"
-            className="import-name"
-            aria-label="Name for the imported scenario"
-            placeholder="name (GraphML / SNDlib; optional)"
-            value={importName}
-            onChange={(e) => setImportName(e.currentTarget.value)}
-          />
+        <div className="head-actions">
           <Link to="/scenarios/new" className="btn btn-primary">
             New scenario
           </Link>
-          <label htmlFor={inputId} className={`btn${busy ? " disabled" : ""}`} title="Scenario JSON, Topology Zoo GraphML or SNDlib native (.txt)">
-            Import scenario file
-          </label>
+        </div>
+      </div>
+
+      <section className="card import-box" aria-labelledby={`${inputId}-title`}>
+        <h2 id={`${inputId}-title`} className="small-heading">
+          Import a scenario
+        </h2>
+        <div className="import">
+          <div className="field">
+            <label htmlFor={`${inputId}-name`}>Name for the imported scenario</label>
+            <input
+              id={`${inputId}-name`}
+              type="text"
+              className="import-name"
+              placeholder="optional; GraphML / SNDlib only"
+              value={importName}
+              onChange={(e) => setImportName(e.currentTarget.value)}
+            />
+          </div>
           <input
             id={inputId}
             type="file"
@@ -108,8 +116,12 @@ export function ScenarioList() {
             onChange={onFile}
             disabled={busy}
           />
+          <label htmlFor={inputId} className={`btn${busy ? " disabled" : ""}`} title="Scenario JSON, Topology Zoo GraphML or SNDlib native (.txt)">
+            Import scenario file
+          </label>
         </div>
-      </div>
+        <p className="muted small">A scenario document (JSON, see <code>examples/</code>), a Topology Zoo GraphML or an SNDlib native file.</p>
+      </section>
 
       {imported ? (
         <div className="alert alert-success" role="status">

@@ -6,6 +6,8 @@ import logging
 
 from fastapi import APIRouter, HTTPException, Query, Request, status
 
+from subflow.sweeps import SweepSpec, point_values
+
 from subflow_backend import audit, crud
 from subflow_backend.api.deps import (
     CeleryDep,
@@ -18,7 +20,15 @@ from subflow_backend.api.deps import (
 )
 from subflow_backend.queue import RUN_COMPARISON_TASK
 from subflow_backend.settings import settings
-from subflow_backend.schemas import ComparisonCreate, ComparisonPublic, ComparisonSummary, ComparisonsPublic
+from subflow_backend.schemas import (
+    ComparisonCreate,
+    ComparisonPublic,
+    ComparisonSummary,
+    ComparisonsPublic,
+    SweepPointRunPublic,
+    SweepPointRunsPublic,
+    SweepPointRunSummary,
+)
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +111,55 @@ def read_comparison(session: SessionDep, scenario: ScenarioDep, comparison_id: s
     if row is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
     return ComparisonPublic.model_validate(row)
+
+
+def _comparison_or_404(session, scenario, comparison_id: str):
+    row = crud.get_comparison(session, scenario.id, comparison_id)
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
+    return row
+
+
+def _point_summary(row, point: int, document: dict | None = None) -> SweepPointRunSummary:
+    base_seed = int(((row.scenario_snapshot or {}).get("run") or {}).get("seed", 1))
+    seed = int(document["scenario"]["run"]["seed"]) if document else base_seed
+    value, value_y = point_values(SweepSpec.model_validate(row.sweep), point)
+    return SweepPointRunSummary(point=point, value=value, value_y=value_y, seed=seed)
+
+
+@router.get(
+    "/{comparison_id}/sweep-points",
+    response_model=SweepPointRunsPublic,
+    responses={404: {"description": "No such comparison."}},
+)
+def list_sweep_point_runs(session: SessionDep, scenario: ScenarioDep, comparison_id: str) -> SweepPointRunsPublic:
+    """The sweep points of a comparison whose representative run is stored (its first repetition:
+    per-flow series of every strategy). All points when the sweep has at most ``SWEEP_POINT_DOCUMENTS``
+    (default 16), else that many spread evenly, first and last included; empty for a comparison
+    without a sweep, and growing while a sweep runs."""
+    row = _comparison_or_404(session, scenario, comparison_id)
+    points = crud.sweep_point_runs(session, row)
+    return SweepPointRunsPublic(parameter=row.sweep["parameter"] if row.sweep else None,
+                                data=[_point_summary(row, p) for p in points])
+
+
+@router.get(
+    "/{comparison_id}/sweep-points/{point}",
+    response_model=SweepPointRunPublic,
+    responses={404: {"description": "No such comparison, or no stored run for this point (see the list)."}},
+)
+def read_sweep_point_run(session: SessionDep, scenario: ScenarioDep, comparison_id: str, point: int) -> SweepPointRunPublic:
+    """The representative run of sweep point ``point`` (0-based index into ``sweep.values``): the
+    scenario as run (parameter and seed applied) and each strategy's result (series in Mbit/s over
+    seconds, events, summary)."""
+    row = _comparison_or_404(session, scenario, comparison_id)
+    document = crud.sweep_point_document(session, row, point)
+    if document is None:
+        stored = crud.sweep_point_runs(session, row)
+        raise HTTPException(status.HTTP_404_NOT_FOUND,
+                            f"sweep point {point}: no stored run (stored points: {stored})")
+    return SweepPointRunPublic(**_point_summary(row, point, document).model_dump(),
+                               scenario=document["scenario"], strategies=document["strategies"])
 
 
 @router.post(
