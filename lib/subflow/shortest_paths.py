@@ -343,6 +343,10 @@ def k_shortest_paths(net: Network, src: str, dst: str, k: int, metric: str = "tc
     ----------
     .. [1] J. Y. Yen, Management Science 17(11), 1971; thesis §2.4.3.
     """
+    if net.no_transit:  # forwarding roles: search the restricted topology, report arcs of ``net``
+        sub, parent = net.restrict_transit(src, dst)
+        return [Path(p.nodes, tuple(int(parent[a]) for a in p.arcs), p.hops, p.delay_ms, p.loss, p.cost)
+                for p in k_shortest_paths(sub, src, dst, k, metric)]
     _check_metric(metric)
     if k < 1:
         raise ValueError("k must be >= 1")
