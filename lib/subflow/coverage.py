@@ -39,6 +39,8 @@ class CoverageGrid:
     rates_mbps: list[list[float]]
     levels_mbps: list[float]
     access_points: list[str]
+    #: where each access point is at ``t_s`` (local frame metres ``[x_m, y_m]``)
+    positions_m: dict[str, tuple[float, float]]
 
 
 def coverage_grid(scenario: Scenario, t_s: float, cells: int = 48) -> CoverageGrid:
@@ -64,7 +66,7 @@ def coverage_grid(scenario: Scenario, t_s: float, cells: int = 48) -> CoverageGr
     t = min(max(t_s, 0.0), duration)
     aps = [n for n in local.nodes if isinstance(n, AccessPointNode)]
     if not aps:
-        return CoverageGrid(t, 0.0, 0.0, 0.0, 0, 0, [], [], [])
+        return CoverageGrid(t, 0.0, 0.0, 0.0, 0, 0, [], [], [], {})
     probe = StationNode(id="probe")
     legs = {ap.id: trajectory(ap, duration, local.run.seed) for ap in aps}
     legs["probe"] = [Leg(0.0, duration, 0.0, 0.0, 0.0, 0.0)]
@@ -104,5 +106,6 @@ def coverage_grid(scenario: Scenario, t_s: float, cells: int = 48) -> CoverageGr
         t_s=t, x_min_m=float(x_min), y_min_m=float(y_min), cell_m=float(cell), nx=cells, ny=cells,
         rates_mbps=[[float(v) for v in row] for row in best], levels_mbps=sorted(levels),
         access_points=[ap.id for ap in aps],
+        positions_m={ap.id: (float(c[0]), float(c[1])) for ap, c, _, _ in hops},
     )
 

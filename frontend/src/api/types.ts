@@ -18,6 +18,9 @@ export type NodeKind = ScenarioNode["kind"];
 export type HostNode = S["HostNode"];
 export type StationNode = S["StationNode"];
 export type AccessPointNode = S["AccessPointNode"];
+export type NodeRadio = S["NodeRadio"];
+export type PropagationSettings = S["PropagationSettings"];
+export type RadioSettings = S["RadioSettings"];
 export type SwitchNode = S["SwitchNode"];
 export type SatelliteNode = S["SatelliteNode"];
 export type RouterNode = S["RouterNode"];
@@ -100,3 +103,7 @@ export type Summary = S["Summary"];
 export type AggregateStats = S["AggregateStats"];
 export type SweepPoint = S["SweepPoint"];
 export type SweepResult = S["SweepResult"];
+
+// ----------------------------------------------------------------------------- coverage (radio)
+
+export type CoveragePublic = S["CoveragePublic"];

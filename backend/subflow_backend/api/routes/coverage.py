@@ -41,6 +41,8 @@ class CoveragePublic(BaseModel):
         "a station there, Mbit/s (0: out of range).")
     levels_mbps: list[float] = Field(description="The distinct rates the access points can give, ascending (legend).")
     access_points: list[str] = Field(description="Access points the grid covers.")
+    positions_m: dict[str, tuple[float, float]] = Field(
+        description="Where each access point is at t_s: ``[x_m, y_m]`` in the grid's plane.")
     geo_bounds: tuple[tuple[float, float], tuple[float, float]] | None = Field(
         default=None, description="Geographic scenarios only: ``[[lat_deg, lon_deg] south-west, [lat_deg, lon_deg] "
         "north-east]`` of the grid.")
