@@ -84,7 +84,7 @@ export function CoverageMap({ doc, t }: { doc: ScenarioDocument; t: number }) {
   const color = grid ? rateColor(grid.levels_mbps) : null;
   return (
     <section className="card coverage" aria-labelledby="coverage-title">
-      <h2 id="coverage-title">Coverage at {formatSeconds(grid?.t_s ?? t)}</h2>
+      <h2 id="coverage-title">Coverage at {formatSeconds(grid?.t_s ?? t)} s</h2>
       <p className="muted small">Air rate a station on the ground would get from the best access point (radio propagation).</p>
       {error ? <p className="field-error">{error}</p> : null}
       <canvas
@@ -92,7 +92,7 @@ export function CoverageMap({ doc, t }: { doc: ScenarioDocument; t: number }) {
         width={SIZE_PX}
         height={SIZE_PX}
         role="img"
-        aria-label={`Coverage heat map at ${formatSeconds(grid?.t_s ?? t)}`}
+        aria-label={`Coverage heat map at ${formatSeconds(grid?.t_s ?? t)} s`}
         data-cells={grid?.nx ?? 0}
         className="coverage-canvas"
       />
