@@ -237,3 +237,17 @@ def test_the_relay_chain_example_carries_traffic_over_the_backhaul_and_the_adhoc
     rate = next(r for r, s in reversed(HT20) if rx >= s)
     first = {c.resource: c.capacity_mbps for c in plan.capacity_changes if c.t_s == 0}
     assert first["air:ship-ap"] == rate
+
+
+@pytest.mark.parametrize("uplinks,msg", [
+    ({"uav1": "h1"}, "is not an access point"),
+    ({"uav1": "uav1"}, "its own uplink"),
+    ({"uav1": "uav2", "uav2": "uav1"}, "cycle"),
+])
+def test_uplinks_name_another_access_point_without_cycles(uplinks, msg):
+    doc = {"name": "chain", "nodes": [{"id": "h1", "kind": "host"}] + [
+        {"id": ap, "kind": "access_point", "range_m": 500, **({"uplink": uplinks[ap]} if ap in uplinks else {})}
+        for ap in ("uav1", "uav2")]}
+    with pytest.raises(ScenarioInvalid) as exc:
+        load_scenario(doc)
+    assert exc.value.errors[0]["loc"][-1] == "uplink" and msg in exc.value.errors[0]["msg"]
