@@ -21,6 +21,10 @@ from subflow.mobility import Leg, position3_at, trajectory
 from subflow.scenario import AccessPointNode, Scenario, StationNode
 
 
+#: the grid covers at most this far from an access point (metres; a range_m of 1e300 stays drawable)
+_MAX_REACH_M = 1e7
+
+
 @dataclass(frozen=True)
 class CoverageGrid:
     """Rates on a regular grid of the local frame.
@@ -73,7 +77,7 @@ def coverage_grid(scenario: Scenario, t_s: float, cells: int = 48) -> CoverageGr
     hops = []
     for ap in aps:
         budget = hop_budget(local, ap, probe, legs)
-        reach = hop_range_m(budget, ap)
+        reach = min(hop_range_m(budget, ap), _MAX_REACH_M)
         x, y, z = position3_at(legs[ap.id], t)
         hops.append((ap, (x, y, z), reach, hop_rate_steps(budget, ap)))
     x_min = min(c[0] - r for _, c, r, _ in hops)
