@@ -180,7 +180,9 @@ class Network:
         """Build from a :class:`subflow.scenario.Scenario` (or its dict).
 
         Nodes keep the scenario order; each link gives two arcs (full duplex,
-        each with the full ``bandwidth_mbps``). Flows with a ``rate_mbps``
+        each with the full ``bandwidth_mbps``). Hosts and stations not marked
+        ``relay`` are ``no_transit`` end points (docs/radio.md): route searches
+        never pass through them (the FDM allocation does not apply them yet). Flows with a ``rate_mbps``
         become :class:`Demand` objects (bulk flows, ``rate_mbps`` null, have no
         demand to allocate and are left out).
 
@@ -197,12 +199,16 @@ class Network:
             for f in sc.flows
             if f.rate_mbps is not None
         ]
-        return cls.from_links(
+        from subflow.resolve import end_points
+
+        net = cls.from_links(
             [n.id for n in sc.nodes],
             ((l.id, l.src, l.dst, l.delay_ms, l.loss, l.bandwidth_mbps) for l in sc.links),
             demands=demands,
             name=sc.name,
         )
+        net.no_transit = end_points(sc)
+        return net
 
     # ------------------------------------------------------------------ views
 

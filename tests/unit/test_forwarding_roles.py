@@ -114,3 +114,21 @@ def test_the_route_search_honours_the_end_points_of_a_network():
     assert [p.nodes for p in paths] == [("s", "y", "z", "t")]
     assert [roles.link[a] for a in paths[0].arcs] == ["c", "d", "e"]  # arc indices of the given network
     assert k_shortest_paths(roles, "s", "x", 1, "hop")[0].nodes == ("s", "x")  # an end point as destination
+
+
+@pytest.mark.parametrize("metric", ["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"])
+def test_planning_routes_obey_the_roles_for_every_metric(metric):
+    from subflow.planning_requests import RoutesRequest, routes_document
+
+    doc = json.loads((EXAMPLES / "naval-direct-move.json").read_text())
+    routes = {(r["src"], r["dst"]): r for r in routes_document(doc, RoutesRequest(metric=metric))["routes"]}
+    # the wired graph reaches the UAV only through the ship's host: not a route unless the host relays
+    assert not routes[("sta1", "uav")]["reachable"]
+    assert routes[("sta1", "sta2")]["paths"][0]["nodes"] == ["sta1", "satcom", "sta2"]
+    end_points = {"ship", "sta1", "sta2"}
+    for r in routes.values():
+        for p in r["paths"]:
+            assert not end_points & set(p["nodes"][1:-1]), p
+    doc["nodes"][0]["relay"] = True
+    routes = {(r["src"], r["dst"]): r for r in routes_document(doc, RoutesRequest(metric=metric))["routes"]}
+    assert routes[("sta1", "uav")]["paths"][0]["nodes"] == ["sta1", "satcom", "ship", "uav"]
