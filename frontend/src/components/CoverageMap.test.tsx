@@ -7,7 +7,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { ScenarioDocument } from "../api/types";
 import { rateColor } from "./CoverageMap";
-import { Inspector } from "./Inspector";
+import { Inspector, type InspectorProps } from "./Inspector";
 
 describe("rateColor", () => {
   const levels = [6.5, 13, 19.5, 26, 39, 52, 58.5, 65];
@@ -26,6 +26,8 @@ describe("rateColor", () => {
   });
 });
 
+const TOOL: InspectorProps["tool"] = { name: "select" };
+
 describe("radio inspector", () => {
   const doc: ScenarioDocument = {
     name: "radio",
@@ -38,8 +40,8 @@ describe("radio inspector", () => {
       { id: "sta1", kind: "station", relay: true },
     ],
   } as ScenarioDocument;
-  const props = {
-    doc, errors: {}, tool: "select" as const, setTool: () => {}, waypointSpeed: 10, setWaypointSpeed: () => {},
+  const props: Omit<InspectorProps, "selection"> = {
+    doc, errors: {}, tool: TOOL, setTool: () => {}, waypointSpeed: 10, setWaypointSpeed: () => {},
     onChange: () => {}, onSelect: () => {},
   };
 
