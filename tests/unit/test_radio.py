@@ -251,3 +251,15 @@ def test_uplinks_name_another_access_point_without_cycles(uplinks, msg):
     with pytest.raises(ScenarioInvalid) as exc:
         load_scenario(doc)
     assert exc.value.errors[0]["loc"][-1] == "uplink" and msg in exc.value.errors[0]["msg"]
+
+
+def test_the_adhoc_link_rate_follows_friis_between_the_two_stations():
+    plan = resolve_plan(json.loads(EXAMPLE.read_text()), "sptcp")
+    # sta1 starts at (2600, 0), sta3 stands at (2450, 100): 15 dBm, 0 dBi both ends, 5180 MHz
+    rx = 15 - friis_textbook(math.hypot(150, 100), 5.18e9)
+    rate = next(r for r, s in reversed(HT20) if rx >= s)
+    first = {c.resource: c.capacity_mbps for c in plan.capacity_changes if c.t_s == 0}
+    assert first["adhoc:sta1~sta3"] == rate == 19.5
+    # the two stations part when sta1 is 15 + 82 dB of Friis loss away from sta3 (the slowest MCS fails)
+    reach = (C / 5.18e9) / (4 * math.pi) * 10 ** ((15 + 82) / 20)
+    assert reach > math.hypot(2450 - 2150, 100)  # sta1 stops at (2150, 0): still in range at the end
