@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from subflow.fields import PLANNED, Honours, Refuses
+from subflow.fields import PLANNED, RADIO_FIELDS, Honours, Refuses
 from subflow.exports import RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for  # noqa: F401
 from subflow.plan import RunPlan
 from subflow.results import EngineOutput, FlowResult, SubflowResult
@@ -72,6 +72,10 @@ FIELDS = {
     "TransportSettings.initial_rto_s": Refuses(_NO_TRANSPORT),
     "TransportSettings.congestion_control": Honours("tcp_congestion_control sysctl (newreno -> reno)"),
     "TransportSettings.rbuf_bytes": Refuses(_NO_TRANSPORT),
+    **{f: Refuses("radio from propagation is not mapped to Mininet-WiFi's txpower/propagationModel yet")
+       for f in RADIO_FIELDS},
+    "AccessPointNode.uplink": Refuses("wireless backhaul between access points is not exported yet"),
+    "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not exported yet"),
 }
 
 _available: dict[str, Any] | None = None

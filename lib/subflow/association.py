@@ -17,6 +17,12 @@ are then computed on the station's trajectory relative to the access point's
 (:func:`subflow.mobility.relative_legs`), still exactly. Distances are slant
 ranges (3-D, with the nodes' altitudes). A geographic scenario is computed in
 its local projected frame (:func:`subflow.geo.to_local`).
+
+With a ``radio`` on the access point, the range of each hop is the smaller of
+``range_m`` and the distance where the slowest MCS fails
+(:func:`hop_budget`, :mod:`subflow.radio`). An access point with an ``uplink``
+is a client of that access point (wireless backhaul): it associates with it
+like a station, with the same rules.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from dataclasses import dataclass
 
 from subflow.geo import to_local
 from subflow.mobility import Leg, in_range_intervals, position3_at, relative_legs, trajectory
-from subflow.scenario import AccessPointNode, Scenario, StationNode
+from subflow.radio import REFERENCE_NOISE_FLOOR_DBM, LinkBudget, PathLoss
+from subflow.scenario import AccessPointNode, NodeRadio, Scenario, StationNode
 
 _EPS = 1e-9
 
@@ -79,6 +86,63 @@ def range_windows(station: list[Leg], ap: list[Leg], range_m: float) -> list[tup
     return in_range_intervals(relative_legs(station, ap), (0.0, 0.0, 0.0), range_m)
 
 
+def radio_budget(scenario: Scenario, tx: NodeRadio, rx: NodeRadio | None, tx_height_m: float,
+                 rx_height_m: float) -> LinkBudget:
+    """The link budget of a hop from radio ``tx`` (whose frequency, PHY and width apply) to ``rx``.
+
+    The transmit power is the smaller of the two radios' (the weaker direction of the hop), the
+    gains are both antennas' (0 dBi for a node without a radio), the path loss and noise floor are
+    ``scenario.radio.propagation``'s; heights (two-ray) are the nodes' altitudes plus the antenna heights.
+    """
+    prop = scenario.radio.propagation
+    power = tx.tx_power_dbm if rx is None else min(tx.tx_power_dbm, rx.tx_power_dbm)
+    loss = PathLoss(
+        model=prop.model, frequency_mhz=tx.frequency_mhz, exponent=prop.exponent,
+        reference_distance_m=prop.reference_distance_m, reference_loss_db=prop.reference_loss_db,
+        system_loss_db=prop.system_loss_db,
+        tx_height_m=max(tx_height_m, 0.0) + tx.antenna_height_m,
+        rx_height_m=max(rx_height_m, 0.0) + (rx.antenna_height_m if rx is not None else 1.0),
+    )
+    return LinkBudget(
+        tx_power_dbm=power, tx_gain_dbi=tx.antenna_gain_dbi,
+        rx_gain_dbi=0.0 if rx is None else rx.antenna_gain_dbi, phy=tx.phy,
+        channel_width_mhz=tx.channel_width_mhz, path_loss=loss,
+        noise_floor_dbm=REFERENCE_NOISE_FLOOR_DBM if prop.noise_floor_dbm is None else prop.noise_floor_dbm,
+    )
+
+
+def hop_budget(scenario: Scenario, ap: AccessPointNode, client, trajectories: dict[str, list[Leg]]) -> LinkBudget | None:
+    """The link budget of the hop between access point ``ap`` and ``client`` (a station or an access
+    point using ``ap`` as its uplink); None when ``ap`` has no radio (range_m and the rate table apply)."""
+    if ap.radio is None:
+        return None
+    return radio_budget(scenario, ap.radio, getattr(client, "radio", None),
+                        trajectories[ap.id][0].z0_m, trajectories[client.id][0].z0_m)
+
+
+def hop_range_m(budget: LinkBudget | None, ap: AccessPointNode) -> float:
+    """Association range of a hop, metres: ``range_m``, capped by the radio range when there is a radio."""
+    return ap.range_m if budget is None else min(ap.range_m, budget.range_m())
+
+
+def hop_rate_steps(budget: LinkBudget | None, ap: AccessPointNode) -> list[tuple[float, float]] | None:
+    """Air rate against distance of a hop as ``(distance_m, rate_mbps)`` steps: the explicit
+    ``rate_table`` (an override), else the radio's MCS steps, else None (flat ``wireless_bandwidth_mbps``)."""
+    if ap.rate_table:
+        return [(st.distance_m, st.bandwidth_mbps) for st in ap.rate_table]
+    return None if budget is None else budget.rate_steps()
+
+
+def clients(scenario: Scenario) -> list[tuple[object, list[AccessPointNode]]]:
+    """Every node that associates, with the access points it may associate with: each station with
+    every access point, each access point with an ``uplink`` with that access point only."""
+    aps = [n for n in scenario.nodes if isinstance(n, AccessPointNode)]
+    by_id = {ap.id: ap for ap in aps}
+    out: list[tuple[object, list[AccessPointNode]]] = [(n, aps) for n in scenario.nodes if isinstance(n, StationNode)]
+    out += [(ap, [by_id[ap.uplink]]) for ap in aps if ap.uplink is not None]
+    return out
+
+
 def association_timeline(scenario: Scenario) -> AssociationTimeline:
     """Compute when each station is associated with which access point.
 
@@ -103,26 +167,32 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     scenario = to_local(scenario)
     duration = scenario.run.duration_s
     policy = scenario.radio.association_policy
-    aps = [n for n in scenario.nodes if isinstance(n, AccessPointNode)]
-    stations = [n for n in scenario.nodes if isinstance(n, StationNode)]
     associations: list[Association] = []
     events: list[dict] = []
     trajectories: dict[str, list[Leg]] = {
         n.id: trajectory(n, duration, scenario.run.seed) for n in scenario.nodes
     }
+    candidates = clients(scenario)
     windows: dict[str, dict[str, list[tuple[float, float]]]] = {
-        st.id: {ap.id: range_windows(trajectories[st.id], trajectories[ap.id], ap.range_m) for ap in aps}
-        for st in stations
+        st.id: {
+            ap.id: range_windows(trajectories[st.id], trajectories[ap.id],
+                                 hop_range_m(hop_budget(scenario, ap, st, trajectories), ap))
+            for ap in aps_of
+        }
+        for st, aps_of in candidates
     }
+    allowed = {st.id: aps_of for st, aps_of in candidates}
     # next decision time per (station, network) radio; process the earliest first
-    networks = sorted({ap.network for ap in aps})
-    pending: dict[tuple[str, str], float] = {(st.id, net): 0.0 for st in stations for net in networks}
+    pending: dict[tuple[str, str], float] = {
+        (st.id, net): 0.0 for st, aps_of in candidates for net in sorted({ap.network for ap in aps_of})
+    }
     while pending:
         key = min(pending, key=lambda k: (pending[k], k))
         sid, net = key
         t = pending.pop(key)
         if t >= duration - _EPS:
             continue
+        aps = allowed[sid]
         in_range = []
         for ap in aps:
             if ap.network != net:

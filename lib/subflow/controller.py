@@ -32,13 +32,27 @@ from subflow.plan import FlowPlan, Resource, Segment, SubflowPath
 _BIG_MBPS = 1e9
 
 
+def _air_visits(sp: SubflowPath, kinds: dict[str, str]) -> list[str]:
+    """Per hop of ``sp``, the name of its air crossing: ``rid`` the first time the path crosses an
+    access point's air, ``rid#k`` the k-th time (a relay in the same cell: sta1 → ap → relay)."""
+    seen: dict[str, int] = {}
+    out = []
+    for rid in sp.resources:
+        if kinds[rid] == "air":
+            seen[rid] = seen.get(rid, 0) + 1
+            out.append(rid if seen[rid] == 1 else f"{rid}#{seen[rid]}")
+        else:
+            out.append(rid)
+    return out
+
+
 def _expanded(sp: SubflowPath, kinds: dict[str, str]) -> tuple[str, ...]:
     """The subflow's node path with each air hop routed through its access point's air arc."""
     out = [sp.nodes[0]]
-    for i, rid in enumerate(sp.resources):
+    for i, (rid, name) in enumerate(zip(sp.resources, _air_visits(sp, kinds))):
         nxt = sp.nodes[i + 1]
         if kinds[rid] == "air":
-            out += [f"~{rid}.in", f"~{rid}.out"]
+            out += [f"~{name}.in", f"~{name}.out"]
         out.append(nxt)
     return tuple(out)
 
@@ -49,11 +63,15 @@ def _fdm_network(paths: list[SubflowPath], resources: dict[str, Resource]) -> Ne
     A wired hop is one arc (the resource); an air hop of access point ``ap``
     enters the node ``~air:<ap>.in``, crosses the air arc (``air:<ap>``, shared by
     both directions and every station) to ``~air:<ap>.out`` and leaves it on
-    zero-delay, unlimited arcs.
+    zero-delay, unlimited arcs. A path that crosses the same air twice (through a
+    relay of the same cell) crosses a second arc ``air:<ap>#2`` of the same capacity
+    the second time, so that FDM's paths stay simple; that crossing's airtime is then
+    not counted against the first (an approximation, docs/radio.md).
     """
     nodes: list[str] = []
     seen_nodes: set[str] = set()
     arcs: dict[tuple[str, str], tuple[str, str, str, float, float, float]] = {}
+    kinds = {rid: r.kind for rid, r in resources.items()}
 
     def node(n: str) -> None:
         if n not in seen_nodes:
@@ -61,18 +79,18 @@ def _fdm_network(paths: list[SubflowPath], resources: dict[str, Resource]) -> Ne
             nodes.append(n)
 
     for sp in paths:
-        for i, rid in enumerate(sp.resources):
+        for i, (rid, name) in enumerate(zip(sp.resources, _air_visits(sp, kinds))):
             a, b = sp.nodes[i], sp.nodes[i + 1]
             r = resources[rid]
             node(a)
             node(b)
             if r.kind == "air":
-                ain, aout = f"~{rid}.in", f"~{rid}.out"
+                ain, aout = f"~{name}.in", f"~{name}.out"
                 node(ain)
                 node(aout)
-                arcs.setdefault((a, ain), (f"{rid}-enter-{a}", a, ain, 0.0, 0.0, _BIG_MBPS))
-                arcs.setdefault((ain, aout), (rid, ain, aout, r.delay_ms, r.loss, r.capacity_mbps))
-                arcs.setdefault((aout, b), (f"{rid}-leave-{b}", aout, b, 0.0, 0.0, _BIG_MBPS))
+                arcs.setdefault((a, ain), (f"{name}-enter-{a}", a, ain, 0.0, 0.0, _BIG_MBPS))
+                arcs.setdefault((ain, aout), (name, ain, aout, r.delay_ms, r.loss, r.capacity_mbps))
+                arcs.setdefault((aout, b), (f"{name}-leave-{b}", aout, b, 0.0, 0.0, _BIG_MBPS))
             else:
                 arcs.setdefault((a, b), (rid, a, b, r.delay_ms, r.loss, r.capacity_mbps))
     return Network.from_arcs(nodes, list(arcs.values()))

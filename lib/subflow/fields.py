@@ -179,6 +179,11 @@ _SATELLITE_MOTION = ("a satellite moves on its orbit (SatelliteNode.ephemeris), 
 _SATCOM = ("SATCOM link from the orbit (subflow.satcom): up while the satellite is above the terminal's elevation "
            "mask and in use (handover policy), one-way delay = slant range / c as the plan's delay_changes")
 
+_RADIO = ("radio from propagation (subflow.radio): association range where the slowest MCS fails, "
+          "air capacity changes from each station's SNR (plan)")
+_NODE_RADIO = ("tx_power_dbm", "antenna_gain_dbi", "frequency_mhz", "phy", "channel_width_mhz", "antenna_height_m")
+_PROPAGATION = ("model", "exponent", "reference_distance_m", "reference_loss_db", "system_loss_db", "noise_floor_dbm")
+
 #: fields that :func:`subflow.resolve.resolve_plan` turns into the run plan (paths, association
 #: timeline, segments, capacity changes), so every engine that runs the plan honours them
 PLANNED: dict[str, Honours | Refuses | Describes] = {
@@ -248,4 +253,16 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
     "RunSettings.duration_s": Honours("run length"), "RunSettings.interval_s": Honours("sampling interval"),
     "RunSettings.seed": Honours("seed of the plan's random mobility and the engine's draws"),
     "ControllerSettings.interval_s": Honours("period of the FDM controller's re-allocations (plan rate limits)"),
+    **_same(Honours, "forwarding roles: routes pass through the node only when it is a relay (plan paths)",
+            "HostNode.relay", "StationNode.relay"),
+    **_same(Honours, _RADIO, "AccessPointNode.radio", "StationNode.radio", "RadioSettings.propagation",
+            *(f"NodeRadio.{f}" for f in _NODE_RADIO), *(f"PropagationSettings.{f}" for f in _PROPAGATION)),
+    "AccessPointNode.uplink": Honours("wireless backhaul: the access point associates with its uplink like a "
+                                      "station (association timeline, air hops of the plan)"),
+    "RadioSettings.adhoc_links": Honours("station-to-station links within radio range (plan resources "
+                                         "adhoc:<a>~<b>, their windows and rates)"),
 }
+
+#: the radio fields (:mod:`subflow.radio`), for the engines that refuse them
+RADIO_FIELDS = ("AccessPointNode.radio", "StationNode.radio", "RadioSettings.propagation",
+                *(f"NodeRadio.{f}" for f in _NODE_RADIO), *(f"PropagationSettings.{f}" for f in _PROPAGATION))

@@ -309,7 +309,9 @@ def mptcp_lba(
         arcs = net.arcs_of_path(list(nodes))
         existing_arcs.append(tuple(arcs))
         banned.update(net.link[a] for a in arcs if util[a] >= bottleneck_util)
-    cands = enumerate_paths(net, src, dst, extra_hops, max_paths)
+    # forwarding roles (Network.restrict_transit): candidates avoid transit through end points
+    sub, parent = net.restrict_transit(src, dst)
+    cands = [[int(parent[a]) for a in p] for p in enumerate_paths(sub, src, dst, extra_hops, max_paths)]
     taken = set(existing_arcs)
     chosen: list[Path] = []
     bws: list[float] = []

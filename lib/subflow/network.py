@@ -92,6 +92,9 @@ class Network:
     link: list[str]
     demands: list[Demand] = field(default_factory=list)
     name: str = ""
+    #: end points: nodes a route may start or end at but never pass through (hosts and stations
+    #: not marked ``relay``, :func:`subflow.resolve.end_points`); see :meth:`restrict_transit`
+    no_transit: frozenset[str] = frozenset()
     index: dict[str, int] = field(init=False, repr=False)
     _csr: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False)
     _rcsr: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False)
@@ -114,6 +117,7 @@ class Network:
         arcs: Iterable[tuple[str, str, str, float, float, float]],
         demands: Iterable[Demand] = (),
         name: str = "",
+        no_transit: Iterable[str] = (),
     ) -> "Network":
         """Build from directed arcs ``(link_id, src, dst, delay_ms, loss, capacity_mbps)``.
 
@@ -147,7 +151,8 @@ class Network:
             _check_link(lid, a, b, d, p, c)
             src[i], dst[i], delay[i], loss[i], cap[i] = index[a], index[b], d, p, c
             links.append(str(lid))
-        return cls(nodes, src, dst, delay, loss, cap, links, demands=list(demands), name=name)
+        return cls(nodes, src, dst, delay, loss, cap, links, demands=list(demands), name=name,
+                   no_transit=frozenset(no_transit))
 
     @classmethod
     def from_links(
@@ -175,7 +180,9 @@ class Network:
         """Build from a :class:`subflow.scenario.Scenario` (or its dict).
 
         Nodes keep the scenario order; each link gives two arcs (full duplex,
-        each with the full ``bandwidth_mbps``). Flows with a ``rate_mbps``
+        each with the full ``bandwidth_mbps``). Hosts and stations not marked
+        ``relay`` are ``no_transit`` end points (docs/radio.md): route searches
+        never pass through them (the FDM allocation does not apply them yet). Flows with a ``rate_mbps``
         become :class:`Demand` objects (bulk flows, ``rate_mbps`` null, have no
         demand to allocate and are left out).
 
@@ -192,12 +199,16 @@ class Network:
             for f in sc.flows
             if f.rate_mbps is not None
         ]
-        return cls.from_links(
+        from subflow.resolve import end_points
+
+        net = cls.from_links(
             [n.id for n in sc.nodes],
             ((l.id, l.src, l.dst, l.delay_ms, l.loss, l.bandwidth_mbps) for l in sc.links),
             demands=demands,
             name=sc.name,
         )
+        net.no_transit = end_points(sc)
+        return net
 
     # ------------------------------------------------------------------ views
 
@@ -271,6 +282,45 @@ class Network:
                 raise ValueError(f"no link from {a!r} to {b!r}")
         return out
 
+    def restrict_transit(self, src: str, dst: str) -> tuple["Network", np.ndarray]:
+        """The topology a route from ``src`` to ``dst`` may use under the forwarding roles.
+
+        Drops every arc leaving an end point (a node of ``no_transit``) other than ``src`` and every
+        arc entering one other than ``dst``, so no route passes through an end point; the nodes
+        keep their indices. Every path policy and route search of a run plan asks this once per
+        flow (:mod:`subflow.path_policies`, :func:`subflow.mptcp_path_selection.mptcp_lba`).
+
+        Returns
+        -------
+        (Network, ndarray of int)
+            The restricted network (cached per pair; its ``no_transit`` is empty) and, per arc of
+            it, the index of the same arc in this network.
+        """
+        key = ("restrict", src, dst)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        if not self.no_transit:
+            out = (self, np.arange(self.m, dtype=np.int64))
+        else:
+            banned = np.zeros(self.n, dtype=bool)
+            for v in self.no_transit:
+                if v in self.index:
+                    banned[self.index[v]] = True
+            out_ok = ~banned
+            in_ok = ~banned
+            if src in self.index:
+                out_ok[self.index[src]] = True
+            if dst in self.index:
+                in_ok[self.index[dst]] = True
+            keep = np.nonzero(out_ok[self.src] & in_ok[self.dst])[0].astype(np.int64)
+            net = Network(list(self.nodes), self.src[keep], self.dst[keep], self.delay_ms[keep], self.loss[keep],
+                          self.capacity_mbps[keep], [self.link[a] for a in keep], demands=list(self.demands),
+                          name=self.name)
+            out = (net, keep)
+        self.cache[key] = out
+        return out
+
     def with_arrays(
         self,
         delay_ms: np.ndarray | None = None,
@@ -288,6 +338,7 @@ class Network:
             list(self.link),
             demands=list(self.demands),
             name=self.name,
+            no_transit=self.no_transit,
         )
 
     def validate(self) -> None:

@@ -185,19 +185,26 @@ class Interval:
     capacity: dict[str, float]
     live_flows: list[Any]
     pending: list[tuple[str, list[Arc]]] = field(default_factory=list)
+    #: end points (hosts and stations not marked relay): no route passes through them
+    no_transit: frozenset[str] = frozenset()
     cache: dict[str, Any] = field(default_factory=dict)
     _net: Network | None = field(default=None, repr=False)
 
     @property
     def net(self) -> Network:
-        """The interval's topology."""
+        """The interval's topology (with its forwarding roles)."""
         if self._net is None:
-            self._net = Network.from_arcs(self.nodes, self.arcs)
+            self._net = Network.from_arcs(self.nodes, self.arcs, no_transit=self.no_transit)
         return self._net
 
-    def with_arcs(self, extra: list[Arc]) -> Network:
-        """The topology with ``extra`` arcs added after the others."""
-        return Network.from_arcs(self.nodes, self.arcs + extra)
+    def net_for(self, flow: Any) -> Network:
+        """The topology ``flow``'s routes may use: no transit through end points other than its own."""
+        return self.net.restrict_transit(flow.src, flow.dst)[0]
+
+    def with_arcs(self, extra: list[Arc], flow: Any) -> Network:
+        """The topology of ``flow`` with ``extra`` arcs added after the others."""
+        net = Network.from_arcs(self.nodes, self.arcs + extra, no_transit=self.no_transit)
+        return net.restrict_transit(flow.src, flow.dst)[0]
 
 
 #: ``policy(interval, flow, previous subflows of the flow) -> subflows``
@@ -221,9 +228,9 @@ def single_path(metric: str) -> PathPolicy:
     none while an endpoint's association under way would change that path."""
 
     def policy(iv: Interval, flow: Any, previous: list[SubflowPath]) -> list[SubflowPath]:
-        subflows = _best(iv.net, flow, metric)
+        subflows = _best(iv.net_for(flow), flow, metric)
         for station, air in iv.pending:
-            if station in (flow.src, flow.dst) and _best(iv.with_arcs(air), flow, metric) != subflows:
+            if station in (flow.src, flow.dst) and _best(iv.with_arcs(air, flow), flow, metric) != subflows:
                 subflows = []  # the old route is abandoned during the handover
         return subflows
 
@@ -253,7 +260,7 @@ def per_interface(net: Network, flow_id: str, src: str, dst: str) -> list[Subflo
 
 
 def _interfaces(iv: Interval, flow: Any, previous: list[SubflowPath]) -> list[SubflowPath]:
-    return per_interface(iv.net, flow.id, flow.src, flow.dst)
+    return per_interface(iv.net_for(flow), flow.id, flow.src, flow.dst)
 
 
 def _bottleneck(sp: SubflowPath, capacity: dict[str, float]) -> float:
@@ -266,7 +273,7 @@ def primary(rule: str) -> PathPolicy:
     highest/lowest bottleneck capacity, then fewer hops, then subflow id)."""
 
     def policy(iv: Interval, flow: Any, previous: list[SubflowPath]) -> list[SubflowPath]:
-        candidates = per_interface(iv.net, flow.id, flow.src, flow.dst)
+        candidates = per_interface(iv.net_for(flow), flow.id, flow.src, flow.dst)
         if not candidates:
             return []
         if rule == "sticky":
@@ -312,7 +319,7 @@ def lba_routes(iv: Interval, adjust: bool) -> dict[str, list[SubflowPath]]:
             arc_of[pair] = a
             arcs.append((full.link[a], pair[0], pair[1], float(full.delay_ms[a]), float(full.loss[a]),
                          iv.capacity[full.link[a]]))
-    net = Network.from_arcs(sorted(full.nodes), arcs)
+    net = Network.from_arcs(sorted(full.nodes), arcs, no_transit=full.no_transit)
     placed: dict[str, list[list[str]]] = {}
 
     def loads() -> tuple[np.ndarray, np.ndarray]:

@@ -47,7 +47,7 @@ def routes_document(scenario: dict[str, Any], request: RoutesRequest) -> dict[st
     """
     from subflow.shortest_paths import route_report  # numba kernels: loaded on first use only
 
-    net = Network.from_scenario(scenario)
+    net = Network.from_scenario(scenario)  # with the forwarding roles (no transit through end points)
     return route_report(net, request.metric, request.k, request.pairs)
 
 

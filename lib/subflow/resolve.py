@@ -34,15 +34,44 @@ How a plan is resolved
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from subflow.association import Association, association_timeline
 from subflow.controller import apply_fdm
 from subflow.errors import Unreachable
 from subflow.path_policies import PATH_POLICIES, Arc, Interval
 from subflow.plan import CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath
+from subflow.geo import to_local
 from subflow.satcom import SatcomTimeline, satcom_timeline
-from subflow.scenario import AccessPointNode, Scenario, load_scenario
+from subflow.scenario import AccessPointNode, HostNode, Scenario, StationNode, load_scenario
 from subflow.strategies import get_strategy
+
+
+@dataclass(frozen=True)
+class AdhocLink:
+    """A station-to-station link: resource id ``adhoc:<a>~<b>``, when it is up and its rate steps."""
+
+    resource: str
+    a: str
+    b: str
+    windows: list[tuple[float, float]]
+    steps: list[tuple[float, float]]
+
+    def arcs(self) -> list[Arc]:
+        """Both directions; the delay and loss of an ad-hoc hop are 0 (the shared resource carries the rate)."""
+        cap = self.steps[0][1]
+        return [(self.resource, self.a, self.b, 0.0, 0.0, cap), (self.resource, self.b, self.a, 0.0, 0.0, cap)]
+
+
+def end_points(scenario: Scenario) -> frozenset[str]:
+    """Nodes that carry no transit traffic: hosts and stations not marked ``relay``.
+
+    Switches, routers, access points and satellites forward; a host or a station only
+    when marked as a relay (docs/radio.md). Routes of every metric and strategy obey it
+    (:meth:`subflow.network.Network.restrict_transit`).
+    """
+    return frozenset(n.id for n in scenario.nodes
+                     if isinstance(n, (HostNode, StationNode)) and not n.relay)
 
 
 def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = None,
@@ -115,49 +144,100 @@ def _link_states(scenario: Scenario) -> tuple[list[tuple[str, float, float]], li
     return intervals, events
 
 
+def _rate_at(steps: list[tuple[float, float]], d: float) -> float:
+    """The rate of the first step whose distance is at least ``d`` (the last beyond the table)."""
+    return next((r for dist, r in steps if dist >= d), steps[-1][1])
+
+
+def _distance(legs_a, legs_b, t: float) -> float:
+    from subflow.mobility import position3_at
+
+    x, y, z = position3_at(legs_a, t)
+    cx, cy, cz = position3_at(legs_b, t)
+    return math.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2)
+
+
+def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, str, float, float, list]],
+                      trajectories, duration: float) -> list[CapacityChange]:
+    """Capacity changes of a shared resource whose rate is its slowest member's.
+
+    ``members``: ``(node_a, node_b, t_from_s, t_to_s, steps)`` — a hop between two nodes that
+    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``; the resource runs
+    at the smallest member rate, capped by ``cap_mbps`` (the 802.11 performance anomaly).
+    """
+    from subflow.association import range_windows
+
+    cuts = {0.0}
+    for a, b, t_from, t_to, steps in members:
+        cuts.update((t_from, t_to))
+        for dist, _ in steps:
+            for t0, t1 in range_windows(trajectories[a], trajectories[b], dist):
+                cuts.update(t for t in (t0, t1) if t_from < t < t_to)
+    times = sorted(t for t in cuts if t < duration)
+    changes: list[CapacityChange] = []
+    current = cap_mbps
+    for t0, t1 in zip(times, times[1:] + [math.inf]):
+        mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
+        rate = cap_mbps
+        for a, b, t_from, t_to, steps in members:
+            if t_from <= mid < t_to:
+                rate = min(rate, _rate_at(steps, _distance(trajectories[a], trajectories[b], mid)))
+        if rate != current or (t0 == 0.0 and rate != cap_mbps):
+            changes.append(CapacityChange(t_s=t0, resource=resource, capacity_mbps=rate))
+            current = rate
+    return changes
+
+
 def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
-    """Air capacity of access points with a ``rate_table``, as it changes over the run.
+    """Air capacity of access points with a ``rate_table`` or a ``radio``, as it changes over the run.
 
     A station's air rate is the ``bandwidth_mbps`` of the first table entry whose
     ``distance_m`` is at least its slant range to the (possibly moving) access point
-    (the last entry beyond the table).
+    (the last entry beyond the table); with a radio and no table, the PHY rate of the
+    MCS its SNR reaches (:func:`subflow.association.hop_rate_steps`).
     Following the 802.11 performance anomaly (Heusse et al., INFOCOM 2003), a
     cell runs at the rate of its slowest associated station, capped by
     ``wireless_bandwidth_mbps``.
     """
-    from subflow.association import range_windows
-    from subflow.mobility import position3_at
+    from subflow.association import hop_budget, hop_rate_steps
 
+    local = to_local(scenario)
+    nodes = {n.id: n for n in local.nodes}
     changes: list[CapacityChange] = []
-    for ap in scenario.nodes:
-        if not isinstance(ap, AccessPointNode) or not ap.rate_table:
+    for ap in local.nodes:
+        if not isinstance(ap, AccessPointNode) or not (ap.rate_table or ap.radio):
             continue
-        mine = [a for a in timeline.associations if a.access_point == ap.id]
-        ap_legs = timeline.trajectories[ap.id]
-        cuts = {0.0}
-        for a in mine:
-            cuts.update((a.t_associated_s, a.t_end_s))
-            legs = timeline.trajectories[a.station]
-            for step in ap.rate_table:
-                for t0, t1 in range_windows(legs, ap_legs, step.distance_m):
-                    cuts.update(t for t in (t0, t1) if a.t_associated_s < t < a.t_end_s)
-        times = sorted(t for t in cuts if t < scenario.run.duration_s)
-        current = ap.wireless_bandwidth_mbps
-        for t0, t1 in zip(times, times[1:] + [math.inf]):
-            mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
-            rate = ap.wireless_bandwidth_mbps
-            for a in mine:
-                if a.t_associated_s <= mid < a.t_end_s:
-                    x, y, z = position3_at(timeline.trajectories[a.station], mid)
-                    cx, cy, cz = position3_at(ap_legs, mid)
-                    d = math.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2)
-                    r = next((st.bandwidth_mbps for st in ap.rate_table if st.distance_m >= d),
-                             ap.rate_table[-1].bandwidth_mbps)
-                    rate = min(rate, r)
-            if rate != current or (t0 == 0.0 and rate != ap.wireless_bandwidth_mbps):
-                changes.append(CapacityChange(t_s=t0, resource=f"air:{ap.id}", capacity_mbps=rate))
-                current = rate
-    return sorted(changes, key=lambda c: (c.t_s, c.resource))
+        members = []
+        for a in timeline.associations:
+            if a.access_point != ap.id:
+                continue
+            steps = hop_rate_steps(hop_budget(local, ap, nodes[a.station], timeline.trajectories), ap)
+            members.append((a.station, ap.id, a.t_associated_s, a.t_end_s, steps))
+        changes += _stepped_capacity(f"air:{ap.id}", ap.wireless_bandwidth_mbps, members,
+                                     timeline.trajectories, scenario.run.duration_s)
+    return changes
+
+
+def _adhoc_links(scenario: Scenario, timeline) -> list[AdhocLink]:
+    """The ad-hoc (station-to-station) links of a scenario with ``radio.adhoc_links``: every pair of
+    stations with a radio, the windows when they are within each other's radio range and the rate
+    steps, from the budget of the first station's radio (:func:`subflow.association.radio_budget`)."""
+    from subflow.association import radio_budget, range_windows
+
+    if not scenario.radio.adhoc_links:
+        return []
+    local = to_local(scenario)
+    stations = sorted((n for n in local.nodes if isinstance(n, StationNode) and n.radio is not None),
+                      key=lambda n: n.id)
+    tr = timeline.trajectories
+    out: list[AdhocLink] = []
+    for i, a in enumerate(stations):
+        for b in stations[i + 1:]:
+            budget = radio_budget(local, a.radio, b.radio, tr[a.id][0].z0_m, tr[b.id][0].z0_m)
+            windows = range_windows(tr[a.id], tr[b.id], budget.range_m())
+            if windows:
+                out.append(AdhocLink(f"adhoc:{a.id}~{b.id}", a.id, b.id, windows, budget.rate_steps()))
+    return out
 
 
 def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
@@ -238,10 +318,20 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     capacity = {r.id: r.capacity_mbps for r in resources}
     own_delay = {link.id: link.delay_ms for link in scenario.links}
 
+    adhoc = _adhoc_links(scenario, timeline)
+    for link in adhoc:
+        resources.append(Resource(id=link.resource, kind="air", capacity_mbps=link.steps[0][1], delay_ms=0.0,
+                                  loss=0.0, queue_packets=100))
+        capacity[link.resource] = link.steps[0][1]
+    no_transit = end_points(scenario)
+
     outages, link_events = _link_states(scenario)
     outages += satcom_outages
     link_events += satcom_events
     bounds = {0.0, duration}
+    for link in adhoc:
+        for t0, t1 in link.windows:
+            bounds.update((t0, t1))
     for _, t0, t1 in outages:
         bounds.update((t0, t1))
     for a in timeline.associations:
@@ -267,12 +357,16 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
                     for link, arc in wired if link not in down]
             for a in active:
                 arcs += _air_arcs(a.station, aps[a.access_point])
+            for link in adhoc:
+                if any(w0 <= mid < w1 for w0, w1 in link.windows):
+                    arcs += link.arcs()
             intervals[mid] = Interval(
                 nodes=nodes,
                 arcs=arcs,
                 capacity=capacity,
                 live_flows=[g for g in scenario.flows if g.start_s <= mid < stop_of(g)],
                 pending=[(a.station, _air_arcs(a.station, aps[a.access_point])) for a in pending],
+                no_transit=no_transit,
             )
         return intervals[mid]
 
@@ -320,7 +414,14 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         transport=scenario.transport,
         controller=scenario.controller,
         resources=resources,
-        capacity_changes=_air_capacity_changes(scenario, timeline),
+        capacity_changes=sorted(
+            _air_capacity_changes(scenario, timeline) + [
+                c for link in adhoc for c in _stepped_capacity(
+                    link.resource, link.steps[0][1],
+                    [(link.a, link.b, w0, w1, link.steps) for w0, w1 in link.windows],
+                    timeline.trajectories, duration)
+                if c.capacity_mbps != link.steps[0][1] or c.t_s > 0],
+            key=lambda c: (c.t_s, c.resource)),
         delay_changes=delay_changes,
         flows=flows,
         events=events,

@@ -308,10 +308,18 @@ class _NodeBase(_Strict):
     )
 
 
+_RELAY = Field(
+    default=False,
+    description="Forwards transit traffic (a relay). Hosts and stations are end points only unless marked: "
+    "no route passes through an unmarked host or station (docs/radio.md).",
+)
+
+
 class HostNode(_NodeBase):
     """A fixed end host (e.g. a ship's server)."""
 
     kind: Literal["host"] = "host"
+    relay: bool = _RELAY
 
 
 class SwitchNode(_NodeBase):
@@ -388,6 +396,59 @@ class SatelliteNode(_NodeBase):
     )
 
 
+#: frequency ranges (MHz) of each 802.11 PHY: 2.4 GHz (g), 5 GHz (a, ac), either (n)
+PHY_BANDS_MHZ: dict[str, tuple[tuple[float, float], ...]] = {
+    "g": ((2400.0, 2500.0),),
+    "a": ((4900.0, 5925.0),),
+    "ac": ((4900.0, 5925.0),),
+    "n": ((2400.0, 2500.0), (4900.0, 5925.0)),
+}
+_PHY_WIDTHS_MHZ = {"a": (20,), "g": (20,), "n": (20, 40), "ac": (20, 40, 80, 160)}
+
+
+class NodeRadio(_Strict):
+    """The 802.11 radio of an access point or a station (transmit power, antenna, channel, PHY).
+
+    With a ``radio`` on an access point, the range and the air rate of each station follow from the
+    propagation model of ``Scenario.radio.propagation`` (:mod:`subflow.radio`): received power →
+    SNR → the fastest MCS of the access point's PHY the SNR reaches; the range is where the slowest
+    MCS fails. A hop between an access point and a station uses the access point's frequency, PHY and
+    channel width, the smaller of the two transmit powers, and both antenna gains.
+    """
+
+    tx_power_dbm: Annotated[float, Field(ge=-10, le=30, allow_inf_nan=False)] = Field(
+        default=20.0, description="Transmit power, dBm, in [-10, 30] (30 dBm = 1 W, the most any 802.11 "
+        "regulatory domain allows at the antenna input)."
+    )
+    antenna_gain_dbi: Annotated[float, Field(ge=-10, le=30, allow_inf_nan=False)] = Field(
+        default=0.0, description="Antenna gain, dBi, in [-10, 30]."
+    )
+    frequency_mhz: Annotated[float, Field(gt=0, allow_inf_nan=False)] = Field(
+        default=2412.0, description="Carrier frequency, MHz, within the PHY's band (g: 2400-2500; a, ac: "
+        "4900-5925; n: either)."
+    )
+    phy: Literal["a", "g", "n", "ac"] = Field(
+        default="g", description="802.11 PHY whose MCS table applies (a/g OFDM, n HT, ac VHT; one spatial stream)."
+    )
+    channel_width_mhz: Literal[20, 40, 80, 160] = Field(
+        default=20, description="Channel width, MHz: 20 for a/g, 20 or 40 for n, up to 160 for ac."
+    )
+    antenna_height_m: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] = Field(
+        default=1.0, description="Antenna height above the node's altitude (two-ray ground model), metres."
+    )
+
+    @model_validator(mode="after")
+    def _band(self) -> "NodeRadio":
+        bands = PHY_BANDS_MHZ[self.phy]
+        if not any(lo <= self.frequency_mhz <= hi for lo, hi in bands):
+            want = " or ".join(f"{lo:g}-{hi:g}" for lo, hi in bands)
+            raise ValueError(f"frequency_mhz {self.frequency_mhz:g} is outside 802.11{self.phy}'s band ({want} MHz)")
+        if self.channel_width_mhz not in _PHY_WIDTHS_MHZ[self.phy]:
+            raise ValueError(f"channel_width_mhz {self.channel_width_mhz} is not a channel width of "
+                             f"802.11{self.phy} ({_PHY_WIDTHS_MHZ[self.phy]})")
+        return self
+
+
 class RateStep(_Strict):
     """Air rate up to a distance from the access point."""
 
@@ -420,7 +481,19 @@ class AccessPointNode(_NodeBase):
     rate_table: list[RateStep] | None = Field(
         default=None,
         description="Optional rate vs distance: the air rate is the bandwidth_mbps of the first "
-        "entry whose distance_m is at least the station's distance (entries sorted by distance_m).",
+        "entry whose distance_m is at least the station's distance (entries sorted by distance_m). "
+        "Overrides the rate a radio would give.",
+    )
+    radio: NodeRadio | None = Field(
+        default=None,
+        description="802.11 radio: with it, the association range is the smaller of range_m and the range "
+        "where the slowest MCS fails, and each station's air rate follows from its SNR (docs/radio.md).",
+    )
+    uplink: Identifier | None = Field(
+        default=None,
+        description="Wireless backhaul: the id of another access point this one associates with as a "
+        "client (a UAV relaying through another UAV or a ship's access point), within that access "
+        "point's range.",
     )
 
     @model_validator(mode="after")
@@ -436,6 +509,12 @@ class StationNode(_NodeBase):
     """A mobile user (ground unit, small ship) with Wi-Fi and optional wired links."""
 
     kind: Literal["station"] = "station"
+    relay: bool = _RELAY
+    radio: NodeRadio | None = Field(
+        default=None,
+        description="802.11 radio of the station (transmit power and antenna gain on access point hops; "
+        "everything on ad-hoc links).",
+    )
 
 
 Node = Annotated[
@@ -514,8 +593,37 @@ class LinkEvent(_Strict):
     state: Literal["down", "up"]
 
 
+class PropagationSettings(_Strict):
+    """The path-loss model of every radio hop, and the noise floor (:mod:`subflow.radio`).
+
+    ``friis`` (free space), ``log_distance`` (``exponent``, ``reference_distance_m``,
+    ``reference_loss_db``; null = Friis at the reference distance, as ns-3 computes its 46.68 dB
+    at 1 m, 5.15 GHz) or ``two_ray`` (ground reflection; the antenna heights are the nodes'
+    initial altitudes plus ``NodeRadio.antenna_height_m``) — the models of ns-3 and Mininet-WiFi.
+    """
+
+    model: Literal["friis", "log_distance", "two_ray"] = "friis"
+    exponent: Annotated[float, Field(ge=1.5, le=6, allow_inf_nan=False)] = Field(
+        default=3.0, description="Path-loss exponent n of log_distance, in [1.5, 6] (2 free space, 2.7-3.5 "
+        "urban, 4-6 obstructed in buildings; Rappaport Table 4.2)."
+    )
+    reference_distance_m: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)] = Field(
+        default=1.0, description="Reference distance d0 of log_distance, metres."
+    )
+    reference_loss_db: Annotated[float, Field(ge=0, le=200, allow_inf_nan=False)] | None = Field(
+        default=None, description="Path loss at d0, dB; null = Friis at d0 (log_distance)."
+    )
+    system_loss_db: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] = Field(
+        default=0.0, description="System loss L added to friis and two_ray, dB."
+    )
+    noise_floor_dbm: Annotated[float, Field(ge=-130, le=-30, allow_inf_nan=False)] | None = Field(
+        default=None, description="Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); "
+        "null = -90.99 dBm, the thermal noise plus the 10 dB noise figure behind 802.11's sensitivity tables."
+    )
+
+
 class RadioSettings(_Strict):
-    """How stations pick an access point among those in range.
+    """How stations pick an access point among those in range, and the radio propagation.
 
     ``ssf``: strongest signal (nearest) first; ``llf``: least loaded (fewest
     associated stations) first, nearest breaking ties — Mininet-WiFi's
@@ -523,6 +631,12 @@ class RadioSettings(_Strict):
     """
 
     association_policy: Literal["ssf", "llf"] = "ssf"
+    propagation: PropagationSettings = Field(default_factory=PropagationSettings)
+    adhoc_links: bool = Field(
+        default=False,
+        description="Stations with a radio form ad-hoc (station-to-station) links while within each other's "
+        "radio range; their rate follows from the SNR (docs/radio.md).",
+    )
 
 
 class ControllerSettings(_Strict):
@@ -677,6 +791,7 @@ def check_references(scenario: Scenario) -> None:
                     errors.append(
                         {"loc": ["nodes", i, "position"], "msg": "the node must start inside mobility.bounds"}
                     )
+    errors += _uplink_errors(scenario)
     link_ids: set[str] = set()
     pairs: dict[frozenset[str], int] = {}
     for i, link in enumerate(scenario.links):
@@ -765,6 +880,28 @@ def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[st
         if link.src in orbiting and link.dst in orbiting:
             errors.append({"loc": ["links", i], "msg": "a link between two satellites with an ephemeris "
                                                        "(inter-satellite link) is not modelled"})
+    return errors
+
+
+def _uplink_errors(scenario: Scenario) -> list[dict[str, Any]]:
+    """An access point's ``uplink`` must name another access point, and uplinks must not form a cycle."""
+    errors: list[dict[str, Any]] = []
+    aps = {n.id: (i, n) for i, n in enumerate(scenario.nodes) if isinstance(n, AccessPointNode)}
+    for ap_id, (i, ap) in aps.items():
+        if ap.uplink is None:
+            continue
+        if ap.uplink == ap_id:
+            errors.append({"loc": ["nodes", i, "uplink"], "msg": "an access point cannot be its own uplink"})
+        elif ap.uplink not in aps:
+            errors.append({"loc": ["nodes", i, "uplink"], "msg": f"{ap.uplink!r} is not an access point"})
+        else:
+            seen, cur = {ap_id}, ap.uplink
+            while cur is not None and cur in aps:
+                if cur in seen:
+                    errors.append({"loc": ["nodes", i, "uplink"], "msg": "uplinks form a cycle"})
+                    break
+                seen.add(cur)
+                cur = aps[cur][1].uplink
     return errors
 
 

@@ -343,6 +343,10 @@ def k_shortest_paths(net: Network, src: str, dst: str, k: int, metric: str = "tc
     ----------
     .. [1] J. Y. Yen, Management Science 17(11), 1971; thesis §2.4.3.
     """
+    if net.no_transit:  # forwarding roles: search the restricted topology, report arcs of ``net``
+        sub, parent = net.restrict_transit(src, dst)
+        return [Path(p.nodes, tuple(int(parent[a]) for a in p.arcs), p.hops, p.delay_ms, p.loss, p.cost)
+                for p in k_shortest_paths(sub, src, dst, k, metric)]
     _check_metric(metric)
     if k < 1:
         raise ValueError("k must be >= 1")
@@ -605,7 +609,7 @@ def route_report(
     src_names = [net.nodes[s] for s in sources]
     rows = pos[src_i] if len(src_i) else np.zeros(0, dtype=np.int64)
     routes: list[dict] = []
-    if k == 1 and sources:
+    if k == 1 and sources and not net.no_transit:  # all-pairs trees ignore forwarding roles: per pair then
         ap = all_pairs(net, metric, src_names)
         offsets, flat = ap.flat_routes()
         dst_of_arc = net.dst
@@ -636,7 +640,14 @@ def route_report(
                            "cost": p.cost} for p in ps],
             })
     differs: list[dict] = []
-    if metric in ("tcpbp", "tcpbp-greedy") and sources:
+    if metric in ("tcpbp", "tcpbp-greedy") and sources and net.no_transit:
+        for s, t in zip(src_i.tolist(), dst_i.tolist()):
+            e = shortest_path(net, net.nodes[s], net.nodes[t], "tcpbp")
+            g = shortest_path(net, net.nodes[s], net.nodes[t], "tcpbp-greedy")
+            if e is not None and g is not None and g.cost > e.cost * (1 + _REL_TOL) + 1e-300:
+                differs.append({"src": net.nodes[s], "dst": net.nodes[t], "exact_cost": e.cost,
+                                "greedy_cost": g.cost, "exact_nodes": list(e.nodes), "greedy_nodes": list(g.nodes)})
+    elif metric in ("tcpbp", "tcpbp-greedy") and sources:
         exact = ap if (ap is not None and metric == "tcpbp") else all_pairs(net, "tcpbp", src_names)
         greedy = ap if (ap is not None and metric == "tcpbp-greedy") else all_pairs(net, "tcpbp-greedy", src_names)
         ec = exact.cost[rows, dst_i]

@@ -243,6 +243,7 @@ CASES: list[tuple[str, str, Callable[[World, str], Request], dict[str, int]]] = 
     ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/events",
      lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}}, member_read(200)),
     ("POST", "/api/timeline", lambda w, r: {"json": w.doc}, signed_in(200)),
+    ("POST", "/api/coverage", lambda w, r: {"json": w.doc}, signed_in(200)),
 ]
 
 

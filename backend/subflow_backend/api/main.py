@@ -8,7 +8,8 @@ from fastapi import APIRouter, Depends
 
 from subflow_backend.api.deps import get_principal
 from subflow_backend.api.routes import audit, auth, comparisons, projects, scenarios, strategies, users, utils, versions
-from subflow_backend.api.routes import analysis, checks, engines, events, exports, imports, planning, timeline, tracks
+from subflow_backend.api.routes import analysis, checks, coverage, engines, events, exports, imports, planning, timeline
+from subflow_backend.api.routes import tracks
 
 _signed_in = [Depends(get_principal)]
 
@@ -17,5 +18,5 @@ api_router.include_router(utils.router)
 api_router.include_router(auth.router)
 for _router in (users.router, projects.router, audit.router, strategies.router, engines.router, scenarios.router,
                 versions.router, exports.router, tracks.router, imports.router, planning.router, analysis.router,
-                comparisons.router, timeline.router, events.router, checks.router):
+                comparisons.router, timeline.router, coverage.router, events.router, checks.router):
     api_router.include_router(_router, dependencies=_signed_in)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subflow.fields import PLANNED, Honours, Refuses
+from subflow.fields import PLANNED, RADIO_FIELDS, Honours, Refuses
 
 from .capabilities import HostCapabilities, detect
 from .cleanup import cleanup_stale, leftovers
@@ -54,6 +54,10 @@ FIELDS = {
     "TransportSettings.rbuf_bytes": Honours("iperf3 -w (SO_SNDBUF/SO_RCVBUF)"),
     "ControllerSettings.notification_delay_s": Honours(
         "only the SDN handovers (zwa, spurious) use it, and this engine refuses their strategies"),
+    **{f: Refuses("radio-derived (distance-dependent) air rates are not supported by the linux engine yet")
+       for f in RADIO_FIELDS},
+    "AccessPointNode.uplink": Refuses("wireless backhaul between access points is not built by the linux engine yet"),
+    "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not built by the linux engine yet"),
 }
 
 

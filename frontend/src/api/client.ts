@@ -16,6 +16,7 @@ import type {
   ScenarioChecksPublic,
   SweepPointRunPublic,
   SweepPointRunsPublic,
+  CoveragePublic,
   ComparisonRequest,
   Id,
   ScenarioDocument,
@@ -196,6 +197,9 @@ export const api = {
     request<ScenarioChecksPublic>("/api/scenario-checks", { method: "POST", body: JSON.stringify(doc) }, signal),
   timeline: (doc: ScenarioDocument, signal?: AbortSignal) =>
     request<TimelinePublic>("/api/timeline", { method: "POST", body: JSON.stringify(doc) }, signal),
+  /** `POST /api/coverage?t_s&cells`: the air rate around the access points at `t_s` (nothing stored). */
+  coverage: (doc: ScenarioDocument, t_s: number, cells: number, signal?: AbortSignal) =>
+    request<CoveragePublic>(`/api/coverage?t_s=${encodeURIComponent(String(t_s))}&cells=${cells}`, { method: "POST", body: JSON.stringify(doc) }, signal),
   /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, Topology Zoo GraphML or SNDlib native. */
   importFile: (file: File, name?: string) => {
     const form = new FormData();

@@ -67,6 +67,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compute Coverage
+         * @description Coverage heat map of a scenario document's access points at ``t_s`` (not stored).
+         *
+         *     Per cell: the rate a station standing there (ground level, no radio of its own) would get from
+         *     the best access point in range — from its ``rate_table``, else from the MCS its SNR reaches under
+         *     ``radio.propagation`` (:mod:`subflow.radio`, IEEE 802.11-2020 sensitivity tables), else
+         *     ``wireless_bandwidth_mbps``.
+         */
+        post: operations["compute_coverage_api_coverage_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/engines": {
         parameters: {
             query?: never;
@@ -1013,13 +1038,20 @@ export interface components {
              * @default 100
              */
             queue_packets?: number;
+            /** @description 802.11 radio: with it, the association range is the smaller of range_m and the range where the slowest MCS fails, and each station's air rate follows from its SNR (docs/radio.md). */
+            radio?: components["schemas"]["NodeRadio"] | null;
             /** Range M */
             range_m: number;
             /**
              * Rate Table
-             * @description Optional rate vs distance: the air rate is the bandwidth_mbps of the first entry whose distance_m is at least the station's distance (entries sorted by distance_m).
+             * @description Optional rate vs distance: the air rate is the bandwidth_mbps of the first entry whose distance_m is at least the station's distance (entries sorted by distance_m). Overrides the rate a radio would give.
              */
             rate_table?: components["schemas"]["RateStep"][] | null;
+            /**
+             * Uplink
+             * @description Wireless backhaul: the id of another access point this one associates with as a client (a UAV relaying through another UAV or a ship's access point), within that access point's range.
+             */
+            uplink?: string | null;
             /**
              * Wireless Bandwidth Mbps
              * @default 54
@@ -1764,6 +1796,73 @@ export interface components {
             notification_delay_s?: number;
         };
         /**
+         * CoveragePublic
+         * @description Answer of ``POST /api/coverage``: a ``ny`` × ``nx`` grid of rates, row 0 the southernmost.
+         *
+         *     Cell (i, j) is centred at ``x_min_m + (i + 0.5)·cell_m``, ``y_min_m + (j + 0.5)·cell_m`` in the
+         *     scenario's plane (metres; the local frame of a geographic scenario, whose corners are also given
+         *     in WGS84 as ``geo_bounds``).
+         */
+        CoveragePublic: {
+            /**
+             * Access Points
+             * @description Access points the grid covers.
+             */
+            access_points: string[];
+            /**
+             * Cell M
+             * @description Side of a cell, metres.
+             */
+            cell_m: number;
+            /**
+             * Geo Bounds
+             * @description Geographic scenarios only: ``[[lat_deg, lon_deg] south-west, [lat_deg, lon_deg] north-east]`` of the grid.
+             */
+            geo_bounds?: [
+                [
+                    number,
+                    number
+                ],
+                [
+                    number,
+                    number
+                ]
+            ] | null;
+            /**
+             * Levels Mbps
+             * @description The distinct rates the access points can give, ascending (legend).
+             */
+            levels_mbps: number[];
+            /** Nx */
+            nx: number;
+            /** Ny */
+            ny: number;
+            /**
+             * Positions M
+             * @description Where each access point is at t_s: ``[x_m, y_m]`` in the grid's plane.
+             */
+            positions_m: {
+                [key: string]: [
+                    number,
+                    number
+                ];
+            };
+            /**
+             * Rates Mbps
+             * @description Per row (south to north) and column (west to east): the best access point's air rate for a station there, Mbit/s (0: out of range).
+             */
+            rates_mbps: number[][];
+            /**
+             * T S
+             * @description The time of the grid, seconds.
+             */
+            t_s: number;
+            /** X Min M */
+            x_min_m: number;
+            /** Y Min M */
+            y_min_m: number;
+        };
+        /**
          * DelayChangeApplied
          * @description linux engine: a propagation delay changed on a resource at ``t_s`` (seconds; the plan's delay
          *     changes, e.g. a SATCOM slant range).
@@ -2378,6 +2477,12 @@ export interface components {
              */
             mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
             position?: components["schemas"]["Position"];
+            /**
+             * Relay
+             * @description Forwards transit traffic (a relay). Hosts and stations are end points only unless marked: no route passes through an unmarked host or station (docs/radio.md).
+             * @default false
+             */
+            relay?: boolean;
         };
         /**
          * JobAccepted
@@ -2714,6 +2819,56 @@ export interface components {
             data: components["schemas"]["MemberPublic"][];
         };
         /**
+         * NodeRadio
+         * @description The 802.11 radio of an access point or a station (transmit power, antenna, channel, PHY).
+         *
+         *     With a ``radio`` on an access point, the range and the air rate of each station follow from the
+         *     propagation model of ``Scenario.radio.propagation`` (:mod:`subflow.radio`): received power →
+         *     SNR → the fastest MCS of the access point's PHY the SNR reaches; the range is where the slowest
+         *     MCS fails. A hop between an access point and a station uses the access point's frequency, PHY and
+         *     channel width, the smaller of the two transmit powers, and both antenna gains.
+         */
+        NodeRadio: {
+            /**
+             * Antenna Gain Dbi
+             * @description Antenna gain, dBi, in [-10, 30].
+             * @default 0
+             */
+            antenna_gain_dbi?: number;
+            /**
+             * Antenna Height M
+             * @description Antenna height above the node's altitude (two-ray ground model), metres.
+             * @default 1
+             */
+            antenna_height_m?: number;
+            /**
+             * Channel Width Mhz
+             * @description Channel width, MHz: 20 for a/g, 20 or 40 for n, up to 160 for ac.
+             * @default 20
+             * @enum {integer}
+             */
+            channel_width_mhz?: 20 | 40 | 80 | 160;
+            /**
+             * Frequency Mhz
+             * @description Carrier frequency, MHz, within the PHY's band (g: 2400-2500; a, ac: 4900-5925; n: either).
+             * @default 2412
+             */
+            frequency_mhz?: number;
+            /**
+             * Phy
+             * @description 802.11 PHY whose MCS table applies (a/g OFDM, n HT, ac VHT; one spatial stream).
+             * @default g
+             * @enum {string}
+             */
+            phy?: "a" | "g" | "n" | "ac";
+            /**
+             * Tx Power Dbm
+             * @description Transmit power, dBm, in [-10, 30] (30 dBm = 1 W, the most any 802.11 regulatory domain allows at the antenna input).
+             * @default 20
+             */
+            tx_power_dbm?: number;
+        };
+        /**
          * PairRoutes
          * @description Routes from ``src`` to ``dst``, best first; ``reachable`` false and
          *     ``paths`` empty when no path exists.
@@ -2859,8 +3014,53 @@ export interface components {
             data: components["schemas"]["ProjectPublic"][];
         };
         /**
+         * PropagationSettings
+         * @description The path-loss model of every radio hop, and the noise floor (:mod:`subflow.radio`).
+         *
+         *     ``friis`` (free space), ``log_distance`` (``exponent``, ``reference_distance_m``,
+         *     ``reference_loss_db``; null = Friis at the reference distance, as ns-3 computes its 46.68 dB
+         *     at 1 m, 5.15 GHz) or ``two_ray`` (ground reflection; the antenna heights are the nodes'
+         *     initial altitudes plus ``NodeRadio.antenna_height_m``) — the models of ns-3 and Mininet-WiFi.
+         */
+        PropagationSettings: {
+            /**
+             * Exponent
+             * @description Path-loss exponent n of log_distance, in [1.5, 6] (2 free space, 2.7-3.5 urban, 4-6 obstructed in buildings; Rappaport Table 4.2).
+             * @default 3
+             */
+            exponent?: number;
+            /**
+             * Model
+             * @default friis
+             * @enum {string}
+             */
+            model?: "friis" | "log_distance" | "two_ray";
+            /**
+             * Noise Floor Dbm
+             * @description Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); null = -90.99 dBm, the thermal noise plus the 10 dB noise figure behind 802.11's sensitivity tables.
+             */
+            noise_floor_dbm?: number | null;
+            /**
+             * Reference Distance M
+             * @description Reference distance d0 of log_distance, metres.
+             * @default 1
+             */
+            reference_distance_m?: number;
+            /**
+             * Reference Loss Db
+             * @description Path loss at d0, dB; null = Friis at d0 (log_distance).
+             */
+            reference_loss_db?: number | null;
+            /**
+             * System Loss Db
+             * @description System loss L added to friis and two_ray, dB.
+             * @default 0
+             */
+            system_loss_db?: number;
+        };
+        /**
          * RadioSettings
-         * @description How stations pick an access point among those in range.
+         * @description How stations pick an access point among those in range, and the radio propagation.
          *
          *     ``ssf``: strongest signal (nearest) first; ``llf``: least loaded (fewest
          *     associated stations) first, nearest breaking ties — Mininet-WiFi's
@@ -2868,11 +3068,18 @@ export interface components {
          */
         RadioSettings: {
             /**
+             * Adhoc Links
+             * @description Stations with a radio form ad-hoc (station-to-station) links while within each other's radio range; their rate follows from the SNR (docs/radio.md).
+             * @default false
+             */
+            adhoc_links?: boolean;
+            /**
              * Association Policy
              * @default ssf
              * @enum {string}
              */
             association_policy?: "ssf" | "llf";
+            propagation?: components["schemas"]["PropagationSettings"];
         };
         /**
          * RandomWalkMobility
@@ -3653,6 +3860,14 @@ export interface components {
              */
             mobility?: components["schemas"]["StaticMobility"] | components["schemas"]["WaypointsMobility"] | components["schemas"]["LinearMobility"] | components["schemas"]["RandomWalkMobility"] | components["schemas"]["RandomWaypointMobility"] | components["schemas"]["GaussMarkovMobility"] | components["schemas"]["LoiterMobility"];
             position?: components["schemas"]["Position"];
+            /** @description 802.11 radio of the station (transmit power and antenna gain on access point hops; everything on ad-hoc links). */
+            radio?: components["schemas"]["NodeRadio"] | null;
+            /**
+             * Relay
+             * @description Forwards transit traffic (a relay). Hosts and stations are end points only unless marked: no route passes through an unmarked host or station (docs/radio.md).
+             * @default false
+             */
+            relay?: boolean;
         };
         /**
          * StrategyPublic
@@ -4481,6 +4696,65 @@ export interface operations {
             };
             /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    compute_coverage_api_coverage_post: {
+        parameters: {
+            query?: {
+                /** @description Time, seconds (moving access points are where they are then); clipped to the run. */
+                t_s?: number;
+                /** @description Grid cells per side. */
+                cells?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoveragePublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid scenario (`detail[].loc` is `['body', ...path]`), a document over a MAX_* limit, or t_s/cells out of range (`['query', ...]`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

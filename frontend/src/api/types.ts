@@ -18,6 +18,9 @@ export type NodeKind = ScenarioNode["kind"];
 export type HostNode = S["HostNode"];
 export type StationNode = S["StationNode"];
 export type AccessPointNode = S["AccessPointNode"];
+export type NodeRadio = S["NodeRadio"];
+export type PropagationSettings = S["PropagationSettings"];
+export type RadioSettings = S["RadioSettings"];
 export type SwitchNode = S["SwitchNode"];
 export type SatelliteNode = S["SatelliteNode"];
 export type RouterNode = S["RouterNode"];
@@ -108,3 +111,7 @@ export type SweepPointRunsPublic = S["SweepPointRunsPublic"];
 export type SweepPointRunSummary = S["SweepPointRunSummary"];
 export type SweepPointRunPublic = S["SweepPointRunPublic"];
 export type SweepResult = S["SweepResult"];
+
+// ----------------------------------------------------------------------------- coverage (radio)
+
+export type CoveragePublic = S["CoveragePublic"];

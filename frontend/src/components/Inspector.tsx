@@ -10,6 +10,8 @@ import type {
   Link,
   Mobility,
   MobilityModel,
+  NodeRadio,
+  PropagationSettings,
   Position,
   LoiterMobility,
   RateStep,
@@ -36,7 +38,7 @@ import {
 import { kindName, nodeText, norm } from "../lib/topology";
 import { formatClock } from "../lib/format";
 import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
-import { NumberField, SelectField, TextField } from "./fields";
+import { CheckboxField, NumberField, SelectField, TextField } from "./fields";
 import { TrackImport } from "./TrackImport";
 import type { Selection, Tool } from "./TopologyGraph";
 
@@ -140,6 +142,20 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
       </div>
       {!isGeoPoint(node.position) ? <PlaceByLatLon onPlace={(at) => onChange(placeNodes(doc, { [node.id]: at }))} /> : null}
       {node.kind === "access_point" ? <AccessPointFields node={node} errs={errs} set={set} /> : null}
+      {node.kind === "station" ? (
+        <fieldset className="field-grid">
+          <legend>Radio</legend>
+          <RadioFields radio={node.radio ?? null} errs={errs} set={set} />
+        </fieldset>
+      ) : null}
+      {node.kind === "station" || node.kind === "host" ? (
+        <CheckboxField
+          label="Relay (forwards other nodes' traffic)"
+          value={Boolean(node.relay)}
+          error={errs.relay}
+          onChange={(v) => set({ relay: v }, "relay")}
+        />
+      ) : null}
       {node.kind === "satellite" ? (
         <SelectField
           label="Orbit"
@@ -190,7 +206,93 @@ function AccessPointFields({ node, errs, set }: { node: AccessPointNode; errs: R
       <NumberField label="Wireless delay" unit="ms" value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
       <NumberField label="Wireless loss" unit="%" factor={100} min={0} max={100} maxExclusive value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
       <NumberField label="Queue" unit="packets" integer value={node.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
+      <TextField label="Uplink (access point)" value={node.uplink ?? ""} error={errs.uplink} onChange={(v) => set({ uplink: v.trim() || null }, "uplink")} />
+      <RadioFields radio={node.radio ?? null} errs={errs} set={set} />
       <RateTableFields node={node} errs={errs} set={set} />
+    </fieldset>
+  );
+}
+
+const RADIO_DEFAULT: NodeRadio = { tx_power_dbm: 20, antenna_gain_dbi: 0, frequency_mhz: 2412, phy: "g", channel_width_mhz: 20, antenna_height_m: 1 };
+const PHY_OPTIONS = [
+  { value: "g", label: "802.11g (2.4 GHz)" },
+  { value: "a", label: "802.11a (5 GHz)" },
+  { value: "n", label: "802.11n (HT)" },
+  { value: "ac", label: "802.11ac (VHT)" },
+] as const;
+const WIDTH_OPTIONS = [
+  { value: "20", label: "20 MHz" },
+  { value: "40", label: "40 MHz" },
+  { value: "80", label: "80 MHz" },
+  { value: "160", label: "160 MHz" },
+] as const;
+
+/** The 802.11 radio of an access point or station (docs/radio.md): none, or power, antenna, channel and PHY. */
+function RadioFields({ radio, errs, set }: { radio: NodeRadio | null; errs: Record<string, string>; set: (p: Record<string, unknown>, k: string) => void }) {
+  if (!radio) {
+    return (
+      <div className="field-wide">
+        <p className="muted small">No radio: range and rate as set above.</p>
+        <button type="button" className="btn btn-small" onClick={() => set({ radio: RADIO_DEFAULT }, "radio_add")}>
+          Add radio
+        </button>
+      </div>
+    );
+  }
+  const put = (patch: Partial<NodeRadio>, key: string) => set({ radio: { ...radio, ...patch } }, `radio.${key}`);
+  return (
+    <>
+      <NumberField label="Transmit power" unit="dBm" value={radio.tx_power_dbm ?? 20} error={errs["radio.tx_power_dbm"]} onChange={(v) => put({ tx_power_dbm: v ?? 0 }, "tx")} />
+      <NumberField label="Antenna gain" unit="dBi" value={radio.antenna_gain_dbi ?? 0} error={errs["radio.antenna_gain_dbi"]} onChange={(v) => put({ antenna_gain_dbi: v ?? 0 }, "gain")} />
+      <NumberField label="Frequency" unit="MHz" value={radio.frequency_mhz ?? 2412} error={errs["radio.frequency_mhz"] ?? errs.radio} onChange={(v) => put({ frequency_mhz: v ?? 0 }, "freq")} />
+      <SelectField label="PHY" value={radio.phy ?? "g"} options={PHY_OPTIONS} error={errs["radio.phy"]} onChange={(v) => put({ phy: v }, "phy")} />
+      <SelectField
+        label="Channel width"
+        value={String(radio.channel_width_mhz ?? 20) as "20" | "40" | "80" | "160"}
+        options={WIDTH_OPTIONS}
+        error={errs["radio.channel_width_mhz"]}
+        onChange={(v) => put({ channel_width_mhz: Number(v) as NodeRadio["channel_width_mhz"] }, "width")}
+      />
+      <NumberField label="Antenna height" unit="m" value={radio.antenna_height_m ?? 1} error={errs["radio.antenna_height_m"]} onChange={(v) => put({ antenna_height_m: v ?? 0 }, "height")} />
+      <div className="actions field-wide">
+        <button type="button" className="btn btn-small" onClick={() => set({ radio: null }, "radio_del")}>
+          Remove radio
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** Scenario-wide propagation model, noise floor and ad-hoc links (docs/radio.md). */
+function PropagationFields({ doc, onChange, e }: { doc: ScenarioDocument; onChange: InspectorProps["onChange"]; e: Record<string, string> }) {
+  const radio = doc.radio ?? {};
+  const prop: PropagationSettings = radio.propagation ?? {};
+  const put = (patch: Partial<PropagationSettings>, key: string) => onChange({ ...doc, radio: { ...radio, propagation: { ...prop, ...patch } } }, `prop.${key}`);
+  return (
+    <fieldset className="field-grid">
+      <legend>Radio propagation</legend>
+      <SelectField
+        label="Path-loss model"
+        value={prop.model ?? "friis"}
+        options={[
+          { value: "friis", label: "Free space (Friis)" },
+          { value: "log_distance", label: "Log-distance" },
+          { value: "two_ray", label: "Two-ray ground" },
+        ]}
+        error={e["radio.propagation.model"]}
+        onChange={(v) => put({ model: v }, "model")}
+      />
+      <NumberField label="Path-loss exponent" value={prop.exponent ?? 3} error={e["radio.propagation.exponent"]} onChange={(v) => put({ exponent: v ?? 0 }, "exp")} />
+      <NumberField label="Reference distance" unit="m" value={prop.reference_distance_m ?? 1} error={e["radio.propagation.reference_distance_m"]} onChange={(v) => put({ reference_distance_m: v ?? 0 }, "d0")} />
+      <NumberField label="Reference loss" unit="dB" optional placeholder="Friis at d0" value={prop.reference_loss_db ?? null} error={e["radio.propagation.reference_loss_db"]} onChange={(v) => put({ reference_loss_db: v }, "l0")} />
+      <NumberField label="System loss" unit="dB" value={prop.system_loss_db ?? 0} error={e["radio.propagation.system_loss_db"]} onChange={(v) => put({ system_loss_db: v ?? 0 }, "sys")} />
+      <NumberField label="Noise floor (20 MHz)" unit="dBm" optional placeholder="-90.99" value={prop.noise_floor_dbm ?? null} error={e["radio.propagation.noise_floor_dbm"]} onChange={(v) => put({ noise_floor_dbm: v }, "noise")} />
+      <CheckboxField
+        label="Ad-hoc links between stations in range"
+        value={Boolean(radio.adhoc_links)}
+        error={e["radio.adhoc_links"]}
+        onChange={(v) => onChange({ ...doc, radio: { ...radio, adhoc_links: v } }, "adhoc")}
+      />
     </fieldset>
   );
 }
@@ -639,6 +741,7 @@ function ScenarioPanel(props: InspectorProps) {
         <NumberField label="MSS" unit="bytes" integer value={tr.mss_bytes ?? 1448} error={e["transport.mss_bytes"]} onChange={(v) => onChange({ ...doc, transport: { ...tr, mss_bytes: v ?? 0 } }, "tr.mss")} />
         <NumberField label="Initial window" unit="packets" integer value={tr.initial_cwnd_packets ?? 10} error={e["transport.initial_cwnd_packets"]} onChange={(v) => onChange({ ...doc, transport: { ...tr, initial_cwnd_packets: v ?? 0 } }, "tr.iw")} />
       </fieldset>
+      <PropagationFields doc={doc} onChange={onChange} e={e} />
       <ElementList {...props} />
     </section>
   );

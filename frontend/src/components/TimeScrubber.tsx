@@ -22,7 +22,7 @@ const PLAY_SECONDS = 10;
  * map places every node from `geo_trajectories`; with it, any moving node (not only a station)
  * turns the scrubber on.
  */
-export function TimeScrubber({ doc, onGhosts, onTimeline }: { doc: ScenarioDocument; onGhosts: (g: Ghosts | null) => void; onTimeline?: (tl: TimelinePublic | null, t: number) => void }) {
+export function TimeScrubber({ doc, onGhosts, onTimeline, onTime }: { doc: ScenarioDocument; onGhosts: (g: Ghosts | null) => void; onTimeline?: (tl: TimelinePublic | null, t: number) => void; onTime?: (t: number | null) => void }) {
   const id = useId();
   const [on, setOn] = useState(false);
   const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
@@ -88,6 +88,8 @@ export function TimeScrubber({ doc, onGhosts, onTimeline }: { doc: ScenarioDocum
 
   useEffect(() => onGhosts(state), [state, onGhosts]);
   useEffect(() => onTimeline?.(on ? timeline : null, t), [on, timeline, t, onTimeline]);
+  // the scrubbed time (null while the scrubber is off), e.g. for the coverage heat map
+  useEffect(() => onTime?.(on ? t : null), [on, t, onTime]);
   useEffect(() => () => onGhosts(null), [onGhosts]);
 
   const stations = doc.nodes.filter((n) => n.kind === "station").map((n) => n.id);

@@ -205,6 +205,27 @@ export function SelectField<T extends string>({ label, value, options, onChange,
   );
 }
 
+/** A yes/no field (a checkbox with its label). */
+export function CheckboxField({ label, value, onChange, error }: { label: string; value: boolean; onChange: (v: boolean) => void; error?: string }) {
+  const id = useId();
+  return (
+    <div className={`field field-check${error ? " field-invalid" : ""}`}>
+      <label htmlFor={id}>
+        <input
+          id={id}
+          type="checkbox"
+          checked={value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-err` : undefined}
+          onChange={(e) => onChange(e.currentTarget.checked)}
+        />{" "}
+        {label}
+      </label>
+      <FieldError id={`${id}-err`} error={error} />
+    </div>
+  );
+}
+
 /** An error under a table cell. */
 export function CellError({ text }: { text?: string }) {
   return text ? <span className="field-error">{text}</span> : null;

@@ -21,6 +21,7 @@ import { Legend, shapePath } from "../components/Legend";
 import { KIND_STYLES } from "../components/nodeStyles";
 import { RunDialog } from "../components/RunDialog";
 import { TimeScrubber } from "../components/TimeScrubber";
+import { CoverageMap } from "../components/CoverageMap";
 import { EMPTY_SELECTION, TopologyGraph, type Ghosts, type Selection, type Tool } from "../components/TopologyGraph";
 import {
   addLink,
@@ -145,6 +146,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const [focus, setFocus] = useState<{ nodeId: string } | null>(null);
   /** The scrubber's timeline and time, for the map (positions from `geo_trajectories`). */
   const [scrub, setScrub] = useState<{ timeline: TimelinePublic; t: number } | null>(null);
+  /** The scrubbed time (null: scrubber off), for the coverage heat map. */
+  const [scrubT, setScrubT] = useState<number | null>(null);
   const onScrub = useCallback((timeline: TimelinePublic | null, t: number) => setScrub(timeline ? { timeline, t } : null), []);
   const geoTracks = (scrub?.timeline.geo_trajectories ?? null) as Record<string, GeoCorner[]> | null;
   const geoPositions = useMemo<Record<string, LatLon> | null>(() => (scrub && geoTracks ? geoPositionsAt(geoTracks, scrub.t) : null), [scrub, geoTracks]);
@@ -639,7 +642,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
             dirty={dirty}
             onTrackImported={onTrackImported}
           />
-          <TimeScrubber doc={doc} onGhosts={setGhosts} onTimeline={geo ? onScrub : undefined} />
+          <TimeScrubber doc={doc} onGhosts={setGhosts} onTimeline={geo ? onScrub : undefined} onTime={setScrubT} />
+          <CoverageMap doc={doc} t={scrubT ?? 0} />
         </aside>
       </div>
 
