@@ -178,5 +178,9 @@ class JobPublic(BaseModel):
     job_id: str
     status: JobStatus
     progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
+    done: int | None = Field(default=None, ge=0, description="Items done so far (routes: node pairs); null "
+                                                              "when the job does not count them.")
+    total: int | None = Field(default=None, ge=0, description="Items in all (routes: node pairs); null when "
+                                                               "the job does not count them.")
     result: Routes | Allocation | None = Field(description="The routes or allocation document once succeeded.")
     error: str | None

@@ -4,7 +4,7 @@ A daemon thread per process (started by the first task it runs, and at worker st
 renews every ``HEARTBEAT_INTERVAL_S`` seconds the heartbeat of what the process is running
 right now: ``heartbeat_at`` of its comparisons (:func:`subflow_backend.comparison_state.heartbeat`)
 and the ``PROGRESS`` meta of its planning jobs in the result backend (``{"progress",
-"heartbeat": unix time}``, read by ``GET /api/jobs/{id}``). Every ``REAPER_INTERVAL_S`` it runs
+"done", "total", "heartbeat": unix time}``, read by ``GET /api/jobs/{id}``). Every ``REAPER_INTERVAL_S`` it runs
 :func:`subflow_backend.reaper.reap`. The thread outlives a database or broker outage (it logs
 and tries again); the process dying stops its heartbeats, which is what the reaper sees.
 """
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _comparisons: Counter[str] = Counter()
-_jobs: set[str] = set()
+_jobs: dict[str, dict[str, float | int | None]] = {}  # job id -> progress meta
 _thread_pid: int | None = None
 
 
@@ -50,20 +50,43 @@ def running_comparison(comparison_id: str) -> Iterator[None]:
 def running_job(job_id: str) -> Iterator[None]:
     """Keep renewing a planning job's heartbeat (its ``PROGRESS`` state) while the block runs."""
     ensure_started()
-    _store_job_heartbeat(job_id)
+    meta: dict[str, float | int | None] = {"progress": 0.0, "done": None, "total": None}
     with _lock:
-        _jobs.add(job_id)
+        _jobs[job_id] = meta
+    _store_job_heartbeat(job_id, meta)
     try:
         yield
     finally:
         with _lock:
-            _jobs.discard(job_id)
+            _jobs.pop(job_id, None)
 
 
-def _store_job_heartbeat(job_id: str) -> None:
+#: Least time between two progress writes of one planning job, seconds.
+PROGRESS_WRITE_S = 0.25
+_last_write: dict[str, float] = {}
+
+
+def job_progress(job_id: str, done: int, total: int) -> None:
+    """Record that a running planning job has done ``done`` of ``total`` items (node pairs); written
+    to the result backend at most every :data:`PROGRESS_WRITE_S` seconds, and always at the end."""
+    with _lock:
+        meta = _jobs.get(job_id)
+        if meta is None:
+            return
+        meta.update(progress=done / total if total else 1.0, done=done, total=total)
+        snapshot = dict(meta)
+    now = time.monotonic()
+    if done >= total or now - _last_write.get(job_id, 0.0) >= PROGRESS_WRITE_S:
+        _last_write[job_id] = now
+        _store_job_heartbeat(job_id, snapshot)
+        if done >= total:
+            _last_write.pop(job_id, None)
+
+
+def _store_job_heartbeat(job_id: str, meta: dict[str, float | int | None]) -> None:
     from subflow_worker.celery_app import celery_app
 
-    celery_app.backend.store_result(job_id, {"progress": 0.0, "heartbeat": time.time()}, "PROGRESS")
+    celery_app.backend.store_result(job_id, {**meta, "heartbeat": time.time()}, "PROGRESS")
 
 
 def beat() -> None:
@@ -71,12 +94,12 @@ def beat() -> None:
     from subflow_backend import comparison_state
 
     with _lock:
-        comparisons, jobs = list(_comparisons), list(_jobs)
+        comparisons, jobs = list(_comparisons), [(j, dict(m)) for j, m in _jobs.items()]
     if comparisons:
         with SessionLocal() as session:
             comparison_state.heartbeat(session, comparisons)
-    for job_id in jobs:
-        _store_job_heartbeat(job_id)
+    for job_id, meta in jobs:
+        _store_job_heartbeat(job_id, meta)
 
 
 def reap_once() -> list[tuple[str, str]]:

@@ -81,8 +81,8 @@ def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDe
 
 @router.get("/jobs/{job_id}", response_model=JobPublic)
 def job(job_id: str, celery: CeleryDep) -> JobPublic:
-    """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
-    "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+    """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "done", "total",
+    "result", "error"}`` (``done``/``total``: node pairs of a routes job, updated as it goes); an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
     A running job whose worker stopped renewing its heartbeat for ``STALE_AFTER_S`` seconds
     (the worker died) reads as ``failed`` with the reason; submit it again."""
     res = AsyncResult(job_id, app=celery)
@@ -97,8 +97,13 @@ def job(job_id: str, celery: CeleryDep) -> JobPublic:
                            "result": None, "error": None}
     if state == "SUCCESS":
         out.update(progress=1.0, result=res.result)
+        if isinstance(res.result, dict) and isinstance(res.result.get("routes"), list):
+            out.update(done=len(res.result["routes"]), total=len(res.result["routes"]))
     elif state == "FAILURE":
         out.update(error=str(res.result))
     elif isinstance(res.info, dict):
         out["progress"] = float(res.info.get("progress", 0.0))
+        for key in ("done", "total"):
+            if isinstance(res.info.get(key), int):
+                out[key] = res.info[key]
     return JobPublic.model_validate(out)
