@@ -558,8 +558,8 @@ class Routes(BaseModel):
     cost_unit: str
     routes: list[PairRoutes]
     greedy_differs: list[GreedyDiff]
-    pairs_total: int | None = Field(default=None, description="Node pairs asked for (summary only).")
-    pairs_reachable: int | None = Field(default=None, description="Of them, pairs with a route (summary only).")
+    pairs_total: int | None = Field(default=None, description="Node pairs asked for.")
+    pairs_reachable: int | None = Field(default=None, description="Of them, pairs with a route.")
     truncated: bool = Field(default=False, description="``routes`` holds only part of the pairs (a summary).")
     link_use: list[LinkUse] | None = Field(default=None, description="Best routes crossing each link, in the "
                                                                       "scenario's link order (summary only).")
@@ -780,7 +780,8 @@ def route_report(
         differs = _greedy_differs(net, metric, src_i, dst_i, sources, None)
     differs.sort(key=lambda d: d[0])
     return {"metric": metric, "cost_unit": COST_UNITS[metric], "routes": routes,
-            "greedy_differs": [d for _, d in differs]}
+            "greedy_differs": [d for _, d in differs], "pairs_total": total,
+            "pairs_reachable": sum(1 for r in routes if r["reachable"]), "truncated": False, "link_use": None}
 
 
 def _pair_indices(net: Network, pairs: Sequence[tuple[str, str]] | None) -> tuple[np.ndarray, np.ndarray]:

@@ -100,3 +100,17 @@ export type Summary = S["Summary"];
 export type AggregateStats = S["AggregateStats"];
 export type SweepPoint = S["SweepPoint"];
 export type SweepResult = S["SweepResult"];
+
+// ----------------------------------------------------------------------------- planning (routes, allocations, planned vs measured)
+
+export type RoutesRequest = S["RoutesRequest"];
+export type RoutesDocument = S["Routes"];
+export type PairRoutes = S["PairRoutes"];
+export type RoutePath = S["PathOut"];
+export type GreedyDiff = S["GreedyDiff"];
+export type AllocationRequest = S["AllocationRequest"];
+export type AllocationDocument = S["Allocation"];
+export type JobAccepted = S["JobAccepted"];
+export type JobPublic = S["JobPublic"];
+export type PlanComparison = S["PlanComparison"];
+export type LinkPlanUsage = S["LinkPlanUsage"];

@@ -101,9 +101,10 @@ def job(job_id: str, celery: CeleryDep) -> JobPublic:
             out.update(done=len(res.result["routes"]), total=len(res.result["routes"]))
     elif state == "FAILURE":
         out.update(error=str(res.result))
-    elif isinstance(res.info, dict):
-        out["progress"] = float(res.info.get("progress", 0.0))
+    elif info:
+        # one read of the job's meta: each ``res.info`` asks the result backend again
+        out["progress"] = float(info.get("progress", 0.0))
         for key in ("done", "total"):
-            if isinstance(res.info.get(key), int):
-                out[key] = res.info[key]
+            if isinstance(info.get(key), int):
+                out[key] = info[key]
     return JobPublic.model_validate(out)
