@@ -530,6 +530,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
               waypointSpeed={waypointSpeed}
               positions={geoPositions}
               tracks={geoTracks}
+              highlight={planningOverlay}
             />
           ) : null}
           {!geo ? (
