@@ -53,7 +53,7 @@ def running_job(job_id: str) -> Iterator[None]:
     meta: dict[str, float | int | None] = {"progress": 0.0, "done": None, "total": None}
     with _lock:
         _jobs[job_id] = meta
-    _store_job_heartbeat(job_id, meta)
+        _store_job_heartbeat(job_id, dict(meta))
     try:
         yield
     finally:
@@ -74,13 +74,13 @@ def job_progress(job_id: str, done: int, total: int) -> None:
         if meta is None:
             return
         meta.update(progress=done / total if total else 1.0, done=done, total=total)
-        snapshot = dict(meta)
-    now = time.monotonic()
-    if done >= total or now - _last_write.get(job_id, 0.0) >= PROGRESS_WRITE_S:
-        _last_write[job_id] = now
-        _store_job_heartbeat(job_id, snapshot)
-        if done >= total:
-            _last_write.pop(job_id, None)
+        now = time.monotonic()
+        if done >= total or now - _last_write.get(job_id, 0.0) >= PROGRESS_WRITE_S:
+            # written under the lock, so that an older snapshot (heartbeat thread) never lands after it
+            _last_write[job_id] = now
+            _store_job_heartbeat(job_id, dict(meta))
+            if done >= total:
+                _last_write.pop(job_id, None)
 
 
 def _store_job_heartbeat(job_id: str, meta: dict[str, float | int | None]) -> None:
@@ -94,12 +94,17 @@ def beat() -> None:
     from subflow_backend import comparison_state
 
     with _lock:
-        comparisons, jobs = list(_comparisons), [(j, dict(m)) for j, m in _jobs.items()]
+        comparisons, jobs = list(_comparisons), list(_jobs)
     if comparisons:
         with SessionLocal() as session:
             comparison_state.heartbeat(session, comparisons)
-    for job_id, meta in jobs:
-        _store_job_heartbeat(job_id, meta)
+    for job_id in jobs:
+        # under the lock: a job that finished meanwhile (removed by running_job) gets no PROGRESS
+        # written over its result
+        with _lock:
+            meta = _jobs.get(job_id)
+            if meta is not None:
+                _store_job_heartbeat(job_id, dict(meta))
 
 
 def reap_once() -> list[tuple[str, str]]:
