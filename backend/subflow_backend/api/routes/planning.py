@@ -98,7 +98,9 @@ def job(job_id: str, celery: CeleryDep) -> JobPublic:
     if state == "SUCCESS":
         out.update(progress=1.0, result=res.result)
         if isinstance(res.result, dict) and isinstance(res.result.get("routes"), list):
-            out.update(done=len(res.result["routes"]), total=len(res.result["routes"]))
+            pairs = res.result.get("pairs_total")
+            pairs = pairs if isinstance(pairs, int) else len(res.result["routes"])
+            out.update(done=pairs, total=pairs)
     elif state == "FAILURE":
         out.update(error=str(res.result))
     elif info:
