@@ -313,6 +313,14 @@ function RoutesResult({ doc, rows, selected, onPick }: { doc: RoutesDocument; ro
                 data-path={p.nodes.join(" ")}
                 className={selected === key ? "selected" : undefined}
                 onClick={() => onPick(selected === key ? null : key)}
+                onKeyDown={(e) => {
+                  if (e.key === "Enter" || e.key === " ") {
+                    e.preventDefault();
+                    onPick(selected === key ? null : key);
+                  }
+                }}
+                tabIndex={0}
+                aria-selected={selected === key}
                 style={{ cursor: "pointer" }}
               >
                 <td>{i === 0 ? `${r.src} → ${r.dst}` : ""}</td>
