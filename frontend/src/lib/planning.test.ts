@@ -95,3 +95,25 @@ describe("pair parsing", () => {
     expect(bad.errors).toEqual(["“a:z”: no node z", "“a:a”: source and destination are the same node", "“abc”: expected SRC:DST"]);
   });
 });
+
+describe("routes panel overlay choice", async () => {
+  const { overlayOf } = await import("../components/RoutesPanel");
+  const routes = {
+    metric: "delay", cost_unit: "ms", greedy_differs: [{ src: "sta1", dst: "ship", exact_cost: 1, greedy_cost: 2, exact_nodes: ["sta1", "satcom", "ship"], greedy_nodes: ["sta1", "uav", "ship"] }],
+    routes: [
+      { src: "sta1", dst: "ship", reachable: true, paths: [{ nodes: ["sta1", "satcom", "ship"], hops: 2, delay_ms: 251, loss: 0, cost: 251 }] },
+      { src: "sta2", dst: "uav", reachable: true, paths: [{ nodes: ["sta2", "satcom", "ship", "uav"], hops: 3, delay_ms: 261, loss: 0, cost: 261 }] },
+    ],
+  } as never;
+  it("draws every pair, one selected pair, or the greedy and exact routes together", () => {
+    expect(Object.keys(overlayOf(DOC, routes, null).links).sort()).toEqual(["satcom-ship", "sta1-satcom", "sta2-satcom", "uav-ship"]);
+    expect(Object.keys(overlayOf(DOC, routes, "sta1>ship").links).sort()).toEqual(["satcom-ship", "sta1-satcom"]);
+    const both = overlayOf(DOC, routes, "greedy:sta1>ship").links;
+    expect(both["sta1-satcom"]).toMatchObject({ color: rankColor(0), label: "exact" });
+    expect(both["uav-ship"]).toMatchObject({ color: rankColor(1), label: "greedy" });
+  });
+  it("draws a summary as link shares", () => {
+    const h = overlayOf(DOC, { ...(routes as object), link_use: [{ link: "uav-ship", routes: 20 }], pairs_reachable: 40 } as never, null);
+    expect(h.links["uav-ship"]).toMatchObject({ color: "#172554", label: "20", classes: "util" });
+  });
+});
