@@ -182,6 +182,10 @@ class JobPublic(BaseModel):
     job_id: str
     status: JobStatus
     progress: float = Field(ge=0, le=1, description="Fraction done, 0–1.")
+    done: int | None = Field(default=None, ge=0, description="Items done so far (routes: node pairs); null "
+                                                              "when the job does not count them.")
+    total: int | None = Field(default=None, ge=0, description="Items in all (routes: node pairs); null when "
+                                                               "the job does not count them.")
     result: Routes | Allocation | FailureReport | CapacityResult | None = Field(
         description="The routes, allocation, failure analysis or capacity search document once succeeded.")
     error: str | None

@@ -81,6 +81,8 @@ def routes(
     metric: Annotated[str, typer.Option(help=" | ".join(ROUTING_METRICS) + ".")] = "tcpbp",
     k: Annotated[int, typer.Option("--k", help="Paths per pair (Yen's k shortest), best first.")] = 1,
     pairs: Annotated[str, typer.Option(help="'all' (every ordered pair) or SRC:DST,SRC:DST.")] = "all",
+    summary: Annotated[int | None, typer.Option(help="Summary: count the best routes crossing each link and keep "
+                                                     "only the N costliest routes (k = 1).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON document.")] = False,
 ) -> None:
     """Best routes of FILE's node pairs under a metric."""
@@ -90,7 +92,9 @@ def routes(
         _fail("--k must be at least 1")
     net = _read_network(file)
     try:
-        doc = route_report(net, metric, k, parse_pairs(pairs, net))
+        if summary is not None and summary < 1:
+            raise ValueError("--summary must be at least 1")
+        doc = route_report(net, metric, k, parse_pairs(pairs, net), summary_limit=summary)
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
@@ -112,6 +116,11 @@ def routes(
             )
     console = Console()
     console.print(table)
+    if result.link_use is not None:
+        console.print(f"{result.pairs_reachable} of {result.pairs_total} pairs reachable; the {len(result.routes)} "
+                      "routes above are the costliest and the unreachable ones. Busiest links (best routes crossing):")
+        for u in sorted(result.link_use, key=lambda u: -u.routes)[:10]:
+            console.print(f"  {u.link}: {u.routes}")
     if metric in ("tcpbp", "tcpbp-greedy"):
         console.print(f"tcpbp-greedy (thesis Algorithm 1) misses the exact optimum on {len(result.greedy_differs)} pair(s)")
         for g in result.greedy_differs[:20]:

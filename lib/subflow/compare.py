@@ -21,6 +21,7 @@ from subflow.results import (
     parse_events,
     summarize,
 )
+from subflow.planned import has_rate_plan, plan_comparison
 from subflow.scenario import Scenario, load_scenario
 from subflow.strategies import get_strategy
 
@@ -41,6 +42,8 @@ def run_strategy(scenario: Scenario, strategy: str, runner: Runner, engine: str 
     result = summarize(output, plan.interval_s, windows)
     # radio events of the plan and transport events of the engine, in time order
     result.events = sorted(parse_events(plan.events) + result.events, key=event_order)
+    if has_rate_plan(result):
+        result.planned = plan_comparison(scenario, result)
     return result
 
 

@@ -8,9 +8,10 @@ numbers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from subflow.network import Network, RoutingMetric
 
@@ -24,7 +25,18 @@ class RoutesRequest(BaseModel):
     metric: RoutingMetric = "tcpbp"
     k: int = Field(default=1, ge=1, le=50)
     pairs: list[tuple[str, str]] | None = Field(default=None, max_length=100_000)
+    summary_limit: int | None = Field(
+        default=None, ge=1, le=5000,
+        description="Answer a summary: per-link counts of the best routes (`link_use`) and only this many "
+                    "costliest routes (plus unreachable pairs); k must be 1. For all pairs of large topologies.")
     background: bool = Field(default=False, strict=True, description="Run in the worker; answer 202 with a job.")
+
+    @field_validator("summary_limit")
+    @classmethod
+    def _summary_needs_k1(cls, v: int | None, info: ValidationInfo) -> int | None:
+        if v is not None and info.data.get("k", 1) != 1:
+            raise ValueError("a summary counts each pair's best route: k must be 1")
+        return v
 
 
 class AllocationRequest(BaseModel):
@@ -38,8 +50,12 @@ class AllocationRequest(BaseModel):
     background: bool = Field(default=False, strict=True, description="Run in the worker; answer 202 with a job.")
 
 
-def routes_document(scenario: dict[str, Any], request: RoutesRequest) -> dict[str, Any]:
+def routes_document(scenario: dict[str, Any], request: RoutesRequest,
+                    on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """``{"metric", "routes": [{"src", "dst", "reachable", "paths": [...]}], "greedy_differs"}``.
+
+    ``on_progress(done, total)`` (node pairs), if given, is called as batches of sources finish
+    (:func:`subflow.shortest_paths.route_report`).
 
     Raises
     ------
@@ -48,7 +64,8 @@ def routes_document(scenario: dict[str, Any], request: RoutesRequest) -> dict[st
     from subflow.shortest_paths import route_report  # numba kernels: loaded on first use only
 
     net = Network.from_scenario(scenario)  # with the forwarding roles (no transit through end points)
-    return route_report(net, request.metric, request.k, request.pairs)
+    return route_report(net, request.metric, request.k, request.pairs, on_progress=on_progress,
+                        summary_limit=request.summary_limit)
 
 
 def allocation_document(scenario: dict[str, Any], request: AllocationRequest) -> dict[str, Any]:

@@ -372,10 +372,47 @@ class Summary(_Strict):
     retransmissions: int = 0
 
 
+class PlannedSubflow(_Strict):
+    """The rate a plan set for one subflow, sample by sample (same ``t_s`` as the subflow's series)."""
+
+    flow: str = Field(description="Id of the flow.")
+    subflow: str = Field(description="Id of the subflow.")
+    planned_mbps: list[float | None] = Field(
+        description="Rate limit the plan had in force at the start of each interval, Mbit/s; null where the "
+                    "plan set none (before the controller's first allocation naming the subflow).")
+
+
+class LinkPlanUsage(_Strict):
+    """Planned and measured load of one wired link over a time window (the busier direction)."""
+
+    link: str = Field(description="Id of the scenario link.")
+    src: str
+    dst: str
+    bandwidth_mbps: float = Field(description="The link's capacity, Mbit/s.")
+    planned_mbps: float = Field(description="Mean over the window of the planned rates crossing the link, Mbit/s.")
+    measured_mbps: float = Field(description="Mean over the window of the measured subflow throughput crossing "
+                                             "the link, Mbit/s.")
+    planned_utilization: float = Field(description="planned_mbps / bandwidth_mbps.")
+    measured_utilization: float = Field(description="measured_mbps / bandwidth_mbps.")
+
+
+class PlanComparison(_Strict):
+    """A strategy's plan next to what was measured (strategies whose plan sets rates: ``mptcp-fdm``)."""
+
+    strategy: str
+    t0_s: float = Field(description="Start of the window of the link table, seconds.")
+    t1_s: float = Field(description="End of the window of the link table, seconds (exclusive).")
+    subflows: list[PlannedSubflow]
+    links: list[LinkPlanUsage]
+
+
 class StrategyResult(EngineOutput):
     """One strategy's engine output, its plan's radio and link events, and its summary."""
 
     summary: Summary
+    planned: PlanComparison | None = Field(
+        default=None, description="Planned vs measured over the whole run, for a strategy whose plan sets "
+                                  "subflow rates (``mptcp-fdm``); null otherwise.")
 
 
 class AggregateStats(_Strict):

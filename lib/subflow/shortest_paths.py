@@ -68,10 +68,10 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence, get_args
+from typing import Callable, Iterable, Sequence, get_args
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from subflow import _kernels as K
 from subflow import _reduction as R
@@ -543,13 +543,30 @@ class GreedyDiff(BaseModel):
     greedy_nodes: list[str]
 
 
+class LinkUse(BaseModel):
+    """How many of the pairs' best routes cross one link (either direction)."""
+
+    link: str
+    routes: int
+
+
 class Routes(BaseModel):
-    """Output of :func:`compute_routes` (the ``routes --json`` document)."""
+    """Output of :func:`compute_routes` (the ``routes --json`` document).
+
+    A summary (``summary_limit`` of :func:`route_report`) keeps in ``routes`` only
+    the costliest reachable pairs and the unreachable ones (``truncated`` true)
+    and adds ``link_use``, counted over every pair's best route.
+    """
 
     metric: str
     cost_unit: str
     routes: list[PairRoutes]
     greedy_differs: list[GreedyDiff]
+    pairs_total: int | None = Field(default=None, description="Node pairs asked for.")
+    pairs_reachable: int | None = Field(default=None, description="Of them, pairs with a route.")
+    truncated: bool = Field(default=False, description="``routes`` holds only part of the pairs (a summary).")
+    link_use: list[LinkUse] | None = Field(default=None, description="Best routes crossing each link, in the "
+                                                                      "scenario's link order (summary only).")
 
 
 def parse_pairs(spec: str | None, net: Network) -> list[tuple[str, str]] | None:
@@ -578,18 +595,166 @@ def parse_pairs(spec: str | None, net: Network) -> list[tuple[str, str]] | None:
     return pairs
 
 
+#: Progress callback of :func:`route_report`: ``(done, total)`` node pairs.
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class _Batch:
+    """Best routes (k = 1) of some pairs, as arrays: per pair j ``hops``, ``cost``, ``delay``, ``loss``
+    and its arcs ``flat[offs[j] : offs[j] + hops[j]]``."""
+
+    src_i: np.ndarray
+    dst_i: np.ndarray
+    hops: np.ndarray
+    cost: np.ndarray
+    delay: np.ndarray
+    loss: np.ndarray
+    offs: np.ndarray
+    flat: np.ndarray
+
+    def route(self, net: Network, j: int) -> dict:
+        names = net.nodes
+        s, t, h = int(self.src_i[j]), int(self.dst_i[j]), int(self.hops[j])
+        if h < 0:
+            return {"src": names[s], "dst": names[t], "reachable": False, "paths": []}
+        o = int(self.offs[j])
+        nodes = [names[s]] + [names[int(net.dst[a])] for a in self.flat[o : o + h]]
+        return {"src": names[s], "dst": names[t], "reachable": True,
+                "paths": [{"nodes": nodes, "hops": h, "delay_ms": float(self.delay[j]), "loss": float(self.loss[j]),
+                           "cost": float(self.cost[j])}]}
+
+    def arc_counts(self, m: int) -> np.ndarray:
+        """How many of the routes cross each of the ``m`` arcs."""
+        lens = np.maximum(self.hops, 0).astype(np.int64)
+        total = int(lens.sum())
+        if total == 0:
+            return np.zeros(m, dtype=np.int64)
+        ends = np.cumsum(lens)
+        pos = np.repeat(self.offs.astype(np.int64) - (ends - lens), lens) + np.arange(total, dtype=np.int64)
+        return np.bincount(self.flat[pos], minlength=m)
+
+
+def _batch_of_sources(net: Network, metric: str, src_i: np.ndarray, dst_i: np.ndarray,
+                      sources: list[int]) -> tuple[_Batch, AllPairs]:
+    """Best routes (k = 1) of the pairs ``(src_i[j], dst_i[j])`` whose sources are ``sources``."""
+    pos = np.full(net.n, -1, dtype=np.int64)
+    pos[sources] = np.arange(len(sources))
+    rows = pos[src_i] if len(src_i) else np.zeros(0, dtype=np.int64)
+    ap = all_pairs(net, metric, [net.nodes[s] for s in sources])
+    offsets, flat = ap.flat_routes()
+    return _Batch(src_i, dst_i, ap.hops[rows, dst_i], ap.cost[rows, dst_i], ap.delay_ms[rows, dst_i],
+                  ap.loss[rows, dst_i], offsets[rows, dst_i], flat), ap
+
+
+def _routes_of_sources(net: Network, metric: str, src_i: np.ndarray, dst_i: np.ndarray,
+                       sources: list[int]) -> tuple[list[dict], list[tuple[int, dict]], AllPairs]:
+    """Best routes (k = 1) of the pairs ``(src_i[j], dst_i[j])`` whose sources are ``sources``, and
+    the greedy-vs-exact differences ``(j, diff)`` among them."""
+    names = np.array(net.nodes, dtype=object)
+    pos = np.full(net.n, -1, dtype=np.int64)
+    pos[sources] = np.arange(len(sources))
+    src_names = [net.nodes[s] for s in sources]
+    rows = pos[src_i] if len(src_i) else np.zeros(0, dtype=np.int64)
+    ap = all_pairs(net, metric, src_names)
+    offsets, flat = ap.flat_routes()
+    hops, cost = ap.hops[rows, dst_i], ap.cost[rows, dst_i]
+    delay, loss, offs = ap.delay_ms[rows, dst_i], ap.loss[rows, dst_i], offsets[rows, dst_i]
+    routes: list[dict] = []
+    for j in range(len(src_i)):
+        s, t, h = int(src_i[j]), int(dst_i[j]), int(hops[j])
+        if h < 0:
+            routes.append({"src": names[s], "dst": names[t], "reachable": False, "paths": []})
+            continue
+        o = int(offs[j])
+        nodes = [names[s]] + names[net.dst[flat[o : o + h]]].tolist()
+        routes.append({
+            "src": names[s], "dst": names[t], "reachable": True,
+            "paths": [{"nodes": nodes, "hops": h, "delay_ms": float(delay[j]), "loss": float(loss[j]),
+                       "cost": float(cost[j])}],
+        })
+    return routes, _greedy_differs(net, metric, src_i, dst_i, sources, ap), ap
+
+
+def _greedy_differs(net: Network, metric: str, src_i: np.ndarray, dst_i: np.ndarray, sources: list[int],
+                    ap: AllPairs | None) -> list[tuple[int, dict]]:
+    """``(j, diff)`` for the pairs j whose Algorithm 1 route costs more than the exact TCPBP optimum."""
+    if metric not in ("tcpbp", "tcpbp-greedy") or not sources:
+        return []
+    pos = np.full(net.n, -1, dtype=np.int64)
+    pos[sources] = np.arange(len(sources))
+    src_names = [net.nodes[s] for s in sources]
+    rows = pos[src_i] if len(src_i) else np.zeros(0, dtype=np.int64)
+    exact = ap if (ap is not None and metric == "tcpbp") else all_pairs(net, "tcpbp", src_names)
+    greedy = ap if (ap is not None and metric == "tcpbp-greedy") else all_pairs(net, "tcpbp-greedy", src_names)
+    ec = exact.cost[rows, dst_i]
+    gc = greedy.cost[rows, dst_i]
+    reach = exact.hops[rows, dst_i] >= 0
+    worse = np.nonzero(reach & (gc > ec * (1 + _REL_TOL) + 1e-300))[0]
+    out = []
+    for j in worse.tolist():
+        r, t = int(rows[j]), int(dst_i[j])
+        e, g = exact.path(r, t), greedy.path(r, t)
+        out.append((j, {
+            "src": net.nodes[int(src_i[j])], "dst": net.nodes[t], "exact_cost": e.cost, "greedy_cost": g.cost,
+            "exact_nodes": list(e.nodes), "greedy_nodes": list(g.nodes),
+        }))
+    return out
+
+
+def _greedy_differs_per_pair(net: Network, metric: str, src_i: np.ndarray, dst_i: np.ndarray
+                             ) -> list[tuple[int, dict]]:
+    """:func:`_greedy_differs` pair by pair, for a network with forwarding roles (``no_transit``),
+    which the all-pairs trees do not know: each search runs on :meth:`Network.restrict_transit`."""
+    if metric not in ("tcpbp", "tcpbp-greedy"):
+        return []
+    out = []
+    for j, (s, t) in enumerate(zip(src_i.tolist(), dst_i.tolist())):
+        e = shortest_path(net, net.nodes[s], net.nodes[t], "tcpbp")
+        g = shortest_path(net, net.nodes[s], net.nodes[t], "tcpbp-greedy")
+        if e is not None and g is not None and g.cost > e.cost * (1 + _REL_TOL) + 1e-300:
+            out.append((j, {"src": net.nodes[s], "dst": net.nodes[t], "exact_cost": e.cost, "greedy_cost": g.cost,
+                            "exact_nodes": list(e.nodes), "greedy_nodes": list(g.nodes)}))
+    return out
+
+
 def route_report(
     net: Network,
     metric: str = "tcpbp",
     k: int = 1,
     pairs: Sequence[tuple[str, str]] | None = None,
+    on_progress: ProgressCallback | None = None,
+    progress_steps: int = 50,
+    summary_limit: int | None = None,
 ) -> dict:
     """:func:`compute_routes` as a plain JSON-ready dict (fast for many pairs).
 
     Same arguments, same document; routes of all pairs are expanded by
     compiled code and only the greedy routes that miss the optimum are
-    rebuilt.
+    rebuilt. With ``on_progress``, the sources are searched in about
+    ``progress_steps`` batches (k = 1) or pair by pair (k > 1), and
+    ``on_progress(done, total)`` is called after each with the node pairs
+    done so far out of all (``done`` reaches ``total`` once, at the end).
+
+    With ``summary_limit`` (k = 1 only), the document is a summary: ``routes``
+    holds the unreachable pairs and the ``summary_limit`` reachable pairs of
+    highest cost (costliest first), and ``link_use`` counts, for every link of
+    ``net``, the best routes of all pairs that cross it (either direction);
+    ``pairs_total``, ``pairs_reachable`` and ``truncated`` say what was left out.
+    Only the routes kept are built, which is what makes all pairs of a large
+    topology fit in a browser.
+
+    Raises
+    ------
+    ValueError
+        For an unknown metric, ``k < 1``, or ``summary_limit`` with ``k > 1``.
+    UnknownNode
+        If a pair names an unknown node.
     """
+    if summary_limit is not None:
+        if k != 1:
+            raise ValueError("a summary (summary_limit) is for k = 1")
+        return _route_summary(net, metric, pairs, on_progress, progress_steps, summary_limit)
     _check_metric(metric)
     if k < 1:
         raise ValueError("k must be >= 1")
@@ -602,66 +767,124 @@ def route_report(
         idx = [(net.node_index(a), net.node_index(b)) for a, b in pairs]
         src_i = np.array([p[0] for p in idx], dtype=np.int64)
         dst_i = np.array([p[1] for p in idx], dtype=np.int64)
-    names = np.array(net.nodes, dtype=object)
+    total = len(src_i)
     sources = list(dict.fromkeys(src_i.tolist()))
-    pos = np.full(net.n, -1, dtype=np.int64)
-    pos[sources] = np.arange(len(sources))
-    src_names = [net.nodes[s] for s in sources]
-    rows = pos[src_i] if len(src_i) else np.zeros(0, dtype=np.int64)
-    routes: list[dict] = []
+    routes: list[dict | None]
+    differs: list[tuple[int, dict]] = []
     if k == 1 and sources and not net.no_transit:  # all-pairs trees ignore forwarding roles: per pair then
-        ap = all_pairs(net, metric, src_names)
-        offsets, flat = ap.flat_routes()
-        dst_of_arc = net.dst
-        hops = ap.hops[rows, dst_i]
-        cost = ap.cost[rows, dst_i]
-        delay = ap.delay_ms[rows, dst_i]
-        loss = ap.loss[rows, dst_i]
-        offs = offsets[rows, dst_i]
-        for j in range(len(src_i)):
-            s, t, h = int(src_i[j]), int(dst_i[j]), int(hops[j])
-            if h < 0:
-                routes.append({"src": names[s], "dst": names[t], "reachable": False, "paths": []})
-                continue
-            o = int(offs[j])
-            nodes = [names[s]] + names[dst_of_arc[flat[o : o + h]]].tolist()
-            routes.append({
-                "src": names[s], "dst": names[t], "reachable": True,
-                "paths": [{"nodes": nodes, "hops": h, "delay_ms": float(delay[j]), "loss": float(loss[j]),
-                           "cost": float(cost[j])}],
-            })
+        batches = [sources] if on_progress is None else np.array_split(
+            np.array(sources, dtype=np.int64), min(len(sources), max(1, progress_steps)))
+        routes = [None] * total
+        done = 0
+        for batch in batches:
+            batch = [int(b) for b in batch]
+            js = np.nonzero(np.isin(src_i, batch))[0]
+            part, diff, _ = _routes_of_sources(net, metric, src_i[js], dst_i[js], batch)
+            for j, r in zip(js.tolist(), part):
+                routes[j] = r
+            differs += [(int(js[jj]), d) for jj, d in diff]
+            done += len(js)
+            if on_progress is not None:
+                on_progress(done, total)
     else:
-        ap = None
-        for s, t in zip(src_i.tolist(), dst_i.tolist()):
+        routes = []
+        for j, (s, t) in enumerate(zip(src_i.tolist(), dst_i.tolist())):
             ps = k_shortest_paths(net, net.nodes[s], net.nodes[t], k, metric)
             routes.append({
                 "src": net.nodes[s], "dst": net.nodes[t], "reachable": bool(ps),
                 "paths": [{"nodes": list(p.nodes), "hops": p.hops, "delay_ms": p.delay_ms, "loss": p.loss,
                            "cost": p.cost} for p in ps],
             })
-    differs: list[dict] = []
-    if metric in ("tcpbp", "tcpbp-greedy") and sources and net.no_transit:
-        for s, t in zip(src_i.tolist(), dst_i.tolist()):
-            e = shortest_path(net, net.nodes[s], net.nodes[t], "tcpbp")
-            g = shortest_path(net, net.nodes[s], net.nodes[t], "tcpbp-greedy")
-            if e is not None and g is not None and g.cost > e.cost * (1 + _REL_TOL) + 1e-300:
-                differs.append({"src": net.nodes[s], "dst": net.nodes[t], "exact_cost": e.cost,
-                                "greedy_cost": g.cost, "exact_nodes": list(e.nodes), "greedy_nodes": list(g.nodes)})
-    elif metric in ("tcpbp", "tcpbp-greedy") and sources:
-        exact = ap if (ap is not None and metric == "tcpbp") else all_pairs(net, "tcpbp", src_names)
-        greedy = ap if (ap is not None and metric == "tcpbp-greedy") else all_pairs(net, "tcpbp-greedy", src_names)
-        ec = exact.cost[rows, dst_i]
-        gc = greedy.cost[rows, dst_i]
-        reach = exact.hops[rows, dst_i] >= 0
-        worse = np.nonzero(reach & (gc > ec * (1 + _REL_TOL) + 1e-300))[0]
-        for j in worse.tolist():
-            r, t = int(rows[j]), int(dst_i[j])
-            e, g = exact.path(r, t), greedy.path(r, t)
-            differs.append({
-                "src": net.nodes[int(src_i[j])], "dst": net.nodes[t], "exact_cost": e.cost, "greedy_cost": g.cost,
-                "exact_nodes": list(e.nodes), "greedy_nodes": list(g.nodes),
-            })
-    return {"metric": metric, "cost_unit": COST_UNITS[metric], "routes": routes, "greedy_differs": differs}
+            if on_progress is not None and (j + 1 == total or (j + 1) % max(1, total // progress_steps) == 0):
+                on_progress(j + 1, total)
+        differs = (_greedy_differs_per_pair(net, metric, src_i, dst_i) if net.no_transit
+                   else _greedy_differs(net, metric, src_i, dst_i, sources, None))
+    differs.sort(key=lambda d: d[0])
+    return {"metric": metric, "cost_unit": COST_UNITS[metric], "routes": routes,
+            "greedy_differs": [d for _, d in differs], "pairs_total": total,
+            "pairs_reachable": sum(1 for r in routes if r["reachable"]), "truncated": False, "link_use": None}
+
+
+def _pair_indices(net: Network, pairs: Sequence[tuple[str, str]] | None) -> tuple[np.ndarray, np.ndarray]:
+    if pairs is None:
+        src_i = np.repeat(np.arange(net.n), net.n)
+        dst_i = np.tile(np.arange(net.n), net.n)
+        keep = src_i != dst_i
+        return src_i[keep], dst_i[keep]
+    idx = [(net.node_index(a), net.node_index(b)) for a, b in pairs]
+    return (np.array([p[0] for p in idx], dtype=np.int64), np.array([p[1] for p in idx], dtype=np.int64))
+
+
+def _summary_of_report(net: Network, doc: dict, limit: int) -> dict:
+    """The summary (``summary_limit``) of a full :func:`route_report` document: for a network with
+    forwarding roles, whose routes are searched pair by pair. A hop between two nodes joined by
+    several links counts against the cheapest arc between them (the one the search takes)."""
+    cheapest: dict[tuple[int, int], int] = {}
+    for e in range(net.m):
+        key = (int(net.src[e]), int(net.dst[e]))
+        if key not in cheapest or net.delay_ms[e] < net.delay_ms[cheapest[key]]:
+            cheapest[key] = e
+    link_use = dict.fromkeys(net.link, 0)
+    reachable, unreachable = [], []
+    for r in doc["routes"]:
+        if not r["reachable"]:
+            unreachable.append(r)
+            continue
+        reachable.append(r)
+        nodes = [net.node_index(v) for v in r["paths"][0]["nodes"]]
+        for a, b in zip(nodes, nodes[1:]):
+            e = cheapest.get((a, b))
+            if e is not None:
+                link_use[net.link[e]] += 1
+    kept = sorted(reachable, key=lambda r: -r["paths"][0]["cost"])[:limit]
+    routes = unreachable + kept
+    return {**doc, "routes": routes, "truncated": len(routes) < doc["pairs_total"],
+            "link_use": [{"link": lid, "routes": c} for lid, c in link_use.items()]}
+
+
+def _route_summary(net: Network, metric: str, pairs: Sequence[tuple[str, str]] | None,
+                   on_progress: ProgressCallback | None, progress_steps: int, limit: int) -> dict:
+    """The summary document of :func:`route_report` (``summary_limit``)."""
+    _check_metric(metric)
+    if net.no_transit:
+        return _summary_of_report(net, route_report(net, metric, 1, pairs, on_progress, progress_steps), limit)
+    src_i, dst_i = _pair_indices(net, pairs)
+    total = len(src_i)
+    sources = list(dict.fromkeys(src_i.tolist()))
+    arc_use = np.zeros(net.m, dtype=np.int64)
+    kept: list[tuple[float, int, dict]] = []  # (cost, j, route) of the costliest so far
+    unreachable: list[tuple[int, dict]] = []
+    differs: list[tuple[int, dict]] = []
+    reachable = 0
+    done = 0
+    batches = np.array_split(np.array(sources, dtype=np.int64), max(1, min(len(sources), progress_steps)))
+    for batch_arr in batches if sources else []:
+        batch = [int(b) for b in batch_arr]
+        js = np.nonzero(np.isin(src_i, batch))[0]
+        b, ap = _batch_of_sources(net, metric, src_i[js], dst_i[js], batch)
+        arc_use += b.arc_counts(net.m)
+        ok = b.hops >= 0
+        reachable += int(ok.sum())
+        unreachable += [(int(js[jj]), b.route(net, int(jj))) for jj in np.nonzero(~ok)[0].tolist()]
+        cand = np.nonzero(ok)[0]
+        if len(cand) > limit:
+            cand = cand[np.argsort(-b.cost[cand], kind="stable")[:limit]]
+        kept += [(float(b.cost[jj]), int(js[jj]), b.route(net, int(jj))) for jj in cand.tolist()]
+        kept.sort(key=lambda x: (-x[0], x[1]))
+        del kept[limit:]
+        differs += [(int(js[jj]), d) for jj, d in _greedy_differs(net, metric, src_i[js], dst_i[js], batch, ap)]
+        done += len(js)
+        if on_progress is not None:
+            on_progress(done, total)
+    link_index = {lid: i for i, lid in enumerate(dict.fromkeys(net.link))}
+    per_link = np.zeros(len(link_index), dtype=np.int64)
+    np.add.at(per_link, np.array([link_index[lid] for lid in net.link], dtype=np.int64), arc_use)
+    differs.sort(key=lambda d: d[0])
+    routes = [r for _, r in sorted(unreachable, key=lambda x: x[0])] + [r for _, _, r in kept]
+    return {"metric": metric, "cost_unit": COST_UNITS[metric], "routes": routes,
+            "greedy_differs": [d for _, d in differs], "pairs_total": total, "pairs_reachable": reachable,
+            "truncated": len(routes) < total,
+            "link_use": [{"link": lid, "routes": int(c)} for lid, c in zip(link_index, per_link.tolist())]}
 
 
 def compute_routes(

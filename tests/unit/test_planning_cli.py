@@ -133,3 +133,18 @@ def test_main_app_registration_line_works():
     assert out.exit_code == 0, out.output
     out = runner.invoke(combined, ["strategies"])
     assert out.exit_code == 0
+
+
+def test_routes_summary_counts_links_and_keeps_the_costliest():
+    out = runner.invoke(planning_app, ["routes", HSLN, "--metric", "hop", "--summary", "3", "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["pairs_total"] == 90 and doc["truncated"] and len(doc["routes"]) == 3
+    full = json.loads(runner.invoke(planning_app, ["routes", HSLN, "--metric", "hop", "--json"]).stdout)
+    assert [r["paths"][0]["cost"] for r in doc["routes"]] == sorted((r["paths"][0]["cost"] for r in full["routes"]),
+                                                                    reverse=True)[:3]
+    assert sum(u["routes"] for u in doc["link_use"]) == sum(r["paths"][0]["hops"] for r in full["routes"])
+    table = runner.invoke(planning_app, ["routes", HSLN, "--metric", "hop", "--summary", "3"])
+    assert table.exit_code == 0 and "Busiest links" in table.output
+    bad = runner.invoke(planning_app, ["routes", HSLN, "--summary", "2", "--k", "2"])
+    assert bad.exit_code != 0 and "k = 1" in bad.output

@@ -223,7 +223,9 @@ def test_routes_document_shape():
 
     net = Network.from_scenario(load_example("hsln-10node"))
     doc = compute_routes(net, "tcpbp", k=2, pairs=parse_pairs("s1:s10,s2:s6", net)).model_dump()
-    assert set(doc) == {"metric", "cost_unit", "routes", "greedy_differs"}
+    assert set(doc) == {"metric", "cost_unit", "routes", "greedy_differs", "pairs_total", "pairs_reachable",
+                        "truncated", "link_use"}
+    assert (doc["pairs_total"], doc["pairs_reachable"], doc["truncated"], doc["link_use"]) == (2, 2, False, None)
     assert doc["metric"] == "tcpbp" and doc["cost_unit"] == "ms"
     r = doc["routes"][0]
     assert set(r) == {"src", "dst", "reachable", "paths"}

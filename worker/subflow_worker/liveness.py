@@ -4,7 +4,7 @@ A daemon thread per process (started by the first task it runs, and at worker st
 renews every ``HEARTBEAT_INTERVAL_S`` seconds the heartbeat of what the process is running
 right now: ``heartbeat_at`` of its comparisons (:func:`subflow_backend.comparison_state.heartbeat`)
 and the ``PROGRESS`` meta of its planning jobs in the result backend (``{"progress",
-"heartbeat": unix time}`` plus what the job reported with :func:`report_job`, e.g.
+"done", "total", "heartbeat": unix time}`` plus what the job reported with :func:`report_job`, e.g.
 ``runs_done`` / ``runs_total``), read by ``GET /api/jobs/{id}``). Every ``REAPER_INTERVAL_S`` it runs
 :func:`subflow_backend.reaper.reap`. The thread outlives a database or broker outage (it logs
 and tries again); the process dying stops its heartbeats, which is what the reaper sees.
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _comparisons: Counter[str] = Counter()
-_jobs: dict[str, dict] = {}  # job id -> its last reported meta (progress, runs_done, runs_total)
+_jobs: dict[str, dict[str, float | int | None]] = {}  # job id -> its progress meta (progress, done, total, runs_*)
 _thread_pid: int | None = None
 
 
@@ -51,9 +51,10 @@ def running_comparison(comparison_id: str) -> Iterator[None]:
 def running_job(job_id: str) -> Iterator[None]:
     """Keep renewing a planning job's heartbeat (its ``PROGRESS`` state) while the block runs."""
     ensure_started()
+    meta: dict[str, float | int | None] = {"progress": 0.0, "done": None, "total": None}
     with _lock:
-        _jobs[job_id] = {"progress": 0.0}
-    _store_job_heartbeat(job_id)
+        _jobs[job_id] = meta
+        _store_job_heartbeat(job_id, dict(meta))
     try:
         yield
     finally:
@@ -65,17 +66,38 @@ def report_job(job_id: str, **meta: float | int) -> None:
     """Record a running job's progress (``progress`` 0–1, ``runs_done``, ``runs_total``) and store it
     at once with a fresh heartbeat; later heartbeats keep it."""
     with _lock:
-        if job_id not in _jobs:
+        current = _jobs.get(job_id)
+        if current is None:
             return
-        _jobs[job_id].update(meta)
-    _store_job_heartbeat(job_id)
+        current.update(meta)
+        _store_job_heartbeat(job_id, dict(current))  # under the lock, as in :func:`job_progress`
 
 
-def _store_job_heartbeat(job_id: str) -> None:
+#: Least time between two progress writes of one planning job, seconds.
+PROGRESS_WRITE_S = 0.25
+_last_write: dict[str, float] = {}
+
+
+def job_progress(job_id: str, done: int, total: int) -> None:
+    """Record that a running planning job has done ``done`` of ``total`` items (node pairs); written
+    to the result backend at most every :data:`PROGRESS_WRITE_S` seconds, and always at the end."""
+    with _lock:
+        meta = _jobs.get(job_id)
+        if meta is None:
+            return
+        meta.update(progress=done / total if total else 1.0, done=done, total=total)
+        now = time.monotonic()
+        if done >= total or now - _last_write.get(job_id, 0.0) >= PROGRESS_WRITE_S:
+            # written under the lock, so that an older snapshot (heartbeat thread) never lands after it
+            _last_write[job_id] = now
+            _store_job_heartbeat(job_id, dict(meta))
+            if done >= total:
+                _last_write.pop(job_id, None)
+
+
+def _store_job_heartbeat(job_id: str, meta: dict[str, float | int | None]) -> None:
     from subflow_worker.celery_app import celery_app
 
-    with _lock:
-        meta = dict(_jobs.get(job_id, {"progress": 0.0}))
     celery_app.backend.store_result(job_id, {**meta, "heartbeat": time.time()}, "PROGRESS")
 
 
@@ -89,7 +111,12 @@ def beat() -> None:
         with SessionLocal() as session:
             comparison_state.heartbeat(session, comparisons)
     for job_id in jobs:
-        _store_job_heartbeat(job_id)
+        # under the lock: a job that finished meanwhile (removed by running_job) gets no PROGRESS
+        # written over its result
+        with _lock:
+            meta = _jobs.get(job_id)
+            if meta is not None:
+                _store_job_heartbeat(job_id, dict(meta))
 
 
 def reap_once() -> list[tuple[str, str]]:

@@ -359,11 +359,14 @@ def _scenario_document(scenario_id: str, version: int) -> dict[str, Any]:
 
 @celery_app.task(name=ROUTES_TASK, bind=True, acks_late=True, ignore_result=False)
 def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
-    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning_requests`)."""
+    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning_requests`);
+    the job's progress is the node pairs done so far (``done``/``total``), written as they go."""
     from subflow.planning_requests import RoutesRequest, routes_document
 
-    with liveness.running_job(self.request.id):
-        return routes_document(_scenario_document(scenario_id, version), RoutesRequest(**request))
+    job_id = self.request.id
+    with liveness.running_job(job_id):
+        return routes_document(_scenario_document(scenario_id, version), RoutesRequest(**request),
+                               on_progress=lambda done, total: liveness.job_progress(job_id, done, total))
 
 
 @celery_app.task(name=ALLOCATE_TASK, bind=True, acks_late=True, ignore_result=False)

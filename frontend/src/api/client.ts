@@ -28,6 +28,13 @@ import type {
   StrategyInfo,
   UserPublic,
   ValidationErrorItem,
+  AllocationDocument,
+  AllocationRequest,
+  JobAccepted,
+  JobPublic,
+  PlanComparison,
+  RoutesDocument,
+  RoutesRequest,
 } from "./types";
 import type { paths } from "./schema";
 
@@ -226,6 +233,24 @@ export const api = {
   },
   /** GPX 1.1 of a node's trajectory (geographic scenarios). */
   trackGpxUrl: (scenarioId: Id, nodeId: string) => `/api/scenarios/${enc(String(scenarioId))}/nodes/${enc(nodeId)}/track.gpx`,
+  /** `POST /api/scenarios/{id}/routes` inline (200 with the routes document) on the saved scenario. */
+  routes: (scenarioId: Id, body: RoutesRequest, signal?: AbortSignal) =>
+    request<RoutesDocument>(`/api/scenarios/${enc(String(scenarioId))}/routes`, { method: "POST", body: JSON.stringify({ ...body, background: false }) }, signal),
+  /** The same in the worker: 202 with a job to poll with {@link api.job}. */
+  routesJob: (scenarioId: Id, body: RoutesRequest, signal?: AbortSignal) =>
+    request<JobAccepted>(`/api/scenarios/${enc(String(scenarioId))}/routes`, { method: "POST", body: JSON.stringify({ ...body, background: true }) }, signal),
+  /** `POST /api/scenarios/{id}/allocations` inline: the Flow Deviation allocation of the saved scenario's rated flows. */
+  allocations: (scenarioId: Id, body: AllocationRequest, signal?: AbortSignal) =>
+    request<AllocationDocument>(`/api/scenarios/${enc(String(scenarioId))}/allocations`, { method: "POST", body: JSON.stringify({ ...body, background: false }) }, signal),
+  /** `GET /api/jobs/{id}`: a background planning job (progress, done/total, result). */
+  job: (jobId: string, signal?: AbortSignal) => request<JobPublic>(`/api/jobs/${enc(jobId)}`, {}, signal),
+  /** `GET .../comparisons/{cid}/planned`: planned vs measured of one strategy over [t0_s, t1_s). */
+  planned: (scenarioId: Id, comparisonId: Id, strategy: string, t0_s?: number, t1_s?: number, signal?: AbortSignal) => {
+    const q = new URLSearchParams({ strategy });
+    if (t0_s !== undefined) q.set("t0_s", String(t0_s));
+    if (t1_s !== undefined) q.set("t1_s", String(t1_s));
+    return request<PlanComparison>(`/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/planned?${q}`, {}, signal);
+  },
   /** `strategy`: the transport strategy a Mininet-WiFi script runs (ignored by the other formats). */
   exportUrl: (scenarioId: Id, format: ExportFormat, strategy?: string) =>
     `/api/scenarios/${enc(String(scenarioId))}/export?format=${enc(format)}${strategy ? `&strategy=${enc(strategy)}` : ""}`,

@@ -176,8 +176,8 @@ export interface paths {
         };
         /**
          * Job
-         * @description State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
-         *     "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+         * @description State of a background planning job: ``{"job_id", "status", "progress" (0–1), "done", "total",
+         *     "result", "error"}`` (``done``/``total``: node pairs of a routes job, updated as it goes); an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
          *     A running job whose worker stopped renewing its heartbeat for ``STALE_AFTER_S`` seconds
          *     (the worker died) reads as ``failed`` with the reason; submit it again.
          */
@@ -543,6 +543,31 @@ export interface paths {
          *     :class:`~subflow_backend.schemas.ComparisonProgress` per change.
          */
         get: operations["stream_comparison_events_api_scenarios__scenario_id__comparisons__comparison_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/planned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Planned
+         * @description Planned next to measured for one strategy of a succeeded comparison: ``{"strategy", "t0_s",
+         *     "t1_s", "subflows": [{"flow", "subflow", "planned_mbps": [Mbit/s | null per sample]}], "links":
+         *     [{"link", "src", "dst", "bandwidth_mbps", "planned_mbps", "measured_mbps", "planned_utilization",
+         *     "measured_utilization"}]}``, link loads averaged over ``[t0_s, t1_s)`` (busier direction;
+         *     :func:`subflow.planned.plan_comparison`). 422 names ``strategy`` when the comparison did not run
+         *     it or its plan sets no rate, ``t1_s`` when it is not after ``t0_s``; 409 before a result exists.
+         */
+        get: operations["read_planned_api_scenarios__scenario_id__comparisons__comparison_id__planned_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2507,6 +2532,11 @@ export interface components {
          * @description ``GET /api/jobs/{job_id}``: a background planning job.
          */
         JobPublic: {
+            /**
+             * Done
+             * @description Items done so far (routes: node pairs); null when the job does not count them.
+             */
+            done?: number | null;
             /** Error */
             error: string | null;
             /** Job Id */
@@ -2536,6 +2566,11 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "running" | "succeeded" | "failed";
+            /**
+             * Total
+             * @description Items in all (routes: node pairs); null when the job does not count them.
+             */
+            total?: number | null;
         };
         /**
          * LinearMobility
@@ -2667,6 +2702,46 @@ export interface components {
             utilization: number;
         };
         /**
+         * LinkPlanUsage
+         * @description Planned and measured load of one wired link over a time window (the busier direction).
+         */
+        LinkPlanUsage: {
+            /**
+             * Bandwidth Mbps
+             * @description The link's capacity, Mbit/s.
+             */
+            bandwidth_mbps: number;
+            /** Dst */
+            dst: string;
+            /**
+             * Link
+             * @description Id of the scenario link.
+             */
+            link: string;
+            /**
+             * Measured Mbps
+             * @description Mean over the window of the measured subflow throughput crossing the link, Mbit/s.
+             */
+            measured_mbps: number;
+            /**
+             * Measured Utilization
+             * @description measured_mbps / bandwidth_mbps.
+             */
+            measured_utilization: number;
+            /**
+             * Planned Mbps
+             * @description Mean over the window of the planned rates crossing the link, Mbit/s.
+             */
+            planned_mbps: number;
+            /**
+             * Planned Utilization
+             * @description planned_mbps / bandwidth_mbps.
+             */
+            planned_utilization: number;
+            /** Src */
+            src: string;
+        };
+        /**
          * LinkUp
          * @description A scheduled ``link_events`` entry brings a wired link back up (``node``: the link's ``src``).
          */
@@ -2691,6 +2766,16 @@ export interface components {
              * @description When it happened, seconds from the start of the run.
              */
             t_s: number;
+        };
+        /**
+         * LinkUse
+         * @description How many of the pairs' best routes cross one link (either direction).
+         */
+        LinkUse: {
+            /** Link */
+            link: string;
+            /** Routes */
+            routes: number;
         };
         /**
          * LinuxRunInfo
@@ -2922,6 +3007,49 @@ export interface components {
             nodes: string[];
             /** Rate */
             rate: number;
+        };
+        /**
+         * PlanComparison
+         * @description A strategy's plan next to what was measured (strategies whose plan sets rates: ``mptcp-fdm``).
+         */
+        PlanComparison: {
+            /** Links */
+            links: components["schemas"]["LinkPlanUsage"][];
+            /** Strategy */
+            strategy: string;
+            /** Subflows */
+            subflows: components["schemas"]["PlannedSubflow"][];
+            /**
+             * T0 S
+             * @description Start of the window of the link table, seconds.
+             */
+            t0_s: number;
+            /**
+             * T1 S
+             * @description End of the window of the link table, seconds (exclusive).
+             */
+            t1_s: number;
+        };
+        /**
+         * PlannedSubflow
+         * @description The rate a plan set for one subflow, sample by sample (same ``t_s`` as the subflow's series).
+         */
+        PlannedSubflow: {
+            /**
+             * Flow
+             * @description Id of the flow.
+             */
+            flow: string;
+            /**
+             * Planned Mbps
+             * @description Rate limit the plan had in force at the start of each interval, Mbit/s; null where the plan set none (before the controller's first allocation naming the subflow).
+             */
+            planned_mbps: (number | null)[];
+            /**
+             * Subflow
+             * @description Id of the subflow.
+             */
+            subflow: string;
         };
         /**
          * Position
@@ -3311,16 +3439,41 @@ export interface components {
         /**
          * Routes
          * @description Output of :func:`compute_routes` (the ``routes --json`` document).
+         *
+         *     A summary (``summary_limit`` of :func:`route_report`) keeps in ``routes`` only
+         *     the costliest reachable pairs and the unreachable ones (``truncated`` true)
+         *     and adds ``link_use``, counted over every pair's best route.
          */
         Routes: {
             /** Cost Unit */
             cost_unit: string;
             /** Greedy Differs */
             greedy_differs: components["schemas"]["GreedyDiff"][];
+            /**
+             * Link Use
+             * @description Best routes crossing each link, in the scenario's link order (summary only).
+             */
+            link_use?: components["schemas"]["LinkUse"][] | null;
             /** Metric */
             metric: string;
+            /**
+             * Pairs Reachable
+             * @description Of them, pairs with a route.
+             */
+            pairs_reachable?: number | null;
+            /**
+             * Pairs Total
+             * @description Node pairs asked for.
+             */
+            pairs_total?: number | null;
             /** Routes */
             routes: components["schemas"]["PairRoutes"][];
+            /**
+             * Truncated
+             * @description ``routes`` holds only part of the pairs (a summary).
+             * @default false
+             */
+            truncated?: boolean;
         };
         /**
          * RoutesRequest
@@ -3350,6 +3503,11 @@ export interface components {
                 string,
                 string
             ][] | null;
+            /**
+             * Summary Limit
+             * @description Answer a summary: per-link counts of the best routes (`link_use`) and only this many costliest routes (plus unreachable pairs); k must be 1. For all pairs of large topologies.
+             */
+            summary_limit?: number | null;
         };
         /**
          * Rto
@@ -3906,6 +4064,8 @@ export interface components {
             flows: components["schemas"]["FlowSeries"][];
             /** @description linux engine only: how it ran. */
             linux?: components["schemas"]["LinuxRunInfo"] | null;
+            /** @description Planned vs measured over the whole run, for a strategy whose plan sets subflow rates (``mptcp-fdm``); null otherwise. */
+            planned?: components["schemas"]["PlanComparison"] | null;
             /** Strategy */
             strategy: string;
             summary: components["schemas"]["Summary"];
@@ -6189,6 +6349,66 @@ export interface operations {
             };
             /** @description No such scenario or comparison. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_planned_api_scenarios__scenario_id__comparisons__comparison_id__planned_get: {
+        parameters: {
+            query: {
+                /** @description A strategy of the comparison whose plan sets rates (`mptcp-fdm`). */
+                strategy: string;
+                /** @description Start of the window, seconds. */
+                t0_s?: number;
+                /** @description End of the window, seconds (exclusive); default: the run's end. */
+                t1_s?: number | null;
+            };
+            header?: never;
+            path: {
+                comparison_id: string;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanComparison"];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such comparison. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The comparison has no result (yet). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

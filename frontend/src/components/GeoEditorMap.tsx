@@ -15,7 +15,7 @@ import { kindName } from "../lib/topology";
 import { distanceMetres, type LatLon } from "./geoMap";
 import { GeoMap } from "./GeoMap";
 import { MapSettings } from "./MapSettings";
-import type { Selection, Tool } from "./TopologyGraph";
+import type { Highlight, Selection, Tool } from "./TopologyGraph";
 
 /** Tools the map adds to the editor's (select, add, link, waypoints). */
 export type GeoTool = "loiter" | "place" | "measure" | null;
@@ -34,6 +34,8 @@ export interface GeoEditorMapProps {
   waypointSpeed: number;
   positions?: Record<string, LatLon> | null;
   tracks?: Record<string, readonly GeoCorner[]> | null;
+  /** Route / utilisation overlay of the planning panels. */
+  highlight?: Highlight | null;
 }
 
 /** Append a geographic waypoint timed at `speed_mps` from the last one (distance from the map library). */
@@ -229,6 +231,7 @@ export function GeoEditorMap(props: GeoEditorMapProps) {
         tracks={props.tracks}
         measure={measure}
         focus={props.focus}
+        highlight={props.highlight}
         onMapClick={onMapClick}
         onNodeClick={onNodeClick}
         onLinkClick={onLinkClick}

@@ -10,6 +10,7 @@ import { geoBounds, niceNauticalLength } from "../lib/geo";
 import { loadTileUrl, TILE_URL_KEY } from "../lib/mapSettings";
 import { niceLength } from "../lib/scaleBar";
 import { GeoMapOwner, type GeoMapCallbacks, type LatLon } from "./geoMap";
+import type { Highlight } from "./topologyCy";
 
 export interface GeoMapProps extends GeoMapCallbacks {
   doc: ScenarioDocument;
@@ -25,6 +26,8 @@ export interface GeoMapProps extends GeoMapCallbacks {
   measure?: { a: LatLon | null; b: LatLon | null };
   /** Centre the view on this node (a node found by its label); a new object each time it is asked. */
   focus?: { nodeId: string } | null;
+  /** Route / utilisation overlay on the links (the planning panels'). */
+  highlight?: Highlight | null;
   className?: string;
 }
 
@@ -81,6 +84,7 @@ export function GeoMap(props: GeoMapProps) {
   useEffect(() => ownerRef.current?.setDraggable(draggable), [draggable, doc]);
   useEffect(() => ownerRef.current?.setPositions(positions), [positions]);
   useEffect(() => ownerRef.current?.setTracks(tracks), [tracks]);
+  useEffect(() => ownerRef.current?.setHighlight(props.highlight), [props.highlight, doc]);
   useEffect(() => {
     if (props.focus) ownerRef.current?.centreOn(props.focus.nodeId);
   }, [props.focus]);

@@ -20,6 +20,7 @@ import { formatDistance, isGeoPoint, labelPriorities, scenarioGeoJson } from "..
 import { kindName } from "../lib/topology";
 import { shapePath } from "./Legend";
 import { KIND_STYLES, MOBILITY_COLOR, RANGE_COLOR } from "./nodeStyles";
+import type { Highlight } from "./topologyCy";
 
 export type LatLon = { lat_deg: number; lon_deg: number };
 
@@ -55,6 +56,8 @@ export interface GeoMapHook {
   labels: () => Record<string, { shown: boolean; box: [number, number, number, number]; fontPx: number }>;
   /** Ids of the nodes drawn as selected. */
   selected: () => string[];
+  /** Links as drawn: id → colour, weight, opacity and the overlay's label (routes, utilisation). */
+  linkStyles: () => Record<string, { color: string; weight: number; opacity: number; label: string | null }>;
 }
 
 /** The test hook (`window.__subflowMap`), compiled in only by the e2e build (`VITE_E2E_HOOKS=1`). */
@@ -102,6 +105,8 @@ export class GeoMapOwner {
   private links = new Map<string, { line: L.Polyline; src: string; dst: string }>();
   private tracks = new Map<string, number>();
   private selection = { nodes: new Set<string>(), links: new Set<string>() };
+  /** Route / utilisation overlay (the same {@link Highlight} the cytoscape owner draws). */
+  private highlight: Highlight | null = null;
   private draggable = false;
   private basemapReady = false;
   private destroyed = false;
@@ -153,6 +158,13 @@ export class GeoMapOwner {
       ranges: () => Object.fromEntries([...this.ranges].map(([id, c]) => [id, [c.getLatLng().lat, c.getLatLng().lng, c.getRadius()]])),
       tracks: () => Object.fromEntries(this.tracks),
       basemapReady: () => this.basemapReady,
+      linkStyles: () =>
+        Object.fromEntries(
+          [...this.links].map(([id, l]) => {
+            const o = l.line.options;
+            return [id, { color: String(o.color), weight: Number(o.weight), opacity: Number(o.opacity ?? 1), label: this.highlight?.links[id]?.label ?? null }];
+          }),
+        ),
       labels: () => {
         const c = this.map.getContainer().getBoundingClientRect();
         const out: Record<string, { shown: boolean; box: [number, number, number, number]; fontPx: number }> = {};
@@ -250,6 +262,7 @@ export class GeoMapOwner {
       }
     }
     this.opts.container.dataset.nodeCount = String(this.markers.size);
+    if (this.highlight) this.styleLinks();
     if (this.positions) this.setPositions(this.positions);
     this.scheduleDeclutter();
   }
@@ -318,8 +331,27 @@ export class GeoMapOwner {
   setSelection(nodes: readonly string[], links: readonly string[]): void {
     this.selection = { nodes: new Set(nodes), links: new Set(links) };
     for (const [id, m] of this.markers) m.getElement()?.classList.toggle("selected", this.selection.nodes.has(id));
-    for (const [id, l] of this.links) l.line.setStyle({ color: this.selection.links.has(id) ? "#2563eb" : "#64748b", weight: this.selection.links.has(id) ? 5 : 3 });
+    this.styleLinks();
     this.scheduleDeclutter();
+  }
+
+  /** Route / utilisation overlay on the links (null: none); the overlay's label becomes the link's tooltip. */
+  setHighlight(highlight: Highlight | null | undefined): void {
+    this.highlight = highlight ?? null;
+    this.styleLinks();
+  }
+
+  /** Link colours: the overlay's where it sets one, else selected / plain (dimmed under a dimming overlay). */
+  private styleLinks(): void {
+    const h = this.highlight;
+    for (const [id, l] of this.links) {
+      const o = h?.links[id];
+      const selected = this.selection.links.has(id);
+      if (o) l.line.setStyle({ color: o.color ?? "#2563eb", weight: o.width ?? 4, opacity: 1 });
+      else l.line.setStyle({ color: selected ? "#2563eb" : "#64748b", weight: selected ? 5 : 3, opacity: h?.dim ? 0.3 : 1 });
+      l.line.unbindTooltip();
+      if (o?.label) l.line.bindTooltip(o.label, { sticky: true });
+    }
   }
 
   /** Nodes can be dragged (the select tool of an editable map). */

@@ -737,6 +737,12 @@ export class TopologyCy {
   setHighlight(highlight: Highlight | null | undefined): void {
     const cy = this.cy;
     cy.batch(() => {
+      // restore the scenario's own labels of links an earlier overlay relabelled
+      cy.edges(".util, .route").forEach((e) => {
+        const base = e.scratch("_baseLabel") as string | undefined;
+        if (base !== undefined) e.data("label", base);
+        e.removeScratch("_baseLabel");
+      });
       cy.elements(".util, .route, .failed, .dimmed").removeClass("util route failed dimmed");
       if (!highlight) return;
       if (highlight.dim) cy.elements(".node, .link").addClass("dimmed");
@@ -745,7 +751,10 @@ export class TopologyCy {
         if (e.empty()) continue;
         e.removeClass("dimmed");
         e.data({ color: h.color ?? "#2563eb", width: h.width ?? 4 });
-        if (h.label !== undefined) e.data("label", h.label);
+        if (h.label !== undefined) {
+          if (e.scratch("_baseLabel") === undefined) e.scratch("_baseLabel", e.data("label") ?? "");
+          e.data("label", h.label);
+        }
         e.addClass(h.classes ?? "route");
       }
       for (const [id, cls] of Object.entries(highlight.nodes)) {

@@ -4,6 +4,7 @@ import { ApiError, api, isAbort } from "../api/client";
 import { FINISHED_STATUSES, type ComparisonPublic, type ProgressEvent, type ResultDocument, type StrategyInfo, type SweepPointRunPublic, type SweepPointRunSummary } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { GeoTimelineMap } from "../components/GeoTimelineMap";
+import { PlannedVsMeasured } from "../components/PlannedVsMeasured";
 import { ProgressBar } from "../components/ProgressBar";
 import { RouteOverlay } from "../components/RouteOverlay";
 import { CdfChart, SummaryBars, SweepChart } from "../components/StatCharts";
@@ -227,6 +228,7 @@ export function ComparisonView() {
           <Results result={c.result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} />
         )
       ) : null}
+      {c && c.status === "succeeded" && c.result ? <PlannedVsMeasured scenarioId={id} comparisonId={cid} result={c.result} /> : null}
       {c ? <GeoTimelineMap scenarioId={id} version={c.scenario_version} /> : null}
     </>
   );

@@ -8,6 +8,7 @@ import { Link, useBlocker, useNavigate, useParams } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
 import type { ComparisonSummary, NodeKind, Position, ScenarioDocument, ScenarioPublic, ScenarioVersionSummary, ScenarioWarning, ValidationErrorItem } from "../api/types";
 import { NODE_KINDS } from "../api/types";
+import { AllocationPanel } from "../components/AllocationPanel";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
 import { GeoEditorMap } from "../components/GeoEditorMap";
@@ -19,10 +20,11 @@ import { Inspector } from "../components/Inspector";
 import { KeyboardHelp } from "../components/KeyboardHelp";
 import { Legend, shapePath } from "../components/Legend";
 import { KIND_STYLES } from "../components/nodeStyles";
+import { RoutesPanel } from "../components/RoutesPanel";
 import { RunDialog } from "../components/RunDialog";
 import { TimeScrubber } from "../components/TimeScrubber";
 import { CoverageMap } from "../components/CoverageMap";
-import { EMPTY_SELECTION, TopologyGraph, type Ghosts, type Selection, type Tool } from "../components/TopologyGraph";
+import { EMPTY_SELECTION, TopologyGraph, type Ghosts, type Highlight, type Selection, type Tool } from "../components/TopologyGraph";
 import {
   addLink,
   addNode,
@@ -117,6 +119,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   }, [id, item?.version]);
   const [savedNote, setSavedNote] = useState<string | null>(null);
   const [ghosts, setGhosts] = useState<Ghosts | null>(null);
+  /** routes / allocation overlay of the planning panels, drawn by the topology's cytoscape owner */
+  const [planningOverlay, setPlanningOverlay] = useState<Highlight | null>(null);
   const [comparisons, setComparisons] = useState<ComparisonSummary[]>([]);
   const [picking, setPicking] = useState(false);
   const [compareIds, setCompareIds] = useState<string[]>([]);
@@ -598,6 +602,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
               waypointSpeed={waypointSpeed}
               positions={geoPositions}
               tracks={geoTracks}
+              highlight={planningOverlay}
             />
           ) : null}
           {!geo ? (
@@ -614,6 +619,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
             tool={tool}
             selection={selection}
             ghosts={ghosts}
+            highlight={planningOverlay}
             linkLabels={linkLabels ?? undefined}
             onSelect={setSelection}
             onAddNode={onAddNode}
@@ -649,6 +655,13 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
 
       <FlowsEditor doc={doc} errors={errors} onChange={change} />
       <LinkEventsEditor doc={doc} errors={errors} onChange={change} />
+
+      {id ? (
+        <div className="planning-panels">
+          <RoutesPanel scenarioId={id} doc={doc} dirty={dirty} onOverlay={setPlanningOverlay} />
+          <AllocationPanel scenarioId={id} doc={doc} dirty={dirty} onOverlay={setPlanningOverlay} />
+        </div>
+      ) : null}
 
       {id ? (
         <section className="card" aria-labelledby="history-title">

@@ -5,6 +5,10 @@ from __future__ import annotations
 import logging
 
 from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi.exceptions import RequestValidationError
+
+from subflow.planned import has_rate_plan, plan_comparison
+from subflow.results import PlanComparison, ResultDocument
 
 from subflow.sweeps import SweepSpec, point_values
 
@@ -178,3 +182,48 @@ def cancel_comparison(
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
     audit.record(session, "comparison_cancel", user=principal.user, target=row.id, ip=client_ip(request))
     return ComparisonPublic.model_validate(crud.cancel_comparison(session, row))
+
+
+def _query_error(field: str, msg: str, value: object) -> RequestValidationError:
+    return RequestValidationError([{"type": "value_error", "loc": ("query", field), "msg": msg, "input": value}])
+
+
+@router.get(
+    "/{comparison_id}/planned",
+    response_model=PlanComparison,
+    responses={404: {"description": "No such comparison."},
+               409: {"description": "The comparison has no result (yet)."}},
+)
+def read_planned(
+    session: SessionDep,
+    scenario: ScenarioDep,
+    comparison_id: str,
+    strategy: str = Query(description="A strategy of the comparison whose plan sets rates (`mptcp-fdm`)."),
+    t0_s: float = Query(default=0.0, ge=0, allow_inf_nan=False, description="Start of the window, seconds."),
+    t1_s: float | None = Query(default=None, gt=0, allow_inf_nan=False,
+                               description="End of the window, seconds (exclusive); default: the run's end."),
+) -> PlanComparison:
+    """Planned next to measured for one strategy of a succeeded comparison: ``{"strategy", "t0_s",
+    "t1_s", "subflows": [{"flow", "subflow", "planned_mbps": [Mbit/s | null per sample]}], "links":
+    [{"link", "src", "dst", "bandwidth_mbps", "planned_mbps", "measured_mbps", "planned_utilization",
+    "measured_utilization"}]}``, link loads averaged over ``[t0_s, t1_s)`` (busier direction;
+    :func:`subflow.planned.plan_comparison`). 422 names ``strategy`` when the comparison did not run
+    it or its plan sets no rate, ``t1_s`` when it is not after ``t0_s``; 409 before a result exists."""
+    row = crud.get_comparison(session, scenario.id, comparison_id)
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"comparison {comparison_id!r} not found")
+    if not row.result:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"comparison {comparison_id!r} has no result ({row.status})")
+    strategies = row.result.get("strategies", {})
+    if strategy not in strategies:
+        raise _query_error("strategy", f"the comparison did not run {strategy!r} (it ran {', '.join(strategies)})",
+                           strategy)
+    doc = ResultDocument.model_validate(row.result)
+    result = doc.strategies[strategy]
+    if not has_rate_plan(result):
+        raise _query_error("strategy", f"{strategy!r} has no rate plan (no allocation_change event); "
+                                       "planned rates exist for mptcp-fdm", strategy)
+    end = t1_s if t1_s is not None else float(doc.scenario.run.duration_s)
+    if not end > t0_s:
+        raise _query_error("t1_s", f"t1_s = {end:g} must be greater than t0_s = {t0_s:g}", t1_s)
+    return plan_comparison(doc.scenario, result, t0_s, end)

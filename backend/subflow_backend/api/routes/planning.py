@@ -81,8 +81,8 @@ def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDe
 
 @router.get("/jobs/{job_id}", response_model=JobPublic)
 def job(job_id: str, celery: CeleryDep) -> JobPublic:
-    """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "result",
-    "error"}``; an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+    """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "done", "total",
+    "result", "error"}`` (``done``/``total``: node pairs of a routes job, updated as it goes); an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
     A running job whose worker stopped renewing its heartbeat for ``STALE_AFTER_S`` seconds
     (the worker died) reads as ``failed`` with the reason; submit it again."""
     res = AsyncResult(job_id, app=celery)
@@ -97,12 +97,18 @@ def job(job_id: str, celery: CeleryDep) -> JobPublic:
                            "result": None, "error": None}
     if state == "SUCCESS":
         out.update(progress=1.0, result=res.result)
+        if isinstance(res.result, dict) and isinstance(res.result.get("routes"), list):
+            pairs = res.result.get("pairs_total")
+            pairs = pairs if isinstance(pairs, int) else len(res.result["routes"])
+            out.update(done=pairs, total=pairs)
     elif state == "FAILURE":
         out.update(error=str(res.result))
-    elif isinstance(res.info, dict):
-        out["progress"] = float(res.info.get("progress", 0.0))
-    if isinstance(res.info, dict) and state != "SUCCESS":
-        out.update(runs_done=res.info.get("runs_done"), runs_total=res.info.get("runs_total"))
+    elif info:
+        # one read of the job's meta: each ``res.info`` asks the result backend again
+        out["progress"] = float(info.get("progress", 0.0))
+        for key in ("done", "total", "runs_done", "runs_total"):
+            if isinstance(info.get(key), int):
+                out[key] = info[key]
     if state == "SUCCESS" and isinstance(res.result, dict) and "runs" in res.result and "trace" in res.result:
         out.update(runs_done=res.result["runs"], runs_total=res.result["runs"])
     return JobPublic.model_validate(out)
