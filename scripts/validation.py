@@ -90,7 +90,7 @@ def mathis_figure(md: list[str]) -> None:
               "window is small (p ≥ 1 % at 10 ms, p ≥ 2 % at 100 ms) loss episodes end in retransmission timeouts "
               "(at least RTT + 200 ms each, Linux's RTO form, against a 10 ms RTT), which the square-root law "
               "ignores: there the engine follows Padhye et al. 1998's Eq. 31 with the timeout probability of "
-              "Linux's SACK/RACK/TLP recovery (RFC 8985), within 15 % up to p = 5 % "
+              "Linux's SACK/RACK/TLP recovery (RFC 8985) and whole-segment halving, within 15 % up to p = 5 % "
               "(tests/unit/test_fluid_tcp_model.py; the validation grid below).\n")
     md.append("![Mathis](mathis.png)\n")
 
@@ -571,7 +571,7 @@ def main() -> int:
           "Reno's Q̂ — the kernel measured 1.2–1.7× Padhye's Reno figure at 1–5 % loss and 20 ms (grid below); "
           "a retransmission after an RTO fails when it *or its ACK* is lost (a link's "
           "loss applies to both directions); CUBIC follows RFC 9438 through losses (α_cubic = 3(1−β)/(1+β) "
-          "until W_est reaches the window before the reduction, 1 after; K = 0 after a timeout; β = 0.7 on a "
+          "until W_est reaches the window before the reduction, 1 after — dropped in the third part below, as Linux has no such switch; K = 0 after a timeout; β = 0.7 on a "
           "handover stall too); delayed ACKs (one ACK per two segments, RFC 5681 §4.2) with Linux's segment "
           "counting; jitter keeps packet order (FIFO), so packets closer together than the jitter see more "
           "than the mean delay. Seed figures that moved, and why: over naval-direct-move's 500 ms SATCOM RTT "
