@@ -540,7 +540,7 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "(2.25 [2.04–2.45] Mbit/s, 1.2× the kernel's NewReno, which CUBIC's Reno-friendly α and β cannot give "
         "at W ≈ 15–30 with a loss every ~10 RTTs); rerun, the kernel gave 1.77 [1.75–1.85] and the cell is "
         "0.95. At 20 ms and 2 % the kernel's CUBIC is 17 % below its NewReno (3.13 against 3.79 Mbit/s) "
-        "and the engine's CUBIC 7 % below its NewReno, so the CUBIC cell is 1.16 (noisy): Linux recomputes "
+        "and the engine's CUBIC 7 % below its NewReno, so the CUBIC cell is 1.16 (noisy), and at 1 % 1.13 (the kernel's CUBIC 5.10 against its NewReno 6.05 Mbit/s, the engine's NewReno 1.00): Linux recomputes "
         "CUBIC's increment at most every HZ/32 ≈ 31 ms while the window is unchanged (bictcp_update), which "
         "at a 24 ms RTT delays each Reno-friendly step by up to a round trip; a likely cause, not modelled. "
         "The engine also does not model lost retransmissions inside fast recovery (the kernel counted 8 in "
