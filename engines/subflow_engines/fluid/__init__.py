@@ -20,12 +20,20 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     congestion avoid. cwnd += acked / cwnd           (Reno/NewReno, RFC 5681 §3.1, RFC 6582)
                       CUBIC (RFC 9438): W_cubic(t) = C·(t − K)³ + W_max, K = ∛((W_max − cwnd)/C),
                       target clamped to [cwnd, 1.5·cwnd], Reno-friendly W_est with α = 3(1−β)/(1+β)
-                      until W_est ≥ cwnd_prior, then 1 (§4.2–4.5); loss: cwnd = β·cwnd, β = 0.7,
+                      throughout (§4.2–4.5; Linux's tcp_cubic.c keeps α, without RFC 9438's switch
+                      to 1 at cwnd_prior); loss: cwnd = β·cwnd, β = 0.7,
                       fast convergence (§4.6–4.7); after an RTO K = 0 (§4.8); scalar._cubic_update
     MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
                       α = W·max_j(cwnd_j/RTT_j²) / (Σ_j cwnd_j/RTT_j)²   (RFC 6356 §3)
+    whole segments    a reduction rounds down to whole segments as Linux's integer snd_cwnd does
+                      (tcp_reno_ssthresh: max(cwnd >> 1, 2); CUBIC's bictcp_recalc_ssthresh:
+                      max(cwnd·717/1024, 2)): half a segment less on average after a loss, which
+                      matters where loss keeps the window at 4–10 segments (docs/validation).
+                      The window between losses stays real-valued (its fraction is Linux's growth
+                      credit snd_cwnd_cnt/cwnd, tcp_cong_avoid_ai; sending ⌊cwnd⌋ would be closer
+                      still and is not modelled)
     loss event        detected one RTT after the drop (duplicate ACKs, RFC 5681 §3.2), then
-                      ssthresh = max(cwnd/2, 2); cwnd = ssthresh, at most once per RTT
+                      ssthresh = max(⌊cwnd/2⌋, 2); cwnd = ssthresh, at most once per RTT
                       (NewReno); a second loss in the same window ends in an RTO for Reno
     fast recovery     one RTT without window growth after the reduction (SACK/PRR recovery,
                       RFC 6675, RFC 6937; NewReno partial ACKs, RFC 6582)

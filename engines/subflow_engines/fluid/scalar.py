@@ -34,7 +34,7 @@ from subflow_engines.fluid.common import (
 
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
 CUBIC_BETA = 0.7  # RFC 9438 §4.6
-CUBIC_ALPHA = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)  # RFC 9438 §4.3, Reno-friendly region
+CUBIC_ALPHA = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)  # RFC 9438 §4.3 (Eq. 4), Linux's tcp_friendliness
 
 
 class _Sub:
@@ -44,7 +44,7 @@ class _Sub:
         "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire",
-        "loss_key", "timeout_key", "recover_end", "arr_last", "ack_keep", "cwnd_prior", "jitter_hops", "pause_until",
+        "loss_key", "timeout_key", "recover_end", "arr_last", "ack_keep", "jitter_hops", "pause_until",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
@@ -99,7 +99,6 @@ class _Sub:
         self.t_epoch = -1.0
         self.k = 0.0
         self.w_est = 0.0
-        self.cwnd_prior = 0.0  # CUBIC: cwnd before the last reduction (RFC 9438 §4.3)
         self.window_losses = 0
         self.saved_cwnd = 0.0
         self.saved_ssthresh = math.inf
@@ -111,7 +110,7 @@ class _Sub:
     def take_state(self, other: "_Sub") -> None:
         """Carry a single-path connection's TCP state over to a new path (sub)."""
         for name in ("phase", "t_open", "cwnd", "ssthresh", "srtt", "rttvar", "rto", "next_rto_t",
-                     "last_reduction_t", "w_max", "t_epoch", "k", "w_est", "cwnd_prior", "saved_cwnd",
+                     "last_reduction_t", "w_max", "t_epoch", "k", "w_est", "saved_cwnd",
                      "saved_ssthresh", "resume_t", "cut_t"):
             setattr(self, name, getattr(other, name))
 
@@ -144,11 +143,12 @@ def cubic_window(t_s: float, k_s: float, w_max: float) -> float:
 def cubic_reduction(cwnd: float, w_max: float) -> tuple[float, float]:
     """CUBIC's reaction to a loss event, packets: (new cwnd = ssthresh, new W_max).
 
-    RFC 9438 §4.6: ssthresh = max(cwnd·β_cubic, 2), β_cubic = 0.7; §4.7 fast convergence:
-    W_max = cwnd·(1 + β_cubic)/2 when the window is below the W_max of the previous loss
-    (another flow is taking the bandwidth), else W_max = cwnd."""
+    RFC 9438 §4.6: ssthresh = max(cwnd·β_cubic, 2), β_cubic = 0.7, in whole segments as Linux
+    computes it (``bictcp_recalc_ssthresh``: max(cwnd·717/1024, 2) in integer arithmetic,
+    rounded down); §4.7 fast convergence: W_max = cwnd·(1 + β_cubic)/2 when the window is below
+    the W_max of the previous loss (another flow is taking the bandwidth), else W_max = cwnd."""
     new_w_max = cwnd * (1.0 + CUBIC_BETA) / 2.0 if cwnd < w_max else cwnd
-    return max(cwnd * CUBIC_BETA, 2.0), new_w_max
+    return max((cwnd * CUBIC_BETA) // 1.0, 2.0), new_w_max
 
 
 def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
@@ -159,9 +159,15 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
     the window moves towards target = W_cubic(t + RTT) (:func:`cubic_window`), clamped to
     [cwnd, 1.5·cwnd] (§4.4–4.5), by (target − cwnd)/cwnd per acknowledged segment; the
     Reno-friendly estimate grows W_est += α_cubic·acked/cwnd with α_cubic = 3(1 − β)/(1 + β)
-    until W_est reaches cwnd_prior (the window before the reduction), 1 from then on (§4.3),
-    and cwnd is never below W_est (the Reno-friendly region). ``acked`` counts segments, not
-    ACKs (Linux; delayed ACKs, RFC 5681 §4.2, do not slow the growth).
+    throughout the epoch, and cwnd is never below W_est (the Reno-friendly region). ``acked``
+    counts segments, not ACKs (Linux; delayed ACKs, RFC 5681 §4.2, do not slow the growth).
+
+    α_cubic stays 3(1 − β)/(1 + β) as in Linux (``net/ipv4/tcp_cubic.c``, ``bictcp_update``:
+    ``tcp_cwnd`` grows by one per ``cwnd·beta_scale/8`` acknowledged segments, beta_scale =
+    8(1024 + 717)/(3(1024 − 717)), i.e. α ≈ 0.53, with no switch). RFC 9438 §4.3 recommends
+    α_cubic = 1 once W_est reaches cwnd_prior; Linux, the stack the engine is validated against
+    (docs/validation), does not do that, and with the switch the engine was 7–20 % above the
+    kernel where CUBIC lives in the Reno-friendly region (RTT 100 ms, 1–3 % loss).
     """
     if sub.t_epoch < 0:
         sub.t_epoch = t
@@ -172,8 +178,7 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
     cwnd = sub.cwnd
     target = cubic_window(t + rtt - sub.t_epoch, sub.k, sub.w_max)
     target = min(max(target, cwnd), 1.5 * cwnd)
-    alpha = 1.0 if sub.w_est >= sub.cwnd_prior else CUBIC_ALPHA
-    sub.w_est += acked * alpha / cwnd
+    sub.w_est += acked * CUBIC_ALPHA / cwnd
     return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
 
 
@@ -265,7 +270,7 @@ class ScalarSimulator(FluidSimulator):
         ssthresh = β_cubic·cwnd, RFC 9438 §4.8, else cwnd/2, RFC 5681 §3.1)."""
         if sub.phase == "open":
             sub.saved_cwnd, sub.saved_ssthresh = sub.cwnd, sub.ssthresh
-            sub.ssthresh = max(sub.cwnd / 2.0, 2.0) if not cubic else max(sub.cwnd * CUBIC_BETA, 2.0)
+            sub.ssthresh = max(sub.cwnd // 2.0, 2.0) if not cubic else cubic_reduction(sub.cwnd, 0.0)[0]
             sub.t_epoch, sub.w_max = -1.0, 0.0  # CUBIC after a timeout: K = 0 (RFC 9438 §4.8)
         sub.phase = "stalled"
         sub.x = 0.0
@@ -607,12 +612,11 @@ class ScalarSimulator(FluidSimulator):
                     w_lost = sub.cwnd
                     if cubic:
                         # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
-                        sub.cwnd_prior = sub.cwnd
                         sub.cwnd, sub.w_max = cubic_reduction(sub.cwnd, sub.w_max)
                         sub.ssthresh = sub.cwnd
                         sub.t_epoch = -1.0
                     else:
-                        sub.ssthresh = max(sub.cwnd / 2.0, 2.0)
+                        sub.ssthresh = max(sub.cwnd // 2.0, 2.0)  # tcp_reno_ssthresh: max(cwnd >> 1, 2)
                         sub.cwnd = sub.ssthresh
                     sub.last_reduction_t = t
                     # fast recovery (SACK/PRR, RFC 6675/6937) lasts a round trip: the window

@@ -237,7 +237,7 @@ class VectorSimulator(FluidSimulator):
     def stall(self, slot: int, t: float) -> None:
         """In-flight data is lost with the path; wait for the retransmission timer."""
         if self.phase[slot] == OPEN:
-            self.ssthresh[slot] = max(self.cwnd[slot] / 2.0, 2.0)
+            self.ssthresh[slot] = max(math.floor(self.cwnd[slot] / 2.0), 2.0)  # whole segments (cwnd >> 1)
         self.phase[slot] = STALLED
         self.next_rto_t[slot] = t + self.rto[slot]
         self.loss_at[slot] = np.inf
@@ -575,7 +575,7 @@ def _step(
             ref = rtt[i] if np.isnan(srtt[i]) else srtt[i]
             if t - last_red[i] >= ref:
                 w_lost = cwnd[i]
-                ssthresh[i] = max(cwnd[i] / 2.0, 2.0)
+                ssthresh[i] = max(np.floor(cwnd[i] / 2.0), 2.0)  # tcp_reno_ssthresh: cwnd >> 1
                 cwnd[i] = ssthresh[i]
                 last_red[i] = t
                 recover_end[i] = t + ref  # fast recovery: no growth for a round trip
