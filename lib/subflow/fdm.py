@@ -31,6 +31,11 @@ the same factor θ·λ* (θ = ``temper_margin``, default 0.9), i.e. the demand m
 is kept and every link keeps at least 10 % headroom on the bottleneck cut; the
 factor is reported as ``tempered`` (1 when nothing was tempered).
 
+*Forwarding roles.* Hosts and stations not marked relay (``Network.no_transit``,
+docs/radio.md) may send and receive but carry no transit traffic: a demand's
+shortest paths (phase 2), its first path and the λ* LP (phase 1) never leave an
+end point other than the demand's source (:func:`source_usable`).
+
 *Phase 2 — flow deviation.* FD moves flow from longer to shorter paths under
 the first-derivative lengths l_e = ∂D/∂f_e = C_e/(C_e − f_e)² (+ τ_e·10⁶/L).
 As in Bertsekas & Gallager (Data Networks, §5.7) the deviation is done per
@@ -274,9 +279,12 @@ def _path_len(off, ln, arcs, f, C, W):
 @njit(cache=True)
 def fd_iterate(
     indptr, adj, arc_src, arc_dst, C, W, usable, com_src, com_dst, com_r, restricted, sources, src_ptr, src_com,
-    path_off, path_len, arcs, counters, com_paths, com_np, x, f, max_iter, tol, stats,
+    path_off, path_len, arcs, counters, com_paths, com_np, x, f, max_iter, tol, stats, end_point,
 ):
     """Run FD iterations in place (see the module docstring).
+
+    ``end_point[v]``: node ``v`` carries no transit traffic (forwarding roles, :func:`source_usable`):
+    the shortest paths of a source never leave another end point.
 
     ``counters = [paths used, arcs used, iterations done]``. Returns 0 when
     converged or out of iterations, 1 when the path storage is full (the
@@ -286,6 +294,7 @@ def fd_iterate(
     n = indptr.shape[0] - 1
     K_ = com_src.shape[0]
     node_ok = np.ones(n, dtype=np.bool_)
+    has_end = end_point.any()
     ones = np.ones(m)
     zeros = np.zeros(m)
     best = np.empty(K_, dtype=np.int64)
@@ -308,8 +317,14 @@ def fd_iterate(
                         best[k] = p
         for si in range(sources.shape[0]):
             s = sources[si]
+            us = usable
+            if has_end:
+                us = usable.copy()
+                for a in range(m):
+                    if end_point[arc_src[a]] and arc_src[a] != s:
+                        us[a] = False
             d1, d2, pred, hops, dd, qq = K.lex_dijkstra(
-                indptr, adj, arc_dst, lengths, ones, zeros, zeros, s, node_ok, usable, -1
+                indptr, adj, arc_dst, lengths, ones, zeros, zeros, s, node_ok, us, -1
             )
             for ci in range(src_ptr[si], src_ptr[si + 1]):
                 k = src_com[ci]
@@ -409,12 +424,31 @@ def _arc_flows(net: Network, flows: Sequence[dict[tuple[int, ...], float]]) -> n
     return f
 
 
+def end_point_mask(net: Network) -> np.ndarray:
+    """``mask[v]``: node ``v`` is an end point of ``net`` (``net.no_transit``: hosts and stations not
+    marked relay, docs/radio.md), which routes may start or end at but never pass through."""
+    mask = np.zeros(net.n, dtype=np.bool_)
+    for v in net.no_transit:
+        mask[net.node_index(v)] = True
+    return mask
+
+
+def source_usable(net: Network, usable: np.ndarray, end_point: np.ndarray, s: int) -> np.ndarray:
+    """The arcs a flow from node ``s`` may use: ``usable`` ones that do not leave an end point other
+    than ``s`` (forwarding roles; :meth:`subflow.network.Network.restrict_transit` per source)."""
+    if not end_point.any():
+        return usable
+    leaves_end = end_point[net.src] & (net.src != s)
+    return usable & ~leaves_end
+
+
 def _shortest_arcs(net: Network, usable: np.ndarray, s: int, targets: set[int]) -> dict[int, tuple[int, ...]]:
-    """Least-delay (then fewest-hop) usable path from ``s`` to each target."""
+    """Least-delay (then fewest-hop) usable path from ``s`` to each target, through no end point."""
     indptr, adj = net.csr()
     node_ok = np.ones(net.n, dtype=np.bool_)
     zeros = np.zeros(net.m)
-    _, _, pred, _, _, _ = K.lex_dijkstra(indptr, adj, net.dst, net.delay_ms, np.ones(net.m), zeros, zeros, s, node_ok, usable, -1)
+    us = source_usable(net, usable, end_point_mask(net), s)
+    _, _, pred, _, _, _ = K.lex_dijkstra(indptr, adj, net.dst, net.delay_ms, np.ones(net.m), zeros, zeros, s, node_ok, us, -1)
     return {t: tuple(K.tree_path(pred, net.src, s, t).tolist()) for t in targets if pred[t] >= 0}
 
 
@@ -528,8 +562,15 @@ def max_concurrent_flow(
     )
     c = np.zeros(nv)
     c[lam] = -1.0
+    # forwarding roles: a source's flow never leaves another end point (upper bound 0 on those arcs)
+    upper = np.full(nv, np.inf)
+    end_point = end_point_mask(net)
+    if end_point.any():
+        for i, s in enumerate(sources):
+            blocked = end_point[usrc] & (usrc != s)
+            upper[i * mu + np.nonzero(blocked)[0]] = 0.0
     res = linprog(c, A_ub=A_ub, b_ub=net.capacity_mbps[ua], A_eq=A_eq, b_eq=np.array(b_eq) if b_eq else None,
-                  bounds=(0, None), method="highs")
+                  bounds=np.column_stack([np.zeros(nv), upper]), method="highs")
     if res.status != 0:
         raise RuntimeError(f"maximum concurrent flow LP failed: {res.message}")
     lam_star = float(res.x[lam])
@@ -953,6 +994,7 @@ def _run(
     indptr, adj = net.csr()
     stats = np.zeros(3)
     fs, sp_, sc_ = (np.array(v, dtype=np.int64) for v in (free_sources, src_ptr, src_com))
+    end_point = end_point_mask(net)
     # FD in chunks; between chunks, small problems get Newton steps (phase 3)
     chunk = _NEWTON_CHUNK if opts.newton_max_paths > 0 else opts.max_iterations
     newton_at = -1  # path count when Newton last failed to improve
@@ -961,6 +1003,7 @@ def _run(
         code = fd_iterate(
             indptr, adj, net.src, net.dst, net.capacity_mbps, W, usable, src, dst, alloc, restricted,
             fs, sp_, sc_, path_off, path_len, arcs, counters, com_paths, com_np, x, f, limit, opts.tolerance, stats,
+            end_point,
         )
         if code == 1:
             path_off = np.concatenate([path_off, np.zeros(pcap, dtype=np.int64)])
