@@ -11,6 +11,7 @@ import type { AllocationDocument, Id, ScenarioDocument } from "../api/types";
 import { errorLines } from "../lib/errors";
 import { allocationHighlight, allocationUtilization, UTILIZATION_LEGEND } from "../lib/planning";
 import type { Highlight } from "./topologyCy";
+import { FieldErrors, SwatchLegend } from "./Legend";
 
 function fmt(v: number | null | undefined, digits = 4): string {
   return v == null || !Number.isFinite(v) ? "—" : String(Number(v.toPrecision(digits)));
@@ -74,13 +75,7 @@ export function AllocationPanel({ scenarioId, doc, dirty, onOverlay }: { scenari
           </button>
         </div>
       </div>
-      {errors.length ? (
-        <ul className="field-error" role="alert">
-          {errors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrors errors={errors} />
       {alloc ? (
         <div className="small" data-testid="allocation-result">
           <dl className="details planning-stats">
@@ -99,13 +94,7 @@ export function AllocationPanel({ scenarioId, doc, dirty, onOverlay }: { scenari
               </>
             ) : null}
           </dl>
-          <ul className="legend" aria-label="Utilisation legend">
-            {UTILIZATION_LEGEND.map((l) => (
-              <li key={l.label}>
-                <span className="swatch" style={{ background: l.color }} /> {l.label}
-              </li>
-            ))}
-          </ul>
+          <SwatchLegend label="Utilisation legend" items={UTILIZATION_LEGEND} />
           <table className="compact" aria-label="Demand split" data-testid="demand-split">
             <thead>
               <tr>

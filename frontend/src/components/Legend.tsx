@@ -54,3 +54,28 @@ export function Legend({ kinds }: { kinds?: readonly NodeKind[] }) {
     </ul>
   );
 }
+
+/** A legend of colour swatches, e.g. the utilisation or route-share colours of a topology overlay. */
+export function SwatchLegend({ label, items }: { label: string; items: readonly { label: string; color: string }[] }) {
+  return (
+    <ul className="legend" aria-label={label}>
+      {items.map((l) => (
+        <li key={l.label}>
+          <span className="swatch" style={{ background: l.color }} /> {l.label}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Errors of a panel's request, one per line (nothing when there is none). */
+export function FieldErrors({ errors }: { errors: readonly string[] }) {
+  if (!errors.length) return null;
+  return (
+    <ul className="field-error" role="alert">
+      {errors.map((e) => (
+        <li key={e}>{e}</li>
+      ))}
+    </ul>
+  );
+}

@@ -14,6 +14,7 @@ import type { Id, PlanComparison, ResultDocument, StrategyResult } from "../api/
 import { errorLines } from "../lib/errors";
 import { plannedLines, rankColor, type PlannedLine } from "../lib/planning";
 import { ChartLegend, useChartWidth, type LegendItem } from "./chartKit";
+import { FieldErrors } from "./Legend";
 
 const H = 220;
 const M = { top: 10, right: 16, bottom: 36, left: 52 };
@@ -77,13 +78,7 @@ function StrategyPlan({ name, result, scenarioId, comparisonId, duration }: { na
           <input id={`pv-t1-${name}`} type="number" min={0} max={duration} value={t1} onChange={(e) => setT1(Number(e.currentTarget.value))} />
         </div>
       </div>
-      {errors.length ? (
-        <ul className="field-error" role="alert">
-          {errors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrors errors={errors} />
       {table ? (
         <table className="compact" aria-label={`Planned vs measured link utilisation of ${name}`} data-testid="planned-links" data-t0={table.t0_s} data-t1={table.t1_s}>
           <thead>

@@ -16,6 +16,7 @@ import { errorLines } from "../lib/errors";
 import { linkUseHighlight, parsePairs, pathsHighlight, rankColor, rankedPaths, SHARE_BUCKETS } from "../lib/planning";
 import { ProgressBar } from "./ProgressBar";
 import type { Highlight } from "./topologyCy";
+import { FieldErrors, SwatchLegend } from "./Legend";
 
 type Metric = NonNullable<RoutesRequest["metric"]>;
 const METRICS: { value: Metric; label: string }[] = [
@@ -183,13 +184,7 @@ export function RoutesPanel({ scenarioId, doc, dirty, onOverlay }: { scenarioId:
           <span className="muted small">{progress ? `${progress.done} of ${progress.total} pairs` : "queued"}</span>
         </div>
       ) : null}
-      {errors.length ? (
-        <ul className="field-error" role="alert">
-          {errors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrors errors={errors} />
       {routesDoc ? <RoutesResult doc={routesDoc} rows={rows} selected={selected} onPick={pick} /> : null}
     </section>
   );
@@ -231,13 +226,7 @@ function RoutesResult({ doc, rows, selected, onPick }: { doc: RoutesDocument; ro
             {doc.pairs_reachable} of {doc.pairs_total} pairs reachable; links coloured by the share of best routes crossing them
             (label: routes). Below: the {rows.filter((r) => r.reachable).length} costliest routes{rows.some((r) => !r.reachable) ? " and the unreachable pairs" : ""}.
           </p>
-          <ul className="legend" aria-label="Route share legend">
-            {SHARE_BUCKETS.map((b) => (
-              <li key={b.label}>
-                <span className="swatch" style={{ background: b.color }} /> {b.label}
-              </li>
-            ))}
-          </ul>
+          <SwatchLegend label="Route share legend" items={SHARE_BUCKETS} />
         </div>
       ) : null}
       {doc.greedy_differs.length ? (

@@ -8,6 +8,7 @@ import { useId, useState } from "react";
 import { api, type TrackFormat } from "../api/client";
 import type { ScenarioPublic } from "../api/types";
 import { errorLines } from "../lib/errors";
+import { FieldErrors } from "./Legend";
 
 const FORMATS: { value: TrackFormat; label: string }[] = [
   { value: "gpx", label: "GPX" },
@@ -103,13 +104,7 @@ export function TrackImport({
           {note}
         </p>
       ) : null}
-      {problems.length ? (
-        <ul className="field-error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrors errors={problems} />
     </fieldset>
   );
 }
