@@ -242,8 +242,17 @@ CASES: list[tuple[str, str, Callable[[World, str], Request], dict[str, int]]] = 
      lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}}, member_write(202)),
     ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/events",
      lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}}, member_read(200)),
+    ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/planned",
+     lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}, "params": {"strategy": "sptcp"}},
+     member_read(422)),  # C ran sptcp, which plans no rates: members are told so, non-members see nothing
+    ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points",
+     lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}}, member_read(200)),
+    ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points/{point}",
+     lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison, "point": 0}},
+     member_read(404)),  # C is no sweep: no stored point
     ("POST", "/api/timeline", lambda w, r: {"json": w.doc}, signed_in(200)),
     ("POST", "/api/coverage", lambda w, r: {"json": w.doc}, signed_in(200)),
+    ("POST", "/api/scenario-checks", lambda w, r: {"json": w.doc}, signed_in(200)),
 ]
 
 

@@ -49,7 +49,8 @@ def test_sweep_with_repetitions_aggregates_like_the_library(request, stack_name,
     assert listed.status_code == 200, listed.text
     seed = doc.get("run", {}).get("seed", 1)
     assert listed.json() == {"parameter": "nodes.uav.range_m",
-                             "data": [{"point": 0, "value": 200, "seed": seed}, {"point": 1, "value": 400, "seed": seed}]}
+                             "data": [{"point": 0, "value": 200, "value_y": None, "seed": seed},
+                                      {"point": 1, "value": 400, "value_y": None, "seed": seed}]}
     run1 = stack.api.get(f"/scenarios/{sid}/comparisons/{cid}/sweep-points/1").json()
     assert run1["value"] == 400 and run1["scenario"]["nodes"][[n["id"] for n in doc["nodes"]].index("uav")]["range_m"] == 400
     # the same run made by the library directly (point 1, repetition 0)
