@@ -266,17 +266,13 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     ------
     EngineCannotRun
         Without ``plan.scenario``; :class:`~subflow.fields.FieldNotHonoured` when the scenario sets a
-        satellite with an ``ephemeris`` (TCLink delays are fixed; ``subflow_engines.mininet_wifi.FIELDS`` refuses it).
+        field the script cannot carry (:func:`_refuse_unexported`: a satellite's ``ephemeris``, a node's
+        ``radio`` or ``uplink``, or ``radio.adhoc_links``; ``subflow_engines.mininet_wifi.FIELDS``
+        refuses them too).
     """
     if plan.scenario is None:
         raise EngineCannotRun("plan.scenario: the mininet-wifi engine needs the scenario document")
-    for i, n in enumerate(plan.scenario.get("nodes", [])):
-        if n.get("ephemeris") is not None:
-            from subflow.fields import FieldNotHonoured
-
-            raise FieldNotHonoured(f"nodes[{i}].ephemeris: engine mininet-wifi does not honour it (TCLink delays "
-                                   "are fixed and links never go down: orbits are not exported)", "mininet-wifi",
-                                   ["nodes", i, "ephemeris"])
+    _refuse_unexported(plan.scenario)
     sc = to_local(load_scenario(plan.scenario))
     names = _Names(sc)
     segments = _topology(sc, names)
@@ -532,6 +528,34 @@ def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
                 continue
             lines.append(f'$ns_ at {leg.t0_s:.6f} "$node_({i}) setdest {leg.x1_m:.6f} {leg.y1_m:.6f} {dist / span:.6f}"')
     return "\n".join(lines) + "\n"
+
+
+#: node fields the script cannot carry, and why (``subflow_engines.mininet_wifi.FIELDS`` refuses them too)
+_UNEXPORTED_NODE_FIELDS = {
+    "ephemeris": "TCLink delays are fixed and links never go down: orbits are not exported",
+    "radio": "radio from propagation is not mapped to Mininet-WiFi's txpower/propagationModel yet",
+    "uplink": "wireless backhaul between access points is not exported yet",
+}
+#: scenario ``radio`` settings the script cannot carry (their values other than the default); the
+#: propagation model matters only with a node ``radio``, refused above
+_UNEXPORTED_RADIO = {"adhoc_links": False}
+
+
+def _refuse_unexported(doc: dict) -> None:
+    """Raise :class:`~subflow.fields.FieldNotHonoured` naming the first field of ``doc`` the script
+    would silently drop: a satellite's orbit, a node's radio or uplink, or ad-hoc links."""
+    from subflow.fields import FieldNotHonoured
+
+    for i, n in enumerate(doc.get("nodes", [])):
+        for name, why in _UNEXPORTED_NODE_FIELDS.items():
+            if n.get(name) is not None:
+                raise FieldNotHonoured(f"nodes[{i}].{name}: engine mininet-wifi does not honour it ({why})",
+                                       "mininet-wifi", ["nodes", i, name])
+    radio = doc.get("radio") or {}
+    for name, default in _UNEXPORTED_RADIO.items():
+        if radio.get(name, default) != default:
+            raise FieldNotHonoured(f"radio.{name}: engine mininet-wifi does not honour it (not exported yet)",
+                                   "mininet-wifi", ["radio", name])
 
 
 def script_for(scenario: Scenario | dict, strategy: str, random_models: str = "legs") -> str:

@@ -27,8 +27,10 @@ pytestmark = pytest.mark.linux
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
-#: examples the script exports (Mininet-WiFi refuses orbits: naval-leo is checked to be refused below)
-EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if '"ephemeris"' not in p.read_text())
+#: examples the script refuses, with the field it names (checked below): orbits and radio from propagation
+REFUSED = {"naval-leo": "ephemeris", "uav-relay-chain": "radio"}
+#: examples the script exports
+EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if p.stem not in REFUSED)
 CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]
 
 
@@ -77,13 +79,24 @@ def test_script_contains_the_scenario(example, strategy):
         assert re.search(rf"^#   {re.escape(n.id)} -> \w+ \(", src, re.M)
 
 
-def test_orbits_are_refused_naming_the_field():
+@pytest.mark.parametrize("example, field", sorted(REFUSED.items()))
+def test_orbits_and_radio_are_refused_naming_the_field(example, field):
     from subflow.fields import FieldNotHonoured
 
     with pytest.raises(FieldNotHonoured) as exc:
-        mininet_wifi.script_for(_doc("naval-leo"), "mptcp")
-    assert exc.value.loc[0] == "nodes" and exc.value.loc[2] == "ephemeris"
+        mininet_wifi.script_for(_doc(example), "mptcp")
+    assert exc.value.loc[0] == "nodes" and exc.value.loc[2] == field
     assert "engine mininet-wifi does not honour it" in str(exc.value)
+
+
+def test_radio_settings_are_refused_naming_the_field():
+    from subflow.fields import FieldNotHonoured
+
+    doc = _doc("naval-direct-move")
+    doc["radio"] = {**doc.get("radio", {}), "adhoc_links": True}
+    with pytest.raises(FieldNotHonoured) as exc:
+        mininet_wifi.script_for(doc, "sptcp")
+    assert exc.value.loc == ["radio", "adhoc_links"]
 
 
 def test_naval_direct_move_details():
