@@ -30,21 +30,18 @@ from rich.console import Console
 from rich.table import Table
 
 from subflow.errors import ScenarioInvalid, SubflowError
+from subflow_cli.output import error_lines, fail as _fail
 
 analysis_app = typer.Typer(add_completion=False, help="Failure analysis and capacity planning.")
 
 
-def _fail(message: str) -> NoReturn:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code=2)
-
 
 def _explain(file: Path, exc: Exception) -> NoReturn:
     if isinstance(exc, ScenarioInvalid):
-        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        lines = error_lines(exc.errors)
         _fail(f"{file}: invalid request\n{lines}")
     if isinstance(exc, ValidationError):
-        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        lines = error_lines(exc.errors())
         _fail(f"invalid options\n{lines}")
     _fail(f"{file}: {exc}")
 

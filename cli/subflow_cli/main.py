@@ -27,12 +27,10 @@ from subflow.strategies import STRATEGIES
 
 from subflow_engines import all_engines, get_engine
 
+from subflow_cli.output import error_lines, fail as _fail
+
 app = typer.Typer(add_completion=False, help="Subflow: plan and compare transport strategies on mobile networks.")
 
-
-def _fail(message: str) -> None:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code=2)
 
 
 def _read_scenario(path: Path) -> dict:
@@ -62,7 +60,7 @@ def compare(
         info = get_engine(engine)
         result = run_compare(doc, names, runner=lambda plan: info.run(plan), engine=engine)
     except ScenarioInvalid as exc:
-        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        lines = error_lines(exc.errors)
         _fail(f"{scenario}: invalid scenario\n{lines}")
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
@@ -133,7 +131,7 @@ def sweep(
             for u in units
         ]
     except ScenarioInvalid as exc:
-        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        lines = error_lines(exc.errors)
         _fail(f"{scenario}: invalid scenario or sweep\n{lines}")
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
@@ -162,7 +160,7 @@ def validate(scenario: Annotated[Path, typer.Argument(help="Scenario JSON file."
     try:
         s = load_scenario(doc)
     except ScenarioInvalid as exc:
-        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        lines = error_lines(exc.errors)
         _fail(f"{scenario}: invalid scenario\n{lines}")
     typer.echo(f"{scenario}: valid ({len(s.nodes)} nodes, {len(s.links)} links, {len(s.flows)} flows)")
 
@@ -179,7 +177,7 @@ def satcom(
     try:
         uses = satcom_uses(load_scenario(doc))
     except ScenarioInvalid as exc:
-        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        lines = error_lines(exc.errors)
         _fail(f"{scenario}: invalid scenario\n{lines}")
     if as_json:
         typer.echo(json.dumps([u.model_dump(mode="json") for u in uses], indent=1))

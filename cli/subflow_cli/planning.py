@@ -44,20 +44,17 @@ from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.fdm import allocate_fdm
 from subflow.imports import import_scenario, load_network
 from subflow.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
+from subflow_cli.output import error_lines, fail as _fail
 
 planning_app = typer.Typer(add_completion=False, help="Routes, bandwidth allocation and topology import.")
 
 METHODS = ("fdm",)
 
 
-def _fail(message: str) -> NoReturn:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code=2)
-
 
 def _explain(file: Path, exc: Exception) -> NoReturn:
     if isinstance(exc, ScenarioInvalid):
-        lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+        lines = error_lines(exc.errors)
         _fail(f"{file}: invalid scenario\n{lines}")
     _fail(f"{file}: {exc}")
 

@@ -22,13 +22,10 @@ from subflow.geo import node_geo_track
 from subflow.limits import Limits
 from subflow.scenario import load_scenario
 from subflow.tracks import FORMATS, apply_track, check_size, read_track, write_gpx
+from subflow_cli.output import error_lines, fail as _fail
 
 track_app = typer.Typer(add_completion=False, help="Import GPX/AIS/NMEA tracks as node motion; export GPX.")
 
-
-def _fail(message: str) -> NoReturn:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    raise typer.Exit(code=2)
 
 
 def _read_json(path: Path) -> dict:
@@ -41,7 +38,7 @@ def _read_json(path: Path) -> dict:
 
 
 def _invalid(path: Path, exc: ScenarioInvalid) -> NoReturn:
-    lines = "\n".join(f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors)
+    lines = error_lines(exc.errors)
     _fail(f"{path}: invalid scenario\n{lines}")
 
 
