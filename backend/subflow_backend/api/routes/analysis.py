@@ -8,14 +8,11 @@ Failure analysis is planning (no engine): inline (200) or with ``"background": t
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from celery.result import AsyncResult
 from fastapi import APIRouter, HTTPException, Request, status
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import Field
@@ -26,7 +23,7 @@ from subflow.failures import FailureReport, FailureRequest, analyse_failures, fa
 from subflow.scenario import load_scenario
 
 from subflow_backend.api.deps import CeleryDep, PrincipalDep, ScenarioDep, ScenarioEditDep, check_engine_permission
-from subflow_backend.api.routes.events import EventStreamResponse
+from subflow_backend.api.routes.events import EventStreamResponse, poll_events
 from subflow_backend.api.routes.planning import job as read_job
 from subflow_backend.comparison_checks import check_request as check_comparison
 from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK, send_job
@@ -104,31 +101,19 @@ def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: 
 
 #: Seconds between two reads of a job's state by its event stream.
 JOB_POLL_S = 0.25
-#: Seconds of silence after which a keep-alive comment is sent.
-KEEPALIVE_S = 15.0
 
 
-async def job_events(request: Request, job_id: str, celery, poll_s: float = JOB_POLL_S) -> AsyncIterator[str]:
+def job_events(request: Request, job_id: str, celery, poll_s: float = JOB_POLL_S) -> AsyncIterator[str]:
     """One SSE message per change of the job's :class:`JobPublic` (without its result: fetch it once
-    finished), until it succeeds or fails or the client goes."""
-    yield "retry: 2000\n\n"
-    last: dict | None = None
-    quiet_since = time.monotonic()
-    while True:
-        state = await run_in_threadpool(read_job, job_id, celery)
-        brief = state.model_dump(mode="json", exclude={"result"})
-        if brief != last:
-            last = brief
-            quiet_since = time.monotonic()
-            yield f"data: {JobPublic.model_validate({**brief, 'result': None}).model_dump_json()}\n\n"
-            if state.status in ("succeeded", "failed"):
-                return
-        elif time.monotonic() - quiet_since >= KEEPALIVE_S:
-            quiet_since = time.monotonic()
-            yield ": keep-alive\n\n"
-        if await request.is_disconnected():
-            return
-        await asyncio.sleep(poll_s)
+    finished), until it succeeds or fails or the client goes (:func:`events.poll_events`)."""
+    def read() -> dict:
+        return read_job(job_id, celery).model_dump(mode="json", exclude={"result"})
+
+    def message(brief: dict) -> str:
+        return f"data: {JobPublic.model_validate({**brief, 'result': None}).model_dump_json()}\n\n"
+
+    return poll_events(request, read, message, lambda brief: brief["status"] in ("succeeded", "failed"),
+                       lambda _last: "", poll_s, poll_s)
 
 
 @router.get("/jobs/{job_id}/events", response_class=EventStreamResponse, responses={

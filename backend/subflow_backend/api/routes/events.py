@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import TypeVar
 
 from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.concurrency import run_in_threadpool
@@ -29,6 +30,8 @@ from subflow_backend import comparison_state, crud
 from subflow_backend.api.deps import ScenarioDep, SessionDep
 from subflow_backend.db import SessionLocal
 from subflow_backend.schemas import ComparisonProgress
+
+T = TypeVar("T")
 
 router = APIRouter(prefix="/scenarios/{scenario_id}/comparisons", tags=["comparisons"])
 
@@ -60,26 +63,30 @@ def _message(state: ComparisonProgress) -> str:
     return f"data: {state.model_dump_json()}\n\n"
 
 
-async def comparison_events(
-    request: Request, scenario_id: str, comparison_id: str, poll_s: float = POLL_INTERVAL_S
+async def poll_events(
+    request: Request, read: Callable[[], T | None], message: Callable[[T], str], finished: Callable[[T], bool],
+    gone: Callable[[T | None], str], poll_s: float, first_poll_s: float,
 ) -> AsyncIterator[str]:
-    """Yield an SSE message for the current state and one per change, until finished or disconnected."""
+    """The SSE stream of a polled state: ``retry``, then ``message(state)`` for the first state and each
+    change, until ``finished(state)``; ``gone(last)`` once if ``read()`` returns None; a keep-alive
+    comment after :data:`KEEPALIVE_S` of silence; ends when the client goes. ``read`` runs in the
+    threadpool (it may touch the database); the wait between reads starts at ``first_poll_s`` after each
+    change and grows ×1.5 up to ``poll_s`` (seconds)."""
     yield "retry: 2000\n\n"
-    last: ComparisonProgress | None = None
+    last: T | None = None
     quiet_since = time.monotonic()
-    wait_s = min(FIRST_POLL_S, poll_s)
+    wait_s = min(first_poll_s, poll_s)
     while True:
-        state = await run_in_threadpool(_state, scenario_id, comparison_id)
-        if state is None:  # deleted meanwhile (the scenario was deleted)
-            yield _message(ComparisonProgress(status=comparison_state.FAILED, progress=last.progress if last else 0.0,
-                                              error="the comparison was deleted"))
+        state = await run_in_threadpool(read)
+        if state is None:
+            yield gone(last)
             return
         if state != last:
             last = state
             quiet_since = time.monotonic()
-            wait_s = min(FIRST_POLL_S, poll_s)
-            yield _message(state)
-            if comparison_state.is_finished(state.status):
+            wait_s = min(first_poll_s, poll_s)
+            yield message(state)
+            if finished(state):
                 return
         elif time.monotonic() - quiet_since >= KEEPALIVE_S:
             quiet_since = time.monotonic()
@@ -88,6 +95,18 @@ async def comparison_events(
             return
         await asyncio.sleep(wait_s)
         wait_s = min(poll_s, wait_s * 1.5)
+
+
+def comparison_events(
+    request: Request, scenario_id: str, comparison_id: str, poll_s: float = POLL_INTERVAL_S
+) -> AsyncIterator[str]:
+    """Yield an SSE message for the current state and one per change, until finished or disconnected."""
+    def gone(last: ComparisonProgress | None) -> str:  # deleted meanwhile (the scenario was deleted)
+        return _message(ComparisonProgress(status=comparison_state.FAILED, progress=last.progress if last else 0.0,
+                                           error="the comparison was deleted"))
+
+    return poll_events(request, lambda: _state(scenario_id, comparison_id), _message,
+                       lambda state: comparison_state.is_finished(state.status), gone, poll_s, FIRST_POLL_S)
 
 
 @router.get(
