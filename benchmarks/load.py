@@ -1,13 +1,14 @@
 """Load benchmark of the REST API with locust (prints figures; not a test). Loopback only.
 
 Run: ``.venv/bin/python benchmarks/load.py [--deployments embedded,postgresql] [--clients 50,200]
-[--seconds 20]``.
+[--seconds 20] [--kinds reads,writes,submits] [--no-burst] [--api-workers N]``.
 
 For each deployment (the whole service started by ``scripts/serve.sh``, see
 :mod:`benchmarks.service`) and each number of clients, locust (headless,
 ``benchmarks/locustfile.py``) runs three phases of ``--seconds`` each: reads, writes and
-comparison submissions. Each client sends one request per second, so N clients offer about
-N requests/s. Printed per request kind: requests, p50 and p99 (ms), error rate (non-2xx other
+comparison submissions. Each client sends one request per second from a random starting
+point (clients are not in step), so N clients offer about N requests/s. The API runs as
+``--api-workers`` processes (default: 1 embedded, one per core on PostgreSQL). Printed per request kind: requests, p50 and p99 (ms), error rate (non-2xx other
 than a 429 from the queue bound), and 429s. After the submissions the backlog is cancelled
 (``POST .../cancel``), then 100 comparisons are submitted at once (100 threads) and the
 time until all have finished is printed with how many succeeded.
@@ -113,15 +114,19 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--kinds", default="reads,writes,submits", help="phases to run")
     ap.add_argument("--no-burst", action="store_true", help="skip the 100-comparison burst")
+    ap.add_argument("--api-workers", type=int, default=None,
+                    help="API processes (SUBFLOW_API_WORKERS of scripts/serve.sh); default 1 on the embedded "
+                         "deployment, one per core on PostgreSQL (as compose and the README suggest)")
     args = ap.parse_args()
     print(f"# API load (locust {__import__('locust').__version__}, loopback)\n")
     print(f"- load at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores; each client 1 request/s; "
           f"{args.seconds} s per phase after all clients started\n")
-    print("| deployment | clients | request | requests | req/s | p50 ms | p99 ms | errors | 429 |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| deployment | API processes | clients | request | requests | req/s | p50 ms | p99 ms | errors | 429 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     bursts = []
     for deployment in args.deployments.split(","):
-        with Service(deployment) as svc:
+        workers = args.api_workers or (1 if deployment == "embedded" else os.cpu_count() or 1)
+        with Service(deployment, SUBFLOW_API_WORKERS=str(workers)) as svc:
             sid = svc.api.post("/scenarios", json=example()).json()["id"]
             for clients in (int(c) for c in args.clients.split(",")):
                 for kind in args.kinds.split(","):
@@ -131,7 +136,7 @@ def main() -> None:
                         if r["name"].endswith(" 429"):
                             continue
                         rate = r["failures"] / r["requests"] if r["requests"] else 0.0
-                        print(f"| {deployment} | {clients} | `{r['name']}` | {r['requests']} | {r['rps']:.0f} | "
+                        print(f"| {deployment} | {workers} | {clients} | `{r['name']}` | {r['requests']} | {r['rps']:.0f} | "
                               f"{r['p50']:.0f} | {r['p99']:.0f} | {rate:.2%} | "
                               f"{refused if kind == 'submits' else '–'} |", flush=True)
                     if kind == "submits":

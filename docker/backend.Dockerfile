@@ -52,4 +52,7 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
 # X-Forwarded-For is trusted only from FORWARDED_ALLOW_IPS (uvicorn's default: 127.0.0.1), so a client
 # cannot fake its address to get round the sign-in rate limit; behind a reverse proxy, set
 # FORWARDED_ALLOW_IPS to the proxy's address (never '*' on a published port).
-CMD ["sh", "-c", "alembic upgrade head && { subflow-seed /app/examples || echo 'some examples were not loaded' >&2; } && exec uvicorn subflow_backend.main:app --host 0.0.0.0 --port 8000"]
+# SUBFLOW_API_WORKERS API processes (uvicorn --workers); with more than one, Prometheus metrics add up all of
+# them through PROMETHEUS_MULTIPROC_DIR (emptied at each start)
+ENV SUBFLOW_API_WORKERS=1
+CMD ["sh", "-c", "alembic upgrade head && { subflow-seed /app/examples || echo 'some examples were not loaded' >&2; } && if [ \"$SUBFLOW_API_WORKERS\" -gt 1 ]; then export PROMETHEUS_MULTIPROC_DIR=/tmp/subflow-prometheus; rm -rf \"$PROMETHEUS_MULTIPROC_DIR\"; mkdir -p \"$PROMETHEUS_MULTIPROC_DIR\"; fi && exec uvicorn subflow_backend.main:app --host 0.0.0.0 --port 8000 --workers \"$SUBFLOW_API_WORKERS\""]

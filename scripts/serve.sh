@@ -4,6 +4,7 @@
 # Environment: SUBFLOW_PORT (8000), AGENT_PORT (8001), SUBFLOW_DATA_DIR (.subflow), DATABASE_URL,
 # CELERY_BROKER_URL (set these two to use PostgreSQL and Redis instead), SUBFLOW_SKIP_BOOTSTRAP=1,
 # SUBFLOW_WORKER_CONCURRENCY (2: worker threads; tasks mostly wait for the agent),
+# SUBFLOW_API_WORKERS (1: API processes; on PostgreSQL give the number of cores, see README),
 # AGENT_TOKEN (default: a random token generated once per data dir, kept in $SUBFLOW_DATA_DIR/agent-token,
 # mode 600, and handed to the agent, the worker and the API; the agent refuses placeholders).
 # Each process is supervised: if one dies (a crash, kill -9, out of memory) it is started again
@@ -46,7 +47,7 @@ cleanup() {
     if [ -s "$RUN/$name.pid" ]; then
       pid="$(cat "$RUN/$name.pid")"
       for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-      kill -9 "$pid" 2>/dev/null || true
+      kill -9 -- "-$pid" 2>/dev/null || kill -9 "$pid" 2>/dev/null || true
       rm -f "$RUN/$name.pid"
     fi
   done
@@ -57,10 +58,12 @@ supervise() {  # name command... : run the command, start it again whenever it e
   local name="$1"; shift
   local rc child
   while [ ! -e "$RUN/stopping" ]; do
-    "$@" >>"$LOGS/$name.log" 2>&1 &
+    # its own process group, so what it started (the API's worker processes) goes with it
+    setsid "$@" >>"$LOGS/$name.log" 2>&1 &
     child=$!
     echo "$child" >"$RUN/$name.pid"
     rc=0; wait "$child" || rc=$?
+    kill -9 -- "-$child" 2>/dev/null || true  # orphans of a killed process would hold its port
     [ -e "$RUN/stopping" ] && break
     echo "$(date -u +%FT%TZ) $name (pid $child) exited with status $rc; starting it again in ${SUBFLOW_RESTART_DELAY_S:-1} s" \
       | tee -a "$LOGS/$name.log" >&2
@@ -87,7 +90,13 @@ supervise worker "$BIN/celery" -A subflow_worker.celery_app worker --loglevel=IN
   --concurrency="${SUBFLOW_WORKER_CONCURRENCY:-2}" \
   --hostname "subflow@%h-$PORT" &
 SUPERVISORS+=($!)
-supervise backend "$BIN/uvicorn" subflow_backend.main:app --host "${SUBFLOW_HOST:-127.0.0.1}" --port "$PORT" &
+API_WORKERS="${SUBFLOW_API_WORKERS:-1}"
+if [ "$API_WORKERS" -gt 1 ]; then  # several API processes: Prometheus metrics add up all of them
+  export PROMETHEUS_MULTIPROC_DIR="$RUN/prometheus"
+  rm -rf "$PROMETHEUS_MULTIPROC_DIR"; mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+fi
+supervise backend "$BIN/uvicorn" subflow_backend.main:app --host "${SUBFLOW_HOST:-127.0.0.1}" --port "$PORT" \
+  --workers "$API_WORKERS" &
 SUPERVISORS+=($!); wait_http "http://127.0.0.1:$PORT/api/health" backend
 
 CRED="$SUBFLOW_DATA_DIR/admin-credentials"

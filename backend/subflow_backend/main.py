@@ -76,6 +76,7 @@ from subflow.observability import configure_logging
 
 
 from subflow_backend.api.main import api_router
+from subflow_backend.admission import AdmissionLimit
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
 from subflow_backend.comparison_checks import StrategyNotSupported
 from subflow_backend.crud import ScenarioNameTaken
@@ -299,6 +300,10 @@ if settings.BACKEND_CORS_ORIGINS:
         allow_methods=["*"],
         allow_headers=["*"],
     )
+# requests beyond MAX_CONCURRENT_REQUESTS wait here, holding neither a thread nor a database connection
+app.add_middleware(AdmissionLimit, max_concurrent=min(settings.MAX_CONCURRENT_REQUESTS,
+                                                      settings.DB_POOL_SIZE + settings.DB_MAX_OVERFLOW),
+                   wait_s=settings.ADMISSION_WAIT_S)
 # outermost: every answer (413s and 422s of the middlewares above included) has a request id and a log line
 app.add_middleware(request_context)
 

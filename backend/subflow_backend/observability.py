@@ -12,7 +12,8 @@
   (the metrics name no user data but say how busy the service is). Besides request latency:
   ``subflow_comparisons{state}`` (comparisons by state, read from the database at each scrape),
   ``subflow_queue_depth`` (messages waiting in the broker) and the process' own
-  ``process_*`` figures. Engine time is measured where engines run: the agent's ``/metrics``
+  ``process_*`` figures (one process; with ``SUBFLOW_API_WORKERS`` > 1 the latency histogram adds up
+  every API process and ``process_*`` is left out). Engine time is measured where engines run: the agent's ``/metrics``
   (``subflow_engine_run_seconds``).
 * :func:`dependencies`: the database, broker and agent checks of ``GET /api/health``.
 """
@@ -41,8 +42,14 @@ from subflow_backend.settings import Settings, settings
 
 log = logging.getLogger("subflow_backend.requests")
 
+#: Set when the API runs as several processes (``SUBFLOW_API_WORKERS`` > 1, scripts/serve.sh and the
+#: backend image): each process writes its samples under this folder and a scrape, answered by any
+#: one of them, adds up all of theirs (prometheus_client's multiprocess mode).
+MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+
 REGISTRY = CollectorRegistry()
-ProcessCollector(registry=REGISTRY)
+if not MULTIPROC_DIR:  # process_* figures describe one process; not offered in multiprocess mode
+    ProcessCollector(registry=REGISTRY)
 REQUEST_SECONDS = Histogram(
     "subflow_http_request_duration_seconds",
     "Time from a request's arrival to its response's start, seconds, by method, route template and status.",
@@ -104,6 +111,19 @@ class _StateCollector:
 REGISTRY.register(_StateCollector())  # type: ignore[arg-type]
 
 
+def _scrape_registry() -> CollectorRegistry:
+    """What a scrape reads: :data:`REGISTRY`, or with several API processes the samples of all of them
+    (:class:`prometheus_client.multiprocess.MultiProcessCollector`) plus the figures read at scrape time."""
+    if not MULTIPROC_DIR:
+        return REGISTRY
+    from prometheus_client import multiprocess
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=MULTIPROC_DIR)
+    registry.register(_StateCollector())  # type: ignore[arg-type]
+    return registry
+
+
 def metrics_allowed(authorization: str | None, s: Settings = settings) -> bool:
     """Whether a ``GET /metrics`` with this ``Authorization`` header is answered: only with
     ``METRICS_TOKEN`` set and given as a bearer token (constant-time comparison)."""
@@ -113,8 +133,8 @@ def metrics_allowed(authorization: str | None, s: Settings = settings) -> bool:
 
 
 def metrics_text() -> tuple[bytes, str]:
-    """The Prometheus exposition of :data:`REGISTRY` and its content type."""
-    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+    """The Prometheus exposition (of every API process, see :data:`MULTIPROC_DIR`) and its content type."""
+    return generate_latest(_scrape_registry()), CONTENT_TYPE_LATEST
 
 
 # --------------------------------------------------------------------------- health checks

@@ -132,6 +132,12 @@ class Settings(BaseSettings):
     DB_POOL_SIZE: int = Field(default=20, ge=1)
     DB_MAX_OVERFLOW: int = Field(default=20, ge=0)
     DB_POOL_TIMEOUT_S: float = Field(default=10.0, gt=0)
+    #: API requests inside the app at once (progress streams not counted; the rest wait their turn, see
+    #: :mod:`subflow_backend.admission`): at most the thread pool's 40 threads and the database pool's
+    #: ``DB_POOL_SIZE + DB_MAX_OVERFLOW`` connections. A request that waits ``ADMISSION_WAIT_S``
+    #: seconds for a slot gets 503 with ``Retry-After``.
+    MAX_CONCURRENT_REQUESTS: int = Field(default=16, ge=1, le=40)
+    ADMISSION_WAIT_S: float = Field(default=10.0, gt=0)
 
     @property
     def limits(self) -> Limits:

@@ -15,7 +15,8 @@ fault, and the stored scenarios and finished comparisons are unchanged.
 
 Tuning for the test (documented settings, small values so it runs quickly):
 ``STALE_AFTER_S=6``, ``HEARTBEAT_INTERVAL_S=1``, ``REAPER_INTERVAL_S=1``; four worker threads
-(``SUBFLOW_WORKER_CONCURRENCY``) so that the three jobs run at once.
+(``SUBFLOW_WORKER_CONCURRENCY``) so that the three jobs run at once. On PostgreSQL the API runs as two
+processes (``SUBFLOW_API_WORKERS=2``, as compose runs it).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ pytestmark = pytest.mark.integration
 BOUND_S = 150.0
 FINISHED = ("succeeded", "failed", "cancelled")
 TUNING = {"STALE_AFTER_S": "6", "HEARTBEAT_INTERVAL_S": "1", "REAPER_INTERVAL_S": "1",
-          "SUBFLOW_WORKER_CONCURRENCY": "4"}
+          "SUBFLOW_WORKER_CONCURRENCY": "4", "METRICS_TOKEN": "faults-metrics-token"}
 
 
 def grid_scenario(n: int) -> dict[str, Any]:
@@ -175,7 +176,8 @@ def service(request, tmp_path_factory) -> Iterator[tuple[str, Service, PostgresS
         # not under pytest's temporary folders: those are readable by root only
         pg = PostgresServer(Path(tempfile.mkdtemp(prefix="subflow-it-pg-")))
         pg.start()
-        env = {"DATABASE_URL": pg.url, "CELERY_BROKER_URL": f"{REDIS_URL}/12"}
+        # two API processes, as compose runs it: a killed API takes its worker processes with it
+        env = {"DATABASE_URL": pg.url, "CELERY_BROKER_URL": f"{REDIS_URL}/12", "SUBFLOW_API_WORKERS": "2"}
     svc = Service(folder / "data", env)
     try:
         yield request.param, svc, pg
@@ -316,3 +318,25 @@ def test_a_cancelled_sweep_does_not_hold_back_later_work(service):
     assert cancelled["status"] == "cancelled" and cancelled["units_done"] < 20, cancelled
     print(f"{deployment}: after cancelling a {cancelled['units_total']}-unit sweep, the next comparison "
           f"succeeded in {waited:.1f} s")
+
+
+def test_metrics_count_every_request_of_every_api_process(service):
+    """``GET /metrics`` counts the requests of all API processes, whichever process answers the
+    scrape (two on PostgreSQL: prometheus_client's multiprocess mode; one embedded)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    deployment, svc, _pg = service
+    url = f"{svc.base_url}/metrics"
+    auth = {"Authorization": f"Bearer {TUNING['METRICS_TOKEN']}"}
+
+    def listed() -> float:
+        text = httpx.get(url, headers=auth, timeout=10).text
+        return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
+                   if s.name == "subflow_http_request_duration_seconds_count"
+                   and s.labels == {"method": "GET", "route": "/api/scenarios", "status": "200"})
+
+    before = listed()
+    for _ in range(40):  # new connections, so both processes answer some
+        assert httpx.get(f"{svc.base_url}/api/scenarios", headers=svc.api.headers, timeout=10).status_code == 200
+    counted = [listed() - before for _ in range(4)]  # several scrapes: any process may answer each
+    assert counted == [40, 40, 40, 40], (deployment, before, counted)
