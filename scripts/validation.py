@@ -29,6 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from subflow.compare import compare, run_strategy  # noqa: E402
 from subflow.scenario import load_scenario  # noqa: E402
+from subflow.testbeds.grid import REPRESENTATIVE_CELLS  # noqa: E402
 from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover  # noqa: E402
 from subflow_engines import run_plan  # noqa: E402
 from subflow_engines.fluid import goodput_fraction  # noqa: E402
@@ -302,17 +303,8 @@ def real_tcp_section(md: list[str]) -> None:
 
 GRID_DURATION_S = 30.0
 GRID_WARMUP_S = 5.0
-#: (row prefix, label) of the cells the kernel runs with --grid-subset (also tests/linux)
-GRID_SUBSET = {tuple(k.split(" | ", 1)) for k in (
-    "newreno, RTT 20 ms, loss on one link | 0 %",
-    "newreno, RTT 20 ms, loss on one link | 5 %",
-    "newreno, RTT 100 ms, loss on one link | 1 %",
-    "newreno, RTT 100 ms, loss on all links | 0.5 %",
-    "cubic, RTT 100 ms, loss on one link | 0.5 %",
-    "jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link) | ±5 ms",
-    "MPTCP, one lossy + one clean path (20 Mbit/s each, RTT 40 ms) | 2 %",
-    "wireless loss on the access point's air (RTT 40 ms) | 2 %",
-)}
+#: (row prefix, label) of the cells the kernel runs with --grid-subset (those of tests/linux)
+GRID_SUBSET = {tuple(k.split(" | ", 1)) for k in REPRESENTATIVE_CELLS}
 
 
 #: kernel figures of the grid, one entry per cell (``"row | label"``): the runs' goodput (Mbit/s),

@@ -74,24 +74,13 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
 # CUBIC at 1 % pins Linux's window arithmetic (Reno-friendly α kept for the whole epoch, whole-segment
 # reductions): with RFC 9438's α switch and real-valued halving the engine was 1.18 there.
 KERNEL_RUNS = 3
-GRID_TEST_CELLS = (
-    "newreno, RTT 20 ms, loss on one link | 0 %",
-    "newreno, RTT 20 ms, loss on one link | 5 %",
-    "newreno, RTT 100 ms, loss on one link | 1 %",
-    "newreno, RTT 100 ms, loss on all links | 0.5 %",
-    "cubic, RTT 100 ms, loss on one link | 0.5 %",
-    "cubic, RTT 100 ms, loss on one link | 1 %",
-    "jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link) | ±5 ms",
-    "MPTCP, one lossy + one clean path (20 Mbit/s each, RTT 40 ms) | 2 %",
-    "wireless loss on the access point's air (RTT 40 ms) | 2 %",
-)
 
 
 def _grid_cells():
-    from subflow.testbeds.grid import cells
+    from subflow.testbeds.grid import REPRESENTATIVE_CELLS, cells
 
     by_key = {f"{c.row} | {c.label}": c for c in cells(duration_s=25.0)}
-    return [by_key[k] for k in GRID_TEST_CELLS]
+    return [by_key[k] for k in REPRESENTATIVE_CELLS]
 
 
 def _fluid_at(cell, rtt_s: float) -> float:

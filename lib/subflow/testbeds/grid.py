@@ -220,6 +220,23 @@ def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
     return out
 
 
+#: The grid's representative cells (``"row | label"``), run on the kernel by ``tests/linux`` (each
+#: test) and by ``scripts/validation.py --grid-subset``: lossless framing, timeouts at short RTT
+#: and high loss, loss on one link and on all links, CUBIC's window arithmetic, jitter, MPTCP with
+#: one lossy path, wireless loss.
+REPRESENTATIVE_CELLS = (
+    "newreno, RTT 20 ms, loss on one link | 0 %",
+    "newreno, RTT 20 ms, loss on one link | 5 %",
+    "newreno, RTT 100 ms, loss on one link | 1 %",
+    "newreno, RTT 100 ms, loss on all links | 0.5 %",
+    "cubic, RTT 100 ms, loss on one link | 0.5 %",
+    "cubic, RTT 100 ms, loss on one link | 1 %",
+    "jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link) | ±5 ms",
+    "MPTCP, one lossy + one clean path (20 Mbit/s each, RTT 40 ms) | 2 %",
+    "wireless loss on the access point's air (RTT 40 ms) | 2 %",
+)
+
+
 def scaled_delays(doc: dict[str, Any], factor: float) -> dict[str, Any]:
     """``doc`` with every propagation delay (``links[].delay_ms`` and access points'
     ``wireless_delay_ms``) multiplied by ``factor`` (> 0): the same scenario at a base RTT
