@@ -394,7 +394,7 @@ def grid_analytic_mbps(cell) -> float:
 
     gf = goodput_fraction(cell.mss_bytes)
     sc = cell.scenario
-    if cell.strategy == "mptcp":
+    if cell.strategy.startswith("mptcp"):
         bw = sc["links"][0]["bandwidth_mbps"] * gf
         return min(bw, padhye_throughput_mbps(cell.mss_bytes, cell.rtt_s, cell.loss, t0_s=cell.rtt_s + 0.2, b=1)) + bw
     rates = [link["bandwidth_mbps"] for link in sc["links"]]

@@ -98,6 +98,12 @@ STRATEGIES: dict[str, Strategy] = {
                  "coupled increase shifts traffic from paths with the largest windows to the best paths "
                  "(largest inter-loss distance / RTT^2), which LIA does not (it is not Pareto-optimal).",
                  "Khalili, Gast, Popovic, Le Boudec, IEEE/ACM ToN 21(5), 2013; draft-khalili-mptcp-congestion-control"),
+        Strategy("mptcp-uncoupled", "mptcp", True, "interfaces", "uncoupled", "bare",
+                 "Multipath TCP as upstream Linux runs it: one subflow per interface, each with its own "
+                 "congestion control (the scenario's, NewReno or CUBIC) and no coupling, LowRTT scheduler. "
+                 "At a bottleneck shared with other flows it takes one TCP's share per subflow, which LIA "
+                 "and OLIA exist to avoid; on disjoint paths it uses each path fully.",
+                 "RFC 8684; RFC 6356 §1; Linux net/mptcp (no coupled congestion control)"),
         Strategy("sctp-failover", "sctp", False, "sticky", "none", "bare",
                  "SCTP with multihoming used only for failover: data stays on the primary path until it "
                  "fails; the retransmission timeout moves it to the alternate path.",

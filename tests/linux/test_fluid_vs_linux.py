@@ -101,7 +101,7 @@ def test_grid_cells_match_real_tcp(cell, need_linux, no_leftovers):
 
     if not need_linux.loss_mechanism or not need_linux.delay_mechanism:
         pytest.skip("linux engine: no loss or delay mechanism on this host")
-    if cell.strategy == "mptcp" and not (need_linux.mptcp_enabled and need_linux.mptcp_endpoints
+    if cell.strategy.startswith("mptcp") and not (need_linux.mptcp_enabled and need_linux.mptcp_endpoints
                                          and need_linux.mptcpize):
         pytest.skip("linux engine: MPTCP needs net.mptcp.enabled=1, 'ip mptcp' and mptcpize (Debian mptcpd)")
     twin_client = None

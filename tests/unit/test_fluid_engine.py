@@ -240,10 +240,49 @@ def test_coupled_mptcp_is_fair_to_tcp_at_a_shared_bottleneck(strategy):
     assert mp <= 1.25 * tcp
 
 
-def test_uncoupled_subflows_take_more_than_their_share():
-    doc = compare(_shared_bottleneck(), ["cmt-pf"], run_plan).model_dump()["strategies"]["cmt-pf"]
+@pytest.mark.parametrize("strategy", ["cmt-pf", "mptcp-uncoupled"])
+def test_uncoupled_subflows_take_more_than_their_share(strategy):
+    doc = compare(_shared_bottleneck(), [strategy], run_plan).model_dump()["strategies"][strategy]
     mp, tcp = (sum(f["throughput_mbps"][10:]) / 50 for f in doc["flows"])
     assert mp > 1.4 * tcp  # two independent NewReno windows: about 2:1
+
+
+def _one_lossy_path(demand_mbps=None):
+    doc = _two_path(cut=False)
+    doc["links"][2]["loss"] = 0.01  # a-r2: the 3 Mbit/s, 20 ms path loses 1 %
+    if demand_mbps is not None:
+        doc["flows"][0]["rate_mbps"] = demand_mbps
+    return doc
+
+
+def test_uncoupled_mptcp_is_a_tcp_on_each_path_and_lia_moves_traffic_off_the_lossy_one():
+    # upstream Linux's MPTCP (no coupled congestion control): each subflow does what one TCP does on
+    # its path, so the flow gets the clean path's rate plus a lossy TCP's; LIA (RFC 6356 §3) shifts
+    # the window away from the lossy path and gets less there
+    doc = compare(_one_lossy_path(), ["mptcp-uncoupled", "mptcp"], run_plan).model_dump()["strategies"]
+    only_lossy = _one_lossy_path()
+    only_lossy["nodes"] = [n for n in only_lossy["nodes"] if n["id"] != "r1"]
+    only_lossy["links"] = [link for link in only_lossy["links"] if "r1" not in (link["src"], link["dst"])]
+    lossy_tcp = compare(only_lossy, ["sptcp"], run_plan).model_dump()["strategies"]["sptcp"]["flows"][0][
+        "throughput_mbps"][5:]
+
+    def on_lossy(name):
+        sub = next(sf for sf in doc[name]["flows"][0]["subflows"] if "r2" in sf["path"])
+        return sum(sub["throughput_mbps"][5:]) / len(sub["throughput_mbps"][5:])
+
+    alone = sum(lossy_tcp) / len(lossy_tcp)
+    assert on_lossy("mptcp-uncoupled") == pytest.approx(alone, rel=0.15)
+    assert on_lossy("mptcp") < 0.6 * on_lossy("mptcp-uncoupled")
+
+
+@pytest.mark.parametrize(("strategy", "fast_share"), [("mptcp-uncoupled", True), ("cmt-pf", False)])
+def test_a_demand_below_capacity_goes_to_the_lowest_rtt_subflow_for_mptcp_and_the_slowest_for_cmt(strategy,
+                                                                                               fast_share):
+    doc = compare(_two_path(cut=False) | {"flows": [{"id": "f", "src": "a", "dst": "b", "rate_mbps": 2}]},
+                  [strategy], run_plan).model_dump()["strategies"][strategy]
+    fast = next(sf for sf in doc["flows"][0]["subflows"] if "r1" in sf["path"])["throughput_mbps"][10:]
+    share = sum(fast) / (2.0 * len(fast))
+    assert (share > 0.9) if fast_share else (share < 0.5)
 
 
 def test_olia_aggregates_disjoint_paths():

@@ -19,6 +19,7 @@ from subflow._kernels import njit
 from subflow.errors import RunCancelled
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow.results import EngineOutput, FlowResult, SubflowResult
+from subflow.strategies import STRATEGIES
 
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
@@ -197,6 +198,18 @@ def rate_limit_bps(sp: SubflowPath, wire: float) -> float:
     infinite when it has none."""
     return math.inf if sp.rate_limit_mbps is None else sp.rate_limit_mbps * 1e6 * wire
 
+
+
+def fills_slowest_first(plan: RunPlan, fp: FlowPlan) -> bool:
+    """Whether multipath flow ``fp`` fills its slowest path first when its demand or the shared
+    receive window limits it: SCTP CMT does (RFC 4960 §6.1 B: every destination whose cwnd has
+    room sends, and a full receive window throttles the fast path; msctp-cmt-handover §III).
+    MPTCP's scheduler fills the lowest-RTT subflow first, coupled or not (Linux's default
+    scheduler, net/mptcp/protocol.c ``mptcp_subflow_get_send``; RFC 8684 leaves it open)."""
+    if not fp.multipath or fp.coupling != "uncoupled":
+        return False
+    strategy = STRATEGIES.get(plan.strategy)
+    return strategy is None or strategy.family == "sctp"
 
 @dataclass(frozen=True)
 class Clock:

@@ -22,14 +22,15 @@ from subflow_engines.fluid.common import (
     SubflowRecord,
     ack_keep,
     fifo_jitter_delay_s,
+    fills_slowest_first,
     goodput_fraction,
     linux_rto,
-    rate_limit_bps,
-    throughput_mbps,
     rack_tail_probability,
     rack_tlp_timeout_probability,
+    rate_limit_bps,
     reverse_resource_id,
     tail_probe_pause_s,
+    throughput_mbps,
 )
 
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
@@ -498,7 +499,7 @@ class ScalarSimulator(FluidSimulator):
                 # whose cwnd has room (RFC 4960 §6.1 B, per destination); when the shared receive
                 # window is the limit, the long-RTT paths keep their windows in flight and the
                 # throttle falls on the fast path, so CMT fills the slowest path first.
-                slow_first = fp.coupling == "uncoupled"
+                slow_first = fills_slowest_first(self.plan, fp)
                 live.sort(key=lambda s: ((-1 if slow_first else 1) * (s.srtt if s.srtt is not None else s.rtt), s.id))
             remaining = conn.demand
             if rbuf_bits < math.inf:

@@ -41,10 +41,11 @@ from subflow_engines.fluid.common import (
     FluidSimulator,
     SubflowRecord,
     ack_keep,
+    fills_slowest_first,
     linux_rto,
-    rate_limit_bps,
     rack_tail_probability,
     rack_tlp_timeout_probability,
+    rate_limit_bps,
     tail_probe_pause_s,
 )
 
@@ -95,7 +96,7 @@ class VectorSimulator(FluidSimulator):
         flows = plan.flows
         self.multipath = np.array([fp.multipath for fp in flows], dtype=bool)
         self.coupled_conn = np.array([fp.multipath and fp.coupling == "lia" for fp in flows], dtype=bool)
-        self.slow_first_conn = np.array([fp.multipath and fp.coupling == "uncoupled" for fp in flows], dtype=bool)
+        self.slow_first_conn = np.array([fills_slowest_first(plan, fp) for fp in flows], dtype=bool)
         self.demand = np.array([math.inf if fp.rate_mbps is None else fp.rate_mbps * 1e6 for fp in flows])
         self.remaining_bits = np.array([math.inf if fp.size_bytes is None else fp.size_bytes * 8.0 for fp in flows])
         self.start_s = np.array([fp.start_s for fp in flows])
