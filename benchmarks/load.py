@@ -10,7 +10,7 @@ comparison submissions. Each client sends one request per second from a random s
 point (clients are not in step), so N clients offer about N requests/s. The API runs as
 ``--api-workers`` processes (default: 1 embedded, one per core on PostgreSQL). Printed per request kind: requests, p50 and p99 (ms), error rate (non-2xx other
 than a 429 from the queue bound), and 429s. After the submissions the backlog is cancelled
-(``POST .../cancel``), then 100 comparisons are submitted at once (100 threads) and the
+(``POST .../cancel``) and the next phase waits until the broker's queue is empty; then 100 comparisons are submitted at once (100 threads) and the
 time until all have finished is printed with how many succeeded.
 """
 
@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service import ROOT, Service, example  # noqa: E402
 
 FINISHED = ("succeeded", "failed", "cancelled")
+METRICS_TOKEN = "load-benchmark-metrics"
 
 
 def locust(svc: Service, kind: str, clients: int, seconds: int, scenario_id: str) -> list[dict]:
@@ -97,12 +98,20 @@ def burst(svc: Service, scenario_id: str, n: int = 100, timeout_s: float = 600) 
     return time.monotonic() - started, succeeded, refused
 
 
+def queue_depth(svc: Service) -> float:
+    """Task messages waiting in the broker (``subflow_queue_depth`` of ``GET /metrics``)."""
+    text = httpx.get(f"{svc.base_url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30).text
+    return next(float(line.split()[-1]) for line in text.splitlines() if line.startswith("subflow_queue_depth "))
+
+
 def wait_idle(svc: Service, scenario_id: str, timeout_s: float = 300) -> None:
-    """Until no comparison of the scenario is queued or running."""
+    """Until no comparison of the scenario is queued or running and the broker holds no message (the
+    cancelled comparisons' tasks, which a worker still takes and drops), so that the next phase
+    measures the API alone."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         page = svc.api.get(f"/scenarios/{scenario_id}/comparisons", params={"limit": 1000}).json()
-        if all(c["status"] in FINISHED for c in page["data"]):
+        if all(c["status"] in FINISHED for c in page["data"]) and queue_depth(svc) == 0:
             return
         time.sleep(1)
 
@@ -126,7 +135,7 @@ def main() -> None:
     bursts = []
     for deployment in args.deployments.split(","):
         workers = args.api_workers or (1 if deployment == "embedded" else os.cpu_count() or 1)
-        with Service(deployment, SUBFLOW_API_WORKERS=str(workers)) as svc:
+        with Service(deployment, SUBFLOW_API_WORKERS=str(workers), METRICS_TOKEN=METRICS_TOKEN) as svc:
             sid = svc.api.post("/scenarios", json=example()).json()["id"]
             for clients in (int(c) for c in args.clients.split(",")):
                 for kind in args.kinds.split(","):
