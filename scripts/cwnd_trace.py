@@ -6,7 +6,8 @@ Kernel: while ``linux.run(plan)`` runs the cell, a tracefs instance records the 
 snd_una before the ACK is processed; ``tcp_rcv_established``), ``tcp:tcp_cong_state_set``
 (ca_state: 0 Open, 1 Disorder, 2 CWR, 3 Recovery, 4 Loss) and ``tcp:tcp_retransmit_skb``,
 filtered on the iperf3 server port; tracepoints are global, so no namespace is entered and
-nothing polls the socket. Without tracefs, ``--ss`` samples ``ss -tinH`` in the sender's
+nothing polls the socket (tracefs must be mounted: ``mount -t tracefs nodev /sys/kernel/tracing``;
+the instance is removed afterwards). Without tracefs, ``--ss`` samples ``ss -tinH`` in the sender's
 namespace every 10 ms instead (cwnd, ssthresh, rtt, retrans; no ca_state).
 
 Fluid: the scalar kernel at the kernel's RTT (``scaled_delays``), every step's cwnd,
