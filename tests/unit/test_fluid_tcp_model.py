@@ -78,6 +78,17 @@ def test_cubic_reduction_and_fast_convergence():
     assert cubic_reduction(2.0, 0.0)[0] == 2.0  # never below 2 segments
 
 
+def test_cubic_reduction_is_linux_integer_arithmetic_on_the_integer_window():
+    """tcp_cubic.c, cubictcp_recalc_ssthresh: max(snd_cwnd·717/1024, 2) and, below the last
+    W_max, last_max_cwnd = snd_cwnd·(1024 + 717)/2048, in integers on snd_cwnd, the window
+    without its growth credit (snd_cwnd_cnt): a window of 12.9 is 12 segments to Linux."""
+    assert cubic_reduction(12.9, 0.0) == (8.0, 12.0)  # ⌊0.7·12.9⌋ would be 9
+    assert cubic_reduction(12.9, 14.0) == (8.0, 10.0)  # ⌊12·1741/2048⌋ = 10 (12.9·0.85 = 10.97)
+    for w in (5.5, 9.99, 17.3, 40.7):
+        n = math.floor(w)
+        assert cubic_reduction(w, 0.0)[0] == max(n * 717 // 1024, 2)
+
+
 def _epoch(w_prior: float, rtt: float, seconds: float, dt: float = 0.001) -> list[tuple[float, float]]:
     """Drive _cubic_update after a reduction from ``w_prior`` with a full window acknowledged
     every RTT; returns (t, cwnd) per step."""
@@ -114,11 +125,31 @@ def test_cubic_reno_friendly_region_uses_w_est_with_linux_alpha():
     assert alpha == pytest.approx(linux_alpha, rel=0.01)
     trace = dict((round(t, 3), w) for t, w in _epoch(w_prior, rtt, 1.0))
     k = (w_prior * 0.3 / 0.4) ** (1 / 3)
+    lag = alpha * 0.016 / rtt  # W_est as bictcp_update last saw it, HZ/32 / 2 earlier (next test)
     for t in (0.05, 0.1, 0.3):  # 0.3 s: W_est is past cwnd_prior (reached after 0.113 s)
-        expected = 0.7 * w_prior + alpha * t / rtt
+        expected = 0.7 * w_prior + alpha * t / rtt - lag
         assert expected > 0.4 * (t + rtt - k) ** 3 + w_prior  # the Reno-friendly region indeed
         assert trace[t] == pytest.approx(expected, rel=0.02)
     assert trace[0.3] > w_prior
+
+
+def test_cubic_epoch_at_short_rtt_follows_linux_bictcp_update():
+    """RTT 24 ms, a reduction from 13 segments (9 after it, W_max 13, K = 2.15 s): Linux's cubic
+    target is W_max − ⌊C·(K − t)³⌋ = 10, a whole segment above the window, so the window gains
+    most of a segment in the first round trip, faster than W_est (α = 0.53 per round trip), and
+    no more from the cubic curve for the rest of a loss epoch; the Reno-friendly growth is seen
+    at most every HZ/32 = 32 ms (bictcp_update returns early while the window is unchanged), so
+    the window runs α·16 ms/RTT = 0.35 segments behind W_est: after 10 round trips
+    9 + 10·α − 0.35 segments, not 9 + 10·α (a kernel trace at this RTT, scripts/cwnd_trace.py:
+    +1 segment in the first round trip, 0.475 segments per window acknowledged over the epoch)."""
+    rtt, alpha = 0.024, 3 * (1 - 0.7) / (1 + 0.7)
+    trace = dict((round(t, 3), w) for t, w in _epoch(13.0, rtt, 0.3))
+    assert trace[0.001] == pytest.approx(9.0, abs=0.05)
+    assert trace[0.024] - 9.0 > 0.6  # towards the integer target 10; W_est gives 0.53 at most
+    assert trace[0.048] < 10.0  # not past the integer target before W_est gets there
+    expected = 9.0 + alpha * 0.24 / rtt - alpha * 0.016 / rtt
+    assert trace[0.24] == pytest.approx(expected, abs=0.05)
+    assert 9.0 + alpha * 0.24 / rtt - trace[0.24] > 0.3
 
 
 def test_cubic_after_a_timeout_starts_with_k_zero():

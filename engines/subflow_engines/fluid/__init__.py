@@ -22,7 +22,10 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
                       target clamped to [cwnd, 1.5·cwnd], Reno-friendly W_est with α = 3(1−β)/(1+β)
                       throughout (§4.2–4.5; Linux's tcp_cubic.c keeps α, without RFC 9438's switch
                       to 1 at cwnd_prior); loss: cwnd = β·cwnd, β = 0.7,
-                      fast convergence (§4.6–4.7); after an RTO K = 0 (§4.8); scalar._cubic_update
+                      fast convergence (§4.6–4.7); after an RTO K = 0 (§4.8); in Linux's arithmetic
+                      (tcp_cubic.c): the integer target W_max − ⌊C·(K − t)³⌋, the window following
+                      W_est 16 ms late (bictcp_update recomputes at most every HZ/32 = 32 ms), the
+                      reduction on ⌊cwnd⌋; scalar._cubic_update, scalar.cubic_reduction
     MPTCP (LIA)       cwnd_i += acked·min(α/W, 1/cwnd_i),
                       α = W·max_j(cwnd_j/RTT_j²) / (Σ_j cwnd_j/RTT_j)²   (RFC 6356 §3)
     whole segments    a reduction rounds down to whole segments as Linux's integer snd_cwnd does

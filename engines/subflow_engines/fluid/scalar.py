@@ -36,6 +36,13 @@ from subflow_engines.fluid.common import (
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
 CUBIC_BETA = 0.7  # RFC 9438 §4.6
 CUBIC_ALPHA = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)  # RFC 9438 §4.3 (Eq. 4), Linux's tcp_friendliness
+#: Linux's β_cubic and fast-convergence factor in its integer arithmetic (tcp_cubic.c: beta = 717,
+#: BICTCP_BETA_SCALE = 1024; last_max_cwnd = cwnd·(1024 + 717)/2048)
+LINUX_CUBIC_BETA, LINUX_BETA_SCALE = 717, 1024
+#: how often Linux's CUBIC recomputes its growth rate while the window is unchanged, s: bictcp_update
+#: returns early while ``last_cwnd == cwnd && now − last_time <= HZ/32`` jiffies, i.e. for 32 ms
+#: (8 jiffies at HZ = 250, 32 at HZ = 1000), so the Reno-friendly estimate is seen at most every 32 ms
+LINUX_CUBIC_UPDATE_S = 0.032
 
 
 class _Sub:
@@ -144,24 +151,36 @@ def cubic_window(t_s: float, k_s: float, w_max: float) -> float:
 def cubic_reduction(cwnd: float, w_max: float) -> tuple[float, float]:
     """CUBIC's reaction to a loss event, packets: (new cwnd = ssthresh, new W_max).
 
-    RFC 9438 §4.6: ssthresh = max(cwnd·β_cubic, 2), β_cubic = 0.7, in whole segments as Linux
-    computes it (``bictcp_recalc_ssthresh``: max(cwnd·717/1024, 2) in integer arithmetic,
-    rounded down); §4.7 fast convergence: W_max = cwnd·(1 + β_cubic)/2 when the window is below
-    the W_max of the previous loss (another flow is taking the bandwidth), else W_max = cwnd."""
-    new_w_max = cwnd * (1.0 + CUBIC_BETA) / 2.0 if cwnd < w_max else cwnd
-    return max((cwnd * CUBIC_BETA) // 1.0, 2.0), new_w_max
+    RFC 9438 §4.6: ssthresh = max(cwnd·β_cubic, 2), β_cubic = 0.7; §4.7 fast convergence:
+    W_max = cwnd·(1 + β_cubic)/2 when the window is below the W_max of the previous loss
+    (another flow is taking the bandwidth), else W_max = cwnd. Both in Linux's integer
+    arithmetic on its integer window (``net/ipv4/tcp_cubic.c``, ``cubictcp_recalc_ssthresh``:
+    ``max(snd_cwnd·717/1024, 2)`` and ``last_max_cwnd = snd_cwnd·(1024 + 717)/(2·1024)``, each
+    rounded down). The engine's real-valued window is snd_cwnd plus the growth credit
+    snd_cwnd_cnt/cwnd (tcp_cong_avoid_ai), which Linux does not count, so both start from
+    ⌊cwnd⌋: for Reno that changes nothing (⌊⌊w⌋/2⌋ = ⌊w/2⌋), for CUBIC's 0.7 it is 0.35
+    segments less on average than ⌊0.7·cwnd⌋, which matters where loss keeps the window at
+    5–15 segments (the kernel's mean reduction at RTT 20 ms, 1 % loss: 0.662 of the window;
+    ⌊0.7·cwnd⌋ gave 0.677; scripts/cwnd_trace.py)."""
+    snd = math.floor(cwnd)
+    if snd < w_max:
+        new_w_max = float(snd * (LINUX_BETA_SCALE + LINUX_CUBIC_BETA) // (2 * LINUX_BETA_SCALE))
+    else:
+        new_w_max = float(snd)
+    return max(float(snd * LINUX_CUBIC_BETA // LINUX_BETA_SCALE), 2.0), new_w_max
 
 
 def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
-    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.5), in packets.
+    """Congestion avoidance of CUBIC (RFC 9438 §4.2–4.5), in packets, as Linux computes it.
 
     At the start of an epoch (the first step of congestion avoidance after a reduction):
     K = ∛((W_max − cwnd)/C) (:func:`cubic_k`), W_est = cwnd. Per ``acked`` packets:
-    the window moves towards target = W_cubic(t + RTT) (:func:`cubic_window`), clamped to
-    [cwnd, 1.5·cwnd] (§4.4–4.5), by (target − cwnd)/cwnd per acknowledged segment; the
-    Reno-friendly estimate grows W_est += α_cubic·acked/cwnd with α_cubic = 3(1 − β)/(1 + β)
-    throughout the epoch, and cwnd is never below W_est (the Reno-friendly region). ``acked``
-    counts segments, not ACKs (Linux; delayed ACKs, RFC 5681 §4.2, do not slow the growth).
+    the window moves towards target = W_cubic(t + RTT), clamped to [cwnd, 1.5·cwnd]
+    (§4.4–4.5), by (target − cwnd)/cwnd per acknowledged segment; the Reno-friendly estimate
+    grows W_est += α_cubic·acked/cwnd with α_cubic = 3(1 − β)/(1 + β) throughout the epoch,
+    and cwnd is never below W_est as it was 16 ms earlier (the Reno-friendly region, below).
+    ``acked`` counts segments, not ACKs (Linux; delayed ACKs, RFC 5681 §4.2, do not slow the
+    growth).
 
     α_cubic stays 3(1 − β)/(1 + β) as in Linux (``net/ipv4/tcp_cubic.c``, ``bictcp_update``:
     ``tcp_cwnd`` grows by one per ``cwnd·beta_scale/8`` acknowledged segments, beta_scale =
@@ -169,6 +188,21 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
     α_cubic = 1 once W_est reaches cwnd_prior; Linux, the stack the engine is validated against
     (docs/validation), does not do that, and with the switch the engine was 7–20 % above the
     kernel where CUBIC lives in the Reno-friendly region (RTT 100 ms, 1–3 % loss).
+
+    Two details of ``bictcp_update`` that shape small windows at short RTTs (a kernel trace at
+    RTT 20 ms, 1 % loss, scripts/cwnd_trace.py: growth 0.475 segments per window acknowledged
+    against 0.54 for a W_est followed at once; +1 segment in the epoch's first round trip, then
+    none for two):
+
+    * the cubic target is an integer, ``bic_target = bic_origin_point ∓ delta`` with
+      ``delta = (cube_rtt_scale·|t − K|³) >> (10 + 3·BICTCP_HZ)`` rounded down, so below
+      W_max the target is W_max − ⌊C·(K − t)³⌋: a whole segment above cwnd right after a
+      reduction (one more segment in the first round trip) and flat for long after;
+    * the growth rate ``ca->cnt`` (and with it the Reno-friendly ``tcp_cwnd``) is recomputed
+      only when the window changed or :data:`LINUX_CUBIC_UPDATE_S` (HZ/32) passed since the last
+      recomputation (the early ``return`` at the top of ``bictcp_update``; ``ack_cnt`` keeps
+      counting, so tcp_cwnd keeps its rate), so the window follows W_est half that period late
+      on average: α·16 ms/RTT segments behind it, 0.35 segments at RTT 24 ms, 0.08 at 100 ms.
     """
     if sub.t_epoch < 0:
         sub.t_epoch = t
@@ -177,10 +211,12 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
             sub.w_max = sub.cwnd
         sub.w_est = sub.cwnd
     cwnd = sub.cwnd
-    target = cubic_window(t + rtt - sub.t_epoch, sub.k, sub.w_max)
+    d = cubic_window(t + rtt - sub.t_epoch, sub.k, 0.0)  # C·(t − K)³
+    target = sub.w_max + (math.floor(d) if d >= 0.0 else -math.floor(-d))
     target = min(max(target, cwnd), 1.5 * cwnd)
     sub.w_est += acked * CUBIC_ALPHA / cwnd
-    return max(cwnd + acked * (target - cwnd) / cwnd, sub.w_est)
+    reno_friendly = sub.w_est - CUBIC_ALPHA * (0.5 * LINUX_CUBIC_UPDATE_S) / rtt
+    return max(cwnd + acked * (target - cwnd) / cwnd, reno_friendly)
 
 
 def _olia_epsilon(subs: list[_Sub]) -> dict[str, float]:
