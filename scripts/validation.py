@@ -406,12 +406,14 @@ def grid_analytic_mbps(cell) -> float:
 
 
 def fluid_mean(doc: dict, strategy: str) -> float:
-    """Mean goodput after the warm-up, Mbit/s, mean of seeds 1–3 of the fluid engine."""
+    """Mean goodput after the warm-up, Mbit/s, mean over the seeds ``subflow.testbeds.grid.FLUID_SEEDS``
+    of the fluid engine."""
     from subflow.resolve import resolve_plan
+    from subflow.testbeds.grid import FLUID_SEEDS
     from subflow_engines.fluid import run as fluid_run
 
     runs = []
-    for seed in (1, 2, 3):
+    for seed in FLUID_SEEDS:
         d = {**doc, "run": {**doc["run"], "seed": seed}}
         flow = fluid_run(resolve_plan(d, strategy, "fluid")).flows[0]
         v = [x for t, x in zip(flow.t_s, flow.throughput_mbps) if t >= GRID_WARMUP_S]
@@ -441,7 +443,7 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "delayed ACKs do not slow its window), T0 = RTT + 200 ms (Linux's RTO form), capped by the path's "
         "goodput, at the scenario's RTT; where timeouts dominate (small windows) Linux recovers by SACK, RACK "
         "and tail loss probes and times out far less than Reno, so kernel and fluid sit above it. "
-        "fluid: mean of seeds 1–3 at the scenario's RTT. kernel: the linux engine, median of 3 runs [range], "
+        "fluid: mean of seeds 1–20 (`FLUID_SEEDS`) at the scenario's RTT. kernel: the linux engine, median of 3 runs [range], "
         "with iperf3's mean / minimum RTT (medians) and the load average (1, 5, 15 min) before the cell.\n\n"
         "**The kernel's RTT is not the scenario's.** This host has no netem: every hop crosses the NFQUEUE "
         "delay line (engines/subflow_engines/linux/delayline.py), a Python process that reads each packet from "

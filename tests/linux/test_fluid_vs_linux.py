@@ -60,8 +60,8 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
 # Cells of subflow.testbeds.grid (a 4-node chain keeps the delay line's per-hop latency small against
 # the RTT), 25 s runs, goodput after 5 s. The kernel's RTT exceeds the scenario's by the delay line's
 # own latency (about 1 ms per traversal, more on a loaded machine), so the fluid engine runs the same
-# scenario at the RTT the kernel runs measured (subflow.testbeds.grid.kernel_rtt_s), mean of seeds
-# 1-3 (the kernel's loss is not seeded). docs/validation has the whole grid.
+# scenario at the RTT the kernel runs measured (subflow.testbeds.grid.kernel_rtt_s), mean over the
+# grid's FLUID_SEEDS (the kernel's loss is not seeded). docs/validation has the whole grid.
 #
 # One 20 s kernel window is a small sample where loss is rare against the window: at 100 ms and
 # 0.5 % a flow of ~2 Mbit/s sees about 17 loss events in it, and two kernel runs of the same cell
@@ -84,12 +84,13 @@ def _grid_cells():
 
 
 def _fluid_at(cell, rtt_s: float) -> float:
-    """Mean goodput (Mbit/s, 5-25 s) of the fluid engine on ``cell`` scaled to ``rtt_s``, seeds 1-3."""
-    from subflow.testbeds.grid import scaled_delays
+    """Mean goodput (Mbit/s, 5-25 s) of the fluid engine on ``cell`` scaled to ``rtt_s``, mean over
+    the grid's ``FLUID_SEEDS``."""
+    from subflow.testbeds.grid import FLUID_SEEDS, scaled_delays
 
     doc = scaled_delays(cell.scenario, rtt_s / cell.rtt_s)
     runs = []
-    for seed in (1, 2, 3):
+    for seed in FLUID_SEEDS:
         p = resolve_plan({**doc, "run": {**doc["run"], "seed": seed}}, cell.strategy, "fluid")
         runs.append(_mean_in(fluid_run(p).flows[0], 5.0, 25.0))
     return sum(runs) / len(runs)

@@ -289,3 +289,38 @@ def test_olia_aggregates_disjoint_paths():
     doc = compare(_two_path(cut=False), ["mptcp-olia"], run_plan).model_dump()["strategies"]["mptcp-olia"]
     thr = doc["flows"][0]["throughput_mbps"][5:]
     assert sum(thr) / len(thr) >= 1.2 * 10.0
+
+
+@pytest.mark.parametrize("kernel", ["scalar", "vectorised"])
+def test_slow_start_grows_by_delivered_segments_so_the_overshoot_is_bounded(kernel):
+    """RFC 5681 §3.1: in slow start cwnd grows by the segments *acknowledged*. Once the bottleneck
+    queue overflows, ACKs come back at the bottleneck's rate, so in the round trip until the first
+    drop is detected the window grows by at most the path's BDP + queue, and the first reduction
+    leaves at most that much. (The grid's NewReno 300 ms lossless cell: 20 Mbit/s, 100-packet queue,
+    BDP + queue ≈ 596 segments; the kernel reduced 936 → 468 → 234, scripts/cwnd_trace.py. Counting
+    *sent* segments, as the engine did before, doubled the window per round trip into the full queue
+    and reduced 1694 → 847 → 423.)"""
+    from subflow.testbeds.grid import cells
+    from subflow_engines.fluid.scalar import ScalarSimulator
+    from subflow_engines.fluid.vectorised import VectorSimulator
+
+    cell = next(c for c in cells() if c.row == "newreno, RTT 300 ms, loss on one link" and c.label == "0 %")
+    plan = resolve_plan(cell.scenario, "sptcp", "fluid")
+    base = ScalarSimulator if kernel == "scalar" else VectorSimulator
+    first: list[float] = []
+
+    class Traced(base):
+        def step(self, step, t, b):
+            super().step(step, t, b)
+            if first:
+                return
+            if kernel == "scalar":
+                ss = [s.ssthresh for c in self.conns for s in c.subs.values()]
+            else:
+                ss = [float(v) for v in self.ssthresh]
+            first.extend(v for v in ss if math.isfinite(v))
+
+    Traced(plan).run()
+    bdp_plus_queue = 20e6 * 1448 / 1514 / (1448 * 8) * 0.3 + 100  # segments
+    assert first, "no loss reduction in slow start"
+    assert 0.5 * bdp_plus_queue < first[0] <= 1.1 * bdp_plus_queue

@@ -145,11 +145,34 @@ def test_cubic_epoch_at_short_rtt_follows_linux_bictcp_update():
     rtt, alpha = 0.024, 3 * (1 - 0.7) / (1 + 0.7)
     trace = dict((round(t, 3), w) for t, w in _epoch(13.0, rtt, 0.3))
     assert trace[0.001] == pytest.approx(9.0, abs=0.05)
-    assert trace[0.024] - 9.0 > 0.6  # towards the integer target 10; W_est gives 0.53 at most
-    assert trace[0.048] < 10.0  # not past the integer target before W_est gets there
+    # cnt = 9 // (10 − 9) = 9: one segment for the 9 acknowledged in the first round trip, to the
+    # integer target 10 exactly; W_est gives 0.53 at most
+    assert trace[0.024] == pytest.approx(10.0, abs=0.02)
+    # at the target cnt = 100·cwnd (bictcp_update's "very small increment"): 0.01 per round trip,
+    # not past it before W_est gets there
+    assert trace[0.048] < 10.02
     expected = 9.0 + alpha * 0.24 / rtt - alpha * 0.016 / rtt
     assert trace[0.24] == pytest.approx(expected, abs=0.05)
     assert 9.0 + alpha * 0.24 / rtt - trace[0.24] > 0.3
+
+
+def test_cubic_small_window_at_long_rtt_returns_to_w_max_exactly():
+    """RTT 300 ms, a reduction from 7 segments (4 after it, W_max 7, K = 1.96 s), the kernel's cycle
+    at 5 % loss (scripts/cwnd_trace.py: 4 → 5 → 6 → 7 in about three round trips, then flat until
+    the next loss, and W_max stays 7). bictcp_update grows one segment per
+    cnt = ⌊snd_cwnd/(target − snd_cwnd)⌋ ≥ 2 acknowledged (integer division) towards the integer
+    target W_max − ⌊C·(K − t)³⌋, so the window reaches W_max *exactly*; the next loss then finds
+    snd_cwnd = W_max, and fast convergence (RFC 9438 §4.7: only below the last W_max) leaves W_max
+    at 7. A window approaching the target asymptotically (growth (target − cwnd)/cwnd per segment)
+    stays a fraction below it: 6 whole segments to Linux, fast convergence every epoch, W_max
+    ratcheting down to ⌊6·1741/2048⌋ = 5, and a fifth less throughput at 300 ms and 5 % loss
+    (the validation grid's CUBIC 300 ms 5 % cell: 0.84 of the kernel before, 0.95 after)."""
+    rtt = 0.3
+    trace = dict((round(t, 3), w) for t, w in _epoch(7.0, rtt, 1.5))
+    assert trace[0.001] == pytest.approx(4.0, abs=0.01)
+    assert trace[0.3] > 5.0  # cnt = 4 // (6 − 4) = 2 in the first round trip (target 6)
+    assert trace[1.2] == pytest.approx(7.0, abs=0.02)  # at W_max within four round trips, not past it
+    assert cubic_reduction(trace[1.2], 7.0) == (4.0, 7.0)  # no fast convergence at the next loss
 
 
 def test_cubic_after_a_timeout_starts_with_k_zero():

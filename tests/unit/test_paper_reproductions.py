@@ -143,11 +143,15 @@ def _uav_split_jain(result: dict, t0: int = 62) -> float:
     return statistics.mean(vals)
 
 
-def test_naval_direct_move_fdm_splits_the_uav_fairly_where_lowrtt_does_not():
+def test_naval_direct_move_fdm_splits_the_uav_evenly_and_is_fairer_between_stations():
     # sd-mptcp Scenario I (§VI-A, Fig. 6) in the paper's measured regime: stations well below
     # their 3 Mbit/s demand (0.1 % residual SATCOM loss), so the split of the shared 1 Mbit/s
-    # UAV backhaul decides who gets more. LowRTT fills the UAV greedily and drop-tail losses
-    # land unevenly; FDM's per-subflow limiters give both stations the same share.
+    # UAV backhaul decides who gets more. FDM's per-subflow limiters give both stations the same
+    # UAV share in every interval; LowRTT's UAV shares are close to even once its subflows are in
+    # congestion avoidance (per-interval Jain 0.9995 over seeds 1-8; it read 0.963 while slow start
+    # counted sent rather than acknowledged segments and the UAV subflows' start overshot the
+    # drop-tail queue, docs/validation), but over the run the stations' throughputs are less even
+    # than under FDM, and FDM delivers more (Fig. 6).
     from subflow.testbeds.papers import with_satcom_residual_loss
 
     base = with_satcom_residual_loss(load_example("naval-direct-move"), 1e-3)
@@ -165,7 +169,7 @@ def test_naval_direct_move_fdm_splits_the_uav_fairly_where_lowrtt_does_not():
             mean[n].append(r["summary"]["mean_mbps"])
             assert r["summary"]["zero_s"] == 0  # neither MPTCP variant has a gap
     assert min(split["mptcp-fdm"]) >= 0.99  # the controller's equal UAV shares
-    assert statistics.mean(split["mptcp"]) <= statistics.mean(split["mptcp-fdm"]) - 0.02
+    assert statistics.mean(split["mptcp"]) <= statistics.mean(split["mptcp-fdm"])
     assert statistics.mean(jain["mptcp-fdm"]) > statistics.mean(jain["mptcp"])  # fairer between stations
     assert min(jain["mptcp-fdm"]) > min(jain["mptcp"])
     assert statistics.mean(mean["mptcp-fdm"]) > statistics.mean(mean["mptcp"])  # Fig. 6: FDM above MPTCP

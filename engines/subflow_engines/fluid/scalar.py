@@ -212,11 +212,17 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
         sub.w_est = sub.cwnd
     cwnd = sub.cwnd
     d = cubic_window(t + rtt - sub.t_epoch, sub.k, 0.0)  # C·(t − K)³
-    target = sub.w_max + (math.floor(d) if d >= 0.0 else -math.floor(-d))
-    target = min(max(target, cwnd), 1.5 * cwnd)
+    target = int(sub.w_max) + (math.floor(d) if d >= 0.0 else -math.floor(-d))
+    snd = math.floor(cwnd + 1e-9)  # Linux's snd_cwnd: whole segments
+    # bictcp_update: one segment per cnt acknowledged, cnt = snd_cwnd/(target − snd_cwnd) in integer
+    # division, at least 2 (growth ≤ 1.5× per RTT); 100·snd_cwnd (next to nothing) at the target
+    cnt = max(snd // (target - snd), 2) if target > snd else 100 * max(snd, 1)
     sub.w_est += acked * CUBIC_ALPHA / cwnd
     reno_friendly = sub.w_est - CUBIC_ALPHA * (0.5 * LINUX_CUBIC_UPDATE_S) / rtt
-    return max(cwnd + acked * (target - cwnd) / cwnd, reno_friendly)
+    grown = cwnd + acked / cnt
+    if target > snd and grown > target:
+        grown = float(target)  # the integer window stops at the target (no overshoot within a step)
+    return max(grown, reno_friendly)
 
 
 def _olia_epsilon(subs: list[_Sub]) -> dict[str, float]:
@@ -690,8 +696,10 @@ class ScalarSimulator(FluidSimulator):
             if not react and sub.limited and t >= sub.recover_end:
                 acked = sent_pkts
                 if sub.cwnd < sub.ssthresh:
-                    # one doubling per round trip (acked/cwnd = dt/RTT), RFC 5681 §3.1
-                    sub.cwnd = min(sub.cwnd * 2.0 ** (acked / sub.cwnd), max(sub.ssthresh, sub.cwnd))
+                    # one doubling per round trip of *delivered* segments (ACK clocking, RFC 5681
+                    # §3.1: cwnd grows by the segments acknowledged): once a queue overflows, the
+                    # window grows by the bottleneck's rate, not by what the sender sends into it
+                    sub.cwnd = min(sub.cwnd * 2.0 ** (got / pkt_bits / sub.cwnd), max(sub.ssthresh, sub.cwnd))
                 elif coupled:
                     sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
                 elif olia:

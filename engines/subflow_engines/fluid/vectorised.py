@@ -597,9 +597,9 @@ def _step(
     for i in range(S):
         lim = live[i] and x[i] >= 0.98 * w[i] and w[i] < limit[i]
         if lim and not react[i] and x[i] > 0 and t >= recover_end[i]:
-            acked = x[i] * (dt / pkt_bits)
             if cwnd[i] < ssthresh[i]:
-                v = cwnd[i] * np.exp2(acked / cwnd[i])
+                # one doubling per round trip of delivered segments (ACK clocking, RFC 5681 §3.1)
+                v = cwnd[i] * np.exp2(got[i] / pkt_bits / cwnd[i])
                 cap_ = ssthresh[i] if ssthresh[i] > cwnd[i] else cwnd[i]
                 cwnd[i] = v if v < cap_ else cap_
             else:

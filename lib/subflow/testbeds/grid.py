@@ -185,6 +185,23 @@ class Cell:
 MPTCP_ROW = "MPTCP uncoupled (as upstream Linux), one lossy + one clean path (20 Mbit/s each, RTT 40 ms)"
 
 
+#: The grid's queue row: NewReno over the lossless 20 Mbit/s bottleneck at RTT 300 ms (BDP ≈ 496 segments)
+#: with a larger drop-tail queue than the 100 packets of the lossless cells, where slow start's end
+#: overflows it
+QUEUE_ROW = "queue of the bottleneck (newreno, RTT 300 ms, lossless, 20 Mbit/s)"
+QUEUE_ROW_PACKETS = (300, 1000)
+#: The grid's long rows: at RTT 300 ms a 30 s run holds only 10–20 loss epochs at 0.5–2 % loss, and the
+#: kernel's three runs of a cell spread by ±20–40 %; these cells run for LONG_DURATION_S on both engines
+LONG_DURATION_S = 90.0
+LONG_ROW_LOSSES = (0.005, 0.01, 0.02)
+
+#: Seeds of the fluid engine's figure of a cell (the mean over them): a 25 s window at RTT 300 ms and 5 %
+#: loss holds about 20 loss epochs, and three seeds left the model's own figure up to 20 % from its
+#: long-run mean there (CUBIC, 300 ms, 5 %: 0.138 Mbit/s over seeds 1–3 against 0.167 over 1–20 and
+#: 0.164–0.175 over 300 s runs); twenty cost a few seconds for the whole grid
+FLUID_SEEDS = tuple(range(1, 21))
+
+
 def _e2e(loss: float, n: int) -> float:
     return 1.0 - (1.0 - loss) ** n
 
@@ -192,7 +209,8 @@ def _e2e(loss: float, n: int) -> float:
 def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
           rtts_ms: tuple[float, ...] = (20.0, 100.0, 300.0), duration_s: float = 30.0) -> list[Cell]:
     """The grid of issue 11: loss on one link and spread over all three of a 4-node chain, each RTT, NewReno and
-    CUBIC; MPTCP with one lossy path; a jitter row; wireless loss on an access point's air.
+    CUBIC; the lossless 300 ms cell with larger queues; 300 ms cells run for ``LONG_DURATION_S``; MPTCP with one
+    lossy path; a jitter row; wireless loss on an access point's air.
 
     Lossless chain cells have one 20 Mbit/s link in the middle (the HTB rate limits them, so
     they check framing overhead; queue 100 packets); lossy ones run at 1 Gbit/s (loss limits
@@ -213,6 +231,15 @@ def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
                     e2e = p if spread == "one" else _e2e(p, n_links)
                     out.append(Cell(f"{cc}, RTT {rtt:g} ms, loss on {spread} link{'s' if spread == 'all' else ''}",
                                     f"{p * 100:g} %", "sptcp", doc, e2e, rtt / 1000.0))
+    for q in QUEUE_ROW_PACKETS:  # slow start's overshoot at a long RTT against the bottleneck's queue
+        doc = chain(0.0, "one", 300.0, "newreno", bottleneck_mbps=20.0, duration_s=duration_s, queue_packets=q,
+                    n_nodes=GRID_NODES)
+        out.append(Cell(QUEUE_ROW, f"{q} packets", "sptcp", doc, 0.0, 0.3))
+    for cc in ("newreno", "cubic"):  # long runs where 30 s hold too few loss epochs
+        for p in LONG_ROW_LOSSES:
+            doc = chain(p, "one", 300.0, cc, duration_s=LONG_DURATION_S, n_nodes=GRID_NODES)
+            out.append(Cell(f"{cc}, RTT 300 ms, loss on one link, {LONG_DURATION_S:g} s runs", f"{p * 100:g} %",
+                            "sptcp", doc, p, 0.3))
     for p in (0.005, 0.02):  # upstream Linux has no coupled congestion control: compare like with like
         out.append(Cell(MPTCP_ROW, f"{p * 100:g} %", "mptcp-uncoupled", two_path_lossy(p, duration_s=duration_s),
                         p, 0.04))
