@@ -255,10 +255,13 @@ def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
 
 #: The grid's representative cells (``"row | label"``), run on the kernel by ``tests/linux`` (each
 #: test) and by ``scripts/validation.py --grid-subset``: lossless framing, timeouts at short RTT
-#: and high loss, loss on one link and on all links, CUBIC's window arithmetic, jitter, MPTCP with
-#: one lossy path, wireless loss.
+#: and high loss, loss on one link and on all links, CUBIC's window arithmetic (at 300 ms and 5 %: its
+#: integer growth back to W_max), slow start's end at a long RTT (ACK-clocked growth into a full
+#: queue, then two reductions), jitter, MPTCP with one lossy path, wireless loss.
 REPRESENTATIVE_CELLS = (
     "newreno, RTT 20 ms, loss on one link | 0 %",
+    f"{QUEUE_ROW} | 300 packets",
+    "cubic, RTT 300 ms, loss on one link | 5 %",
     "newreno, RTT 20 ms, loss on one link | 5 %",
     "newreno, RTT 100 ms, loss on one link | 1 %",
     "newreno, RTT 100 ms, loss on all links | 0.5 %",
