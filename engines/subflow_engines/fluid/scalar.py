@@ -698,8 +698,11 @@ class ScalarSimulator(FluidSimulator):
                 if sub.cwnd < sub.ssthresh:
                     # one doubling per round trip of *delivered* segments (ACK clocking, RFC 5681
                     # §3.1: cwnd grows by the segments acknowledged): once a queue overflows, the
-                    # window grows by the bottleneck's rate, not by what the sender sends into it
-                    sub.cwnd = min(sub.cwnd * 2.0 ** (got / pkt_bits / sub.cwnd), max(sub.ssthresh, sub.cwnd))
+                    # window grows by the bottleneck's rate, not by what the sender sends into it.
+                    # At most what it sent in the step: a draining queue's pass fraction exceeds 1,
+                    # and its backlog (other flows' too) is not this flow's ACK clock
+                    acked_ss = (got if got < x * dt else x * dt) / pkt_bits
+                    sub.cwnd = min(sub.cwnd * 2.0 ** (acked_ss / sub.cwnd), max(sub.ssthresh, sub.cwnd))
                 elif coupled:
                     sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
                 elif olia:

@@ -598,8 +598,10 @@ def _step(
         lim = live[i] and x[i] >= 0.98 * w[i] and w[i] < limit[i]
         if lim and not react[i] and x[i] > 0 and t >= recover_end[i]:
             if cwnd[i] < ssthresh[i]:
-                # one doubling per round trip of delivered segments (ACK clocking, RFC 5681 §3.1)
-                v = cwnd[i] * np.exp2(got[i] / pkt_bits / cwnd[i])
+                # one doubling per round trip of delivered segments (ACK clocking, RFC 5681 §3.1),
+                # at most those sent in the step (a draining queue's pass fraction exceeds 1)
+                sent_bits = x[i] * dt
+                v = cwnd[i] * np.exp2((got[i] if got[i] < sent_bits else sent_bits) / pkt_bits / cwnd[i])
                 cap_ = ssthresh[i] if ssthresh[i] > cwnd[i] else cwnd[i]
                 cwnd[i] = v if v < cap_ else cap_
             else:
