@@ -324,3 +324,29 @@ def test_slow_start_grows_by_delivered_segments_so_the_overshoot_is_bounded(kern
     bdp_plus_queue = 20e6 * 1448 / 1514 / (1448 * 8) * 0.3 + 100  # segments
     assert first, "no loss reduction in slow start"
     assert 0.5 * bdp_plus_queue < first[0] <= 1.1 * bdp_plus_queue
+
+
+def test_slow_start_counts_no_more_than_it_sent_when_a_queue_drains():
+    """A hop whose queue empties within a step lets through more than arrived in it (pass fraction
+    (queue + arrivals)/arrivals > 1): that backlog is not the ACK clock of a flow that sent a
+    sliver into it. Slow start grows by the segments delivered, at most those sent in the step;
+    with 200 flows over Kdl an uncapped count overflowed 2**x (benchmarks/engine.py)."""
+    from subflow_engines.fluid.scalar import ScalarSimulator
+
+    doc = {"name": "drain", "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+           "links": [{"id": "l", "src": "a", "dst": "b", "bandwidth_mbps": 100.0, "delay_ms": 10.0}],
+           "flows": [{"id": "f", "src": "a", "dst": "b"}], "run": {"duration_s": 5.0, "interval_s": 1.0}}
+    sim = ScalarSimulator(resolve_plan(load_scenario(doc), "sptcp", "fluid"))
+    dt = sim.clock.dt_s
+    step, t = 0, 0.0
+    while True:  # until the subflow is open and sending in slow start
+        sim.step(step, t, 0)
+        sub = next(iter(sim.conns[0].subs.values()))
+        if sub.phase == "open" and sub.x > 0:
+            break
+        step, t = step + 1, t + dt
+    sub.cwnd, sub.ssthresh = 2.0, math.inf
+    sim.pass_frac[sub.res[-1]] = 1e6  # the hop drains a backlog a million times this step's arrivals
+    sim.update_windows(sim.conns[0], step, t, 0)
+    sent = sub.x * dt / sim.pkt_bits
+    assert sub.cwnd == pytest.approx(2.0 * 2.0 ** (sent / 2.0))  # grown by what it sent, not by 1e6 times it

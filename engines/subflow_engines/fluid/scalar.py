@@ -175,8 +175,13 @@ def _cubic_update(sub: _Sub, t: float, acked: float, rtt: float) -> float:
 
     At the start of an epoch (the first step of congestion avoidance after a reduction):
     K = ∛((W_max − cwnd)/C) (:func:`cubic_k`), W_est = cwnd. Per ``acked`` packets:
-    the window moves towards target = W_cubic(t + RTT), clamped to [cwnd, 1.5·cwnd]
-    (§4.4–4.5), by (target − cwnd)/cwnd per acknowledged segment; the Reno-friendly estimate
+    the window moves towards target = W_cubic(t + RTT) (§4.4–4.5) by one segment per
+    cnt = ⌊snd_cwnd/(target − snd_cwnd)⌋ ≥ 2 acknowledged, snd_cwnd = ⌊cwnd⌋ (bictcp_update's
+    integer division; at most 1.5·cwnd per round trip), and stops at the target, so it reaches an
+    integer W_max exactly (a growth of (target − cwnd)/cwnd per segment approaches it without
+    getting there, and the next loss then found snd_cwnd below W_max and cut W_max by fast
+    convergence, epoch after epoch: at RTT 300 ms and 5 % loss the engine was 0.84 of the kernel,
+    docs/validation); at or above the target cnt = 100·snd_cwnd. The Reno-friendly estimate
     grows W_est += α_cubic·acked/cwnd with α_cubic = 3(1 − β)/(1 + β) throughout the epoch,
     and cwnd is never below W_est as it was 16 ms earlier (the Reno-friendly region, below).
     ``acked`` counts segments, not ACKs (Linux; delayed ACKs, RFC 5681 §4.2, do not slow the
