@@ -16,10 +16,13 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     delayed ACKs      one ACK per 2 segments (RFC 5681 §4.2; common.DELAYED_ACK_SEGMENTS); the
                       sender counts the segments an ACK covers (Linux, RFC 3465), so growth
                       per RTT is as below; out-of-order segments are acknowledged at once
-    slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1)
+    slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1), acked =
+                      the segments *delivered* in the step, at most those sent (ACK clocking: into
+                      a full queue the window grows at the bottleneck's rate)
     congestion avoid. cwnd += acked / cwnd           (Reno/NewReno, RFC 5681 §3.1, RFC 6582)
                       CUBIC (RFC 9438): W_cubic(t) = C·(t − K)³ + W_max, K = ∛((W_max − cwnd)/C),
-                      target clamped to [cwnd, 1.5·cwnd], Reno-friendly W_est with α = 3(1−β)/(1+β)
+                      one segment per cnt = ⌊⌊cwnd⌋/(target − ⌊cwnd⌋)⌋ ≥ 2 acknowledged up to the
+                      integer target (bictcp_update), Reno-friendly W_est with α = 3(1−β)/(1+β)
                       throughout (§4.2–4.5; Linux's tcp_cubic.c keeps α, without RFC 9438's switch
                       to 1 at cwnd_prior); loss: cwnd = β·cwnd, β = 0.7,
                       fast convergence (§4.6–4.7); after an RTO K = 0 (§4.8); in Linux's arithmetic
