@@ -41,13 +41,22 @@ from pathlib import Path
 
 TRACEFS = Path("/sys/kernel/tracing")
 WARMUP_S = 5.0
+#: set by ``--queue-packets``: trace the grid's queue row cell of that many packets
+QUEUE_PACKETS: int | None = None
 MSS = 1448
 
 
 def cell_doc(cc: str, rtt_ms: float, loss: float, spread: str, duration_s: float) -> tuple[dict, object]:
-    from subflow.testbeds.grid import cells
+    """The grid cell's scenario and cell; ``QUEUE_PACKETS`` (``--queue-packets``) picks the
+    queue row's cell of that queue instead (newreno, RTT 300 ms, lossless)."""
+    from subflow.testbeds.grid import QUEUE_ROW, cells
 
     label = f"{loss * 100:g} %"
+    if QUEUE_PACKETS:
+        for c in cells(duration_s=duration_s):
+            if c.row == QUEUE_ROW and c.label == f"{QUEUE_PACKETS} packets":
+                return c.scenario, c
+        raise SystemExit(f"no queue cell of {QUEUE_PACKETS} packets")
     for c in cells(duration_s=duration_s):
         if c.row == f"{cc}, RTT {rtt_ms:g} ms, loss on {spread} link{'s' if spread == 'all' else ''}" and c.label == label:
             return c.scenario, c
@@ -347,15 +356,19 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--seeds", type=int, nargs="*", default=[1])
     ap.add_argument("--ss", action="store_true", help="poll ss every 10 ms instead of tracefs")
+    ap.add_argument("--queue-packets", type=int, default=None,
+                    help="trace the queue row's cell with this bottleneck queue (newreno, RTT 300 ms, lossless)")
     ap.add_argument("--tag", default="")
     ap.add_argument("--out", type=Path, default=Path("/tmp/cwnd_trace"))
     ap.add_argument("--report", type=Path, default=None)
     a = ap.parse_args()
+    global QUEUE_PACKETS
+    QUEUE_PACKETS = a.queue_packets
     if a.report:
         report(a.report)
         return 0
     a.out.mkdir(parents=True, exist_ok=True)
-    stem = f"rtt{a.rtt_ms:g}-p{a.loss:g}-{a.spread}"
+    stem = f"rtt{a.rtt_ms:g}-p{a.loss:g}-{a.spread}" + (f"-q{a.queue_packets}" if a.queue_packets else "")
     for cc in a.kernel:
         for k in range(a.runs):
             t0 = time.time()

@@ -348,11 +348,13 @@ def kernel_priority(cell) -> tuple:
 
 
 def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, limit: int | None = None,
-                    until_s: float | None = None) -> None:
+                    until_s: float | None = None, unpinned: bool = False) -> None:
     """Run the grid's cells on the linux engine (``runs`` real-time runs each) and store each cell's
     figures in :data:`GRID_KERNEL_JSON` as soon as it finishes. Cells already stored are skipped
     unless ``force``; ``patterns``: substrings of ``"row | label"`` to select (all when empty);
-    ``until_s``: start no cell after this wall-clock time (``time.time()``)."""
+    ``until_s``: start no cell after this wall-clock time (``time.time()``); ``unpinned``: (re)run
+    the cells whose stored figures predate the namespaces' pinned congestion control (their sockets
+    may have kept the host's BBR pacing; grid item 9)."""
     from subflow.resolve import resolve_plan
     from subflow.testbeds.grid import cells
     from subflow_engines import linux
@@ -360,6 +362,10 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
     store = json.loads(GRID_KERNEL_JSON.read_text()) if GRID_KERNEL_JSON.exists() else {}
     todo = [c for c in cells(duration_s=GRID_DURATION_S)
             if (not patterns or any(p in cell_key(c) for p in patterns)) and (force or cell_key(c) not in store)]
+    if unpinned:  # the cells last run before the namespaces' congestion control was pinned
+        todo = [c for c in cells(duration_s=GRID_DURATION_S)
+                if (not patterns or any(p in cell_key(c) for p in patterns))
+                and not store.get(cell_key(c), {}).get("namespace_cc_pinned")]
     todo.sort(key=kernel_priority)
     for cell in todo[:limit]:
         if until_s is not None and time.time() > until_s:
@@ -378,6 +384,7 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
         if GRID_KERNEL_JSON.exists():  # keep what other batches stored meanwhile
             store = json.loads(GRID_KERNEL_JSON.read_text())
         store[cell_key(cell)] = {"mbps": mbps, "mean_rtt_ms": mean_rtt, "min_rtt_ms": min_rtt,
+                                 "namespace_cc_pinned": True,
                                  "load_before": load_before, "load_after": _uptime(),
                                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         GRID_KERNEL_JSON.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
@@ -458,8 +465,12 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "(fluid / kernel within 0.85–1.15) applies to that column, in cells whose kernel range is within "
         "±10 % of its median; wider ones are marked *noisy* and carry no target.\n")
     ran = [k for k in store]
+    pinned = sum(1 for v in store.values() if v.get("namespace_cc_pinned"))
     md.append(f"The kernel ran {len(ran)} of the grid's cells (`python scripts/validation.py --kernel-grid`, "
-              "cell by cell, stored in `docs/validation/grid_kernel.json`); `-` elsewhere.\n")
+              "cell by cell, stored in `docs/validation/grid_kernel.json`); `-` elsewhere. "
+              f"† marks the {pinned} cells run since the linux engine sets its namespaces' default congestion "
+              "control to Reno; the others ran with the host's default BBR inherited, whose pacing their sockets "
+              "kept (item 9 below; `--kernel-grid --unpinned` reruns them).\n")
     md.append("| cell | p | Padhye | fluid | kernel [range], RTT mean/min | fluid @ kernel RTT | "
               "ratio @ kernel RTT | fluid / Padhye | load |\n|---|---|---|---|---|---|---|---|---|")
     row = None
@@ -479,7 +490,7 @@ def grid_section(md: list[str], kernel: str | None) -> None:
             mins = [v for v in entry.get("min_rtt_ms") or [] if v]
             rtt_txt = (f", RTT {statistics.median(means):.0f}/{statistics.median(mins):.0f} ms"
                        if means and mins else "")
-            k_txt = f"{k:.2f} [{ks[0]:.2f}–{ks[-1]:.2f}]{rtt_txt}"
+            k_txt = f"{k:.2f} [{ks[0]:.2f}–{ks[-1]:.2f}]{rtt_txt}" + (" †" if entry.get("namespace_cc_pinned") else "")
             noisy = k <= 0 or (ks[-1] - k) > 0.1 * k or (k - ks[0]) > 0.1 * k
             src = store.get(cell.twin, {}) if cell.twin else entry  # jitter: the delay line's latency alone
             rtt_k = kernel_rtt_s(cell, src.get("mean_rtt_ms") or [], src.get("min_rtt_ms") or [])
@@ -562,31 +573,35 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "notes), so the row runs `mptcp-uncoupled` on both engines; with the engine's LIA (`mptcp`, RFC 6356) the "
         "0.5 % cell was 0.85 (19.88 against the kernel's 23.35 Mbit/s): LIA moves the window off the lossy path, "
         "the kernel keeps a whole TCP there. LIA's share is pinned against RFC 6356 in tests/unit/test_fluid_engine.py. "
-        "(9) Slow start at a long RTT (the lossless 300 ms cells and the queue row). A per-ACK kernel trace of the "
-        "NewReno 300 ms lossless cell (20 Mbit/s, BDP ≈ 496 segments, queue 100) shows slow start ending in one loss "
-        "episode at a window of 936, the reduction to 468, and a second reduction to 234 when the recovery "
-        "ends (the queue overflowed again during it); congestion avoidance from 234 then gains one segment per "
-        "300 ms, so the link stays a third idle for the whole run (10.44 Mbit/s). The engine reduced 1694 → 847 → 423 "
-        "(1.75 of the kernel): its slow start doubled the window per round trip by the segments *sent*, also "
-        "into a full queue. Linux grows it by the segments acknowledged (RFC 5681 §3.1), so once the queue "
-        "overflows the window grows by the bottleneck's rate; the kernel trace with a 1000-packet queue shows "
-        "exactly that (+166 segments per 100 ms = 20 Mbit/s). The engine now counts delivered segments and "
-        "reduces 1226 → 613 → 306 (ratio 1.32). The rest is the small queue: with 300 or 1000 packets of "
-        "queue (the queue row) the kernel's slow start ends at 2·(BDP + queue) = 1592 and 2·1495, as the "
-        "engine's does (1718 → 859 → 429 with 300 packets, the kernel 1592 → 796 → 398), and the cells agree "
-        "(1.08 and 1.00, kernel runs within 0.3 % of each other). With 100 packets two packet-level effects "
-        "make the kernel's cut deeper. Its first segment is lost when its window is about 480, below the BDP: "
-        "a window doubling every round trip is sent front-loaded (at 2 ln 2 ≈ 1.39 times cwnd/RTT), so the "
-        "bottleneck saturates at 0.72 of the BDP and queues 0.44 BDP in the next round trip, more than 100 "
-        "packets; and in the recovery, whose first retransmissions meet the still-full queue, PRR sends at half "
-        "the delivery rate (the link half idle, 41 instead of 82 ACKs per 50 ms), then, when the lost "
-        "retransmissions are detected, releases its accumulated credit (Linux's sndcnt = max(prr_delivered − "
-        "prr_out, newly acked)) as a burst of 117 retransmissions in 50 ms at 4.10 s, which overflows the "
-        "queue again and brings the second reduction at the recovery's end. A fluid model has neither the "
-        "front-loaded round trip nor the burst (tried here: a slow-start rate of 1.39·cwnd/RTT saturates "
-        "the link early but, without the burst, loses the second reduction and reads 1.78). That cell stays a "
-        "miss; a long-RTT link whose queue is below half its BDP is where the engine is optimistic for the "
-        "first tens of seconds after slow start. "
+        "(9) Slow start at a long RTT, and the kernel's pacing (the lossless 300 ms cells and the queue row). "
+        "Per-ACK kernel traces (scripts/cwnd_trace.py) of the NewReno 300 ms lossless cell (20 Mbit/s, BDP ≈ 496 "
+        "segments, queue 100) first read 10.44 Mbit/s, two reductions (936 → 468 → 234) and ACK trains spread over "
+        "0.15–0.25 s of each round trip: the sender was paced at about 2·cwnd/SRTT, Linux's slow-start pacing rate. "
+        "NewReno does not pace; the pacing came from the host: a new namespace inherits the host's default "
+        "congestion control (BBR here), and a socket whose connection starts under BBR keeps BBR's request for "
+        "pacing after iperf3's -C switches it to Reno. With the host's default set to Reno the same cell read "
+        "11.55 Mbit/s, its rounds left as line-rate bursts, and the 300-packet queue cell 19.12 instead of "
+        "16.78 Mbit/s (one reduction, 1238 → 619, instead of two). The linux engine now sets every namespace's "
+        "default to Reno (a namespace may default only to an allowed congestion control, and Reno always is; "
+        "each socket still gets the scenario's by -C; tests/linux checks it), so a run no longer depends on the "
+        "host's default. The cells whose kernel figures were measured so are marked † in the table; the others "
+        "date from before and carry the inherited pacing, which also slows congestion avoidance (Linux grows the "
+        "window only while it limits the sender, tcp_is_cwnd_limited, and a paced sender is less often limited "
+        "by it: CUBIC 100 ms 0.5 % read 1.77 Mbit/s paced and 2.00–2.15 unpaced). "
+        "Unpaced, slow start is ACK-clocked: every ACK releases two segments at once, so a round reaches a "
+        "router's bottleneck in bursts at twice its rate and queues half the window, and a queue below half the "
+        "BDP overflows once the window passes twice the queue, before the link is full (Lakshman & Madhow, "
+        "IEEE/ACM ToN 1997, §III). In the kernel's trace the round whose window grew 159 → 318 overflowed the "
+        "100-packet queue; the drop was detected at cwnd 506, ssthresh 259, and congestion avoidance from half "
+        "the BDP gains one segment per 300 ms. The engine's slow start sent at cwnd/RTT, filled the link first "
+        "and overflowed only at BDP + queue (ssthresh 613: 1.19 of the unpaced kernel). It is now ACK-clocked "
+        "too: the segments of a step are acknowledged one RTT later, behind the queue, spread at the narrowest "
+        "hop's rate, and each ACK grows the window by what it delivered and frees what it covers; the sender "
+        "sends what cwnd − in flight allows at once, at most at its first hop's rate (where its own link is "
+        "the bottleneck, TCP small queues keep the bursts in the socket, and Linux stops growing the window "
+        "at twice what is out); from the first reduction on it is fluid again. It now reads ssthresh 263 in "
+        "that cell, and the queue row (300 and 1000 packets, above half the BDP: the link fills before the "
+        "queue overflows) agrees too. "
         "(10) CUBIC at small windows and long RTTs. At 300 ms and 5 % the kernel's trace cycles 4 → 5 → 6 → 7 "
         "segments in about three round trips and sits at 7 until the loss, which reduces to 4 with W_max "
         "staying 7. Linux grows one segment per cnt = ⌊snd_cwnd/(target − snd_cwnd)⌋ ≥ 2 acknowledged "
@@ -661,7 +676,30 @@ def main() -> int:
           "instead of 62.2 s at t_dwell = 10 s; Fig. 7's pattern, CMT ahead at bandwidth ratios ≤ 2 and behind "
           "above, holds); MPTCP on naval-direct-move and naval-random-walk gains 0.3–0.5 % (2.938 and 2.925 "
           "Mbit/s). The 2 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and the Mathis "
-          "table (±0.01) are unchanged.\n"]
+          "table (±0.01) are unchanged.\n",
+          "Then (issue 11, fifth part; grid item 9): the kernel reference no longer depends on the host: the "
+          "linux engine sets its namespaces' default congestion control to Reno, since a socket whose connection "
+          "started under the host's default BBR kept BBR's pacing after iperf3 switched it; and slow start is "
+          "ACK-clocked, as unpaced Linux's is: each step's segments are acknowledged a round trip later behind "
+          "the queue, spread at the narrowest hop's rate, the window grows by what the ACKs deliver and the "
+          "sender sends what cwnd − in flight allows at once (at most at its first hop's rate: TCP small queues; "
+          "Linux's tcp_is_cwnd_limited bounds the growth), so a round reaches a router's bottleneck in bursts at "
+          "twice its rate and a queue below half the BDP overflows at a window of about twice its size. Seed "
+          "figures that moved, and why: in the residual-SATCOM-loss regime of naval-direct-move LowRTT's UAV "
+          "split reads 0.948 instead of 0.999 (the UAV subflows' bursts overflow the UAV's drop-tail queue at "
+          "their start, and whichever loses first leaves slow start smaller; FDM's split stays exactly even, its "
+          "stations' Jain index above LowRTT's, 0.9925 against 0.9902, and its mean above, 1.209 against 1.146 "
+          "Mbit/s); every strategy there gains 5–7 % (sptcp 0.850, mptcp 1.146, FDM 1.209 Mbit/s), MPTCP's in the "
+          "first 20 s, where its SATCOM subflows leave slow start (1.59 instead of 1.24 Mbit/s per station over "
+          "seeds 1–4); naval-direct-move and naval-random-walk lose 0.3–1.2 "
+          "% (sptcp 1.920 and 1.832, mptcp 2.928 and 2.907, FDM 2.811 and 2.804 Mbit/s); CMT with a 256 kB "
+          "buffer restarts slow start at every dwell into the 256 kB window and finishes later (63.1 instead of "
+          "57.4 s at t_dwell = 10 s; Fig. 7's pattern, CMT ahead at bandwidth ratios ≤ 2 and behind above, "
+          "holds); the Mathis table's 600 ms row at the smallest loss reads 2.06 instead of 1.38 (on the "
+          "line's single link, the sender's own, slow start no longer overflows the queue, so the 200 s run "
+          "spends longer above the Mathis window); hsln-10node's TCPBP route leads the delay route by 9 % over "
+          "seeds 1–4 (11 % before; tests/unit/test_paper_reproductions.py now takes the four seeds' mean). The "
+          "2 s sptcp gap on naval-direct-move and the spurious-timeout idle periods are unchanged.\n"]
     sections = [mathis_figure, fairness_figure, naval_figures, naval_regime_table, spurious_figure, cmt_figures]
     grid_kernel = ("subset" if "--grid-subset" in sys.argv else "all") if "--linux" in sys.argv else None
     sections.append(lambda md: grid_section(md, grid_kernel))
@@ -699,6 +737,6 @@ if __name__ == "__main__":
         args = [a for a in sys.argv[1:] if not a.startswith("--")]
         lim = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--limit=")), None)
         until = next((time.time() + 60 * float(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--minutes=")), None)
-        run_kernel_grid(args, force="--force" in sys.argv, limit=lim, until_s=until)
+        run_kernel_grid(args, force="--force" in sys.argv, limit=lim, until_s=until, unpinned="--unpinned" in sys.argv)
         raise SystemExit(0)
     raise SystemExit(main())

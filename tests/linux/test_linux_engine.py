@@ -262,3 +262,27 @@ def test_fdm_rate_limits_and_scheduled_link_failures(need_linux, no_leftovers):
     print(f"link r1-b down in [4, 7) s: {[round(v, 2) for v in g.throughput_mbps]}")
     assert all(v < 1e-3 for v in _window(g, 5.0, 7.0))
     assert _mean(g.throughput_mbps[-2:]) >= 0.8 * 10.0 * 1448 / 1514
+
+
+def test_no_namespace_inherits_the_hosts_congestion_control(need_linux, no_leftovers):
+    """Each namespace defaults to Reno, whatever the host's default is, and the sockets get the
+    plan's by iperf3 -C: a socket that starts under the host's default (often BBR) keeps BBR's
+    pacing after ``-C`` switches it, which moved the lossless 300 ms grid cells by up to 14 %
+    (docs/validation, grid item 9)."""
+    doc = two_path(20.0, with_slow_path=False)
+    doc["transport"] = {"congestion_control": "cubic"}
+    seen: dict[str, str] = {}
+    before = set(linux.leftovers()["namespaces"])  # another run's, if one is under way
+    t0 = time.monotonic()
+
+    def read_then_stop() -> bool:
+        if not seen and time.monotonic() - t0 > 2.0:
+            for ns in set(linux.leftovers()["namespaces"]) - before:
+                seen[ns] = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-n", "net.ipv4.tcp_congestion_control"],
+                                          capture_output=True, text=True, check=True).stdout.strip()
+        return bool(seen)
+
+    with pytest.raises(RunCancelled):
+        linux.run(resolve_plan(doc, "sptcp", "linux"), should_stop=read_then_stop)
+    assert len(seen) == 3, seen  # a, r1, b
+    assert set(seen.values()) == {"reno"}, seen

@@ -19,6 +19,7 @@ import pytest
 from subflow.compare import run_strategy
 from subflow.resolve import resolve_plan
 from subflow.scenario import load_scenario
+from subflow.testbeds.grid import chain
 from subflow_engines import run_plan
 from subflow_engines.fluid import run as fluid_run
 from subflow_engines.fluid.common import ack_keep, linux_rto, reverse_resource_id
@@ -188,10 +189,11 @@ def test_cubic_after_a_timeout_starts_with_k_zero():
 def test_window_grows_one_segment_per_rtt_with_delayed_acks():
     """RFC 5681 §4.2: an ACK for every second segment; Linux grows cwnd by the segments an ACK
     covers (tcp_cong_avoid_ai), so congestion avoidance still adds one segment per RTT (per-ACK
-    counting, RFC 5681 §3.1 Eq. 3, would add one per two RTTs). A 50 Mbit/s path, 200 ms, a
-    50-packet queue: slow start overflows it, then the window climbs linearly between losses."""
-    rtt, bw = 0.2, 50.0
-    doc = _line(bw=bw, delay=rtt * 500, duration=60.0, queue=50).model_dump()
+    counting, RFC 5681 §3.1 Eq. 3, would add one per two RTTs). A 50 Mbit/s bottleneck behind a
+    router, 100 ms, a 50-packet queue: slow start's bursts overflow it early, then the window
+    climbs linearly to BDP + queue (about 460 segments) and halves, every 24 s."""
+    rtt, bw = 0.1, 50.0
+    doc = chain(rtt_ms=rtt * 1000, bottleneck_mbps=bw, duration_s=90.0, queue_packets=50, n_nodes=4)
     out = fluid_run(resolve_plan(doc, "sptcp"), kernel="scalar")
     cwnd = out.flows[0].subflows[0].cwnd_packets
     drops = [k for k in range(1, len(cwnd)) if cwnd[k] < cwnd[k - 1] * 0.8]

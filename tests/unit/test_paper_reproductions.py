@@ -97,15 +97,21 @@ def test_naval_random_walk_sptcp_below_mptcp():
 
 def test_hsln_routes_of_each_metric_follow_thesis_table_4():
     # tcpbp-thesis Table 4, route 1 => 10: TCPBP 1-3-4-10, hop-count 1-5-10, delay 1-5-4-10
-    res = compare(load_example("hsln-10node"), ["sptcp", "sptcp-delay", "sptcp-tcpbp"], run_plan).model_dump()
-    paths = {n: r["flows"][0]["subflows"][0]["path"] for n, r in res["strategies"].items()}
-    assert paths == {"sptcp": ["s1", "s5", "s10"], "sptcp-delay": ["s1", "s5", "s4", "s10"],
-                     "sptcp-tcpbp": ["s1", "s3", "s4", "s10"]}
-    mean = {n: r["summary"]["mean_mbps"] for n, r in res["strategies"].items()}
+    names = ["sptcp", "sptcp-delay", "sptcp-tcpbp"]
+    runs = []
+    for seed in range(1, 5):  # a 60 s run holds a few slow starts after timeouts: seed to seed ±6 %
+        doc = load_example("hsln-10node")
+        res = compare({**doc, "run": {**doc["run"], "seed": seed}}, names, run_plan).model_dump()
+        paths = {n: r["flows"][0]["subflows"][0]["path"] for n, r in res["strategies"].items()}
+        assert paths == {"sptcp": ["s1", "s5", "s10"], "sptcp-delay": ["s1", "s5", "s4", "s10"],
+                         "sptcp-tcpbp": ["s1", "s3", "s4", "s10"]}
+        runs.append({n: r["summary"]["mean_mbps"] for n, r in res["strategies"].items()})
+        assert runs[-1]["sptcp-tcpbp"] > runs[-1]["sptcp-delay"] > runs[-1]["sptcp"]
+    mean = {n: statistics.mean(r[n] for r in runs) for n in names}
     # the hop-count route (1/(RTT·sqrt(p)) = 265) is worse than the other two (324 and 322). With
     # timeouts (Padhye et al. 1998, T0 = RTT + 200 ms) the 2.2 %-loss routes gain less from their
     # shorter RTT: Padhye gives 3.31 (hop count), 3.67 (delay), 5.61 Mbit/s (TCPBP)
-    assert mean["sptcp-tcpbp"] > 1.1 * mean["sptcp-delay"] and mean["sptcp-delay"] > 1.05 * mean["sptcp"]
+    assert mean["sptcp-tcpbp"] > 1.05 * mean["sptcp-delay"] and mean["sptcp-delay"] > 1.05 * mean["sptcp"]
     routes = {"sptcp": (0.018, 1 - 0.9819 * 0.9961), "sptcp-delay": (0.015, 1 - 0.9819 * 0.9995 * 0.9963),
               "sptcp-tcpbp": (0.0266, 1 - 0.997 * 0.9998 * 0.9963)}
     # the engine recovers as Linux does (SACK, RACK, tail loss probes: RFC 8985), so it times out far
@@ -147,11 +153,11 @@ def test_naval_direct_move_fdm_splits_the_uav_evenly_and_is_fairer_between_stati
     # sd-mptcp Scenario I (§VI-A, Fig. 6) in the paper's measured regime: stations well below
     # their 3 Mbit/s demand (0.1 % residual SATCOM loss), so the split of the shared 1 Mbit/s
     # UAV backhaul decides who gets more. FDM's per-subflow limiters give both stations the same
-    # UAV share in every interval; LowRTT's UAV shares are close to even once its subflows are in
-    # congestion avoidance (per-interval Jain 0.9995 over seeds 1-8; it read 0.963 while slow start
-    # counted sent rather than acknowledged segments and the UAV subflows' start overshot the
-    # drop-tail queue, docs/validation), but over the run the stations' throughputs are less even
-    # than under FDM, and FDM delivers more (Fig. 6).
+    # UAV share in every interval; LowRTT's are not (per-interval Jain 0.948 over seeds 1-8: slow
+    # start's bursts overflow the UAV's drop-tail queue, and whichever subflow loses first leaves
+    # slow start at a smaller window; 0.9995 while the engine's slow start sent at cwnd/RTT,
+    # docs/validation), and over the run the stations' throughputs are less even than under FDM,
+    # and FDM delivers more (Fig. 6).
     from subflow.testbeds.papers import with_satcom_residual_loss
 
     base = with_satcom_residual_loss(load_example("naval-direct-move"), 1e-3)

@@ -1,7 +1,8 @@
 """Engine ``fluid``: the embedded flow-level simulator.
 
 A time-stepped fluid model. Every (sub)flow has a congestion window
-``cwnd`` (packets of ``mss_bytes``) and sends at ``x = cwnd·MSS/RTT`` bit/s,
+``cwnd`` (packets of ``mss_bytes``) and sends at ``x = cwnd·MSS/RTT`` bit/s (in slow
+start ACK-clocked, below),
 capped by its application demand, its controller rate limit and the
 connection's receive buffer; resources (link directions, access point air)
 are fluid drop-tail queues shared by all subflows crossing them.
@@ -16,9 +17,17 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     delayed ACKs      one ACK per 2 segments (RFC 5681 §4.2; common.DELAYED_ACK_SEGMENTS); the
                       sender counts the segments an ACK covers (Linux, RFC 3465), so growth
                       per RTT is as below; out-of-order segments are acknowledged at once
-    slow start        cwnd ·= 2^(acked/cwnd)         (one doubling per RTT, RFC 5681 §3.1), acked =
-                      the segments *delivered* in the step, at most those sent (ACK clocking: into
-                      a full queue the window grows at the bottleneck's rate)
+    slow start        ACK-clocked (RFC 5681 §3.1): the segments sent in a step are acknowledged one
+                      RTT later (behind the backlog queued before them), spread over their spacing at
+                      the path's narrowest hop; each ACK grows cwnd by the segments it covers
+                      (delivered: dropped and lost ones never) and frees those it covers, and the
+                      sender sends what cwnd − in flight allows at once, at most at the first hop's
+                      rate (TCP small queues). So a round sends twice what the last one delivered, in
+                      bursts at twice the bottleneck's rate, and a queue below the BDP overflows at
+                      a window of about twice its size, as unpaced Linux's does (Lakshman & Madhow,
+                      IEEE/ACM ToN 1997, §III; docs/validation, grid item 9); the reaction halves the
+                      window the ACKs had grown, which lags the data by one RTT. From the first
+                      reduction on the sender is fluid (x = cwnd·MSS/RTT)
     congestion avoid. cwnd += acked / cwnd           (Reno/NewReno, RFC 5681 §3.1, RFC 6582)
                       CUBIC (RFC 9438): W_cubic(t) = C·(t − K)³ + W_max, K = ∛((W_max − cwnd)/C),
                       one segment per cnt = ⌊⌊cwnd⌋/(target − ⌊cwnd⌋)⌋ ≥ 2 acknowledged up to the

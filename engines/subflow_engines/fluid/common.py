@@ -24,6 +24,12 @@ from subflow.strategies import STRATEGIES
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
 MAX_CWND_PACKETS = 1e5
+#: slow start's ACK clock: at most this many steps' ACK intervals in flight per subflow; beyond
+#: (a round trip longer than this many steps) the newest interval takes the step's segments too
+ACK_RING_ENTRIES = 256
+#: slow start: a window that lets out less than this (segments; rounding residue of cwnd − in
+#: flight) sends nothing, rather than a sliver whose pass fraction at a queue overflows
+MIN_ALLOW_SEGMENTS = 1e-6
 #: bytes a full-sized segment carries besides its payload, as a shaper counts them: IPv4 (20)
 #: + TCP (20) + timestamp option (12, RFC 7323 §3) + Ethernet header (14); the linux engine's
 #: MTU is MSS + 52 and HTB sees 1514-byte frames for a 1448-byte MSS

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 import random
+from collections import deque
 
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 
 from subflow_engines import draws
 from subflow_engines.fluid.common import (
+    ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
+    MIN_ALLOW_SEGMENTS,
     DELAYED_ACK_SEGMENTS,
     MAX_CWND_PACKETS,
     Clock,
@@ -53,6 +56,7 @@ class _Sub:
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire",
         "loss_key", "timeout_key", "recover_end", "arr_last", "ack_keep", "jitter_hops", "pause_until",
+        "acks", "inflight", "ack_clocked", "allow", "tsq",
     )
 
     def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
@@ -114,6 +118,11 @@ class _Sub:
         self.cut_t = math.inf
         self.l_cur = 0.0  # OLIA: packets acknowledged since the last loss
         self.l_prev = 0.0  # OLIA: packets between the two losses before
+        self.acks = deque()  # slow start: [ACKs from s, until s, segments delivered, sent, window-limited]
+        self.inflight = 0.0  # slow start: segments sent and not yet acknowledged
+        self.ack_clocked = False
+        self.allow = 0.0
+        self.tsq = False  # slow start: the first hop's rate, not the window, held the sender back
 
     def take_state(self, other: "_Sub") -> None:
         """Carry a single-path connection's TCP state over to a new path (sub)."""
@@ -536,9 +545,17 @@ class ScalarSimulator(FluidSimulator):
                     sub.rtt = sub.base_rtt + qdelay
                     if sub.rtt > max_rtt:
                         max_rtt = sub.rtt
+                    if sub.cwnd < sub.ssthresh and t >= sub.recover_end:
+                        self.ack_clock(sub, t)
+                    elif sub.ack_clocked:
+                        sub.acks.clear()
+                        sub.inflight, sub.ack_clocked = 0.0, False
                     live.append(sub)
                 else:
                     sub.x = 0.0
+                    if sub.ack_clocked:
+                        sub.acks.clear()
+                        sub.inflight, sub.ack_clocked = 0.0, False
             if not live:
                 continue
             if fp.multipath and len(live) > 1:
@@ -554,7 +571,15 @@ class ScalarSimulator(FluidSimulator):
             if conn.remaining_bits < math.inf:
                 remaining = min(remaining, conn.remaining_bits / dt)
             for sub in live:
-                w = sub.cwnd * pkt_bits / sub.rtt
+                if sub.ack_clocked:
+                    # slow start: what the window allows now, at once (ACK clocking), at most at the
+                    # first hop's rate (TCP small queues keep the rest in the socket)
+                    w = sub.allow * pkt_bits / dt
+                    sub.tsq = bool(sub.res) and cap[sub.res[0]] < w
+                    if sub.tsq:
+                        w = cap[sub.res[0]]
+                else:
+                    w = sub.cwnd * pkt_bits / sub.rtt
                 if sub.limit < w:
                     w = sub.limit
                 x = w if w < remaining else remaining
@@ -568,6 +593,36 @@ class ScalarSimulator(FluidSimulator):
                     arrivals[i] += x
                     sub.arr_last = x
                     x *= pass_frac[i]
+
+    @staticmethod
+    def ack_clock(sub: _Sub, t: float) -> None:
+        """Slow start, ACK-clocked: the ACKs due by ``t`` free what they acknowledge and grow the
+        window by the segments delivered (RFC 5681 §3.1); ``sub.allow``: segments the window lets
+        out now."""
+        sub.ack_clocked = True
+        q = sub.acks
+        while q and q[0][0] <= t:
+            e = q[0]
+            t1, t2, delivered, sent, limited = e
+            f = 1.0 if not t < t2 else (t - t1) / (t2 - t1)
+            d_, s_ = delivered * f, sent * f
+            if f >= 1.0:
+                q.popleft()
+            else:
+                e[0], e[2], e[3] = t, delivered - d_, sent - s_
+            sub.inflight -= s_
+            # Linux grows the window in slow start while the window held the sender back, or
+            # while it is below twice what is out (tcp_is_cwnd_limited)
+            if limited or sub.cwnd < 2.0 * sub.inflight:
+                v = sub.cwnd + d_
+                cap_ = sub.ssthresh if sub.ssthresh > sub.cwnd else sub.cwnd
+                sub.cwnd = v if v < cap_ else cap_
+            if f < 1.0:
+                break
+        if not q:
+            sub.inflight = 0.0
+        a = sub.cwnd - sub.inflight
+        sub.allow = a if a > MIN_ALLOW_SEGMENTS else 0.0
 
     def serve_queues(self) -> None:
         """Fluid drop-tail queues: new backlog, the fraction of arrivals that passes and the
@@ -698,17 +753,30 @@ class ScalarSimulator(FluidSimulator):
                     continue
             elif not lost:
                 sub.l_cur += sent_pkts
-            if not react and sub.limited and t >= sub.recover_end:
+            if sub.ack_clocked and not react:
+                # FIFO: these segments leave behind the backlog now queued on their path, and are
+                # acknowledged a base RTT later; what the queues dropped and the links lost is not
+                sub.inflight += sent_pkts
+                held = sub.limited and not sub.tsq  # the window, not the first hop, held it back
+                c_min = math.inf
+                for i in sub.res:
+                    if self.cap[i] < c_min:
+                        c_min = self.cap[i]
+                kept = sub.loss_keep * (1.0 - dropped if dropped < 1.0 else 0.0)
+                t1 = t + rtt_now  # behind the backlog queued before them
+                t2 = t1 + max(x * dt / c_min, dt)  # spaced by the narrowest hop
+                if len(sub.acks) == ACK_RING_ENTRIES:  # as the vectorised kernel's ring: the newest takes it
+                    e = sub.acks[-1]
+                    e[1] = max(e[1], t2)
+                    e[2] += sent_pkts * kept
+                    e[3] += sent_pkts
+                    e[4] = e[4] or held
+                else:
+                    sub.acks.append([t1, t2, sent_pkts * kept, sent_pkts, held])
+            elif not react and sub.limited and t >= sub.recover_end:
+                # congestion avoidance (slow start is ACK-clocked: ack_clock)
                 acked = sent_pkts
-                if sub.cwnd < sub.ssthresh:
-                    # one doubling per round trip of *delivered* segments (ACK clocking, RFC 5681
-                    # §3.1: cwnd grows by the segments acknowledged): once a queue overflows, the
-                    # window grows by the bottleneck's rate, not by what the sender sends into it.
-                    # At most what it sent in the step: a draining queue's pass fraction exceeds 1,
-                    # and its backlog (other flows' too) is not this flow's ACK clock
-                    acked_ss = (got if got < x * dt else x * dt) / pkt_bits
-                    sub.cwnd = min(sub.cwnd * 2.0 ** (acked_ss / sub.cwnd), max(sub.ssthresh, sub.cwnd))
-                elif coupled:
+                if coupled:
                     sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
                 elif olia:
                     # OLIA per ACK: (w_r/rtt_r²)/(Σ_p w_p/rtt_p)² + ε_r/w_r

@@ -35,7 +35,9 @@ from subflow._kernels import njit
 
 from subflow_engines import draws
 from subflow_engines.fluid.common import (
+    ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
+    MIN_ALLOW_SEGMENTS,
     MAX_CWND_PACKETS,
     Clock,
     FluidSimulator,
@@ -155,6 +157,16 @@ class VectorSimulator(FluidSimulator):
         self.any_finite = bool(np.isfinite(self.remaining_bits).any())
         self.conn_ptr = np.searchsorted(self.conn_of, np.arange(n_conn + 1)).astype(np.int64)
         self.got = np.zeros(S)
+        # slow start's ACK clock: per slot a ring of ACK intervals (t1, t2 s; segments delivered,
+        # segments sent; cwnd-limited), oldest at ack_head, ack_n of them (scalar._Sub.acks)
+        self.ack_on = np.zeros(S, dtype=np.bool_)
+        self.inflight = np.zeros(S)
+        self.allow = np.zeros(S)
+        self.ack_head = np.zeros(S, dtype=np.int64)
+        self.ack_n = np.zeros(S, dtype=np.int64)
+        H = ACK_RING_ENTRIES
+        self.ack_t1, self.ack_t2, self.ack_del, self.ack_sent = (np.zeros((S, H)) for _ in range(4))
+        self.ack_lim = np.zeros((S, H), dtype=np.bool_)
 
     def _set_up_slots(self) -> None:
         """One slot per (connection, subflow id) of the plan, grouped by connection."""
@@ -197,14 +209,15 @@ class VectorSimulator(FluidSimulator):
             self.delay_s[i] = self.resources[i].delay_ms * 1e-3
         for slot, res in enumerate(self.res_lists):
             if res and not changed.isdisjoint(res):
-                self.base_rtt[slot] = max(1e-4, 2 * float(self.delay_s[res].sum()))
+                self.base_rtt[slot] = max(1e-4, 2e-3 * sum(self.resources[i].delay_ms for i in res))
 
     # ------------------------------------------------------------------ slots
     def set_path(self, slot: int, sp: SubflowPath) -> None:
         """Slot ``slot`` now runs on ``sp``."""
         self.paths[slot] = sp.nodes
         res = self.res_lists[slot] = [self.index[r] for r in sp.resources]
-        self.base_rtt[slot] = max(1e-4, 2 * float(self.delay_s[res].sum()))
+        # summed as the scalar kernel does (same float): handshakes complete in the same step
+        self.base_rtt[slot] = max(1e-4, 2e-3 * sum(self.resources[i].delay_ms for i in res))
         self.path_log_keep[slot] = float(self.log_keep[res].sum())
         self.path_log_ack_keep[slot] = math.log(max(1e-300, ack_keep(sp.resources, self.index, self.resources)))
         self.limit[slot] = rate_limit_bps(sp, self.wire)
@@ -227,6 +240,9 @@ class VectorSimulator(FluidSimulator):
         self.recover_end[slot] = -np.inf
         self.pause_until[slot] = -np.inf
         self.loss_at[slot] = np.inf
+        self.ack_on[slot] = False
+        self.ack_n[slot] = 0
+        self.inflight[slot] = 0.0
 
     def new_slot(self, c: int, slot: int, sp: SubflowPath, t: float) -> None:
         """Connection ``c`` opens ``slot`` on ``sp`` at ``t``."""
@@ -394,7 +410,8 @@ class VectorSimulator(FluidSimulator):
             self.draw_keys, self.loss_keys, self.timeout_keys,
             self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
             self.loss_at, self.retrans, self.bits[:, b], self.got, self.phase, self.next_rto_t, self.recover_end,
-            self.pause_until,
+            self.pause_until, self.ack_on, self.inflight, self.allow, self.ack_head, self.ack_n,
+            self.ack_t1, self.ack_t2, self.ack_del, self.ack_sent, self.ack_lim,
         ):
             self.state_dirty = True  # a loss episode ended in a retransmission timeout
         if self.any_finite:
@@ -435,13 +452,49 @@ class VectorSimulator(FluidSimulator):
 
 
 @njit(cache=True)
+def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, ack_t2, ack_del, ack_sent, ack_lim):
+    """Slot ``i`` in slow start: the ACKs due by ``t`` free what they acknowledge and grow the
+    window by the segments delivered (RFC 5681 §3.1); ``allow[i]``: segments the window lets out
+    now. As :meth:`subflow_engines.fluid.scalar.ScalarSimulator.ack_clock`."""
+    H = ack_t1.shape[1]
+    while ack_n[i] > 0:
+        e = ack_head[i]
+        t1 = ack_t1[i, e]
+        if not t1 <= t:
+            break
+        t2 = ack_t2[i, e]
+        f = 1.0 if not t < t2 else (t - t1) / (t2 - t1)
+        d_ = ack_del[i, e] * f
+        s_ = ack_sent[i, e] * f
+        if f >= 1.0:
+            ack_head[i] = (e + 1) % H
+            ack_n[i] -= 1
+        else:
+            ack_t1[i, e] = t
+            ack_del[i, e] -= d_
+            ack_sent[i, e] -= s_
+        inflight[i] -= s_
+        if ack_lim[i, e] or cwnd[i] < 2.0 * inflight[i]:  # tcp_is_cwnd_limited
+            v = cwnd[i] + d_
+            cap_ = ssthresh[i] if ssthresh[i] > cwnd[i] else cwnd[i]
+            cwnd[i] = v if v < cap_ else cap_
+        if f < 1.0:
+            break
+    if ack_n[i] == 0:
+        inflight[i] = 0.0
+    a = cwnd[i] - inflight[i]
+    allow[i] = a if a > MIN_ALLOW_SEGMENTS else 0.0
+
+
+@njit(cache=True)
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
     path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u, pass_u,
     base_rtt, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
-    phase, next_rto_t, recover_end, pause_until,
+    phase, next_rto_t, recover_end, pause_until, ack_on, inflight, allow, ack_head, ack_n,
+    ack_t1, ack_t2, ack_del, ack_sent, ack_lim,
 ):
     """One time step of the continuous dynamics, in place (the equations of
     :mod:`subflow_engines.fluid`). Random link loss, overflow losses and timeout decisions
@@ -457,19 +510,45 @@ def _step(
     n_inc = inc_local.shape[0]
     # per-subflow queueing delay along the path
     qd = np.zeros(S)
+    first_cap = np.full(S, np.inf)
+    min_cap = np.full(S, np.inf)
     for k in range(n_paths):
         end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
         s_ = 0.0
         for j in range(row_ptr[k], end):
             u = inc_local[j]
             s_ += queue_u[u] / cap_u[u]
+            if j == row_ptr[k]:
+                first_cap[path_rows[k]] = cap_u[u]
+            if cap_u[u] < min_cap[path_rows[k]]:
+                min_cap[path_rows[k]] = cap_u[u]
         qd[path_rows[k]] = s_
     rtt = base_rtt + qd
+    H = ack_t1.shape[1]
     w = np.zeros(S)
+    tsq = np.zeros(S, dtype=np.bool_)  # slow start: held back by the first hop's rate, not the window
     for i in range(S):
         if live[i] and t >= pause_until[i]:  # (a tail loss waits for its probe: nothing sent)
-            wi = cwnd[i] * pkt_bits / rtt[i]
+            if cwnd[i] < ssthresh[i] and t >= recover_end[i]:
+                _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, ack_t2, ack_del,
+                           ack_sent, ack_lim)
+                ack_on[i] = True
+                # slow start: what the window allows now, at once, at most at the first hop's rate
+                wi = allow[i] * pkt_bits / dt
+                tsq[i] = first_cap[i] < wi
+                if tsq[i]:
+                    wi = first_cap[i]
+            else:
+                if ack_on[i]:
+                    ack_on[i] = False
+                    ack_n[i] = 0
+                    inflight[i] = 0.0
+                wi = cwnd[i] * pkt_bits / rtt[i]
             w[i] = wi if wi < limit[i] else limit[i]
+        elif ack_on[i] and phase[i] != OPEN:
+            ack_on[i] = False
+            ack_n[i] = 0
+            inflight[i] = 0.0
     x = np.zeros(S)
     for c in range(n_conn):
         budget = max(0.0, min(demand[c], remaining_bits[c] / dt))  # a finished file: nothing left
@@ -596,16 +675,32 @@ def _step(
     ca = np.zeros(S, dtype=np.bool_)
     for i in range(S):
         lim = live[i] and x[i] >= 0.98 * w[i] and w[i] < limit[i]
-        if lim and not react[i] and x[i] > 0 and t >= recover_end[i]:
-            if cwnd[i] < ssthresh[i]:
-                # one doubling per round trip of delivered segments (ACK clocking, RFC 5681 §3.1),
-                # at most those sent in the step (a draining queue's pass fraction exceeds 1)
-                sent_bits = x[i] * dt
-                v = cwnd[i] * np.exp2((got[i] if got[i] < sent_bits else sent_bits) / pkt_bits / cwnd[i])
-                cap_ = ssthresh[i] if ssthresh[i] > cwnd[i] else cwnd[i]
-                cwnd[i] = v if v < cap_ else cap_
+        if ack_on[i] and not react[i] and x[i] > 0 and live[i]:
+            # FIFO: behind the backlog queued before them, spaced by the narrowest hop; what the
+            # queues dropped and the links lost is never acknowledged
+            sent = x[i] * (dt / pkt_bits)
+            inflight[i] += sent
+            held = lim and not tsq[i]  # the window, not the first hop, held the sender back
+            keep = np.exp(path_log_keep[i]) * (1.0 - dropped[i] if dropped[i] < 1.0 else 0.0)
+            t1 = t + rtt[i]
+            sp_ = x[i] * dt / min_cap[i]
+            n = ack_n[i]
+            if n == H:  # full (ACK_RING_ENTRIES steps in flight): the newest entry takes this step's too
+                e = (ack_head[i] + n - 1) % H
+                ack_t2[i, e] = max(ack_t2[i, e], t1 + (sp_ if sp_ > dt else dt))
+                ack_del[i, e] += sent * keep
+                ack_sent[i, e] += sent
+                ack_lim[i, e] = ack_lim[i, e] or held
             else:
-                ca[i] = True
+                e = (ack_head[i] + n) % H
+                ack_t1[i, e] = t1
+                ack_t2[i, e] = t1 + (sp_ if sp_ > dt else dt)
+                ack_del[i, e] = sent * keep
+                ack_sent[i, e] = sent
+                ack_lim[i, e] = held
+                ack_n[i] = n + 1
+        elif lim and not react[i] and x[i] > 0 and t >= recover_end[i]:
+            ca[i] = True  # congestion avoidance (slow start is ACK-clocked: _ack_clock)
     for c in range(n_conn):
         a, b = conn_ptr[c], conn_ptr[c + 1]
         n_open = 0

@@ -50,7 +50,9 @@ FIELDS = {
     "TransportSettings.min_rto_s": Honours("route rto_min"),
     "TransportSettings.max_rto_s": Honours("Linux fixes TCP_RTO_MAX at 120 s; a note in the run's output says so"),
     "TransportSettings.initial_rto_s": Honours("Linux fixes TCP_TIMEOUT_INIT at 1 s; a note in the run's output says so"),
-    "TransportSettings.congestion_control": Honours("iperf3 -C: reno/newreno -> reno, cubic -> cubic"),
+    "TransportSettings.congestion_control": Honours(
+        "iperf3 -C: reno/newreno -> reno, cubic -> cubic; the namespaces default to reno, not the host's default "
+        "(e.g. BBR, whose pacing a socket keeps after the switch)"),
     "TransportSettings.rbuf_bytes": Honours("iperf3 -w (SO_SNDBUF/SO_RCVBUF)"),
     "ControllerSettings.notification_delay_s": Honours(
         "only the SDN handovers (zwa, spurious) use it, and this engine refuses their strategies"),
@@ -79,8 +81,9 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
         ),
         "shaping": "HTB per direction (air: downlink shared on the AP bridge, uplink per station)",
         "transport": {
-            "tcp_congestion_control": "per socket (iperf3 -C) from transport.congestion_control: "
-            "reno/newreno -> reno, cubic -> cubic (SUBFLOW_LINUX_CC overrides)",
+            "tcp_congestion_control": "per socket (iperf3 -C) from transport.congestion_control: reno/newreno -> "
+            "reno, cubic -> cubic (SUBFLOW_LINUX_CC overrides); the namespaces default to reno, not the host's "
+            "default (a socket started under BBR stays paced)",
             "mptcp_coupling": "uncoupled per-subflow congestion control (no LIA/OLIA upstream); reported in the run's notes",
             "rate_limits": "per-subflow HTB classes with u32 filters on the first hop (FDM), changed in place",
             "available_congestion_control": caps.congestion_control,

@@ -73,8 +73,9 @@ CC_MAP = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
 
 def congestion_control(plan: RunPlan | None = None) -> str:
     """Per-socket TCP congestion control of a run: ``SUBFLOW_LINUX_CC`` if set, else the plan's
-    ``transport.congestion_control`` mapped by :data:`CC_MAP` (default ``reno``). Set with
-    ``iperf3 -C`` (TCP_CONGESTION), since the namespaces inherit the host's default (often BBR)."""
+    ``transport.congestion_control`` mapped by :data:`CC_MAP` (default ``reno``), set on each socket
+    with ``iperf3 -C`` (TCP_CONGESTION). The namespaces default to Reno, not the host's default
+    (often BBR, whose pacing a socket would keep after the switch; :class:`.network.KernelNetwork`)."""
     env = os.environ.get("SUBFLOW_LINUX_CC")
     if env:
         return env

@@ -50,10 +50,19 @@ class KernelNetwork:
         The run's work directory (delay-line logs).
     mptcp_ns : list of str
         Namespaces of multipath endpoints (MPTCP limits are set there).
+    namespace_congestion_control : str
+        Every namespace's default congestion control (``net.ipv4.tcp_congestion_control``),
+        ``reno``: a new namespace inherits the host's default, and a socket whose connection
+        started under BBR stays paced after iperf3's ``-C`` switches it (BBR's init asks for
+        pacing, which nothing clears), so the same plan's slow start differed by host
+        (docs/validation, grid item 9). Reno, because a namespace other than the host's may only
+        default to a congestion control of ``tcp_allowed_congestion_control`` (Reno always is);
+        each socket still gets the run's by ``-C``.
     """
 
     def __init__(self, plan: RunPlan, model: Model, states: dict[float, DesiredState], rules: dict,
-                 use_netem: bool, record: RunRecord, spawn: Callable, tmp: Path, mptcp_ns: list[str]):
+                 use_netem: bool, record: RunRecord, spawn: Callable, tmp: Path, mptcp_ns: list[str],
+                 namespace_congestion_control: str = "reno"):
         self.plan = plan
         self.model = model
         self.states = states
@@ -63,6 +72,7 @@ class KernelNetwork:
         self.spawn = spawn
         self.tmp = tmp
         self.mptcp_ns = mptcp_ns
+        self.namespace_congestion_control = namespace_congestion_control
         self.installed: set[Route] = set()
         self.endpoints: dict[str, dict[str, tuple[int, str, str]]] = {}
         self.link_up: dict[tuple[str, str], bool] = {}
@@ -90,6 +100,7 @@ class KernelNetwork:
                 node.ns, "sysctl", "-q", "-w",
                 "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
                 "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1",
+                f"net.ipv4.tcp_congestion_control={self.namespace_congestion_control}",
             )
             ip(node.ns, "link", "set", "dev", "lo", "up")
             ip(node.ns, "addr", "add", f"{node.addr}/32", "dev", "lo")
