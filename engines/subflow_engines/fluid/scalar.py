@@ -17,9 +17,9 @@ from subflow_engines import draws
 from subflow_engines.fluid.common import (
     ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
-    MIN_ALLOW_SEGMENTS,
     DELAYED_ACK_SEGMENTS,
     MAX_CWND_PACKETS,
+    MIN_ALLOW_SEGMENTS,
     Clock,
     FluidSimulator,
     SubflowRecord,
@@ -754,8 +754,8 @@ class ScalarSimulator(FluidSimulator):
             elif not lost:
                 sub.l_cur += sent_pkts
             if sub.ack_clocked and not react:
-                # FIFO: these segments leave behind the backlog now queued on their path, and are
-                # acknowledged a base RTT later; what the queues dropped and the links lost is not
+                # FIFO: these segments are acknowledged a round trip later (the base RTT and the
+                # backlog queued before them); what the queues dropped and the links lost is not
                 sub.inflight += sent_pkts
                 held = sub.limited and not sub.tsq  # the window, not the first hop, held it back
                 c_min = math.inf

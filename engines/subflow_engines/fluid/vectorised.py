@@ -37,8 +37,8 @@ from subflow_engines import draws
 from subflow_engines.fluid.common import (
     ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
-    MIN_ALLOW_SEGMENTS,
     MAX_CWND_PACKETS,
+    MIN_ALLOW_SEGMENTS,
     Clock,
     FluidSimulator,
     SubflowRecord,
@@ -89,7 +89,6 @@ class VectorSimulator(FluidSimulator):
         n_res = self.n_res
         self.cap = np.array(self.capacity_bps)  # goodput bit/s
         self.buf = np.array([r.queue_packets * self.pkt_bits for r in resources])
-        self.delay_s = np.array([r.delay_ms * 1e-3 for r in resources])
         self.log_keep = np.array([math.log1p(-r.loss) for r in resources])
         self.queue = np.zeros(n_res)
         self.queue_t = np.zeros(n_res)  # when queue[i] was last brought up to date, s
@@ -192,8 +191,8 @@ class VectorSimulator(FluidSimulator):
 
     def path_rtt_s(self, sp: SubflowPath) -> float:
         """Base round-trip time of a path (propagation both ways), s."""
-        delay_s, rindex = self.delay_s, self.index
-        return max(1e-4, 2 * sum(delay_s[rindex[r]] for r in sp.resources))
+        resources, rindex = self.resources, self.index
+        return max(1e-4, 2e-3 * sum(resources[rindex[r]].delay_ms for r in sp.resources))
 
     def emit_slot(self, t: float, kind: str, c: int, slot: int | None = None, **extra) -> None:
         """:meth:`emit` for connection ``c`` and subflow slot ``slot``."""
@@ -205,8 +204,6 @@ class VectorSimulator(FluidSimulator):
         self.matrix_dirty = True  # refresh the working copies of cap
 
     def set_delays(self, changed: set[int]) -> None:
-        for i in changed:
-            self.delay_s[i] = self.resources[i].delay_ms * 1e-3
         for slot, res in enumerate(self.res_lists):
             if res and not changed.isdisjoint(res):
                 self.base_rtt[slot] = max(1e-4, 2e-3 * sum(self.resources[i].delay_ms for i in res))
@@ -216,7 +213,7 @@ class VectorSimulator(FluidSimulator):
         """Slot ``slot`` now runs on ``sp``."""
         self.paths[slot] = sp.nodes
         res = self.res_lists[slot] = [self.index[r] for r in sp.resources]
-        # summed as the scalar kernel does (same float): handshakes complete in the same step
+        # summed as the scalar kernel sums it (the same float: handshakes end in the same step)
         self.base_rtt[slot] = max(1e-4, 2e-3 * sum(self.resources[i].delay_ms for i in res))
         self.path_log_keep[slot] = float(self.log_keep[res].sum())
         self.path_log_ack_keep[slot] = math.log(max(1e-300, ack_keep(sp.resources, self.index, self.resources)))
