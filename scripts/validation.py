@@ -360,12 +360,14 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
     from subflow_engines import linux
 
     store = json.loads(GRID_KERNEL_JSON.read_text()) if GRID_KERNEL_JSON.exists() else {}
+
+    def due(key: str) -> bool:
+        if unpinned:  # last run before the namespaces' congestion control was pinned
+            return not store.get(key, {}).get("namespace_cc_pinned")
+        return force or key not in store
+
     todo = [c for c in cells(duration_s=GRID_DURATION_S)
-            if (not patterns or any(p in cell_key(c) for p in patterns)) and (force or cell_key(c) not in store)]
-    if unpinned:  # the cells last run before the namespaces' congestion control was pinned
-        todo = [c for c in cells(duration_s=GRID_DURATION_S)
-                if (not patterns or any(p in cell_key(c) for p in patterns))
-                and not store.get(cell_key(c), {}).get("namespace_cc_pinned")]
+            if (not patterns or any(p in cell_key(c) for p in patterns)) and due(cell_key(c))]
     todo.sort(key=kernel_priority)
     for cell in todo[:limit]:
         if until_s is not None and time.time() > until_s:
