@@ -156,6 +156,44 @@ class LimitExceeded(ScenarioInvalid):
                            "type": "limit_exceeded"}])
 
 
+class EngineInvariantViolated(SubflowError):
+    """An engine produced a result that cannot be physically (a NaN or negative goodput, a
+    subflow above its path's capacity, a link carrying more than its capacity, more bytes
+    delivered than sent, a window out of bounds); the run ends with this error instead of a result.
+
+    Parameters
+    ----------
+    engine : str
+        The engine that checked (``"fluid"``).
+    invariant : str
+        Which invariant broke (:mod:`subflow_engines.fluid.invariants`).
+    t_s : float
+        Start of the output sample where it broke, seconds from the start of the run.
+    flow, subflow : str or None
+        The flow and subflow concerned, if one is.
+    link : str or None
+        The resource (link direction ``l:a>b``, access point air ``air:ap``) concerned, if one is.
+    value, bound : float
+        What was found and the bound it broke, in ``unit``.
+    unit : str
+        ``"bits"`` (per sample) or ``"packets"``.
+    """
+
+    def __init__(self, engine: str, invariant: str, t_s: float, flow: str | None, subflow: str | None,
+                 link: str | None, value: float, bound: float, unit: str):
+        self.engine, self.invariant, self.t_s = engine, invariant, t_s
+        self.flow, self.subflow, self.link = flow, subflow, link
+        self.value, self.bound, self.unit = value, bound, unit
+        where = []
+        if flow is not None:
+            where.append(f"flow {flow}" + (f" subflow {subflow}" if subflow and subflow != flow else ""))
+        if link is not None:
+            where.append(f"link {link}")
+        super().__init__(f"{engine} engine broke an invariant ({invariant}) at t = {t_s:g} s"
+                         f"{' on ' + ', '.join(where) if where else ''}: {value:.6g} {unit} against a bound of "
+                         f"{bound:.6g} {unit}; the result would not be physically possible, so none is returned")
+
+
 class RunCancelled(SubflowError):
     """An engine run stopped because its caller asked it to (``should_stop`` returned True)."""
 

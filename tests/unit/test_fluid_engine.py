@@ -346,10 +346,11 @@ def test_slow_start_on_the_senders_own_link_grows_to_twice_what_is_out_and_loses
 
 
 def test_slow_start_counts_no_more_than_it_sent_when_a_queue_drains():
-    """A hop whose queue empties within a step lets through more than arrived in it (pass fraction
-    (queue + arrivals)/arrivals > 1): that backlog is not the ACK clock of a flow that sent a
-    sliver into it. Slow start's ACKs acknowledge what the flow sent (less what was dropped), never
-    more; with 200 flows over Kdl a count by pass fraction overflowed 2**x (benchmarks/engine.py)."""
+    """A hop draining a backlog sends on more than arrived in the step: that backlog is not the
+    ACK clock of a flow that sent a sliver into it, nor its goodput. Slow start's ACKs acknowledge
+    what the flow sent (less what was dropped), never more, and the flow receives no more than it
+    put in; with 200 flows over Kdl a count by pass fraction (departed/arrived) overflowed 2**x
+    (benchmarks/engine.py)."""
     from subflow_engines.fluid.scalar import ScalarSimulator
 
     doc = {"name": "drain", "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
@@ -368,8 +369,12 @@ def test_slow_start_counts_no_more_than_it_sent_when_a_queue_drains():
     sub.cwnd, sub.ssthresh = 2.0, math.inf
     sub.acks.clear()
     sub.inflight = 0.0
-    sim.pass_frac[sub.res[-1]] = 1e6  # the hop drains a backlog a million times this step's arrivals
+    # the hop holds a backlog of other bits a million times what the flow sends in the step
+    sim.queue_bits[sub.res[-1]] = 1e6 * sub.x * dt
+    sim.cap_dt_bits[sub.res[-1]] = 2e6 * sub.x * dt  # and drains all of it and more in the step
+    sim.serve_network(0)
+    assert sim.got_bits[sub.slot] <= sub.x * dt * (1 + 1e-12)  # it gets back at most what it sent
     sim.update_windows(sim.conns[0], step, t, 0)
     sent = sub.x * dt / sim.pkt_bits
-    ScalarSimulator.ack_clock(sub, sub.acks[-1][1])  # every ACK of the step is in
+    ScalarSimulator.ack_clock(sub, sub.acks[-1][1], sim.cwnd_clamp)  # every ACK of the step is in
     assert sub.cwnd == pytest.approx(2.0 + sent)  # grown by what it sent, not by 1e6 times it

@@ -15,11 +15,16 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from subflow._kernels import njit
 from subflow.errors import RunCancelled
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 from subflow.strategies import STRATEGIES
+
+from subflow_engines.fluid.invariants import SampleLedger
+from subflow_engines.fluid.queues import Incidence, downstream_backlog
 
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
@@ -306,6 +311,86 @@ class FluidSimulator:
                                     key=lambda c: c[0])
         self.next_delay = 0
         self.events: list[dict] = []
+        self._set_up_slots()
+        #: the per-sample invariant checks (:mod:`subflow_engines.fluid.invariants`)
+        self.ledger = SampleLedger(self.n_slots, self.n_res, self.cwnd_clamp_packets)
+
+    @property
+    def cwnd_clamp_packets(self) -> float:
+        """The largest congestion window, packets: twice the receive window (``rbuf_bytes``/MSS),
+        at most :data:`MAX_CWND_PACKETS`.
+
+        Linux grows snd_cwnd in slow start only while it is below twice the packets in flight,
+        and in congestion avoidance only while the window limits the sender
+        (``tcp_is_cwnd_limited``, net/ipv4/tcp_cong.c; RFC 7661 §4.1); the packets in flight never
+        exceed the receive window, so a receive-window-limited connection's cwnd stops at twice it.
+        """
+        tr = self.transport
+        if tr.rbuf_bytes is None:
+            return MAX_CWND_PACKETS
+        return max(2.0, min(MAX_CWND_PACKETS, 2.0 * tr.rbuf_bytes / tr.mss_bytes))
+
+    def _set_up_slots(self) -> None:
+        """One *slot* per (connection, subflow id) of the plan, grouped by connection in plan order:
+        both kernels number subflows alike, so the network (:mod:`.queues`) serves them in the same
+        order and their figures agree to the last bit."""
+        plan = self.plan
+        self.slot_of: dict[tuple[int, str], int] = {}
+        slot_conn: list[int] = []
+        self.slot_id: list[str] = []
+        for c, fp in enumerate(plan.flows):
+            for seg in fp.segments:
+                for sp in seg.subflows:
+                    key = (c, sp.id)
+                    if key not in self.slot_of:
+                        self.slot_of[key] = len(self.slot_id)
+                        slot_conn.append(c)
+                        self.slot_id.append(sp.id)
+        self.n_slots = len(self.slot_id)
+        self.conn_of = np.array(slot_conn, dtype=np.int64) if self.n_slots else np.zeros(0, dtype=np.int64)
+        #: working arrays of the network step (:func:`subflow_engines.fluid.queues.serve`), per resource
+        #: and per slot
+        self.arrived_bits = np.zeros(self.n_res)
+        self.drop_frac_res = np.zeros(self.n_res)
+        self.inject = np.zeros(self.n_slots)
+        self.got_bits = np.zeros(self.n_slots)
+        self.dropped_slot = np.zeros(self.n_slots)
+
+    def slot_name(self, slot: int) -> tuple[str, str]:
+        """(flow id, subflow id) of ``slot``."""
+        return self.plan.flows[int(self.conn_of[slot])].id, self.slot_id[slot]
+
+    def begin_sample(self) -> None:
+        """At the start of an output sample: zero the ledger and record the backlog each subflow
+        holds in its queues (the tolerance of the capacity checks)."""
+        self.ledger.start_sample()
+        net = self.net
+        downstream_backlog(net.row_ptr, net.row_slot, net.inc_res, net.backlog, net.pending,
+                           self.ledger.slot_tol, self.ledger.link_tol)
+
+    def check_sample(self, b: int) -> None:
+        """At the end of output sample ``b``: the invariants (:mod:`.invariants`), from the kernel's
+        :meth:`sample_state`.
+
+        Raises
+        ------
+        EngineInvariantViolated
+            When one is broken.
+        """
+        bits, cwnd, is_open = self.sample_state(b)
+        path_buf = np.zeros(self.n_slots)
+        if self.ledger.capacity_changed:
+            net = self.net
+            per_inc = self.buf_bits[net.inc_res] + self.cap_dt_bits[net.inc_res]
+            sums = np.add.reduceat(per_inc, net.row_ptr[:-1]) if per_inc.size else np.zeros(0)
+            path_buf[net.row_slot] = sums[: net.row_slot.size]
+        self.ledger.check(round(b * self.clock.interval_s, 9), bits, cwnd, is_open, path_buf,
+                          self.slot_name, lambda u: self.resources[u].id)
+
+    def sample_state(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per slot: bits delivered in sample ``b``, cwnd at its end (packets), and whether the
+        slot is open (arrays of length ``n_slots``)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ events
     def emit(self, t: float, kind: str, fp: FlowPlan, subflow_id: str | None = None, **extra) -> None:
@@ -333,9 +418,12 @@ class FluidSimulator:
         dt, n_steps, n_bins, per_bin = clock.dt_s, clock.n_steps, clock.n_bins, clock.per_bin
         progress_every = max(1, n_steps // PROGRESS_REPORTS)
         step_fn, sample = self.step, self.sample_cwnd
+        last_bin = n_bins - 1
         for step in range(n_steps):
             t = step * dt
-            b = min(n_bins - 1, step // per_bin)
+            b = min(last_bin, step // per_bin)
+            if step % per_bin == 0 and b == step // per_bin:
+                self.begin_sample()
             if step % progress_every == 0:
                 if should_stop is not None and should_stop():
                     raise RunCancelled()
@@ -346,8 +434,11 @@ class FluidSimulator:
             if self.next_delay < len(self.delay_changes):
                 self.apply_delay_changes(t)
             step_fn(step, t, b)
-            if (step + 1) % per_bin == 0:
+            boundary = (step + 1) % per_bin == 0
+            if boundary:
                 sample(b)
+            if (boundary and b < last_bin) or step == n_steps - 1:
+                self.check_sample(b)
         output = self.output()
         if on_progress is not None:
             on_progress(1.0)
@@ -359,11 +450,38 @@ class FluidSimulator:
         while self.next_change < len(changes) and changes[self.next_change][0] <= t + 1e-12:
             _, i, c_bps = changes[self.next_change]
             self.set_capacity(i, c_bps)
+            self.ledger.capacity_changed = True
             self.next_change += 1
 
     def set_capacity(self, i: int, capacity_bps: float) -> None:
-        """Resource ``i`` now serves ``capacity_bps``."""
-        raise NotImplementedError
+        """Resource ``i`` now serves ``capacity_bps`` (goodput bit/s)."""
+        self.cap_bps[i] = capacity_bps
+        self.cap_dt_bits[i] = capacity_bps * self.clock.dt_s
+
+    # ------------------------------------------------------------------ the network
+    def init_network(self) -> None:
+        """The resources as queues (:mod:`.queues`), once the kernel has set :attr:`clock`:
+        goodput capacity (bit/s and bits per step), buffer and queue (bits), and an empty
+        incidence (:meth:`rebuild_network` fills it)."""
+        self.cap_bps = np.array(self.capacity_bps, dtype=float)
+        self.cap_dt_bits = self.cap_bps * self.clock.dt_s
+        self.buf_bits = np.array([r.queue_packets * self.pkt_bits for r in self.resources], dtype=float)
+        self.queue_bits = np.zeros(self.n_res)
+        self.queue_t = np.zeros(self.n_res)  # when a queue no path uses was last brought up to date, s
+        self.net = Incidence([], self.n_res)
+
+    def rebuild_network(self, t: float, rows: Sequence[tuple[int, Sequence[int]]]) -> None:
+        """The paths changed at ``t``: ``rows`` are (slot, resource indices in path order) of every
+        subflow that has a path now. A subflow keeps its bits in the queues its new path shares
+        with the old one; queues that no path uses any more keep draining at their capacity."""
+        old_used = self.net.used
+        self.queue_t[old_used] = t
+        net = Incidence(rows, self.n_res, previous=self.net)
+        back = np.setdiff1d(net.used, old_used, assume_unique=True)
+        if back.size:
+            self.queue_bits[back] = np.maximum(
+                0.0, self.queue_bits[back] - self.cap_bps[back] * (t - self.queue_t[back]))
+        self.net = net
 
     def apply_delay_changes(self, t: float) -> None:
         """Apply the plan's delay changes due at ``t``: the resources' ``delay_ms``, then the base RTT of

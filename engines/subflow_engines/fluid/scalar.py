@@ -13,6 +13,8 @@ from collections import deque
 
 from subflow.plan import FlowPlan, RunPlan, SubflowPath
 
+import numpy as np
+
 from subflow_engines import draws
 from subflow_engines.fluid.common import (
     ACK_RING_ENTRIES,
@@ -35,6 +37,7 @@ from subflow_engines.fluid.common import (
     tail_probe_pause_s,
     throughput_mbps,
 )
+from subflow_engines.fluid.queues import serve
 
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
 CUBIC_BETA = 0.7  # RFC 9438 §4.6
@@ -55,12 +58,15 @@ class _Sub:
         "last_reduction_t", "key", "loss_at", "drops_pending", "rtt", "bits", "cwnd_samples", "x", "limited",
         "retransmissions", "w_max", "t_epoch", "k", "w_est", "window_losses", "limit",
         "saved_cwnd", "saved_ssthresh", "resume_t", "cut_t", "l_cur", "l_prev", "wire",
-        "loss_key", "timeout_key", "recover_end", "arr_last", "ack_keep", "jitter_hops", "pause_until",
-        "acks", "inflight", "ack_clocked", "allow", "tsq",
+        "loss_key", "timeout_key", "recover_end", "ack_keep", "jitter_hops", "pause_until",
+        "acks", "inflight", "ack_clocked", "allow", "tsq", "slot", "got",
     )
 
-    def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int):
+    def __init__(self, sp: SubflowPath, index: dict[str, int], resources, plan: RunPlan, t: float, n_bins: int,
+                 slot: int):
         self.id = sp.id
+        self.slot = slot  # the network's row (common.FluidSimulator._set_up_slots)
+        self.got = 0.0  # bits delivered in the current step
         self.key = draws.subflow_key(plan.seed, sp.id)
         self.loss_key = draws.subflow_key(plan.seed, sp.id + draws.LOSS_STREAM)
         self.timeout_key = draws.subflow_key(plan.seed, sp.id + draws.TIMEOUT_STREAM)
@@ -79,10 +85,8 @@ class _Sub:
         # hops with jitter: (data resource, its reverse (the ACKs'), jitter s), for the FIFO delay
         self.jitter_hops = [(i, index.get(reverse_resource_id(resources[i].id), i), resources[i].jitter_ms * 1e-3)
                             for i in self.res if resources[i].jitter_ms > 0]
-        keep = 1.0
-        for i in self.res:
-            keep *= 1.0 - resources[i].loss
-        self.loss_keep = keep
+        # Π (1 − loss) along the path, as exp(Σ log(1 − loss)) as the vectorised kernel rounds it
+        self.loss_keep = math.exp(math.fsum(math.log1p(-resources[i].loss) for i in self.res)) if self.res else 1.0
         # ACKs cross the reverse direction of every hop (Link.loss applies to both directions)
         self.ack_keep = ack_keep(sp.resources, index, resources)
         self.limit = rate_limit_bps(sp, self.wire)
@@ -101,7 +105,6 @@ class _Sub:
         self.last_reduction_t = -math.inf
         self.recover_end = -math.inf  # fast recovery: no window growth until then, s
         self.pause_until = -math.inf  # waiting for a tail loss probe: nothing sent until then, s
-        self.arr_last = 0.0  # rate reaching the path's last hop in this step, bit/s
         self.loss_at = math.inf  # when the pending loss is detected (duplicate ACKs), s
         self.drops_pending = 0
         self.rtt = self.base_rtt
@@ -133,10 +136,11 @@ class _Sub:
 
 
 class _Conn:
-    __slots__ = ("plan", "subs", "order", "seg", "demand", "active", "remaining_bits", "done_t")
+    __slots__ = ("plan", "index", "subs", "order", "seg", "demand", "active", "remaining_bits", "done_t")
 
-    def __init__(self, fp: FlowPlan):
+    def __init__(self, fp: FlowPlan, index: int):
         self.plan = fp
+        self.index = index
         self.subs: dict[str, _Sub] = {}
         self.order: list[str] = []
         self.seg = -1
@@ -271,18 +275,15 @@ class ScalarSimulator(FluidSimulator):
         super().__init__(plan)
         self.notify = plan.controller.notification_delay_s
         self.rng = random.Random(plan.seed)  # jitter of RTT samples (every loss draw is counter-based)
-        self.cap = list(self.capacity_bps)  # goodput bit/s
-        self.buf = [r.queue_packets * self.pkt_bits for r in self.resources]
-        self.queue = [0.0] * self.n_res
-        self.arrivals = [0.0] * self.n_res
-        self.no_arrivals = [0.0] * self.n_res
-        self.prev_arrivals = [0.0] * self.n_res
+        self.prev_arrivals = [0.0] * self.n_res  # rate arriving at each resource in the last step, bit/s
         self.any_jitter = any(r.jitter_ms > 0 for r in self.resources)
-        self.pass_frac = [1.0] * self.n_res
-        self.drop_frac = [0.0] * self.n_res
         self.clock = Clock.for_plan(plan, self.path_rtt_s)
-        self.conns = [_Conn(fp) for fp in plan.flows]
+        self.init_network()
+        self.paths_dirty = True  # some subflow's path changed: rebuild the network's rows
+        self.sub_at: list[_Sub | None] = [None] * self.n_slots
+        self.conns = [_Conn(fp, c) for c, fp in enumerate(plan.flows)]
         self.cc = plan.transport.congestion_control
+        self.cwnd_clamp = self.cwnd_clamp_packets
 
     def fifo_jitter_s(self, sub: _Sub) -> float:
         """Mean extra RTT, s, that ``sub``'s jittery hops add by keeping packet order
@@ -305,13 +306,13 @@ class ScalarSimulator(FluidSimulator):
 
     def new_sub(self, conn: _Conn, sp: SubflowPath, t: float) -> _Sub:
         """A new subflow of ``conn`` on ``sp``, opening at ``t``."""
-        sub = _Sub(sp, self.index, self.resources, self.plan, t, self.clock.n_bins)
+        slot = self.slot_of[(conn.index, sp.id)]
+        sub = _Sub(sp, self.index, self.resources, self.plan, t, self.clock.n_bins, slot)
+        self.sub_at[slot] = sub
         conn.subs[sp.id] = sub
         conn.order.append(sp.id)
+        self.paths_dirty = True
         return sub
-
-    def set_capacity(self, i: int, capacity_bps: float) -> None:
-        self.cap[i] = capacity_bps
 
     def set_delays(self, changed: set[int]) -> None:
         resources = self.resources
@@ -494,8 +495,9 @@ class ScalarSimulator(FluidSimulator):
 
     # ------------------------------------------------------------------ one step
     def step(self, step: int, t: float, b: int) -> None:
+        self.t_now = t
         self.schedule(step, t)
-        self.serve_queues()
+        self.serve_network(b)
         for conn in self.conns:
             fp = conn.plan
             if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
@@ -504,18 +506,15 @@ class ScalarSimulator(FluidSimulator):
 
     def schedule(self, step: int, t: float) -> None:
         """Segment changes and timers due at ``t`` (step ``step``), then every subflow's sending
-        rate ``x`` (bit/s; LowRTT order for multipath) and the arrivals at every resource: a hop
-        receives what the hops before it let through in the previous step (tandem queues)."""
-        arrivals, queue, cap, pass_frac = self.arrivals, self.queue, self.cap, self.pass_frac
+        rate ``x`` (bit/s; LowRTT order for multipath)."""
+        queue, cap = self.queue_bits, self.cap_bps
         rbuf_bits, pkt_bits, dt = self.rbuf_bits, self.pkt_bits, self.clock.dt_s
-        if self.any_jitter:
-            self.prev_arrivals[:] = arrivals  # packet spacing on jittery hops (last step's rates)
-        arrivals[:] = self.no_arrivals
         for conn in self.conns:
             fp = conn.plan
             while conn.seg + 1 < len(fp.segments) and fp.segments[conn.seg + 1].t_start_s <= t + 1e-12:
                 conn.seg += 1
                 self.apply_segment(conn, t)
+                self.paths_dirty = True
             if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
                 for sub in conn.subs.values():
                     sub.x = 0.0
@@ -546,7 +545,7 @@ class ScalarSimulator(FluidSimulator):
                     if sub.rtt > max_rtt:
                         max_rtt = sub.rtt
                     if sub.cwnd < sub.ssthresh and t >= sub.recover_end:
-                        self.ack_clock(sub, t)
+                        self.ack_clock(sub, t, self.cwnd_clamp)
                     elif sub.ack_clocked:
                         sub.acks.clear()
                         sub.inflight, sub.ack_clocked = 0.0, False
@@ -586,16 +585,9 @@ class ScalarSimulator(FluidSimulator):
                 sub.x = x
                 sub.limited = x >= 0.98 * w and w < sub.limit
                 remaining -= x
-                # tandem queues: a hop receives what the hops before it let through (their
-                # pass fractions of the previous step), so only the first bottleneck queues
-                sub.arr_last = x
-                for i in sub.res:
-                    arrivals[i] += x
-                    sub.arr_last = x
-                    x *= pass_frac[i]
 
     @staticmethod
-    def ack_clock(sub: _Sub, t: float) -> None:
+    def ack_clock(sub: _Sub, t: float, clamp: float) -> None:
         """Slow start, ACK-clocked: the ACKs due by ``t`` free what they acknowledge and grow the
         window by the segments delivered (RFC 5681 §3.1); ``sub.allow``: segments the window lets
         out now."""
@@ -616,6 +608,8 @@ class ScalarSimulator(FluidSimulator):
             if limited or sub.cwnd < 2.0 * sub.inflight:
                 v = sub.cwnd + d_
                 cap_ = sub.ssthresh if sub.ssthresh > sub.cwnd else sub.cwnd
+                if cap_ > clamp:
+                    cap_ = clamp
                 sub.cwnd = v if v < cap_ else cap_
             if f < 1.0:
                 break
@@ -624,41 +618,68 @@ class ScalarSimulator(FluidSimulator):
         a = sub.cwnd - sub.inflight
         sub.allow = a if a > MIN_ALLOW_SEGMENTS else 0.0
 
-    def serve_queues(self) -> None:
-        """Fluid drop-tail queues: new backlog, the fraction of arrivals that passes and the
-        fraction dropped at a full queue, per resource."""
-        arrivals, queue, cap, buf = self.arrivals, self.queue, self.cap, self.buf
-        pass_frac, drop_frac, dt = self.pass_frac, self.drop_frac, self.clock.dt_s
-        for i in range(self.n_res):
-            if arrivals[i] == 0.0 and queue[i] == 0.0:
-                # idle and empty: stays so (the general case below gives the same values)
-                drop_frac[i] = 0.0
-                pass_frac[i] = 1.0
-                continue
-            a = arrivals[i] * dt
-            q = queue[i] + a - cap[i] * dt
-            if q < 0.0:
-                departed = queue[i] + a
-                q = 0.0
-            else:
-                departed = cap[i] * dt
-            drop_frac[i] = 0.0
-            if q > buf[i]:
-                drop_frac[i] = (q - buf[i]) / a if a > 0 else 0.0
-                q = buf[i]
-            queue[i] = q
-            pass_frac[i] = departed / a if a > 0 else 1.0
+    def serve_network(self, b: int) -> None:
+        """The network in the step: every subflow's bits through the queues of its path
+        (:func:`subflow_engines.fluid.queues.serve`, shared with the vectorised kernel); the bits
+        delivered (less random loss) count in output sample ``b``."""
+        if self.paths_dirty:
+            rows = []
+            for conn in self.conns:
+                if conn.seg < 0:
+                    continue
+                for sp in conn.plan.segments[conn.seg].subflows:
+                    sub = conn.subs.get(sp.id)
+                    if sub is not None and sub.phase != "dead" and sub.res:
+                        rows.append((sub.slot, sub.res))
+            self.rebuild_network(self.t_now, rows)
+            self.paths_dirty = False
+        net, led, dt = self.net, self.ledger, self.clock.dt_s
+        inject, got = self.inject, self.got_bits
+        inject[:] = 0.0
+        got[:] = 0.0
+        self.dropped_slot[:] = 0.0
+        sent = led.sent_bits
+        for conn in self.conns:
+            for sub in conn.subs.values():
+                if sub.x > 0.0:
+                    v = sub.x * dt
+                    inject[sub.slot] = v
+                    sent[sub.slot] += v
+        serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.inc_slot, net.inc_next, net.inc_lag,
+              net.order_res, net.order_ptr, net.order_inc, self.queue_bits, self.cap_dt_bits, self.buf_bits,
+              net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, got,
+              self.dropped_slot, led.link_bits, led.link_cap_bits, led.slot_cap_bits)
+        sub_at = self.sub_at
+        for slot in net.row_slot.tolist():
+            sub = sub_at[slot]
+            g = got[slot] * sub.loss_keep  # less random loss along the path
+            got[slot] = g
+            sub.bits[b] += g
+        if self.any_jitter:
+            self.prev_arrivals = (self.arrived_bits / dt).tolist()  # packet spacing on jittery hops
+
+    def sample_state(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        bits, cwnd = np.zeros(self.n_slots), np.zeros(self.n_slots)
+        is_open = np.zeros(self.n_slots, dtype=bool)
+        for slot, sub in enumerate(self.sub_at):
+            if sub is not None:
+                bits[slot], cwnd[slot], is_open[slot] = sub.bits[b], sub.cwnd, sub.phase == "open"
+        return bits, cwnd, is_open
 
     def update_windows(self, conn: _Conn, step: int, t: float, b: int) -> None:
         """Connection ``conn`` after the queues at ``t``: delivered bits (output sample ``b``),
         loss events and the reaction to them, window growth (slow start, Reno/NewReno, CUBIC,
         LIA, OLIA), RTT estimation, and completion of a finite transfer."""
         fp = conn.plan
+        got_bits, dropped_slot = self.got_bits, self.dropped_slot
+        delivered_bits = 0.0
+        for sub in conn.subs.values():
+            delivered_bits += got_bits[sub.slot]
         open_subs = [s for s in conn.subs.values() if s.phase == "open"]
         if not open_subs:
+            self.count_delivered(conn, t, delivered_bits)
             return
         tr, cc, rng, timeout_p = self.transport, self.cc, self.rng, rack_tlp_timeout_probability
-        pass_frac, drop_frac = self.pass_frac, self.drop_frac
         dt, pkt_bits = self.clock.dt_s, self.pkt_bits
         coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
         olia = fp.multipath and fp.coupling == "olia" and len(open_subs) > 1
@@ -673,22 +694,12 @@ class ScalarSimulator(FluidSimulator):
             olia_rate = sum(s.cwnd / s.rtt for s in open_subs) ** 2
         cubic = cc == "cubic" and not fp.multipath
         reno = cc == "reno" and not fp.multipath
-        delivered_bits = 0.0
         for sub in open_subs:
             x = sub.x
             if x <= 0:
                 continue
-            # what the last hop lets through of what reached it (tandem queues)
-            through = sub.loss_keep
-            if sub.res:
-                through *= sub.arr_last / x * pass_frac[sub.res[-1]]
-            dropped = 0.0
-            for i in sub.res:
-                dropped += drop_frac[i]
-            got = x * dt * through
-            sub.bits[b] += got
-            delivered_bits += got
-            sent_pkts = x * dt / pkt_bits
+            dropped = dropped_slot[sub.slot]  # Σ of the drop fractions along the path (queues.serve)
+            sent_pkts = x * (dt / pkt_bits)  # as the vectorised kernel rounds it
             # loss events: random loss (Bernoulli per packet, counter-based draws) and queue overflow
             lost = False
             p_rand = 1.0 - sub.loss_keep
@@ -759,9 +770,10 @@ class ScalarSimulator(FluidSimulator):
                 sub.inflight += sent_pkts
                 held = sub.limited and not sub.tsq  # the window, not the first hop, held it back
                 c_min = math.inf
+                cap = self.cap_bps
                 for i in sub.res:
-                    if self.cap[i] < c_min:
-                        c_min = self.cap[i]
+                    if cap[i] < c_min:
+                        c_min = cap[i]
                 kept = sub.loss_keep * (1.0 - dropped if dropped < 1.0 else 0.0)
                 t1 = t + rtt_now  # behind the backlog queued before them
                 t2 = t1 + max(x * dt / c_min, dt)  # spaced by the narrowest hop
@@ -786,8 +798,8 @@ class ScalarSimulator(FluidSimulator):
                     sub.cwnd = _cubic_update(sub, t, acked, rtt_now)
                 else:
                     sub.cwnd += acked / sub.cwnd
-                if sub.cwnd > MAX_CWND_PACKETS:
-                    sub.cwnd = MAX_CWND_PACKETS
+                if sub.cwnd > self.cwnd_clamp:
+                    sub.cwnd = self.cwnd_clamp
             if t >= sub.next_sample_t:  # one RTT sample per round trip (RFC 6298 §2)
                 r = rtt_now
                 if sub.jitter_s > 0:
@@ -799,10 +811,16 @@ class ScalarSimulator(FluidSimulator):
                     sub.srtt = 0.875 * sub.srtt + 0.125 * r
                 sub.rto = linux_rto(sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S)
                 sub.next_sample_t = t + r
+        self.count_delivered(conn, t, delivered_bits)
+
+    def count_delivered(self, conn: _Conn, t: float, delivered_bits: float) -> None:
+        """A finite transfer of ``conn`` received ``delivered_bits`` in the step from ``t``; it
+        completes at the end of the step that delivers its last bit."""
         if conn.remaining_bits < math.inf:
             conn.remaining_bits -= delivered_bits
             if conn.remaining_bits <= 0:
-                conn.done_t = t + dt
+                fp = conn.plan
+                conn.done_t = t + self.clock.dt_s
                 for sub in conn.subs.values():
                     sub.x = 0.0
                 self.emit(conn.done_t, "flow_complete", fp, None, completion_s=round(conn.done_t - fp.start_s, 6))

@@ -34,6 +34,7 @@ from subflow.plan import RunPlan, SubflowPath
 from subflow._kernels import njit
 
 from subflow_engines import draws
+from subflow_engines.fluid.queues import serve
 from subflow_engines.fluid.common import (
     ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
@@ -87,12 +88,8 @@ class VectorSimulator(FluidSimulator):
         tr = self.transport
         resources = self.resources
         n_res = self.n_res
-        self.cap = np.array(self.capacity_bps)  # goodput bit/s
-        self.buf = np.array([r.queue_packets * self.pkt_bits for r in resources])
         self.log_keep = np.array([math.log1p(-r.loss) for r in resources])
-        self.queue = np.zeros(n_res)
-        self.queue_t = np.zeros(n_res)  # when queue[i] was last brought up to date, s
-        self._set_up_slots()
+        self._set_up_keys()
         S, n_conn = self.n_slots, len(plan.flows)
         flows = plan.flows
         self.multipath = np.array([fp.multipath for fp in flows], dtype=bool)
@@ -120,6 +117,7 @@ class VectorSimulator(FluidSimulator):
         self.limit = np.full(S, np.inf)
         self.base_rtt = np.full(S, 1e-4)
         self.path_log_keep = np.zeros(S)
+        self.path_keep = np.ones(S)  # Π (1 − loss) along the path
         self.path_log_ack_keep = np.zeros(S)  # log of the ACK path's keep probability
         self.retrans = np.zeros(S, dtype=np.int64)
         self.has_path = np.zeros(S, dtype=bool)
@@ -130,21 +128,13 @@ class VectorSimulator(FluidSimulator):
         self.seg_idx = [-1] * n_conn
 
         self.clock = clock = Clock.for_plan(plan, self.path_rtt_s)
-        self.cap_dt = self.cap * clock.dt_s
+        self.init_network()
         self.bits = np.zeros((S, clock.n_bins))
         self.cwnd_samples = np.zeros((S, clock.n_bins))
         self.thr: np.ndarray | None = None  # goodput per slot and sample, Mbit/s (at the end)
 
-        # path incidence: resources of the current paths, path after path (CSR rows)
+        # the network's rows (:class:`~subflow_engines.fluid.queues.Incidence`) are rebuilt when paths change
         self.matrix_dirty = True
-        self.inc_cols = np.zeros(0, dtype=np.int64)
-        self.row_ptr = np.zeros(0, dtype=np.int64)  # start of each path's run in inc_cols
-        self.path_rows = np.zeros(0, dtype=np.int64)  # the subflows that have a path
-        # the loop works on the resources that current paths use ("u" arrays, local indices)
-        self.used = np.zeros(0, dtype=np.int64)
-        self.inc_local = np.zeros(0, dtype=np.int64)
-        self.cap_u = self.capdt_u = self.buf_u = self.queue_u = self.pass_u = np.zeros(0)
-        self.pass_g = np.ones(n_res)  # pass fraction of each resource in the last step it was used
 
         self.flow_times = np.concatenate((self.start_s, self.stop_s))
         self.state_dirty = True
@@ -167,27 +157,14 @@ class VectorSimulator(FluidSimulator):
         self.ack_t1, self.ack_t2, self.ack_del, self.ack_sent = (np.zeros((S, H)) for _ in range(4))
         self.ack_lim = np.zeros((S, H), dtype=np.bool_)
 
-    def _set_up_slots(self) -> None:
-        """One slot per (connection, subflow id) of the plan, grouped by connection."""
+    def _set_up_keys(self) -> None:
+        """The counter-based draw keys of every slot (:mod:`subflow_engines.draws`)."""
         plan = self.plan
-        self.slot_of: dict[tuple[int, str], int] = {}
-        slot_conn: list[int] = []
-        self.slot_id: list[str] = []
-        for c, fp in enumerate(plan.flows):
-            for seg in fp.segments:
-                for sp in seg.subflows:
-                    key = (c, sp.id)
-                    if key not in self.slot_of:
-                        self.slot_of[key] = len(self.slot_id)
-                        slot_conn.append(c)
-                        self.slot_id.append(sp.id)
-        self.n_slots = S = len(self.slot_id)
         self.draw_keys = np.array([draws.subflow_key(plan.seed, sid) for sid in self.slot_id], dtype=np.uint64)
         self.loss_keys = np.array([draws.subflow_key(plan.seed, sid + draws.LOSS_STREAM) for sid in self.slot_id],
                                   dtype=np.uint64)
         self.timeout_keys = np.array(
             [draws.subflow_key(plan.seed, sid + draws.TIMEOUT_STREAM) for sid in self.slot_id], dtype=np.uint64)
-        self.conn_of = np.array(slot_conn, dtype=np.int64) if S else np.zeros(0, dtype=np.int64)
 
     def path_rtt_s(self, sp: SubflowPath) -> float:
         """Base round-trip time of a path (propagation both ways), s."""
@@ -197,11 +174,6 @@ class VectorSimulator(FluidSimulator):
     def emit_slot(self, t: float, kind: str, c: int, slot: int | None = None, **extra) -> None:
         """:meth:`emit` for connection ``c`` and subflow slot ``slot``."""
         self.emit(t, kind, self.plan.flows[c], None if slot is None else self.slot_id[slot], **extra)
-
-    def set_capacity(self, i: int, capacity_bps: float) -> None:
-        self.cap[i] = capacity_bps
-        self.cap_dt[i] = capacity_bps * self.clock.dt_s
-        self.matrix_dirty = True  # refresh the working copies of cap
 
     def set_delays(self, changed: set[int]) -> None:
         for slot, res in enumerate(self.res_lists):
@@ -215,7 +187,8 @@ class VectorSimulator(FluidSimulator):
         res = self.res_lists[slot] = [self.index[r] for r in sp.resources]
         # summed as the scalar kernel sums it (the same float: handshakes end in the same step)
         self.base_rtt[slot] = max(1e-4, 2e-3 * sum(self.resources[i].delay_ms for i in res))
-        self.path_log_keep[slot] = float(self.log_keep[res].sum())
+        self.path_log_keep[slot] = math.fsum(self.log_keep[res].tolist())
+        self.path_keep[slot] = math.exp(self.path_log_keep[slot]) if res else 1.0  # as the scalar kernel's
         self.path_log_ack_keep[slot] = math.log(max(1e-300, ack_keep(sp.resources, self.index, self.resources)))
         self.limit[slot] = rate_limit_bps(sp, self.wire)
         self.has_path[slot] = True
@@ -329,22 +302,9 @@ class VectorSimulator(FluidSimulator):
             self.emit_slot(t, "route_change", c, slot, path=sp.nodes, previous_path=old)
 
     def rebuild_incidence(self, t: float) -> None:
-        """The path incidence (CSR) and the working copies of the resources the paths use,
-        after paths or capacities changed at ``t``; queues that leave the working set keep
-        draining at their capacity while no path uses them."""
+        """The network's rows after paths changed at ``t`` (:meth:`rebuild_network`)."""
         res_lists, has_path = self.res_lists, self.has_path
-        with_path = [i for i in range(self.n_slots) if has_path[i] and res_lists[i]]
-        self.inc_cols = np.array([r for i in with_path for r in res_lists[i]], dtype=np.int64)
-        self.path_rows = np.array(with_path, dtype=np.int64)
-        self.row_ptr = np.cumsum([0] + [len(res_lists[i]) for i in with_path[:-1]]).astype(np.int64)
-        self.pass_g[self.used] = self.pass_u
-        self.queue[self.used] = self.queue_u  # keep the queues of resources that leave the working set,
-        self.queue_t[self.used] = t  # and drain them at their capacity while no path uses them
-        used, inc_local = np.unique(self.inc_cols, return_inverse=True)
-        self.used, self.inc_local = used, inc_local.astype(np.int64)
-        self.cap_u, self.capdt_u, self.buf_u = self.cap[used], self.cap_dt[used], self.buf[used]
-        self.queue_u = np.maximum(0.0, self.queue[used] - self.cap_u * (t - self.queue_t[used]))
-        self.pass_u = self.pass_g[used].copy()
+        self.rebuild_network(t, [(i, res_lists[i]) for i in range(self.n_slots) if has_path[i] and res_lists[i]])
         self.matrix_dirty = False
 
     # ------------------------------------------------------------------ timers
@@ -397,13 +357,15 @@ class VectorSimulator(FluidSimulator):
             self.live, self.next_state_t = self.refresh_state(step, t)
             self.state_dirty = False
         # ---- rates, queues, losses, growth, RTT estimation: compiled (see _step)
-        tr = self.transport
+        tr, net, led = self.transport, self.net, self.ledger
         if _step(
             t, step, self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
-            CLOCK_GRANULARITY_S, MAX_CWND_PACKETS,
+            CLOCK_GRANULARITY_S, self.cwnd_clamp_packets,
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
-            self.path_rows, self.row_ptr, self.inc_local, self.cap_u, self.capdt_u, self.buf_u, self.queue_u,
-            self.pass_u, self.base_rtt, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand, self.remaining_bits,
+            net.row_ptr, net.row_slot, net.inc_res, net.inc_slot, net.inc_next, net.inc_lag, net.order_res,
+            net.order_ptr, net.order_inc, self.cap_bps, self.cap_dt_bits, self.buf_bits, self.queue_bits,
+            net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, self.inject,
+            self.dropped_slot, led.link_bits, led.link_cap_bits, led.slot_cap_bits, led.sent_bits, self.base_rtt, self.path_keep, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand, self.remaining_bits,
             self.draw_keys, self.loss_keys, self.timeout_keys,
             self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
             self.loss_at, self.retrans, self.bits[:, b], self.got, self.phase, self.next_rto_t, self.recover_end,
@@ -427,6 +389,9 @@ class VectorSimulator(FluidSimulator):
             self.done_t[c] = t + dt
             self.emit_slot(t + dt, "flow_complete", int(c), None, completion_s=round(t + dt - self.start_s[c], 6))
 
+    def sample_state(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.bits[:, b], self.cwnd, self.phase == OPEN
+
     def sample_cwnd(self, b: int) -> None:
         phase = self.phase
         self.cwnd_samples[:, b] = np.where((phase == OPEN) | (phase == HANDSHAKE), np.round(self.cwnd, 3), 0.0)
@@ -449,10 +414,12 @@ class VectorSimulator(FluidSimulator):
 
 
 @njit(cache=True)
-def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, ack_t2, ack_del, ack_sent, ack_lim):
+def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, ack_t2, ack_del, ack_sent, ack_lim,
+               clamp):
     """Slot ``i`` in slow start: the ACKs due by ``t`` free what they acknowledge and grow the
     window by the segments delivered (RFC 5681 §3.1); ``allow[i]``: segments the window lets out
-    now. As :meth:`subflow_engines.fluid.scalar.ScalarSimulator.ack_clock`."""
+    now; the window stops at ``clamp`` (packets). As
+    :meth:`subflow_engines.fluid.scalar.ScalarSimulator.ack_clock`."""
     H = ack_t1.shape[1]
     while ack_n[i] > 0:
         e = ack_head[i]
@@ -474,6 +441,8 @@ def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, a
         if ack_lim[i, e] or cwnd[i] < 2.0 * inflight[i]:  # tcp_is_cwnd_limited
             v = cwnd[i] + d_
             cap_ = ssthresh[i] if ssthresh[i] > cwnd[i] else cwnd[i]
+            if cap_ > clamp:
+                cap_ = clamp
             cwnd[i] = v if v < cap_ else cap_
         if f < 1.0:
             break
@@ -487,8 +456,9 @@ def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, a
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
-    path_rows, row_ptr, inc_local, cap_u, capdt_u, buf_u, queue_u, pass_u,
-    base_rtt, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
+    row_ptr, path_rows, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr, order_inc,
+    cap, cap_dt, buf, queue, backlog, pending, arriving, arrived, drop_frac, inject, dropped,
+    link_bits, link_cap_bits, slot_cap_bits, sent_bits, base_rtt, path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
     phase, next_rto_t, recover_end, pause_until, ack_on, inflight, allow, ack_head, ack_n,
     ack_t1, ack_t2, ack_del, ack_sent, ack_lim,
@@ -496,29 +466,28 @@ def _step(
     """One time step of the continuous dynamics, in place (the equations of
     :mod:`subflow_engines.fluid`). Random link loss, overflow losses and timeout decisions
     are counter-based draws (:mod:`subflow_engines.draws`) of the keys given, as in the scalar
-    kernel. ``pass_u``: each working resource's pass fraction of the previous step (tandem
-    queues), updated. ``got`` receives the bits each subflow delivered in the step. Returns
+    kernel. The network (queues, per-hop backlogs) is served by
+    :func:`subflow_engines.fluid.queues.serve` with the rows and order of
+    :class:`~subflow_engines.fluid.queues.Incidence`; ``got`` receives the bits each subflow
+    delivered in the step, ``sent_bits`` accumulates what each sent. Returns
     True when a loss episode ended in a retransmission timeout (the subflow is then STALLED
     and not live)."""
     S = cwnd.shape[0]
     n_conn = conn_ptr.shape[0] - 1
-    n_u = cap_u.shape[0]
     n_paths = path_rows.shape[0]
-    n_inc = inc_local.shape[0]
     # per-subflow queueing delay along the path
     qd = np.zeros(S)
     first_cap = np.full(S, np.inf)
     min_cap = np.full(S, np.inf)
     for k in range(n_paths):
-        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
         s_ = 0.0
-        for j in range(row_ptr[k], end):
-            u = inc_local[j]
-            s_ += queue_u[u] / cap_u[u]
+        for j in range(row_ptr[k], row_ptr[k + 1]):
+            u = inc_res[j]
+            s_ += queue[u] / cap[u]
             if j == row_ptr[k]:
-                first_cap[path_rows[k]] = cap_u[u]
-            if cap_u[u] < min_cap[path_rows[k]]:
-                min_cap[path_rows[k]] = cap_u[u]
+                first_cap[path_rows[k]] = cap[u]
+            if cap[u] < min_cap[path_rows[k]]:
+                min_cap[path_rows[k]] = cap[u]
         qd[path_rows[k]] = s_
     rtt = base_rtt + qd
     H = ack_t1.shape[1]
@@ -528,7 +497,7 @@ def _step(
         if live[i] and t >= pause_until[i]:  # (a tail loss waits for its probe: nothing sent)
             if cwnd[i] < ssthresh[i] and t >= recover_end[i]:
                 _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, ack_t2, ack_del,
-                           ack_sent, ack_lim)
+                           ack_sent, ack_lim, max_cwnd)
                 ack_on[i] = True
                 # slow start: what the window allows now, at once, at most at the first hop's rate
                 wi = allow[i] * pkt_bits / dt
@@ -585,46 +554,19 @@ def _step(
         else:
             for i in range(a, b):
                 x[i] = w[i] if w[i] < budget else budget
-    # fluid drop-tail queues
-    arrived = np.zeros(n_u)
-    arr_last = x * dt  # bits reaching each path's last hop in this step
-    last_u = np.full(S, -1, dtype=np.int64)
-    for k in range(n_paths):
-        i = path_rows[k]
-        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
-        xi = x[i]
-        for j in range(row_ptr[k], end):  # tandem queues: attenuated by the hops before (last step)
-            arrived[inc_local[j]] += xi * dt
-            arr_last[i] = xi * dt
-            last_u[i] = inc_local[j]
-            xi *= pass_u[inc_local[j]]
-    logpass = np.zeros(n_u)
-    dropf = np.zeros(n_u)
-    overflow = False
-    for u in range(n_u):
-        qa = queue_u[u] + arrived[u]
-        departed = qa if qa < capdt_u[u] else capdt_u[u]
-        q = qa - capdt_u[u]
-        if q > buf_u[u]:
-            overflow = True
-            if arrived[u] > 0:
-                dropf[u] = (q - buf_u[u]) / arrived[u]
-        queue_u[u] = 0.0 if q < 0.0 else (buf_u[u] if q > buf_u[u] else q)
-        if arrived[u] > 0:
-            logpass[u] = np.log(departed / arrived[u])
-            pass_u[u] = departed / arrived[u]
-        else:
-            pass_u[u] = 1.0
-    dropped = np.zeros(S)
-    for k in range(n_paths):
-        end = row_ptr[k + 1] if k + 1 < n_paths else n_inc
-        sd = 0.0
-        for j in range(row_ptr[k], end):
-            sd += dropf[inc_local[j]]
-        dropped[path_rows[k]] = sd
+    # the network: FIFO drop-tail queues in tandem, per-hop backlogs (queues.serve)
     for i in range(S):
-        # what the last hop lets through of what reached it (tandem queues)
-        g = arr_last[i] * np.exp(path_log_keep[i] + (logpass[last_u[i]] if last_u[i] >= 0 else 0.0))
+        v = x[i] * dt
+        inject[i] = v
+        sent_bits[i] += v
+        got[i] = 0.0
+        dropped[i] = 0.0
+    overflow = serve(inject, row_ptr, path_rows, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr,
+                     order_inc, queue, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, got, dropped,
+                     link_bits, link_cap_bits, slot_cap_bits)
+    for i in range(S):
+        # what the last hop sends on, less random loss along the path
+        g = got[i] * path_keep[i]
         got[i] = g
         bits_col[i] += g
     # losses, detected one round trip after the drop
@@ -678,7 +620,7 @@ def _step(
             sent = x[i] * (dt / pkt_bits)
             inflight[i] += sent
             held = lim and not tsq[i]  # the window, not the first hop, held the sender back
-            keep = np.exp(path_log_keep[i]) * (1.0 - dropped[i] if dropped[i] < 1.0 else 0.0)
+            keep = path_keep[i] * (1.0 - dropped[i] if dropped[i] < 1.0 else 0.0)
             t1 = t + rtt[i]
             sp_ = x[i] * dt / min_cap[i]
             n = ack_n[i]

@@ -1,0 +1,292 @@
+"""The network of the ``fluid`` engine: the plan's resources as FIFO drop-tail queues that
+subflows cross in tandem, shared by both kernels.
+
+Every subflow with a path is a *row*: its resources (link directions, access point air) in
+path order, one *incidence* per (row, resource). Each incidence keeps the subflow's bits
+waiting in that resource's queue (its backlog), so bits are conserved per subflow and per hop:
+what a hop sends on is exactly what the subflow lost from that hop's queue.
+
+One step (:func:`serve`), for every resource in *forwarding order* (every resource after
+those that feed it, :func:`forwarding_order`)::
+
+    A      = Σ_j a_j                                  bits arriving in the step (incidences j)
+    Q      = the queue at the start of the step (backlog of every incidence, plus the bits of
+             paths that no longer use it), C = capacity·dt, B = buffer (bits)
+    s_q    = min(Q, C)/Q                              FIFO: the backlog leaves first
+    s_a    = min(A, C − min(Q, C))/A                  then the arrivals, as far as C allows
+    drop   = max(0, Q − min(Q, C) + A(1 − s_a) − B)   drop-tail: arrivals beyond the buffer
+    δ      = drop / (A(1 − s_a))                      each arrival loses the same fraction
+    d_j    = b_j·s_q + a_j·s_a                        what incidence j sends to its next hop
+    b_j'   = b_j·(1 − s_q) + a_j·(1 − s_a)·(1 − δ)
+
+so a hop never sends more than it holds (s_q, s_a ≤ 1) nor more than its capacity
+(Σ d_j ≤ C), and Σ_j (d_j + b_j' − b_j) + a_j·(1 − s_a)·δ = Σ_j a_j (nothing created). A
+subflow's bits cross its whole path in the step they were sent (the fluid approximation: per-hop
+propagation is in the RTT, not in the fluid), through the queues as they are in that step.
+
+Before, a hop received a subflow's rate times the *previous* step's pass fractions
+(departed/arrived) of the hops before it. A draining queue passes more than arrives
+(fraction > 1), and after a step with almost no arrivals (slow start's ACK-clocked bursts) the
+fraction was up to capacity/arrivals: on long paths across several shared queues these
+multiplied to 10^96 Mbit/s and then to infinities and NaN (docs/validation, "Correct at any
+scale").
+
+References
+----------
+.. [1] R. L. Cruz, "A calculus for network delay, part II: network analysis", IEEE Trans.
+   Inf. Theory 37(1), 1991 (FIFO servers in tandem, per-flow conservation).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+import numpy as np
+
+from subflow._kernels import njit
+
+
+def forwarding_order(paths: Sequence[Sequence[int]], n_res: int) -> tuple[list[int], np.ndarray]:
+    """The order in which one step serves the resources that ``paths`` cross.
+
+    A resource is served after every resource that feeds it (an edge u → v where a path
+    crosses v right after u): Kahn's topological order, lowest resource index first among
+    those ready, so the order does not depend on the order of ``paths``. Where paths form a
+    cycle of feeding (u feeds v on one path, v feeds u on another), the unserved resource with
+    the fewest unserved feeders (lowest index on ties) is served next; the hops into
+    resources already served then carry their bits into the next step (:func:`lagged_hops`).
+
+    Parameters
+    ----------
+    paths : sequence of sequences of int
+        Resource indices of each path, in path order (no resource twice in one path).
+    n_res : int
+        Number of resources (indices are in ``range(n_res)``).
+
+    Returns
+    -------
+    order : list of int
+        The resources that some path crosses, in serving order.
+    rank : ndarray of int64, shape (n_res,)
+        Position of each resource in ``order``; -1 for resources no path crosses.
+
+    References
+    ----------
+    .. [1] A. B. Kahn, "Topological sorting of large networks", Comm. ACM 5(11), 1962.
+    """
+    succ: dict[int, set[int]] = {}
+    indeg: dict[int, int] = {}
+    for path in paths:
+        for u in path:
+            indeg.setdefault(u, 0)
+            succ.setdefault(u, set())
+        for u, v in zip(path, path[1:]):
+            if v not in succ[u]:
+                succ[u].add(v)
+                indeg[v] += 1
+    ready = [u for u, d in indeg.items() if d == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    rank = np.full(n_res, -1, dtype=np.int64)
+    left = set(indeg)
+    while left:
+        if ready:
+            u = heapq.heappop(ready)
+        else:  # a cycle of feeding: break it at the resource with the fewest unserved feeders
+            u = min(left, key=lambda r: (indeg[r], r))
+        left.discard(u)
+        rank[u] = len(order)
+        order.append(u)
+        for v in succ[u]:
+            if v in left:
+                indeg[v] -= 1
+                if indeg[v] == 0:
+                    heapq.heappush(ready, v)
+    return order, rank
+
+
+class Incidence:
+    """The rows of the network in CSR form and their per-hop state, rebuilt when paths change.
+
+    Attributes (all ``ndarray``; ``n`` incidences, ``k`` rows)
+    ----------
+    row_ptr : int64, shape (k + 1,)
+        Row ``r``'s incidences are ``row_ptr[r]:row_ptr[r + 1]``, in path order.
+    row_slot : int64, shape (k,)
+        The subflow slot of each row.
+    inc_res : int64, shape (n,)
+        The resource of each incidence.
+    inc_next : int64, shape (n,)
+        The next incidence of the same row, -1 at the last hop.
+    inc_lag : bool, shape (n,)
+        The next hop is served before this one (a cycle of feeding): what this hop sends
+        reaches it in the next step.
+    order_res, order_ptr, order_inc : int64
+        Serving order: resource ``order_res[r]`` has the incidences
+        ``order_inc[order_ptr[r]:order_ptr[r + 1]]`` (rows in slot order).
+    backlog, pending, arriving : float64, shape (n,)
+        Bits of the row waiting in the hop's queue; bits sent to the hop in the previous step
+        over a lagged hop; bits arriving in the current step (work array).
+    """
+
+    def __init__(self, rows: Sequence[tuple[int, Sequence[int]]], n_res: int,
+                 previous: "Incidence | None" = None):
+        rows = sorted(rows, key=lambda r: r[0])
+        self.row_slot = np.array([s for s, _ in rows], dtype=np.int64)
+        lengths = [len(p) for _, p in rows]
+        self.row_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self.row_ptr[1:])
+        n = int(self.row_ptr[-1])
+        self.inc_res = np.array([u for _, p in rows for u in p], dtype=np.int64)
+        self.inc_slot = np.repeat(self.row_slot, lengths).astype(np.int64)
+        order, rank = forwarding_order([p for _, p in rows], n_res)
+        nxt = np.arange(1, n + 1, dtype=np.int64)
+        if len(rows):
+            nxt[self.row_ptr[1:] - 1] = -1
+        self.inc_next = nxt
+        has_next = nxt >= 0
+        self.inc_lag = np.zeros(n, dtype=np.bool_)
+        if n:
+            self.inc_lag[has_next] = rank[self.inc_res[nxt[has_next]]] <= rank[self.inc_res[has_next]]
+        # incidences grouped by resource in serving order (stable: rows in slot order)
+        by_rank = np.argsort(rank[self.inc_res], kind="stable") if n else np.zeros(0, dtype=np.int64)
+        self.order_inc = by_rank.astype(np.int64)
+        self.order_res = np.array(order, dtype=np.int64)
+        counts = np.bincount(rank[self.inc_res], minlength=len(order)) if n else np.zeros(len(order), dtype=np.int64)
+        self.order_ptr = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(counts, out=self.order_ptr[1:])
+        self.backlog = np.zeros(n)
+        self.pending = np.zeros(n)
+        self.arriving = np.zeros(n)
+        if previous is not None and previous.inc_res.size and n:
+            # a subflow keeps its bits in the queues its new path shares with the old one (same slot,
+            # same resource); the rest stay in their queues, owned by no path, and are never delivered
+            old = {(int(s), int(u)): j for j, (s, u) in enumerate(zip(previous.inc_slot, previous.inc_res))}
+            for j, (s, u) in enumerate(zip(self.inc_slot.tolist(), self.inc_res.tolist())):
+                i = old.get((s, u))
+                if i is not None:
+                    self.backlog[j] = previous.backlog[i]
+                    self.pending[j] = previous.pending[i]
+
+    @property
+    def used(self) -> np.ndarray:
+        """The resources some row crosses (int64)."""
+        return self.order_res
+
+
+@njit(cache=True)
+def serve(inject, row_ptr, row_slot, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr, order_inc,
+          queue, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, got, dropped, link_bits,
+          link_cap_bits, slot_cap_bits):
+    """One step of the network, in place (the equations of :mod:`subflow_engines.fluid.queues`).
+
+    Parameters
+    ----------
+    inject : float64 (slots,)
+        Bits each subflow slot sends into its first hop in the step.
+    row_ptr, row_slot, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr, order_inc
+        :class:`Incidence` arrays.
+    queue, cap_dt, buf : float64 (resources,)
+        Queue (bits, updated), capacity per step (bits), buffer (bits) of each resource.
+    backlog, pending, arriving : float64 (incidences,)
+        :class:`Incidence` state (updated).
+    arrived, drop_frac : float64 (resources,)
+        Out: bits that arrived at each served resource and the fraction of them dropped.
+    got, dropped : float64 (slots,)
+        Out: bits out of each row's last hop (before random loss); sum of the drop fractions
+        along its path (0 for slots without a row).
+    link_bits, link_cap_bits, slot_cap_bits : float64
+        Accumulated for the invariants (:mod:`subflow_engines.fluid.invariants`): bits
+        delivered by rows crossing each resource; each served resource's capacity·dt; each
+        row's narrowest capacity·dt.
+
+    Returns
+    -------
+    bool
+        True when some queue overflowed (dropped bits) in the step.
+    """
+    n_rows = row_slot.shape[0]
+    n_inc = inc_res.shape[0]
+    for j in range(n_inc):
+        arriving[j] = pending[j]
+        pending[j] = 0.0
+    for k in range(n_rows):
+        s = row_slot[k]
+        got[s] = 0.0
+        v = inject[s]
+        if v > 0.0:
+            arriving[row_ptr[k]] += v
+    overflow = False
+    for r in range(order_res.shape[0]):
+        u = order_res[r]
+        a_sum = 0.0
+        for m in range(order_ptr[r], order_ptr[r + 1]):
+            a_sum += arriving[order_inc[m]]
+        q = queue[u]
+        c = cap_dt[u]
+        served_q = q if q < c else c
+        s_q = served_q / q if q > 0.0 else 1.0
+        room = c - served_q
+        served_a = a_sum if a_sum < room else room
+        s_a = served_a / a_sum if a_sum > 0.0 else 1.0
+        rest_a = a_sum - served_a
+        rest = q - served_q + rest_a
+        delta = 0.0
+        drop_frac[u] = 0.0
+        if rest > buf[u]:
+            drop = rest - buf[u]
+            overflow = True
+            if rest_a > 0.0:
+                delta = drop / rest_a
+                if delta > 1.0:
+                    delta = 1.0
+                drop_frac[u] = drop / a_sum
+            rest = buf[u]
+        queue[u] = rest
+        arrived[u] = a_sum
+        link_cap_bits[u] += c
+        keep_a = (1.0 - s_a) * (1.0 - delta)
+        for m in range(order_ptr[r], order_ptr[r + 1]):
+            j = order_inc[m]
+            a = arriving[j]
+            b = backlog[j]
+            d = b * s_q + a * s_a
+            backlog[j] = b * (1.0 - s_q) + a * keep_a
+            nj = inc_next[j]
+            if nj < 0:
+                got[inc_slot[j]] = d
+            elif inc_lag[j]:
+                pending[nj] += d
+            else:
+                arriving[nj] += d
+    for k in range(n_rows):
+        s = row_slot[k]
+        g = got[s]
+        sd = 0.0
+        mc = np.inf
+        for j in range(row_ptr[k], row_ptr[k + 1]):
+            u = inc_res[j]
+            sd += drop_frac[u]
+            link_bits[u] += g
+            if cap_dt[u] < mc:
+                mc = cap_dt[u]
+        dropped[s] = sd
+        if mc < np.inf:
+            slot_cap_bits[s] += mc
+    return overflow
+
+
+@njit(cache=True)
+def downstream_backlog(row_ptr, row_slot, inc_res, backlog, pending, slot_tol, link_tol):
+    """At the start of an output sample: per row, the bits it holds in its queues (``slot_tol``,
+    by slot), and per resource the bits that rows crossing it hold *after* it on their paths
+    (``link_tol``): what can be delivered in the sample beyond what crosses a hop in it.
+    Both out arrays are overwritten where rows exist (bits)."""
+    for k in range(row_slot.shape[0]):
+        a, b = row_ptr[k], row_ptr[k + 1]
+        after = 0.0
+        for j in range(b - 1, a - 1, -1):
+            link_tol[inc_res[j]] += after
+            after += backlog[j] + pending[j]
+        slot_tol[row_slot[k]] = after
