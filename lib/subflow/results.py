@@ -41,7 +41,10 @@ ZERO_THRESHOLD_MBPS = 1e-3
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Base of every result model: unknown fields and non-finite numbers (NaN, ±infinity) are
+    refused, so no result document carries ``null`` where a number is promised."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # ----------------------------------------------------------------------------- events

@@ -13,7 +13,8 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
     C_l     = rate_l · MSS/(MSS + 66)                (goodput share of a frame: IPv4, TCP,
                                                       timestamps, Ethernet; common.goodput_fraction)
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
-    q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8)
+    q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8; per subflow and
+                                                      hop, FIFO: subflow_engines.fluid.queues)
     delayed ACKs      one ACK per 2 segments (RFC 5681 §4.2; common.DELAYED_ACK_SEGMENTS); the
                       sender counts the segments an ACK covers (Linux, RFC 3465), so growth
                       per RTT is as below; out-of-order segments are acknowledged at once
@@ -116,14 +117,25 @@ sample also varies uniformly by ± the path's jitter, feeding SRTT, RTTVAR and t
 retransmits (netem's jitter without a rate reorders; neither a link's FIFO nor the delay
 line does). Plans with jitter run on the scalar kernel.
 
-Deterministic for a given ``seed``. Simplifications: ACKs are not queued,
-per-hop departures are shared in proportion to arrivals, and a hop receives a
-subflow's rate times the pass fractions of the hops before it in the previous
-step (tandem queues: only the first bottleneck of a path queues).
+The network (:mod:`.queues`): each resource is a FIFO drop-tail queue; each subflow keeps its
+own backlog at every hop of its path, so a hop sends on, per subflow, its share of the backlog
+first and then of the step's arrivals, never more than the subflow put in nor more than the
+hop's capacity; resources are served in forwarding order (each after those that feed it), so a
+subflow's bits cross its whole path in the step they are sent (where paths feed each other in a
+cycle, one hop of the cycle passes its bits on a step later). Bits are conserved per subflow
+and per hop. Every output sample is checked against the physical invariants of
+:mod:`.invariants` (finite, non-negative, within path and link capacities, delivered ≤ sent,
+cwnd bounds); a run that breaks one raises :class:`subflow.errors.EngineInvariantViolated`.
+
+Deterministic for a given ``seed``. Simplifications: ACKs are not queued (they cross the
+reverse directions only as loss), and a hop's per-subflow service is proportional within the
+backlog and within the arrivals (fluid FIFO).
 
 Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
-step loop and output shared by both kernels), :mod:`.scalar` (every feature, Python objects), :mod:`.vectorised` (arrays,
-per-step dynamics numba-compiled; the default for every plan it supports).
+step loop and output shared by both kernels), :mod:`.queues` (the network's queues, shared by
+both kernels), :mod:`.invariants` (the checks), :mod:`.scalar` (every feature, Python objects),
+:mod:`.vectorised` (arrays, per-step dynamics numba-compiled and run many steps per call; the
+default for every plan it supports).
 """
 
 from __future__ import annotations

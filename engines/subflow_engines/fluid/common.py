@@ -24,7 +24,7 @@ from subflow.results import EngineOutput, FlowResult, SubflowResult
 from subflow.strategies import STRATEGIES
 
 from subflow_engines.fluid.invariants import SampleLedger
-from subflow_engines.fluid.queues import Incidence, downstream_backlog
+from subflow_engines.fluid.queues import Incidence, downstream_backlog, row_state
 
 NAME = "fluid"
 CLOCK_GRANULARITY_S = 0.001  # G of RFC 6298
@@ -255,6 +255,17 @@ class Clock:
         return [round(k * self.interval_s, 9) for k in range(self.n_bins)]
 
 
+def first_step_at(t_s: float, dt_s: float) -> int:
+    """The first step number ``k`` with ``t_s ≤ k·dt_s + 1e-12`` (the test by which the step loop
+    applies an event at ``t_s`` in step ``k``), ≥ 0."""
+    k = max(0, int(math.ceil((t_s - 1e-12) / dt_s)))
+    while k > 0 and t_s <= (k - 1) * dt_s + 1e-12:
+        k -= 1
+    while not t_s <= k * dt_s + 1e-12:
+        k += 1
+    return k
+
+
 def subflow_paths(plan: RunPlan) -> Iterator[SubflowPath]:
     """Every subflow path of every segment of every flow of ``plan``, in plan order."""
     for fp in plan.flows:
@@ -355,6 +366,12 @@ class FluidSimulator:
         self.inject = np.zeros(self.n_slots)
         self.got_bits = np.zeros(self.n_slots)
         self.dropped_slot = np.zeros(self.n_slots)
+        #: per slot: queueing delay of its path (s), capacity of its first and narrowest hop (bit/s)
+        self.qdelay_s = np.zeros(self.n_slots)
+        self.first_cap_bps = np.full(self.n_slots, np.inf)
+        self.min_cap_bps = np.full(self.n_slots, np.inf)
+        self.min_cap_dt_bits = np.zeros(self.n_slots)  # narrowest capacity·dt, 0 without a path
+        self.res_delay_s = np.zeros(self.n_res)  # queue/capacity of each resource, s
 
     def slot_name(self, slot: int) -> tuple[str, str]:
         """(flow id, subflow id) of ``slot``."""
@@ -365,7 +382,7 @@ class FluidSimulator:
         holds in its queues (the tolerance of the capacity checks)."""
         self.ledger.start_sample()
         net = self.net
-        downstream_backlog(net.row_ptr, net.row_slot, net.inc_res, net.backlog, net.pending,
+        downstream_backlog(net.row_ptr, net.row_slot, net.inc_res, net.pos, net.backlog, net.pending,
                            self.ledger.slot_tol, self.ledger.link_tol)
 
     def check_sample(self, b: int) -> None:
@@ -417,9 +434,9 @@ class FluidSimulator:
         clock = self.clock
         dt, n_steps, n_bins, per_bin = clock.dt_s, clock.n_steps, clock.n_bins, clock.per_bin
         progress_every = max(1, n_steps // PROGRESS_REPORTS)
-        step_fn, sample = self.step, self.sample_cwnd
         last_bin = n_bins - 1
-        for step in range(n_steps):
+        step = 0
+        while step < n_steps:
             t = step * dt
             b = min(last_bin, step // per_bin)
             if step % per_bin == 0 and b == step // per_bin:
@@ -433,16 +450,31 @@ class FluidSimulator:
                 self.apply_capacity_changes(t)
             if self.next_delay < len(self.delay_changes):
                 self.apply_delay_changes(t)
-            step_fn(step, t, b)
-            boundary = (step + 1) % per_bin == 0
+            # steps up to the next sample boundary, progress report or capacity/delay change
+            end = min(n_steps, (step // per_bin + 1) * per_bin, (step // progress_every + 1) * progress_every)
+            if self.next_change < len(self.changes):
+                end = min(end, first_step_at(self.changes[self.next_change][0], dt))
+            if self.next_delay < len(self.delay_changes):
+                end = min(end, first_step_at(self.delay_changes[self.next_delay][0], dt))
+            step += self.advance(step, t, b, max(1, end - step))
+            last = step - 1
+            boundary = (last + 1) % per_bin == 0
             if boundary:
-                sample(b)
-            if (boundary and b < last_bin) or step == n_steps - 1:
+                self.sample_cwnd(b)
+            if (boundary and b < last_bin) or last == n_steps - 1:
                 self.check_sample(b)
         output = self.output()
         if on_progress is not None:
             on_progress(1.0)
         return output
+
+    def advance(self, step: int, t: float, b: int, n: int) -> int:
+        """Run up to ``n`` steps from step ``step`` (at ``t``; all in output sample ``b``, with no
+        capacity or delay change among them); return how many ran (at least 1). The scalar
+        kernel runs one (:meth:`step`); the vectorised one runs as many as it can in one compiled
+        call, up to its next discrete event."""
+        self.step(step, t, b)
+        return 1
 
     def apply_capacity_changes(self, t: float) -> None:
         """Apply the plan's capacity changes due at ``t``."""
@@ -457,6 +489,7 @@ class FluidSimulator:
         """Resource ``i`` now serves ``capacity_bps`` (goodput bit/s)."""
         self.cap_bps[i] = capacity_bps
         self.cap_dt_bits[i] = capacity_bps * self.clock.dt_s
+        self.refresh_rows()
 
     # ------------------------------------------------------------------ the network
     def init_network(self) -> None:
@@ -482,6 +515,17 @@ class FluidSimulator:
             self.queue_bits[back] = np.maximum(
                 0.0, self.queue_bits[back] - self.cap_bps[back] * (t - self.queue_t[back]))
         self.net = net
+        self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        """Each slot's queueing delay, first and narrowest hop capacity from the rows
+        (:func:`~subflow_engines.fluid.queues.row_state`)."""
+        net = self.net
+        np.divide(self.queue_bits, self.cap_bps, out=self.res_delay_s)
+        row_state(net.row_ptr, net.row_slot, net.inc_res, self.res_delay_s, self.qdelay_s,
+                  self.first_cap_bps, self.min_cap_bps, self.cap_bps)
+        finite = np.isfinite(self.min_cap_bps)
+        self.min_cap_dt_bits[:] = np.where(finite, np.where(finite, self.min_cap_bps, 0.0) * self.clock.dt_s, 0.0)
 
     def apply_delay_changes(self, t: float) -> None:
         """Apply the plan's delay changes due at ``t``: the resources' ``delay_ms``, then the base RTT of

@@ -107,27 +107,40 @@ def forwarding_order(paths: Sequence[Sequence[int]], n_res: int) -> tuple[list[i
 
 
 class Incidence:
-    """The rows of the network in CSR form and their per-hop state, rebuilt when paths change.
+    """The rows of the network and their per-hop state, rebuilt when paths change.
 
-    Attributes (all ``ndarray``; ``n`` incidences, ``k`` rows)
+    Incidences are stored twice over: in *row order* (row after row, each in path order) for
+    what walks paths, and in *serving order* (resource after resource in forwarding order) for
+    the per-hop state that :func:`serve` walks every step, so that walk reads memory in sequence.
+
+    Attributes (all ``ndarray``; ``n`` incidences, ``k`` rows, ``r`` served resources)
     ----------
     row_ptr : int64, shape (k + 1,)
-        Row ``r``'s incidences are ``row_ptr[r]:row_ptr[r + 1]``, in path order.
+        Row ``i``'s incidences are ``row_ptr[i]:row_ptr[i + 1]`` in row order.
     row_slot : int64, shape (k,)
-        The subflow slot of each row.
+        The subflow slot of each row (rows in slot order).
     inc_res : int64, shape (n,)
-        The resource of each incidence.
-    inc_next : int64, shape (n,)
-        The next incidence of the same row, -1 at the last hop.
-    inc_lag : bool, shape (n,)
+        The resource of each incidence, row order.
+    pos : int64, shape (n,)
+        The serving position of each incidence given in row order.
+    row_first : int64, shape (k,)
+        Serving position of each row's first hop.
+    order_res : int64, shape (r,)
+        The resources some row crosses, in forwarding order (:func:`forwarding_order`); resource
+        ``order_res[q]`` holds serving positions ``order_ptr[q]:order_ptr[q + 1]``.
+    order_ptr : int64, shape (r + 1,)
+    srv_next : int64, shape (n,)
+        Serving position of the next hop of the same row, -1 at the last hop.
+    srv_lag : bool, shape (n,)
         The next hop is served before this one (a cycle of feeding): what this hop sends
         reaches it in the next step.
-    order_res, order_ptr, order_inc : int64
-        Serving order: resource ``order_res[r]`` has the incidences
-        ``order_inc[order_ptr[r]:order_ptr[r + 1]]`` (rows in slot order).
-    backlog, pending, arriving : float64, shape (n,)
+    srv_slot : int64, shape (n,)
+        The slot of each serving position.
+    lag_in : int64
+        The serving positions that lagged hops feed.
+    backlog, pending, arriving : float64, shape (n,), serving order
         Bits of the row waiting in the hop's queue; bits sent to the hop in the previous step
-        over a lagged hop; bits arriving in the current step (work array).
+        over a lagged hop; bits arriving in the current step (work array, zero between steps).
     """
 
     def __init__(self, rows: Sequence[tuple[int, Sequence[int]]], n_res: int,
@@ -138,36 +151,44 @@ class Incidence:
         self.row_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=self.row_ptr[1:])
         n = int(self.row_ptr[-1])
-        self.inc_res = np.array([u for _, p in rows for u in p], dtype=np.int64)
-        self.inc_slot = np.repeat(self.row_slot, lengths).astype(np.int64)
+        self.inc_res = inc_res = np.array([u for _, p in rows for u in p], dtype=np.int64)
+        inc_slot = np.repeat(self.row_slot, lengths).astype(np.int64)
         order, rank = forwarding_order([p for _, p in rows], n_res)
         nxt = np.arange(1, n + 1, dtype=np.int64)
         if len(rows):
             nxt[self.row_ptr[1:] - 1] = -1
-        self.inc_next = nxt
         has_next = nxt >= 0
-        self.inc_lag = np.zeros(n, dtype=np.bool_)
+        lag = np.zeros(n, dtype=np.bool_)
         if n:
-            self.inc_lag[has_next] = rank[self.inc_res[nxt[has_next]]] <= rank[self.inc_res[has_next]]
-        # incidences grouped by resource in serving order (stable: rows in slot order)
-        by_rank = np.argsort(rank[self.inc_res], kind="stable") if n else np.zeros(0, dtype=np.int64)
-        self.order_inc = by_rank.astype(np.int64)
+            lag[has_next] = rank[inc_res[nxt[has_next]]] <= rank[inc_res[has_next]]
+        # serving order: by the resource's rank, rows in slot order within a resource (stable)
+        perm = np.argsort(rank[inc_res], kind="stable").astype(np.int64) if n else np.zeros(0, dtype=np.int64)
+        self.pos = pos = np.empty(n, dtype=np.int64)
+        pos[perm] = np.arange(n, dtype=np.int64)
+        self.row_first = pos[self.row_ptr[:-1]] if len(rows) else np.zeros(0, dtype=np.int64)
         self.order_res = np.array(order, dtype=np.int64)
-        counts = np.bincount(rank[self.inc_res], minlength=len(order)) if n else np.zeros(len(order), dtype=np.int64)
+        counts = np.bincount(rank[inc_res], minlength=len(order)) if n else np.zeros(len(order), dtype=np.int64)
         self.order_ptr = np.zeros(len(order) + 1, dtype=np.int64)
         np.cumsum(counts, out=self.order_ptr[1:])
+        nxt_p = nxt[perm]
+        self.srv_next = np.where(nxt_p >= 0, pos[np.maximum(nxt_p, 0)], -1).astype(np.int64) if n else nxt_p
+        self.srv_lag = lag[perm]
+        self.srv_slot = inc_slot[perm]
+        #: serving positions that receive bits over a lagged hop (from ``pending``)
+        self.lag_in = self.srv_next[self.srv_lag].astype(np.int64)
         self.backlog = np.zeros(n)
         self.pending = np.zeros(n)
         self.arriving = np.zeros(n)
         if previous is not None and previous.inc_res.size and n:
             # a subflow keeps its bits in the queues its new path shares with the old one (same slot,
             # same resource); the rest stay in their queues, owned by no path, and are never delivered
-            old = {(int(s), int(u)): j for j, (s, u) in enumerate(zip(previous.inc_slot, previous.inc_res))}
-            for j, (s, u) in enumerate(zip(self.inc_slot.tolist(), self.inc_res.tolist())):
-                i = old.get((s, u))
-                if i is not None:
-                    self.backlog[j] = previous.backlog[i]
-                    self.pending[j] = previous.pending[i]
+            old_slot = np.repeat(previous.row_slot, np.diff(previous.row_ptr))
+            old = {(int(s), int(u)): int(p) for s, u, p in zip(old_slot, previous.inc_res, previous.pos)}
+            for j, (s, u) in enumerate(zip(inc_slot.tolist(), inc_res.tolist())):
+                p = old.get((s, u))
+                if p is not None:
+                    self.backlog[pos[j]] = previous.backlog[p]
+                    self.pending[pos[j]] = previous.pending[p]
 
     @property
     def used(self) -> np.ndarray:
@@ -176,30 +197,32 @@ class Incidence:
 
 
 @njit(cache=True)
-def serve(inject, row_ptr, row_slot, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr, order_inc,
-          queue, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, got, dropped, link_bits,
-          link_cap_bits, slot_cap_bits):
+def serve(inject, row_ptr, row_slot, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot,
+          lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, res_delay, got,
+          dropped, qdelay, link_bits, link_cap_bits):
     """One step of the network, in place (the equations of :mod:`subflow_engines.fluid.queues`).
 
     Parameters
     ----------
     inject : float64 (slots,)
         Bits each subflow slot sends into its first hop in the step.
-    row_ptr, row_slot, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr, order_inc
+    row_ptr, row_slot, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in
         :class:`Incidence` arrays.
-    queue, cap_dt, buf : float64 (resources,)
-        Queue (bits, updated), capacity per step (bits), buffer (bits) of each resource.
+    queue, cap, cap_dt, buf : float64 (resources,)
+        Queue (bits, updated), capacity (bit/s), capacity per step (bits), buffer (bits) of each
+        resource.
     backlog, pending, arriving : float64 (incidences,)
-        :class:`Incidence` state (updated).
-    arrived, drop_frac : float64 (resources,)
-        Out: bits that arrived at each served resource and the fraction of them dropped.
-    got, dropped : float64 (slots,)
-        Out: bits out of each row's last hop (before random loss); sum of the drop fractions
-        along its path (0 for slots without a row).
-    link_bits, link_cap_bits, slot_cap_bits : float64
+        :class:`Incidence` state, serving order (updated).
+    arrived, drop_frac, res_delay : float64 (resources,)
+        Out: bits that arrived at each served resource, the fraction of them dropped, and its
+        queueing delay after the step (queue/capacity, s).
+    got, dropped, qdelay : float64 (slots,)
+        Out, for the slots that have a row: bits out of the row's last hop (before random loss);
+        sum of the drop fractions along its path; queueing delay of its path after the step,
+        Σ queue/capacity (s; the next step's, as :func:`row_state` sums it).
+    link_bits, link_cap_bits : float64 (resources,)
         Accumulated for the invariants (:mod:`subflow_engines.fluid.invariants`): bits
-        delivered by rows crossing each resource; each served resource's capacity·dt; each
-        row's narrowest capacity·dt.
+        delivered by rows crossing each resource; each served resource's capacity·dt.
 
     Returns
     -------
@@ -207,22 +230,22 @@ def serve(inject, row_ptr, row_slot, inc_res, inc_slot, inc_next, inc_lag, order
         True when some queue overflowed (dropped bits) in the step.
     """
     n_rows = row_slot.shape[0]
-    n_inc = inc_res.shape[0]
-    for j in range(n_inc):
-        arriving[j] = pending[j]
+    for m in range(lag_in.shape[0]):
+        j = lag_in[m]
+        arriving[j] += pending[j]
         pending[j] = 0.0
     for k in range(n_rows):
         s = row_slot[k]
         got[s] = 0.0
         v = inject[s]
         if v > 0.0:
-            arriving[row_ptr[k]] += v
+            arriving[row_first[k]] += v
     overflow = False
     for r in range(order_res.shape[0]):
         u = order_res[r]
         a_sum = 0.0
-        for m in range(order_ptr[r], order_ptr[r + 1]):
-            a_sum += arriving[order_inc[m]]
+        for j in range(order_ptr[r], order_ptr[r + 1]):
+            a_sum += arriving[j]
         q = queue[u]
         c = cap_dt[u]
         served_q = q if q < c else c
@@ -244,19 +267,20 @@ def serve(inject, row_ptr, row_slot, inc_res, inc_slot, inc_next, inc_lag, order
                 drop_frac[u] = drop / a_sum
             rest = buf[u]
         queue[u] = rest
+        res_delay[u] = rest / cap[u]
         arrived[u] = a_sum
         link_cap_bits[u] += c
         keep_a = (1.0 - s_a) * (1.0 - delta)
-        for m in range(order_ptr[r], order_ptr[r + 1]):
-            j = order_inc[m]
+        for j in range(order_ptr[r], order_ptr[r + 1]):
             a = arriving[j]
+            arriving[j] = 0.0
             b = backlog[j]
             d = b * s_q + a * s_a
             backlog[j] = b * (1.0 - s_q) + a * keep_a
-            nj = inc_next[j]
+            nj = srv_next[j]
             if nj < 0:
-                got[inc_slot[j]] = d
-            elif inc_lag[j]:
+                got[srv_slot[j]] = d
+            elif srv_lag[j]:
                 pending[nj] += d
             else:
                 arriving[nj] += d
@@ -264,21 +288,20 @@ def serve(inject, row_ptr, row_slot, inc_res, inc_slot, inc_next, inc_lag, order
         s = row_slot[k]
         g = got[s]
         sd = 0.0
-        mc = np.inf
+        qd = 0.0
         for j in range(row_ptr[k], row_ptr[k + 1]):
             u = inc_res[j]
-            sd += drop_frac[u]
+            if overflow:
+                sd += drop_frac[u]
+            qd += res_delay[u]
             link_bits[u] += g
-            if cap_dt[u] < mc:
-                mc = cap_dt[u]
         dropped[s] = sd
-        if mc < np.inf:
-            slot_cap_bits[s] += mc
+        qdelay[s] = qd
     return overflow
 
 
 @njit(cache=True)
-def downstream_backlog(row_ptr, row_slot, inc_res, backlog, pending, slot_tol, link_tol):
+def downstream_backlog(row_ptr, row_slot, inc_res, pos, backlog, pending, slot_tol, link_tol):
     """At the start of an output sample: per row, the bits it holds in its queues (``slot_tol``,
     by slot), and per resource the bits that rows crossing it hold *after* it on their paths
     (``link_tol``): what can be delivered in the sample beyond what crosses a hop in it.
@@ -288,5 +311,29 @@ def downstream_backlog(row_ptr, row_slot, inc_res, backlog, pending, slot_tol, l
         after = 0.0
         for j in range(b - 1, a - 1, -1):
             link_tol[inc_res[j]] += after
-            after += backlog[j] + pending[j]
+            after += backlog[pos[j]] + pending[pos[j]]
         slot_tol[row_slot[k]] = after
+
+
+@njit(cache=True)
+def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap, cap):
+    """Per slot, from the rows and each resource's queueing delay ``res_delay`` (queue/capacity,
+    s): the queueing delay of its path (their sum, s), the capacity of its first and of its
+    narrowest hop (bit/s, from ``cap``). Slots without a row get 0, ∞, ∞. Called when rows or
+    capacities change; :func:`serve` keeps ``qdelay`` up to date from step to step, summing in
+    the same order."""
+    for s in range(qdelay.shape[0]):
+        qdelay[s] = 0.0
+        first_cap[s] = np.inf
+        min_cap[s] = np.inf
+    for k in range(row_slot.shape[0]):
+        s = row_slot[k]
+        qd = 0.0
+        for j in range(row_ptr[k], row_ptr[k + 1]):
+            u = inc_res[j]
+            qd += res_delay[u]
+            if j == row_ptr[k]:
+                first_cap[s] = cap[u]
+            if cap[u] < min_cap[s]:
+                min_cap[s] = cap[u]
+        qdelay[s] = qd

@@ -495,7 +495,6 @@ class ScalarSimulator(FluidSimulator):
 
     # ------------------------------------------------------------------ one step
     def step(self, step: int, t: float, b: int) -> None:
-        self.t_now = t
         self.schedule(step, t)
         self.serve_network(b)
         for conn in self.conns:
@@ -505,9 +504,8 @@ class ScalarSimulator(FluidSimulator):
             self.update_windows(conn, step, t, b)
 
     def schedule(self, step: int, t: float) -> None:
-        """Segment changes and timers due at ``t`` (step ``step``), then every subflow's sending
-        rate ``x`` (bit/s; LowRTT order for multipath)."""
-        queue, cap = self.queue_bits, self.cap_bps
+        """Segment changes due at ``t`` (the network's rows follow them), then timers (step
+        ``step``) and every subflow's sending rate ``x`` (bit/s; LowRTT order for multipath)."""
         rbuf_bits, pkt_bits, dt = self.rbuf_bits, self.pkt_bits, self.clock.dt_s
         for conn in self.conns:
             fp = conn.plan
@@ -515,6 +513,11 @@ class ScalarSimulator(FluidSimulator):
                 conn.seg += 1
                 self.apply_segment(conn, t)
                 self.paths_dirty = True
+        if self.paths_dirty:
+            self.rebuild_rows(t)
+        qdelays, first_cap = self.qdelay_s.tolist(), self.first_cap_bps
+        for conn in self.conns:
+            fp = conn.plan
             if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
                 for sub in conn.subs.values():
                     sub.x = 0.0
@@ -536,9 +539,7 @@ class ScalarSimulator(FluidSimulator):
                     sub.x = 0.0  # window full, waiting for the tail loss probe's SACK
                     continue
                 if sub.phase == "open":
-                    qdelay = 0.0
-                    for i in sub.res:
-                        qdelay += queue[i] / cap[i]
+                    qdelay = qdelays[sub.slot]  # Σ queue/capacity along the path (queues.serve)
                     if sub.jitter_hops:
                         qdelay += self.fifo_jitter_s(sub)
                     sub.rtt = sub.base_rtt + qdelay
@@ -574,9 +575,10 @@ class ScalarSimulator(FluidSimulator):
                     # slow start: what the window allows now, at once (ACK clocking), at most at the
                     # first hop's rate (TCP small queues keep the rest in the socket)
                     w = sub.allow * pkt_bits / dt
-                    sub.tsq = bool(sub.res) and cap[sub.res[0]] < w
+                    c_first = float(first_cap[sub.slot])
+                    sub.tsq = bool(sub.res) and c_first < w
                     if sub.tsq:
-                        w = cap[sub.res[0]]
+                        w = c_first
                 else:
                     w = sub.cwnd * pkt_bits / sub.rtt
                 if sub.limit < w:
@@ -618,21 +620,24 @@ class ScalarSimulator(FluidSimulator):
         a = sub.cwnd - sub.inflight
         sub.allow = a if a > MIN_ALLOW_SEGMENTS else 0.0
 
+    def rebuild_rows(self, t: float) -> None:
+        """The network's rows after segment changes at ``t``: every subflow of its connection's
+        current segment that is not dead (:meth:`rebuild_network`)."""
+        rows = []
+        for conn in self.conns:
+            if conn.seg < 0:
+                continue
+            for sp in conn.plan.segments[conn.seg].subflows:
+                sub = conn.subs.get(sp.id)
+                if sub is not None and sub.phase != "dead" and sub.res:
+                    rows.append((sub.slot, sub.res))
+        self.rebuild_network(t, rows)
+        self.paths_dirty = False
+
     def serve_network(self, b: int) -> None:
         """The network in the step: every subflow's bits through the queues of its path
         (:func:`subflow_engines.fluid.queues.serve`, shared with the vectorised kernel); the bits
         delivered (less random loss) count in output sample ``b``."""
-        if self.paths_dirty:
-            rows = []
-            for conn in self.conns:
-                if conn.seg < 0:
-                    continue
-                for sp in conn.plan.segments[conn.seg].subflows:
-                    sub = conn.subs.get(sp.id)
-                    if sub is not None and sub.phase != "dead" and sub.res:
-                        rows.append((sub.slot, sub.res))
-            self.rebuild_network(self.t_now, rows)
-            self.paths_dirty = False
         net, led, dt = self.net, self.ledger, self.clock.dt_s
         inject, got = self.inject, self.got_bits
         inject[:] = 0.0
@@ -645,10 +650,11 @@ class ScalarSimulator(FluidSimulator):
                     v = sub.x * dt
                     inject[sub.slot] = v
                     sent[sub.slot] += v
-        serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.inc_slot, net.inc_next, net.inc_lag,
-              net.order_res, net.order_ptr, net.order_inc, self.queue_bits, self.cap_dt_bits, self.buf_bits,
-              net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, got,
-              self.dropped_slot, led.link_bits, led.link_cap_bits, led.slot_cap_bits)
+        serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.row_first, net.order_res, net.order_ptr,
+              net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, self.queue_bits, self.cap_bps, self.cap_dt_bits,
+              self.buf_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, self.res_delay_s,
+              got, self.dropped_slot, self.qdelay_s, led.link_bits, led.link_cap_bits)
+        led.slot_cap_bits += self.min_cap_dt_bits
         sub_at = self.sub_at
         for slot in net.row_slot.tolist():
             sub = sub_at[slot]
@@ -769,11 +775,7 @@ class ScalarSimulator(FluidSimulator):
                 # backlog queued before them); what the queues dropped and the links lost is not
                 sub.inflight += sent_pkts
                 held = sub.limited and not sub.tsq  # the window, not the first hop, held it back
-                c_min = math.inf
-                cap = self.cap_bps
-                for i in sub.res:
-                    if cap[i] < c_min:
-                        c_min = cap[i]
+                c_min = float(self.min_cap_bps[sub.slot])
                 kept = sub.loss_keep * (1.0 - dropped if dropped < 1.0 else 0.0)
                 t1 = t + rtt_now  # behind the backlog queued before them
                 t2 = t1 + max(x * dt / c_min, dt)  # spaced by the narrowest hop

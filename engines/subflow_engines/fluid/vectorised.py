@@ -5,14 +5,15 @@ over arrays of all subflows, with the path incidence kept as (subflow, resource)
 pairs in CSR form (``M[i, l] = 1`` when subflow i crosses resource l):
 
     RTT   = base_RTT + M·(q / C)
-    A_l   = Σ_i M[i, l]·x_i·Π_(hops k of i before l) pass_k   (tandem queues: pass
-            fractions of the previous step)
-    pass_l = departed_l / arrived_l,  dropped = M·drop_fraction
-    goodput_i = (arrival at i's last hop)·pass_last·(1 − p_i)
+    network: FIFO queues with per-subflow backlog at every hop, served in forwarding
+             order (subflow_engines.fluid.queues.serve, shared with the scalar kernel)
+    dropped = M·drop_fraction
+    goodput_i = (what i's last hop sends on)·(1 − p_i)
 
 The continuous part of each step (rates, LowRTT scheduling, queues, losses,
 window growth, RTT estimation) is one numba-compiled function, :func:`_step`,
-looping over subflows and path incidences; discrete events (segment changes,
+looping over subflows and path incidences, and :func:`_run_steps` runs it for as
+many steps as pass before the next discrete event; discrete events (segment changes,
 handshakes, retransmission timers, flow start/stop/completion) are handled in
 Python for the few subflows they concern. :func:`supports` says which plans
 this kernel takes: single-path flows with the ``bare`` handover, MPTCP (LIA)
@@ -26,6 +27,7 @@ counter-based (:mod:`subflow_engines.draws`) and identical in both kernels.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -42,6 +44,7 @@ from subflow_engines.fluid.common import (
     MIN_ALLOW_SEGMENTS,
     Clock,
     FluidSimulator,
+    first_step_at,
     SubflowRecord,
     ack_keep,
     fills_slowest_first,
@@ -346,9 +349,10 @@ class VectorSimulator(FluidSimulator):
             nxt = min(nxt, float(later.min()))
         return live, nxt
 
-    # ------------------------------------------------------------------ one step
-    def step(self, step: int, t: float, b: int) -> None:
-        # ---- discrete events
+    # ------------------------------------------------------------------ steps
+    def events_due(self, step: int, t: float) -> None:
+        """The discrete events at step ``step`` (``t``): segment changes, the network's rows
+        after paths changed, handshakes, timers, flow starts and stops."""
         if self.next_any_boundary <= t + 1e-12:
             self.advance_segments(t)
         if self.matrix_dirty:
@@ -356,38 +360,51 @@ class VectorSimulator(FluidSimulator):
         if self.state_dirty or t >= self.next_state_t:
             self.live, self.next_state_t = self.refresh_state(step, t)
             self.state_dirty = False
-        # ---- rates, queues, losses, growth, RTT estimation: compiled (see _step)
+
+    def step(self, step: int, t: float, b: int) -> None:
+        self.advance(step, t, b, 1)
+
+    def advance(self, step: int, t: float, b: int, n: int) -> int:
+        """Up to ``n`` steps in one compiled call (:func:`_run_steps`), ending before the next
+        discrete event (segment change, handshake, timer, flow start or stop) or after a step in
+        which a loss episode ended in a timeout or a transfer completed."""
+        self.events_due(step, t)
+        dt = self.clock.dt_s
+        if self.next_any_boundary < math.inf:
+            n = min(n, first_step_at(self.next_any_boundary, dt) - step)
+        if self.next_state_t < math.inf:
+            k = max(step + 1, int(math.ceil(self.next_state_t / dt)) - 1)
+            while k * dt < self.next_state_t:
+                k += 1
+            n = min(n, k - step)
+        n = max(1, n)
         tr, net, led = self.transport, self.net, self.ledger
-        if _step(
-            t, step, self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
+        was_done = np.isnan(self.done_t)
+        ran, stalled = _run_steps(
+            n, step, self.any_finite, self.start_s, self.stop_s, self.done_t,
+            self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
             CLOCK_GRANULARITY_S, self.cwnd_clamp_packets,
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
-            net.row_ptr, net.row_slot, net.inc_res, net.inc_slot, net.inc_next, net.inc_lag, net.order_res,
-            net.order_ptr, net.order_inc, self.cap_bps, self.cap_dt_bits, self.buf_bits, self.queue_bits,
-            net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, self.inject,
-            self.dropped_slot, led.link_bits, led.link_cap_bits, led.slot_cap_bits, led.sent_bits, self.base_rtt, self.path_keep, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand, self.remaining_bits,
-            self.draw_keys, self.loss_keys, self.timeout_keys,
+            net.row_ptr, net.row_slot, net.inc_res, net.row_first, net.order_res, net.order_ptr, net.srv_next,
+            net.srv_lag, net.srv_slot, net.lag_in, self.cap_bps, self.cap_dt_bits, self.buf_bits,
+            self.queue_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res,
+            self.res_delay_s, self.inject, self.dropped_slot, self.qdelay_s, self.first_cap_bps, self.min_cap_bps,
+            self.min_cap_dt_bits, led.link_bits, led.link_cap_bits, led.slot_cap_bits, led.sent_bits, self.base_rtt,
+            self.path_keep, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand,
+            self.remaining_bits, self.draw_keys, self.loss_keys, self.timeout_keys,
             self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
             self.loss_at, self.retrans, self.bits[:, b], self.got, self.phase, self.next_rto_t, self.recover_end,
             self.pause_until, self.ack_on, self.inflight, self.allow, self.ack_head, self.ack_n,
             self.ack_t1, self.ack_t2, self.ack_del, self.ack_sent, self.ack_lim,
-        ):
+        )
+        if stalled:
             self.state_dirty = True  # a loss episode ended in a retransmission timeout
         if self.any_finite:
-            self.finish_transfers(t)
-
-    def finish_transfers(self, t: float) -> None:
-        """Count the bits of finite transfers delivered in the step from ``t``; a transfer
-        whose last bit arrived completes at the end of the step."""
-        dt = self.clock.dt_s
-        delivered = np.bincount(self.conn_of, weights=self.got, minlength=len(self.plan.flows))
-        conn_on = (t >= self.start_s) & (t < self.stop_s) & np.isnan(self.done_t)
-        self.remaining_bits -= np.where(conn_on, delivered, 0.0)
-        finished = conn_on & (self.remaining_bits <= 0)
-        for c in np.nonzero(finished)[0]:
-            self.state_dirty = True
-            self.done_t[c] = t + dt
-            self.emit_slot(t + dt, "flow_complete", int(c), None, completion_s=round(t + dt - self.start_s[c], 6))
+            for c in np.nonzero(was_done & ~np.isnan(self.done_t))[0]:
+                self.state_dirty = True
+                done = float(self.done_t[c])
+                self.emit_slot(done, "flow_complete", int(c), None, completion_s=round(done - self.start_s[c], 6))
+        return ran
 
     def sample_state(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.bits[:, b], self.cwnd, self.phase == OPEN
@@ -453,12 +470,42 @@ def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, a
 
 
 @njit(cache=True)
+def _run_steps(n, step0, any_finite, start_s, stop_s, done_t, dt, *args):
+    """Run :func:`_step` for steps ``step0 … step0 + n − 1`` (``args``: its arguments after ``t``,
+    ``step`` and ``dt``), counting finite transfers after each step (a transfer whose last bit
+    arrived in the step from ``t`` completes at ``t + dt``: ``done_t``). Stops early after a step
+    in which a loss episode ended in a timeout or a transfer completed; returns (steps run,
+    whether a timeout stalled a subflow)."""
+    remaining_bits = args[_REMAINING]
+    got = args[_GOT]
+    conn_ptr = args[_CONN_PTR]
+    for k in range(n):
+        step = step0 + k
+        t = step * dt
+        stalled = _step(t, step, dt, *args)
+        finished = False
+        if any_finite:
+            for c in range(conn_ptr.shape[0] - 1):
+                if t >= start_s[c] and t < stop_s[c] and np.isnan(done_t[c]):
+                    delivered = 0.0
+                    for i in range(conn_ptr[c], conn_ptr[c + 1]):
+                        delivered += got[i]
+                    remaining_bits[c] -= delivered
+                    if remaining_bits[c] <= 0:
+                        done_t[c] = t + dt
+                        finished = True
+        if stalled or finished:
+            return k + 1, stalled
+    return n, False
+
+
+@njit(cache=True)
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
-    row_ptr, path_rows, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr, order_inc,
-    cap, cap_dt, buf, queue, backlog, pending, arriving, arrived, drop_frac, inject, dropped,
-    link_bits, link_cap_bits, slot_cap_bits, sent_bits, base_rtt, path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
+    row_ptr, path_rows, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in,
+    cap, cap_dt, buf, queue, backlog, pending, arriving, arrived, drop_frac, res_delay, inject, dropped,
+    qd, first_cap, min_cap, min_cap_dt, link_bits, link_cap_bits, slot_cap_bits, sent_bits, base_rtt, path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
     phase, next_rto_t, recover_end, pause_until, ack_on, inflight, allow, ack_head, ack_n,
     ack_t1, ack_t2, ack_del, ack_sent, ack_lim,
@@ -474,21 +521,7 @@ def _step(
     and not live)."""
     S = cwnd.shape[0]
     n_conn = conn_ptr.shape[0] - 1
-    n_paths = path_rows.shape[0]
-    # per-subflow queueing delay along the path
-    qd = np.zeros(S)
-    first_cap = np.full(S, np.inf)
-    min_cap = np.full(S, np.inf)
-    for k in range(n_paths):
-        s_ = 0.0
-        for j in range(row_ptr[k], row_ptr[k + 1]):
-            u = inc_res[j]
-            s_ += queue[u] / cap[u]
-            if j == row_ptr[k]:
-                first_cap[path_rows[k]] = cap[u]
-            if cap[u] < min_cap[path_rows[k]]:
-                min_cap[path_rows[k]] = cap[u]
-        qd[path_rows[k]] = s_
+    # qd: queueing delay of each path (queues.serve of the previous step, or queues.row_state)
     rtt = base_rtt + qd
     H = ack_t1.shape[1]
     w = np.zeros(S)
@@ -561,9 +594,11 @@ def _step(
         sent_bits[i] += v
         got[i] = 0.0
         dropped[i] = 0.0
-    overflow = serve(inject, row_ptr, path_rows, inc_res, inc_slot, inc_next, inc_lag, order_res, order_ptr,
-                     order_inc, queue, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, got, dropped,
-                     link_bits, link_cap_bits, slot_cap_bits)
+    overflow = serve(inject, row_ptr, path_rows, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag,
+                     srv_slot, lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac,
+                     res_delay, got, dropped, qd, link_bits, link_cap_bits)
+    for i in range(S):
+        slot_cap_bits[i] += min_cap_dt[i]
     for i in range(S):
         # what the last hop sends on, less random loss along the path
         g = got[i] * path_keep[i]
@@ -679,3 +714,8 @@ def _step(
             rto[i] = linux_rto(srtt[i], rttvar[i], min_rto, max_rto, granularity)
             next_sample_t[i] = t + r
     return stalled
+
+
+# positions in :func:`_run_steps`'s ``args`` (the arguments of :func:`_step` after ``t, step, dt``)
+_STEP_ARGS = list(inspect.signature(_step.py_func).parameters)[3:]
+_REMAINING, _GOT, _CONN_PTR = (_STEP_ARGS.index(name) for name in ("remaining_bits", "got", "conn_ptr"))
