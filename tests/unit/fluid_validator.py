@@ -25,7 +25,8 @@ shorter for a last partial sample), in bits unless said:
 6. a finite transfer delivers at most ``size_bytes`` plus one MSS (one segment of slack for the
    goodput rounding);
 7. the summary that :func:`subflow.results.summarize` builds from the output (as
-   :func:`subflow.compare.run_strategy` does) has finite numbers and Jain's index in [1/n, 1].
+   :func:`subflow.compare.run_strategy` does), and the output's own summary when it is a
+   :class:`~subflow.results.StrategyResult`, have finite numbers and Jain's index in [1/n, 1].
 
 The bounds hold for any fluid or packet network with drop-tail FIFO queues that does not
 create bits; the tolerances only grow with buffers, so a steady overshoot of 2× (or 10^96)
@@ -228,17 +229,21 @@ def violations(plan: RunPlan, out: EngineOutput, limit: int = 20) -> list[str]:
     # 7. the summary
     if all(math.isfinite(v) for fs in out.flows for v in fs.throughput_mbps):
         windows = {fp.id: (fp.start_s, fp.stop_s) for fp in plan.flows}
-        summary = summarize(out, interval, windows).summary
-        for name, value in _summary_numbers(summary):
-            if not math.isfinite(value):
-                fail(f"summary {name} = {value!r}")
-        for fsum in summary.flows:
-            for name, value in _summary_numbers(fsum):
-                if value is not None and not math.isfinite(value):
-                    fail(f"summary of {fsum.id}: {name} = {value!r}")
-        n = len(summary.flows)
-        if n and not (1 / n - 1e-12 <= summary.jain_index <= 1 + 1e-12):
-            fail(f"summary jain_index {summary.jain_index!r} outside [1/{n}, 1]")
+        base = EngineOutput(engine=out.engine, strategy=out.strategy, flows=out.flows, events=out.events)
+        summaries = [summarize(base, interval, windows).summary]
+        if getattr(out, "summary", None) is not None:  # a StrategyResult: its own summary too
+            summaries.append(out.summary)
+        for summary in summaries:
+            for name, value in _summary_numbers(summary):
+                if not math.isfinite(value):
+                    fail(f"summary {name} = {value!r}")
+            for fsum in summary.flows:
+                for name, value in _summary_numbers(fsum):
+                    if not math.isfinite(value):
+                        fail(f"summary of {fsum.id}: {name} = {value!r}")
+            n = len(summary.flows)
+            if n and not (1 / n - 1e-12 <= summary.jain_index <= 1 + 1e-12):
+                fail(f"summary jain_index {summary.jain_index!r} outside [1/{n}, 1]")
     return bad
 
 
