@@ -40,7 +40,7 @@ def test_a_network_step_that_creates_bits_fails_the_run_naming_flow_link_and_tim
 
     def doubling_serve(*args):
         overflow = serve(*args)
-        got = args[21]  # the bits out of each row's last hop
+        got = args[22]  # the bits out of each row's last hop
         got *= 2.0
         return overflow
 
@@ -76,3 +76,24 @@ def test_forwarding_order_serves_feeders_first_and_breaks_cycles():
     # a cycle (0 feeds 1 on one path, 1 feeds 0 on another): still every resource once
     order, rank = forwarding_order([[0, 1], [1, 0]], 2)
     assert sorted(order) == [0, 1]
+
+
+def test_a_stopped_flow_sends_nothing_when_another_flow_opens_at_its_stop_time():
+    """A flow whose stop time lies a rounding error above the moment another flow's handshake
+    completes (3.0·0.8 = 2.4000000000000004 against a 2.4 s round trip) stops there in both
+    kernels: the vectorised kernel refreshed its live flows at 2.4, took the stop for "now" and
+    never looked again, so the stopped flow kept sending to the end of the run."""
+    nodes = [{"id": n, "kind": "host"} for n in ("a", "b", "c", "d")]
+    links = [{"id": "ab", "src": "a", "dst": "b", "bandwidth_mbps": 10.0, "delay_ms": 2.5},
+             {"id": "cd", "src": "c", "dst": "d", "bandwidth_mbps": 10.0, "delay_ms": 1200.0}]
+    flows = [{"id": "stops", "src": "a", "dst": "b", "stop_s": 3.0 * 0.8},
+             {"id": "opens", "src": "c", "dst": "d"}]
+    doc = {"name": "stop-open", "nodes": nodes, "links": links, "flows": flows,
+           "run": {"duration_s": 4.0, "interval_s": 0.1}}
+    plan = resolve_plan(load_scenario(doc), "sptcp", "fluid")
+    for kernel in ("scalar", "vector"):
+        out = run(plan, kernel=kernel)
+        stops = next(f for f in out.flows if f.id == "stops")
+        after = [v for t, v in zip(stops.t_s, stops.throughput_mbps) if t >= 2.5 - 1e-9]
+        assert after and max(after) == 0.0, (kernel, after)
+        assert max(stops.throughput_mbps) > 5.0, kernel  # it did run before its stop

@@ -368,6 +368,7 @@ class FluidSimulator:
         self.dropped_slot = np.zeros(self.n_slots)
         #: per slot: queueing delay of its path (s), capacity of its first and narrowest hop (bit/s)
         self.qdelay_s = np.zeros(self.n_slots)
+        self.queued_bits = np.zeros(self.n_slots)  # bits each slot holds in the network's queues
         self.first_cap_bps = np.full(self.n_slots, np.inf)
         self.min_cap_bps = np.full(self.n_slots, np.inf)
         self.min_cap_dt_bits = np.zeros(self.n_slots)  # narrowest capacity·dt, 0 without a path
@@ -524,6 +525,10 @@ class FluidSimulator:
         np.divide(self.queue_bits, self.cap_bps, out=self.res_delay_s)
         row_state(net.row_ptr, net.row_slot, net.inc_res, self.res_delay_s, self.qdelay_s,
                   self.first_cap_bps, self.min_cap_bps, self.cap_bps)
+        self.queued_bits[:] = 0.0
+        if net.inc_res.size:
+            held = net.backlog[net.pos] + net.pending[net.pos]
+            self.queued_bits[net.row_slot] = np.add.reduceat(held, net.row_ptr[:-1])
         finite = np.isfinite(self.min_cap_bps)
         self.min_cap_dt_bits[:] = np.where(finite, np.where(finite, self.min_cap_bps, 0.0) * self.clock.dt_s, 0.0)
 

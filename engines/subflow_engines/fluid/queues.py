@@ -197,16 +197,16 @@ class Incidence:
 
 
 @njit(cache=True)
-def serve(inject, row_ptr, row_slot, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot,
+def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot,
           lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, res_delay, got,
-          dropped, qdelay, link_bits, link_cap_bits):
+          dropped, qdelay, queued, link_bits, link_cap_bits):
     """One step of the network, in place (the equations of :mod:`subflow_engines.fluid.queues`).
 
     Parameters
     ----------
     inject : float64 (slots,)
         Bits each subflow slot sends into its first hop in the step.
-    row_ptr, row_slot, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in
+    row_ptr, row_slot, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in
         :class:`Incidence` arrays.
     queue, cap, cap_dt, buf : float64 (resources,)
         Queue (bits, updated), capacity (bit/s), capacity per step (bits), buffer (bits) of each
@@ -216,10 +216,11 @@ def serve(inject, row_ptr, row_slot, inc_res, row_first, order_res, order_ptr, s
     arrived, drop_frac, res_delay : float64 (resources,)
         Out: bits that arrived at each served resource, the fraction of them dropped, and its
         queueing delay after the step (queue/capacity, s).
-    got, dropped, qdelay : float64 (slots,)
+    got, dropped, qdelay, queued : float64 (slots,)
         Out, for the slots that have a row: bits out of the row's last hop (before random loss);
         sum of the drop fractions along its path; queueing delay of its path after the step,
-        Σ queue/capacity (s; the next step's, as :func:`row_state` sums it).
+        Σ queue/capacity (s; the next step's, as :func:`row_state` sums it); bits the row holds
+        in its queues after the step (sent and neither delivered nor dropped).
     link_bits, link_cap_bits : float64 (resources,)
         Accumulated for the invariants (:mod:`subflow_engines.fluid.invariants`): bits
         delivered by rows crossing each resource; each served resource's capacity·dt.
@@ -289,14 +290,18 @@ def serve(inject, row_ptr, row_slot, inc_res, row_first, order_res, order_ptr, s
         g = got[s]
         sd = 0.0
         qd = 0.0
+        held = 0.0
         for j in range(row_ptr[k], row_ptr[k + 1]):
             u = inc_res[j]
             if overflow:
                 sd += drop_frac[u]
             qd += res_delay[u]
+            p = pos[j]
+            held += backlog[p] + pending[p]
             link_bits[u] += g
         dropped[s] = sd
         qdelay[s] = qd
+        queued[s] = held
     return overflow
 
 

@@ -569,7 +569,12 @@ class ScalarSimulator(FluidSimulator):
             if rbuf_bits < math.inf:
                 remaining = min(remaining, rbuf_bits / max_rtt)
             if conn.remaining_bits < math.inf:
-                remaining = min(remaining, conn.remaining_bits / dt)
+                # a finite transfer sends no more than is neither delivered nor in the network (what
+                # the queues dropped and the links lost is sent again)
+                queued = 0.0
+                for s in conn.subs.values():
+                    queued += float(self.queued_bits[s.slot])
+                remaining = min(remaining, max(0.0, conn.remaining_bits - queued) / dt)
             for sub in live:
                 if sub.ack_clocked:
                     # slow start: what the window allows now, at once (ACK clocking), at most at the
@@ -650,10 +655,10 @@ class ScalarSimulator(FluidSimulator):
                     v = sub.x * dt
                     inject[sub.slot] = v
                     sent[sub.slot] += v
-        serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.row_first, net.order_res, net.order_ptr,
+        serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr,
               net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, self.queue_bits, self.cap_bps, self.cap_dt_bits,
               self.buf_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, self.res_delay_s,
-              got, self.dropped_slot, self.qdelay_s, led.link_bits, led.link_cap_bits)
+              got, self.dropped_slot, self.qdelay_s, self.queued_bits, led.link_bits, led.link_cap_bits)
         led.slot_cap_bits += self.min_cap_dt_bits
         sub_at = self.sub_at
         for slot in net.row_slot.tolist():

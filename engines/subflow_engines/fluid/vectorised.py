@@ -316,11 +316,15 @@ class VectorSimulator(FluidSimulator):
         the timer off again, RFC 6298 §5.5), flows that start or stop at ``t`` (step ``step``);
         returns the live mask and the next time anything of that kind can happen."""
         phase, t_open, next_rto_t, rto = self.phase, self.t_open, self.next_rto_t, self.rto
-        opening = (phase == HANDSHAKE) & (t >= t_open)
+        # handshakes and timers run only while the connection is on (started, not stopped, not
+        # done), as in the scalar kernel
+        conn_on = (t >= self.start_s) & (t < self.stop_s) & np.isnan(self.done_t)
+        on = conn_on[self.conn_of]
+        opening = (phase == HANDSHAKE) & (t >= t_open) & on
         if opening.any():
             phase[opening] = OPEN
             self.next_sample_t[opening] = t
-        timers = np.nonzero((phase == STALLED) & (t >= next_rto_t))[0]
+        timers = np.nonzero((phase == STALLED) & (t >= next_rto_t) & on)[0]
         for slot in timers:
             c = int(self.conn_of[slot])
             self.retrans[slot] += 1
@@ -340,11 +344,10 @@ class VectorSimulator(FluidSimulator):
                 self.emit_slot(t, "rto", c, int(slot), rto_s=round(float(rto[slot]), 4), resumed=False)
                 rto[slot] = min(2.0 * rto[slot], self.transport.max_rto_s)
                 next_rto_t[slot] = t + rto[slot]
-        conn_on = (t >= self.start_s) & (t < self.stop_s) & np.isnan(self.done_t)
-        live = (phase == OPEN) & self.has_path & conn_on[self.conn_of]
-        pending = [t_open[phase == HANDSHAKE], next_rto_t[phase == STALLED]]
+        live = (phase == OPEN) & self.has_path & on
+        pending = [t_open[(phase == HANDSHAKE) & on], next_rto_t[(phase == STALLED) & on]]
         nxt = min((float(a.min()) for a in pending if a.size), default=math.inf)
-        later = self.flow_times[self.flow_times > t + 1e-12]
+        later = self.flow_times[self.flow_times > t]  # as conn_on compares them: exactly
         if later.size:
             nxt = min(nxt, float(later.min()))
         return live, nxt
@@ -385,10 +388,10 @@ class VectorSimulator(FluidSimulator):
             self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
             CLOCK_GRANULARITY_S, self.cwnd_clamp_packets,
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
-            net.row_ptr, net.row_slot, net.inc_res, net.row_first, net.order_res, net.order_ptr, net.srv_next,
+            net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr, net.srv_next,
             net.srv_lag, net.srv_slot, net.lag_in, self.cap_bps, self.cap_dt_bits, self.buf_bits,
             self.queue_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res,
-            self.res_delay_s, self.inject, self.dropped_slot, self.qdelay_s, self.first_cap_bps, self.min_cap_bps,
+            self.res_delay_s, self.inject, self.dropped_slot, self.qdelay_s, self.queued_bits, self.first_cap_bps, self.min_cap_bps,
             self.min_cap_dt_bits, led.link_bits, led.link_cap_bits, led.slot_cap_bits, led.sent_bits, self.base_rtt,
             self.path_keep, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand,
             self.remaining_bits, self.draw_keys, self.loss_keys, self.timeout_keys,
@@ -503,9 +506,9 @@ def _run_steps(n, step0, any_finite, start_s, stop_s, done_t, dt, *args):
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
-    row_ptr, path_rows, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in,
+    row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in,
     cap, cap_dt, buf, queue, backlog, pending, arriving, arrived, drop_frac, res_delay, inject, dropped,
-    qd, first_cap, min_cap, min_cap_dt, link_bits, link_cap_bits, slot_cap_bits, sent_bits, base_rtt, path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
+    qd, queued, first_cap, min_cap, min_cap_dt, link_bits, link_cap_bits, slot_cap_bits, sent_bits, base_rtt, path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
     phase, next_rto_t, recover_end, pause_until, ack_on, inflight, allow, ack_head, ack_n,
     ack_t1, ack_t2, ack_del, ack_sent, ack_lim,
@@ -550,7 +553,13 @@ def _step(
             inflight[i] = 0.0
     x = np.zeros(S)
     for c in range(n_conn):
-        budget = max(0.0, min(demand[c], remaining_bits[c] / dt))  # a finished file: nothing left
+        left = remaining_bits[c]
+        if left < np.inf:
+            # a finite transfer sends no more than is neither delivered nor in the network (what
+            # the queues dropped and the links lost is sent again)
+            for i in range(conn_ptr[c], conn_ptr[c + 1]):
+                left -= queued[i]
+        budget = max(0.0, min(demand[c], left / dt))  # a finished file: nothing left
         a, b = conn_ptr[c], conn_ptr[c + 1]
         if rbuf_bits < np.inf:
             mx = 0.0
@@ -594,9 +603,9 @@ def _step(
         sent_bits[i] += v
         got[i] = 0.0
         dropped[i] = 0.0
-    overflow = serve(inject, row_ptr, path_rows, inc_res, row_first, order_res, order_ptr, srv_next, srv_lag,
+    overflow = serve(inject, row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag,
                      srv_slot, lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac,
-                     res_delay, got, dropped, qd, link_bits, link_cap_bits)
+                     res_delay, got, dropped, qd, queued, link_bits, link_cap_bits)
     for i in range(S):
         slot_cap_bits[i] += min_cap_dt[i]
     for i in range(S):
