@@ -394,6 +394,31 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
               f"load {load_before} -> {_uptime()}", file=sys.stderr, flush=True)
 
 
+def run_kernel_multibottleneck(names: list[str], runs: int | None = None, force: bool = False) -> None:
+    """Run the multi-bottleneck testbeds (``subflow.testbeds.multibottleneck.TESTBEDS``; ``names``: keys
+    to select, all when empty) on the linux engine, ``runs`` times each (``KERNEL_RUNS``), and store
+    each testbed's runs in ``docs/validation/multibottleneck_kernel.json`` once it is done. A testbed
+    already stored for the current scenario (same ``scenario_digest``) is skipped unless ``force``."""
+    from subflow.testbeds import multibottleneck as mb
+
+    runs = runs or mb.KERNEL_RUNS
+    for key, tb in mb.TESTBEDS.items():
+        if names and key not in names:
+            continue
+        stored = mb.load_kernel().get(key)
+        if stored and stored.get("scenario_digest") == mb.scenario_digest(tb.scenario()) and not force:
+            continue
+        done = []
+        for k in range(runs):
+            rec = mb.kernel_run(tb)
+            done.append(rec)
+            print(f"kernel {key} run {k + 1}/{runs}: {rec['flows_mbps']} load {rec['loadavg_1min_during']}",
+                  file=sys.stderr, flush=True)
+        store = mb.load_kernel()  # keep what another batch stored meanwhile
+        store[key] = mb.kernel_entry(tb, done)
+        mb.KERNEL_JSON.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
+
+
 def grid_analytic_mbps(cell) -> float:
     """Padhye et al. 1998, full model (Eq. 31) with b = 1 (Linux grows the window per
     acknowledged segment, so delayed ACKs do not slow it) and T0 = RTT + 200 ms (Linux's RTO
@@ -770,6 +795,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if "--kernel-multibottleneck" in sys.argv:
+        run_kernel_multibottleneck([a for a in sys.argv[1:] if not a.startswith("--")], force="--force" in sys.argv)
+        raise SystemExit(0)
     if "--kernel-grid" in sys.argv:
         args = [a for a in sys.argv[1:] if not a.startswith("--")]
         lim = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--limit=")), None)

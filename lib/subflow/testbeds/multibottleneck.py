@@ -490,3 +490,95 @@ def compare_stored(testbed: Testbed, store: Mapping[str, Any] | None = None,
         return None
     return compare(kernel_runs(entry), fluid if fluid is not None else fluid_means(testbed), testbed.bottlenecks,
                    testbed=testbed.key)
+
+
+# ------------------------------------------------------------------------------------------- kernel runs
+
+
+def _loadavg() -> list[float]:
+    with open("/proc/loadavg") as fh:
+        return [float(x) for x in fh.read().split()[:3]]
+
+
+def engine_commit() -> dict[str, Any]:
+    """The repository's commit (``git rev-parse HEAD``), the last commit that touched the linux engine
+    (``engines/subflow_engines/linux``) and whether that directory has uncommitted changes."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    linux_dir = "engines/subflow_engines/linux"
+    return {"head": git("rev-parse", "HEAD") or None,
+            "linux_engine": git("log", "-1", "--format=%H", "--", linux_dir) or None,
+            "linux_engine_dirty": bool(git("status", "--porcelain", "--", linux_dir))}
+
+
+def kernel_run(testbed: Testbed, load_every_s: float = 2.0) -> dict[str, Any]:
+    """One run of ``testbed`` on the linux engine (root, real time: ``duration_s`` plus set-up).
+
+    Returns
+    -------
+    dict
+        ``flows_mbps``: flow id -> mean goodput over [``warmup_s``, end), Mbit/s;
+        ``mean_rtt_ms``/``min_rtt_ms``: flow id -> iperf3's (sender's) mean and minimum RTT over the
+        run, ms (None where iperf3 gave none); ``loadavg_before``/``loadavg_after``: /proc/loadavg
+        (1, 5, 15 min); ``loadavg_1min_during``: mean and max of the 1-minute load average sampled
+        every ``load_every_s`` s during the run; ``setup_s``; ``congestion_control``; ``kernel``;
+        ``delay_mechanism``; ``at`` (UTC).
+    """
+    import threading
+    import time
+
+    from subflow.resolve import resolve_plan
+    from subflow_engines import linux
+
+    plan = resolve_plan(testbed.scenario(), testbed.strategy, "linux")
+    samples: list[float] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(load_every_s):
+            samples.append(_loadavg()[0])
+
+    before = _loadavg()
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    try:
+        out = linux.run(plan)
+    finally:
+        stop.set()
+        th.join()
+    mean_rtt, min_rtt = {}, {}
+    for f in out.flows:
+        client = (f.iperf3 or {}).get("client", {})
+        mean_rtt[f.id] = client.get("mean_rtt_ms")
+        min_rtt[f.id] = client.get("min_rtt_ms")
+    info = out.linux or {}
+    return {
+        "flows_mbps": {k: round(v, 4) for k, v in flow_means(out, testbed.warmup_s).items()},
+        "mean_rtt_ms": mean_rtt,
+        "min_rtt_ms": min_rtt,
+        "loadavg_before": before,
+        "loadavg_after": _loadavg(),
+        "loadavg_1min_during": {"mean": round(statistics.mean(samples), 2) if samples else None,
+                                "max": max(samples) if samples else None},
+        "setup_s": info.get("setup_s"),
+        "congestion_control": info.get("congestion_control"),
+        "kernel": info.get("kernel"),
+        "delay_mechanism": info.get("delay_mechanism"),
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def kernel_entry(testbed: Testbed, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The stored record of ``testbed``'s kernel runs in :data:`KERNEL_JSON`: ``runs`` (each as
+    :func:`kernel_run` returns it), ``scenario_digest`` (:func:`scenario_digest` of the scenario they
+    ran), ``duration_s``, ``warmup_s``, ``strategy`` and ``commit`` (:func:`engine_commit`)."""
+    doc = testbed.scenario()
+    return {"runs": runs, "scenario_digest": scenario_digest(doc), "duration_s": doc["run"]["duration_s"],
+            "warmup_s": testbed.warmup_s, "strategy": testbed.strategy, "commit": engine_commit()}
