@@ -650,6 +650,93 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "cells for 90 s on both engines.\n")
 
 
+MULTI_HEADING = "## Multiple bottlenecks: fluid against kernel TCP"
+
+
+def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
+    """The multi-bottleneck testbeds (``subflow.testbeds.multibottleneck``): per flow and per bottleneck,
+    the stored kernel runs against the fluid engine, recomputed in this run. ``kernel``: first run on the
+    linux engine the testbeds whose stored figures are missing or stale (root, real time)."""
+    from subflow.resolve import resolve_plan
+    from subflow.testbeds import multibottleneck as mb
+    from subflow_engines import all_engines
+
+    if kernel and all_engines()["linux"].available:
+        run_kernel_multibottleneck([])
+    store = mb.load_kernel()
+    md.append(MULTI_HEADING + "\n")
+    md.append(
+        "Scenarios of `subflow.testbeds.multibottleneck`: a parking lot (three 15 Mbit/s bottlenecks in a row, one "
+        "long flow across all three, one short flow per bottleneck) and a 14-node mesh (8 routers, 6 hosts, 12 "
+        "flows over four bottlenecks of 10 and 20 Mbit/s, one flow across three of them, three across two; "
+        "redundant links close cycles that no route takes). NewReno bulk flows on minimum-hop routes for the "
+        "whole run; every bottleneck's drop-tail queue holds one bandwidth-delay product at 40 ms; propagation "
+        "delay sits on the hosts' 100 Mbit/s access links only (core links 0 ms), so each packet crosses the "
+        "kernel's NFQUEUE delay line at two access links per direction however many core hops it takes "
+        f"(base RTTs 20–50 ms). Metric: each flow's mean goodput over [{mb.WARMUP_S:g} s, end) (the first "
+        f"{mb.WARMUP_S:g} s, slow start, excluded); kernel: the linux engine, median of {mb.KERNEL_RUNS} runs "
+        "[their figures]; a bottleneck's aggregate is the sum over the flows crossing it (the kernel's: the median "
+        "over runs of each run's sum). Targets: fluid / kernel within "
+        f"1 ± {mb.FLOW_TOLERANCE:.2f} per flow and 1 ± {mb.BOTTLENECK_TOLERANCE:.2f} per bottleneck. "
+        "The fluid figures are recomputed at every `make validation` (mean of seeds "
+        f"{mb.FLUID_SEEDS[0]}–{mb.FLUID_SEEDS[-1]}, at the scenario's RTTs); the kernel's are stored in "
+        "`docs/validation/multibottleneck_kernel.json` by `python scripts/validation.py --kernel-multibottleneck "
+        "[--force] [parking-lot|mesh]` (with iperf3's RTTs, the load average before, during and after each run "
+        "and the commit). RTT columns: the scenario's base RTT, and iperf3's mean / minimum RTT of the kernel's "
+        "runs (medians); they include queueing at the bottlenecks (a flow across several rarely finds all their "
+        "queues empty at once) and the delay line's own latency (about 1 ms per traversal, four per round trip).\n")
+    for key, tb in mb.TESTBEDS.items():
+        doc = tb.scenario()
+        plan = resolve_plan(doc, tb.strategy, "fluid")
+        md.append(f"### {tb.title}\n")
+        entry = store.get(key)
+        if not entry:
+            md.append("No kernel runs stored (`python scripts/validation.py --kernel-multibottleneck` as root).\n")
+            continue
+        stale = entry.get("scenario_digest") != mb.scenario_digest(doc)
+        runs = entry["runs"]
+        fluid = mb.fluid_means(tb)
+        comp = mb.compare(mb.kernel_runs(entry), fluid, tb.bottlenecks, testbed=key)
+        loads = [r["loadavg_1min_during"]["mean"] for r in runs if r.get("loadavg_1min_during", {}).get("mean")]
+        commit = entry.get("commit") or {}
+        md.append(
+            f"{doc['description']} Kernel: {len(runs)} runs of {entry['duration_s']:g} s, "
+            f"{runs[0]['at'][:16].replace('T', ' ')}–{runs[-1]['at'][11:16]} UTC, Linux {runs[0].get('kernel', '?')}, "
+            f"{runs[0].get('congestion_control', '?')}, {runs[0].get('delay_mechanism') or 'netem'}; 1-minute load "
+            f"average during the runs {', '.join(f'{v:.2f}' for v in loads)}; linux engine at "
+            f"`{(commit.get('linux_engine') or '?')[:10]}`"
+            + (" (uncommitted changes)" if commit.get("linux_engine_dirty") else "")
+            + (". **The scenario changed since these runs: rerun them.**" if stale else ".") + "\n")
+        routes = {fp.id: fp for fp in plan.flows}
+        crossing = {fid: [b.link for b in tb.bottlenecks if fid in b.flows] for fid in routes}
+        md.append("| flow | bottlenecks | base RTT | kernel runs (Mbit/s) | kernel median | kernel RTT mean/min | "
+                  "fluid | fluid / kernel |\n|---|---|---|---|---|---|---|---|")
+        for row in comp.flows:
+            means = [r["mean_rtt_ms"].get(row.name) for r in runs if r["mean_rtt_ms"].get(row.name)]
+            mins = [r["min_rtt_ms"].get(row.name) for r in runs if r["min_rtt_ms"].get(row.name)]
+            rtt = f"{statistics.median(means):.0f}/{statistics.median(mins):.0f} ms" if means and mins else "-"
+            ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
+            md.append(f"| {row.name} | {', '.join(crossing[row.name]) or '-'} | "
+                      f"{mb.base_rtt_ms(doc, row.name, routes[row.name]):g} ms | "
+                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {rtt} | "
+                      f"{row.fluid:.2f} | {ratio}{'' if row.within else ' **miss**'} |")
+        rates = {link["id"]: link["bandwidth_mbps"] for link in doc["links"]}
+        md.append("\n| bottleneck | rate | flows | kernel runs, sum (Mbit/s) | kernel median | fluid | fluid / kernel |"
+                  "\n|---|---|---|---|---|---|---|")
+        for row, b in zip(comp.bottlenecks, tb.bottlenecks):
+            ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
+            md.append(f"| {b.link} ({b.src}→{b.dst}) | {rates[b.link]:g} Mbit/s | {', '.join(b.flows)} | "
+                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {row.fluid:.2f} | "
+                      f"{ratio}{'' if row.within else ' **miss**'} |")
+        nf = sum(r.within for r in comp.flows)
+        nb = sum(r.within for r in comp.bottlenecks)
+        md.append(f"\n{nf} of {len(comp.flows)} flows within ±{mb.FLOW_TOLERANCE:.0%}, {nb} of "
+                  f"{len(comp.bottlenecks)} bottlenecks within ±{mb.BOTTLENECK_TOLERANCE:.0%}; the kernel runs' "
+                  f"largest spread (half the range over the median) is ±{max(r.spread for r in comp.flows):.0%} "
+                  f"for a flow, ±{max(r.spread for r in comp.bottlenecks):.0%} for a bottleneck.\n")
+        print(comp.report(), file=sys.stderr)
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     md = ["# Validation of the fluid engine\n",
@@ -765,6 +852,22 @@ def main() -> int:
     sections = [mathis_figure, fairness_figure, naval_figures, naval_regime_table, spurious_figure, cmt_figures]
     grid_kernel = ("subset" if "--grid-subset" in sys.argv else "all") if "--linux" in sys.argv else None
     sections.append(lambda md: grid_section(md, grid_kernel))
+    sections.append(lambda md: multibottleneck_section(md, kernel="--linux" in sys.argv))
+    if "--multibottleneck-only" in sys.argv:  # rewrite the multi-bottleneck section of the existing page only
+        part = []
+        multibottleneck_section(part, kernel="--linux" in sys.argv)
+        old = (OUT / "README.md").read_text()
+        head, sep, rest = old.partition(MULTI_HEADING)
+        if not sep:  # not there yet: after the grid, before the next section
+            head, sep, rest = old.partition("## Validation grid")
+            grid, nxt, tail = rest.partition("\n## ")
+            head, rest = head + sep + grid + "\n", nxt.lstrip("\n") and "\n## " + tail
+        else:
+            _, nxt, tail = rest.partition("\n## ")
+            rest = nxt and "\n## " + tail
+        (OUT / "README.md").write_text(head.rstrip("\n") + "\n\n" + "\n".join(part).rstrip("\n") + "\n" + rest)
+        print(f"wrote the multi-bottleneck section of {OUT / 'README.md'}")
+        return 0
     if "--grid-only" in sys.argv:  # rewrite the grid section of the existing page only
         part: list[str] = []
         grid_section(part, grid_kernel)
