@@ -666,13 +666,15 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
     store = mb.load_kernel()
     md.append(MULTI_HEADING + "\n")
     md.append(
-        "Scenarios of `subflow.testbeds.multibottleneck`: a parking lot (three 15 Mbit/s bottlenecks in a row, one "
+        "Scenarios of `subflow.testbeds.multibottleneck`: a parking lot (three 10 Mbit/s bottlenecks in a row, one "
         "long flow across all three, one short flow per bottleneck) and a 14-node mesh (8 routers, 6 hosts, 12 "
-        "flows over four bottlenecks of 10 and 20 Mbit/s, one flow across three of them, three across two; "
+        "flows over four bottlenecks of 10 and 15 Mbit/s, one flow across three of them, three across two; "
         "redundant links close cycles that no route takes). NewReno bulk flows on minimum-hop routes for the "
         "whole run; every bottleneck's drop-tail queue holds one bandwidth-delay product at 40 ms; propagation "
-        "delay sits on the hosts' 100 Mbit/s access links only (core links 0 ms), so each packet crosses the "
-        "kernel's NFQUEUE delay line at two access links per direction however many core hops it takes "
+        "delay sits on the sending hosts' 100 Mbit/s access links only (core links and receivers' links 0 ms), so "
+        "a packet crosses the kernel's NFQUEUE delay line once per direction however many core hops it takes "
+        "(twice for the mesh's `f1`, `f3`, `f7`, `f11`, whose receivers send too), which keeps the Python line's "
+        "CPU and latency low "
         f"(base RTTs 20–50 ms). Metric: each flow's mean goodput over [{mb.WARMUP_S:g} s, end) (the first "
         f"{mb.WARMUP_S:g} s, slow start, excluded); kernel: the linux engine, median of {mb.KERNEL_RUNS} runs "
         "[their figures]; a bottleneck's aggregate is the sum over the flows crossing it (the kernel's: the median "
@@ -684,7 +686,9 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
         "[--force] [parking-lot|mesh]` (with iperf3's RTTs, the load average before, during and after each run "
         "and the commit). RTT columns: the scenario's base RTT, and iperf3's mean / minimum RTT of the kernel's "
         "runs (medians); they include queueing at the bottlenecks (a flow across several rarely finds all their "
-        "queues empty at once) and the delay line's own latency (about 1 ms per traversal, four per round trip).\n")
+        "queues empty at once) and the delay line's own latency (about 1 ms per traversal, two per round trip). "
+        "*cpu*: CPU seconds the machine was busy during each run against what the run's own processes (delay "
+        "lines, iperf3) took, on 2 cores.\n")
     for key, tb in mb.TESTBEDS.items():
         doc = tb.scenario()
         plan = resolve_plan(doc, tb.strategy, "fluid")
@@ -699,11 +703,14 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
         comp = mb.compare(mb.kernel_runs(entry), fluid, tb.bottlenecks, testbed=key)
         loads = [r["loadavg_1min_during"]["mean"] for r in runs if r.get("loadavg_1min_during", {}).get("mean")]
         commit = entry.get("commit") or {}
+        cpus = [(r["cpu_s"]["machine"], r["cpu_s"]["run"], r["cpu_s"]["wall"]) for r in runs if r.get("cpu_s")]
         md.append(
             f"{doc['description']} Kernel: {len(runs)} runs of {entry['duration_s']:g} s, "
             f"{runs[0]['at'][:16].replace('T', ' ')}–{runs[-1]['at'][11:16]} UTC, Linux {runs[0].get('kernel', '?')}, "
             f"{runs[0].get('congestion_control', '?')}, {runs[0].get('delay_mechanism') or 'netem'}; 1-minute load "
-            f"average during the runs {', '.join(f'{v:.2f}' for v in loads)}; linux engine at "
+            f"average during the runs {', '.join(f'{v:.2f}' for v in loads)}"
+            + (f"; cpu {', '.join(f'{c[0]:g}/{c[1]:g} s of {c[2]:g} s' for c in cpus)}" if cpus else "")
+            + "; linux engine at "
             f"`{(commit.get('linux_engine') or '?')[:10]}`"
             + (" (uncommitted changes)" if commit.get("linux_engine_dirty") else "")
             + (". **The scenario changed since these runs: rerun them.**" if stale else ".") + "\n")
@@ -735,6 +742,21 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
                   f"largest spread (half the range over the median) is ±{max(r.spread for r in comp.flows):.0%} "
                   f"for a flow, ±{max(r.spread for r in comp.bottlenecks):.0%} for a bottleneck.\n")
         print(comp.report(), file=sys.stderr)
+    mesh_entry = store.get("mesh")
+    if mesh_entry:
+        def rtt(fid: str) -> float:
+            return statistics.median(r["mean_rtt_ms"][fid] for r in mesh_entry["runs"] if r["mean_rtt_ms"].get(fid))
+
+        md.append(
+            "Reading the mesh: the flows' round trips hold the bottlenecks' queues, and in the kernel a flow's "
+            "ACKs queue too. `f12` (h6→h3, base RTT 40 ms) sends across B2 and returns its ACKs over r2→r4, B3's "
+            f"direction, behind B3's data: its kernel mean RTT is {rtt('f12'):.0f} ms, about its base plus both "
+            f"queues (`f5`, B2 only, base 20 ms: {rtt('f5'):.0f} ms; `f7`, B3 only, base 30 ms: {rtt('f7'):.0f} ms; "
+            f"40 + {rtt('f5') - 20:.0f} + {rtt('f7') - 30:.0f} = {40 + rtt('f5') - 20 + rtt('f7') - 30:.0f} ms). The "
+            "fluid engine does not queue ACKs (subflow_engines.fluid, *Simplifications*), so it gives `f12` the "
+            "shorter round trip and more of B2 than the kernel does, at the expense of B2's other flows. Its "
+            "other simplification, that only the first bottleneck of a path queues (tandem queues), concerns "
+            "`f2`, `f3`, `f4` and `f8` here, and the parking lot's long flow.\n")
 
 
 def main() -> int:

@@ -27,7 +27,7 @@ def test_parking_lot_routes_cross_the_declared_bottlenecks():
     }
     assert mb.check_routes(resolve_plan(doc, "sptcp", "linux"), mb.PARKING_LOT_BOTTLENECKS) == []
     rates = {link["id"]: link["bandwidth_mbps"] for link in doc["links"]}
-    assert [rates[b.link] for b in mb.PARKING_LOT_BOTTLENECKS] == [15.0, 15.0, 15.0]
+    assert [rates[b.link] for b in mb.PARKING_LOT_BOTTLENECKS] == [10.0, 10.0, 10.0]
     assert all(rates[h] == 100.0 for h in rates if not h.startswith("b"))
 
 

@@ -17,12 +17,15 @@ This module holds what they share: the builders, the bottleneck definitions, the
 per-bottleneck means, and the comparison.
 
 Design, for the kernel's sake. Where the host has no netem, every delayed link direction is an
-NFQUEUE delay line, a Python process that handles each packet (and adds about 1 ms per
-traversal, more under load), so: rates are moderate (bottlenecks 10–20 Mbit/s, access links
-100 Mbit/s); propagation delay sits on the hosts' access links only (core links have
-``delay_ms`` 0), so a packet crosses the delay line twice per direction, at its source's and
-its destination's access link, whatever the number of core hops; RTTs are 20–50 ms; every
-bottleneck's drop-tail queue is about one bandwidth-delay product at 40 ms (:func:`bdp_packets`).
+NFQUEUE delay line, a Python process in the receiving namespace that handles each packet (about
+90 µs of CPU per packet on the project's two-core machine, and about 1 ms of latency per traversal,
+more under load: a first parking lot at 15 Mbit/s with delay on both hosts' access links kept the
+delay lines busy for 1.1 cores and its long flow's share moved by 20 % with the machine's load), so:
+rates are moderate (bottlenecks 10–15 Mbit/s, access links 100 Mbit/s); propagation delay sits on
+access links of sending hosts only (core links and the links of hosts that only receive have
+``delay_ms`` 0), so most packets cross the delay line once per direction whatever the number of
+core hops; RTTs are 20–50 ms; every bottleneck's drop-tail queue is about one bandwidth-delay
+product at 40 ms (:func:`bdp_packets`).
 All flows cross each bottleneck in the same direction, so a bottleneck is one direction of a link
 (the plan's resource ``"<link>:<src>><dst>"``). NewReno (the linux engine runs Linux ``reno``, its
 namespaces' default pinned to Reno too), bulk flows for the whole run, mean goodput over
@@ -116,8 +119,8 @@ def _host(nodes: list, links: list, host: str, router: str, delay_ms: float) -> 
 # ------------------------------------------------------------------------------------------- parking lot
 
 #: the parking lot's bottleneck rate, Mbit/s
-PARKING_LOT_MBPS = 15.0
-#: base RTT of each flow, ms (propagation only: each host's access link has a quarter of it one way)
+PARKING_LOT_MBPS = 10.0
+#: base RTT of each flow, ms (propagation only: the sending host's access link has half of it one way)
 PARKING_LOT_RTT_MS = {"long": 40.0, "short1": 20.0, "short2": 30.0, "short3": 40.0}
 PARKING_LOT_DURATION_S = 40.0
 
@@ -135,8 +138,9 @@ def parking_lot(duration_s: float = PARKING_LOT_DURATION_S, bottleneck_mbps: flo
     (on ``r0``) to ``long-dst`` (on ``r3``) crosses all three, flow ``short{k}`` from ``short{k}-src``
     (on ``r{k-1}``) to ``short{k}-dst`` (on ``r{k}``) crosses ``b{k}`` only.
 
-    Every host has its own 100 Mbit/s access link carrying a quarter of its flow's RTT
-    (:data:`PARKING_LOT_RTT_MS`: 40 ms for the long flow, 20, 30, 40 ms for the short ones) one way.
+    Every host has its own 100 Mbit/s access link; a sending host's carries half its flow's RTT
+    (:data:`PARKING_LOT_RTT_MS`: 40 ms for the long flow, 20, 30, 40 ms for the short ones) one way,
+    a receiving host's none.
 
     Parameters
     ----------
@@ -146,7 +150,7 @@ def parking_lot(duration_s: float = PARKING_LOT_DURATION_S, bottleneck_mbps: flo
         Rate of ``b1``–``b3``, Mbit/s.
     queue_packets : int, optional
         Drop-tail queue of each bottleneck direction, packets; default one BDP at 40 ms
-        (:func:`bdp_packets`, 50 at 15 Mbit/s).
+        (:func:`bdp_packets`, 33 at 10 Mbit/s).
 
     Returns
     -------
@@ -160,15 +164,14 @@ def parking_lot(duration_s: float = PARKING_LOT_DURATION_S, bottleneck_mbps: flo
     flows = []
     ends = {"long": ("r0", "r3"), "short1": ("r0", "r1"), "short2": ("r1", "r2"), "short3": ("r2", "r3")}
     for fid, (ra, rb) in ends.items():
-        one_way = PARKING_LOT_RTT_MS[fid] / 4.0
-        _host(nodes, links, f"{fid}-src", ra, one_way)
-        _host(nodes, links, f"{fid}-dst", rb, one_way)
+        _host(nodes, links, f"{fid}-src", ra, PARKING_LOT_RTT_MS[fid] / 2.0)
+        _host(nodes, links, f"{fid}-dst", rb, 0.0)
         flows.append({"id": fid, "src": f"{fid}-src", "dst": f"{fid}-dst"})
     return {
         "name": "parking-lot-3",
         "description": (f"Parking lot: three {bottleneck_mbps:g} Mbit/s bottlenecks in a row (queue {q} packets), "
                         "one long flow across all three (RTT 40 ms), one short flow per bottleneck (RTT 20, 30, "
-                        "40 ms); delay on the 100 Mbit/s access links only."),
+                        "40 ms); delay on the senders' 100 Mbit/s access links only."),
         "nodes": nodes,
         "links": links,
         "flows": flows,
@@ -180,17 +183,17 @@ def parking_lot(duration_s: float = PARKING_LOT_DURATION_S, bottleneck_mbps: flo
 # ------------------------------------------------------------------------------------------------ mesh
 
 #: one-way delay of each mesh host's access link, ms (a flow's base RTT is twice the sum of its
-#: two hosts': 20–50 ms)
-MESH_HOST_DELAY_MS = {"h1": 10.0, "h2": 5.0, "h3": 5.0, "h4": 10.0, "h5": 10.0, "h6": 15.0}
+#: two hosts': 20–50 ms); h3 and h5 only receive, and their links have none (the delay line's load)
+MESH_HOST_DELAY_MS = {"h1": 10.0, "h2": 10.0, "h3": 0.0, "h4": 10.0, "h5": 0.0, "h6": 15.0}
 #: the router each mesh host hangs on
 MESH_HOST_ROUTER = {"h1": "r1", "h2": "r2", "h3": "r3", "h4": "r4", "h5": "r5", "h6": "r6"}
 #: core links of the mesh: (id, a, b, bandwidth_mbps); the four bottlenecks first, then the fast links
 #: of the tree r1–r2, r2–{r3, r4}, r4–{r5, r6}, then the redundant ones (r1–r7–r6, r3–r8–r5), which
 #: close cycles that no minimum-hop route of the flows takes
 MESH_CORE = (
-    ("B1", "r1", "r2", 20.0),
+    ("B1", "r1", "r2", 15.0),
     ("B2", "r2", "r3", 10.0),
-    ("B3", "r2", "r4", 20.0),
+    ("B3", "r2", "r4", 15.0),
     ("B4", "r4", "r5", 10.0),
     ("r4-r6", "r4", "r6", 100.0),
     ("r1-r7", "r1", "r7", 100.0),
@@ -218,14 +221,14 @@ def mesh(duration_s: float = MESH_DURATION_S) -> dict[str, Any]:
     """A 14-node mesh (routers ``r1``–``r8``, hosts ``h1``–``h6``) with 12 bulk flows over four
     bottlenecks.
 
-    Core (:data:`MESH_CORE`, no propagation delay): bottlenecks ``B1`` r1–r2 (20 Mbit/s), ``B2``
-    r2–r3 (10), ``B3`` r2–r4 (20), ``B4`` r4–r5 (10); 100 Mbit/s links r4–r6 and the redundant
+    Core (:data:`MESH_CORE`, no propagation delay): bottlenecks ``B1`` r1–r2 (15 Mbit/s), ``B2``
+    r2–r3 (10), ``B3`` r2–r4 (15), ``B4`` r4–r5 (10); 100 Mbit/s links r4–r6 and the redundant
     paths r1–r7–r6 and r3–r8–r5. Host ``h{k}`` hangs on ``r{k}`` by a 100 Mbit/s access link with
     :data:`MESH_HOST_DELAY_MS` one way. Flows (:data:`MESH_FLOWS`, minimum-hop routes): ``f4``
     (h1→h5) crosses B1, B3 and B4; ``f2``, ``f3`` and ``f8`` two; the others one (``f12``, h6→h3 on
     r6–r4–r2–r3, crosses B3's link against its flows' data, with their ACKs); ``f5`` and ``f6`` share
     their hosts.
-    Base RTTs 20–50 ms. Queues one BDP at 40 ms (33 packets at 10 Mbit/s, 66 at 20).
+    Base RTTs 20–50 ms. Queues one BDP at 40 ms (33 packets at 10 Mbit/s, 50 at 15).
 
     Parameters
     ----------
@@ -246,9 +249,9 @@ def mesh(duration_s: float = MESH_DURATION_S) -> dict[str, Any]:
         _host(nodes, links, h, r, MESH_HOST_DELAY_MS[h])
     return {
         "name": "mesh-14",
-        "description": ("14-node mesh, 12 NewReno flows over four bottlenecks (10 and 20 Mbit/s, queues one BDP "
-                        "at 40 ms), one flow across three of them, three across two; delay on the 100 Mbit/s "
-                        "access links only (RTT 20–50 ms)."),
+        "description": ("14-node mesh, 12 NewReno flows over four bottlenecks (10 and 15 Mbit/s, queues one BDP "
+                        "at 40 ms), one flow across three of them, three across two; delay on the senders' 100 "
+                        "Mbit/s access links only (RTT 20–50 ms)."),
         "nodes": nodes,
         "links": links,
         "flows": [{"id": fid, "src": s, "dst": d} for fid, (s, d) in MESH_FLOWS.items()],
