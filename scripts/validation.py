@@ -7,10 +7,15 @@ runs the kernel on its representative cells only (those of tests/linux, ~25 min)
 only the cells missing from ``docs/validation/grid_kernel.json``). ``--kernel-grid [--limit=N]
 [--force] [PATTERN ...]`` runs kernel cells only (priority order, each stored as soon as it is
 done, so a batch can run under ``flock`` a cell at a time); ``--grid-only`` rewrites just the
-grid section from the stored kernel figures. Writes PNG figures and ``docs/validation/README.md``
-with the measured figures. The same checks are pinned by tests in ``tests/unit/test_fluid_engine.py``,
-``tests/unit/test_fluid_tcp_model.py``, ``tests/unit/test_paper_reproductions.py`` and
-``tests/linux/test_fluid_vs_linux.py``.
+grid section from the stored kernel figures. ``--kernel-multibottleneck [--force] [parking-lot|mesh]``
+runs the multi-bottleneck testbeds of ``subflow.testbeds.multibottleneck`` on the kernel (3 runs each,
+about 3 and 4 minutes; stored in ``docs/validation/multibottleneck_kernel.json``, rerun only when
+missing, stale or forced); ``--multibottleneck-only`` rewrites just their section (the fluid side
+recomputed, the kernel's from the stored runs; with ``--linux`` it first runs what is missing).
+Writes PNG figures and ``docs/validation/README.md`` with the measured figures. The same checks
+are pinned by tests in ``tests/unit/test_fluid_engine.py``, ``tests/unit/test_fluid_tcp_model.py``,
+``tests/unit/test_paper_reproductions.py``, ``tests/unit/test_multibottleneck.py``,
+``tests/linux/test_fluid_vs_linux.py`` and ``tests/linux/test_multibottleneck.py``.
 """
 
 from __future__ import annotations
@@ -744,19 +749,27 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
         print(comp.report(), file=sys.stderr)
     mesh_entry = store.get("mesh")
     if mesh_entry:
+        doc = mb.mesh()
+        plan = {fp.id: fp for fp in resolve_plan(doc, "sptcp", "fluid").flows}
+
         def rtt(fid: str) -> float:
             return statistics.median(r["mean_rtt_ms"][fid] for r in mesh_entry["runs"] if r["mean_rtt_ms"].get(fid))
 
+        def base(fid: str) -> float:
+            return mb.base_rtt_ms(doc, fid, plan[fid])
+
+        q2, q3 = rtt("f5") - base("f5"), rtt("f7") - base("f7")
         md.append(
             "Reading the mesh: the flows' round trips hold the bottlenecks' queues, and in the kernel a flow's "
-            "ACKs queue too. `f12` (h6→h3, base RTT 40 ms) sends across B2 and returns its ACKs over r2→r4, B3's "
-            f"direction, behind B3's data: its kernel mean RTT is {rtt('f12'):.0f} ms, about its base plus both "
-            f"queues (`f5`, B2 only, base 20 ms: {rtt('f5'):.0f} ms; `f7`, B3 only, base 30 ms: {rtt('f7'):.0f} ms; "
-            f"40 + {rtt('f5') - 20:.0f} + {rtt('f7') - 30:.0f} = {40 + rtt('f5') - 20 + rtt('f7') - 30:.0f} ms). The "
-            "fluid engine does not queue ACKs (subflow_engines.fluid, *Simplifications*), so it gives `f12` the "
-            "shorter round trip and more of B2 than the kernel does, at the expense of B2's other flows. Its "
-            "other simplification, that only the first bottleneck of a path queues (tandem queues), concerns "
-            "`f2`, `f3`, `f4` and `f8` here, and the parking lot's long flow.\n")
+            f"ACKs queue too. `f12` (h6→h3, base RTT {base('f12'):g} ms) sends across B2 and returns its ACKs over "
+            "r2→r4, B3's direction, behind B3's data: its kernel mean RTT is "
+            f"{rtt('f12'):.0f} ms, about its base plus both queues (`f5`, B2 only: {rtt('f5'):.0f} ms against "
+            f"{base('f5'):g} ms of base, {q2:.0f} ms of queue; `f7`, B3 only: {rtt('f7'):.0f} against {base('f7'):g}, "
+            f"{q3:.0f} ms of queue; {base('f12'):g} + {q2:.0f} + {q3:.0f} = {base('f12') + q2 + q3:.0f} ms). The fluid "
+            "engine does not queue ACKs (subflow_engines.fluid, *Simplifications*), so it gives `f12` a shorter "
+            "round trip and more of B2 than the kernel does, at the expense of B2's other flows. Its other "
+            "simplification, that only the first bottleneck of a path queues (tandem queues), concerns `f2`, `f3`, "
+            "`f4` and `f8` here, and the parking lot's long flow.\n")
 
 
 def main() -> int:
