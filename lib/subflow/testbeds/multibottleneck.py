@@ -17,10 +17,12 @@ This module holds what they share: the builders, the bottleneck definitions, the
 per-bottleneck means, and the comparison.
 
 Design, for the kernel's sake. Where the host has no netem, every delayed link direction is an
-NFQUEUE delay line, a Python process in the receiving namespace that handles each packet (about
-90 µs of CPU per packet on the project's two-core machine, and about 1 ms of latency per traversal,
-more under load: a first parking lot at 15 Mbit/s with delay on both hosts' access links kept the
-delay lines busy for 1.1 cores and its long flow's share moved by 20 % with the machine's load), so:
+NFQUEUE delay line, a Python process in the receiving namespace that handles each packet and adds
+about 1 ms of latency per traversal, more under load. A first design (15 and 20 Mbit/s bottlenecks,
+delay on both hosts' access links) took 60 CPU seconds of a 52 s parking-lot run and 90–107 of a
+72 s mesh run on the project's two cores, and the parking lot's long flow read 2.26 Mbit/s (median)
+in one batch of three runs and 2.77 in the next, with the machine busier; the present one takes
+24–27 and 61–66 CPU seconds. So:
 rates are moderate (bottlenecks 10–15 Mbit/s, access links 100 Mbit/s); propagation delay sits on
 access links of sending hosts only (core links and the links of hosts that only receive have
 ``delay_ms`` 0), so most packets cross the delay line once per direction whatever the number of
@@ -62,8 +64,8 @@ BOTTLENECK_TOLERANCE = 0.10
 #: kernel runs per testbed (the reference is their median)
 KERNEL_RUNS = 3
 #: seeds of the fluid engine's figure (the mean over them): which flow loses a packet when a queue
-#: overflows is drawn (seeded), and one seed's 35 s window moved the parking lot's long flow by 5 %
-#: (2.24 against 2.35 Mbit/s for seeds 1 and 2)
+#: overflows is drawn (seeded), and the parking lot's long flow reads 1.43 and 1.27 Mbit/s over
+#: [5, 40) s with seeds 1 and 2
 FLUID_SEEDS = tuple(range(1, 11))
 #: rate of the hosts' access links, Mbit/s (never the bottleneck)
 ACCESS_MBPS = 100.0
