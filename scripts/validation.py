@@ -399,11 +399,14 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
               f"load {load_before} -> {_uptime()}", file=sys.stderr, flush=True)
 
 
-def run_kernel_multibottleneck(names: list[str], runs: int | None = None, force: bool = False) -> None:
+def run_kernel_multibottleneck(names: list[str], runs: int | None = None, force: bool = False,
+                               repeat: bool = False) -> None:
     """Run the multi-bottleneck testbeds (``subflow.testbeds.multibottleneck.TESTBEDS``; ``names``: keys
     to select, all when empty) on the linux engine, ``runs`` times each (``KERNEL_RUNS``), and store
     each testbed's runs in ``docs/validation/multibottleneck_kernel.json`` once it is done. A testbed
-    already stored for the current scenario (same ``scenario_digest``) is skipped unless ``force``."""
+    already stored for the current scenario (same ``scenario_digest``) is skipped unless ``force``.
+    ``repeat``: run the stored (current) testbeds again and keep those runs beside the reference, as
+    its ``repeat_runs`` (a check of the reference's reproducibility; the reference stays)."""
     from subflow.testbeds import multibottleneck as mb
 
     runs = runs or mb.KERNEL_RUNS
@@ -411,7 +414,11 @@ def run_kernel_multibottleneck(names: list[str], runs: int | None = None, force:
         if names and key not in names:
             continue
         stored = mb.load_kernel().get(key)
-        if stored and stored.get("scenario_digest") == mb.scenario_digest(tb.scenario()) and not force:
+        current = bool(stored) and stored.get("scenario_digest") == mb.scenario_digest(tb.scenario())
+        if repeat and not current:
+            print(f"kernel {key}: no current reference to repeat (run it first)", file=sys.stderr)
+            continue
+        if not repeat and current and not force:
             continue
         done = []
         for k in range(runs):
@@ -420,7 +427,11 @@ def run_kernel_multibottleneck(names: list[str], runs: int | None = None, force:
             print(f"kernel {key} run {k + 1}/{runs}: {rec['flows_mbps']} load {rec['loadavg_1min_during']}",
                   file=sys.stderr, flush=True)
         store = mb.load_kernel()  # keep what another batch stored meanwhile
-        store[key] = mb.kernel_entry(tb, done)
+        if repeat:
+            store[key]["repeat_runs"] = done
+            store[key]["repeat_commit"] = mb.engine_commit()
+        else:
+            store[key] = mb.kernel_entry(tb, done)
         mb.KERNEL_JSON.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
 
 
@@ -658,6 +669,18 @@ def grid_section(md: list[str], kernel: str | None) -> None:
 MULTI_HEADING = "## Multiple bottlenecks: fluid against kernel TCP"
 
 
+def repeat_note(comp, rep_runs: list[dict], entry: dict) -> str:
+    """A sentence on the repeat batch of a multi-bottleneck testbed: how far its per-flow medians are from
+    the reference's (``comp``: the reference's :class:`~subflow.testbeds.multibottleneck.Comparison`)."""
+    devs = sorted(((statistics.median(r[row.name] for r in rep_runs) / row.kernel - 1.0, row.name)
+                   for row in comp.flows if row.kernel > 0), key=lambda d: abs(d[0]))
+    loads = [r["loadavg_1min_during"]["mean"] for r in entry["repeat_runs"] if r.get("loadavg_1min_during")]
+    worst, name = devs[-1]
+    return (f" A repeat batch of {len(rep_runs)} runs ({entry['repeat_runs'][0]['at'][11:16]} UTC, load "
+            f"{', '.join(f'{v:.2f}' for v in loads)}; column *repeat median*, not part of the reference) has "
+            f"per-flow medians within {abs(worst):.0%} of the reference's (largest: {name}, {worst:+.0%}).")
+
+
 def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
     """The multi-bottleneck testbeds (``subflow.testbeds.multibottleneck``): per flow and per bottleneck,
     the stored kernel runs against the fluid engine, recomputed in this run. ``kernel``: first run on the
@@ -721,16 +744,18 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
             + (". **The scenario changed since these runs: rerun them.**" if stale else ".") + "\n")
         routes = {fp.id: fp for fp in plan.flows}
         crossing = {fid: [b.link for b in tb.bottlenecks if fid in b.flows] for fid in routes}
+        rep_runs = [r["flows_mbps"] for r in entry.get("repeat_runs") or []]
         md.append("| flow | bottlenecks | base RTT | kernel runs (Mbit/s) | kernel median | kernel RTT mean/min | "
-                  "fluid | fluid / kernel |\n|---|---|---|---|---|---|---|---|")
+                  "repeat median | fluid | fluid / kernel |\n|---|---|---|---|---|---|---|---|---|")
         for row in comp.flows:
             means = [r["mean_rtt_ms"].get(row.name) for r in runs if r["mean_rtt_ms"].get(row.name)]
             mins = [r["min_rtt_ms"].get(row.name) for r in runs if r["min_rtt_ms"].get(row.name)]
             rtt = f"{statistics.median(means):.0f}/{statistics.median(mins):.0f} ms" if means and mins else "-"
             ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
+            again = f"{statistics.median(r[row.name] for r in rep_runs):.2f}" if rep_runs else "-"
             md.append(f"| {row.name} | {', '.join(crossing[row.name]) or '-'} | "
                       f"{mb.base_rtt_ms(doc, row.name, routes[row.name]):g} ms | "
-                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {rtt} | "
+                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {rtt} | {again} | "
                       f"{row.fluid:.2f} | {ratio}{'' if row.within else ' **miss**'} |")
         rates = {link["id"]: link["bandwidth_mbps"] for link in doc["links"]}
         md.append("\n| bottleneck | rate | flows | kernel runs, sum (Mbit/s) | kernel median | fluid | fluid / kernel |"
@@ -745,7 +770,8 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
         md.append(f"\n{nf} of {len(comp.flows)} flows within ±{mb.FLOW_TOLERANCE:.0%}, {nb} of "
                   f"{len(comp.bottlenecks)} bottlenecks within ±{mb.BOTTLENECK_TOLERANCE:.0%}; the kernel runs' "
                   f"largest spread (half the range over the median) is ±{max(r.spread for r in comp.flows):.0%} "
-                  f"for a flow, ±{max(r.spread for r in comp.bottlenecks):.0%} for a bottleneck.\n")
+                  f"for a flow, ±{max(r.spread for r in comp.bottlenecks):.0%} for a bottleneck."
+                  + (repeat_note(comp, rep_runs, entry) if rep_runs else "") + "\n")
         print(comp.report(), file=sys.stderr)
     mesh_entry = store.get("mesh")
     if mesh_entry:
@@ -759,6 +785,11 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
             return mb.base_rtt_ms(doc, fid, plan[fid])
 
         q2, q3 = rtt("f5") - base("f5"), rtt("f7") - base("f7")
+        every = mesh_entry["runs"] + (mesh_entry.get("repeat_runs") or [])
+        below = sum(r["flows_mbps"]["f9"] < r["flows_mbps"]["f10"] for r in every)
+        f9s, f10s = sorted(r["flows_mbps"]["f9"] for r in every), sorted(r["flows_mbps"]["f10"] for r in every)
+        f9_f10 = (f"less than `f10` (base {base('f10'):g} ms) in {below} of {len(every)} kernel runs (reference and "
+                  f"repeat: {f9s[0]:.2f}–{f9s[-1]:.2f} Mbit/s against {f10s[0]:.2f}–{f10s[-1]:.2f})")
         md.append(
             "Reading the mesh: the flows' round trips hold the bottlenecks' queues, and in the kernel a flow's "
             f"ACKs queue too. `f12` (h6→h3, base RTT {base('f12'):g} ms) sends across B2 and returns its ACKs over "
@@ -769,7 +800,11 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
             "engine does not queue ACKs (subflow_engines.fluid, *Simplifications*), so it gives `f12` a shorter "
             "round trip and more of B2 than the kernel does, at the expense of B2's other flows. Its other "
             "simplification, that only the first bottleneck of a path queues (tandem queues), concerns `f2`, `f3`, "
-            "`f4` and `f8` here, and the parking lot's long flow.\n")
+            "`f4` and `f8` here, and the parking lot's long flow. "
+            f"One kernel figure is not explained here: on B4, `f9` (base RTT {base('f9'):g} ms) gets {f9_f10}, "
+            "though NewReno flows sharing a drop-tail queue favour the shorter "
+            "round trip, as the fluid engine does; both flows' kernel RTTs are their base plus B4's queue "
+            f"({rtt('f9'):.0f} and {rtt('f10'):.0f} ms).\n")
 
 
 def main() -> int:
@@ -934,7 +969,8 @@ def main() -> int:
 
 if __name__ == "__main__":
     if "--kernel-multibottleneck" in sys.argv:
-        run_kernel_multibottleneck([a for a in sys.argv[1:] if not a.startswith("--")], force="--force" in sys.argv)
+        run_kernel_multibottleneck([a for a in sys.argv[1:] if not a.startswith("--")], force="--force" in sys.argv,
+                                   repeat="--repeat" in sys.argv)
         raise SystemExit(0)
     if "--kernel-grid" in sys.argv:
         args = [a for a in sys.argv[1:] if not a.startswith("--")]

@@ -457,7 +457,7 @@ def compare(kernel_runs: list[Mapping[str, float]], fluid: Mapping[str, float],
     Returns
     -------
     Comparison
-        A row per flow (kernel median over runs) and per bottleneck: its kernel figure is the median
+        A row per flow of ``fluid`` (kernel median over runs) and per bottleneck: its kernel figure is the median
         over runs of the run's sum over the bottleneck's flows; the fluid figure is the sum of the
         fluid means.
 
@@ -470,7 +470,7 @@ def compare(kernel_runs: list[Mapping[str, float]], fluid: Mapping[str, float],
     """
     bottlenecks = list(bottlenecks)
     rows = []
-    for fid in kernel_runs[0]:
+    for fid in fluid:  # the engine's (the scenario's) order
         runs = tuple(run[fid] for run in kernel_runs)
         rows.append(Row(fid, runs, statistics.median(runs), fluid[fid], flow_tolerance))
     brows = []
