@@ -692,6 +692,7 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
     if kernel and all_engines()["linux"].available:
         run_kernel_multibottleneck([])
     store = mb.load_kernel()
+    comps = {}
     md.append(MULTI_HEADING + "\n")
     md.append(
         "Scenarios of `subflow.testbeds.multibottleneck`: a parking lot (three 10 Mbit/s bottlenecks in a row, one "
@@ -729,6 +730,7 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
         runs = entry["runs"]
         fluid = mb.fluid_means(tb)
         comp = mb.compare(mb.kernel_runs(entry), fluid, tb.bottlenecks, testbed=key)
+        comps[key] = comp
         loads = [r["loadavg_1min_during"]["mean"] for r in runs if r.get("loadavg_1min_during", {}).get("mean")]
         commit = entry.get("commit") or {}
         cpus = [(r["cpu_s"]["machine"], r["cpu_s"]["run"], r["cpu_s"]["wall"]) for r in runs if r.get("cpu_s")]
@@ -774,7 +776,12 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
                   + (repeat_note(comp, rep_runs, entry) if rep_runs else "") + "\n")
         print(comp.report(), file=sys.stderr)
     mesh_entry = store.get("mesh")
-    if mesh_entry:
+    if mesh_entry and "mesh" in comps:
+        rows = {r.name: r for r in comps["mesh"].flows}
+
+        def gain(fid: str) -> str:
+            return f"{rows[fid].fluid - rows[fid].kernel:+.2f}"
+
         doc = mb.mesh()
         plan = {fp.id: fp for fp in resolve_plan(doc, "sptcp", "fluid").flows}
 
@@ -798,9 +805,8 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
             f"{base('f5'):g} ms of base, {q2:.0f} ms of queue; `f7`, B3 only: {rtt('f7'):.0f} against {base('f7'):g}, "
             f"{q3:.0f} ms of queue; {base('f12'):g} + {q2:.0f} + {q3:.0f} = {base('f12') + q2 + q3:.0f} ms). The fluid "
             "engine does not queue ACKs (subflow_engines.fluid, *Simplifications*), so it gives `f12` a shorter "
-            "round trip and more of B2 than the kernel does, at the expense of B2's other flows. Its other "
-            "simplification, that only the first bottleneck of a path queues (tandem queues), concerns `f2`, `f3`, "
-            "`f4` and `f8` here, and the parking lot's long flow. "
+            f"round trip and more of B2 than the kernel does ({gain('f12')} Mbit/s), and `f2`, which crosses B1 "
+            f"before B2, less ({gain('f2')}; `f5` and `f6`, on B2 alone, {gain('f5')} and {gain('f6')}). "
             f"One kernel figure is not explained here: on B4, `f9` (base RTT {base('f9'):g} ms) gets {f9_f10}, "
             "though NewReno flows sharing a drop-tail queue favour the shorter "
             "round trip, as the fluid engine does; both flows' kernel RTTs are their base plus B4's queue "
