@@ -676,9 +676,14 @@ def repeat_note(comp, rep_runs: list[dict], entry: dict) -> str:
                    for row in comp.flows if row.kernel > 0), key=lambda d: abs(d[0]))
     loads = [r["loadavg_1min_during"]["mean"] for r in entry["repeat_runs"] if r.get("loadavg_1min_during")]
     worst, name = devs[-1]
+    every = [r["flows_mbps"] for r in entry["runs"]] + rep_runs
+    spans = {row.name: (min(r[row.name] for r in every), max(r[row.name] for r in every)) for row in comp.flows}
+    noisy = max(spans, key=lambda f: (spans[f][1] - spans[f][0]) / max(spans[f][1], 1e-9))
     return (f" A repeat batch of {len(rep_runs)} runs ({entry['repeat_runs'][0]['at'][11:16]} UTC, load "
             f"{', '.join(f'{v:.2f}' for v in loads)}; column *repeat median*, not part of the reference) has "
-            f"per-flow medians within {abs(worst):.0%} of the reference's (largest: {name}, {worst:+.0%}).")
+            f"per-flow medians within {abs(worst):.0%} of the reference's (largest: {name}, {worst:+.0%}); over "
+            f"all {len(every)} runs the flow that varies most, {noisy}, read {spans[noisy][0]:.2f}–"
+            f"{spans[noisy][1]:.2f} Mbit/s.")
 
 
 def multibottleneck_section(md: list[str], kernel: bool = False) -> None:

@@ -52,26 +52,32 @@ def test_fluid_flow_shares_match_the_stored_kernel_runs(key):
 
 
 def test_parking_lot_live_kernel_run(need_linux, no_leftovers):
-    """One live kernel run of the parking lot (up to ``KERNEL_RUNS`` while the fluid engine misses the
-    live median): the fluid engine within the targets of it, and its bottleneck aggregates within ±10 % of
-    the stored runs' (the stored reference still holds on this host)."""
+    """Live kernel runs of the parking lot, one and up to ``KERNEL_RUNS`` while the fluid engine misses: each
+    run's bottleneck aggregates within ±10 % of the stored runs' (the stored reference still holds on this
+    host), and the fluid engine within the targets of the median over the stored and the live runs.
+
+    Pooled, because the long flow's share (about 15 % of each bottleneck) is the kernel's noisiest figure:
+    nine runs in three batches gave 1.15-2.14 Mbit/s (docs/validation), wider than the ±20 % target, so
+    one live run is no reference for it; the short flows and the aggregates vary by a few per cent."""
     if not need_linux.delay_mechanism:
         pytest.skip("linux engine: no delay mechanism on this host")
     tb = mb.TESTBEDS["parking-lot"]
+    entry = mb.load_kernel().get("parking-lot")
+    if not entry or entry["scenario_digest"] != mb.scenario_digest(tb.scenario()):
+        pytest.skip("no current stored kernel runs of the parking lot (--kernel-multibottleneck parking-lot)")
+    stored = mb.kernel_runs(entry)
+    stored_sums = [statistics.median(mb.bottleneck_sums(r, tb.bottlenecks)[b.link] for r in stored)
+                   for b in tb.bottlenecks]
     fluid = mb.fluid_means(tb)  # before the kernel run: the delay line wants the CPU during it
     live: list[dict[str, float]] = []
     for _ in range(mb.KERNEL_RUNS):
         live.append(mb.kernel_run(tb)["flows_mbps"])
-        comp = mb.compare(live, fluid, tb.bottlenecks, testbed="parking-lot (live)")
+        sums = mb.bottleneck_sums(live[-1], tb.bottlenecks)
+        for b, s in zip(tb.bottlenecks, stored_sums):
+            assert sums[b.link] == pytest.approx(s, rel=mb.BOTTLENECK_TOLERANCE), \
+                f"{b.link}: live {sums[b.link]:.2f} Mbit/s, stored {s:.2f}"
+        comp = mb.compare(stored + live, fluid, tb.bottlenecks, testbed="parking-lot (stored + live runs)")
         if not comp.misses:
             break
     print("\n" + comp.report())
     assert not comp.misses, comp.report()
-    store = mb.load_kernel().get("parking-lot")
-    if store:
-        stored = [statistics.median(s[b.link] for s in (mb.bottleneck_sums(r, tb.bottlenecks)
-                                                          for r in mb.kernel_runs(store)))
-                  for b in tb.bottlenecks]
-        now = [row.kernel for row in comp.bottlenecks]
-        for b, s, n in zip(tb.bottlenecks, stored, now):
-            assert n == pytest.approx(s, rel=mb.BOTTLENECK_TOLERANCE), f"{b.link}: live {n:.2f}, stored {s:.2f}"
