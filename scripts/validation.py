@@ -10,7 +10,8 @@ done, so a batch can run under ``flock`` a cell at a time); ``--grid-only`` rewr
 grid section from the stored kernel figures. ``--kernel-multibottleneck [--force] [parking-lot|mesh]``
 runs the multi-bottleneck testbeds of ``subflow.testbeds.multibottleneck`` on the kernel (3 runs each,
 about 3 and 4 minutes; stored in ``docs/validation/multibottleneck_kernel.json``, rerun only when
-missing, stale or forced); ``--multibottleneck-only`` rewrites just their section (the fluid side
+missing, stale or forced; ``--repeat`` runs a current reference again and keeps those runs beside it as
+a check); ``--multibottleneck-only`` rewrites just their section (the fluid side
 recomputed, the kernel's from the stored runs; with ``--linux`` it first runs what is missing).
 Writes PNG figures and ``docs/validation/README.md`` with the measured figures. The same checks
 are pinned by tests in ``tests/unit/test_fluid_engine.py``, ``tests/unit/test_fluid_tcp_model.py``,
