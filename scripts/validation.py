@@ -798,6 +798,29 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
             return mb.base_rtt_ms(doc, fid, plan[fid])
 
         q2, q3 = rtt("f5") - base("f5"), rtt("f7") - base("f7")
+        # what-if: f12's ACK-side queue (B3's, from f7's kernel RTT) as propagation delay of f12 alone
+        tb_x = mb.Testbed("mesh-f12-ack-delay", "", lambda: mb.with_extra_rtt(mb.mesh(), "f12", q3),
+                          mb.MESH_BOTTLENECKS)
+        fx = mb.fluid_means(tb_x)
+        long_ratio = next((r.ratio for r in comps["parking-lot"].flows if r.name == "long"), None) \
+            if "parking-lot" in comps else None
+        multi = sorted(r.ratio for r in comps["mesh"].flows if sum(r.name in b.flows for b in mb.MESH_BOTTLENECKS) > 1)
+        single = sorted(r.ratio for r in comps["mesh"].flows
+                        if sum(r.name in b.flows for b in mb.MESH_BOTTLENECKS) == 1 and r.name != "f12")
+        by_crossings = (f"Across the mesh, fluid / kernel is {multi[0]:.2f}–{multi[-1]:.2f} (median "
+                        f"{statistics.median(multi):.2f}) for the {len(multi)} flows across two or three bottlenecks "
+                        f"and {single[0]:.2f}–{single[-1]:.2f} (median {statistics.median(single):.2f}) for the "
+                        f"{len(single)} across one (`f12` aside)"
+                        + (f"; the parking lot's long flow, across three, reads {long_ratio:.2f}." if long_ratio else "."))
+        ok = {f: abs(fx[f] / rows[f].kernel - 1.0) <= mb.FLOW_TOLERANCE for f in ("f12", "f2")}
+        verdict = ("the ACKs' queue accounts for `f12`'s excess, not for `f2`'s deficit" if ok["f12"] and not ok["f2"]
+                   else "both within the target then" if all(ok.values())
+                   else "`f12` still outside the target" + ("" if ok["f2"] else ", and `f2`"))
+        what_if = (f"Given that queue as {q3:.0f} ms more base RTT for `f12` alone (on a sender host of its own, "
+                   "`subflow.testbeds.multibottleneck.with_extra_rtt`), the fluid engine gives "
+                   + ", ".join(f"`{f}` {fx[f]:.2f} ({fx[f] / rows[f].kernel:.2f} of the kernel's)"
+                               for f in ("f12", "f2", "f5", "f6"))
+                   + f": {verdict}.")
         every = mesh_entry["runs"] + (mesh_entry.get("repeat_runs") or [])
         below = sum(r["flows_mbps"]["f9"] < r["flows_mbps"]["f10"] for r in every)
         f9s, f10s = sorted(r["flows_mbps"]["f9"] for r in every), sorted(r["flows_mbps"]["f10"] for r in every)
@@ -813,6 +836,7 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
             "engine does not queue ACKs (subflow_engines.fluid, *Simplifications*), so it gives `f12` a shorter "
             f"round trip and more of B2 than the kernel does ({gain('f12')} Mbit/s), and `f2`, which crosses B1 "
             f"before B2, less ({gain('f2')}; `f5` and `f6`, on B2 alone, {gain('f5')} and {gain('f6')}). "
+            f"{what_if} {by_crossings} "
             f"One kernel figure is not explained here: on B4, `f9` (base RTT {base('f9'):g} ms) gets {f9_f10}, "
             "though NewReno flows sharing a drop-tail queue favour the shorter "
             "round trip, as the fluid engine does; both flows' kernel RTTs are their base plus B4's queue "

@@ -61,6 +61,17 @@ def test_rtts_and_queues_are_in_the_kernel_friendly_range(key):
     assert doc["transport"]["congestion_control"] == "newreno"
 
 
+def test_with_extra_rtt_moves_one_flow_onto_a_slower_sender():
+    doc = mb.mesh()
+    out = mb.with_extra_rtt(doc, "f12", 27.0)
+    plan = {fp.id: fp for fp in resolve_plan(out, "sptcp", "fluid").flows}
+    assert plan["f12"].segments[0].subflows[0].nodes == ["h6-x", "r6", "r4", "r2", "r3", "h3"]
+    assert mb.base_rtt_ms(out, "f12", plan["f12"]) == 30.0 + 27.0  # h6's 15 ms one way, + 13.5
+    assert mb.base_rtt_ms(out, "f10", plan["f10"]) == 30.0  # h6's other flow keeps its sender
+    assert mb.check_routes(resolve_plan(out, "sptcp", "fluid"), mb.MESH_BOTTLENECKS) == []
+    assert doc == mb.mesh()  # the original is not touched
+
+
 def test_bdp_packets():
     assert mb.bdp_packets(10.0) == 33  # 10e6 * 0.040 / (1514 * 8) = 33.03
     assert mb.bdp_packets(20.0, 20.0) == 33

@@ -262,6 +262,40 @@ def mesh(duration_s: float = MESH_DURATION_S) -> dict[str, Any]:
     }
 
 
+def with_extra_rtt(doc: Mapping[str, Any], flow_id: str, extra_rtt_ms: float) -> dict[str, Any]:
+    """``doc`` with flow ``flow_id`` moved onto a sender host of its own, ``<src>-x``, on the same
+    router as its sender, whose access link adds ``extra_rtt_ms / 2`` to the original's one-way delay:
+    the same network with that flow's base RTT ``extra_rtt_ms`` longer and nothing else changed.
+
+    A what-if for a delay that one engine models and the other does not (the kernel's queueing of a
+    flow's ACKs behind other flows' data, which the fluid engine does not queue).
+
+    Parameters
+    ----------
+    doc : mapping
+        Scenario document whose flow's sender is a host with one access link.
+    flow_id : str
+    extra_rtt_ms : float
+        Added round-trip time, ms (≥ 0).
+
+    Returns
+    -------
+    dict
+        A new scenario document.
+    """
+    out = json.loads(json.dumps(doc))
+    flow = next(f for f in out["flows"] if f["id"] == flow_id)
+    src = flow["src"]
+    access = next(link for link in out["links"] if src in (link["src"], link["dst"]))
+    router = access["dst"] if access["src"] == src else access["src"]
+    host = f"{src}-x"
+    out["nodes"].append({"id": host, "kind": "host"})
+    out["links"].append({**access, "id": f"{host}-{router}", "src": host, "dst": router,
+                         "delay_ms": access.get("delay_ms", 0.0) + extra_rtt_ms / 2.0})
+    flow["src"] = host
+    return out
+
+
 def base_rtt_ms(doc: Mapping[str, Any], flow_id: str, plan_flow: Any) -> float:
     """Base (propagation) RTT of a flow, ms: twice the sum of ``delay_ms`` over the links of its
     route (``plan_flow``: the flow's :class:`~subflow.plan.FlowPlan`; its first subflow's route)."""
