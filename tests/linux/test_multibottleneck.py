@@ -21,8 +21,9 @@ pytestmark = pytest.mark.linux
 #: The mesh misses on three flows with the fluid engine as of this test's writing, before and after its
 #: FIFO tandem-queue rewrite (f12 1.35-1.37, f9 1.30, f2 0.71-0.72; every bottleneck's aggregate within
 #: 1 %): the engine queues no ACKs, and f12's ACKs cross B3's queue (docs/validation, "Multiple
-#: bottlenecks"); f9's kernel share is below f10's, unexplained. Strict: once the engine meets the kernel
-#: here, the marker must go.
+#: bottlenecks": with that queue given as base RTT, f12 agrees); f2, across B1 and B2, stays below the
+#: kernel; f9's kernel share is below f10's, unexplained. Strict: once the engine meets the kernel here,
+#: the marker must go.
 MESH_XFAIL = pytest.mark.xfail(strict=True, reason="fluid engine: per-flow shares on the mesh (f12's ACKs queue "
                                "in the kernel, not in the engine; f9); every bottleneck aggregate agrees")
 
