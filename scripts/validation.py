@@ -7,10 +7,16 @@ runs the kernel on its representative cells only (those of tests/linux, ~25 min)
 only the cells missing from ``docs/validation/grid_kernel.json``). ``--kernel-grid [--limit=N]
 [--force] [PATTERN ...]`` runs kernel cells only (priority order, each stored as soon as it is
 done, so a batch can run under ``flock`` a cell at a time); ``--grid-only`` rewrites just the
-grid section from the stored kernel figures. Writes PNG figures and ``docs/validation/README.md``
-with the measured figures. The same checks are pinned by tests in ``tests/unit/test_fluid_engine.py``,
-``tests/unit/test_fluid_tcp_model.py``, ``tests/unit/test_paper_reproductions.py`` and
-``tests/linux/test_fluid_vs_linux.py``.
+grid section from the stored kernel figures. ``--kernel-multibottleneck [--force] [parking-lot|mesh]``
+runs the multi-bottleneck testbeds of ``subflow.testbeds.multibottleneck`` on the kernel (3 runs each,
+about 3 and 4 minutes; stored in ``docs/validation/multibottleneck_kernel.json``, rerun only when
+missing, stale or forced; ``--repeat`` runs a current reference again and keeps those runs beside it as
+a check); ``--multibottleneck-only`` rewrites just their section (the fluid side
+recomputed, the kernel's from the stored runs; with ``--linux`` it first runs what is missing).
+Writes PNG figures and ``docs/validation/README.md`` with the measured figures. The same checks
+are pinned by tests in ``tests/unit/test_fluid_engine.py``, ``tests/unit/test_fluid_tcp_model.py``,
+``tests/unit/test_paper_reproductions.py``, ``tests/unit/test_multibottleneck.py``,
+``tests/linux/test_fluid_vs_linux.py`` and ``tests/linux/test_multibottleneck.py``.
 """
 
 from __future__ import annotations
@@ -394,6 +400,42 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
               f"load {load_before} -> {_uptime()}", file=sys.stderr, flush=True)
 
 
+def run_kernel_multibottleneck(names: list[str], runs: int | None = None, force: bool = False,
+                               repeat: bool = False) -> None:
+    """Run the multi-bottleneck testbeds (``subflow.testbeds.multibottleneck.TESTBEDS``; ``names``: keys
+    to select, all when empty) on the linux engine, ``runs`` times each (``KERNEL_RUNS``), and store
+    each testbed's runs in ``docs/validation/multibottleneck_kernel.json`` once it is done. A testbed
+    already stored for the current scenario (same ``scenario_digest``) is skipped unless ``force``.
+    ``repeat``: run the stored (current) testbeds again and keep those runs beside the reference, as
+    its ``repeat_runs`` (a check of the reference's reproducibility; the reference stays)."""
+    from subflow.testbeds import multibottleneck as mb
+
+    runs = runs or mb.KERNEL_RUNS
+    for key, tb in mb.TESTBEDS.items():
+        if names and key not in names:
+            continue
+        stored = mb.load_kernel().get(key)
+        current = bool(stored) and stored.get("scenario_digest") == mb.scenario_digest(tb.scenario())
+        if repeat and not current:
+            print(f"kernel {key}: no current reference to repeat (run it first)", file=sys.stderr)
+            continue
+        if not repeat and current and not force:
+            continue
+        done = []
+        for k in range(runs):
+            rec = mb.kernel_run(tb)
+            done.append(rec)
+            print(f"kernel {key} run {k + 1}/{runs}: {rec['flows_mbps']} load {rec['loadavg_1min_during']}",
+                  file=sys.stderr, flush=True)
+        store = mb.load_kernel()  # keep what another batch stored meanwhile
+        if repeat:
+            store[key]["repeat_runs"] = done
+            store[key]["repeat_commit"] = mb.engine_commit()
+        else:
+            store[key] = mb.kernel_entry(tb, done)
+        mb.KERNEL_JSON.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
+
+
 def grid_analytic_mbps(cell) -> float:
     """Padhye et al. 1998, full model (Eq. 31) with b = 1 (Linux grows the window per
     acknowledged segment, so delayed ACKs do not slow it) and T0 = RTT + 200 ms (Linux's RTO
@@ -625,6 +667,182 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "cells for 90 s on both engines.\n")
 
 
+MULTI_HEADING = "## Multiple bottlenecks: fluid against kernel TCP"
+
+
+def repeat_note(comp, rep_runs: list[dict], entry: dict) -> str:
+    """A sentence on the repeat batch of a multi-bottleneck testbed: how far its per-flow medians are from
+    the reference's (``comp``: the reference's :class:`~subflow.testbeds.multibottleneck.Comparison`)."""
+    devs = sorted(((statistics.median(r[row.name] for r in rep_runs) / row.kernel - 1.0, row.name)
+                   for row in comp.flows if row.kernel > 0), key=lambda d: abs(d[0]))
+    loads = [r["loadavg_1min_during"]["mean"] for r in entry["repeat_runs"] if r.get("loadavg_1min_during")]
+    worst, name = devs[-1]
+    every = [r["flows_mbps"] for r in entry["runs"]] + rep_runs
+    spans = {row.name: (min(r[row.name] for r in every), max(r[row.name] for r in every)) for row in comp.flows}
+    noisy = max(spans, key=lambda f: (spans[f][1] - spans[f][0]) / max(spans[f][1], 1e-9))
+    return (f" A repeat batch of {len(rep_runs)} runs ({entry['repeat_runs'][0]['at'][11:16]} UTC, load "
+            f"{', '.join(f'{v:.2f}' for v in loads)}; column *repeat median*, not part of the reference) has "
+            f"per-flow medians within {abs(worst):.0%} of the reference's (largest: {name}, {worst:+.0%}); over "
+            f"all {len(every)} runs the flow that varies most, {noisy}, read {spans[noisy][0]:.2f}–"
+            f"{spans[noisy][1]:.2f} Mbit/s.")
+
+
+def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
+    """The multi-bottleneck testbeds (``subflow.testbeds.multibottleneck``): per flow and per bottleneck,
+    the stored kernel runs against the fluid engine, recomputed in this run. ``kernel``: first run on the
+    linux engine the testbeds whose stored figures are missing or stale (root, real time)."""
+    from subflow.resolve import resolve_plan
+    from subflow.testbeds import multibottleneck as mb
+    from subflow_engines import all_engines
+
+    if kernel and all_engines()["linux"].available:
+        run_kernel_multibottleneck([])
+    store = mb.load_kernel()
+    comps = {}
+    md.append(MULTI_HEADING + "\n")
+    md.append(
+        "Scenarios of `subflow.testbeds.multibottleneck`: a parking lot (three 10 Mbit/s bottlenecks in a row, one "
+        "long flow across all three, one short flow per bottleneck) and a 14-node mesh (8 routers, 6 hosts, 12 "
+        "flows over four bottlenecks of 10 and 15 Mbit/s, one flow across three of them, three across two; "
+        "redundant links close cycles that no route takes). NewReno bulk flows on minimum-hop routes for the "
+        "whole run; every bottleneck's drop-tail queue holds one bandwidth-delay product at 40 ms; propagation "
+        "delay sits on the sending hosts' 100 Mbit/s access links only (core links and receivers' links 0 ms), so "
+        "a packet crosses the kernel's NFQUEUE delay line once per direction however many core hops it takes "
+        "(twice for the mesh's `f1`, `f3`, `f7`, `f11`, whose receivers send too), which keeps the Python line's "
+        "CPU and latency low "
+        f"(base RTTs 20–50 ms). Metric: each flow's mean goodput over [{mb.WARMUP_S:g} s, end) (the first "
+        f"{mb.WARMUP_S:g} s, slow start, excluded); kernel: the linux engine, median of {mb.KERNEL_RUNS} runs "
+        "[their figures]; a bottleneck's aggregate is the sum over the flows crossing it (the kernel's: the median "
+        "over runs of each run's sum). Targets: fluid / kernel within "
+        f"1 ± {mb.FLOW_TOLERANCE:.2f} per flow and 1 ± {mb.BOTTLENECK_TOLERANCE:.2f} per bottleneck. "
+        "The fluid figures are recomputed at every `make validation` (mean of seeds "
+        f"{mb.FLUID_SEEDS[0]}–{mb.FLUID_SEEDS[-1]}, at the scenario's RTTs); the kernel's are stored in "
+        "`docs/validation/multibottleneck_kernel.json` by `python scripts/validation.py --kernel-multibottleneck "
+        "[--force] [parking-lot|mesh]` (with iperf3's RTTs, the load average before, during and after each run "
+        "and the commit). RTT columns: the scenario's base RTT, and iperf3's mean / minimum RTT of the kernel's "
+        "runs (medians); they include queueing at the bottlenecks (a flow across several rarely finds all their "
+        "queues empty at once) and the delay line's own latency (about 1 ms per traversal, two per round trip). "
+        "*cpu*: CPU seconds the machine was busy during each run against what the run's own processes (delay "
+        "lines, iperf3) took, on 2 cores.\n")
+    for key, tb in mb.TESTBEDS.items():
+        doc = tb.scenario()
+        plan = resolve_plan(doc, tb.strategy, "fluid")
+        md.append(f"### {tb.title}\n")
+        entry = store.get(key)
+        if not entry:
+            md.append("No kernel runs stored (`python scripts/validation.py --kernel-multibottleneck` as root).\n")
+            continue
+        stale = entry.get("scenario_digest") != mb.scenario_digest(doc)
+        runs = entry["runs"]
+        fluid = mb.fluid_means(tb)
+        comp = mb.compare(mb.kernel_runs(entry), fluid, tb.bottlenecks, testbed=key)
+        comps[key] = comp
+        loads = [r["loadavg_1min_during"]["mean"] for r in runs if r.get("loadavg_1min_during", {}).get("mean")]
+        commit = entry.get("commit") or {}
+        cpus = [(r["cpu_s"]["machine"], r["cpu_s"]["run"], r["cpu_s"]["wall"]) for r in runs if r.get("cpu_s")]
+        md.append(
+            f"{doc['description']} Kernel: {len(runs)} runs of {entry['duration_s']:g} s, "
+            f"{runs[0]['at'][:16].replace('T', ' ')}–{runs[-1]['at'][11:16]} UTC, Linux {runs[0].get('kernel', '?')}, "
+            f"{runs[0].get('congestion_control', '?')}, {runs[0].get('delay_mechanism') or 'netem'}; 1-minute load "
+            f"average during the runs {', '.join(f'{v:.2f}' for v in loads)}"
+            + (f"; cpu {', '.join(f'{c[0]:g}/{c[1]:g} s of {c[2]:g} s' for c in cpus)}" if cpus else "")
+            + "; linux engine at "
+            f"`{(commit.get('linux_engine') or '?')[:10]}`"
+            + (" (uncommitted changes)" if commit.get("linux_engine_dirty") else "")
+            + (". **The scenario changed since these runs: rerun them.**" if stale else ".") + "\n")
+        routes = {fp.id: fp for fp in plan.flows}
+        crossing = {fid: [b.link for b in tb.bottlenecks if fid in b.flows] for fid in routes}
+        rep_runs = [r["flows_mbps"] for r in entry.get("repeat_runs") or []]
+        md.append("| flow | bottlenecks | base RTT | kernel runs (Mbit/s) | kernel median | kernel RTT mean/min | "
+                  "repeat median | fluid | fluid / kernel |\n|---|---|---|---|---|---|---|---|---|")
+        for row in comp.flows:
+            means = [r["mean_rtt_ms"].get(row.name) for r in runs if r["mean_rtt_ms"].get(row.name)]
+            mins = [r["min_rtt_ms"].get(row.name) for r in runs if r["min_rtt_ms"].get(row.name)]
+            rtt = f"{statistics.median(means):.0f}/{statistics.median(mins):.0f} ms" if means and mins else "-"
+            ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
+            again = f"{statistics.median(r[row.name] for r in rep_runs):.2f}" if rep_runs else "-"
+            md.append(f"| {row.name} | {', '.join(crossing[row.name]) or '-'} | "
+                      f"{mb.base_rtt_ms(doc, row.name, routes[row.name]):g} ms | "
+                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {rtt} | {again} | "
+                      f"{row.fluid:.2f} | {ratio}{'' if row.within else ' **miss**'} |")
+        rates = {link["id"]: link["bandwidth_mbps"] for link in doc["links"]}
+        md.append("\n| bottleneck | rate | flows | kernel runs, sum (Mbit/s) | kernel median | fluid | fluid / kernel |"
+                  "\n|---|---|---|---|---|---|---|")
+        for row, b in zip(comp.bottlenecks, tb.bottlenecks):
+            ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
+            md.append(f"| {b.link} ({b.src}→{b.dst}) | {rates[b.link]:g} Mbit/s | {', '.join(b.flows)} | "
+                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {row.fluid:.2f} | "
+                      f"{ratio}{'' if row.within else ' **miss**'} |")
+        nf = sum(r.within for r in comp.flows)
+        nb = sum(r.within for r in comp.bottlenecks)
+        md.append(f"\n{nf} of {len(comp.flows)} flows within ±{mb.FLOW_TOLERANCE:.0%}, {nb} of "
+                  f"{len(comp.bottlenecks)} bottlenecks within ±{mb.BOTTLENECK_TOLERANCE:.0%}; the kernel runs' "
+                  f"largest spread (half the range over the median) is ±{max(r.spread for r in comp.flows):.0%} "
+                  f"for a flow, ±{max(r.spread for r in comp.bottlenecks):.0%} for a bottleneck."
+                  + (repeat_note(comp, rep_runs, entry) if rep_runs else "") + "\n")
+        print(comp.report(), file=sys.stderr)
+    mesh_entry = store.get("mesh")
+    if mesh_entry and "mesh" in comps:
+        rows = {r.name: r for r in comps["mesh"].flows}
+
+        def gain(fid: str) -> str:
+            return f"{rows[fid].fluid - rows[fid].kernel:+.2f}"
+
+        doc = mb.mesh()
+        plan = {fp.id: fp for fp in resolve_plan(doc, "sptcp", "fluid").flows}
+
+        def rtt(fid: str) -> float:
+            return statistics.median(r["mean_rtt_ms"][fid] for r in mesh_entry["runs"] if r["mean_rtt_ms"].get(fid))
+
+        def base(fid: str) -> float:
+            return mb.base_rtt_ms(doc, fid, plan[fid])
+
+        q2, q3 = rtt("f5") - base("f5"), rtt("f7") - base("f7")
+        # what-if: f12's ACK-side queue (B3's, from f7's kernel RTT) as propagation delay of f12 alone
+        tb_x = mb.Testbed("mesh-f12-ack-delay", "", lambda: mb.with_extra_rtt(mb.mesh(), "f12", q3),
+                          mb.MESH_BOTTLENECKS)
+        fx = mb.fluid_means(tb_x)
+        long_ratio = next((r.ratio for r in comps["parking-lot"].flows if r.name == "long"), None) \
+            if "parking-lot" in comps else None
+        multi = sorted(r.ratio for r in comps["mesh"].flows if sum(r.name in b.flows for b in mb.MESH_BOTTLENECKS) > 1)
+        single = sorted(r.ratio for r in comps["mesh"].flows
+                        if sum(r.name in b.flows for b in mb.MESH_BOTTLENECKS) == 1 and r.name != "f12")
+        by_crossings = (f"Across the mesh, fluid / kernel is {multi[0]:.2f}–{multi[-1]:.2f} (median "
+                        f"{statistics.median(multi):.2f}) for the {len(multi)} flows across two or three bottlenecks "
+                        f"and {single[0]:.2f}–{single[-1]:.2f} (median {statistics.median(single):.2f}) for the "
+                        f"{len(single)} across one (`f12` aside)"
+                        + (f"; the parking lot's long flow, across three, reads {long_ratio:.2f}." if long_ratio else "."))
+        ok = {f: abs(fx[f] / rows[f].kernel - 1.0) <= mb.FLOW_TOLERANCE for f in ("f12", "f2")}
+        verdict = ("the ACKs' queue accounts for `f12`'s excess, not for `f2`'s deficit" if ok["f12"] and not ok["f2"]
+                   else "both within the target then" if all(ok.values())
+                   else "`f12` still outside the target" + ("" if ok["f2"] else ", and `f2`"))
+        what_if = (f"Given that queue as {q3:.0f} ms more base RTT for `f12` alone (on a sender host of its own, "
+                   "`subflow.testbeds.multibottleneck.with_extra_rtt`), the fluid engine gives "
+                   + ", ".join(f"`{f}` {fx[f]:.2f} ({fx[f] / rows[f].kernel:.2f} of the kernel's)"
+                               for f in ("f12", "f2", "f5", "f6"))
+                   + f": {verdict}.")
+        every = mesh_entry["runs"] + (mesh_entry.get("repeat_runs") or [])
+        below = sum(r["flows_mbps"]["f9"] < r["flows_mbps"]["f10"] for r in every)
+        f9s, f10s = sorted(r["flows_mbps"]["f9"] for r in every), sorted(r["flows_mbps"]["f10"] for r in every)
+        f9_f10 = (f"less than `f10` (base {base('f10'):g} ms) in {below} of {len(every)} kernel runs (reference and "
+                  f"repeat: {f9s[0]:.2f}–{f9s[-1]:.2f} Mbit/s against {f10s[0]:.2f}–{f10s[-1]:.2f})")
+        md.append(
+            "Reading the mesh: the flows' round trips hold the bottlenecks' queues, and in the kernel a flow's "
+            f"ACKs queue too. `f12` (h6→h3, base RTT {base('f12'):g} ms) sends across B2 and returns its ACKs over "
+            "r2→r4, B3's direction, behind B3's data: its kernel mean RTT is "
+            f"{rtt('f12'):.0f} ms, about its base plus both queues (`f5`, B2 only: {rtt('f5'):.0f} ms against "
+            f"{base('f5'):g} ms of base, {q2:.0f} ms of queue; `f7`, B3 only: {rtt('f7'):.0f} against {base('f7'):g}, "
+            f"{q3:.0f} ms of queue; {base('f12'):g} + {q2:.0f} + {q3:.0f} = {base('f12') + q2 + q3:.0f} ms). The fluid "
+            "engine does not queue ACKs (subflow_engines.fluid, *Simplifications*), so it gives `f12` a shorter "
+            f"round trip and more of B2 than the kernel does ({gain('f12')} Mbit/s), and `f2`, which crosses B1 "
+            f"before B2, less ({gain('f2')}; `f5` and `f6`, on B2 alone, {gain('f5')} and {gain('f6')}). "
+            f"{what_if} {by_crossings} "
+            f"One kernel figure is not explained here: on B4, `f9` (base RTT {base('f9'):g} ms) gets {f9_f10}, "
+            "though NewReno flows sharing a drop-tail queue favour the shorter "
+            "round trip, as the fluid engine does; both flows' kernel RTTs are their base plus B4's queue "
+            f"({rtt('f9'):.0f} and {rtt('f10'):.0f} ms).\n")
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     md = ["# Validation of the fluid engine\n",
@@ -740,6 +958,22 @@ def main() -> int:
     sections = [mathis_figure, fairness_figure, naval_figures, naval_regime_table, spurious_figure, cmt_figures]
     grid_kernel = ("subset" if "--grid-subset" in sys.argv else "all") if "--linux" in sys.argv else None
     sections.append(lambda md: grid_section(md, grid_kernel))
+    sections.append(lambda md: multibottleneck_section(md, kernel="--linux" in sys.argv))
+    if "--multibottleneck-only" in sys.argv:  # rewrite the multi-bottleneck section of the existing page only
+        part = []
+        multibottleneck_section(part, kernel="--linux" in sys.argv)
+        old = (OUT / "README.md").read_text()
+        head, sep, rest = old.partition(MULTI_HEADING)
+        if not sep:  # not there yet: after the grid, before the next section
+            head, sep, rest = old.partition("## Validation grid")
+            grid, nxt, tail = rest.partition("\n## ")
+            head, rest = head + sep + grid + "\n", nxt.lstrip("\n") and "\n## " + tail
+        else:
+            _, nxt, tail = rest.partition("\n## ")
+            rest = nxt and "\n## " + tail
+        (OUT / "README.md").write_text(head.rstrip("\n") + "\n\n" + "\n".join(part).rstrip("\n") + "\n" + rest)
+        print(f"wrote the multi-bottleneck section of {OUT / 'README.md'}")
+        return 0
     if "--grid-only" in sys.argv:  # rewrite the grid section of the existing page only
         part: list[str] = []
         grid_section(part, grid_kernel)
@@ -770,6 +1004,10 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if "--kernel-multibottleneck" in sys.argv:
+        run_kernel_multibottleneck([a for a in sys.argv[1:] if not a.startswith("--")], force="--force" in sys.argv,
+                                   repeat="--repeat" in sys.argv)
+        raise SystemExit(0)
     if "--kernel-grid" in sys.argv:
         args = [a for a in sys.argv[1:] if not a.startswith("--")]
         lim = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--limit=")), None)
