@@ -54,16 +54,33 @@ def timed(fn, repeat: int = 1) -> tuple[float, object]:
 
 
 def validity(plan: RunPlan, out: EngineOutput) -> dict:
-    """Checks of the output against the plan (see the module docstring); static paths (the last
-    segment's path of each subflow) for the link loads, so meaningful on plans without mobility."""
+    """Checks of the output against the plan (see the module docstring). A sample's capacity is
+    the largest a resource has during it (the plan's capacity changes); a subflow's narrowest hop
+    is taken over every path it has during the sample (its segments); link loads count the
+    subflows whose path never changes (with mobility the others are left out of that check)."""
     mss = plan.transport.mss_bytes
     goodput = mss / (mss + FRAME_OVERHEAD_BYTES)
-    res = {r.id: r for r in plan.resources}
-    paths = {}
+    base = {r.id: r.capacity_mbps for r in plan.resources}
+    changes = defaultdict(list)
+    for c in plan.capacity_changes:
+        changes[c.resource].append((c.t_s, c.capacity_mbps))
+    interval = plan.interval_s
+
+    def cap_max(rid: str, t0: float) -> float:
+        """Largest capacity of ``rid`` during [t0, t0 + interval), Mbit/s."""
+        cur, best = base[rid], None
+        for t, v in sorted(changes[rid]):
+            if t <= t0:
+                cur = v
+            elif t < t0 + interval:
+                best = max(best or cur, v)
+        return max(cur, best or cur)
+
+    spans = defaultdict(list)  # (flow, subflow) -> [(t_start, t_end, resources)]
     for fp in plan.flows:
         for seg in fp.segments:
             for sp in seg.subflows:
-                paths[(fp.id, sp.id)] = sp.resources
+                spans[(fp.id, sp.id)].append((seg.t_start_s, seg.t_end_s, sp.resources))
     finite = True
     worst_sub, worst_sum_gap, n_samples = 0.0, 0.0, 0
     load: dict[tuple[str, int], float] = defaultdict(float)
@@ -73,16 +90,19 @@ def validity(plan: RunPlan, out: EngineOutput) -> dict:
             finite &= math.isfinite(v) and v >= 0
             worst_sum_gap = max(worst_sum_gap, abs(v - sum(s.throughput_mbps[k] for s in f.subflows)))
         for s in f.subflows:
-            path = paths.get((f.id, s.id), [])
-            if not path:
-                continue
-            narrow = min(res[r].capacity_mbps for r in path) * goodput
-            for k, v in enumerate(s.throughput_mbps):
+            sp = spans.get((f.id, s.id), [])
+            static = len({tuple(r) for _, _, r in sp}) == 1
+            for k, (t0, v) in enumerate(zip(s.t_s, s.throughput_mbps)):
                 finite &= math.isfinite(v) and v >= 0
+                paths = [r for a, b, r in sp if a < t0 + interval and b > t0 and r]
+                if not paths:
+                    continue
+                narrow = max(min(cap_max(r, t0) for r in path) for path in paths) * goodput
                 worst_sub = max(worst_sub, v / narrow)
-                for r in path:
-                    load[(r, k)] += v
-    worst_link = max((v / (res[r].capacity_mbps * goodput) for (r, _), v in load.items()), default=0.0)
+                if static:
+                    for r in paths[0]:
+                        load[(r, k)] += v
+    worst_link = max((v / (cap_max(r, k * interval) * goodput) for (r, k), v in load.items()), default=0.0)
     return {"finite": finite, "samples": n_samples, "max_subflow_over_narrowest": worst_sub,
             "max_link_load_over_capacity": worst_link, "max_flow_minus_subflows_mbps": worst_sum_gap}
 

@@ -323,6 +323,7 @@ class FluidSimulator:
         self.next_delay = 0
         self.events: list[dict] = []
         self._set_up_slots()
+        self.sample_bin: int | None = None  # the output sample being filled (run)
         #: the per-sample invariant checks (:mod:`subflow_engines.fluid.invariants`)
         self.ledger = SampleLedger(self.n_slots, self.n_res, self.cwnd_clamp_packets)
 
@@ -378,9 +379,10 @@ class FluidSimulator:
         """(flow id, subflow id) of ``slot``."""
         return self.plan.flows[int(self.conn_of[slot])].id, self.slot_id[slot]
 
-    def begin_sample(self) -> None:
-        """At the start of an output sample: zero the ledger and record the backlog each subflow
-        holds in its queues (the tolerance of the capacity checks)."""
+    def begin_sample(self, b: int) -> None:
+        """At the start of output sample ``b``: zero the ledger and record the backlog each
+        subflow holds in its queues (the tolerance of the capacity checks)."""
+        self.sample_bin = b
         self.ledger.start_sample()
         net = self.net
         downstream_backlog(net.row_ptr, net.row_slot, net.inc_res, net.pos, net.backlog, net.pending,
@@ -395,6 +397,7 @@ class FluidSimulator:
         EngineInvariantViolated
             When one is broken.
         """
+        self.attribute_link_bits()
         bits, cwnd, is_open = self.sample_state(b)
         path_buf = np.zeros(self.n_slots)
         if self.ledger.capacity_changed:
@@ -404,6 +407,18 @@ class FluidSimulator:
             path_buf[net.row_slot] = sums[: net.row_slot.size]
         self.ledger.check(round(b * self.clock.interval_s, 9), bits, cwnd, is_open, path_buf,
                           self.slot_name, lambda u: self.resources[u].id)
+
+    def attribute_link_bits(self) -> None:
+        """Add the bits each subflow delivered in the current sample since the last call to every
+        resource of its current path (the ledger's link loads): at the sample's end and before
+        the paths change, so each bit counts on the path it crossed."""
+        net, led = self.net, self.ledger
+        bits = self.sample_state(self.sample_bin)[0]
+        delta = bits - led.attributed_bits
+        led.attributed_bits[:] = bits
+        if net.inc_res.size:
+            led.link_bits += np.bincount(net.inc_res, weights=np.repeat(delta[net.row_slot], np.diff(net.row_ptr)),
+                                         minlength=self.n_res)
 
     def sample_state(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per slot: bits delivered in sample ``b``, cwnd at its end (packets), and whether the
@@ -441,7 +456,7 @@ class FluidSimulator:
             t = step * dt
             b = min(last_bin, step // per_bin)
             if step % per_bin == 0 and b == step // per_bin:
-                self.begin_sample()
+                self.begin_sample(b)
             if step % progress_every == 0:
                 if should_stop is not None and should_stop():
                     raise RunCancelled()
@@ -508,6 +523,8 @@ class FluidSimulator:
         """The paths changed at ``t``: ``rows`` are (slot, resource indices in path order) of every
         subflow that has a path now. A subflow keeps its bits in the queues its new path shares
         with the old one; queues that no path uses any more keep draining at their capacity."""
+        if self.sample_bin is not None:
+            self.attribute_link_bits()
         old_used = self.net.used
         self.queue_t[old_used] = t
         net = Incidence(rows, self.n_res, previous=self.net)

@@ -64,6 +64,7 @@ class SampleLedger:
     def __init__(self, n_slots: int, n_res: int, rwnd_packets: float):
         self.rwnd_packets = rwnd_packets
         self.link_bits = np.zeros(n_res)
+        self.attributed_bits = np.zeros(n_slots)  # of each slot's bits in the sample, those in link_bits
         self.link_cap_bits = np.zeros(n_res)
         self.link_tol = np.zeros(n_res)
         self.slot_cap_bits = np.zeros(n_slots)
@@ -75,6 +76,7 @@ class SampleLedger:
     def start_sample(self) -> None:
         """Zero the per-sample accumulators (the kernel then fills ``slot_tol`` and ``link_tol``)."""
         self.link_bits[:] = 0.0
+        self.attributed_bits[:] = 0.0
         self.link_cap_bits[:] = 0.0
         self.link_tol[:] = 0.0
         self.slot_cap_bits[:] = 0.0

@@ -199,7 +199,7 @@ class Incidence:
 @njit(cache=True)
 def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot,
           lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, res_delay, got,
-          dropped, qdelay, queued, link_bits, link_cap_bits):
+          dropped, qdelay, queued, track_queued, link_cap_bits):
     """One step of the network, in place (the equations of :mod:`subflow_engines.fluid.queues`).
 
     Parameters
@@ -220,10 +220,11 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
         Out, for the slots that have a row: bits out of the row's last hop (before random loss);
         sum of the drop fractions along its path; queueing delay of its path after the step,
         Σ queue/capacity (s; the next step's, as :func:`row_state` sums it); bits the row holds
-        in its queues after the step (sent and neither delivered nor dropped).
-    link_bits, link_cap_bits : float64 (resources,)
-        Accumulated for the invariants (:mod:`subflow_engines.fluid.invariants`): bits
-        delivered by rows crossing each resource; each served resource's capacity·dt.
+        in its queues after the step (sent and neither delivered nor dropped; only when
+        ``track_queued``, for finite transfers).
+    link_cap_bits : float64 (resources,)
+        Accumulated for the invariants (:mod:`subflow_engines.fluid.invariants`): each served
+        resource's capacity·dt.
 
     Returns
     -------
@@ -287,7 +288,6 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
                 arriving[nj] += d
     for k in range(n_rows):
         s = row_slot[k]
-        g = got[s]
         sd = 0.0
         qd = 0.0
         held = 0.0
@@ -296,9 +296,9 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
             if overflow:
                 sd += drop_frac[u]
             qd += res_delay[u]
-            p = pos[j]
-            held += backlog[p] + pending[p]
-            link_bits[u] += g
+            if track_queued:
+                p = pos[j]
+                held += backlog[p] + pending[p]
         dropped[s] = sd
         qdelay[s] = qd
         queued[s] = held

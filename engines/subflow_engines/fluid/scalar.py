@@ -284,6 +284,7 @@ class ScalarSimulator(FluidSimulator):
         self.conns = [_Conn(fp, c) for c, fp in enumerate(plan.flows)]
         self.cc = plan.transport.congestion_control
         self.cwnd_clamp = self.cwnd_clamp_packets
+        self.any_finite = any(fp.size_bytes is not None for fp in plan.flows)
 
     def fifo_jitter_s(self, sub: _Sub) -> float:
         """Mean extra RTT, s, that ``sub``'s jittery hops add by keeping packet order
@@ -658,7 +659,7 @@ class ScalarSimulator(FluidSimulator):
         serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr,
               net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, self.queue_bits, self.cap_bps, self.cap_dt_bits,
               self.buf_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, self.res_delay_s,
-              got, self.dropped_slot, self.qdelay_s, self.queued_bits, led.link_bits, led.link_cap_bits)
+              got, self.dropped_slot, self.qdelay_s, self.queued_bits, self.any_finite, led.link_cap_bits)
         led.slot_cap_bits += self.min_cap_dt_bits
         sub_at = self.sub_at
         for slot in net.row_slot.tolist():

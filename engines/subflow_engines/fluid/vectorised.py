@@ -392,7 +392,7 @@ class VectorSimulator(FluidSimulator):
             net.srv_lag, net.srv_slot, net.lag_in, self.cap_bps, self.cap_dt_bits, self.buf_bits,
             self.queue_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res,
             self.res_delay_s, self.inject, self.dropped_slot, self.qdelay_s, self.queued_bits, self.first_cap_bps, self.min_cap_bps,
-            self.min_cap_dt_bits, led.link_bits, led.link_cap_bits, led.slot_cap_bits, led.sent_bits, self.base_rtt,
+            self.min_cap_dt_bits, self.any_finite, led.link_cap_bits, led.slot_cap_bits, led.sent_bits, self.base_rtt,
             self.path_keep, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand,
             self.remaining_bits, self.draw_keys, self.loss_keys, self.timeout_keys,
             self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
@@ -508,7 +508,7 @@ def _step(
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
     row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in,
     cap, cap_dt, buf, queue, backlog, pending, arriving, arrived, drop_frac, res_delay, inject, dropped,
-    qd, queued, first_cap, min_cap, min_cap_dt, link_bits, link_cap_bits, slot_cap_bits, sent_bits, base_rtt, path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
+    qd, queued, first_cap, min_cap, min_cap_dt, any_finite, link_cap_bits, slot_cap_bits, sent_bits, base_rtt, path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
     phase, next_rto_t, recover_end, pause_until, ack_on, inflight, allow, ack_head, ack_n,
     ack_t1, ack_t2, ack_del, ack_sent, ack_lim,
@@ -605,7 +605,7 @@ def _step(
         dropped[i] = 0.0
     overflow = serve(inject, row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag,
                      srv_slot, lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac,
-                     res_delay, got, dropped, qd, queued, link_bits, link_cap_bits)
+                     res_delay, got, dropped, qd, queued, any_finite, link_cap_bits)
     for i in range(S):
         slot_cap_bits[i] += min_cap_dt[i]
     for i in range(S):
