@@ -132,7 +132,7 @@ class VectorSimulator(FluidSimulator):
 
         self.clock = clock = Clock.for_plan(plan, self.path_rtt_s)
         self.init_network()
-        self.bits = np.zeros((S, clock.n_bins))
+        self.bits = np.zeros((clock.n_bins, S))  # bits delivered per sample and slot (a sample's row contiguous)
         self.cwnd_samples = np.zeros((S, clock.n_bins))
         self.thr: np.ndarray | None = None  # goodput per slot and sample, Mbit/s (at the end)
 
@@ -396,7 +396,7 @@ class VectorSimulator(FluidSimulator):
             self.path_keep, self.path_log_keep, self.path_log_ack_keep, self.limit, self.demand,
             self.remaining_bits, self.draw_keys, self.loss_keys, self.timeout_keys,
             self.cwnd, self.ssthresh, self.srtt, self.rttvar, self.rto, self.next_sample_t, self.last_red,
-            self.loss_at, self.retrans, self.bits[:, b], self.got, self.phase, self.next_rto_t, self.recover_end,
+            self.loss_at, self.retrans, self.bits[b], self.got, self.phase, self.next_rto_t, self.recover_end,
             self.pause_until, self.ack_on, self.inflight, self.allow, self.ack_head, self.ack_n,
             self.ack_t1, self.ack_t2, self.ack_del, self.ack_sent, self.ack_lim,
         )
@@ -410,7 +410,7 @@ class VectorSimulator(FluidSimulator):
         return ran
 
     def sample_state(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self.bits[:, b], self.cwnd, self.phase == OPEN
+        return self.bits[b], self.cwnd, self.phase == OPEN
 
     def sample_cwnd(self, b: int) -> None:
         phase = self.phase
@@ -419,7 +419,7 @@ class VectorSimulator(FluidSimulator):
     # ------------------------------------------------------------------ output
     def flow_records(self, c: int) -> tuple[list[SubflowRecord], float | None]:
         if self.thr is None:
-            self.thr = self.bits / self.clock.interval_s / 1e6
+            self.thr = (self.bits / self.clock.interval_s / 1e6).T
         thr = self.thr
         records = [
             SubflowRecord(id=self.slot_id[s], path=self.paths[s], throughput_mbps=thr[s].tolist(),
