@@ -805,7 +805,7 @@ class ScalarSimulator(FluidSimulator):
                 elif cubic:
                     sub.cwnd = _cubic_update(sub, t, acked, rtt_now)
                 else:
-                    sub.cwnd += acked / sub.cwnd
+                    sub.cwnd += acked * (1.0 / sub.cwnd)  # rounded as the vectorised kernel
                 if sub.cwnd > self.cwnd_clamp:
                     sub.cwnd = self.cwnd_clamp
             if t >= sub.next_sample_t:  # one RTT sample per round trip (RFC 6298 §2)
