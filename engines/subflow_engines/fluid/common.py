@@ -286,16 +286,18 @@ class SubflowRecord:
 
 
 class FluidSimulator:
-    """Base of both kernels: the plan's set-up, the step loop, events and the output.
+    """Base of both kernels: the plan's set-up, subflow slots, the network (:mod:`.queues`), the
+    step loop, the per-sample invariant checks (:mod:`.invariants`), events and the output.
 
     Parameters
     ----------
     plan : RunPlan
         From :func:`subflow.resolve.resolve_plan`.
 
-    A subclass sets :attr:`clock` (:meth:`Clock.for_plan` with its own base-RTT formula)
-    and implements :meth:`step`, :meth:`sample_cwnd`, :meth:`flow_records` and, when it
-    keeps copies of capacities, :meth:`set_capacity`.
+    A subclass sets :attr:`clock` (:meth:`Clock.for_plan` with its own base-RTT formula), then
+    calls :meth:`init_network`, rebuilds the network's rows when paths change
+    (:meth:`rebuild_network`), and implements :meth:`step` (or :meth:`advance`, several steps at
+    once), :meth:`sample_cwnd`, :meth:`sample_state` and :meth:`flow_records`.
     """
 
     clock: Clock
