@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import random
 import signal
@@ -49,8 +50,8 @@ SO_TIMESTAMP = 29
 #: SCHED_FIFO priority of the line's threads (1–99; low, above every normal process)
 RT_PRIORITY = 10
 RCVBUF_BYTES = 16 * 1024 * 1024
-#: the verdict lead's learning rate (per packet) and bound (s)
-LEAD_GAIN = 0.05
+#: the wake-up lead's step per packet and bound (s)
+LEAD_STEP_S = 5e-6
 LEAD_MAX_S = 0.001
 #: Python's GIL hand-over interval (s) in the line: a thread whose wake-up is due waits at most
 #: this long for another that holds the interpreter (Python's default is 5 ms)
@@ -84,8 +85,8 @@ class _Line:
         self.max_backlog = 0
         #: packets read without the kernel's timestamp (held from the read instead)
         self.untimed = 0
-        #: how much earlier than a packet's due time the verdict is sent (s): the verdict's own
-        #: latency, learnt from the packets released on time (:meth:`release`)
+        #: how much earlier than a packet's due time the line wakes up to release it (s): the median
+        #: latency of its wake-up and verdict, learnt from the packets it slept for (:meth:`release`)
         self.lead_s = 0.0
         self.offset_s = _clock_offset_s()
         self.offset_at = time.monotonic()
@@ -157,17 +158,29 @@ class _Line:
                     pkt_due, pkt = q.popleft()
                 pkt.accept()
                 if first and slept and pkt_due == due:
-                    # the verdict's latency: the packet woken for, released on time
-                    err = time.monotonic() - due
-                    self.lead_s = min(LEAD_MAX_S, max(0.0, self.lead_s + LEAD_GAIN * err))
+                    # the packet the line slept for: how late its verdict completed (the wake-up's and
+                    # the verdict's latency; a forwarded packet is then on the next link). The lead
+                    # follows the median lateness, one step per packet (a loaded machine's outliers
+                    # move it one step each)
+                    late = time.monotonic() - due
+                    step = LEAD_STEP_S if late > 0 else -LEAD_STEP_S
+                    self.lead_s = min(LEAD_MAX_S, max(0.0, self.lead_s + step))
                 first = False
 
 
 def _commands(lines: dict[int, _Line]) -> None:
     """Read ``NUM DELAY_MS`` lines from stdin: queue ``NUM`` holds packets ``DELAY_MS`` from then on
-    (release times never decrease, so packets already held keep their order)."""
+    (release times never decrease, so packets already held keep their order); ``stats``: print one
+    JSON line per queue on stdout (packets, those without the kernel's timestamp, the wake-up lead
+    in µs, the largest backlog)."""
     for text in sys.stdin:
         parts = text.split()
+        if parts == ["stats"]:
+            for line in lines.values():
+                print(json.dumps({"queue": line.num, "packets": line.count, "untimed": line.untimed,
+                                  "lead_us": round(line.lead_s * 1e6, 1), "max_backlog": line.max_backlog}),
+                      flush=True)
+            continue
         try:
             num, delay_ms = int(parts[0]), float(parts[1])
             line = lines[num]
