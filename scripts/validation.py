@@ -347,14 +347,22 @@ def kernel_priority(cell) -> tuple:
     return (first, rtt, cc)
 
 
+#: stored with every kernel cell run since the delay line holds packets from the kernel's receive
+#: timestamp (the kernel's RTT is the configured one, within max(0.5 ms, 3 %): tests/linux); cells
+#: without it ran with the line's old latency of ~0.3–1 ms per traversal and are quoted at the kernel's RTT
+DELAY_LINE = "timestamped"
+
+
 def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, limit: int | None = None,
-                    until_s: float | None = None, unpinned: bool = False) -> None:
+                    until_s: float | None = None, unpinned: bool = False, stale_line: bool = False) -> None:
     """Run the grid's cells on the linux engine (``runs`` real-time runs each) and store each cell's
     figures in :data:`GRID_KERNEL_JSON` as soon as it finishes. Cells already stored are skipped
     unless ``force``; ``patterns``: substrings of ``"row | label"`` to select (all when empty);
     ``until_s``: start no cell after this wall-clock time (``time.time()``); ``unpinned``: (re)run
     the cells whose stored figures predate the namespaces' pinned congestion control (their sockets
-    may have kept the host's BBR pacing; grid item 9)."""
+    may have kept the host's BBR pacing; grid item 9); ``stale_line``: (re)run the cells whose stored
+    figures predate the timestamped delay line (:data:`DELAY_LINE`). A rerun keeps the figures it
+    replaces under ``previous``."""
     from subflow.resolve import resolve_plan
     from subflow.testbeds.grid import cells
     from subflow_engines import linux
@@ -364,6 +372,8 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
     def due(key: str) -> bool:
         if unpinned:  # last run before the namespaces' congestion control was pinned
             return not store.get(key, {}).get("namespace_cc_pinned")
+        if stale_line:  # last run with the delay line's own latency in the kernel's RTT
+            return store.get(key, {}).get("delay_line") != DELAY_LINE
         return force or key not in store
 
     todo = [c for c in cells(duration_s=GRID_DURATION_S)
@@ -385,8 +395,13 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
             min_rtt.append(client.get("min_rtt_ms"))
         if GRID_KERNEL_JSON.exists():  # keep what other batches stored meanwhile
             store = json.loads(GRID_KERNEL_JSON.read_text())
+        old = store.get(cell_key(cell), {})
+        previous = old.get("previous")
+        if old and old.get("delay_line") != DELAY_LINE:
+            previous = {k: old.get(k) for k in ("mbps", "mean_rtt_ms", "min_rtt_ms", "load_before", "at")}
         store[cell_key(cell)] = {"mbps": mbps, "mean_rtt_ms": mean_rtt, "min_rtt_ms": min_rtt,
-                                 "namespace_cc_pinned": True,
+                                 "namespace_cc_pinned": True, "delay_line": DELAY_LINE,
+                                 **({"previous": previous} if previous else {}),
                                  "load_before": load_before, "load_after": _uptime(),
                                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         GRID_KERNEL_JSON.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
@@ -748,6 +763,7 @@ if __name__ == "__main__":
         args = [a for a in sys.argv[1:] if not a.startswith("--")]
         lim = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--limit=")), None)
         until = next((time.time() + 60 * float(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--minutes=")), None)
-        run_kernel_grid(args, force="--force" in sys.argv, limit=lim, until_s=until, unpinned="--unpinned" in sys.argv)
+        run_kernel_grid(args, force="--force" in sys.argv, limit=lim, until_s=until, unpinned="--unpinned" in sys.argv,
+                        stale_line="--stale-line" in sys.argv)
         raise SystemExit(0)
     raise SystemExit(main())
