@@ -575,7 +575,7 @@ def grid_section(md: list[str], kernel: str | None) -> None:
 
             k_old, t_old = fig(old)
             k_new, t_new = fig(e)
-            md.append(f"| {cell_key(cell)} | {t_old} | {f_old:.2f} | {f_old / k_old:.2f} | {t_new} | {f:.2f} | "
+            md.append(f"| {cell.row}: {cell.label} | {t_old} | {f_old:.2f} | {f_old / k_old:.2f} | {t_new} | {f:.2f} | "
                       f"{f / k_new:.2f} |")
         md.append("")
     md.append(
