@@ -353,6 +353,15 @@ def kernel_priority(cell) -> tuple:
 DELAY_LINE = "timestamped"
 
 
+#: the kernel's RTT against the configured one on the grid's paths and the 9-link chain, with the
+#: timestamped delay line: (path, configured RTT ms, median of 100 ICMP echoes ms, their min and max ms),
+#: printed by tests/linux/test_delay_accuracy.py (idle paths; the run and its load average in
+#: :data:`RTT_ACCURACY_RUN`)
+RTT_ACCURACY = [
+]
+RTT_ACCURACY_RUN = ""
+
+
 def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, limit: int | None = None,
                     until_s: float | None = None, unpinned: bool = False, stale_line: bool = False) -> None:
     """Run the grid's cells on the linux engine (``runs`` real-time runs each) and store each cell's
@@ -489,6 +498,14 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "smoothed RTT sampled each second, so they also hold delayed ACKs, bursts and, in the lossless cells, "
         "the bottleneck's queue. The target (ratio within 0.85–1.15) applies in cells whose kernel range is "
         "within ±10 % of its median; wider ones are marked *noisy* and carry no target.\n")
+    if RTT_ACCURACY:
+        md.append(f"The kernel's RTT with the timestamped line ({RTT_ACCURACY_RUN}; ICMP echo, median of 100, "
+                  "tolerance max(0.5 ms, 3 %)):\n")
+        md.append("| path | configured RTT (ms) | kernel's RTT, median [min–max] (ms) | difference (ms) |\n"
+                  "|---|---|---|---|")
+        for path, conf, med, lo, hi in RTT_ACCURACY:
+            md.append(f"| {path} | {conf:g} | {med:.2f} [{lo:.2f}–{hi:.2f}] | {med - conf:+.2f} |")
+        md.append("")
     ran = [k for k in store]
     pinned = sum(1 for v in store.values() if v.get("namespace_cc_pinned"))
     if pinned == len(ran):
