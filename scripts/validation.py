@@ -358,8 +358,18 @@ DELAY_LINE = "timestamped"
 #: printed by tests/linux/test_delay_accuracy.py (idle paths; the run and its load average in
 #: :data:`RTT_ACCURACY_RUN`)
 RTT_ACCURACY = [
+    ("4-node chain, 3 links (20 ms rows)", 20.0, 20.04, 19.78, 20.83),
+    ("4-node chain, 3 links (100 ms rows, jitter row without its jitter)", 100.0, 100.07, 99.76, 101.22),
+    ("4-node chain, 3 links (300 ms rows, queue row)", 300.0, 300.23, 299.67, 301.21),
+    ("MPTCP row, path a–r1–b", 40.0, 40.28, 39.65, 41.15),
+    ("MPTCP row, path a–r2–b", 40.0, 40.26, 39.81, 41.42),
+    ("access point row, station–AP–server", 40.0, 40.02, 39.77, 40.87),
+    ("10-node chain, 9 links", 36.0, 36.02, 35.43, 37.89),
 ]
-RTT_ACCURACY_RUN = ""
+RTT_ACCURACY_RUN = ("tests/linux/test_delay_accuracy.py on the project's two-core machine, 2026-11-26, load "
+                    "average below 1; under a neighbour's CPU-heavy tests, load average 4–7, the 20 ms chain and "
+                    "the 9-link chain read 20.07 and 36.21 ms; before the timestamps, on a quiet machine, 21.63 "
+                    "and 42.50 ms")
 
 
 def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, limit: int | None = None,
@@ -699,7 +709,17 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "cut W_max by 15 % (to 5), epoch after epoch. The engine now grows as bictcp_update does (0.84 → 0.95 "
         "there; the other CUBIC cells move by 0–5 %; tests/unit/test_fluid_tcp_model.py). (11) The 300 ms rows "
         "at 30 s are noisy in the kernel (each run holds only 10–20 loss epochs); the 90 s rows run the same "
-        "cells for 90 s on both engines.\n")
+        "cells for 90 s on both engines. (12) At the configured RTT (‡: every 20 ms cell, the 40 ms cells "
+        "and the representative ones, rerun with the timestamped delay line) the engine agrees with the "
+        "kernel where the window is more than a few segments, and the CUBIC rows at 20 ms agree up to 5 % "
+        "loss on one link; NewReno at 20 ms misses where loss keeps the window at a few segments: 5 % on "
+        "one link (1.22: the engine 2.81, the kernel 2.31 [2.18–2.38] Mbit/s) and 2 % on every link (1.20), "
+        "which the comparison at the old line's longer RTT had hidden (0.92 and 1.02 there). The kernel's "
+        "goodput barely moved when its RTT fell (2.29 at a mean RTT of 26 ms, 2.31 at 22.6 ms) while the "
+        "engine's scales with 1/RTT there. The kernel's smoothed RTT in those cells still averages "
+        "22.6–23.8 ms against a minimum of 20.1 ms; its idle path is 20.0 ms (above), so the excess "
+        "is TCP's own (its RTT samples while few segments are in flight and in recovery), not the delay "
+        "line's. Not explained yet; tests/linux reports the 5 % cell as an expected failure.\n")
 
 
 def main() -> int:
