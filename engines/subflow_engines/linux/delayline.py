@@ -38,15 +38,18 @@ loaded machine does not delay its reads and verdicts (it sleeps between packets,
 starve the machine; the kernel's RT throttling bounds it anyway); without the privilege it runs at
 normal priority and says so on stderr.
 
-Accuracy, measured on the project's machine (two cores shared with other CPU-heavy work, load
-average 4–7) by tests/linux/test_delay_accuracy.py (ICMP echo, median of 100, idle path): every
-path of the validation grid and the 10-node chain of 9 links are within 0.1–0.4 ms of their
-configured RTT (20 ms over 3 links: 20.07–20.37 ms; 36 ms over 9 links: 35.9–36.8 ms; 300 ms:
-300.1 ms). Before the timestamps the hold was counted from the read and each traversal added
-0.25–0.35 ms on a quiet machine and about 1 ms under load (the 9-link chain: 42.5 ms idle, 48–53 ms
-for a bulk TCP flow). A bulk TCP flow's smoothed RTT (``tcp_info``) also holds its own delayed-ACK
-and burst effects: 20 ms over 3 links with 1 % loss read a mean of 21.0 ms and a minimum of
-19.9 ms. The 250 ms SATCOM hops of naval-direct-move give ≥ 500 ms (tests/linux).
+Accuracy, measured on the project's machine (two cores, shared with other CPU-heavy work) by
+tests/linux/test_delay_accuracy.py (ICMP echo, median of 100, idle paths; docs/validation has the
+table): every path of the validation grid and the 10-node chain of 9 links are within 0.3 ms of
+their configured RTT (20 ms over 3 links: 20.04 ms; 40 ms: 40.02–40.28 ms; 300 ms: 300.23 ms; 36 ms
+over 9 links: 36.02 ms; under a load average of 4–7: 20.07 and 36.21 ms). Before the timestamps
+the hold was counted from the read and each traversal added 0.25–0.35 ms on a quiet machine and
+about 1 ms under load (the 9-link chain: 42.5 ms idle and quiet, 48–53 ms for a bulk TCP flow
+under load). A bulk TCP flow's smoothed RTT (``tcp_info``, as iperf3 reports it) also holds its own
+delayed-ACK and burst effects: 20 ms over 3 links with 1 % loss read a mean of 20.6–21.1 ms and a
+minimum of 19.9–20.0 ms; the 9-link chain with 1 % loss 37.2–37.9 and 35.5–35.6 ms (the verdict's
+latency learnt on forwarded packets releases a little early at the last hop). The 250 ms SATCOM
+hops of naval-direct-move give ≥ 500 ms (tests/linux).
 """
 
 from __future__ import annotations
