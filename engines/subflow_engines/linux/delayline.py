@@ -47,8 +47,7 @@ the hold was counted from the read and each traversal added 0.25–0.35 ms on a 
 about 1 ms under load (the 9-link chain: 42.5 ms idle and quiet, 48–53 ms for a bulk TCP flow
 under load). A bulk TCP flow's smoothed RTT (``tcp_info``, as iperf3 reports it) also holds its own
 delayed-ACK and burst effects: 20 ms over 3 links with 1 % loss read a mean of 20.6–21.1 ms and a
-minimum of 19.9–20.0 ms; the 9-link chain with 1 % loss 37.2–37.9 and 35.5–35.6 ms (the verdict's
-latency learnt on forwarded packets releases a little early at the last hop). The 250 ms SATCOM
+minimum of 19.9–20.0 ms; the 9-link chain with 1 % loss 37.2–37.9 and 35.5–35.6 ms. The 250 ms SATCOM
 hops of naval-direct-move give ≥ 500 ms (tests/linux).
 """
 
