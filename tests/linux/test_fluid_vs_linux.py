@@ -57,11 +57,11 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
 
 
 # ---------------------------------------------------------------- loss (issue 11): the validation grid, sampled
-# Cells of subflow.testbeds.grid (a 4-node chain keeps the delay line's per-hop latency small against
-# the RTT), 25 s runs, goodput after 5 s. The kernel's RTT exceeds the scenario's by the delay line's
-# own latency (about 1 ms per traversal, more on a loaded machine), so the fluid engine runs the same
-# scenario at the RTT the kernel runs measured (subflow.testbeds.grid.kernel_rtt_s), mean over the
-# grid's FLUID_SEEDS (the kernel's loss is not seeded). docs/validation has the whole grid.
+# Cells of subflow.testbeds.grid, 25 s runs, goodput after 5 s, compared at the scenario's (configured)
+# RTT: the kernel honours it within max(0.5 ms, 3 %) (test_delay_accuracy.py; before the delay line held
+# packets from the kernel's receive timestamp its own latency lengthened the kernel's RTT, and this test ran
+# the fluid engine at the RTT the kernel measured). The fluid figure is the mean over the grid's
+# FLUID_SEEDS (the kernel's loss is not seeded). docs/validation has the whole grid.
 #
 # One 20 s kernel window is a small sample where loss is rare against the window: at 100 ms and
 # 0.5 % a flow of ~2 Mbit/s sees about 17 loss events in it, and two kernel runs of the same cell
@@ -76,19 +76,29 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
 KERNEL_RUNS = 3
 
 
+#: representative cells where the engine misses the kernel at the configured RTT (docs/validation): expected
+#: to fail until the engine explains them, reported as xfail (an unexpected pass is reported too)
+KNOWN_MISSES = {
+    "newreno, RTT 20 ms, loss on one link | 5 %":
+        "at the configured 20 ms the engine is 1.22x the kernel (2.81 against 2.31 [2.18-2.38] Mbit/s over 30 s "
+        "runs); the kernel's smoothed RTT averages 22.6 ms (minimum 20.1 ms, idle path 20.0-20.4 ms), TCP's own "
+        "excess, not the delay line's; it matched (0.92) only when compared at that longer RTT",
+}
+
+
 def _grid_cells():
     from subflow.testbeds.grid import REPRESENTATIVE_CELLS, cells
 
     by_key = {f"{c.row} | {c.label}": c for c in cells(duration_s=25.0)}
-    return [by_key[k] for k in REPRESENTATIVE_CELLS]
+    return [pytest.param(by_key[k], id=k, marks=[pytest.mark.xfail(reason=KNOWN_MISSES[k], strict=False)]
+                         if k in KNOWN_MISSES else []) for k in REPRESENTATIVE_CELLS]
 
 
-def _fluid_at(cell, rtt_s: float) -> float:
-    """Mean goodput (Mbit/s, 5-25 s) of the fluid engine on ``cell`` scaled to ``rtt_s``, mean over
-    the grid's ``FLUID_SEEDS``."""
-    from subflow.testbeds.grid import FLUID_SEEDS, scaled_delays
+def _fluid(cell) -> float:
+    """Mean goodput (Mbit/s, 5-25 s) of the fluid engine on ``cell``, mean over the grid's ``FLUID_SEEDS``."""
+    from subflow.testbeds.grid import FLUID_SEEDS
 
-    doc = scaled_delays(cell.scenario, rtt_s / cell.rtt_s)
+    doc = cell.scenario
     runs = []
     for seed in FLUID_SEEDS:
         p = resolve_plan({**doc, "run": {**doc["run"], "seed": seed}}, cell.strategy, "fluid")
@@ -96,32 +106,23 @@ def _fluid_at(cell, rtt_s: float) -> float:
     return sum(runs) / len(runs)
 
 
-@pytest.mark.parametrize("cell", _grid_cells(), ids=lambda c: f"{c.row} | {c.label}")
+@pytest.mark.parametrize("cell", _grid_cells())
 def test_grid_cells_match_real_tcp(cell, need_linux, no_leftovers):
-    from subflow.testbeds.grid import cells, kernel_rtt_s
-
     if not need_linux.loss_mechanism or not need_linux.delay_mechanism:
         pytest.skip("linux engine: no loss or delay mechanism on this host")
     if cell.strategy.startswith("mptcp") and not (need_linux.mptcp_enabled and need_linux.mptcp_endpoints
                                          and need_linux.mptcpize):
         pytest.skip("linux engine: MPTCP needs net.mptcp.enabled=1, 'ip mptcp' and mptcpize (Debian mptcpd)")
-    twin_client = None
-    if cell.twin:  # jitter: the delay line's own latency from the same path without jitter
-        twin = next(c for c in cells(duration_s=25.0) if f"{c.row} | {c.label}" == cell.twin)
-        twin_client = (linux.run(resolve_plan(twin.scenario, twin.strategy, "linux")).flows[0].iperf3
-                       or {}).get("client", {})
-    goodputs, mean_rtts, min_rtts, report = [], [], [], []
+    m = _fluid(cell)
+    goodputs, report = [], []
     for _ in range(KERNEL_RUNS):
         real = linux.run(resolve_plan(cell.scenario, cell.strategy, "linux")).flows[0]
         goodputs.append(_mean_in(real, 5.0, 25.0))
-        client = twin_client or (real.iperf3 or {}).get("client", {})
-        mean_rtts.append(client.get("mean_rtt_ms"))
-        min_rtts.append(client.get("min_rtt_ms"))
-        rtt = kernel_rtt_s(cell, mean_rtts, min_rtts) or cell.rtt_s
+        client = (real.iperf3 or {}).get("client", {})
         r = sum(goodputs) / len(goodputs)
-        m = _fluid_at(cell, rtt)
-        report.append(f"kernel runs {', '.join(f'{g:.2f}' for g in goodputs)} (mean {r:.2f}) fluid {m:.2f} "
-                      f"Mbit/s at the kernel's RTT {rtt * 1000:.0f} ms ({m / r:.2f})")
+        report.append(f"kernel runs {', '.join(f'{g:.2f}' for g in goodputs)} (mean {r:.2f}; RTT mean/min "
+                      f"{client.get('mean_rtt_ms')}/{client.get('min_rtt_ms')} ms) fluid {m:.2f} Mbit/s at the "
+                      f"configured RTT {cell.rtt_s * 1000:g} ms ({m / r:.2f})")
         if 0.85 <= m / r <= 1.15:
             break
     msg = f"{cell.row} | {cell.label}: " + "; ".join(report)

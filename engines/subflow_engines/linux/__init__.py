@@ -31,8 +31,9 @@ DESCRIPTION = (
 FIELDS = {
     **PLANNED,
     "Link.bandwidth_mbps": Honours("HTB rate of each direction (Ethernet frames counted)"),
-    "Link.delay_ms": Honours("netem delay, or the NFQUEUE delay line on the receiving side; a SATCOM link's "
-                             "changes at the plan's boundaries (tc qdisc change, or a delay-line command)"),
+    "Link.delay_ms": Honours("netem delay, or the NFQUEUE delay line on the receiving side (each packet held from "
+                             "the kernel's receive timestamp: the path's RTT within max(0.5 ms, 3 %)); a SATCOM "
+                             "link's changes at the plan's boundaries (tc qdisc change, or a delay-line command)"),
     "Link.loss": Honours("netem loss, or the iptables statistic match on the receiving side; each direction"),
     "Link.jitter_ms": Honours("netem jitter (reorders), or the delay line: uniform ±jitter_ms, order kept"),
     "Link.queue_packets": Honours("pfifo/netem limit under the HTB class"),

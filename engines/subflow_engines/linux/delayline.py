@@ -16,25 +16,46 @@ which reorders); that is the one behavioural difference, stated in
 ``GET /capabilities``. Packets are released with ``NF_ACCEPT`` verdicts from a
 per-queue thread; the queue binding is the ``fnfqueue`` library (cffi over the
 nfnetlink_queue netlink interface, pinned in requirements.txt). It prints
-``ready`` on stdout once every queue is bound.
+``ready`` on stdout once every queue is bound. User space, because a delay in the kernel without
+netem needs a qdisc that holds each packet until its ``skb->tstamp`` (``fq``, with a tc BPF program
+setting that departure time), and the project's machine (kernel 6.18 without loadable modules) has
+none built in: no ``sch_netem``, ``sch_fq``, ``sch_etf`` or ``sch_bpf``.
 
-Accuracy: wake-ups use ``time.sleep`` (tens of µs on Linux). The line asks for real-time
-scheduling (``SCHED_FIFO``, priority :data:`RT_PRIORITY`; its threads inherit it) so that other
-work on a loaded machine does not delay its reads and verdicts (it sleeps between packets,
-so it cannot starve the machine; the kernel's RT throttling bounds it anyway); without the
-privilege it runs at normal priority and says so on stderr. What remains is the time a packet
-waits in the kernel's queue before the line reads it (the hold is counted from the read), about
-1 ms per traversal on a loaded two-core machine: the validation grid measures the kernel's RTT
-in every run (docs/validation). Measured on the project's
-machine: a path of four 25 ms hops (100 ms base RTT, 10 Mbit/s) gave a mean TCP RTT of
-102.8 ms at 0.5 Mbit/s (serialisation and veth hops included) and 105.6 ms when saturated;
-the 250 ms SATCOM hops of naval-direct-move give ≥ 500 ms (tests/linux).
+Timing: a packet's hold is counted from when it entered the namespace, the kernel's receive
+timestamp (``skb->tstamp``, handed to the line as ``NFQA_TIMESTAMP``, µs), not from when the line
+reads it, so the time it waits in the kernel's queue and for the line's wake-up is part of the hold
+instead of added to it. The kernel stamps packets only while some socket asks for receive
+timestamps; the line keeps one such socket open (``SO_TIMESTAMP``). A packet without a timestamp
+(or one not within the last second) is held from its read and counted (``stats``). Each queue's
+release thread wakes :attr:`_Line.lead_s` before a packet's due time and sends the verdict then;
+the lead follows the median of how late the verdicts of the packets it slept for completed
+(wake-up, interpreter hand-over and the verdict's own system call, after which a forwarded packet
+is on the next link), in steps of :data:`LEAD_STEP_S`, at most :data:`LEAD_MAX_S`. The threads
+hand Python's interpreter lock over every :data:`SWITCH_INTERVAL_S` (the default 5 ms would hold
+a due release behind the receiving thread). The line asks for real-time scheduling
+(``SCHED_FIFO``, priority :data:`RT_PRIORITY`; its threads inherit it) so that other work on a
+loaded machine does not delay its reads and verdicts (it sleeps between packets, so it cannot
+starve the machine; the kernel's RT throttling bounds it anyway); without the privilege it runs at
+normal priority and says so on stderr.
+
+Accuracy, measured on the project's machine (two cores, shared with other CPU-heavy work) by
+tests/linux/test_delay_accuracy.py (ICMP echo, median of 100, idle paths; docs/validation has the
+table): every path of the validation grid and the 10-node chain of 9 links are within 0.3 ms of
+their configured RTT (20 ms over 3 links: 20.04 ms; 40 ms: 40.02–40.28 ms; 300 ms: 300.23 ms; 36 ms
+over 9 links: 36.02 ms; under a load average of 4–7: 20.07 and 36.21 ms). Before the timestamps
+the hold was counted from the read and each traversal added 0.25–0.35 ms on a quiet machine and
+about 1 ms under load (the 9-link chain: 42.5 ms idle and quiet, 48–53 ms for a bulk TCP flow
+under load). A bulk TCP flow's smoothed RTT (``tcp_info``, as iperf3 reports it) also holds its own
+delayed-ACK and burst effects: 20 ms over 3 links with 1 % loss read a mean of 20.6–21.1 ms and a
+minimum of 19.9–20.0 ms; the 9-link chain with 1 % loss 37.2–37.9 and 35.5–35.6 ms. The 250 ms SATCOM
+hops of naval-direct-move give ≥ 500 ms (tests/linux).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import random
 import signal
@@ -44,9 +65,30 @@ import threading
 import time
 
 SO_RCVBUFFORCE = 33
+#: Linux socket option numbers (asm-generic/socket.h) the socket module does not name
+SO_TIMESTAMP = 29
 #: SCHED_FIFO priority of the line's threads (1–99; low, above every normal process)
 RT_PRIORITY = 10
 RCVBUF_BYTES = 16 * 1024 * 1024
+#: the wake-up lead's step per packet and bound (s)
+LEAD_STEP_S = 5e-6
+LEAD_MAX_S = 0.001
+#: Python's GIL hand-over interval (s) in the line: a thread whose wake-up is due waits at most
+#: this long for another that holds the interpreter (Python's default is 5 ms)
+SWITCH_INTERVAL_S = 0.0002
+
+
+def _clock_offset_s() -> float:
+    """``time.time() − time.monotonic()`` (s), read between two monotonic reads so that the
+    offset's error is below the reads' spacing (a few µs)."""
+    best = None
+    for _ in range(5):
+        a = time.monotonic()
+        r = time.time()
+        b = time.monotonic()
+        if best is None or b - a < best[0]:
+            best = (b - a, r - (a + b) / 2)
+    return best[1]
 
 
 class _Line:
@@ -61,6 +103,33 @@ class _Line:
         self.last_release = 0.0
         self.count = 0
         self.max_backlog = 0
+        #: packets read without the kernel's timestamp (held from the read instead)
+        self.untimed = 0
+        #: how much earlier than a packet's due time the line wakes up to release it (s): the median
+        #: latency of its wake-up and verdict, learnt from the packets it slept for (:meth:`release`)
+        self.lead_s = 0.0
+        self.offset_s = _clock_offset_s()
+        self.offset_at = time.monotonic()
+
+    def arrival(self, pkt, now: float) -> float:
+        """When ``pkt`` entered the namespace (s, ``time.monotonic``): the kernel's receive timestamp
+        (``NFQA_TIMESTAMP``, real-time clock, µs) moved to the monotonic clock; ``now`` where the
+        packet has none or it is not in the last second (a clock step)."""
+        from fnfqueue import ffi, lib
+
+        attr = pkt.packet.attr[lib.NFQA_TIMESTAMP]
+        if attr.buffer == ffi.NULL:
+            self.untimed += 1
+            return now
+        t = ffi.cast("struct nfqnl_msg_packet_timestamp *", attr.buffer)
+        if now - self.offset_at > 1.0:
+            self.offset_s = _clock_offset_s()
+            self.offset_at = now
+        ts = lib.be64toh(t.sec) + lib.be64toh(t.usec) * 1e-6 - self.offset_s
+        if not now - 1.0 <= ts <= now + 1e-3:
+            self.untimed += 1
+            return now
+        return min(ts, now)
 
     def receive(self) -> None:
         import fnfqueue
@@ -72,7 +141,7 @@ class _Line:
                     d = self.delay_s
                     if self.jitter_s > 0:
                         d = max(0.0, d + self.rng.uniform(-self.jitter_s, self.jitter_s))
-                    release = max(self.last_release, now + d)
+                    release = max(self.last_release, self.arrival(pkt, now) + d)
                     self.last_release = release
                     with self.cv:
                         self.queue.append((release, pkt))
@@ -93,22 +162,45 @@ class _Line:
                     self.cv.wait()
                 due = q[0][0]
             now = time.monotonic()
-            if due > now:
-                time.sleep(min(due - now, 0.05))
+            if due - self.lead_s > now:
+                time.sleep(min(due - self.lead_s - now, 0.05))
+                slept = True
+            else:
+                slept = False
+            now = time.monotonic()
+            if due - self.lead_s > now:
                 continue
+            first = True
             while True:
                 with self.cv:
-                    if not q or q[0][0] > now:
+                    if not q or q[0][0] - self.lead_s > now:
                         break
-                    _, pkt = q.popleft()
+                    pkt_due, pkt = q.popleft()
                 pkt.accept()
+                if first and slept and pkt_due == due:
+                    # the packet the line slept for: how late its verdict completed (the wake-up's and
+                    # the verdict's latency; a forwarded packet is then on the next link). The lead
+                    # follows the median lateness, one step per packet (a loaded machine's outliers
+                    # move it one step each)
+                    late = time.monotonic() - due
+                    step = LEAD_STEP_S if late > 0 else -LEAD_STEP_S
+                    self.lead_s = min(LEAD_MAX_S, max(0.0, self.lead_s + step))
+                first = False
 
 
 def _commands(lines: dict[int, _Line]) -> None:
     """Read ``NUM DELAY_MS`` lines from stdin: queue ``NUM`` holds packets ``DELAY_MS`` from then on
-    (release times never decrease, so packets already held keep their order)."""
+    (release times never decrease, so packets already held keep their order); ``stats``: print one
+    JSON line per queue on stdout (packets, those without the kernel's timestamp, the wake-up lead
+    in µs, the largest backlog)."""
     for text in sys.stdin:
         parts = text.split()
+        if parts == ["stats"]:
+            for line in lines.values():
+                print(json.dumps({"queue": line.num, "packets": line.count, "untimed": line.untimed,
+                                  "lead_us": round(line.lead_s * 1e6, 1), "max_backlog": line.max_backlog}),
+                      flush=True)
+            continue
         try:
             num, delay_ms = int(parts[0]), float(parts[1])
             line = lines[num]
@@ -138,6 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     import fnfqueue
 
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    # the kernel stamps received packets (skb->tstamp, handed to NFQUEUE as NFQA_TIMESTAMP) only
+    # while some socket asks for receive timestamps; this one does, for the line's lifetime
+    stamp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    stamp.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
     try:  # before any thread starts: they inherit the policy
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(RT_PRIORITY))
     except (OSError, AttributeError) as exc:
