@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -75,3 +76,28 @@ def test_a_plan_the_linux_engine_cannot_honour_is_refused_before_it_starts(naval
     plan = resolve_plan(naval_direct, "sptcp", engine="linux")
     r = client.post("/runs", json=plan.model_dump(mode="json"), headers=AUTH)
     assert r.status_code == 422 and "rate_table" in r.json()["detail"][0]["msg"]
+
+
+def test_a_run_that_breaks_a_physical_invariant_fails_naming_it(naval_direct, monkeypatch):
+    """An engine result that cannot be (here: a network step that hands flows twice what their last
+    hop sent) never becomes an output: the agent's run ends ``failed`` with the engine's reason,
+    naming the invariant, the flow or link and the time, which the worker stores on the comparison."""
+    from subflow_engines.fluid import scalar
+    from subflow_engines.fluid.queues import serve
+
+    def doubling_serve(*args):
+        overflow = serve(*args)
+        got = args[22]  # the bits out of each row's last hop
+        got *= 2.0
+        return overflow
+
+    monkeypatch.setattr(scalar, "serve", doubling_serve)
+    plan = resolve_plan(naval_direct, "sptcp-spurious")  # runs on the scalar kernel
+    run_id = client.post("/runs", json=plan.model_dump(mode="json"), headers=AUTH).json()["id"]
+    deadline = time.time() + 30
+    while (body := client.get(f"/runs/{run_id}", headers=AUTH).json())["status"] in ("queued", "running"):
+        assert time.time() < deadline
+        time.sleep(0.02)
+    assert body["status"] == "failed" and body["output"] is None
+    assert re.search(r"fluid engine broke an invariant \(.+\) at t = [0-9.]+ s on (flow|link) ", body["error"]), \
+        body["error"]
