@@ -20,7 +20,6 @@ from subflow_engines.fluid.common import (
     ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
     DELAYED_ACK_SEGMENTS,
-    MAX_CWND_PACKETS,
     MIN_ALLOW_SEGMENTS,
     Clock,
     FluidSimulator,
@@ -658,8 +657,9 @@ class ScalarSimulator(FluidSimulator):
                     sent[sub.slot] += v
         serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr,
               net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, self.queue_bits, self.cap_bps, self.cap_dt_bits,
-              self.buf_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res, self.res_delay_s,
-              got, self.dropped_slot, self.qdelay_s, self.queued_bits, self.any_finite, led.link_cap_bits)
+              self.buf_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res,
+              self.res_delay_s, got, self.dropped_slot, self.qdelay_s, self.queued_bits, self.any_finite,
+              led.link_cap_bits)
         led.slot_cap_bits += self.min_cap_dt_bits
         sub_at = self.sub_at
         for slot in net.row_slot.tolist():
