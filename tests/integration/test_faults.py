@@ -197,7 +197,7 @@ def _submit(svc: Service, ids: dict[str, str]) -> dict[str, str]:
     long_path = f"/scenarios/{ids['naval']}/comparisons"
     single = api.post(long_path, json={"strategies": ["sptcp", "mptcp"]})
     sweep = api.post(long_path, json={"strategies": ["sptcp", "mptcp"], "repetitions": 3,
-                                      "sweep": {"parameter": "run.duration_s", "values": [400, 500, 600, 700]}})
+                                      "sweep": {"parameter": "run.duration_s", "values": [1200, 1500, 1800, 2100]}})
     job = api.post(f"/scenarios/{ids['grid']}/routes", json={"metric": "delay", "k": 3, "background": True})
     assert single.status_code == 202 and sweep.status_code == 202 and job.status_code == 202, (
         single.text, sweep.text, job.text)
@@ -251,7 +251,7 @@ def test_every_run_ends_after_each_process_is_killed(service):
     deployment, svc, pg = service
     api = svc.api
     naval = _example()
-    naval["run"]["duration_s"] = 3000  # ~4 s of engine time per strategy
+    naval["run"]["duration_s"] = 15000  # ~3 s of engine time per strategy (the fluid engine runs ~5,000x real time)
     ids = {"naval": api.post("/scenarios", json=naval).json()["id"],
            "grid": api.post("/scenarios", json=grid_scenario(10)).json()["id"]}
     first = api.post(f"/scenarios/{ids['naval']}/comparisons", json={"strategies": ["sptcp"]}).json()["id"]
