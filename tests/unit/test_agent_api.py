@@ -83,13 +83,8 @@ def test_a_run_that_breaks_a_physical_invariant_fails_naming_it(naval_direct, mo
     hop sent) never becomes an output: the agent's run ends ``failed`` with the engine's reason,
     naming the invariant, the flow or link and the time, which the worker stores on the comparison."""
     from subflow_engines.fluid import scalar
-    from subflow_engines.fluid.queues import serve
 
-    def doubling_serve(*args):
-        overflow = serve(*args)
-        got = args[22]  # the bits out of each row's last hop
-        got *= 2.0
-        return overflow
+    from tests.unit.test_fluid_invariants import doubling_serve
 
     monkeypatch.setattr(scalar, "serve", doubling_serve)
     plan = resolve_plan(naval_direct, "sptcp-spurious")  # runs on the scalar kernel

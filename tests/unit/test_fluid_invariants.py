@@ -28,6 +28,15 @@ def _parking_lot() -> dict:
             "run": {"duration_s": 10.0, "interval_s": 1.0}}
 
 
+def doubling_serve(*args):
+    """:func:`subflow_engines.fluid.queues.serve`, then twice the bits out of each row's last hop: a
+    network step that creates bits (patched into the scalar kernel by the tests of a broken run)."""
+    overflow = serve(*args)
+    got = args[22]
+    got *= 2.0
+    return overflow
+
+
 def test_result_models_refuse_nan_and_infinity():
     for bad in (math.nan, math.inf, -math.inf):
         with pytest.raises(ValidationError, match="finite"):
@@ -37,12 +46,6 @@ def test_result_models_refuse_nan_and_infinity():
 def test_a_network_step_that_creates_bits_fails_the_run_naming_flow_link_and_time(monkeypatch):
     """A network step that hands a flow twice what its last hop sent (a bug of the kind that once
     gave 10^96 Mbit/s) ends the run with EngineInvariantViolated, not a result."""
-
-    def doubling_serve(*args):
-        overflow = serve(*args)
-        got = args[22]  # the bits out of each row's last hop
-        got *= 2.0
-        return overflow
 
     monkeypatch.setattr(scalar, "serve", doubling_serve)
     plan = resolve_plan(load_scenario(_parking_lot()), "sptcp", "fluid")
