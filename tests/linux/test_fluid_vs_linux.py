@@ -94,15 +94,21 @@ def _grid_cells():
                          if k in KNOWN_MISSES else []) for k in REPRESENTATIVE_CELLS]
 
 
+def _window(cell) -> tuple[float, float]:
+    """The goodput window of ``cell`` (seconds): from 5 s (slow start excluded) to the run's end."""
+    return 5.0, float(cell.scenario["run"]["duration_s"])
+
+
 def _fluid(cell) -> float:
-    """Mean goodput (Mbit/s, 5-25 s) of the fluid engine on ``cell``, mean over the grid's ``FLUID_SEEDS``."""
+    """Mean goodput (Mbit/s, over :func:`_window`) of the fluid engine on ``cell``, mean over the grid's
+    ``FLUID_SEEDS``."""
     from subflow.testbeds.grid import FLUID_SEEDS
 
     doc = cell.scenario
     runs = []
     for seed in FLUID_SEEDS:
         p = resolve_plan({**doc, "run": {**doc["run"], "seed": seed}}, cell.strategy, "fluid")
-        runs.append(_mean_in(fluid_run(p).flows[0], 5.0, 25.0))
+        runs.append(_mean_in(fluid_run(p).flows[0], *_window(cell)))
     return sum(runs) / len(runs)
 
 
@@ -117,7 +123,7 @@ def test_grid_cells_match_real_tcp(cell, need_linux, no_leftovers):
     goodputs, report = [], []
     for _ in range(KERNEL_RUNS):
         real = linux.run(resolve_plan(cell.scenario, cell.strategy, "linux")).flows[0]
-        goodputs.append(_mean_in(real, 5.0, 25.0))
+        goodputs.append(_mean_in(real, *_window(cell)))
         client = (real.iperf3 or {}).get("client", {})
         r = sum(goodputs) / len(goodputs)
         report.append(f"kernel runs {', '.join(f'{g:.2f}' for g in goodputs)} (mean {r:.2f}; RTT mean/min "

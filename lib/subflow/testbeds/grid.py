@@ -258,18 +258,22 @@ def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
 
 #: The grid's representative cells (``"row | label"``), run on the kernel by ``tests/linux`` (each
 #: test) and by ``scripts/validation.py --grid-subset``: lossless framing, timeouts at short RTT
-#: and high loss, loss on one link and on all links, CUBIC's window arithmetic (at 300 ms and 5 %: its
-#: integer growth back to W_max), slow start's end at a long RTT (ACK-clocked growth into a full
-#: queue, then two reductions), jitter, MPTCP with one lossy path, wireless loss.
+#: and high loss, loss on one link and on all links, CUBIC's window arithmetic at 100 and 300 ms
+#: (at 300 ms in a 90 s run: a 25 s run there holds 5-10 loss epochs and its goodput spreads by 1.3x),
+#: slow start's end at a long RTT (ACK-clocked growth into a full queue, then two reductions),
+#: jitter, MPTCP with one lossy path, wireless loss. Among a row's loss rates, the cells taken are
+#: those whose kernel runs of the test's length agree within the test's tolerance (the grid's
+#: *noisy* mark unset): CUBIC at 300 ms and 5 % or at 100 ms and 1 % spreads by 1.3-1.9x between
+#: 25 s kernel runs (0.15-0.28 and 1.15-1.46 Mbit/s), so one run can neither pass nor fail it.
 REPRESENTATIVE_CELLS = (
     "newreno, RTT 20 ms, loss on one link | 0 %",
     f"{QUEUE_ROW} | 300 packets",
-    "cubic, RTT 300 ms, loss on one link | 5 %",
+    f"cubic, RTT 300 ms, loss on one link, {LONG_DURATION_S:g} s runs | 1 %",
     "newreno, RTT 20 ms, loss on one link | 5 %",
     "newreno, RTT 100 ms, loss on one link | 1 %",
     "newreno, RTT 100 ms, loss on all links | 0.5 %",
     "cubic, RTT 100 ms, loss on one link | 0.5 %",
-    "cubic, RTT 100 ms, loss on one link | 1 %",
+    "cubic, RTT 100 ms, loss on one link | 2 %",
     "jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link) | ±5 ms",
     f"{MPTCP_ROW} | 2 %",
     "wireless loss on the access point's air (RTT 40 ms) | 2 %",
