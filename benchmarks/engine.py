@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 import resource
 import sys
 import time
@@ -35,6 +34,7 @@ from subflow.imports import import_scenario
 from subflow.plan import RunPlan
 from subflow.resolve import resolve_plan
 from subflow.results import EngineOutput
+from subflow.testbeds.loads import random_bulk_flows
 from subflow_engines.fluid import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,12 +128,7 @@ def naval() -> None:
 
 def kdl_doc(flows: int, duration_s: float) -> dict:
     doc = import_scenario(KDL.read_bytes(), source="Kdl.graphml").scenario.model_dump(mode="json")
-    rng = random.Random(1)
-    ids = [n["id"] for n in doc["nodes"]]
-    doc["flows"] = [{"id": f"f{i}", "src": a, "dst": b} for i, (a, b) in
-                    enumerate(rng.sample(ids, 2) for _ in range(flows))]
-    doc["run"] = {"duration_s": duration_s, "interval_s": 1.0}
-    return doc
+    return random_bulk_flows(doc, flows, duration_s)
 
 
 def mean_mbps(out: EngineOutput) -> float:

@@ -42,6 +42,7 @@ from subflow.plan import RunPlan
 from subflow.resolve import resolve_plan
 from subflow.results import EngineOutput, FlowSeries, SubflowSeries
 from subflow.strategies import STRATEGIES
+from subflow.testbeds.loads import random_bulk_flows
 from subflow_engines.fluid import run
 from subflow_engines.fluid import vectorised
 
@@ -61,16 +62,6 @@ def _zoo_json(name: str) -> str:
 def zoo(name: str) -> dict:
     """A fresh copy of the imported Topology Zoo graph ``name`` (skips when the data are absent)."""
     return json.loads(_zoo_json(name))
-
-
-def benchmark_flows(doc: dict, flows: int, duration_s: float) -> dict:
-    """``flows`` random bulk flows with seed 1, exactly as ``benchmarks/engine.py`` draws them."""
-    rng = random.Random(1)
-    ids = [n["id"] for n in doc["nodes"]]
-    doc["flows"] = [{"id": f"f{i}", "src": a, "dst": b} for i, (a, b) in
-                    enumerate(rng.sample(ids, 2) for _ in range(flows))]
-    doc["run"] = {"duration_s": duration_s, "interval_s": 1.0}
-    return doc
 
 
 def _link(rng: random.Random, i: int, a: str, b: str, delays: str) -> dict:
@@ -321,7 +312,7 @@ def test_kdl_with_many_random_flows_gives_physical_goodput(flows):
     sample is finite (8-20 flows gave NaN), no flow exceeds the fastest link's goodput,
     2000·1448/1514 = 1912.8 Mbit/s (200 flows reported up to 3.9e96 Mbit/s), and the validator
     passes."""
-    doc = benchmark_flows(zoo("Kdl"), flows, 10.0)
+    doc = random_bulk_flows(zoo("Kdl"), flows, 10.0)
     assert {link["bandwidth_mbps"] for link in doc["links"]} == {1000.0, 2000.0}
     plan = resolve_plan(doc, "sptcp")
     out = run(plan)
@@ -335,7 +326,7 @@ def test_kdl_with_many_random_flows_gives_physical_goodput(flows):
 def test_cogentco_with_120_random_flows_has_no_null_samples():
     """Cogentco (197 nodes), 120 benchmark flows for 10 s (102 flows were null before): every
     flow has finite samples, carries traffic in some sample, and the validator passes."""
-    doc = benchmark_flows(zoo("Cogentco"), 120, 10.0)
+    doc = random_bulk_flows(zoo("Cogentco"), 120, 10.0)
     plan = resolve_plan(doc, "sptcp")
     out = run(plan)
     dumped = out.model_dump(mode="json")
@@ -349,7 +340,7 @@ def test_kdl_with_1000_flows_summarises_through_compare():
     summary raised OverflowError before): the result document's summary is finite, each
     flow's mean lies between its min and max and below the fastest link's goodput (1912.8), and
     the output passes the validator against the plan compare resolved."""
-    doc = benchmark_flows(zoo("Kdl"), 1000, 5.0)
+    doc = random_bulk_flows(zoo("Kdl"), 1000, 5.0)
     result = compare(doc, ["sptcp"], runner=run).strategies["sptcp"]
     s = result.summary
     for x in (s.mean_mbps, s.std_mbps, s.min_mbps, s.zero_s, s.jain_index):
