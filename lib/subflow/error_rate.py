@@ -216,7 +216,7 @@ def thermal_noise_floor_dbm(channel_width_mhz: float, noise_figure_db: float = D
     """Noise floor of a receiver over ``channel_width_mhz``: −174 dBm/Hz + 10·log10(width in Hz) + NF, dBm.
 
     With the default 7 dB noise figure (ns-3 ``YansWifiPhy::RxNoiseFigure``) a 20 MHz channel has
-    −93.97 dBm.
+    −93.99 dBm.
 
     Raises
     ------
