@@ -35,8 +35,8 @@ References
 ----------
 .. [1] IEEE Std 802.11-2020: 10.3 (DCF), 10.3.2.3 (IFS), 10.22.2 (EDCA), 10.6.6.5.2 (control
    response rate), 9.2/9.3 (frame formats), 9.7 and 10.12 (A-MPDU); clauses 15-16 (DSSS),
-   17 (OFDM: Table 17-4 rates, 17.4.3 TXTIME, Table 17-21 timing), 18 (ERP), 19 (HT, 19.4.3
-   TXTIME), 21 (VHT, 21.4.3 TXTIME).
+   17 (OFDM: Table 17-4 rates, 17.4.3 TXTIME, the OFDM PHY characteristics), 18 (ERP), 19 (HT,
+   19.4.3 TXTIME), 21 (VHT, 21.4.3 TXTIME).
 .. [2] J. Jun, P. Peddabachagari, M. Sichitiu, "Theoretical maximum throughput of IEEE 802.11
    and its applications", IEEE NCA 2003, pp. 249-256.
 .. [3] G. Bianchi, "Performance analysis of the IEEE 802.11 distributed coordination function",
@@ -60,14 +60,14 @@ AccessCategory = Literal["dcf", "BK", "BE", "VI", "VO"]
 
 US = 1e-6
 
-#: MAC frame sizes, bytes (IEEE 802.11-2020 9.3.1.3 Ack, 9.3.1.2 CTS, 9.3.1.2 RTS, 9.3.1.8 BlockAck compressed)
+#: MAC frame sizes, bytes: Ack, CTS, RTS and the compressed BlockAck (IEEE 802.11-2020 9.3.1, control frames)
 ACK_BYTES = 14
 CTS_BYTES = 14
 RTS_BYTES = 20
 BLOCK_ACK_BYTES = 32
 #: A-MPDU subframe delimiter, bytes (9.7.1)
 MPDU_DELIMITER_BYTES = 4
-#: aPPDUMaxTime of HT-mixed and VHT PPDUs, seconds (Tables 19-25, 21-28)
+#: aPPDUMaxTime of HT-mixed and VHT PPDUs, seconds (the HT and VHT PHY characteristics, clauses 19 and 21)
 PPDU_MAX_TIME_S = 5.484e-3
 #: largest A-MPDU an HT / VHT receiver may announce, bytes (Maximum A-MPDU Length Exponent 3 / 7)
 MAX_AMPDU_BYTES = {"n": 65_535, "ac": 1_048_575}
@@ -84,17 +84,18 @@ _HT_VHT_MODULATION = ((2, 1 / 2), (4, 1 / 2), (4, 3 / 4), (16, 1 / 2), (16, 3 / 
                       (64, 5 / 6), (256, 3 / 4), (256, 5 / 6))
 # data subcarriers by channel width (19.3.2, 21.3.2)
 _DATA_SUBCARRIERS = {20: 52, 40: 108, 80: 234, 160: 468}
-# HT-LTF / VHT-LTF count by number of space-time streams (Tables 19-13, 21-13)
+# HT-LTF / VHT-LTF count by number of space-time streams (clauses 19.3.9, 21.3.8)
 _HT_LTF = {1: 1, 2: 2, 3: 4, 4: 4}
 _VHT_LTF = {1: 1, 2: 2, 3: 4, 4: 4, 5: 6, 6: 6, 7: 8, 8: 8}
 # 802.11b (clauses 15, 16): rates Mbit/s
 _DSSS_RATES = (1.0, 2.0, 5.5, 11.0)
-# the non-HT reference rate of an HT/VHT modulation and coding (10.6.6.5.2, Table 10-10)
+# the non-HT reference rate of an HT/VHT modulation and coding (10.6.6.5.2)
 _NON_HT_REFERENCE = {(2, 1 / 2): 6.0, (4, 1 / 2): 12.0, (4, 3 / 4): 18.0, (16, 1 / 2): 24.0, (16, 3 / 4): 36.0,
                      (64, 2 / 3): 48.0, (64, 3 / 4): 54.0, (64, 5 / 6): 54.0, (256, 3 / 4): 54.0, (256, 5 / 6): 54.0}
 _OFDM_BASIC_RATES = (6.0, 12.0, 24.0)
 _DSSS_BASIC_RATES = (1.0, 2.0)
-# EDCA default parameter set (9.4.2.28): AIFSN, CWmin and CWmax as functions of aCWmin, aCWmax, TXOP limit (s)
+# default EDCA parameter set (EDCA Parameter Set element, 9.4.2): AIFSN, CWmin and CWmax as functions of
+# aCWmin, aCWmax, TXOP limit (s)
 _EDCA = {
     "BK": (7, lambda c: c, lambda c, cmax: cmax, 0.0),
     "BE": (3, lambda c: c, lambda c, cmax: cmax, 0.0),
@@ -312,7 +313,7 @@ class Phy:
 
         References
         ----------
-        IEEE 802.11-2020 16.3.4 (HR-DSSS LENGTH), 17.4.3 (OFDM TXTIME), 18.5.3 (ERP), Eq. 19-135
+        IEEE 802.11-2020 16.3.4 (HR-DSSS LENGTH), 17.4.3 (OFDM TXTIME), 18.5.3 (ERP), 19.4.3
         (HT-mixed TXTIME), 21.4.3 (VHT TXTIME).
         """
         if isinstance(psdu_bytes, bool) or not isinstance(psdu_bytes, (int, np.integer)) or psdu_bytes < 0:
@@ -406,7 +407,7 @@ def access_parameters(phy: Phy, access: AccessCategory | None = None) -> Access:
 
     References
     ----------
-    IEEE 802.11-2020 10.3.2.3 (DIFS, AIFS), 10.22.2 (EDCA), 9.4.2.28 (default EDCA Parameter Set).
+    IEEE 802.11-2020 10.3.2.3 (DIFS, AIFS), 10.22.2 (EDCA), 9.4.2 (EDCA Parameter Set element defaults).
     """
     if access is None:
         access = "BE" if phy.standard in ("n", "ac") else "dcf"
