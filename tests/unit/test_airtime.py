@@ -145,6 +145,16 @@ def test_inet_showcase_udp_throughput_over_80211g(mcs, published_mbps):
     assert app == pytest.approx(published_mbps, rel=0.05)
 
 
+def test_80211b_application_throughput_udp_and_tcp():
+    # Wikipedia, "IEEE 802.11b-1999": "in practice the maximum 802.11b throughput that an application can
+    # achieve is about 5.9 Mbit/s using TCP and 7.1 Mbit/s using UDP" (11 Mbit/s, short preamble, 1500 bytes)
+    b = Phy("b", short_preamble=True)
+    assert max_throughput_mbps(b, 3, 1500) == pytest.approx(7.1, rel=0.05)
+    # the TCP figure carries no stated conditions (ACK policy, basic rates): this model gives 5.58 Mbit/s,
+    # 5.5 % under it with delayed ACKs and the Ack at 2 Mbit/s
+    assert tcp_goodput_mbps(b, 3) == pytest.approx(5.9, rel=0.06)
+
+
 def test_tcp_goodput_at_54_mbps_is_under_half_the_phy_rate():
     # Jun et al. (NCA 2003) as the issue quotes them: 802.11's per-frame costs and the TCP ACKs on the same
     # channel hold TCP goodput at 54 Mbit/s to less than half the PHY rate
