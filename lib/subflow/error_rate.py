@@ -37,9 +37,7 @@ References
 from __future__ import annotations
 
 import math
-
-from scipy.optimize import brentq
-from scipy.special import erfc
+from math import erfc
 
 #: Boltzmann's constant × 290 K, thermal noise density, dBm/Hz
 THERMAL_NOISE_DBM_PER_HZ = -174.0
@@ -114,13 +112,13 @@ def uncoded_ber(modulation_order: int, snr: float) -> float:
     """
     _check_snr(snr)
     if modulation_order == 2:
-        return 0.5 * float(erfc(math.sqrt(snr)))
+        return 0.5 * erfc(math.sqrt(snr))
     if modulation_order == 4:
-        return 0.5 * float(erfc(math.sqrt(snr / 2.0)))
+        return 0.5 * erfc(math.sqrt(snr / 2.0))
     if modulation_order in (16, 64, 256, 1024):
         root = math.isqrt(modulation_order)
         z = math.sqrt(snr / (2.0 * (modulation_order - 1) / 3.0))
-        return (root - 1) / (root * math.log2(root)) * float(erfc(z))
+        return (root - 1) / (root * math.log2(root)) * erfc(z)
     raise ValueError(f"modulation_order must be 2, 4, 16, 64, 256 or 1024; got {modulation_order!r}")
 
 
@@ -199,13 +197,16 @@ def packet_error_rate(phy: str, mcs: int, snr_db: float, frame_bytes: int) -> fl
 def snr_threshold_db(phy: str, mcs: int, per_target: float = 0.1, frame_bytes: int = 1500) -> float:
     """The SNR (dB) at which a frame of ``frame_bytes`` at ``mcs`` has PER ``per_target``.
 
-    The PER falls monotonically with the SNR; solved by Brent's method on [−20, 80] dB.
+    The PER falls monotonically with the SNR; solved by Brent's method (:func:`scipy.optimize.brentq`)
+    on [−20, 80] dB.
 
     Raises
     ------
     ValueError
         For ``per_target`` outside (0, 1), or as :func:`packet_error_rate`.
     """
+    from scipy.optimize import brentq
+
     if not (isinstance(per_target, (int, float)) and 0.0 < per_target < 1.0):
         raise ValueError(f"per_target must be in (0, 1), got {per_target!r}")
     return float(brentq(lambda s: packet_error_rate(phy, mcs, s, frame_bytes) - per_target, -20.0, 80.0,
