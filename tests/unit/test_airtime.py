@@ -15,7 +15,7 @@ next to it — none is computed by the code under test:
 * the performance anomaly: Heusse et al., INFOCOM 2003 (abstract: a host at 1 Mb/s holds the 11 Mb/s
   hosts "to a low value below 1 Mb/s") and an ns-2 reproduction (1000-byte CBR, 11 and 1 Mbit/s:
   the fast station falls to 750 kbit/s, ns2cycu.blogspot.com "Lab 13: performance of anomaly");
-* TCP goodput: Jun, Peddabachagari, Sichitiu, NCA 2003, as the issue quotes it (goodput at 54 Mbit/s under
+* TCP goodput: Jun, Peddabachagari, Sichitiu, NCA 2003, as the project's Wi-Fi measurements summarise it (goodput at 54 Mbit/s under
   half the PHY rate);
 * the NIST error-rate model: ns-3 ``src/wifi/test/wifi-error-rate-models-test.cc``
   (``WifiErrorRateModelsTestCaseNist``, 2000-byte chunks, with its own ±0.001 tolerance);
@@ -156,7 +156,7 @@ def test_80211b_application_throughput_udp_and_tcp():
 
 
 def test_tcp_goodput_at_54_mbps_is_under_half_the_phy_rate():
-    # Jun et al. (NCA 2003) as the issue quotes them: 802.11's per-frame costs and the TCP ACKs on the same
+    # Jun et al. (NCA 2003) as the Wi-Fi measurements summarise them: 802.11's per-frame costs and the TCP ACKs on the same
     # channel hold TCP goodput at 54 Mbit/s to less than half the PHY rate
     g = tcp_goodput(Phy("g"), 7)
     assert g.goodput_mbps < 27.0
@@ -286,7 +286,7 @@ def test_a_slower_station_never_helps_the_others(rates, slow):
     assert after.sum() <= max_throughput_mbps(g, max(rates + [slow]), 1500) * 1.05
 
 
-def test_issue_cell_at_54_and_36_mbps():
+def test_cell_of_54_and_36_mbps_stations():
     # two 802.11g stations at 54 and 36 Mbit/s share by airtime: each gets the same, and together more than
     # the 36 Mbit/s station alone would carry
     x = cell_throughputs_mbps(Phy("g"), [7, 5], 1500)
@@ -417,7 +417,7 @@ def test_noise_floor_is_thermal_plus_the_noise_figure():
     assert thermal_noise_floor_dbm(40, 10) - thermal_noise_floor_dbm(20, 10) == pytest.approx(3.01, abs=0.01)
 
 
-# the issue's path loss: log-distance, exponent 3, 46.68 dB at 1 m, 20 dBm transmit power, 0 dBi antennas
+# the path loss of the Wi-Fi measurements: log-distance, exponent 3, 46.68 dB at 1 m, 20 dBm transmit power, 0 dBi antennas
 def _rx_dbm(d_m: float) -> float:
     return 20.0 - (46.68 + 30.0 * math.log10(d_m))
 
