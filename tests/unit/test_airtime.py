@@ -15,8 +15,8 @@ next to it — none is computed by the code under test:
 * the performance anomaly: Heusse et al., INFOCOM 2003 (abstract: a host at 1 Mb/s holds the 11 Mb/s
   hosts "to a low value below 1 Mb/s") and an ns-2 reproduction (1000-byte CBR, 11 and 1 Mbit/s:
   the fast station falls to 750 kbit/s, ns2cycu.blogspot.com "Lab 13: performance of anomaly");
-* TCP goodput: Jun, Peddabachagari, Sichitiu, NCA 2003, as the project's Wi-Fi measurements summarise it (goodput at 54 Mbit/s under
-  half the PHY rate);
+* TCP goodput: Jun, Peddabachagari, Sichitiu, NCA 2003, as the project's Wi-Fi measurements summarise it
+  (goodput at 54 Mbit/s under half the PHY rate);
 * the NIST error-rate model: ns-3 ``src/wifi/test/wifi-error-rate-models-test.cc``
   (``WifiErrorRateModelsTestCaseNist``, 2000-byte chunks, with its own ±0.001 tolerance);
 * PHY rates and control-frame durations: IEEE 802.11-2020 (Tables 17-4, 19-27..38, 21-30..37) and the
@@ -80,6 +80,43 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 ])
 def test_phy_rates_are_the_standards(phy, mcs, rate):
     assert phy.rate_mbps(mcs) == pytest.approx(rate, abs=0.05)
+
+
+# ns-3 src/wifi/test/tx-duration-test.cc (TxDurationTest): PPDU durations in µs; its 802.11a/b durations come
+# from IEEE 802.11-2007 Table 18-2 and O'Reilly's "802.11 wireless throughput" (2003)
+NS3_TX_DURATIONS_EXACT = [
+    (Phy("b"), 3, 1536, 1310), (Phy("b"), 3, 76, 248), (Phy("b"), 3, 14, 203), (Phy("b"), 0, 14, 304),
+    (Phy("b"), 3, 1023, 744 + 192), (Phy("b"), 3, 1026, 747 + 192), (Phy("b", short_preamble=True), 2, 1023, 1488 + 96),
+    (Phy("b", short_preamble=True), 0, 1024, 8192 + 192),
+    (Phy("a"), 7, 1536, 248), (Phy("a"), 7, 76, 32), (Phy("a"), 7, 14, 24),
+    (Phy("g"), 7, 1536, 254), (Phy("g"), 7, 76, 38), (Phy("g"), 7, 14, 30),
+    (Phy("n"), 7, 1536, 228), (Phy("n"), 7, 76, 48), (Phy("n"), 7, 14, 40),
+    (Phy("n", channel_width_mhz=40), 7, 1536, 128), (Phy("n", channel_width_mhz=40), 7, 76, 44),
+]
+# where ns-3 differs from the standard's TXTIME: it leaves the short-GI data field unrounded (the standard
+# rounds it up to whole 4 µs symbols, 19.4.3/21.4.3) and drops VHT-SIG-B (4 µs) from single-user VHT PPDUs
+NS3_TX_DURATIONS_SGI_VHT = [
+    (Phy("n", guard_interval_ns=400), 0, 1536, 1742.4, 0), (Phy("n", guard_interval_ns=400), 0, 14, 57.6, 0),
+    (Phy("n", guard_interval_ns=400), 6, 1536, 226.8, 0),
+    (Phy("n", channel_width_mhz=40, guard_interval_ns=400), 7, 1536, 118.8, 0),
+    (Phy("ac"), 8, 1536, 196, 4), (Phy("ac"), 8, 14, 40, 4), (Phy("ac", guard_interval_ns=400), 8, 1536, 180, 4),
+    (Phy("ac", channel_width_mhz=40), 9, 1536, 108, 4), (Phy("ac", channel_width_mhz=80), 0, 1536, 460, 4),
+    (Phy("ac", channel_width_mhz=80, guard_interval_ns=400), 0, 1536, 417.6, 4),
+    (Phy("ac", channel_width_mhz=80), 9, 1536, 68, 4), (Phy("ac", channel_width_mhz=160), 8, 1536, 56, 4),
+    (Phy("ac", channel_width_mhz=160, guard_interval_ns=400), 8, 1536, 54, 4),
+]
+
+
+@pytest.mark.parametrize(("phy", "mcs", "size", "us"), NS3_TX_DURATIONS_EXACT)
+def test_ppdu_durations_match_ns3(phy, mcs, size, us):
+    assert phy.ppdu_duration_s(mcs, size) == pytest.approx(us * 1e-6, abs=1e-12)
+
+
+@pytest.mark.parametrize(("phy", "mcs", "size", "us", "sig_b"), NS3_TX_DURATIONS_SGI_VHT)
+def test_ht_sgi_and_vht_durations_within_the_rounding_and_sig_b_of_ns3(phy, mcs, size, us, sig_b):
+    got_us = phy.ppdu_duration_s(mcs, size) / 1e-6
+    assert 0 <= got_us - sig_b - us < 4.0
+    assert round(got_us, 6) % 4 == 0 or phy.band == 2.4
 
 
 @pytest.mark.parametrize(("width", "nss", "mcs"), [(20, 1, 9), (20, 2, 9), (80, 3, 6), (160, 3, 9)])
@@ -156,8 +193,8 @@ def test_80211b_application_throughput_udp_and_tcp():
 
 
 def test_tcp_goodput_at_54_mbps_is_under_half_the_phy_rate():
-    # Jun et al. (NCA 2003) as the Wi-Fi measurements summarise them: 802.11's per-frame costs and the TCP ACKs on the same
-    # channel hold TCP goodput at 54 Mbit/s to less than half the PHY rate
+    # Jun et al. (NCA 2003) as the Wi-Fi measurements summarise them: 802.11's per-frame costs and the TCP ACKs
+    # on the same channel hold TCP goodput at 54 Mbit/s to less than half the PHY rate
     g = tcp_goodput(Phy("g"), 7)
     assert g.goodput_mbps < 27.0
     assert g.goodput_mbps < max_throughput_mbps(Phy("g"), 7, 1500)
@@ -417,7 +454,8 @@ def test_noise_floor_is_thermal_plus_the_noise_figure():
     assert thermal_noise_floor_dbm(40, 10) - thermal_noise_floor_dbm(20, 10) == pytest.approx(3.01, abs=0.01)
 
 
-# the path loss of the Wi-Fi measurements: log-distance, exponent 3, 46.68 dB at 1 m, 20 dBm transmit power, 0 dBi antennas
+# the path loss of the Wi-Fi measurements: log-distance, exponent 3, 46.68 dB at 1 m, 20 dBm transmit power,
+# 0 dBi antennas
 def _rx_dbm(d_m: float) -> float:
     return 20.0 - (46.68 + 30.0 * math.log10(d_m))
 
