@@ -24,6 +24,12 @@ needs is therefore ``S_k(w) − N_ref(w)``. The selected MCS is the fastest whos
 SNR the hop reaches. With the default noise floor (:data:`REFERENCE_NOISE_FLOOR_DBM`)
 this picks exactly the standard's table by received power.
 
+A second method, :func:`select_mcs_by_error_rate`, picks the fastest MCS whose packet error rate
+under the NIST OFDM error-rate model (:mod:`subflow.error_rate`) stays at or below a target (10 %
+for a 1500-byte frame by default) at an SNR taken over the thermal noise floor plus a receiver
+noise figure (7 dB by default, as ns-3); :func:`mcs_for_rx_power` selects between the two methods
+(``method="error_rate"`` or the conservative ``"min_sensitivity"``).
+
 The rate is the PHY data rate of one spatial stream with the 800 ns guard interval
 (the air is then shared by the stations of an access point: the 802.11 performance
 anomaly, :mod:`subflow.resolve`).
@@ -45,6 +51,8 @@ References
 .. [4] ns-3 ``FriisPropagationLossModel``, ``LogDistancePropagationLossModel``,
    ``TwoRayGroundPropagationLossModel`` (src/propagation/model/propagation-loss-model.cc);
    Mininet-WiFi ``propagationModel`` (``friis``, ``logDistance``, ``twoRayGround``).
+.. [5] G. Pei, T. R. Henderson, "Validation of OFDM error rate model in ns-3", 2010; ns-3
+   ``NistErrorRateModel`` and ``IdealWifiManager`` (the error-rate method; :mod:`subflow.error_rate`).
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Literal
+
+from subflow.error_rate import DEFAULT_NOISE_FIGURE_DB, packet_error_rate, thermal_noise_floor_dbm
 
 #: speed of light in vacuum, m/s
 SPEED_OF_LIGHT_MPS = 299_792_458.0
@@ -61,6 +71,10 @@ REFERENCE_NOISE_FLOOR_DBM = -174.0 + 10.0 * math.log10(20e6) + 10.0
 
 Phy = Literal["a", "g", "n", "ac"]
 PropagationModelName = Literal["friis", "log_distance", "two_ray"]
+McsMethod = Literal["error_rate", "min_sensitivity"]
+#: packet error rate the error-rate method keeps an MCS under, and the frame it is computed for
+DEFAULT_PER_TARGET = 0.1
+DEFAULT_PER_FRAME_BYTES = 1500
 
 
 @dataclass(frozen=True)
@@ -253,6 +267,87 @@ def select_mcs(snr_db: float, phy: Phy, channel_width_mhz: int = 20) -> Mcs | No
         if snr_db >= required_snr_db(m, channel_width_mhz) - 1e-9:
             best = m
     return best
+
+
+def select_mcs_by_error_rate(snr_db: float, phy: Phy, channel_width_mhz: int = 20, *,
+                             per_target: float = DEFAULT_PER_TARGET,
+                             frame_bytes: int = DEFAULT_PER_FRAME_BYTES) -> Mcs | None:
+    """The fastest MCS of ``phy`` whose packet error rate at ``snr_db`` is at most ``per_target``.
+
+    The PER of a ``frame_bytes`` frame comes from the NIST OFDM error-rate model
+    (:func:`subflow.error_rate.packet_error_rate`, as ns-3's ``NistErrorRateModel``), so the SNR must be
+    taken over the thermal noise floor of the channel plus the receiver's noise figure
+    (:func:`subflow.error_rate.thermal_noise_floor_dbm`), not over :data:`REFERENCE_NOISE_FLOOR_DBM`.
+
+    Parameters
+    ----------
+    snr_db : float
+        SNR of the hop in the channel width, dB.
+    phy, channel_width_mhz
+        As :func:`mcs_table` (one spatial stream).
+    per_target : float
+        Largest acceptable packet error rate, in (0, 1); 0.1 by default.
+    frame_bytes : int
+        Frame length the PER is computed for, bytes (> 0); 1500 by default.
+
+    Returns
+    -------
+    Mcs or None
+        None when even the slowest MCS misses the target.
+
+    Raises
+    ------
+    ValueError
+        For an unknown PHY or width, ``per_target`` outside (0, 1), a non-positive ``frame_bytes`` or a
+        NaN SNR.
+    """
+    if not (isinstance(per_target, (int, float)) and 0.0 < per_target < 1.0):
+        raise ValueError(f"per_target must be in (0, 1), got {per_target!r}")
+    best = None
+    for m in mcs_table(phy, channel_width_mhz):
+        if packet_error_rate(phy, m.index, snr_db, frame_bytes) <= per_target:
+            if best is None or m.rate_mbps > best.rate_mbps:
+                best = m
+    return best
+
+
+def mcs_for_rx_power(rx_power_dbm: float, phy: Phy, channel_width_mhz: int = 20, *,
+                     method: McsMethod = "error_rate", noise_figure_db: float = DEFAULT_NOISE_FIGURE_DB,
+                     per_target: float = DEFAULT_PER_TARGET,
+                     frame_bytes: int = DEFAULT_PER_FRAME_BYTES) -> Mcs | None:
+    """The MCS a receiver at ``rx_power_dbm`` gets, by one of two methods.
+
+    Parameters
+    ----------
+    rx_power_dbm : float
+        Received power, dBm.
+    phy, channel_width_mhz
+        As :func:`mcs_table`.
+    method : {"error_rate", "min_sensitivity"}
+        ``"error_rate"``: SNR over the thermal noise floor −174 dBm/Hz + 10·log10(width) +
+        ``noise_figure_db``, then :func:`select_mcs_by_error_rate` with ``per_target`` and
+        ``frame_bytes``. ``"min_sensitivity"``: the standard's minimum sensitivities
+        (:func:`select_mcs` over :data:`REFERENCE_NOISE_FLOOR_DBM`), the conservative choice.
+    noise_figure_db, per_target, frame_bytes
+        Used by ``"error_rate"`` only.
+
+    Returns
+    -------
+    Mcs or None
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method``, or as the selected method's function.
+    """
+    if method == "min_sensitivity":
+        return select_mcs(rx_power_dbm - noise_floor_dbm(REFERENCE_NOISE_FLOOR_DBM, channel_width_mhz), phy,
+                          channel_width_mhz)
+    if method == "error_rate":
+        snr_db = rx_power_dbm - thermal_noise_floor_dbm(channel_width_mhz, noise_figure_db)
+        return select_mcs_by_error_rate(snr_db, phy, channel_width_mhz, per_target=per_target,
+                                        frame_bytes=frame_bytes)
+    raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {method!r}")
 
 
 @dataclass(frozen=True)
