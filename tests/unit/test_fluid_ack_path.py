@@ -9,7 +9,7 @@ import pytest
 from subflow.resolve import resolve_plan
 from subflow.scenario import load_scenario
 from subflow_engines.fluid import run
-from subflow_engines.fluid.common import goodput_fraction, reverse_index
+from subflow_engines.fluid.common import reverse_index
 from subflow_engines.fluid.queues import Incidence
 
 MSS = 1448
@@ -47,13 +47,13 @@ def test_acks_wait_behind_the_opposite_directions_standing_queue(kernel):
     (20 ms) is shorter than W/C (C = 10 Mbit/s·1448/1514 = 9.564 Mbit/s of goodput: 40.15 ms), so it
     fills a→b and keeps a standing queue of W − C·20 ms bits there, a queueing delay of
     W/C − 20 ms = 20.15 ms (16.6 packets, no overflow, no loss). ``down``'s data cross h→b and b→a
-    (empty: ``up``'s ACKs take no capacity), its ACKs a→b and b→h: behind ``up``'s queue
-    (``up``'s ACKs cross b→a and a→g, both empty). So its RTT
-    is 40 + 20.15 = 60.15 ms and, window-limited, it delivers W/60.15 ms = 6.38 Mbit/s; were its ACKs
-    not queued, W/40 ms = 9.6 Mbit/s would fill b→a instead (9.56)."""
+    (below its capacity; ``up``'s ACKs take none), its ACKs a→b and b→h: behind ``up``'s queue
+    (``up``'s ACKs cross b→a and a→g, neither queued). So its RTT is 40 + 20.15 = 60.15 ms and,
+    window-limited, it delivers W/60.15 ms = 6.38 Mbit/s; were its ACKs not queued, W/40 ms =
+    9.6 Mbit/s would fill b→a instead (9.56)."""
     plan = resolve_plan(load_scenario(_opposite_dumbbell()), "sptcp", "fluid")
     out = run(plan, kernel=kernel)
-    c_bps = LINK_MBPS * 1e6 * goodput_fraction(MSS)
+    c_bps = LINK_MBPS * 1e6 * MSS / (MSS + 66)  # goodput of 1514-byte frames
     w_bits = RBUF_BYTES * 8.0
     queue_delay_s = w_bits / c_bps - 0.020
     assert queue_delay_s == pytest.approx(0.02015, abs=1e-5)

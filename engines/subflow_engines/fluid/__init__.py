@@ -190,7 +190,8 @@ FIELDS = {
         "engine's delay line keeps it): packets closer together than the jitter queue behind the "
         "latest draw, raising the mean RTT; RTT samples vary, feeding SRTT, RTTVAR and the RTO "
         "(RFC 6298); no reordering (plans with jitter run on the scalar kernel)"),
-    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS"),
+    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS; the ACKs of flows "
+                                  "sending the other way wait behind its data (in their RTT)"),
     "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
     "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),
     "AccessPointNode.wireless_loss": Honours("random loss of packets crossing the air"),
