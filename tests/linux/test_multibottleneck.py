@@ -18,14 +18,14 @@ from subflow.testbeds import multibottleneck as mb
 pytestmark = pytest.mark.linux
 
 
-#: The mesh misses on three flows with the fluid engine as of this test's writing, before and after its
-#: FIFO tandem-queue rewrite (f12 1.35-1.37, f9 1.30, f2 0.71-0.72; every bottleneck's aggregate within
-#: 1 %): the engine queues no ACKs, and f12's ACKs cross B3's queue (docs/validation, "Multiple
-#: bottlenecks": with that queue given as base RTT, f12 agrees); f2, across B1 and B2, stays below the
-#: kernel; f9's kernel share is below f10's, unexplained. Strict: once the engine meets the kernel here,
-#: the marker must go.
-MESH_XFAIL = pytest.mark.xfail(strict=True, reason="fluid engine: per-flow shares on the mesh (f12's ACKs queue "
-                               "in the kernel, not in the engine; f9); every bottleneck aggregate agrees")
+#: The mesh misses on two flows with the fluid engine as of this test's writing (f2 0.76, f9 1.29; every
+#: bottleneck's aggregate within 1 %). f12's ACKs cross B3's queue, which the engine counts in its RTT
+#: (f12 0.95; every flow's mean RTT within 0.99-1.05 of the kernel's); f2, across B1 and B2, and f9 on B4 differ
+#: in the windows: the kernel's queues drop f2's packets less often than those of the flows on B2 alone, and
+#: f9's more often than f10's, and neither is explained (docs/validation, "Multiple bottlenecks", "Reading the
+#: mesh"). Strict: once the engine meets the kernel here, the marker must go.
+MESH_XFAIL = pytest.mark.xfail(strict=True, reason="fluid engine: per-flow shares on the mesh (f2 below, f9 above the "
+                               "kernel's; their round trips agree); every bottleneck aggregate agrees")
 
 
 def _stored_comparison(key: str) -> mb.Comparison:

@@ -115,3 +115,27 @@ def test_stored_kernel_runs_match_the_scenarios():
             assert all(run["min_rtt_ms"][f] for f in flows)
             assert len(run["loadavg_before"]) == 3 and run["loadavg_1min_during"]["mean"] is not None
         assert entry["commit"]["linux_engine"]
+
+
+def test_reno_loss_rate_reads_the_square_root_law():
+    # W = 2.8952 Mbit/s · 40 ms / (1448 · 8 bit) = 10.0 packets -> p = 8 / (3 · 100)
+    assert mb.reno_loss_rate(2.8952, 40.0) == pytest.approx(8.0 / 300.0, rel=1e-3)
+    # half the window, four times the loss rate
+    assert mb.reno_loss_rate(1.4476, 40.0) == pytest.approx(4.0 * mb.reno_loss_rate(2.8952, 40.0))
+
+
+def test_mesh_round_trips_hold_the_acks_queue_and_agree_with_the_kernels():
+    """f12's ACKs return over r2 -> r4 behind B3's data, so its queueing delay is B2's (which f5, on B2
+    alone with an empty ACK path, measures) plus B3's (which f7, on B3 alone, measures); and every
+    flow's mean RTT in the engine is within 10 % of the kernel's (iperf3's mean RTT, stored)."""
+    tb = mb.TESTBEDS["mesh"]
+    doc = tb.scenario()
+    plan = {fp.id: fp for fp in resolve_plan(doc, "sptcp", "fluid").flows}
+    rtt = mb.fluid_mean_rtts_ms(tb, seeds=(1,))
+    queued = {f: rtt[f] - mb.base_rtt_ms(doc, f, plan[f]) for f in rtt}
+    assert queued["f5"] > 10.0 and queued["f7"] > 10.0  # both bottlenecks hold a standing queue
+    assert queued["f12"] == pytest.approx(queued["f5"] + queued["f7"], rel=1e-6)
+    kernel = mb.load_kernel()["mesh"]["runs"]
+    for f in mb.MESH_FLOWS:
+        k = sorted(r["mean_rtt_ms"][f] for r in kernel)[1]  # median of 3
+        assert rtt[f] == pytest.approx(k, rel=0.10), f

@@ -12,7 +12,13 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
 
     C_l     = rate_l · MSS/(MSS + 66)                (goodput share of a frame: IPv4, TCP,
                                                       timestamps, Ethernet; common.goodput_fraction)
-    RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l              (propagation + queueing)
+    RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l + Σ_m q_m / C_m
+                                                     (propagation + queueing of the data on the path's
+                                                      resources l + queueing of its ACKs on the reverse
+                                                      resources m: the opposite direction of each wired
+                                                      hop, behind the data sent that way, FIFO; an
+                                                      access point's air counts once, on the path;
+                                                      subflow_engines.fluid.queues)
     q_l'    = clip(q_l + (A_l − C_l)·dt, 0, B_l)    (B_l = queue_packets·MSS·8; per subflow and
                                                       hop, FIFO: subflow_engines.fluid.queues)
     delayed ACKs      one ACK per 2 segments (RFC 5681 §4.2; common.DELAYED_ACK_SEGMENTS); the
@@ -127,9 +133,15 @@ and per hop. Every output sample is checked against the physical invariants of
 :mod:`.invariants` (finite, non-negative, within path and link capacities, delivered ≤ sent,
 cwnd bounds); a run that breaks one raises :class:`subflow.errors.EngineInvariantViolated`.
 
-Deterministic for a given ``seed``. Simplifications: ACKs are not queued (they cross the
-reverse directions only as loss), and a hop's per-subflow service is proportional within the
-backlog and within the arrivals (fluid FIFO).
+Deterministic for a given ``seed``. Simplifications: ACKs wait in the reverse directions'
+queues (every RTT above, so cwnd growth, the rate x = cwnd·MSS/RTT, slow start's ACK clock and
+the RTO all see it) and are lost at their random loss rates, but take no capacity there: a 66-byte ACK frame per two
+segments (RFC 1122 §4.2.3.2, RFC 5681 §4.2 delayed ACKs), about 2 % of the data's rate, is not
+subtracted from the reverse direction's data, nor does a burst of ACKs queued behind data
+leave it compressed (ACK compression: the sender's ACK clock stays at the data's rate); an access
+point's air, shared by both directions, delays the ACKs of the data that crossed it no
+further. A hop's per-subflow service is proportional within the backlog and within the arrivals
+(fluid FIFO).
 
 Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
 step loop and output shared by both kernels), :mod:`.queues` (the network's queues, shared by
@@ -178,7 +190,8 @@ FIELDS = {
         "engine's delay line keeps it): packets closer together than the jitter queue behind the "
         "latest draw, raising the mean RTT; RTT samples vary, feeding SRTT, RTTVAR and the RTO "
         "(RFC 6298); no reordering (plans with jitter run on the scalar kernel)"),
-    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS"),
+    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS; the ACKs of flows "
+                                  "sending the other way wait behind its data (in their RTT)"),
     "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
     "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),
     "AccessPointNode.wireless_loss": Honours("random loss of packets crossing the air"),

@@ -140,6 +140,18 @@ def reverse_resource_id(rid: str) -> str:
     return f"{link}:{b}>{a}"
 
 
+def reverse_index(resource_ids: Sequence[str], index: dict[str, int]) -> np.ndarray:
+    """Per resource, the index of the resource its data's ACKs queue in (:mod:`.queues`): the
+    opposite direction of a wired link when the plan has it, else -1; -1 for an access point's
+    air (shared by both directions, its queue counts once, on the data path). int64."""
+    rev = np.full(len(resource_ids), -1, dtype=np.int64)
+    for i, rid in enumerate(resource_ids):
+        other = reverse_resource_id(rid)
+        if other != rid and other in index:
+            rev[i] = index[other]
+    return rev
+
+
 def ack_keep(resource_ids: Sequence[str], index: dict[str, int], resources) -> float:
     """Probability that an ACK of a segment sent along ``resource_ids`` (the data path's
     resources) survives the reverse path: Π (1 − loss) of the reverse resources (a
@@ -519,7 +531,10 @@ class FluidSimulator:
         self.buf_bits = np.array([r.queue_packets * self.pkt_bits for r in self.resources], dtype=float)
         self.queue_bits = np.zeros(self.n_res)
         self.queue_t = np.zeros(self.n_res)  # when a queue no path uses was last brought up to date, s
-        self.net = Incidence([], self.n_res)
+        #: the resource carrying the ACKs of data crossing each resource (the opposite direction
+        #: of a wired link; -1 for an access point's air or a link without one): :func:`reverse_index`
+        self.reverse_res = reverse_index([r.id for r in self.resources], self.index)
+        self.net = Incidence([], self.n_res, reverse=self.reverse_res)
 
     def rebuild_network(self, t: float, rows: Sequence[tuple[int, Sequence[int]]]) -> None:
         """The paths changed at ``t``: ``rows`` are (slot, resource indices in path order) of every
@@ -529,7 +544,7 @@ class FluidSimulator:
             self.attribute_link_bits()
         old_used = self.net.used
         self.queue_t[old_used] = t
-        net = Incidence(rows, self.n_res, previous=self.net)
+        net = Incidence(rows, self.n_res, previous=self.net, reverse=self.reverse_res)
         back = np.setdiff1d(net.used, old_used, assume_unique=True)
         if back.size:
             self.queue_bits[back] = np.maximum(
@@ -543,7 +558,7 @@ class FluidSimulator:
         net = self.net
         np.divide(self.queue_bits, self.cap_bps, out=self.res_delay_s)
         row_state(net.row_ptr, net.row_slot, net.inc_res, self.res_delay_s, self.qdelay_s,
-                  self.first_cap_bps, self.min_cap_bps, self.cap_bps)
+                  self.first_cap_bps, self.min_cap_bps, self.cap_bps, net.rev_ptr, net.rev_res)
         self.queued_bits[:] = 0.0
         if net.inc_res.size:
             held = net.backlog[net.pos] + net.pending[net.pos]

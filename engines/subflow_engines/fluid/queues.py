@@ -24,6 +24,15 @@ so a hop never sends more than it holds (s_q, s_a ≤ 1) nor more than its capac
 subflow's bits cross its whole path in the step they were sent (the fluid approximation: per-hop
 propagation is in the RTT, not in the fluid), through the queues as they are in that step.
 
+A row's queueing delay (``qdelay``, which both kernels add to the base RTT) is the sum of
+queue/capacity over the resources of its path *and* over the resources its ACKs cross: the
+opposite direction of each wired hop (:func:`reverse_rows`), where an ACK waits behind the data
+queued there by the subflows that send that way, FIFO. An access point's air, shared by both
+directions, and a hop whose opposite direction no path uses add nothing (the air's queue already
+counts once on the data path; an unused direction holds no data). ACKs are not fluid in the
+queues: their bytes (a 66-byte frame per two segments, RFC 1122 §4.2.3.2 delayed ACKs, about
+2 % of the data's rate) do not take capacity from the reverse direction's data.
+
 Before, a hop received a subflow's rate times the *previous* step's pass fractions
 (departed/arrived) of the hops before it. A draining queue passes more than arrives
 (fraction > 1), and after a step with almost no arrivals (slow start's ACK-clocked bursts) the
@@ -106,6 +115,26 @@ def forwarding_order(paths: Sequence[Sequence[int]], n_res: int) -> tuple[list[i
     return order, rank
 
 
+def reverse_rows(row_ptr: np.ndarray, inc_res: np.ndarray, rank: np.ndarray,
+                 reverse: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the resources that carry its ACKs: for each hop ``u`` of the row (``inc_res``,
+    rows delimited by ``row_ptr``), ``reverse[u]`` (the opposite direction of a wired link;
+    -1 for an access point's air or a link without one) when some row crosses it (``rank`` ≥ 0,
+    :func:`forwarding_order`): only served resources have queues that :func:`serve` keeps
+    up to date. Returns ``(rev_ptr, rev_res)`` (int64; row ``i``'s are
+    ``rev_res[rev_ptr[i]:rev_ptr[i + 1]]``, in hop order); empty rows without ``reverse``."""
+    k = row_ptr.shape[0] - 1
+    rev_ptr = np.zeros(k + 1, dtype=np.int64)
+    if reverse is None or not inc_res.size:
+        return rev_ptr, np.zeros(0, dtype=np.int64)
+    rev = reverse[inc_res]
+    keep = rev >= 0
+    keep[keep] = rank[rev[keep]] >= 0
+    row_of = np.repeat(np.arange(k, dtype=np.int64), np.diff(row_ptr))
+    np.cumsum(np.bincount(row_of[keep], minlength=k), out=rev_ptr[1:])
+    return rev_ptr, rev[keep].astype(np.int64)
+
+
 class Incidence:
     """The rows of the network and their per-hop state, rebuilt when paths change.
 
@@ -138,13 +167,18 @@ class Incidence:
         The slot of each serving position.
     lag_in : int64
         The serving positions that lagged hops feed.
+    rev_ptr : int64, shape (k + 1,)
+        Row ``i``'s reverse resources are ``rev_res[rev_ptr[i]:rev_ptr[i + 1]]``.
+    rev_res : int64
+        The resources that carry each row's ACKs, in the order of the hops they reverse
+        (:func:`reverse_rows`).
     backlog, pending, arriving : float64, shape (n,), serving order
         Bits of the row waiting in the hop's queue; bits sent to the hop in the previous step
         over a lagged hop; bits arriving in the current step (work array, zero between steps).
     """
 
     def __init__(self, rows: Sequence[tuple[int, Sequence[int]]], n_res: int,
-                 previous: "Incidence | None" = None):
+                 previous: "Incidence | None" = None, reverse: np.ndarray | None = None):
         rows = sorted(rows, key=lambda r: r[0])
         self.row_slot = np.array([s for s, _ in rows], dtype=np.int64)
         lengths = [len(p) for _, p in rows]
@@ -176,6 +210,7 @@ class Incidence:
         self.srv_slot = inc_slot[perm]
         #: serving positions that receive bits over a lagged hop (from ``pending``)
         self.lag_in = self.srv_next[self.srv_lag].astype(np.int64)
+        self.rev_ptr, self.rev_res = reverse_rows(self.row_ptr, inc_res, rank, reverse)
         self.backlog = np.zeros(n)
         self.pending = np.zeros(n)
         self.arriving = np.zeros(n)
@@ -199,7 +234,7 @@ class Incidence:
 @njit(cache=True, error_model="numpy")
 def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot,
           lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, res_delay, got,
-          dropped, qdelay, queued, track_queued, link_cap_bits):
+          dropped, qdelay, queued, track_queued, link_cap_bits, rev_ptr, rev_res):
     """One step of the network, in place (the equations of :mod:`subflow_engines.fluid.queues`).
 
     Parameters
@@ -218,13 +253,16 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
         queueing delay after the step (queue/capacity, s).
     got, dropped, qdelay, queued : float64 (slots,)
         Out, for the slots that have a row: bits out of the row's last hop (before random loss);
-        sum of the drop fractions along its path; queueing delay of its path after the step,
-        Σ queue/capacity (s; the next step's, as :func:`row_state` sums it); bits the row holds
+        sum of the drop fractions along its path; queueing delay of its round trip after the step,
+        Σ queue/capacity over its path and then over its ACKs' resources (s; the next step's, as
+        :func:`row_state` sums it); bits the row holds
         in its queues after the step (sent and neither delivered nor dropped; only when
         ``track_queued``, for finite transfers).
     link_cap_bits : float64 (resources,)
         Accumulated for the invariants (:mod:`subflow_engines.fluid.invariants`): each served
         resource's capacity·dt.
+    rev_ptr, rev_res : int64
+        :class:`Incidence` arrays: the resources each row's ACKs cross (:func:`reverse_rows`).
 
     Returns
     -------
@@ -299,6 +337,8 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
             if track_queued:
                 p = pos[j]
                 held += backlog[p] + pending[p]
+        for j in range(rev_ptr[k], rev_ptr[k + 1]):
+            qd += res_delay[rev_res[j]]
         dropped[s] = sd
         qdelay[s] = qd
         queued[s] = held
@@ -321,9 +361,10 @@ def downstream_backlog(row_ptr, row_slot, inc_res, pos, backlog, pending, slot_t
 
 
 @njit(cache=True, error_model="numpy")
-def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap, cap):
+def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap, cap, rev_ptr, rev_res):
     """Per slot, from the rows and each resource's queueing delay ``res_delay`` (queue/capacity,
-    s): the queueing delay of its path (their sum, s), the capacity of its first and of its
+    s): the queueing delay of its round trip (the sum over its path, then over the resources its
+    ACKs cross, ``rev_ptr``/``rev_res`` of :class:`Incidence`; s), the capacity of its first and of its
     narrowest hop (bit/s, from ``cap``). Slots without a row get 0, ∞, ∞. Called when rows or
     capacities change; :func:`serve` keeps ``qdelay`` up to date from step to step, summing in
     the same order."""
@@ -341,4 +382,6 @@ def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap,
                 first_cap[s] = cap[u]
             if cap[u] < min_cap[s]:
                 min_cap[s] = cap[u]
+        for j in range(rev_ptr[k], rev_ptr[k + 1]):
+            qd += res_delay[rev_res[j]]
         qdelay[s] = qd

@@ -267,8 +267,9 @@ def with_extra_rtt(doc: Mapping[str, Any], flow_id: str, extra_rtt_ms: float) ->
     router as its sender, whose access link adds ``extra_rtt_ms / 2`` to the original's one-way delay:
     the same network with that flow's base RTT ``extra_rtt_ms`` longer and nothing else changed.
 
-    A what-if for a delay that one engine models and the other does not (the kernel's queueing of a
-    flow's ACKs behind other flows' data, which the fluid engine does not queue).
+    A what-if: a delay given as propagation that is not queueing (a longer path, or a queue that one
+    engine has and the other lacks), with the flow's routes and every other flow unchanged; with
+    ``extra_rtt_ms`` 0 it gives the flow a sender host, and so access link, of its own.
 
     Parameters
     ----------
@@ -412,6 +413,57 @@ def fluid_means(testbed: Testbed, seeds: Iterable[int] = FLUID_SEEDS) -> dict[st
         for fid, v in flow_means(fluid_run(plan), testbed.warmup_s).items():
             acc.setdefault(fid, []).append(v)
     return {fid: statistics.mean(v) for fid, v in acc.items()}
+
+
+#: seeds of the fluid engine's mean RTTs (:func:`fluid_mean_rtts_ms`; they vary by about 1 % between seeds)
+RTT_SEEDS = (1, 2, 3)
+
+
+def fluid_mean_rtts_ms(testbed: Testbed, seeds: Iterable[int] = RTT_SEEDS) -> dict[str, float]:
+    """Mean RTT per flow of the fluid engine on ``testbed``, ms: base RTT plus the queueing delay of the
+    path and of the ACKs' reverse resources that the engine's congestion control uses in each step
+    (``rtt`` of each open subflow of the scalar kernel, which agrees with the vectorised one on
+    single-path plans), averaged over the steps in [``warmup_s``, end) and then over ``seeds``; the
+    counterpart of iperf3's mean RTT of the kernel's runs (which also holds the delay line's
+    latency, about 2 ms a round trip)."""
+    from subflow.resolve import resolve_plan
+    from subflow_engines.fluid.scalar import ScalarSimulator
+
+    doc = testbed.scenario()
+    per_seed: dict[str, list[float]] = {}
+    for seed in seeds:
+        sums: dict[str, list[float]] = {}
+
+        class Probe(ScalarSimulator):
+            def step(self, step: int, t: float, b: int) -> None:
+                super().step(step, t, b)
+                if t >= testbed.warmup_s:
+                    for conn in self.conns:
+                        for sub in conn.subs.values():
+                            if sub.phase == "open":
+                                acc = sums.setdefault(conn.plan.id, [0.0, 0.0])
+                                acc[0] += sub.rtt
+                                acc[1] += 1.0
+
+        plan = resolve_plan({**doc, "run": {**doc["run"], "seed": seed}}, testbed.strategy, "fluid")
+        Probe(plan).run()
+        for fid, (total, n) in sums.items():
+            per_seed.setdefault(fid, []).append(1e3 * total / n)
+    return {fid: statistics.mean(v) for fid, v in per_seed.items()}
+
+
+def reno_loss_rate(goodput_mbps: float, rtt_ms: float, mss_bytes: int = 1448) -> float:
+    """Loss events per packet that NewReno's square-root law gives a flow of ``goodput_mbps`` at a mean
+    RTT of ``rtt_ms``: p = 8/(3W²), W = goodput·RTT/MSS its mean window in packets (Mathis, Semke,
+    Mahdavi, Ott, "The macroscopic behavior of the TCP congestion avoidance algorithm", ACM CCR 27(3),
+    1997, with the constant of periodic halving). A reading of the windows, for comparing flows on a
+    shared bottleneck; not a model of fast recovery or timeouts.
+
+    >>> round(reno_loss_rate(1.4476, 80.0), 4)  # W = 10 packets
+    0.0267
+    """
+    w = goodput_mbps * 1e6 * rtt_ms * 1e-3 / (mss_bytes * 8)
+    return 8.0 / (3.0 * w * w)
 
 
 # ------------------------------------------------------------------------------------------- comparison
