@@ -12,7 +12,7 @@ import { AllocationPanel } from "../components/AllocationPanel";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
 import { GeoEditorMap } from "../components/GeoEditorMap";
-import type { LatLon } from "../components/geoMap";
+import type { LatLon } from "../components/geoLeaflet";
 import { ExportMenu } from "../components/ExportMenu";
 import { NodeSearch } from "../components/NodeSearch";
 import { LinkEventsEditor } from "../components/LinkEventsEditor";
