@@ -773,7 +773,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   );
 }
 
-/** Node kinds that may move (every kind but satellites, whose orbits are issue #15). */
+/** Node kinds that may have a mobility model: every kind but satellites, which follow their orbits (`satcom`). */
 function canMove(kind: NodeKind | undefined): boolean {
   return !!kind && kind !== "satellite";
 }
