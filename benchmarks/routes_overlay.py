@@ -1,4 +1,4 @@
-"""All-pairs routes for a browser overlay on Kdl (issue #16 part 7): the summary against the full document.
+"""All-pairs routes for a browser overlay on Kdl: the summary against the full document.
 
 Not a test: it prints a Markdown table measured in one run on this machine.
 For each metric it times, on Topology Zoo Kdl (754 nodes, 895 links,

@@ -79,7 +79,7 @@ def document(constellation: list[tuple[str, str, str]]) -> dict:
         "schema_version": 2,
         "name": "naval-leo",
         "description": (
-            "SATCOM from orbits (issue 15) in the Dover Strait. Two ships (stations, 12 and 14 kn) reach the shore "
+            "SATCOM from orbits in the Dover Strait. Two ships (stations, 12 and 14 kn) reach the shore "
             "host at Dover over a GEO satellite at 5\u00b0E (slant-range delay, about 128 ms per leg), over a Walker "
             "delta LEO constellation (53\u00b0:48/6/1 at 1200 km; TLEs made with sgp4 by scripts/make_walker_tles.py "
             "in examples/tles/) and, when within 6 km, over a UAV relay access point loitering at 1500 m mid-strait. "

@@ -507,7 +507,7 @@ def fluid_mean(doc: dict, strategy: str) -> float:
 
 
 def grid_section(md: list[str], kernel: str | None) -> None:
-    """The validation grid of issue 11: fluid against kernel TCP and Padhye et al. 1998.
+    """The validation grid: fluid against kernel TCP and Padhye et al. 1998.
 
     ``kernel``: None (the kernel figures stored in :data:`GRID_KERNEL_JSON` only), ``"subset"``
     (run GRID_SUBSET's cells missing from it first) or ``"all"`` (every missing cell first)."""

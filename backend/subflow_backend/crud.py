@@ -174,7 +174,7 @@ def create_comparison(session: Session, scenario: models.Scenario, body: Compari
         engine=body.engine,
         seed=body.seed,
         repetitions=body.repetitions,
-        sweep=body.sweep.model_dump(exclude_defaults=True) if body.sweep is not None else None,  # 1-D: as before
+        sweep=body.sweep.model_dump(exclude_defaults=True) if body.sweep is not None else None,  # a 1-D sweep stored without parameter_y/values_y
         units_total=units_total,
     )
     session.add(row)

@@ -29,8 +29,6 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 #: Roles of a project member, weakest first.
 PROJECT_ROLES = ("viewer", "editor", "owner")
-#: Scopes of a personal API token.
-TOKEN_SCOPES = ("read", "write")
 #: Name of the project that scenarios stored before projects existed belong to.
 DEFAULT_PROJECT_NAME = "default"
 

@@ -213,12 +213,12 @@ from subflow_cli.planning import planning_app  # noqa: E402
 
 app.registered_commands += planning_app.registered_commands
 
-# `subflow failures`, `subflow capacity` (issue 16: what-if failures, capacity planning)
+# `subflow failures`, `subflow capacity`: what-if failures, capacity planning
 from subflow_cli.analysis import analysis_app  # noqa: E402
 
 app.registered_commands += analysis_app.registered_commands
 
-# `subflow track import|export` (GPX, AIS, NMEA; issue 14)
+# `subflow track import|export`: GPX, AIS, NMEA tracks
 from subflow_cli.tracks import track_app  # noqa: E402
 
 app.add_typer(track_app, name="track")

@@ -1,5 +1,5 @@
 /**
- * Time to first routes overlay on Kdl (issue #16 part 7), reported and not asserted (`npm run bench`):
+ * Time to first routes overlay on Kdl, reported and not asserted (`npm run bench`):
  * Kdl (Topology Zoo, 754 nodes, 567 762 ordered pairs) imported through the API, the routes panel set
  * to all pairs (a summary: per-link route counts and the costliest routes, computed by the worker with
  * progress), and the time from the click on "Compute routes" to every link of the map carrying the

@@ -22,7 +22,7 @@ test("import Geant2012.graphml and see its 40 nodes drawn", async ({ page }, tes
   await expect(page.getByRole("status")).toContainText(`Imported ${name}`);
   await snap(page, testInfo, "01-imported");
   await page.getByRole("status").getByRole("link", { name }).click();
-  // GEANT's nodes carry Latitude/Longitude: the scenario is geographic and opens on the map (issue #14)
+  // GEANT's nodes carry Latitude/Longitude: the scenario is geographic and opens on the map
   const map = page.getByRole("region", { name: `Map of ${name}` });
   await expect(map).toHaveAttribute("data-basemap", "ready");
   await expect(map).toHaveAttribute("data-node-count", "40");

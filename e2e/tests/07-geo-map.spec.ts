@@ -1,5 +1,5 @@
 /**
- * Geographic scenarios on the map (issue #14): place nodes on the map, drag one, draw a UAV
+ * Geographic scenarios on the map: place nodes on the map, drag one, draw a UAV
  * loiter, import a GPX track (a file written here with known positions), run a comparison and
  * scrub the time on the results' map: positions and coverage move.
  *

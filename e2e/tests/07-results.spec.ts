@@ -1,5 +1,5 @@
 /**
- * Results that tell the truth (issue 17): the routes view over time, chart sizes, text, zoom,
+ * Results that tell the truth: the routes view over time, chart sizes, text, zoom,
  * legends, exports and accessibility of the comparison page.
  */
 import * as fs from "node:fs";

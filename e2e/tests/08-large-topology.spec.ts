@@ -1,9 +1,9 @@
 /**
- * Large topologies (issue 17, finding 2): Kdl (Topology Zoo, 754 nodes, some without coordinates)
- * is a geographic import (issue 14): it opens on the map with every node inside the view, labels at
+ * Large topologies: Kdl (Topology Zoo, 754 nodes, some without coordinates)
+ * is a geographic import: it opens on the map with every node inside the view, labels at
  * a readable size that do not overlap (decluttered by zoom and priority), and a node can be found by
  * its label, which selects it and centres the map on it. Read through the e2e build's test hook
- * `window.__subflowMap` (geoMap.ts). The planar canvas's declutter is covered by Vitest
+ * `window.__subflowMap` (geoLeaflet.ts). The planar canvas's declutter is covered by Vitest
  * (frontend/src/lib/largeTopology.test.ts).
  */
 import * as fs from "node:fs";

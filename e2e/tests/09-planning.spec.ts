@@ -1,5 +1,5 @@
 /**
- * Planning in the browser (issue #16 parts 1–3): routes drawn on the topology (cytoscape and the
+ * Planning in the browser: routes drawn on the topology (cytoscape and the
  * Leaflet map), Flow Deviation utilisation colours, planned vs measured rates of an mptcp-fdm run.
  * Every check compares what is drawn with what the REST API answers for the same request.
  */

@@ -1,5 +1,5 @@
 /**
- * Radio from propagation in the editor (issue 15 part 2): open the UAV relay-chain example, see the
+ * Radio from propagation in the editor: open the UAV relay-chain example, see the
  * coverage heat map and its legend (Mbit/s), scrub the time and see the map follow, and read an
  * access point's radio in the inspector. The grid drawn is checked against `POST /api/coverage`
  * (the page draws what the backend computed; the backend's grid is tested against Friis and the

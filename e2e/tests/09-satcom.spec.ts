@@ -1,5 +1,5 @@
 /**
- * SATCOM from orbits (issue #15) in the editor: the time scrubber of examples/naval-leo.json shows, per
+ * SATCOM from orbits in the editor: the time scrubber of examples/naval-leo.json shows, per
  * ground terminal, the satellite in use and its one-way delay, and the LEO delay chart. The expected
  * satellites and delays come from `POST /api/timeline` (the domain library), read here through REST and
  * compared with what the page shows at the same times: before and after ship1's first LEO handover.

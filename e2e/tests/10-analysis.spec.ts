@@ -1,5 +1,5 @@
 /**
- * Issue 16 (analysis): the failure table's worst row checked against REST and drawn on the
+ * The analysis page: the failure table's worst row checked against REST and drawn on the
  * topology; a capacity search finding the UAV backhaul a stated demand needs (progress as runs
  * done / total, the trace chart); a 2-D sweep drawn as a heatmap with each cell's CI.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #17, findings 6 and 7: forms that speak the user's units and names, save-time warnings,
+ * Forms that speak the user's units and names, save-time warnings,
  * tools that stay on, click-click links, keyboard shortcuts with a `?` help dialog, the Compare
  * dialog over the editor, the start page's import box, the inspector at 1024×768, and axe-core on
  * the scenario list and the editor.

@@ -13,7 +13,7 @@ trap 'rm -rf "$TMP"' EXIT
 npx --no-install vite build --logLevel error --outDir "$TMP/prod" --emptyOutDir
 npx --no-install vite build --logLevel error --mode e2e --outDir "$TMP/e2e" --emptyOutDir
 code() { find "$1" -type f \( -name '*.js' -o -name '*.html' \); }
-# window.__subflowCy (cytoscape canvas, topologyCy.ts) and window.__subflowMap (Leaflet map, geoMap.ts)
+# window.__subflowCy (cytoscape canvas, topologyCy.ts) and window.__subflowMap (Leaflet map, geoLeaflet.ts)
 for hook in __subflowCy __subflowMap; do
   if code "$TMP/prod" | xargs grep -l "$hook"; then
     echo "check-bundle: the production build contains the test hook $hook (files above)" >&2

@@ -122,7 +122,6 @@ def heap_pop(K1, K2, K3, V, hs):
         K3[i] = x3
         V[i] = xv
     return hs
-    return hs
 
 
 @njit(cache=True)

@@ -42,7 +42,7 @@ class EngineCapabilities(BaseModel):
     )
     fields: FieldDeclaration | None = Field(
         default=None,
-        description="The engine's declaration of the scenario fields it honours (issue 11); null: not known "
+        description="The engine's declaration of the scenario fields it honours; null: not known "
         "(agent unreachable), the agent then checks the plan when it arrives.",
     )
 

@@ -229,7 +229,7 @@ def _legs_code(scenario: Scenario, names: _Names, random_models: str) -> list[st
 
 
 def _z(z_m: float) -> str:
-    """Altitude in a Mininet-WiFi position: ``0`` when on the surface (as scripts before issue 14 wrote)."""
+    """Altitude in a Mininet-WiFi position: ``0`` when on the surface, else metres with 3 decimals."""
     return "0" if z_m == 0 else f"{z_m:.3f}"
 
 
@@ -502,7 +502,7 @@ def _tcl_comment(text: str) -> str:
 def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
     """The planned trajectories of every node, all kinds, as an ns-2 ``setdest`` mobility trace.
 
-    Stations first (``i`` = station index in the scenario, as before issue 14), then every other
+    Stations first (``i`` = station index in the scenario), then every other
     node in scenario order: one ``$node_(i) set X_/Y_/Z_`` initial position each (``Z_`` the
     altitude), then ``$ns_ at t "$node_(i) setdest x y speed"`` at the start of every straight leg
     (horizontal speed in m/s; ns-2's setdest is planar), from :func:`subflow.mobility.trajectory`.

@@ -171,12 +171,6 @@ def geodesic_distance_m(lat1_deg: float, lon1_deg: float, lat2_deg: float, lon2_
     return float(d)
 
 
-def geodesic_bearing_deg(lat1_deg: float, lon1_deg: float, lat2_deg: float, lon2_deg: float) -> float:
-    """Initial bearing (forward azimuth) of the geodesic from point 1 to point 2, degrees clockwise from north in [0, 360)."""
-    az, _, _ = WGS84.inv(lon1_deg, lat1_deg, lon2_deg, lat2_deg)
-    return float(az) % 360.0
-
-
 def destination(lat_deg: float, lon_deg: float, bearing_deg: float, distance_m: float) -> tuple[float, float]:
     """The point ``distance_m`` along the geodesic leaving (lat, lon) at ``bearing_deg``: (lat_deg, lon_deg)."""
     lon2, lat2, _ = WGS84.fwd(lon_deg, lat_deg, bearing_deg, distance_m)

@@ -1,4 +1,4 @@
-"""Issue 14 on real processes: geographic timeline, track import (new version, nothing stored on error), GPX export,
+"""Geography on real processes: geographic timeline, track import (new version, nothing stored on error), GPX export,
 and a comparison of sptcp vs mptcp on examples/naval-geo.json."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #16 parts 1–3 over REST on the real stack: all-pairs routes in the worker with real progress,
+"""Routes, allocations and planned-vs-measured over REST on the real stack: all-pairs routes in the worker with real progress,
 route summaries, and planned vs measured of an ``mptcp-fdm`` comparison."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15 (SATCOM from orbits) on real processes: bad orbits and SATCOM settings are 422 naming the field with
+"""SATCOM from orbits on real processes: bad orbits and SATCOM settings are 422 naming the field with
 nothing stored, the timeline's SATCOM uses, and sptcp / mptcp / mptcp-fdm on examples/naval-leo.json through the
 worker and the agent."""
 

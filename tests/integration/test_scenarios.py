@@ -145,7 +145,7 @@ def test_not_found(pg_stack):
 
 
 def test_odd_input_is_422_on_postgresql_not_500(pg_stack, example):
-    """Issue 12 findings on the real database: NUL characters, NaN, a huge skip."""
+    """Odd input on the real database: NUL characters, NaN, a huge skip."""
     api = pg_stack.api
     doc = example()
     doc["name"] = "nul\x00name"

@@ -46,7 +46,7 @@ def test_timeline_matches_the_scenario_geometry(pg_stack, example):
     assert body["duration_s"] == doc.get("run", {}).get("duration_s", 100.0)
     uav = next(n for n in doc["nodes"] if n["id"] == "uav")
     stations = [n for n in doc["nodes"] if n["kind"] == "station"]
-    # issue 14: every node has a trajectory (static ones a single leg at their position)
+    # every node has a trajectory (static ones a single leg at their position)
     assert set(body["trajectories"]) == {n["id"] for n in doc["nodes"]}
     assert body["trajectories"]["uav"][0][1:] == [uav["position"]["x_m"], uav["position"]["y_m"]]
     assert body["geo_trajectories"] is None and body["origin"] is None

@@ -56,7 +56,7 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
     print("\n" + "; ".join(report))
 
 
-# ---------------------------------------------------------------- loss (issue 11): the validation grid, sampled
+# ---------------------------------------------------------------- loss: the validation grid, sampled
 # Cells of subflow.testbeds.grid, 25 s runs, goodput after 5 s, compared at the scenario's (configured)
 # RTT: the kernel honours it within max(0.5 ms, 3 %) (test_delay_accuracy.py; before the delay line held
 # packets from the kernel's receive timestamp its own latency lengthened the kernel's RTT, and this test ran

@@ -129,7 +129,7 @@ def test_path_cut_mptcp_keeps_the_surviving_path_single_path_stalls(need_mptcp, 
 
 
 def test_a_moving_access_point_cuts_the_path_on_the_same_timeline(need_linux, no_leftovers):
-    """Issue 14: the linux engine re-associates on the association timeline of a moving access point."""
+    """The linux engine re-associates on the association timeline of a moving access point."""
     plan = resolve_plan(path_cut_moving_ap(), "sptcp", "linux")
     ev = {e["kind"]: e["t_s"] for e in plan.events if e["kind"] in ("disassociation", "association")}
     assert ev["disassociation"] == pytest.approx(CUT_START_S, abs=1e-6)

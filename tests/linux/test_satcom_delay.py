@@ -1,4 +1,4 @@
-"""The linux engine follows a plan's delay change (SATCOM slant range, issue 15) on the real kernel.
+"""The linux engine follows a plan's delay change (SATCOM slant range) on the real kernel.
 
 One 100 Mbit/s link whose one-way delay the plan raises from 15 ms to 75 ms at t = 8 s (both
 directions; as :mod:`subflow.satcom` changes a SATCOM link's delay). The netem qdisc is changed in

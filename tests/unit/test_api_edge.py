@@ -1,5 +1,5 @@
 """The API edge in process (FastAPI TestClient on SQLite): error table and ``loc`` values, and the
-robustness findings of issue 12 (no 500 on odd input, documented errors, 405, bounded echoes)."""
+robustness (no 500 on odd input, documented errors, 405, bounded echoes)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_a_name_in_use_in_another_project_is_free(api, naval_direct):
     assert api.post("/api/scenarios", json=naval_direct, params={"project_id": pid}).status_code == 409
 
 
-# --- issue 12: odd input is refused, never a 500 ------------------------------------------------
+# --- odd input is refused, never a 500 ---------------------------------------------------------
 
 @pytest.mark.parametrize("path", ["/api/scenarios", "/api/scenarios/{sid}/comparisons"])
 def test_skip_and_limit_are_bounded(api, naval_direct, path):
@@ -235,7 +235,7 @@ def test_the_event_stream_ends_at_a_final_state(api, naval_direct):
 
 
 def test_a_field_the_engine_does_not_honour_is_422_at_the_field(api, naval_direct, monkeypatch):
-    """Issue 11: the engine's declaration (``fields`` of its capabilities entry) refuses a scenario
+    """The engine's declaration (``fields`` of its capabilities entry) refuses a scenario
     field before the comparison is stored; ``loc`` is the field in the stored scenario."""
     from subflow.fields import describe
     from subflow_backend import agent

@@ -1,4 +1,4 @@
-"""Forwarding roles (issue 15 part 3): only switches, routers, access points, satellites and nodes marked
+"""Forwarding roles: only switches, routers, access points, satellites and nodes marked
 ``relay`` carry transit traffic, for every strategy; ``mptcp-fdm`` with the SATCOM out.
 
 The rule is checked by an independent validator over the resolved plans: no subflow path has a host or a

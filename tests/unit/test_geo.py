@@ -1,4 +1,4 @@
-"""Geography (issue 14): the local projected frame, geodesic distances, geographic scenarios.
+"""Geography: the local projected frame, geodesic distances, geographic scenarios.
 
 References for the published values:
 GeographicLib (C. F. F. Karney), documentation of the JavaScript/Python ports, "Examples":

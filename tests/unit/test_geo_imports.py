@@ -1,4 +1,4 @@
-"""GraphML imports keep geography (issue 14): Latitude/Longitude become geographic positions; nodes without
+"""GraphML imports keep geography: Latitude/Longitude become geographic positions; nodes without
 coordinates are laid out inside the extent of the placed nodes, never at the origin."""
 
 from __future__ import annotations

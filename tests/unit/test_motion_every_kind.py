@@ -1,4 +1,4 @@
-"""Issue 14: every node kind moves; loiter patterns; association with moving access points."""
+"""Every node kind moves; loiter patterns; association with moving access points."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Planned next to measured (issue #16 part 3): ``subflow.planned`` on hand-built results whose
+"""Planned next to measured: ``subflow.planned`` on hand-built results whose
 expected planned rates and link loads are written out by hand."""
 
 from __future__ import annotations

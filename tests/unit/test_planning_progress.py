@@ -1,4 +1,4 @@
-"""Batched route reports with progress (issue #16 part 1): same document as one pass, real done/total,
+"""Batched route reports with progress: same document as one pass, real done/total,
 and the batched delay routes against networkx."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Radio from propagation (issue 15 part 2): path loss, MCS selection, ranges and the scenario rules.
+"""Radio from propagation: path loss, MCS selection, ranges and the scenario rules.
 
 Expected values come from textbook formulas written out here (Friis 20·log10(4πd/λ), the log-distance
 law, the two-ray ground law, Rappaport §4) and from IEEE 802.11-2020's receiver minimum sensitivity

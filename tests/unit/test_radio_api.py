@@ -1,4 +1,4 @@
-"""Radio at the API edge (issue 15 parts 2 and 5): bad radio input is a 422 naming the field with nothing
+"""Radio at the API edge: bad radio input is a 422 naming the field with nothing
 stored, and ``POST /api/coverage`` answers the grid the editor draws."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SATCOM from orbits (issue 15): geometry against closed forms, visibility against skyfield's own
+"""SATCOM from orbits: geometry against closed forms, visibility against skyfield's own
 rise/set search, handover policies, bad input, and the plan's time-varying delay in the fluid engine.
 
 References used by the tests, computed here and not by :mod:`subflow.satcom`:

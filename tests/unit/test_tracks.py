@@ -1,4 +1,4 @@
-"""GPX, AIS CSV and NMEA AIVDM track imports (issue 14) against files written here with known positions."""
+"""GPX, AIS CSV and NMEA AIVDM track imports against files written here with known positions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`subflow track import|export` on files, and the naval-geo example (issue 14)."""
+"""`subflow track import|export` on files, and the naval-geo example."""
 
 from __future__ import annotations
 

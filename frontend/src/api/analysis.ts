@@ -1,5 +1,5 @@
 /**
- * Failure analysis, capacity search and background jobs (issue 16): types aliased from the
+ * Failure analysis, capacity search and background jobs: types aliased from the
  * generated schema (nothing re-typed) and the REST calls.
  */
 import { request } from "./client";

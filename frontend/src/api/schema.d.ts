@@ -1976,7 +1976,7 @@ export interface components {
              * @default
              */
             description?: string;
-            /** @description The engine's declaration of the scenario fields it honours (issue 11); null: not known (agent unreachable), the agent then checks the plan when it arrives. */
+            /** @description The engine's declaration of the scenario fields it honours; null: not known (agent unreachable), the agent then checks the plan when it arrives. */
             fields?: components["schemas"]["FieldDeclaration"] | null;
             /**
              * Name

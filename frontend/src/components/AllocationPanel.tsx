@@ -1,5 +1,5 @@
 /**
- * Allocation panel of the editor (issue #16 part 2): the Flow Deviation allocation of the saved
+ * Allocation panel of the editor: the Flow Deviation allocation of the saved
  * scenario's rated flows (`POST /api/scenarios/{id}/allocations`) at a demand scale; each link of
  * the topology coloured by its utilisation (through `onOverlay`, the one cytoscape owner's
  * highlight) with a legend, the per-demand path split, the mean delay and the objective, and the

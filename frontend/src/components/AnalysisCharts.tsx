@@ -1,5 +1,5 @@
 /**
- * Charts of the analysis page (issue 16): the capacity search trace (value → worst flow's mean,
+ * Charts of the analysis page: the capacity search trace (value → worst flow's mean,
  * pass/fail, the target as a rule) and the heatmap of a 2-D sweep (mean throughput per cell with
  * its 95 % CI half-width). d3 computes scales; React renders the SVG, as wide as its card.
  */

@@ -12,7 +12,7 @@ import type { GeoCorner, NodeKind, ScenarioDocument, Waypoint } from "../api/typ
 import { addLink, addNode, updateNode } from "../lib/editor";
 import { formatDistance, geoPoint, isGeoPoint, loiterAt, placeNodes, unplacedNodes } from "../lib/geo";
 import { kindName } from "../lib/topology";
-import { distanceMetres, type LatLon } from "./geoMap";
+import { distanceMetres, type LatLon } from "./geoLeaflet";
 import { GeoMap } from "./GeoMap";
 import { MapSettings } from "./MapSettings";
 import type { Highlight, Selection, Tool } from "./TopologyGraph";

@@ -1,7 +1,7 @@
 /**
  * A geographic scenario on a map (Leaflet, offline basemap): nodes, links, radio ranges, drawn
  * waypoints, loiter patterns and computed tracks; a scale bar in metres and nautical miles. The
- * Leaflet map has one owner, {@link GeoMapOwner} (`geoMap.ts`), created on mount and destroyed on
+ * Leaflet map has one owner, {@link GeoMapOwner} (`geoLeaflet.ts`), created on mount and destroyed on
  * unmount; each prop goes to it in its own effect, callbacks are read through a ref.
  */
 import { useEffect, useMemo, useRef, useState } from "react";
@@ -9,7 +9,7 @@ import type { GeoCorner, ScenarioDocument } from "../api/types";
 import { geoBounds, niceNauticalLength } from "../lib/geo";
 import { loadTileUrl, TILE_URL_KEY } from "../lib/mapSettings";
 import { niceLength } from "../lib/scaleBar";
-import { GeoMapOwner, type GeoMapCallbacks, type LatLon } from "./geoMap";
+import { GeoMapOwner, type GeoMapCallbacks, type LatLon } from "./geoLeaflet";
 import type { Highlight } from "./topologyCy";
 
 export interface GeoMapProps extends GeoMapCallbacks {

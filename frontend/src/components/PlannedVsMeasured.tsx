@@ -1,5 +1,5 @@
 /**
- * Planned next to measured (issue #16 part 3), for every strategy of a comparison whose result has
+ * Planned next to measured, for every strategy of a comparison whose result has
  * a plan (`StrategyResult.planned`: the rate limits `mptcp-fdm`'s controller set, which change
  * with each `allocation_change`): each subflow's planned rate (dashed steps) and measured
  * throughput (solid) on the same axes, and a per-link table of planned vs measured utilisation

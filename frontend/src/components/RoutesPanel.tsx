@@ -1,5 +1,5 @@
 /**
- * Routes panel of the editor (issue #16 part 1): routes of the saved scenario under a metric
+ * Routes panel of the editor: routes of the saved scenario under a metric
  * (`POST /api/scenarios/{id}/routes`) for one pair, several or all, k paths per pair; the paths
  * are drawn on the editor's topology through `onOverlay` (the one cytoscape owner's highlight),
  * ranked by colour, with a table of hops, delay, loss and cost. Where greedy TCPBP (Algorithm 1)

@@ -5,7 +5,7 @@
  * `geo` origin). The browser never projects, never measures on the ellipsoid and never moves a
  * node: distances come from the map library (Leaflet's `LatLng.distanceTo`), positions over time
  * from the `geo_trajectories` corners of `POST /api/timeline` (the domain library's mobility),
- * interpolated here between corners. Contract: GEO-CONTRACT.md (issue #14).
+ * interpolated here between corners. Contract: docs/geography.md.
  */
 import type { Feature, FeatureCollection, LineString, Point } from "geojson";
 import type { GeoCorner, GeoPosition, LoiterMobility, NodeKind, ScenarioDocument, ScenarioNode } from "../api/types";

@@ -1,5 +1,5 @@
 /**
- * Pure helpers of the analysis page (issue 16): the topology overlay of a failure, the capacity
+ * Pure helpers of the analysis page: the topology overlay of a failure, the capacity
  * trace as chart points, and the cells of a 2-D sweep heatmap.
  */
 import type { CapacityResult, FailureCase } from "../api/analysis";

@@ -1,5 +1,5 @@
 /**
- * What-if analysis of a saved scenario (issue 16): single failures re-planned (table worst first,
+ * What-if analysis of a saved scenario: single failures re-planned (table worst first,
  * the selected failure on the topology), a capacity search (worker job followed over server-sent
  * events: runs done / total; its trace as a chart) and a 2-D sweep (a comparison whose sweep has
  * two parameters, followed over its event stream; a heatmap with each cell's 95 % CI).

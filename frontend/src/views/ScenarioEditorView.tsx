@@ -12,7 +12,7 @@ import { AllocationPanel } from "../components/AllocationPanel";
 import { ErrorList } from "../components/ErrorList";
 import { FlowsEditor } from "../components/FlowsEditor";
 import { GeoEditorMap } from "../components/GeoEditorMap";
-import type { LatLon } from "../components/geoMap";
+import type { LatLon } from "../components/geoLeaflet";
 import { ExportMenu } from "../components/ExportMenu";
 import { NodeSearch } from "../components/NodeSearch";
 import { LinkEventsEditor } from "../components/LinkEventsEditor";
@@ -773,7 +773,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   );
 }
 
-/** Node kinds that may move (every kind but satellites, whose orbits are issue #15). */
+/** Node kinds that may have a mobility model: every kind but satellites, which follow their orbits (`satcom`). */
 function canMove(kind: NodeKind | undefined): boolean {
   return !!kind && kind !== "satellite";
 }

@@ -1,4 +1,4 @@
-"""Scenarios of the validation grid: the embedded engine against kernel TCP (issue 11).
+"""Scenarios of the validation grid: the embedded engine against kernel TCP.
 
 Each builder returns a scenario document (a dict) that both engines run
 unchanged (``resolve_plan(doc, strategy, "fluid" | "linux")``), so a cell of the
@@ -211,7 +211,7 @@ def _e2e(loss: float, n: int) -> float:
 
 def cells(losses: tuple[float, ...] = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05),
           rtts_ms: tuple[float, ...] = (20.0, 100.0, 300.0), duration_s: float = 30.0) -> list[Cell]:
-    """The grid of issue 11: loss on one link and spread over all three of a 4-node chain, each RTT, NewReno and
+    """The validation grid: loss on one link and spread over all three of a 4-node chain, each RTT, NewReno and
     CUBIC; the lossless 300 ms cell with larger queues; 300 ms cells run for ``LONG_DURATION_S``; MPTCP with one
     lossy path; a jitter row; wireless loss on an access point's air.
 

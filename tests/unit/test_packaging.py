@@ -1,0 +1,154 @@
+"""Packaging declares what the code imports: every Python package of the repository (``lib``, ``engines``,
+``emulator-agent``, ``worker``, ``backend``, ``cli``) lists in its ``pyproject.toml`` each third-party
+distribution its code imports (checked with deptry), the packages of an optional extra are imported only
+where that extra is meant to be used, and each declared version range admits the version pinned in
+requirements.txt (the one the tests run with)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: folder of each Python package → its import package
+PACKAGES = {
+    "lib": "subflow",
+    "engines": "subflow_engines",
+    "emulator-agent": "subflow_agent",
+    "worker": "subflow_worker",
+    "backend": "subflow_backend",
+    "cli": "subflow_cli",
+}
+
+#: (package folder, extra) → the subpackage, relative to the package folder, that alone may import the
+#: extra's distributions
+EXTRA_HOMES = {("lib", "testbeds"): "subflow/testbeds"}
+
+
+def _project(folder: str) -> dict:
+    return tomllib.loads((ROOT / folder / "pyproject.toml").read_text())["project"]
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {canonicalize_name(Requirement(r).name) for r in requirements}
+
+
+def _imported_distributions(path: Path) -> dict[str, int]:
+    """Distributions (canonical names) whose top-level modules ``path`` imports, absolute imports only,
+    function-local ones included → the first line importing each."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    modules: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                modules.setdefault(alias.name.split(".")[0], node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.setdefault(node.module.split(".")[0], node.lineno)
+    owners = packages_distributions()
+    found: dict[str, int] = {}
+    for module, line in modules.items():
+        for dist in owners.get(module, [module.replace("_", "-")]):
+            found.setdefault(canonicalize_name(dist), line)
+    return found
+
+
+@pytest.mark.parametrize("folder", list(PACKAGES))
+def test_every_import_is_declared(folder: str, tmp_path: Path) -> None:
+    """deptry over the package: no import of an undeclared distribution (DEP001, DEP003), no declared
+    dependency left unused (DEP002, exceptions listed with reasons under ``[tool.deptry]``)."""
+    pytest.importorskip("deptry", reason="deptry is in requirements-dev.txt")
+    report = tmp_path / "deptry.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "deptry", ".", "--json-output", str(report)],
+        cwd=ROOT / folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert report.exists(), f"{folder}: deptry did not run:\n{done.stdout}\n{done.stderr}"
+    issues = [
+        f"{folder} ({_project(folder)['name']}): {v['error']['code']} {v['error']['message']} "
+        f"at {v['location']['file']}:{v['location']['line']}"
+        for v in json.loads(report.read_text())
+    ]
+    assert not issues, "\n".join(issues)
+
+
+@pytest.mark.parametrize(("folder", "extra"), list(EXTRA_HOMES))
+def test_extras_are_imported_only_in_their_home(folder: str, extra: str) -> None:
+    """A distribution that only an optional extra declares is imported only under that extra's subpackage,
+    and no module outside the subpackage imports it: installing the package without the extra works."""
+    project = _project(folder)
+    only_extra = _names(project["optional-dependencies"][extra]) - _names(project["dependencies"])
+    assert only_extra, f"{folder}[{extra}] declares nothing beyond the package's own dependencies"
+    home = ROOT / folder / EXTRA_HOMES[folder, extra]
+    home_module = ".".join(EXTRA_HOMES[folder, extra].split("/"))
+    leaks = []
+    for path in sorted((ROOT / folder / PACKAGES[folder]).rglob("*.py")):
+        if home in path.parents:
+            continue
+        rel = path.relative_to(ROOT)
+        for dist, line in _imported_distributions(path).items():
+            if dist in only_extra:
+                leaks.append(f"{rel}:{line} imports {dist}, declared only by the extra {folder}[{extra}]")
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(n == home_module or n.startswith(home_module + ".") for n in names):
+                leaks.append(f"{rel}:{node.lineno} imports {home_module}, the home of {folder}[{extra}]")
+    assert not leaks, "\n".join(leaks)
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        for line in (ROOT / name).read_text().splitlines():
+            line = line.split("#")[0].strip()
+            if line:
+                req = Requirement(line)
+                (spec,) = req.specifier
+                assert spec.operator == "==", f"{name}: {line} is not a pin"
+                pins[canonicalize_name(req.name)] = spec.version
+    return pins
+
+
+@pytest.mark.parametrize("folder", list(PACKAGES))
+def test_declared_ranges_admit_the_pins(folder: str) -> None:
+    """Each version range in the package's ``pyproject.toml`` admits the version requirements.txt pins."""
+    pins = _pins()
+    project = _project(folder)
+    declared = list(project["dependencies"])
+    for extra in project.get("optional-dependencies", {}).values():
+        declared += extra
+    wrong = []
+    for line in declared:
+        req = Requirement(line)
+        pin = pins.get(canonicalize_name(req.name))
+        if pin is not None and not req.specifier.contains(pin, prereleases=True):
+            wrong.append(f"{folder}: {line} excludes the pinned {req.name}=={pin}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("manifest", ["frontend/package.json", "e2e/package.json"])
+def test_npm_manifest_has_no_repeated_key(manifest: str) -> None:
+    """No object of the npm manifest repeats a key (JSON keeps the last one silently)."""
+    repeated = []
+
+    def check(pairs: list[tuple[str, object]]) -> dict:
+        keys = [k for k, _ in pairs]
+        repeated.extend(sorted({k for k in keys if keys.count(k) > 1}))
+        return dict(pairs)
+
+    json.loads((ROOT / manifest).read_text(), object_pairs_hook=check)
+    assert not repeated, f"{manifest} repeats {repeated}"
