@@ -208,7 +208,24 @@ def station_tcp_goodput_mbps(phy: str, channel_width_mhz: int, frequency_mhz: fl
     airtime of its bulk TCP flow (:func:`subflow.airtime.tcp_goodput_mbps`: PLCP preamble and header,
     MAC header and FCS, SIFS + Ack or BlockAck at the control rate, DIFS/AIFS + mean backoff, A-MPDU
     for n/ac, the TCP ACKs' own accesses; IEEE 802.11-2020 10.3, 10.12, 17.4.3, 19.4.3, 21.4.3).
-    ``frequency_mhz`` sets the band of an 802.11n radio (2.4 or 5 GHz: signal extension and SIFS).
+
+    Parameters
+    ----------
+    phy : {"a", "g", "n", "ac"}
+        The access point radio's PHY.
+    channel_width_mhz : int
+        Channel width, MHz.
+    frequency_mhz : float
+        Carrier, MHz; sets the band of an 802.11n radio (2.4 or 5 GHz: signal extension and SIFS).
+    rate_mbps : float
+        PHY rate of the station's MCS, Mbit/s (a rate of :meth:`subflow.radio.LinkBudget.rate_steps`).
+    mss_bytes : int
+        TCP payload per segment, bytes.
+
+    Returns
+    -------
+    float
+        Goodput, Mbit/s.
 
     Raises
     ------
@@ -234,6 +251,22 @@ def cell_goodput_mbps(station_goodputs_mbps: list[float]) -> float:
     exchange of every station and each station gets 1/Σ_j(1/g_j); the cell carries
     n/Σ_j(1/g_j) (the performance anomaly: M. Heusse, F. Rousseau, G. Berger-Sabbatel, A. Duda,
     "Performance anomaly of 802.11b", IEEE INFOCOM 2003, §III). One station: its own g.
+
+    Parameters
+    ----------
+    station_goodputs_mbps : list of float
+        g_i, Mbit/s, > 0: each station's TCP goodput alone on the channel
+        (:func:`station_tcp_goodput_mbps`).
+
+    Returns
+    -------
+    float
+        The cell's total goodput, Mbit/s.
+
+    Raises
+    ------
+    ValueError
+        For an empty list or a non-positive goodput.
     """
     if not station_goodputs_mbps or min(station_goodputs_mbps) <= 0:
         raise ValueError("station_goodputs_mbps must be a non-empty list of positive Mbit/s")
