@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from subflow.geo import to_local
 from subflow.mobility import Leg, in_range_intervals, position3_at, relative_legs, trajectory
-from subflow.radio import REFERENCE_NOISE_FLOOR_DBM, LinkBudget, PathLoss
+from subflow.radio import LinkBudget, PathLoss, default_noise_floor_dbm
 from subflow.scenario import AccessPointNode, NodeRadio, Scenario, StationNode
 
 _EPS = 1e-9
@@ -93,8 +93,12 @@ def radio_budget(scenario: Scenario, tx: NodeRadio, rx: NodeRadio | None, tx_hei
     The transmit power is the smaller of the two radios' (the weaker direction of the hop), the
     gains are both antennas' (0 dBi for a node without a radio), the path loss and noise floor are
     ``scenario.radio.propagation``'s; heights (two-ray) are the nodes' altitudes plus the antenna heights.
+    SNR maps to an MCS by ``scenario.radio.rate_selection`` (:class:`subflow.radio.LinkBudget`), over the
+    propagation's noise floor or, when it names none, the method's own
+    (:func:`subflow.radio.default_noise_floor_dbm`).
     """
     prop = scenario.radio.propagation
+    method = scenario.radio.rate_selection
     power = tx.tx_power_dbm if rx is None else min(tx.tx_power_dbm, rx.tx_power_dbm)
     loss = PathLoss(
         model=prop.model, frequency_mhz=tx.frequency_mhz, exponent=prop.exponent,
@@ -107,7 +111,8 @@ def radio_budget(scenario: Scenario, tx: NodeRadio, rx: NodeRadio | None, tx_hei
         tx_power_dbm=power, tx_gain_dbi=tx.antenna_gain_dbi,
         rx_gain_dbi=0.0 if rx is None else rx.antenna_gain_dbi, phy=tx.phy,
         channel_width_mhz=tx.channel_width_mhz, path_loss=loss,
-        noise_floor_dbm=REFERENCE_NOISE_FLOOR_DBM if prop.noise_floor_dbm is None else prop.noise_floor_dbm,
+        noise_floor_dbm=default_noise_floor_dbm(method) if prop.noise_floor_dbm is None else prop.noise_floor_dbm,
+        method=method,
     )
 
 

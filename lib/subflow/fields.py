@@ -180,7 +180,7 @@ _SATCOM = ("SATCOM link from the orbit (subflow.satcom): up while the satellite 
            "mask and in use (handover policy), one-way delay = slant range / c as the plan's delay_changes")
 
 _RADIO = ("radio from propagation (subflow.radio): association range where the slowest MCS fails, "
-          "air capacity changes from each station's SNR (plan)")
+          "air capacity changes from each station's SNR and the cell's 802.11 airtime (plan)")
 _NODE_RADIO = ("tx_power_dbm", "antenna_gain_dbi", "frequency_mhz", "phy", "channel_width_mhz", "antenna_height_m")
 _PROPAGATION = ("model", "exponent", "reference_distance_m", "reference_loss_db", "system_loss_db", "noise_floor_dbm")
 
@@ -256,7 +256,7 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
     **_same(Honours, "forwarding roles: routes pass through the node only when it is a relay (plan paths)",
             "HostNode.relay", "StationNode.relay"),
     **_same(Honours, _RADIO, "AccessPointNode.radio", "StationNode.radio", "RadioSettings.propagation",
-            *(f"NodeRadio.{f}" for f in _NODE_RADIO), *(f"PropagationSettings.{f}" for f in _PROPAGATION)),
+            "RadioSettings.rate_selection", *(f"NodeRadio.{f}" for f in _NODE_RADIO), *(f"PropagationSettings.{f}" for f in _PROPAGATION)),
     "AccessPointNode.uplink": Honours("wireless backhaul: the access point associates with its uplink like a "
                                       "station (association timeline, air hops of the plan)"),
     "RadioSettings.adhoc_links": Honours("station-to-station links within radio range (plan resources "
@@ -264,5 +264,5 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
 }
 
 #: the radio fields (:mod:`subflow.radio`), for the engines that refuse them
-RADIO_FIELDS = ("AccessPointNode.radio", "StationNode.radio", "RadioSettings.propagation",
+RADIO_FIELDS = ("AccessPointNode.radio", "StationNode.radio", "RadioSettings.propagation", "RadioSettings.rate_selection",
                 *(f"NodeRadio.{f}" for f in _NODE_RADIO), *(f"PropagationSettings.{f}" for f in _PROPAGATION))

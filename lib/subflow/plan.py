@@ -11,6 +11,17 @@ strategy → plan; the path of each subflow comes from the strategy's path
 policy, :mod:`subflow.path_policies`). This module holds only the types, so
 that engines, the worker and the controller can import them without the
 planner.
+
+Capacity and goodput
+--------------------
+A resource's ``capacity_mbps`` (and every ``capacity_changes`` entry and controller rate limit)
+is a rate as a shaper counts it: Ethernet frames of MSS + :data:`FRAME_OVERHEAD_BYTES` bytes. A
+bulk TCP flow alone on it gets ``capacity · MSS/(MSS + 66)`` of goodput (:func:`goodput_fraction`;
+1448/1514 ≈ 0.956, what iperf3 reports over an HTB class, and what the fluid engine applies to
+every capacity). This is the one conversion between the two: a planner that knows the goodput a
+resource carries (an access point's air from its 802.11 airtime, :mod:`subflow.resolve`) states
+it as :func:`capacity_for_goodput_mbps`, so that the engine's framing gives that goodput back and
+no overhead is counted twice.
 """
 
 from __future__ import annotations
@@ -22,6 +33,23 @@ from pydantic import BaseModel, Field
 from subflow.scenario import ControllerSettings, Identifier, TransportSettings
 
 PLAN_VERSION = 1
+#: bytes a full-sized segment carries besides its payload, as a shaper counts them: IPv4 (20)
+#: + TCP (20) + timestamp option (12, RFC 7323 §3) + Ethernet header (14); the linux engine's
+#: MTU is MSS + 52 and HTB sees 1514-byte frames for a 1448-byte MSS
+FRAME_OVERHEAD_BYTES = 66
+
+
+def goodput_fraction(mss_bytes: float) -> float:
+    """Payload share of a full-sized frame: a link (or a controller's rate limit) of rate R
+    carries at most R·MSS/(MSS + 66) of TCP goodput, which is what iperf3 reports over an
+    HTB class of rate R (1448/1514 ≈ 0.956). ``mss_bytes`` in bytes; returns a fraction in (0, 1)."""
+    return mss_bytes / (mss_bytes + FRAME_OVERHEAD_BYTES)
+
+
+def capacity_for_goodput_mbps(goodput_mbps: float, mss_bytes: float) -> float:
+    """The resource capacity (Mbit/s, as a shaper counts it) that carries ``goodput_mbps`` of TCP
+    goodput with segments of ``mss_bytes``: goodput / :func:`goodput_fraction`."""
+    return goodput_mbps / goodput_fraction(mss_bytes)
 
 
 class Resource(BaseModel):

@@ -28,7 +28,11 @@ A second method, :func:`select_mcs_by_error_rate`, picks the fastest MCS whose p
 under the NIST OFDM error-rate model (:mod:`subflow.error_rate`) stays at or below a target (10 %
 for a 1500-byte frame by default) at an SNR taken over the thermal noise floor plus a receiver
 noise figure (7 dB by default, as ns-3); :func:`mcs_for_rx_power` selects between the two methods
-(``method="error_rate"`` or the conservative ``"min_sensitivity"``).
+(``method="error_rate"`` or the conservative ``"min_sensitivity"``). A :class:`LinkBudget` carries its
+method (``Scenario.radio.rate_selection`` sets it for every hop of a scenario): its MCS at a distance,
+the range of each MCS and the range of the hop (where the slowest MCS fails) all use the same
+required SNR, the standard's ``S_k − N_ref`` or the NIST model's SNR at the target PER
+(:func:`subflow.error_rate.snr_threshold_db`).
 
 The rate is the PHY data rate of one spatial stream with the 800 ns guard interval
 (the air is then shared by the stations of an access point: the 802.11 performance
@@ -59,9 +63,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
-from subflow.error_rate import DEFAULT_NOISE_FIGURE_DB, packet_error_rate, thermal_noise_floor_dbm
+from subflow.error_rate import DEFAULT_NOISE_FIGURE_DB, packet_error_rate, snr_threshold_db, thermal_noise_floor_dbm
 
 #: speed of light in vacuum, m/s
 SPEED_OF_LIGHT_MPS = 299_792_458.0
@@ -350,11 +355,43 @@ def mcs_for_rx_power(rx_power_dbm: float, phy: Phy, channel_width_mhz: int = 20,
     raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {method!r}")
 
 
+@lru_cache(maxsize=None)
+def error_rate_snr_db(phy: Phy, mcs_index: int, per_target: float = DEFAULT_PER_TARGET,
+                      frame_bytes: int = DEFAULT_PER_FRAME_BYTES) -> float:
+    """SNR (dB, over the thermal noise floor plus noise figure) at which ``mcs_index`` of ``phy`` reaches
+    ``per_target`` for a ``frame_bytes`` frame under the NIST model (:func:`subflow.error_rate.snr_threshold_db`,
+    cached: the same few MCS are asked for every hop of a scenario)."""
+    return snr_threshold_db(phy, mcs_index, per_target, frame_bytes)
+
+
+def default_noise_floor_dbm(method: McsMethod) -> float:
+    """The 20 MHz noise floor a method's SNR is taken over when the scenario names none, dBm.
+
+    ``"min_sensitivity"``: :data:`REFERENCE_NOISE_FLOOR_DBM` (−90.99 dBm, the 10 dB noise figure behind the
+    standard's sensitivities); ``"error_rate"``: thermal noise plus ns-3's 7 dB noise figure (−93.99 dBm,
+    :func:`subflow.error_rate.thermal_noise_floor_dbm`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown method.
+    """
+    if method == "min_sensitivity":
+        return REFERENCE_NOISE_FLOOR_DBM
+    if method == "error_rate":
+        return thermal_noise_floor_dbm(20, DEFAULT_NOISE_FIGURE_DB)
+    raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {method!r}")
+
+
 @dataclass(frozen=True)
 class LinkBudget:
-    """One radio hop: transmit power and gains (dBm, dBi), PHY and width, path loss and noise floor.
+    """One radio hop: transmit power and gains (dBm, dBi), PHY and width, path loss, noise floor and MCS method.
 
     ``noise_floor_dbm`` is the 20 MHz noise floor (widened by :func:`noise_floor_dbm` for wider channels).
+    ``method`` is how an SNR maps to an MCS: ``"min_sensitivity"`` (the standard's sensitivities,
+    :func:`select_mcs`; the default here, with :data:`REFERENCE_NOISE_FLOOR_DBM`) or ``"error_rate"`` (the
+    NIST model at :data:`DEFAULT_PER_TARGET` for a :data:`DEFAULT_PER_FRAME_BYTES`-byte frame, as
+    :func:`select_mcs_by_error_rate`; pair it with ``default_noise_floor_dbm("error_rate")``).
     """
 
     tx_power_dbm: float
@@ -364,6 +401,11 @@ class LinkBudget:
     channel_width_mhz: int
     path_loss: PathLoss
     noise_floor_dbm: float = REFERENCE_NOISE_FLOOR_DBM
+    method: McsMethod = "min_sensitivity"
+
+    def __post_init__(self) -> None:
+        if self.method not in ("error_rate", "min_sensitivity"):
+            raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {self.method!r}")
 
     def rx_power_dbm(self, distance_m: float) -> float:
         """Received power at ``distance_m``: P_tx + G_tx + G_rx − PL(d), dBm."""
@@ -373,9 +415,21 @@ class LinkBudget:
         """SNR at ``distance_m``, dB."""
         return self.rx_power_dbm(distance_m) - noise_floor_dbm(self.noise_floor_dbm, self.channel_width_mhz)
 
+    def required_snr_db(self, mcs: Mcs) -> float:
+        """SNR (dB) ``mcs`` needs under this budget's method: ``S_k − N_ref(w)`` (min_sensitivity) or the
+        NIST model's SNR at the target PER (error_rate, :func:`error_rate_snr_db`)."""
+        if self.method == "min_sensitivity":
+            return required_snr_db(mcs, self.channel_width_mhz)
+        return error_rate_snr_db(self.phy, mcs.index)
+
     def mcs_at(self, distance_m: float) -> Mcs | None:
-        """The MCS selected at ``distance_m`` (None: out of range)."""
-        return select_mcs(self.snr_db(distance_m), self.phy, self.channel_width_mhz)
+        """The MCS selected at ``distance_m``: the fastest whose required SNR the hop reaches (None: out of range)."""
+        snr = self.snr_db(distance_m)
+        best = None
+        for m in mcs_table(self.phy, self.channel_width_mhz):
+            if snr >= self.required_snr_db(m) - 1e-9 and (best is None or m.rate_mbps > best.rate_mbps):
+                best = m
+        return best
 
     def rate_mbps(self, distance_m: float) -> float:
         """PHY rate at ``distance_m``, Mbit/s; 0 where the slowest MCS fails."""
@@ -386,18 +440,20 @@ class LinkBudget:
         """The largest distance (metres) at which the hop still reaches ``mcs``'s required SNR."""
         max_loss = (self.tx_power_dbm + self.tx_gain_dbi + self.rx_gain_dbi
                     - noise_floor_dbm(self.noise_floor_dbm, self.channel_width_mhz)
-                    - required_snr_db(mcs, self.channel_width_mhz))
+                    - self.required_snr_db(mcs))
         return self.path_loss.distance_m(max_loss)
 
     def range_m(self) -> float:
-        """Range of the hop: the distance (metres) beyond which the slowest MCS fails."""
-        return self.mcs_range_m(mcs_table(self.phy, self.channel_width_mhz)[0])
+        """Range of the hop: the distance (metres) beyond which every MCS fails (the farthest MCS range)."""
+        return max(self.mcs_range_m(m) for m in mcs_table(self.phy, self.channel_width_mhz))
 
     def rate_steps(self) -> list[tuple[float, float]]:
         """The hop's rate against distance as steps ``(distance_m, rate_mbps)``, by increasing distance.
 
         The rate at distance d is the ``rate_mbps`` of the first step whose ``distance_m`` ≥ d (the
-        :class:`subflow.scenario.RateStep` convention); an MCS that no distance reaches is left out.
+        :class:`subflow.scenario.RateStep` convention); an MCS that no distance reaches, or that a faster
+        MCS reaches as far (under the NIST model 9 Mbit/s, BPSK 3/4, needs more SNR than 12 Mbit/s,
+        QPSK 1/2), is left out.
         """
         steps: list[tuple[float, float]] = []
         for m in reversed(mcs_table(self.phy, self.channel_width_mhz)):

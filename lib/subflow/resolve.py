@@ -8,8 +8,9 @@ How a plan is resolved
 * Resources: each direction of a wired link (``"<link>:<a>><b>"``, the link's
   full ``bandwidth_mbps``) and the shared air of each access point
   (``"air:<ap>"``, ``wireless_bandwidth_mbps``; with a ``rate_table`` its
-  capacity follows the slowest associated station, see
-  :func:`_air_capacity_changes`).
+  capacity follows the slowest associated station; with a ``radio`` (and no
+  table) it is the cell's 802.11 DCF capacity from each station's MCS and
+  airtime, see :func:`_air_capacity_changes`).
 * SATCOM links (a ground terminal and a satellite with an ``ephemeris``,
   :mod:`subflow.satcom`): down while the satellite is below the terminal's
   elevation mask or not the one its handover policy uses; their delay is the slant
@@ -34,13 +35,16 @@ How a plan is resolved
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from subflow.association import Association, association_timeline
 from subflow.controller import apply_fdm
 from subflow.errors import Unreachable
 from subflow.path_policies import PATH_POLICIES, Arc, Interval
-from subflow.plan import CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath
+from subflow.plan import (CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath,
+                          capacity_for_goodput_mbps)
 from subflow.geo import to_local
 from subflow.satcom import SatcomTimeline, satcom_timeline
 from subflow.scenario import AccessPointNode, HostNode, Scenario, StationNode, load_scenario
@@ -158,12 +162,14 @@ def _distance(legs_a, legs_b, t: float) -> float:
 
 
 def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, str, float, float, list]],
-                      trajectories, duration: float) -> list[CapacityChange]:
-    """Capacity changes of a shared resource whose rate is its slowest member's.
+                      trajectories, duration: float,
+                      combine: Callable[[list[float]], float] | None = None) -> list[CapacityChange]:
+    """Capacity changes of a shared resource whose rate follows its members' distances.
 
     ``members``: ``(node_a, node_b, t_from_s, t_to_s, steps)`` — a hop between two nodes that
-    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``; the resource runs
-    at the smallest member rate, capped by ``cap_mbps`` (the 802.11 performance anomaly).
+    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``. ``combine`` turns
+    the rates of the members present into the resource's capacity (Mbit/s); by default the smallest
+    member rate, capped by ``cap_mbps``. With no member present the capacity is ``cap_mbps``.
     """
     from subflow.association import range_windows
 
@@ -178,43 +184,138 @@ def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, s
     current = cap_mbps
     for t0, t1 in zip(times, times[1:] + [math.inf]):
         mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
-        rate = cap_mbps
-        for a, b, t_from, t_to, steps in members:
-            if t_from <= mid < t_to:
-                rate = min(rate, _rate_at(steps, _distance(trajectories[a], trajectories[b], mid)))
+        rates = [_rate_at(steps, _distance(trajectories[a], trajectories[b], mid))
+                 for a, b, t_from, t_to, steps in members if t_from <= mid < t_to]
+        if not rates:
+            rate = cap_mbps
+        elif combine is None:
+            rate = min([cap_mbps, *rates])
+        else:
+            rate = combine(rates)
         if rate != current or (t0 == 0.0 and rate != cap_mbps):
             changes.append(CapacityChange(t_s=t0, resource=resource, capacity_mbps=rate))
             current = rate
     return changes
 
 
+@lru_cache(maxsize=None)
+def station_tcp_goodput_mbps(phy: str, channel_width_mhz: int, frequency_mhz: float, rate_mbps: float,
+                             mss_bytes: int) -> float:
+    """TCP goodput of one saturated bulk flow over an 802.11 hop at PHY rate ``rate_mbps``, Mbit/s.
+
+    The MCS of ``phy`` (``"a"``, ``"g"``, ``"n"``, ``"ac"``; one spatial stream, 800 ns GI) at
+    ``channel_width_mhz`` whose rate is ``rate_mbps`` (:func:`subflow.radio.mcs_table`), and the
+    airtime of its bulk TCP flow (:func:`subflow.airtime.tcp_goodput_mbps`: PLCP preamble and header,
+    MAC header and FCS, SIFS + Ack or BlockAck at the control rate, DIFS/AIFS + mean backoff, A-MPDU
+    for n/ac, the TCP ACKs' own accesses; IEEE 802.11-2020 10.3, 10.12, 17.4.3, 19.4.3, 21.4.3).
+
+    Parameters
+    ----------
+    phy : {"a", "g", "n", "ac"}
+        The access point radio's PHY.
+    channel_width_mhz : int
+        Channel width, MHz.
+    frequency_mhz : float
+        Carrier, MHz; sets the band of an 802.11n radio (2.4 or 5 GHz: signal extension and SIFS).
+    rate_mbps : float
+        PHY rate of the station's MCS, Mbit/s (a rate of :meth:`subflow.radio.LinkBudget.rate_steps`).
+    mss_bytes : int
+        TCP payload per segment, bytes.
+
+    Returns
+    -------
+    float
+        Goodput, Mbit/s.
+
+    Raises
+    ------
+    ValueError
+        For a rate that is not one of the PHY's MCS at that width.
+    """
+    from subflow.airtime import Phy as AirPhy
+    from subflow.airtime import tcp_goodput_mbps
+    from subflow.radio import mcs_table
+
+    mcs = next((m for m in mcs_table(phy, channel_width_mhz) if m.rate_mbps == rate_mbps), None)
+    if mcs is None:
+        raise ValueError(f"802.11{phy} at {channel_width_mhz} MHz has no MCS of {rate_mbps:g} Mbit/s")
+    band = (2.4 if frequency_mhz < 4000 else 5.0) if phy == "n" else None
+    air = AirPhy(standard=phy, channel_width_mhz=channel_width_mhz, band_ghz=band)
+    return tcp_goodput_mbps(air, mcs.index, mss_bytes=mss_bytes)
+
+
+def cell_goodput_mbps(station_goodputs_mbps: list[float]) -> float:
+    """Total TCP goodput of a cell whose saturated stations alone would get ``g_i`` each, Mbit/s.
+
+    DCF gives every station the same transmission opportunities, so each round carries one
+    exchange of every station and each station gets 1/Σ_j(1/g_j); the cell carries
+    n/Σ_j(1/g_j) (the performance anomaly: M. Heusse, F. Rousseau, G. Berger-Sabbatel, A. Duda,
+    "Performance anomaly of 802.11b", IEEE INFOCOM 2003, §III). One station: its own g.
+
+    Parameters
+    ----------
+    station_goodputs_mbps : list of float
+        g_i, Mbit/s, > 0: each station's TCP goodput alone on the channel
+        (:func:`station_tcp_goodput_mbps`).
+
+    Returns
+    -------
+    float
+        The cell's total goodput, Mbit/s.
+
+    Raises
+    ------
+    ValueError
+        For an empty list or a non-positive goodput.
+    """
+    if not station_goodputs_mbps or min(station_goodputs_mbps) <= 0:
+        raise ValueError("station_goodputs_mbps must be a non-empty list of positive Mbit/s")
+    return len(station_goodputs_mbps) / sum(1.0 / g for g in station_goodputs_mbps)
+
+
 def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
     """Air capacity of access points with a ``rate_table`` or a ``radio``, as it changes over the run.
 
-    A station's air rate is the ``bandwidth_mbps`` of the first table entry whose
-    ``distance_m`` is at least its slant range to the (possibly moving) access point
-    (the last entry beyond the table); with a radio and no table, the PHY rate of the
-    MCS its SNR reaches (:func:`subflow.association.hop_rate_steps`).
-    Following the 802.11 performance anomaly (Heusse et al., INFOCOM 2003), a
-    cell runs at the rate of its slowest associated station, capped by
-    ``wireless_bandwidth_mbps``.
+    With a ``rate_table``, a station's air rate is the ``bandwidth_mbps`` of the first table entry
+    whose ``distance_m`` is at least its slant range to the (possibly moving) access point (the
+    last entry beyond the table), and the cell runs at its slowest associated station's rate,
+    capped by ``wireless_bandwidth_mbps``.
+
+    With a radio and no table, each associated station (or access point using this one as its
+    uplink) sends at the MCS its SNR reaches (:func:`subflow.association.hop_rate_steps`, by
+    ``Scenario.radio.rate_selection``) and alone would carry the bulk TCP goodput of that MCS's
+    airtime, g_i (:func:`station_tcp_goodput_mbps`); sharing the channel by equal transmission
+    opportunities, the cell carries n/Σ(1/g_i) (:func:`cell_goodput_mbps`, Heusse et al.,
+    INFOCOM 2003). The air's capacity is that goodput stated as a shaper's rate
+    (:func:`subflow.plan.capacity_for_goodput_mbps`, so that the engine's framing conversion gives
+    it back), capped by ``wireless_bandwidth_mbps``. Every associated station counts, whether or
+    not it has traffic.
     """
     from subflow.association import hop_budget, hop_rate_steps
 
     local = to_local(scenario)
     nodes = {n.id: n for n in local.nodes}
+    mss = scenario.transport.mss_bytes
     changes: list[CapacityChange] = []
     for ap in local.nodes:
         if not isinstance(ap, AccessPointNode) or not (ap.rate_table or ap.radio):
             continue
+        airtime = ap.radio is not None and not ap.rate_table
         members = []
         for a in timeline.associations:
             if a.access_point != ap.id:
                 continue
             steps = hop_rate_steps(hop_budget(local, ap, nodes[a.station], timeline.trajectories), ap)
+            if airtime:
+                r = ap.radio
+                steps = [(d, station_tcp_goodput_mbps(r.phy, r.channel_width_mhz, r.frequency_mhz, rate, mss))
+                         for d, rate in steps]
             members.append((a.station, ap.id, a.t_associated_s, a.t_end_s, steps))
-        changes += _stepped_capacity(f"air:{ap.id}", ap.wireless_bandwidth_mbps, members,
-                                     timeline.trajectories, scenario.run.duration_s)
+        cap = ap.wireless_bandwidth_mbps
+        combine = (lambda gs, cap=cap: min(cap, capacity_for_goodput_mbps(cell_goodput_mbps(gs), mss))) \
+            if airtime else None
+        changes += _stepped_capacity(f"air:{ap.id}", cap, members, timeline.trajectories,
+                                     scenario.run.duration_s, combine)
     return changes
 
 

@@ -618,7 +618,8 @@ class PropagationSettings(_Strict):
     )
     noise_floor_dbm: Annotated[float, Field(ge=-130, le=-30, allow_inf_nan=False)] | None = Field(
         default=None, description="Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); "
-        "null = -90.99 dBm, the thermal noise plus the 10 dB noise figure behind 802.11's sensitivity tables."
+        "null = the rate selection's own: -93.99 dBm for error_rate (thermal noise plus a 7 dB noise figure, as "
+        "ns-3), -90.99 dBm for min_sensitivity (the 10 dB noise figure behind 802.11's sensitivity tables)."
     )
 
 
@@ -627,11 +628,20 @@ class RadioSettings(_Strict):
 
     ``ssf``: strongest signal (nearest) first; ``llf``: least loaded (fewest
     associated stations) first, nearest breaking ties — Mininet-WiFi's
-    ``ac_method`` values.
+    ``ac_method`` values. ``rate_selection``: how a hop's SNR picks its MCS
+    (:class:`subflow.radio.LinkBudget`, docs/radio.md).
     """
 
     association_policy: Literal["ssf", "llf"] = "ssf"
     propagation: PropagationSettings = Field(default_factory=PropagationSettings)
+    rate_selection: Literal["error_rate", "min_sensitivity"] = Field(
+        default="error_rate",
+        description="How a radio hop's SNR picks its MCS: error_rate = the fastest MCS whose packet error rate "
+        "under the NIST OFDM model stays at or below 10 % for a 1500-byte frame (what rate control such as "
+        "Minstrel or ns-3's Ideal picks); min_sensitivity = the standard's minimum receiver sensitivities "
+        "(IEEE 802.11-2020 Tables 17-18, 19-23, 21-25), the conservative choice. The association range (where "
+        "the slowest MCS fails) follows the same method.",
+    )
     adhoc_links: bool = Field(
         default=False,
         description="Stations with a radio form ad-hoc (station-to-station) links while within each other's "

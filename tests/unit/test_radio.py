@@ -141,7 +141,7 @@ def test_the_range_is_where_the_lowest_mcs_fails():
 # ------------------------------------------------------------------------------ scenarios
 
 
-def _ap_scenario(radio=None, rate_table=None, propagation=None, range_m=2000.0):
+def _ap_scenario(radio=None, rate_table=None, propagation=None, range_m=2000.0, rate_selection=None):
     ap = {"id": "ap1", "kind": "access_point", "position": {"x_m": 0, "y_m": 0}, "range_m": range_m,
           "wireless_bandwidth_mbps": 54}
     if radio is not None:
@@ -158,25 +158,56 @@ def _ap_scenario(radio=None, rate_table=None, propagation=None, range_m=2000.0):
         "run": {"duration_s": 100}}
     if propagation is not None:
         doc["radio"] = {"propagation": propagation}
+    if rate_selection is not None:
+        doc.setdefault("radio", {})["rate_selection"] = rate_selection
     return doc
+
+
+def _goodput_capacity(goodput_mbps: float) -> float:
+    """The air capacity that carries ``goodput_mbps`` of TCP goodput with the engine's 1448/1514 framing."""
+    return goodput_mbps * 1514 / 1448
 
 
 def test_association_range_and_air_rate_follow_the_radio():
     radio = {"tx_power_dbm": 20, "frequency_mhz": 2412, "phy": "g"}
-    plan = resolve_plan(_ap_scenario(radio), "sptcp")
+    plan = resolve_plan(_ap_scenario(radio, rate_selection="min_sensitivity"), "sptcp")
     lam = C / 2.412e9
     # the station at 10 + 30 t m leaves when Friis loss reaches 102 dB (20 dBm, 0 dBi, -82 dBm)
     range_m = lam / (4 * math.pi) * 10 ** (102 / 20)
     t_leave = (range_m - 10) / 30
     ends = [s.t_end_s for s in plan.flows[0].segments if s.subflows]
     assert max(ends) == pytest.approx(t_leave, rel=1e-6)
-    # the air's capacity: 54 Mb/s while above -65 dBm, then each step down at the textbook distance
+    # the air's capacity: 54 Mb/s while above -65 dBm, then each step down at the textbook distance;
+    # 54 Mb/s carries about 23.9 Mb/s of bulk TCP once 802.11's airtime is paid (docs/radio.md)
     changes = [(c.t_s, c.capacity_mbps) for c in plan.capacity_changes if c.resource == "air:ap1"]
-    d_36 = lam / (4 * math.pi) * 10 ** ((20 + 70) / 20)  # 36 Mb/s down to -70 dBm
-    t_36 = next(t for t, r in changes if r == 36)
-    assert 10 + 30 * t_36 == pytest.approx(lam / (4 * math.pi) * 10 ** ((20 + 66) / 20), rel=1e-6)
-    t_24 = next(t for t, r in changes if r == 24)
-    assert 10 + 30 * t_24 == pytest.approx(d_36, rel=1e-6)
+    assert changes[0][0] == 0 and changes[0][1] == pytest.approx(_goodput_capacity(23.9), rel=0.005)
+    associated = [c for c in changes if c[0] < max(ends)]
+    assert all(b[1] < a[1] for a, b in zip(associated, associated[1:]))
+    assert changes[-1] == (pytest.approx(t_leave), 54)  # an empty cell: wireless_bandwidth_mbps again
+    # changes[1]: 54 -> 48 Mb/s at -65 dBm; changes[2]: 48 -> 36 at -66 dBm; changes[3]: 36 -> 24 at -70 dBm
+    d_36 = lam / (4 * math.pi) * 10 ** ((20 + 70) / 20)
+    assert 10 + 30 * changes[2][0] == pytest.approx(lam / (4 * math.pi) * 10 ** ((20 + 66) / 20), rel=1e-6)
+    assert 10 + 30 * changes[3][0] == pytest.approx(d_36, rel=1e-6)
+
+
+def test_error_rate_selection_keeps_the_range_where_its_slowest_mcs_fails():
+    # the default rate selection: SNR over thermal noise + 7 dB (−93.99 dBm at 20 MHz) against the NIST
+    # model's 10 % PER thresholds; the station leaves where no MCS makes it any more
+    from subflow.radio import select_mcs_by_error_rate
+
+    radio = {"tx_power_dbm": 20, "frequency_mhz": 2412, "phy": "g"}
+    propagation = {"model": "log_distance", "exponent": 3, "reference_loss_db": 46.68}
+    plan = resolve_plan(_ap_scenario(radio, range_m=5000, propagation=propagation), "sptcp")
+    d_leave = 10 + 30 * max(s.t_end_s for s in plan.flows[0].segments if s.subflows)
+    floor = -174 + 10 * math.log10(20e6) + 7
+
+    def snr(d):
+        return 20 - 46.68 - 30 * math.log10(d) - floor
+
+    assert select_mcs_by_error_rate(snr(d_leave * 0.999), "g").rate_mbps == 6
+    assert select_mcs_by_error_rate(snr(d_leave * 1.001), "g") is None
+    # farther than the standard's sensitivities reach (6 Mb/s at -82 dBm over -90.99 dBm)
+    assert d_leave > 1.3 * 10 ** ((20 - 46.68 + 82) / 30)
 
 
 def test_range_m_caps_the_radio_range_and_the_rate_table_overrides_its_rates():
@@ -235,8 +266,16 @@ def test_the_relay_chain_example_carries_traffic_over_the_backhaul_and_the_adhoc
     d = math.hypot(900, 100)
     rx = 20 + 6 + 6 - friis_textbook(d, 5.18e9)
     rate = next(r for r, s in reversed(HT20) if rx >= s)
+    assert rate == 26
+    # ship-ap's cell: uav1 at 26 Mb/s (HT MCS 3) and sta4 (123.7 m away, 0 dBi, no radio of its own) at 65 Mb/s
+    # (MCS 7), each with its bulk TCP airtime (A-MPDU), sharing by equal transmission opportunities
+    from subflow.airtime import Phy, tcp_goodput_mbps
+
+    rx4 = 20 + 6 - friis_textbook(math.sqrt(100**2 + 70**2 + 20**2), 5.18e9)
+    assert rx4 >= -64
+    g = [tcp_goodput_mbps(Phy("n"), 3), tcp_goodput_mbps(Phy("n"), 7)]
     first = {c.resource: c.capacity_mbps for c in plan.capacity_changes if c.t_s == 0}
-    assert first["air:ship-ap"] == rate
+    assert first["air:ship-ap"] == pytest.approx(_goodput_capacity(2 / sum(1 / x for x in g)), rel=1e-9)
 
 
 @pytest.mark.parametrize("uplinks,msg", [

@@ -7,11 +7,23 @@ capped by its application demand, its controller rate limit and the
 connection's receive buffer; resources (link directions, access point air)
 are fluid drop-tail queues shared by all subflows crossing them.
 
+The air hop: an access point's air (``air:<ap>``) is one resource shared by both directions
+(data and ACKs of every station of the cell), run at the plan's capacity and its changes. For an
+access point with a ``radio`` (and no ``rate_table``) the planner sets that capacity to the cell's
+802.11 DCF capacity — each station's bulk TCP goodput from its MCS's airtime (preamble, SIFS,
+DIFS/AIFS, backoff, Ack/BlockAck, A-MPDU for n/ac, the TCP ACKs' accesses; IEEE 802.11-2020
+10.3, 10.12) shared by equal transmission opportunities, n/Σ(1/g_i) (Heusse et al., INFOCOM
+2003) — stated as a shaper's rate (:func:`subflow.plan.capacity_for_goodput_mbps`), so that the
+framing conversion below gives the airtime goodput back (docs/radio.md). Otherwise the air runs
+at ``wireless_bandwidth_mbps``, or at the slowest associated station's ``rate_table`` rate. The
+engine itself adds no 802.11 overhead and no per-station queues: the subflows crossing the air
+share it as they share any resource.
+
 Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
 ``A`` the sum of arrival rates)::
 
     C_l     = rate_l · MSS/(MSS + 66)                (goodput share of a frame: IPv4, TCP,
-                                                      timestamps, Ethernet; common.goodput_fraction)
+                                                      timestamps, Ethernet; subflow.plan.goodput_fraction)
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l + Σ_m q_m / C_m
                                                      (propagation + queueing of the data on the path's
                                                       resources l + queueing of its ACKs on the reverse

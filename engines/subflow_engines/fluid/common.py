@@ -1,5 +1,6 @@
 """What the fluid engine's two kernels share: constants, the framing overhead
-(:func:`goodput_fraction`), the timeout probability of a loss episode
+(:func:`~subflow.plan.goodput_fraction`, defined with the plan so that the planner and the engine
+share one conversion between capacity and goodput), the timeout probability of a loss episode
 (:func:`timeout_probability`), the time grid, set-up of the plan's resources, events,
 progress and cancellation, and the output document.
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from subflow._kernels import njit
 from subflow.errors import RunCancelled
-from subflow.plan import FlowPlan, RunPlan, SubflowPath
+from subflow.plan import FRAME_OVERHEAD_BYTES, FlowPlan, RunPlan, SubflowPath, goodput_fraction  # noqa: F401
 from subflow.results import EngineOutput, FlowResult, SubflowResult
 from subflow.strategies import STRATEGIES
 
@@ -35,19 +36,8 @@ ACK_RING_ENTRIES = 256
 #: slow start: a window that lets out less than this (segments; rounding residue of cwnd − in
 #: flight) sends nothing, rather than a sliver whose pass fraction at a queue overflows
 MIN_ALLOW_SEGMENTS = 1e-6
-#: bytes a full-sized segment carries besides its payload, as a shaper counts them: IPv4 (20)
-#: + TCP (20) + timestamp option (12, RFC 7323 §3) + Ethernet header (14); the linux engine's
-#: MTU is MSS + 52 and HTB sees 1514-byte frames for a 1448-byte MSS
-FRAME_OVERHEAD_BYTES = 66
 #: how many times in a run the simulator reports progress and polls ``should_stop`` (about)
 PROGRESS_REPORTS = 50
-
-
-def goodput_fraction(mss_bytes: float) -> float:
-    """Payload share of a full-sized frame: a link (or a controller's rate limit) of rate R
-    carries at most R·MSS/(MSS + 66) of TCP goodput, which is what iperf3 reports over an
-    HTB class of rate R (1448/1514 ≈ 0.956). ``mss_bytes`` in bytes; returns a fraction in (0, 1)."""
-    return mss_bytes / (mss_bytes + FRAME_OVERHEAD_BYTES)
 
 
 @njit(cache=True)

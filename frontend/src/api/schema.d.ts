@@ -3165,7 +3165,7 @@ export interface components {
             model?: "friis" | "log_distance" | "two_ray";
             /**
              * Noise Floor Dbm
-             * @description Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); null = -90.99 dBm, the thermal noise plus the 10 dB noise figure behind 802.11's sensitivity tables.
+             * @description Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); null = the rate selection's own: -93.99 dBm for error_rate (thermal noise plus a 7 dB noise figure, as ns-3), -90.99 dBm for min_sensitivity (the 10 dB noise figure behind 802.11's sensitivity tables).
              */
             noise_floor_dbm?: number | null;
             /**
@@ -3192,7 +3192,8 @@ export interface components {
          *
          *     ``ssf``: strongest signal (nearest) first; ``llf``: least loaded (fewest
          *     associated stations) first, nearest breaking ties — Mininet-WiFi's
-         *     ``ac_method`` values.
+         *     ``ac_method`` values. ``rate_selection``: how a hop's SNR picks its MCS
+         *     (:class:`subflow.radio.LinkBudget`, docs/radio.md).
          */
         RadioSettings: {
             /**
@@ -3208,6 +3209,13 @@ export interface components {
              */
             association_policy?: "ssf" | "llf";
             propagation?: components["schemas"]["PropagationSettings"];
+            /**
+             * Rate Selection
+             * @description How a radio hop's SNR picks its MCS: error_rate = the fastest MCS whose packet error rate under the NIST OFDM model stays at or below 10 % for a 1500-byte frame (what rate control such as Minstrel or ns-3's Ideal picks); min_sensitivity = the standard's minimum receiver sensitivities (IEEE 802.11-2020 Tables 17-18, 19-23, 21-25), the conservative choice. The association range (where the slowest MCS fails) follows the same method.
+             * @default error_rate
+             * @enum {string}
+             */
+            rate_selection?: "error_rate" | "min_sensitivity";
         };
         /**
          * RandomWalkMobility

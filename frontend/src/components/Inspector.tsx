@@ -263,7 +263,7 @@ function RadioFields({ radio, errs, set }: { radio: NodeRadio | null; errs: Reco
   );
 }
 
-/** Scenario-wide propagation model, noise floor and ad-hoc links (docs/radio.md). */
+/** Scenario-wide propagation model, noise floor, MCS selection and ad-hoc links (docs/radio.md). */
 function PropagationFields({ doc, onChange, e }: { doc: ScenarioDocument; onChange: InspectorProps["onChange"]; e: Record<string, string> }) {
   const radio = doc.radio ?? {};
   const prop: PropagationSettings = radio.propagation ?? {};
@@ -286,7 +286,17 @@ function PropagationFields({ doc, onChange, e }: { doc: ScenarioDocument; onChan
       <NumberField label="Reference distance" unit="m" value={prop.reference_distance_m ?? 1} error={e["radio.propagation.reference_distance_m"]} onChange={(v) => put({ reference_distance_m: v ?? 0 }, "d0")} />
       <NumberField label="Reference loss" unit="dB" optional placeholder="Friis at d0" value={prop.reference_loss_db ?? null} error={e["radio.propagation.reference_loss_db"]} onChange={(v) => put({ reference_loss_db: v }, "l0")} />
       <NumberField label="System loss" unit="dB" value={prop.system_loss_db ?? 0} error={e["radio.propagation.system_loss_db"]} onChange={(v) => put({ system_loss_db: v ?? 0 }, "sys")} />
-      <NumberField label="Noise floor (20 MHz)" unit="dBm" optional placeholder="-90.99" value={prop.noise_floor_dbm ?? null} error={e["radio.propagation.noise_floor_dbm"]} onChange={(v) => put({ noise_floor_dbm: v }, "noise")} />
+      <SelectField
+        label="MCS selection"
+        value={radio.rate_selection ?? "error_rate"}
+        options={[
+          { value: "error_rate", label: "Error rate (NIST, 10 % PER)" },
+          { value: "min_sensitivity", label: "Minimum sensitivity (conservative)" },
+        ]}
+        error={e["radio.rate_selection"]}
+        onChange={(v) => onChange({ ...doc, radio: { ...radio, rate_selection: v } }, "rate_selection")}
+      />
+      <NumberField label="Noise floor (20 MHz)" unit="dBm" optional placeholder={radio.rate_selection === "min_sensitivity" ? "-90.99" : "-93.99"} value={prop.noise_floor_dbm ?? null} error={e["radio.propagation.noise_floor_dbm"]} onChange={(v) => put({ noise_floor_dbm: v }, "noise")} />
       <CheckboxField
         label="Ad-hoc links between stations in range"
         value={Boolean(radio.adhoc_links)}

@@ -1,0 +1,110 @@
+"""An access point with a radio: its air carries the cell's 802.11 DCF capacity.
+
+The expected figures are worked out here from the airtime of IEEE 802.11-2020 (clause 18 ERP-OFDM
+at 2.4 GHz: 20 µs preamble and SIGNAL, 4 µs symbols, 6 µs signal extension, 9 µs slot, SIFS 10 µs,
+DIFS 28 µs, CWmin 15; Ack at the highest basic rate in {6, 12, 24} Mbit/s not above the data rate),
+not by calling the planner's functions, and the cell is shared by equal transmission opportunities
+(Heusse et al., INFOCOM 2003): n stations of goodputs g_i carry n / Σ(1/g_i) together.
+
+Path loss as measured in the Wi-Fi hop study: log-distance, exponent 3, 46.68 dB at 1 m, 20 dBm at both
+ends, 802.11g at 2412 MHz.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from subflow.resolve import resolve_plan
+from subflow_engines.fluid import run as fluid_run
+
+MSS = 1448
+#: a shaper's frame for a 1448-byte MSS: + IPv4/TCP/timestamps 52 + Ethernet 14 bytes
+FRAME = 1514
+DIFS_US, SIFS_US, BACKOFF_US = 28.0, 10.0, 7.5 * 9.0
+#: MPDU of a data segment: 1448 + 52 (TCP/IP) + 8 (LLC/SNAP) + 24 (MAC header) + 4 (FCS) = 1536 bytes;
+#: of a TCP ACK: 52 + 8 + 24 + 4 = 88 bytes
+DATA_MPDU, ACK_MPDU, MAC_ACK = 1536, 88, 14
+
+
+def _ppdu_us(rate_mbps: float, mpdu_bytes: int) -> float:
+    """ERP-OFDM TXTIME (IEEE 802.11-2020 18.5.3, 17.4.3): 20 µs + 4 µs · ⌈(16 + 8·L + 6)/N_DBPS⌉ + 6 µs."""
+    return 20.0 + 4.0 * math.ceil((16 + 8 * mpdu_bytes + 6) / (4 * rate_mbps)) + 6.0
+
+
+def _tcp_goodput_mbps(rate_mbps: float) -> float:
+    """Bulk TCP over one 802.11g hop with delayed ACKs: one data exchange and half a TCP ACK exchange per segment."""
+    control = max(r for r in (6, 12, 24) if r <= rate_mbps)
+    ack = _ppdu_us(control, MAC_ACK)
+    data = DIFS_US + BACKOFF_US + _ppdu_us(rate_mbps, DATA_MPDU) + SIFS_US + ack
+    tcp_ack = DIFS_US + BACKOFF_US + _ppdu_us(rate_mbps, ACK_MPDU) + SIFS_US + ack
+    return 8 * MSS / (data + 0.5 * tcp_ack)
+
+
+def test_hand_airtime_reproduces_the_published_54_mbps_figure():
+    # docs/radio.md: 802.11g at 54 Mbit/s carries about 23.9 Mbit/s of bulk TCP (Jun et al., NCA 2003:
+    # under half the PHY rate); the hand sums: 393.5 µs per data exchange + 181.5 µs / 2 per TCP ACK
+    assert _tcp_goodput_mbps(54) == pytest.approx(8 * 1448 / 484.25)
+    assert _tcp_goodput_mbps(54) == pytest.approx(23.9, abs=0.05)
+
+
+def _scenario(distances_m, rate_selection=None, wireless_bandwidth_mbps=54.0, duration_s=20.0):
+    radio = {"tx_power_dbm": 20, "frequency_mhz": 2412, "phy": "g"}
+    nodes = [{"id": "h1", "kind": "host"},
+             {"id": "ap1", "kind": "access_point", "position": {"x_m": 0, "y_m": 0}, "range_m": 5000,
+              "wireless_bandwidth_mbps": wireless_bandwidth_mbps, "radio": radio}]
+    flows = []
+    for k, d in enumerate(distances_m):
+        nodes.append({"id": f"sta{k}", "kind": "station", "position": {"x_m": d, "y_m": 0}, "radio": radio})
+        flows.append({"id": f"f{k}", "src": "h1", "dst": f"sta{k}"})
+    doc = {"name": "cell", "nodes": nodes,
+           "links": [{"id": "l1", "src": "h1", "dst": "ap1", "bandwidth_mbps": 1000}],
+           "flows": flows, "run": {"duration_s": duration_s},
+           "radio": {"propagation": {"model": "log_distance", "exponent": 3, "reference_distance_m": 1,
+                                     "reference_loss_db": 46.68}}}
+    if rate_selection is not None:
+        doc["radio"]["rate_selection"] = rate_selection
+    return doc
+
+
+def _air_capacity(doc) -> float:
+    plan = resolve_plan(doc, "sptcp")
+    changes = [c for c in plan.capacity_changes if c.resource == "air:ap1"]
+    assert [c.t_s for c in changes] in ([0.0], [])
+    return changes[0].capacity_mbps if changes else next(r.capacity_mbps for r in plan.resources if r.id == "air:ap1")
+
+
+@pytest.mark.parametrize("method, slow_rate", [("error_rate", 24), ("min_sensitivity", 12)])
+def test_two_stations_share_the_cell_by_airtime(method, slow_rate):
+    # 10 m: 54 Mbit/s by either method. 50 m: received power 20 − 46.68 − 30·log10(50) = −77.65 dBm:
+    # over the standard's sensitivities (12 Mbit/s needs −79 dBm, 18 Mbit/s −77 dBm) 12 Mbit/s; SNR over
+    # −93.99 dBm (thermal + 7 dB) of 16.3 dB, where the NIST model keeps 24 Mbit/s (16-QAM 1/2) under 10 % PER
+    g_fast, g_slow = _tcp_goodput_mbps(54), _tcp_goodput_mbps(slow_rate)
+    cell = 2 / (1 / g_fast + 1 / g_slow)
+    assert _air_capacity(_scenario([10, 50], method)) == pytest.approx(cell * FRAME / MSS, rel=1e-9)
+    # more than the slowest station's PHY rate shared out would have given as goodput, less than the fast one alone
+    assert g_slow < cell < g_fast
+
+
+def test_the_cell_is_the_harmonic_mean_of_the_stations_goodputs_whatever_their_number():
+    rates = {10: 54, 30: 54, 50: 24}  # error_rate picks (30 m: 54 Mbit/s reaches 30.9 m)
+    expected = len(rates) / sum(1 / _tcp_goodput_mbps(r) for r in rates.values())
+    assert _air_capacity(_scenario(list(rates))) == pytest.approx(expected * FRAME / MSS, rel=1e-9)
+
+
+def test_wireless_bandwidth_still_caps_the_air():
+    assert _air_capacity(_scenario([10], wireless_bandwidth_mbps=10.0)) == 10.0
+
+
+def test_error_rate_is_the_default_and_min_sensitivity_the_conservative_option():
+    assert _air_capacity(_scenario([50])) == pytest.approx(_tcp_goodput_mbps(24) * FRAME / MSS, rel=1e-9)
+    assert _air_capacity(_scenario([50], "min_sensitivity")) == pytest.approx(
+        _tcp_goodput_mbps(12) * FRAME / MSS, rel=1e-9)
+
+
+def test_fluid_goodput_of_one_station_at_10_m_is_the_airtime_figure():
+    # the engine used to carry 54 · 1448/1514 = 51.6 Mbit/s here: a wired pipe at the PHY rate
+    out = fluid_run(resolve_plan(_scenario([10], duration_s=30.0), "sptcp"), kernel="scalar")
+    tp = out.flows[0].throughput_mbps[10:]
+    assert sum(tp) / len(tp) == pytest.approx(_tcp_goodput_mbps(54), rel=0.03)
