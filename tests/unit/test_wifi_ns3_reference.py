@@ -1,0 +1,117 @@
+"""The stored ns-3 802.11 reference (docs/validation/wifi_ns3_reference.json, written by scripts/ns3_wifi_reference.py
+in its own venv): every cell present and internally consistent. ns-3 does not run here."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+
+REF = Path(__file__).resolve().parents[2] / "docs" / "validation" / "wifi_ns3_reference.json"
+STANDARDS = ("g", "n", "ac")
+MANAGERS = ("ideal", "minstrel")
+
+
+@pytest.fixture(scope="module")
+def ref() -> dict:
+    return json.loads(REF.read_text())
+
+
+def _distance_cells(ref: dict, std: str, mgr: str) -> list[dict]:
+    cells = [c for c in ref["cells"].values() if c["kind"] == "distance" and c["standard"] == std
+             and c["manager"] == mgr]
+    return sorted(cells, key=lambda c: c["distances_m"][0])
+
+
+def test_provenance(ref):
+    assert ref["ns3_version"].startswith("3.")
+    p = ref["parameters"]
+    assert p["propagation"]["exponent"] == 3.0
+    assert p["propagation"]["reference_loss_db"] == pytest.approx(46.6777)
+    assert p["phy"]["tx_power_dbm"] == 20.0
+    assert set(p["standards"]) == set(STANDARDS)
+    for c in ref["cells"].values():
+        assert c["date"][:2] == "20"
+        assert c["wall_s"] >= 0
+
+
+def test_every_distance_cell_present(ref):
+    for std in STANDARDS:
+        for mgr in MANAGERS:
+            cells = _distance_cells(ref, std, mgr)
+            ds = [c["distances_m"][0] for c in cells]
+            assert len(ds) >= 8, (std, mgr, ds)
+            assert ds[0] <= 1.0
+            # the sweep reaches the distance where nothing gets through
+            assert cells[-1]["median_mbps"][0] == 0.0, (std, mgr)
+
+
+def test_goodput_finite_non_negative_below_phy_rate(ref):
+    for key, c in ref["cells"].items():
+        phy = ref["parameters"]["standards"][c["standard"]]["max_phy_rate_mbps"]
+        assert len(c["goodput_mbps"]) == len(c["seeds"]) >= 1, key
+        for run in c["goodput_mbps"]:
+            assert all(math.isfinite(g) and g >= 0 for g in run), key
+            # goodput of one station, and of the whole cell, below the highest PHY rate
+            assert sum(run) < phy, key
+        for i, med in enumerate(c["median_mbps"]):
+            assert med == pytest.approx(statistics.median(run[i] for run in c["goodput_mbps"]), abs=1e-3), key
+
+
+def test_tcp_over_80211_well_below_phy_rate(ref):
+    """Per-frame overhead and TCP ACK airtime: the best single-station goodput is 35-85 % of the top PHY rate
+    (g: about 25 of 54 Mbit/s; n and ac gain from A-MPDU aggregation)."""
+    for std in STANDARDS:
+        phy = ref["parameters"]["standards"][std]["max_phy_rate_mbps"]
+        best = max(c["median_mbps"][0] for c in _distance_cells(ref, std, "ideal"))
+        assert 0.35 * phy < best < 0.85 * phy, (std, best)
+
+
+def test_ideal_non_increasing_in_distance(ref):
+    for std in STANDARDS:
+        meds = [c["median_mbps"][0] for c in _distance_cells(ref, std, "ideal")]
+        for a, b in zip(meds, meds[1:]):
+            assert b <= a * 1.03 + 0.05, (std, meds)
+
+
+def test_minstrel_close_to_ideal_near_the_access_point(ref):
+    for std in STANDARDS:
+        ideal = _distance_cells(ref, std, "ideal")[0]["median_mbps"][0]
+        minstrel = _distance_cells(ref, std, "minstrel")[0]["median_mbps"][0]
+        assert 0.8 * ideal <= minstrel <= 1.1 * ideal, (std, ideal, minstrel)
+
+
+def test_anomaly_cells(ref):
+    """Heusse et al. (INFOCOM 2003): under DCF the near station is dragged towards the far one's goodput, far below
+    what it gets alone; the far station is not starved."""
+    for std in ("g", "n"):
+        alone = {c["distances_m"][0]: c["median_mbps"][0] for c in _distance_cells(ref, std, "ideal")}
+        for mgr in MANAGERS:
+            for n in (2, 4):
+                cells = [c for c in ref["cells"].values() if c["kind"] == "anomaly" and c["standard"] == std
+                         and c["manager"] == mgr and c["stations"] == n]
+                assert len(cells) == 1, (std, mgr, n)
+                c = cells[0]
+                assert len(c["distances_m"]) == n == len(c["median_mbps"])
+                near = [g for d, g in zip(c["distances_m"], c["median_mbps"]) if d < 10]
+                far = [g for d, g in zip(c["distances_m"], c["median_mbps"]) if d >= 10]
+                assert near and far and min(far) > 0
+                # every station gets less than the best single station alone, the whole cell no more than it
+                assert sum(c["median_mbps"]) <= max(alone.values()) * 1.05, (std, mgr, n)
+                assert max(near) < 0.7 * max(alone.values()), (std, mgr, n)
+
+
+def test_handover_cells_if_present(ref):
+    cells = [c for c in ref["cells"].values() if c["kind"] == "handover"]
+    if not cells:
+        pytest.skip("no handover cells stored")
+    for c in cells:
+        end = c["window_s"][1] - c["window_s"][0]
+        for o, g in zip(c["outage_s"], c["longest_gap_s"]):
+            assert 0 <= g <= o <= end + 1e-9
+        # the station ends associated with the second access point, after a change of association
+        for assoc in c["association"]:
+            assert assoc[-1][1] == 1, c
