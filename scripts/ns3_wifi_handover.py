@@ -17,7 +17,7 @@ tells the previous access point through the distribution system; ns-3 has no suc
 access point keeps sending the station's frames, with retries, on the shared channel. Association is polled every 10 ms.
 Server and station share one IP subnet.
 
-Geometry (m): AP1 at x = 0, AP2 at x = ``spacing_m``, both at y = 0; the station at y = 1 moves along +x from x = 40 (t = 0) at
+Geometry (m): AP1 at x = 0, AP2 at x = ``spacing_m``, both at y = 0; the station at y = 1 moves along +x from x = 10 (t = 0) at
 ``speed_mps`` until x = ``spacing_m`` + 50 (AP2's cell; ns-3's preamble detection threshold of -82 dBm ends a cell at
 about 70.5 m on this path loss). Bulk TCP from the server from 0.5 s; goodput binned every 100 ms from 1.5 s to the end.
 Outage: seconds of 100 ms bins with no byte delivered; the handover gap: the longest run of such bins.
@@ -30,11 +30,10 @@ import time
 
 from ns3_wifi_reference import SEEDS, _defaults, _ns, _wifi
 
-SPACINGS_M = (80, 120, 160)
-#: Seeds and managers of the handover cells: one seed, Ideal only (a run costs 2-5 min on the shared machine).
-HANDOVER_SEEDS = (1,)
-HANDOVER_MANAGERS = ("ideal",)
-START_X_M = 40.0
+SPACINGS_M = (80, 100, 120, 140, 160)
+HANDOVER_SEEDS = SEEDS
+HANDOVER_MANAGERS = ("ideal", "minstrel")
+START_X_M = 10.0
 SPEED_MPS = 10.0
 MIN_RTOS_S = (1.0, 0.2)
 BIN_S = 0.1

@@ -40,7 +40,7 @@ def section(ref: dict | None = None) -> str:
         "about 70.5 m on this path loss, hence the cliff). 802.11g ERP-OFDM 2.4 GHz 20 MHz; 802.11n HT 5 GHz 20 MHz; "
         "802.11ac VHT 5 GHz 80 MHz; one spatial stream, 800 ns guard interval, default A-MPDU. Bulk TCP "
         "(NewReno, MSS 1448 B, 4 MiB buffers, minimum RTO 0.2 s) from the access point to each station's "
-        "PacketSink; goodput in Mbit/s over the window 1.5–4.5 s; median of seeds 1–3 "
+        "PacketSink; goodput in Mbit/s over the window 1.5–4.5 s (anomaly: 1.5–11.5 s); median of seeds 1–3 "
         "with their range in brackets (802.11ac: seed 1 only). Minstrel is MinstrelWifiManager for g and "
         "MinstrelHtWifiManager for n and ac.")
     out.append("")
