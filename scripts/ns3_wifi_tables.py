@@ -90,7 +90,8 @@ def section(ref: dict | None = None) -> str:
             "access point only after 10 missed beacons (1.02 s), then scans passively for 120 ms and associates "
             "with the strongest; TCP resumes at its next retransmission timeout. Outage: 100 ms bins with no "
             "byte delivered, from 1.5 s to the end; *gap*: the longest such run and when it starts; *left / "
-            "joined*: the time the station lost AP1 and associated with AP2 (s).")
+            "joined*: the time the station lost AP1 and associated with AP2 (s; –: no unassociated 10 ms sample "
+            "between them, AP2 being heard at once).")
         out.append("")
         out.append("| manager | min RTO (s) | spacing (m) | run (s) | outage (s) | gap (s) at | mean goodput (Mbit/s) "
                    "| left / joined (s) | seeds |")
@@ -101,7 +102,7 @@ def section(ref: dict | None = None) -> str:
             for a in c["association"]:
                 left = next((t for t, ap in a if ap == -1), None)
                 joined = next((t for t, ap in a if ap == 1), None)
-                assoc.append(f"{left} / {joined}")
+                assoc.append(f"{'–' if left is None else left} / {joined}")
             out.append(f"| {c['manager']} | {c['min_rto_s']:g} | {c['spacing_m']:g} | "
                        f"{c['window_s'][1]:g} | {', '.join(f'{o:.1f}' for o in c['outage_s'])} | {gaps} | "
                        f"{_fmt(c)} | {'; '.join(assoc)} | {len(c['seeds'])} |")
