@@ -40,6 +40,9 @@ from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover  # n
 from subflow_engines import run_plan  # noqa: E402
 from subflow_engines.fluid import goodput_fraction  # noqa: E402
 
+from ns3_wifi_tables import HEADING as wifi_ns3_section_heading  # noqa: E402
+from ns3_wifi_tables import section as wifi_ns3_section  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "validation"
 MSS_BITS = 1448 * 8
@@ -1114,6 +1117,7 @@ def main() -> int:
     else:  # keep the last kernel comparison (it needs root and real time) as it was measured
         old = (OUT / "README.md").read_text() if (OUT / "README.md").exists() else ""
         _, sep, kept = old.partition("## Against real TCP")
+        kept = kept.partition("\n" + wifi_ns3_section_heading)[0]
         if sep:
             note = ("\n\n*Carried over from the last run with `--linux` (real time, root); the fluid column "
                     "is the engine of that run.*")
@@ -1124,6 +1128,8 @@ def main() -> int:
     for section in sections:
         section(md)
         print(f"done: {getattr(section, '__name__', 'grid')}", file=sys.stderr)
+    if ns3 := wifi_ns3_section():  # the stored ns-3 802.11 reference, last
+        md.append(ns3)
     (OUT / "README.md").write_text("\n".join(md) + "\n")
     print(f"wrote {OUT / 'README.md'}")
     return 0

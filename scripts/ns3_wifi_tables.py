@@ -1,0 +1,125 @@
+"""Markdown tables of the stored ns-3 802.11 reference (docs/validation/wifi_ns3_reference.json).
+
+No ns-3 here: scripts/validation.py appends :func:`section` to docs/validation/README.md, and
+``python3 scripts/ns3_wifi_tables.py`` prints it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+REF = Path(__file__).resolve().parents[1] / "docs" / "validation" / "wifi_ns3_reference.json"
+HEADING = "## 802.11 reference (ns-3)"
+
+
+def _fmt(c: dict, i: int = 0) -> str:
+    med = c["median_mbps"][i]
+    runs = [r[i] for r in c["goodput_mbps"]]
+    if len(runs) > 1 and max(runs) - min(runs) >= 0.01:
+        return f"{med:.2f} [{min(runs):.2f}–{max(runs):.2f}]"
+    return f"{med:.2f}"
+
+
+def section(ref: dict | None = None) -> str:
+    """The README section: setup, goodput vs distance, the anomaly, handover, wall times, how to regenerate."""
+    if ref is None:
+        if not REF.exists():
+            return ""
+        ref = json.loads(REF.read_text())
+    cells = ref["cells"]
+    p = ref["parameters"]
+    out = [HEADING, ""]
+    out.append(
+        f"Packet-level reference for the Wi-Fi hop, from ns-3 {ref['ns3_version']} (PyPI `ns3`, cppyy bindings), "
+        "stored in `wifi_ns3_reference.json` by `scripts/ns3_wifi_reference.py` (docstring: every parameter). "
+        "One access point, stations at fixed distances; YansWifiChannel with log-distance path loss (exponent "
+        f"{p['propagation']['exponent']:g}, {p['propagation']['reference_loss_db']} dB at 1 m), "
+        f"{p['phy']['tx_power_dbm']:g} dBm at both ends, ns-3's default PHY otherwise (noise figure 7 dB, "
+        "TableBasedErrorRateModel, preamble detection at SNR ≥ 4 dB and RSSI ≥ −82 dBm: no frame is received beyond "
+        "about 70.5 m on this path loss, hence the cliff). 802.11g ERP-OFDM 2.4 GHz 20 MHz; 802.11n HT 5 GHz 20 MHz; "
+        "802.11ac VHT 5 GHz 80 MHz; one spatial stream, 800 ns guard interval, default A-MPDU. Bulk TCP "
+        "(NewReno, MSS 1448 B, 4 MiB buffers, minimum RTO 0.2 s) from the access point to each station's "
+        "PacketSink; goodput in Mbit/s over the window 1.5–4.5 s (anomaly: 1.5–11.5 s); median of seeds 1–3 "
+        "with their range in brackets (802.11ac: seed 1 only). Minstrel is MinstrelWifiManager for g and "
+        "MinstrelHtWifiManager for n and ac.")
+    out.append("")
+    cols = [(s, m) for s in ("g", "n", "ac") for m in ("ideal", "minstrel")]
+    dist = sorted({c["distances_m"][0] for c in cells.values() if c["kind"] == "distance"})
+    out.append("Goodput vs distance (Mbit/s):")
+    out.append("")
+    out.append("| distance (m) | " + " | ".join(f"{s} {m}" for s, m in cols) + " |")
+    out.append("|---|" + "---|" * len(cols))
+    for d in dist:
+        row = []
+        for s, m in cols:
+            c = cells.get(f"distance/{s}/{m}/{d:g}")
+            row.append(_fmt(c) if c else "–")
+        out.append(f"| {d:g} | " + " | ".join(row) + " |")
+    out.append("")
+    anomaly = sorted((c for c in cells.values() if c["kind"] == "anomaly"),
+                     key=lambda c: (c["standard"], c["manager"], c["stations"]))
+    if anomaly:
+        out.append("Performance anomaly (Heusse et al., INFOCOM 2003): stations at mixed distances, bulk TCP to each; "
+                   "per-station goodput (Mbit/s), and each distance's goodput alone from the table above:")
+        out.append("")
+        out.append("| standard | manager | stations (m) | per station | cell total | alone (near / far) |")
+        out.append("|---|---|---|---|---|---|")
+        for c in anomaly:
+            per = ", ".join(_fmt(c, i) for i in range(len(c["distances_m"])))
+            ds = ", ".join(f"{d:g}" for d in c["distances_m"])
+            near = cells.get(f"distance/{c['standard']}/{c['manager']}/{min(c['distances_m']):g}")
+            far = cells.get(f"distance/{c['standard']}/{c['manager']}/{max(c['distances_m']):g}")
+            alone = "–"
+            if near is None:
+                near = cells.get(f"distance/{c['standard']}/{c['manager']}/1")
+            if near and far:
+                alone = f"{near['median_mbps'][0]:.2f} / {far['median_mbps'][0]:.2f}"
+            out.append(f"| {c['standard']} | {c['manager']} | {ds} | {per} | {sum(c['median_mbps']):.2f} | {alone} |")
+        out.append("")
+        out.append("(*alone, near*: the 1 m cell when the near distance is not in the sweep.)")
+        out.append("")
+    handover = sorted((c for c in cells.values() if c["kind"] == "handover"),
+                      key=lambda c: (c["standard"], c["manager"], c["min_rto_s"], c["spacing_m"]))
+    if handover:
+        c0 = handover[0]
+        out.append(
+            f"Handover: 802.11{c0['standard']}, a station at {c0['speed_mps']:g} m/s from x = {c0['start_x_m']:g} m "
+            "past AP1 (x = 0) and AP2 (x = spacing) to 50 m beyond AP2; same SSID and channel, server behind both "
+            "access points on a bridged 1 Gbit/s CSMA backbone (`scripts/ns3_wifi_handover.py`). ns-3 leaves an "
+            "access point only after 10 missed beacons (1.02 s), then scans passively for 120 ms and associates "
+            "with the strongest; TCP resumes at its next retransmission timeout. Outage: 100 ms bins with no "
+            "byte delivered, from 1.5 s to the end; *gap*: the longest such run and when it starts; *left / "
+            "joined*: the time the station lost AP1 and associated with AP2 (s; –: no unassociated 10 ms sample "
+            "between them, AP2 being heard at once).")
+        out.append("")
+        out.append("| manager | min RTO (s) | spacing (m) | run (s) | outage (s) | gap (s) at | mean goodput (Mbit/s) "
+                   "| left / joined (s) | seeds |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+        for c in handover:
+            gaps = ", ".join(f"{g:.1f} at {s:.1f}" for g, s in zip(c["longest_gap_s"], c["gap_start_s"]) if s is not None)
+            assoc = []
+            for a in c["association"]:
+                left = next((t for t, ap in a if ap == -1), None)
+                joined = next((t for t, ap in a if ap == 1), None)
+                assoc.append(f"{'–' if left is None else left} / {joined}")
+            out.append(f"| {c['manager']} | {c['min_rto_s']:g} | {c['spacing_m']:g} | "
+                       f"{c['window_s'][1]:g} | {', '.join(f'{o:.1f}' for o in c['outage_s'])} | {gaps} | "
+                       f"{_fmt(c)} | {'; '.join(assoc)} | {len(c['seeds'])} |")
+        out.append("")
+    walls: dict[str, float] = {}
+    for key, c in cells.items():
+        group = "/".join(key.split("/")[:2])
+        walls[group] = walls.get(group, 0.0) + c["wall_s"]
+    out.append("Wall time of the stored run (all seeds, s, on a shared 2-core machine at nice 19): "
+               + ", ".join(f"{k} {v:.0f}" for k, v in sorted(walls.items())) + ".")
+    out.append("")
+    out.append("Regenerate: `python3 -m venv .venv-ns3 && .venv-ns3/bin/pip install ns3==3.44.post0`, then "
+               "`make ns3-reference` (only the cells missing from the JSON; `FORCE=--force` runs all; "
+               "`NS3_VENV=...` for another venv); `make validation` does it first when the venv exists. "
+               "`tests/unit/test_wifi_ns3_reference.py` checks the stored figures without ns-3.")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    print(section(), end="")
