@@ -1,0 +1,156 @@
+"""One access point, one station, bulk TCP downlink: the ns-3 802.11 reference rebuilt for the fluid engine.
+
+The scenario is that of ``scripts/ns3_wifi_reference.py`` (stored figures in
+``docs/validation/wifi_ns3_reference.json``): log-distance path loss with exponent 3 and 46.6777 dB
+at 1 m (ns-3's ``LogDistancePropagationLossModel`` defaults, Friis at 1 m and 5.15 GHz), 20 dBm at
+both ends, one spatial stream, 800 ns guard interval; 802.11g on channel 1 (2412 MHz, 20 MHz),
+802.11n on channel 36 (5180 MHz, 20 MHz), 802.11ac on channel 42 (5210 MHz, 80 MHz); bulk TCP with
+MSS 1448 bytes from the access point to the station, started at 0.5 s, goodput over 1.5-4.5 s.
+
+What is matched to ns-3's defaults: the noise floor of the ``error_rate`` selection is thermal noise
+plus ns-3's 7 dB ``RxNoiseFigure`` (-93.99 dBm at 20 MHz); ns-3's preamble detection drops every frame
+received below -82 dBm (``ThresholdPreambleDetectionModel::MinimumRssi``), which on this path loss
+is 69.8 m: the access point's ``range_m`` is set there, so that the station beyond it never associates.
+The ``min_sensitivity`` selection keeps its own noise floor (-90.99 dBm, the 10 dB noise figure behind
+the standard's sensitivity tables), since its thresholds are the standard's absolute sensitivities.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: ns-3 channel of each standard in the reference: (frequency MHz, width MHz)
+NS3_CHANNELS: dict[str, tuple[float, int]] = {"g": (2412.0, 20), "n": (5180.0, 20), "ac": (5210.0, 80)}
+#: LogDistancePropagationLossModel: exponent, reference distance (m), loss at it (dB)
+PATH_LOSS_EXPONENT, REFERENCE_DISTANCE_M, REFERENCE_LOSS_DB = 3.0, 1.0, 46.6777
+TX_POWER_DBM = 20.0
+MSS_BYTES = 1448
+#: ns-3's default receiver noise figure (YansWifiPhy ``RxNoiseFigure``), dB
+NS3_NOISE_FIGURE_DB = 7.0
+#: ns-3's ThresholdPreambleDetectionModel ``MinimumRssi``: no frame below it is received, dBm
+NS3_MIN_RSSI_DBM = -82.0
+#: the application start and the goodput window of the stored distance cells, s
+APP_START_S = 0.5
+WINDOW_S = (1.5, 4.5)
+
+
+def ns3_cutoff_range_m(min_rssi_dbm: float = NS3_MIN_RSSI_DBM, tx_power_dbm: float = TX_POWER_DBM) -> float:
+    """Distance at which the received power falls to ``min_rssi_dbm`` on the reference path loss, metres.
+
+    Parameters
+    ----------
+    min_rssi_dbm : float
+        Weakest received power a frame is detected at, dBm (ns-3: -82 dBm).
+    tx_power_dbm : float
+        Transmit power, dBm.
+
+    Returns
+    -------
+    float
+        d with tx − 46.6777 − 30·log10(d / 1 m) = min_rssi, metres (69.8 m for the defaults).
+    """
+    excess_db = tx_power_dbm - REFERENCE_LOSS_DB - min_rssi_dbm
+    return REFERENCE_DISTANCE_M * 10.0 ** (excess_db / (10.0 * PATH_LOSS_EXPONENT))
+
+
+def single_station_scenario(phy: str, distance_m: float, rate_selection: str = "error_rate", *,
+                            duration_s: float = WINDOW_S[1], min_rssi_dbm: float | None = NS3_MIN_RSSI_DBM,
+                            noise_figure_db: float = NS3_NOISE_FIGURE_DB) -> dict:
+    """Scenario document of the ns-3 reference's distance cell: one access point, one station at ``distance_m``.
+
+    Parameters
+    ----------
+    phy : {"g", "n", "ac"}
+        802.11 standard; channel and width as in the ns-3 run (:data:`NS3_CHANNELS`).
+    distance_m : float
+        Station's distance from the access point, metres (> 0).
+    rate_selection : {"error_rate", "min_sensitivity"}
+        ``Scenario.radio.rate_selection`` (docs/radio.md).
+    duration_s : float
+        Run length, s (default: the end of the ns-3 goodput window, 4.5 s).
+    min_rssi_dbm : float or None
+        Received power below which the station is out of range, dBm (ns-3's preamble detection,
+        -82 dBm); None leaves the range to the rate selection's slowest MCS.
+    noise_figure_db : float
+        Receiver noise figure of the ``error_rate`` selection's noise floor, dB (ns-3: 7).
+
+    Returns
+    -------
+    dict
+        A scenario document (``resolve_plan(doc, "sptcp")``): host ``h1`` wired at 10 Gbit/s to the
+        access point ``ap1`` (the ns-3 BulkSend runs on the access point itself), station ``sta1``,
+        flow ``f1`` from ``h1`` to ``sta1`` starting at 0.5 s, association at t = 0.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``phy`` or ``rate_selection``, or a distance ≤ 0.
+    """
+    from subflow.error_rate import thermal_noise_floor_dbm
+
+    if phy not in NS3_CHANNELS:
+        raise ValueError(f"phy must be one of {sorted(NS3_CHANNELS)}, got {phy!r}")
+    if rate_selection not in ("error_rate", "min_sensitivity"):
+        raise ValueError(f"rate_selection must be 'error_rate' or 'min_sensitivity', got {rate_selection!r}")
+    if not distance_m > 0:
+        raise ValueError(f"distance_m must be > 0, got {distance_m!r}")
+    freq, width = NS3_CHANNELS[phy]
+    radio = {"tx_power_dbm": TX_POWER_DBM, "frequency_mhz": freq, "phy": phy, "channel_width_mhz": width}
+    range_m = 100_000.0 if min_rssi_dbm is None else ns3_cutoff_range_m(min_rssi_dbm)
+    propagation = {"model": "log_distance", "exponent": PATH_LOSS_EXPONENT,
+                   "reference_distance_m": REFERENCE_DISTANCE_M, "reference_loss_db": REFERENCE_LOSS_DB}
+    if rate_selection == "error_rate":
+        propagation["noise_floor_dbm"] = round(thermal_noise_floor_dbm(20, noise_figure_db), 6)
+    return {
+        "name": f"ns3-wifi-{phy}-{distance_m:g}m",
+        "nodes": [
+            {"id": "h1", "kind": "host"},
+            {"id": "ap1", "kind": "access_point", "position": {"x_m": 0, "y_m": 0}, "range_m": range_m,
+             "association_delay_s": 0.0, "wireless_bandwidth_mbps": 10_000.0, "wireless_delay_ms": 0.0,
+             "radio": radio},
+            {"id": "sta1", "kind": "station", "position": {"x_m": float(distance_m), "y_m": 0}, "radio": radio},
+        ],
+        "links": [{"id": "l1", "src": "h1", "dst": "ap1", "bandwidth_mbps": 10_000, "delay_ms": 0.0}],
+        "flows": [{"id": "f1", "src": "h1", "dst": "sta1", "start_s": APP_START_S}],
+        "transport": {"mss_bytes": MSS_BYTES},
+        "run": {"duration_s": duration_s, "interval_s": 0.5},
+        "radio": {"propagation": propagation, "rate_selection": rate_selection},
+    }
+
+
+def fluid_goodput_mbps(phy: str, distance_m: float, rate_selection: str = "error_rate", *,
+                       window_s: tuple[float, float] = WINDOW_S, kernel: str = "scalar", **scenario_kw) -> float:
+    """Fluid engine's goodput of the single-station scenario over the ns-3 figure's window, Mbit/s.
+
+    Parameters
+    ----------
+    phy, distance_m, rate_selection
+        As :func:`single_station_scenario`.
+    window_s : (float, float)
+        Averaging window, s (the stored cells' 1.5-4.5 s: 1 s to 4 s after the application starts).
+    kernel : str
+        Fluid kernel (``subflow_engines.fluid.run``).
+    **scenario_kw
+        Passed to :func:`single_station_scenario` (``duration_s`` defaults to the window's end).
+
+    Returns
+    -------
+    float
+        Mean goodput of flow ``f1`` over the samples inside ``window_s``, Mbit/s (10^6 bit/s); 0 when
+        the station is out of range.
+    """
+    from subflow.errors import Unreachable
+    from subflow.resolve import resolve_plan
+    from subflow_engines.fluid import run as fluid_run
+
+    scenario_kw.setdefault("duration_s", window_s[1])
+    doc = single_station_scenario(phy, distance_m, rate_selection, **scenario_kw)
+    try:
+        plan = resolve_plan(doc, "sptcp")
+    except Unreachable:  # beyond range_m: never associated
+        return 0.0
+    out = fluid_run(plan, kernel=kernel)
+    interval = doc["run"]["interval_s"]
+    tp = out.flows[0].throughput_mbps
+    picked = [v for k, v in enumerate(tp) if window_s[0] - 1e-9 <= k * interval < window_s[1] - 1e-9]
+    return sum(picked) / len(picked) if picked else math.nan
