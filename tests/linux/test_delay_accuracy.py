@@ -36,6 +36,11 @@ INTERVAL_MS = 10.0
 #: the requirement: within max(ABS_TOL_MS, REL_TOL × configured RTT)
 ABS_TOL_MS = 0.5
 REL_TOL = 0.03
+#: a measurement in which some delay line's verdicts were over this late for a tenth of its
+#: packets (µs) is taken again, up to ATTEMPTS times, PAUSE_S apart
+STALLED_P90_US = 1000.0
+ATTEMPTS = 4
+PAUSE_S = 15.0
 
 
 def _without_impairments(doc: dict) -> dict:
@@ -81,19 +86,15 @@ def test_the_grid_paths_are_the_ones_the_grid_names():
     assert len(PATHS) == 6  # chains at 20, 100 and 300 ms, MPTCP's two paths, the access point, 9 links
 
 
-@pytest.mark.parametrize("name,doc,strategy,rtt_ms", PATHS, ids=[p[0].split(" (")[0][:40] for p in PATHS])
-def test_the_kernel_rtt_is_the_configured_rtt(name, doc, strategy, rtt_ms, need_linux, no_leftovers):
+def _measure(plan, caps) -> tuple[list, list, list[str], str]:
+    """Build the path, ping along each of its address pairs, read the delay lines' ``stats``, tear
+    down. Returns (results: [(src, dst, ping result)], delay-line stats, notes from the delay lines
+    and pingers, the delay mechanism)."""
     from subflow_engines.linux.engine import LinuxRun, validate
 
-    caps = need_linux
-    if caps.delay_mechanism is None:
-        pytest.skip("linux engine: no delay mechanism (netem, or NFQUEUE + fnfqueue)")
-    if strategy.startswith("mptcp") and not (caps.mptcp_enabled and caps.mptcp_endpoints and caps.mptcpize):
-        pytest.skip("linux engine: MPTCP needs net.mptcp.enabled=1, 'ip mptcp' and mptcpize (Debian mptcpd)")
-    plan = resolve_plan(doc, strategy, "linux")
     lr = LinuxRun(plan, caps, validate(plan, caps))
     python = os.environ.get("SUBFLOW_LINUX_PYTHON", sys.executable)
-    results, stats = [], []
+    results, stats, notes = [], [], []
     try:
         lr.setup()
         for fid, fa in lr.addressing.flows.items():
@@ -103,6 +104,7 @@ def test_the_kernel_rtt_is_the_configured_rtt(name, doc, strategy, rtt_ms, need_
                                     "--src", s, "--dst", d, "--count", str(PINGS), "--interval-ms", str(INTERVAL_MS)],
                                    capture_output=True, text=True, timeout=60, check=True)
                 results.append((s, d, json.loads(p.stdout)))
+                notes += [f"pinger {s} -> {d}: {t}" for t in p.stderr.splitlines()]
         for line in lr.network.delay_lines.values():
             line.stdin.write(b"stats\n")
             line.stdin.flush()
@@ -110,20 +112,63 @@ def test_the_kernel_rtt_is_the_configured_rtt(name, doc, strategy, rtt_ms, need_
         for log in sorted(lr.tmp.glob("delayline-*.log")):
             while time.monotonic() < deadline and '"queue"' not in log.read_text():
                 time.sleep(0.05)
-            stats += [json.loads(t) for t in log.read_text().splitlines() if t.startswith("{")]
+            text = log.read_text().splitlines()
+            stats += [json.loads(t) for t in text if t.startswith("{")]
+            notes += [f"{log.name}: {t}" for t in text if t.startswith("delayline:")]
     finally:
         problems = lr.close()
     assert not problems
+    return results, stats, notes, lr.network.delay_mechanism
+
+
+def _host_stalled(stats: list[dict]) -> bool:
+    """Whether the host held the delay lines' real-time threads off the CPU: on some queue more
+    than a tenth of the verdicts came over :data:`STALLED_P90_US` late (measured on the project's
+    machine: 80–240 µs idle or with every core busy in user space, 1.4–2.8 ms while another process
+    writes to disk at full speed, which keeps a non-preemptible kernel from running them)."""
+    return any(q.get("verdict_late_us", {}).get("p90", 0.0) > STALLED_P90_US for q in stats)
+
+
+@pytest.mark.parametrize("name,doc,strategy,rtt_ms", PATHS, ids=[p[0].split(" (")[0][:40] for p in PATHS])
+def test_the_kernel_rtt_is_the_configured_rtt(name, doc, strategy, rtt_ms, need_linux, no_leftovers):
+    """The median ping RTT of every address pair is the configured RTT within the tolerance. A
+    measurement during which the host stalled the delay lines' real-time threads (:func:`_host_stalled`;
+    a burst of disk writes by another process) is printed and taken again after a pause, up to
+    :data:`ATTEMPTS` times; one in which the host did not stall them settles the test."""
+    caps = need_linux
+    if caps.delay_mechanism is None:
+        pytest.skip("linux engine: no delay mechanism (netem, or NFQUEUE + fnfqueue)")
+    if strategy.startswith("mptcp") and not (caps.mptcp_enabled and caps.mptcp_endpoints and caps.mptcpize):
+        pytest.skip("linux engine: MPTCP needs net.mptcp.enabled=1, 'ip mptcp' and mptcpize (Debian mptcpd)")
+    plan = resolve_plan(doc, strategy, "linux")
     tol = max(ABS_TOL_MS, REL_TOL * rtt_ms)
+    for attempt in range(1, ATTEMPTS + 1):
+        results, stats, notes, mechanism = _measure(plan, caps)
+        # what the delay lines saw, printed before any verdict so that a miss says where the time went
+        for q in stats:
+            print(f"delay line queue {q['queue']}: {q['packets']} packets, {q['untimed']} without timestamp, "
+                  f"lead {q['lead_us']} µs, real-time {q.get('realtime')}, age when read {q.get('read_lag_us')} µs, "
+                  f"verdict lateness {q.get('verdict_late_us')} µs")
+        for note in notes:
+            print(note)
+        within = True
+        for s, d, r in results:
+            v = r["rtt_ms"]
+            med = statistics.median(v)
+            within = within and abs(med - rtt_ms) <= tol
+            print(f"\n{name}: {s} -> {d}: configured RTT {rtt_ms:g} ms, measured median {med:.2f} ms "
+                  f"(min {min(v):.2f}, max {max(v):.2f}, {r['received']}/{r['sent']} replies), "
+                  f"{med - rtt_ms:+.2f} ms, tolerance ±{tol:.2f} ms; delay mechanism {mechanism}; attempt {attempt}")
+        stalled = mechanism == "nfqueue-delay-line" and _host_stalled(stats)
+        if within or not stalled:
+            break
+        print(f"attempt {attempt}: the host stalled the delay lines (verdict lateness p90 over "
+              f"{STALLED_P90_US:g} µs); measuring again in {PAUSE_S:g} s")
+        time.sleep(PAUSE_S)
+    assert not stalled or within, f"the host stalled the delay lines in all {ATTEMPTS} attempts"
     for s, d, r in results:
-        v = r["rtt_ms"]
-        med = statistics.median(v)
-        print(f"\n{name}: {s} -> {d}: configured RTT {rtt_ms:g} ms, measured median {med:.2f} ms "
-              f"(min {min(v):.2f}, max {max(v):.2f}, {r['received']}/{r['sent']} replies), "
-              f"{med - rtt_ms:+.2f} ms, tolerance ±{tol:.2f} ms; delay mechanism {lr.network.delay_mechanism}")
         assert r["received"] >= 0.9 * r["sent"]
-        assert abs(med - rtt_ms) <= tol
-    if lr.network.delay_mechanism == "nfqueue-delay-line":
-        print(f"delay lines: {stats}")
+        assert abs(statistics.median(r["rtt_ms"]) - rtt_ms) <= tol, (s, d)
+    if mechanism == "nfqueue-delay-line":
         assert stats and all(q["packets"] >= PINGS for q in stats)
         assert sum(q["untimed"] for q in stats) == 0

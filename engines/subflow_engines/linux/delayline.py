@@ -22,8 +22,9 @@ setting that departure time), and the project's machine (kernel 6.18 without loa
 none built in: no ``sch_netem``, ``sch_fq``, ``sch_etf`` or ``sch_bpf``.
 
 Timing: a packet's hold is counted from when it entered the namespace, the kernel's receive
-timestamp (``skb->tstamp``, handed to the line as ``NFQA_TIMESTAMP``, µs), not from when the line
-reads it, so the time it waits in the kernel's queue and for the line's wake-up is part of the hold
+timestamp (``skb->tstamp``, handed to the line as ``NFQA_TIMESTAMP``, real-time clock, µs; the line
+takes the packet's age on the real-time clock and counts it back from its read on the monotonic
+clock), not from when the line reads it, so the time it waits in the kernel's queue and for the line's wake-up is part of the hold
 instead of added to it. The kernel stamps packets only while some socket asks for receive
 timestamps; the line keeps one such socket open (``SO_TIMESTAMP``). A packet without a timestamp
 (or one not within the last second) is held from its read and counted (``stats``). Each queue's
@@ -76,19 +77,8 @@ LEAD_MAX_S = 0.001
 #: Python's GIL hand-over interval (s) in the line: a thread whose wake-up is due waits at most
 #: this long for another that holds the interpreter (Python's default is 5 ms)
 SWITCH_INTERVAL_S = 0.0002
-
-
-def _clock_offset_s() -> float:
-    """``time.time() − time.monotonic()`` (s), read between two monotonic reads so that the
-    offset's error is below the reads' spacing (a few µs)."""
-    best = None
-    for _ in range(5):
-        a = time.monotonic()
-        r = time.time()
-        b = time.monotonic()
-        if best is None or b - a < best[0]:
-            best = (b - a, r - (a + b) / 2)
-    return best[1]
+#: how many of the last packets the ``stats`` percentiles cover
+STATS_WINDOW = 10000
 
 
 class _Line:
@@ -108,13 +98,16 @@ class _Line:
         #: how much earlier than a packet's due time the line wakes up to release it (s): the median
         #: latency of its wake-up and verdict, learnt from the packets it slept for (:meth:`release`)
         self.lead_s = 0.0
-        self.offset_s = _clock_offset_s()
-        self.offset_at = time.monotonic()
+        #: the last packets' ages when read (s) and how late their verdicts completed (s, < 0: early)
+        self.read_lag: collections.deque = collections.deque(maxlen=STATS_WINDOW)
+        self.verdict_late: collections.deque = collections.deque(maxlen=STATS_WINDOW)
 
     def arrival(self, pkt, now: float) -> float:
-        """When ``pkt`` entered the namespace (s, ``time.monotonic``): the kernel's receive timestamp
-        (``NFQA_TIMESTAMP``, real-time clock, µs) moved to the monotonic clock; ``now`` where the
-        packet has none or it is not in the last second (a clock step)."""
+        """When ``pkt`` entered the namespace (s, ``time.monotonic``): ``now`` less the packet's age,
+        the real-time clock now less the kernel's receive timestamp (``NFQA_TIMESTAMP``, real-time
+        clock, µs), both read at this packet, so a step of the real-time clock (a VM's clock being
+        set) moves no hold unless it falls between the packet's arrival and its read; ``now`` where
+        the packet has no timestamp or its age is not in [0, 1] s."""
         from fnfqueue import ffi, lib
 
         attr = pkt.packet.attr[lib.NFQA_TIMESTAMP]
@@ -122,14 +115,22 @@ class _Line:
             self.untimed += 1
             return now
         t = ffi.cast("struct nfqnl_msg_packet_timestamp *", attr.buffer)
-        if now - self.offset_at > 1.0:
-            self.offset_s = _clock_offset_s()
-            self.offset_at = now
-        ts = lib.be64toh(t.sec) + lib.be64toh(t.usec) * 1e-6 - self.offset_s
-        if not now - 1.0 <= ts <= now + 1e-3:
+        age = time.time() - (lib.be64toh(t.sec) + lib.be64toh(t.usec) * 1e-6)
+        if not -1e-3 <= age <= 1.0:
             self.untimed += 1
             return now
-        return min(ts, now)
+        self.read_lag.append(max(age, 0.0))
+        return now - max(age, 0.0)
+
+    def stats(self) -> dict:
+        """The queue's counters: packets, those without the kernel's timestamp, the wake-up lead
+        (µs), the largest backlog, the real-time scheduling policy, and percentiles (µs) of how old
+        the last packets were when read and how late their verdicts completed (negative: early)."""
+        return {"queue": self.num, "packets": self.count, "untimed": self.untimed,
+                "lead_us": round(self.lead_s * 1e6, 1), "max_backlog": self.max_backlog,
+                "realtime": os.sched_getscheduler(0) == os.SCHED_FIFO,
+                "read_lag_us": _percentiles_us(list(self.read_lag)),
+                "verdict_late_us": _percentiles_us(list(self.verdict_late))}
 
     def receive(self) -> None:
         import fnfqueue
@@ -177,6 +178,7 @@ class _Line:
                         break
                     pkt_due, pkt = q.popleft()
                 pkt.accept()
+                self.verdict_late.append(time.monotonic() - pkt_due)
                 if first and slept and pkt_due == due:
                     # the packet the line slept for: how late its verdict completed (the wake-up's and
                     # the verdict's latency; a forwarded packet is then on the next link). The lead
@@ -188,18 +190,23 @@ class _Line:
                 first = False
 
 
+def _percentiles_us(values) -> dict[str, float]:
+    xs = sorted(values)
+    if not xs:
+        return {}
+    return {f"p{q}": round(xs[min(len(xs) - 1, int(q / 100 * len(xs)))] * 1e6, 1) for q in (1, 50, 90, 99)} | {
+        "max": round(xs[-1] * 1e6, 1)}
+
+
 def _commands(lines: dict[int, _Line]) -> None:
     """Read ``NUM DELAY_MS`` lines from stdin: queue ``NUM`` holds packets ``DELAY_MS`` from then on
     (release times never decrease, so packets already held keep their order); ``stats``: print one
-    JSON line per queue on stdout (packets, those without the kernel's timestamp, the wake-up lead
-    in µs, the largest backlog)."""
+    JSON line per queue on stdout (:meth:`_Line.stats`)."""
     for text in sys.stdin:
         parts = text.split()
         if parts == ["stats"]:
             for line in lines.values():
-                print(json.dumps({"queue": line.num, "packets": line.count, "untimed": line.untimed,
-                                  "lead_us": round(line.lead_s * 1e6, 1), "max_backlog": line.max_backlog}),
-                      flush=True)
+                print(json.dumps(line.stats()), flush=True)
             continue
         try:
             num, delay_ms = int(parts[0]), float(parts[1])
