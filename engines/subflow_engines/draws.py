@@ -37,7 +37,7 @@ def subflow_key(seed: int, subflow_id: str) -> np.uint64:
     return np.uint64(int.from_bytes(hashlib.blake2b(f"{seed}|{subflow_id}".encode(), digest_size=8).digest(), "little"))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def uniform(key, step):
     """The draw in [0, 1) of subflow ``key`` (a ``numpy.uint64`` from :func:`subflow_key`) at time step ``step``."""
     z = (key ^ (np.uint64(step) * _STEP)) + _GOLDEN

@@ -124,7 +124,7 @@ def heap_pop(K1, K2, K3, V, hs):
     return hs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tree_path_into(pred, arc_src, s, t, out, end):
     """Write the arcs of the predecessor-tree path ``s → t`` so that it ends at ``out[end - 1]``;
     return the position of its first arc. ``pred[v]`` is the arc into ``v``."""
@@ -138,7 +138,7 @@ def tree_path_into(pred, arc_src, s, t, out, end):
     return pos
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tree_path(pred, arc_src, s, t):
     """Arcs of the predecessor-tree path ``s → t`` in order (``t`` must be reached)."""
     h = 0
@@ -151,7 +151,7 @@ def tree_path(pred, arc_src, s, t):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def label_path_into(parent, arc, j, out):
     """Write the arcs of the label-tree path ending at label ``j`` root first at ``out[:count]``; return count.
 
@@ -171,7 +171,7 @@ def label_path_into(parent, arc, j, out):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def label_path(parent, arc, j):
     """Arcs of the label-tree path ending at label ``j``, root first (see :func:`label_path_into`)."""
     h = 0
@@ -187,7 +187,7 @@ def label_path(parent, arc, j):
 # --------------------------------------------------------------------------- exact TCPBP, single source
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bicrit(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, arc_ok, target, lbd, lbq, cap):
     """Pareto label-setting search on (d, q) from ``s`` with a start label.
 
@@ -286,7 +286,7 @@ def bicrit_search(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, h0, node_ok, ar
 # --------------------------------------------------------------------------- thesis Algorithm 1 (single label)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def greedy(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, node_ok, arc_ok, target):
     """The thesis's modified Dijkstra: one label per node, relaxation on f.
 
@@ -343,7 +343,7 @@ def greedy(indptr, adj, arc_dst, arc_d, arc_q, s, d0, q0, node_ok, arc_ok, targe
     return D, Q, F, pred, hops
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _greedy_row(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P, si):
     n = indptr.shape[0] - 1
     d, q, f, pred, hops = greedy(indptr, adj, arc_dst, arc_d, arc_q, sources[si], 0.0, 0.0, node_ok, arc_ok, -1)
@@ -355,13 +355,13 @@ def _greedy_row(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F,
         P[si, t] = pred[t]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _greedy_all_par(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P):
     for si in prange(sources.shape[0]):
         _greedy_row(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P, si)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _greedy_all_ser(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P):
     for si in range(sources.shape[0]):
         _greedy_row(indptr, adj, arc_dst, arc_d, arc_q, sources, node_ok, arc_ok, F, D, Q, H, P, si)
@@ -391,7 +391,7 @@ def greedy_all_pairs(indptr, adj, arc_dst, arc_d, arc_q, sources):
 # --------------------------------------------------------------------------- additive metrics (lexicographic Dijkstra)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def lex_dijkstra(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, s, node_ok, arc_ok, target):
     """Dijkstra on the lexicographic pair (Σw1, Σw2); ties: first found.
 
@@ -449,7 +449,7 @@ def lex_dijkstra(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, s, node_ok, arc_ok,
     return d1, d2, pred, hops, dd, qq
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _lex_row(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P, si):
     n = indptr.shape[0] - 1
     c1, c2, pred, hops, dd, qq = lex_dijkstra(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources[si], node_ok, arc_ok, -1)
@@ -461,13 +461,13 @@ def _lex_row(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_o
         P[si, t] = pred[t]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _lex_all_par(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P):
     for si in prange(sources.shape[0]):
         _lex_row(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P, si)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _lex_all_ser(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P):
     for si in range(sources.shape[0]):
         _lex_row(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources, node_ok, arc_ok, C1, D, Q, H, P, si)
@@ -489,7 +489,7 @@ def lex_all_pairs(indptr, adj, arc_dst, w1, w2, arc_d, arc_q, sources):
     return C1, D, Q, H, P
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def expand_pred(P, H, sources, arc_src, offsets, out):
     """Routes of predecessor trees as flat arcs: route (i, t) at ``out[offsets[i, t]:][:H[i, t]]``."""
     ns, n = P.shape

@@ -266,7 +266,7 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
 # --------------------------------------------------------------------------- kernels
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, s, cap, kcap):
     """Pareto label setting on the contracted graph from core node ``s``.
 
@@ -339,7 +339,7 @@ def _search(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, s, cap, kcap):
     return KD, KQ, KN, KH, KA, KP, nk
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _front_row(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot, KD, KQ, KL, KH, KA, KP, KPTR, KN, r):
     """Row ``r`` of :func:`core_fronts`."""
     nc = h_indptr.shape[0] - 1
@@ -375,7 +375,7 @@ def _front_row(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot, KD, KQ, KL
         KP[r, j] = newpos[kp[i]] if kp[i] >= 0 else -1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _core_fronts_par(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot):
     nr = cores.shape[0]
     nc = h_indptr.shape[0] - 1
@@ -392,7 +392,7 @@ def _core_fronts_par(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot):
     return KD, KQ, KL, KH, KA, KP, KPTR, KN
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _core_fronts_ser(h_indptr, h_adj, h_dst, h_d, h_q, h_hops, cores, slot):
     nr = cores.shape[0]
     nc = h_indptr.shape[0] - 1
@@ -458,7 +458,7 @@ def _cand_better(f2, d, q, h, bf2, bd, bq, bh):
     return h < bh
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _resolve_row(
     sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p, from_h,
     chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
@@ -642,7 +642,7 @@ def _resolve_row(
             EX[i, t] = bex
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _resolve_par(
     sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p, from_h,
     chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
@@ -656,7 +656,7 @@ def _resolve_par(
         )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _resolve_ser(
     sources, n, core_of, row_of_core, nexit, exit_node, to_d, to_q, to_p, to_h, from_d, from_q, from_p, from_h,
     chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, arc_d, arc_q, arc_p,
@@ -826,7 +826,7 @@ def route_arcs(res: ReducedAllPairs, s: int, t: int, i: int) -> list[int]:
 # --------------------------------------------------------------------------- route expansion (all rows at once)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _walk_arcs(v, e, to_node, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, leaf_from, leaf_to, out, pos):
     """Write the forced walk between non-core node ``v`` and its exit ``e``
     (``to_node``: exit → v, else v → exit) at ``out[pos:]``; returns the new position."""
@@ -858,7 +858,7 @@ def _walk_arcs(v, e, to_node, chain_of, chain_pos, chain_ptr, fwd_arc, bwd_arc, 
     return pos
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _write_route(
     i, t, s, ENT, LAB, EX, KA, KP, row_of_core, core_of, exit_node, chain_of, chain_pos, chain_ptr,
     fwd_arc, bwd_arc, leaf_from, leaf_to, h_ref, tmp, out, pos,
@@ -918,7 +918,7 @@ def _write_route(
     return pos
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _expand_rows(
     rows, sources, n, H, ENT, LAB, EX, KA, KP, row_of_core, core_of, exit_node, chain_of, chain_pos, chain_ptr,
     fwd_arc, bwd_arc, leaf_from, leaf_to, h_ref, offsets, out,

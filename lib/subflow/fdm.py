@@ -188,7 +188,7 @@ def _d2(f, c):
     return 2.0 * c / (r * r * r)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _contains(arcs, off, ln, a):
     for i in range(off, off + ln):
         if arcs[i] == a:
@@ -196,7 +196,7 @@ def _contains(arcs, off, ln, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _move(p_off, p_len, s_off, s_len, arcs, xp, f, C, W):
     """Exact line minimisation of D when moving Δ ∈ [0, xp] from path p to path s.
 
@@ -255,7 +255,7 @@ def _move(p_off, p_len, s_off, s_len, arcs, xp, f, C, W):
     return lo if delta < lo else (up if delta > up else delta)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _shift(p_off, p_len, s_off, s_len, arcs, delta, f):
     for i in range(s_off, s_off + s_len):
         a = arcs[i]
@@ -267,7 +267,7 @@ def _shift(p_off, p_len, s_off, s_len, arcs, delta, f):
             f[a] -= delta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _path_len(off, ln, arcs, f, C, W):
     s = 0.0
     for i in range(off, off + ln):
@@ -276,7 +276,7 @@ def _path_len(off, ln, arcs, f, C, W):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fd_iterate(
     indptr, adj, arc_src, arc_dst, C, W, usable, com_src, com_dst, com_r, restricted, sources, src_ptr, src_com,
     path_off, path_len, arcs, counters, com_paths, com_np, x, f, max_iter, tol, stats, end_point,

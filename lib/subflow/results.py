@@ -306,6 +306,30 @@ class DelayChangeApplied(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
+class DelayLineStats(TypedDict):
+    """linux engine: one NFQUEUE delay line queue's counters at the end of a run
+    (:mod:`subflow_engines.linux.delayline`). Percentiles are over its last 10,000 packets, in µs,
+    keyed ``p1``, ``p50``, ``p90``, ``p99`` and ``max``."""
+
+    #: network namespace of the receiving node
+    ns: str
+    #: netfilter queue number
+    queue: int
+    packets: int
+    #: packets read without the kernel's receive timestamp (held from their read)
+    untimed: int
+    #: how early the line wakes for a due packet, µs
+    lead_us: float
+    max_backlog: int
+    #: whether the line ran with real-time scheduling (SCHED_FIFO)
+    realtime: bool
+    #: how old packets were when the line read them, µs
+    read_lag_us: dict[str, float]
+    #: how late their verdicts completed after their due time, µs (negative: early)
+    verdict_late_us: dict[str, float]
+
+
+@with_config(ConfigDict(extra="forbid"))
 class LinuxRunInfo(TypedDict):
     """How the linux engine ran (kernel, mechanisms, processes). A plain dict once validated
     (the engine adds ``cleanup_problems`` after the run)."""
@@ -328,6 +352,8 @@ class LinuxRunInfo(TypedDict):
     delay_changes: NotRequired[list[DelayChangeApplied]]
     #: what the teardown could not remove (only when something was left)
     cleanup_problems: NotRequired[list[str]]
+    #: each NFQUEUE delay line queue's counters (absent in documents stored before them)
+    delay_lines: NotRequired[list[DelayLineStats]]
 
 
 class EngineOutput(_Strict):

@@ -251,9 +251,10 @@ def test_every_run_ends_after_each_process_is_killed(service):
     deployment, svc, pg = service
     api = svc.api
     naval = _example()
-    naval["run"]["duration_s"] = 60000  # 10-20 s of engine time per strategy (the fluid engine runs ~5,000x real time):
-    # the comparison must still run when the sweep has finished a unit and the planning job has started
-    naval["run"]["interval_s"] = 10  # 6,000 samples per flow keep the stored result small
+    naval["run"]["duration_s"] = 30000  # 5-10 s of engine time per strategy (the fluid engine runs ~4,000x real time):
+    # the comparison must still run when the sweep has finished a unit and the planning job has started (the
+    # kernels release the interpreter lock, so the sweep's units run beside it in the agent)
+    naval["run"]["interval_s"] = 10  # 3,000 samples per flow keep the stored result small
     ids = {"naval": api.post("/scenarios", json=naval).json()["id"],
            "grid": api.post("/scenarios", json=grid_scenario(10)).json()["id"]}
     first = api.post(f"/scenarios/{ids['naval']}/comparisons", json={"strategies": ["sptcp"]}).json()["id"]

@@ -27,6 +27,7 @@ import time
 import pytest
 
 from subflow.resolve import resolve_plan
+from subflow_engines.linux.delayline import STALLED_P90_US, host_stalled
 from subflow.testbeds import grid
 
 pytestmark = pytest.mark.linux
@@ -36,9 +37,8 @@ INTERVAL_MS = 10.0
 #: the requirement: within max(ABS_TOL_MS, REL_TOL × configured RTT)
 ABS_TOL_MS = 0.5
 REL_TOL = 0.03
-#: a measurement in which some delay line's verdicts were over this late for a tenth of its
-#: packets (µs) is taken again, up to ATTEMPTS times, PAUSE_S apart
-STALLED_P90_US = 1000.0
+#: a measurement during which the host stalled the delay lines is taken again, up to ATTEMPTS
+#: times, PAUSE_S apart
 ATTEMPTS = 4
 PAUSE_S = 15.0
 
@@ -105,34 +105,20 @@ def _measure(plan, caps) -> tuple[list, list, list[str], str]:
                                    capture_output=True, text=True, timeout=60, check=True)
                 results.append((s, d, json.loads(p.stdout)))
                 notes += [f"pinger {s} -> {d}: {t}" for t in p.stderr.splitlines()]
-        for line in lr.network.delay_lines.values():
-            line.stdin.write(b"stats\n")
-            line.stdin.flush()
-        deadline = time.monotonic() + 5.0
-        for log in sorted(lr.tmp.glob("delayline-*.log")):
-            while time.monotonic() < deadline and '"queue"' not in log.read_text():
-                time.sleep(0.05)
-            text = log.read_text().splitlines()
-            stats += [json.loads(t) for t in text if t.startswith("{")]
-            notes += [f"{log.name}: {t}" for t in text if t.startswith("delayline:")]
+        stats = lr.network.delay_line_stats()
+        for ns in sorted(lr.network.delay_lines):
+            notes += [f"delay line in {ns}: {t}" for t in (lr.tmp / f"delayline-{ns}.log").read_text().splitlines()
+                      if t.startswith("delayline:")]
     finally:
         problems = lr.close()
     assert not problems
     return results, stats, notes, lr.network.delay_mechanism
 
 
-def _host_stalled(stats: list[dict]) -> bool:
-    """Whether the host held the delay lines' real-time threads off the CPU: on some queue more
-    than a tenth of the verdicts came over :data:`STALLED_P90_US` late (measured on the project's
-    machine: 80–240 µs idle or with every core busy in user space, 1.4–2.8 ms while another process
-    writes to disk at full speed, which keeps a non-preemptible kernel from running them)."""
-    return any(q.get("verdict_late_us", {}).get("p90", 0.0) > STALLED_P90_US for q in stats)
-
-
 @pytest.mark.parametrize("name,doc,strategy,rtt_ms", PATHS, ids=[p[0].split(" (")[0][:40] for p in PATHS])
 def test_the_kernel_rtt_is_the_configured_rtt(name, doc, strategy, rtt_ms, need_linux, no_leftovers):
     """The median ping RTT of every address pair is the configured RTT within the tolerance. A
-    measurement during which the host stalled the delay lines' real-time threads (:func:`_host_stalled`;
+    measurement during which the host stalled the delay lines' real-time threads (:func:`subflow_engines.linux.delayline.host_stalled`;
     a burst of disk writes by another process) is printed and taken again after a pause, up to
     :data:`ATTEMPTS` times; one in which the host did not stall them settles the test."""
     caps = need_linux
@@ -159,7 +145,7 @@ def test_the_kernel_rtt_is_the_configured_rtt(name, doc, strategy, rtt_ms, need_
             print(f"\n{name}: {s} -> {d}: configured RTT {rtt_ms:g} ms, measured median {med:.2f} ms "
                   f"(min {min(v):.2f}, max {max(v):.2f}, {r['received']}/{r['sent']} replies), "
                   f"{med - rtt_ms:+.2f} ms, tolerance ±{tol:.2f} ms; delay mechanism {mechanism}; attempt {attempt}")
-        stalled = mechanism == "nfqueue-delay-line" and _host_stalled(stats)
+        stalled = mechanism == "nfqueue-delay-line" and host_stalled(stats)
         if within or not stalled:
             break
         print(f"attempt {attempt}: the host stalled the delay lines (verdict lateness p90 over "

@@ -81,6 +81,10 @@ def test_two_paths_mptcp_beats_the_best_single_path(need_mptcp, no_leftovers, tm
     assert _mean(by_id["f/r1"].throughput_mbps[2:]) == pytest.approx(10 * 1448 / 1514, rel=0.1)
     assert _mean(by_id["f/r2"].throughput_mbps[2:]) == pytest.approx(3 * 1448 / 1514, rel=0.1)
     assert mp.linux["delay_mechanism"] in ("netem", "nfqueue-delay-line")
+    if mp.linux["delay_mechanism"] == "nfqueue-delay-line":
+        # the run reports each delay line: real-time, every packet held from its kernel timestamp
+        lines = mp.linux["delay_lines"]
+        assert lines and all(q["realtime"] and q["untimed"] == 0 and q["packets"] > 1000 for q in lines), lines
     # the iperf3 JSON of both ends, captured from the engine, parses and agrees with ss (±5 %)
     for out in (mp, sp):
         f = out.flows[0]

@@ -96,3 +96,26 @@ def test_a_run_that_breaks_a_physical_invariant_fails_naming_it(naval_direct, mo
     assert body["status"] == "failed" and body["output"] is None
     assert re.search(r"fluid engine broke an invariant \(.+\) at t = [0-9.]+ s on (flow|link) ", body["error"]), \
         body["error"]
+
+
+def test_the_agent_answers_while_a_long_run_computes(naval_direct):
+    """The fluid kernels release Python's interpreter lock while they compute, so the agent's HTTP
+    threads answer during a long run (a kernel that held it answered nothing for the whole run, and
+    the worker, timing out, re-submitted the run again and again)."""
+    doc = {**naval_direct, "run": {**naval_direct["run"], "duration_s": 20000, "interval_s": 10}}
+    plan = resolve_plan(doc, "sptcp")
+    run_id = client.post("/runs", json=plan.model_dump(mode="json"), headers=AUTH).json()["id"]
+    slowest, answers = 0.0, 0
+    while True:
+        asked = time.monotonic()
+        body = client.get(f"/runs/{run_id}", headers=AUTH).json()
+        if body["status"] not in ("queued", "running"):
+            break
+        assert client.get("/health").json() == {"status": "ok"}
+        slowest = max(slowest, time.monotonic() - asked)
+        answers += 1
+        time.sleep(0.05)
+    assert body["status"] == "succeeded"
+    print(f"\n{answers} answers during the run, slowest {slowest:.3f} s")
+    assert answers >= 10  # the run lasted long enough to ask
+    assert slowest < 2.0

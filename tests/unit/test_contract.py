@@ -8,6 +8,7 @@ stored in databases.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,15 @@ def _assert_kept(old: Any, new: Any, path: str = "$") -> None:
 # ----------------------------------------------------------------------------- every example's result
 
 
+@functools.cache
+def _example_result(example: str) -> ResultDocument:
+    """The comparison of ``examples/<example>.json`` (computed once for the tests below)."""
+    return compare(json.loads((EXAMPLES / f"{example}.json").read_text()), STRATEGIES, run_plan)
+
+
 @pytest.mark.parametrize("example", sorted(p.stem for p in EXAMPLES.glob("*.json")))
 def test_every_example_result_validates_and_round_trips(example):
-    doc = compare(json.loads((EXAMPLES / f"{example}.json").read_text()), STRATEGIES, run_plan)
+    doc = _example_result(example)
     assert isinstance(doc, ResultDocument) and doc.version == 1
     assert list(doc.strategies) == STRATEGIES
     text = doc.model_dump_json()
@@ -75,7 +82,7 @@ def test_the_examples_exercise_most_event_kinds():
     """Guards the round-trip test above against testing only a few kinds."""
     seen: set[str] = set()
     for path in sorted(EXAMPLES.glob("*.json")):
-        doc = compare(json.loads(path.read_text()), STRATEGIES, run_plan)
+        doc = _example_result(path.stem)
         seen |= {e.kind for r in doc.strategies.values() for e in r.events}
     assert {"handover_start", "association", "subflow_up", "rto", "allocation_change"} <= seen
     assert seen <= EVENT_KINDS

@@ -40,7 +40,7 @@ MIN_ALLOW_SEGMENTS = 1e-6
 PROGRESS_REPORTS = 50
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def timeout_probability(p, w):
     """Probability that a loss episode in a window of ``w`` packets ends in a retransmission
     timeout rather than fast recovery, for packet loss probability ``p``: Padhye et al.,
@@ -100,7 +100,7 @@ def fifo_jitter_delay_s(jitter_s: float, spacing_s: float) -> float:
     return jitter_s * (gs[k - 1] + w * (gs[k] - gs[k - 1]))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def linux_rto(srtt, rttvar, min_rto, max_rto, granularity):
     """Retransmission timeout after an RTT sample, s, in the form Linux computes it
     (``tcp_set_rto``/``tcp_rtt_estimator``): RTO = SRTT + max(G, 4·RTTVAR, RTO_min), at most
@@ -154,7 +154,7 @@ def ack_keep(resource_ids: Sequence[str], index: dict[str, int], resources) -> f
     return keep
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rack_tlp_timeout_probability(q, w):
     """Probability that a loss episode in a flight of ``w`` packets ends in a retransmission
     timeout for a stack with SACK, RACK and tail loss probes (Linux; RFC 8985), where ``q`` is
@@ -180,7 +180,7 @@ def rack_tlp_timeout_probability(q, w):
     return q * (1.0 - q ** w) / (w * (1.0 - q))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rack_tail_probability(q, w):
     """Probability that no segment sent after a lost one in a flight of ``w`` packets is SACKed
     (a tail loss), ``q`` as in :func:`rack_tlp_timeout_probability`: (1 − q^w)/(w·(1 − q)) (the
@@ -197,7 +197,7 @@ def rack_tail_probability(q, w):
     return (1.0 - q ** w) / (w * (1.0 - q))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tail_probe_pause_s(srtt, w, rto):
     """How long the sender idles after detecting a loss the way a tail loss probe does, s:
     PTO = 2·SRTT, plus 200 ms when at most one segment is in flight (the receiver may delay its

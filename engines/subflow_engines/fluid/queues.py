@@ -231,7 +231,7 @@ class Incidence:
         return self.order_res
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot,
           lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac, res_delay, got,
           dropped, qdelay, queued, track_queued, link_cap_bits, rev_ptr, rev_res):
@@ -345,7 +345,7 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
     return overflow
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def downstream_backlog(row_ptr, row_slot, inc_res, pos, backlog, pending, slot_tol, link_tol):
     """At the start of an output sample: per row, the bits it holds in its queues (``slot_tol``,
     by slot), and per resource the bits that rows crossing it hold *after* it on their paths
@@ -360,7 +360,7 @@ def downstream_backlog(row_ptr, row_slot, inc_res, pos, backlog, pending, slot_t
         slot_tol[row_slot[k]] = after
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap, cap, rev_ptr, rev_res):
     """Per slot, from the rows and each resource's queueing delay ``res_delay`` (queue/capacity,
     s): the queueing delay of its round trip (the sum over its path, then over the resources its

@@ -433,7 +433,7 @@ class VectorSimulator(FluidSimulator):
 # --------------------------------------------------------------------------- compiled step
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, ack_t2, ack_del, ack_sent, ack_lim,
                clamp):
     """Slot ``i`` in slow start: the ACKs due by ``t`` free what they acknowledge and grow the
@@ -472,7 +472,7 @@ def _ack_clock(i, t, cwnd, ssthresh, inflight, allow, ack_head, ack_n, ack_t1, a
     allow[i] = a if a > MIN_ALLOW_SEGMENTS else 0.0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _run_steps(n, step0, any_finite, start_s, stop_s, done_t, dt, *args):
     """Run :func:`_step` for steps ``step0 … step0 + n − 1`` (``args``: its arguments after ``t``,
     ``step`` and ``dt``), counting finite transfers after each step (a transfer whose last bit
@@ -502,7 +502,7 @@ def _run_steps(n, step0, any_finite, start_s, stop_s, done_t, dt, *args):
     return n, False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,

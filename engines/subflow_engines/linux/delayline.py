@@ -79,6 +79,8 @@ LEAD_MAX_S = 0.001
 SWITCH_INTERVAL_S = 0.0002
 #: how many of the last packets the ``stats`` percentiles cover
 STATS_WINDOW = 10000
+#: verdict lateness (µs) over which, for a tenth of a queue's packets, the host stalled the line
+STALLED_P90_US = 1000.0
 
 
 class _Line:
@@ -188,6 +190,16 @@ class _Line:
                     step = LEAD_STEP_S if late > 0 else -LEAD_STEP_S
                     self.lead_s = min(LEAD_MAX_S, max(0.0, self.lead_s + step))
                 first = False
+
+
+def host_stalled(stats: list[dict]) -> bool:
+    """Whether the host held some delay line's real-time threads off the CPU: on some queue of
+    ``stats`` (:meth:`_Line.stats`) more than a tenth of the verdicts came over
+    :data:`STALLED_P90_US` late. Measured on the project's machine (tests/linux/test_delay_accuracy.py):
+    80–240 µs idle or with every core busy in user space; 1.4–2.8 ms while another process writes
+    to disk at full speed (the kernel is not preemptible, so the line waits for the writer's kernel
+    work), when each traversal adds that much to the configured delay."""
+    return any(q.get("verdict_late_us", {}).get("p90", 0.0) > STALLED_P90_US for q in stats)
 
 
 def _percentiles_us(values) -> dict[str, float]:

@@ -53,6 +53,7 @@ from . import commands
 from .capabilities import HostCapabilities, detect
 from .cleanup import RunRecord, teardown, work_dir
 from .commands import EngineCannotRun
+from .delayline import host_stalled
 from .network import KernelNetwork
 from .routing import Addressing, address_flows, boundaries, desired_state, rules
 from .sampler import Sampler
@@ -365,6 +366,13 @@ class LinuxRun:
             flows.append(FlowResult(id=fl.fp.id, src=fl.fp.src, dst=fl.fp.dst, t_s=t_s, throughput_mbps=total,
                                     subflows=subs, **extra))
         self.events.sort(key=lambda e: e["t_s"])
+        lines = self.network.delay_line_stats()
+        notes = list(self.notes)
+        if host_stalled(lines):
+            worst = max(q.get("verdict_late_us", {}).get("p90", 0.0) for q in lines)
+            notes.append(f"the host held the NFQUEUE delay line off the CPU during the run (a tenth of some queue's "
+                         f"packets released over {worst / 1000:.1f} ms late, e.g. while another process wrote to "
+                         "disk): its delays were longer than configured")
         return EngineOutput(
             engine=NAME,
             strategy=self.plan.strategy,
@@ -378,11 +386,12 @@ class LinuxRun:
                 "loss_mechanism": self.network.loss_mechanism,
                 "iperf3_version": self.caps.iperf3_version,
                 "setup_s": round(self.setup_s, 3),
-                "notes": self.notes,
+                "notes": notes,
                 "processes": [p.pid for p in self.procs],
                 "throughput_source": "ss bytes_received per subflow socket at the receiver, sampled every interval",
                 "rate_limits": self.network.limit_log,
                 "delay_changes": self.network.delay_log,
+                "delay_lines": lines,
             },
         )
 

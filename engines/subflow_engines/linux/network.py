@@ -5,6 +5,7 @@ endpoints, FDM rate limits) applied on the wall clock. See :mod:`.engine` for th
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -85,6 +86,8 @@ class KernelNetwork:
         self.next_delay = 0
         #: the delay line of each namespace (its stdin takes ``NUM DELAY_MS`` commands)
         self.delay_lines: dict[str, object] = {}
+        #: the queue numbers each namespace's delay line serves
+        self.delay_line_queues: dict[str, list[int]] = {}
         #: every delay change applied: ``{"t_s", "resource", "delay_ms"}``
         self.delay_log: list[dict] = []
 
@@ -176,6 +179,7 @@ class KernelNetwork:
                 out = self.tmp / f"delayline-{ns}.log"
                 p = self.spawn(args, out, stdin=True)
                 self.delay_lines[ns] = p
+                self.delay_line_queues[ns] = [i.queue_num for i in queues]
                 deadline = time.monotonic() + 15.0
                 while "ready" not in out.read_text(errors="replace"):
                     if p.poll() is not None or time.monotonic() > deadline:
@@ -315,6 +319,32 @@ class KernelNetwork:
                        "rate", f"{full}kbit", "ceil", f"{full}kbit")
                     self.limit_classes[pair] = (ns, dev, minor, full)
                     self.limit_log.append({"t_s": round(t, 6), "src": pair[0], "dst": pair[1], "rate_mbps": None})
+
+    def delay_line_stats(self, timeout_s: float = 5.0) -> list[dict]:
+        """Ask every NFQUEUE delay line for its ``stats`` and return them, one dict per queue
+        (:meth:`.delayline._Line.stats`: packets, untimed, lead_us, max_backlog, realtime,
+        read_lag_us and verdict_late_us percentiles in µs); waits up to ``timeout_s`` (s) for the
+        answers, and leaves out the lines that did not answer. Empty without delay lines."""
+        for line in self.delay_lines.values():
+            if line.poll() is None:
+                line.stdin.write(b"stats\n")
+                line.stdin.flush()
+        deadline = time.monotonic() + timeout_s
+        out = []
+        for ns in sorted(self.delay_lines):
+            log = self.tmp / f"delayline-{ns}.log"
+            want = len(self.delay_line_queues.get(ns, ()))
+            while True:
+                latest: dict[int, dict] = {}
+                for text in log.read_text(errors="replace").splitlines():
+                    if text.startswith("{"):
+                        q = json.loads(text)
+                        latest[q["queue"]] = q
+                if len(latest) >= want or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            out += [{"ns": ns, **latest[k]} for k in sorted(latest)]
+        return out
 
     @property
     def delay_mechanism(self) -> str | None:

@@ -1901,6 +1901,36 @@ export interface components {
             t_s: number;
         };
         /**
+         * DelayLineStats
+         * @description linux engine: one NFQUEUE delay line queue's counters at the end of a run
+         *     (:mod:`subflow_engines.linux.delayline`). Percentiles are over its last 10,000 packets, in µs,
+         *     keyed ``p1``, ``p50``, ``p90``, ``p99`` and ``max``.
+         */
+        DelayLineStats: {
+            /** Lead Us */
+            lead_us: number;
+            /** Max Backlog */
+            max_backlog: number;
+            /** Ns */
+            ns: string;
+            /** Packets */
+            packets: number;
+            /** Queue */
+            queue: number;
+            /** Read Lag Us */
+            read_lag_us: {
+                [key: string]: number;
+            };
+            /** Realtime */
+            realtime: boolean;
+            /** Untimed */
+            untimed: number;
+            /** Verdict Late Us */
+            verdict_late_us: {
+                [key: string]: number;
+            };
+        };
+        /**
          * DemandAllocation
          * @description How one demand is split; ``demand`` is the rate allocated, Mbit/s (after
          *     ``--demand-scale`` and tempering), ``requested`` the rate asked for.
@@ -2789,6 +2819,8 @@ export interface components {
             congestion_control: string;
             /** Delay Changes */
             delay_changes?: components["schemas"]["DelayChangeApplied"][];
+            /** Delay Lines */
+            delay_lines?: components["schemas"]["DelayLineStats"][];
             /** Delay Mechanism */
             delay_mechanism: string | null;
             /** Iperf3 Version */
