@@ -412,9 +412,11 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
             break
         load_before = _uptime()
         plan = resolve_plan(cell.scenario, cell.strategy, "linux")
-        mbps, mean_rtt, min_rtt = [], [], []
+        mbps, mean_rtt, min_rtt, late = [], [], [], []
         for _ in range(runs):
             out = linux.run(plan)
+            late.append(max((q["verdict_late_us"].get("p90", 0.0) for q in (out.linux or {}).get("delay_lines", [])),
+                            default=None))
             flow = out.flows[0]
             v = [x for t, x in zip(flow.t_s, flow.throughput_mbps) if t >= GRID_WARMUP_S]
             mbps.append(round(sum(v) / len(v), 4))
@@ -429,6 +431,7 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
             previous = {k: old.get(k) for k in ("mbps", "mean_rtt_ms", "min_rtt_ms", "load_before", "at")}
         store[cell_key(cell)] = {"mbps": mbps, "mean_rtt_ms": mean_rtt, "min_rtt_ms": min_rtt,
                                  "namespace_cc_pinned": True, "delay_line": DELAY_LINE,
+                                 "delay_line_late_p90_us": late,
                                  **({"previous": previous} if previous else {}),
                                  "load_before": load_before, "load_after": _uptime(),
                                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

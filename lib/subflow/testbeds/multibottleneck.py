@@ -641,7 +641,10 @@ def kernel_run(testbed: Testbed, load_every_s: float = 2.0) -> dict[str, Any]:
         cores busy, /proc/stat), ``run`` (this process and the processes the run started and reaped:
         delay lines, iperf3, ip/tc) and ``wall`` (the run's wall clock; the machine has ``cores``), so
         ``machine − run`` is what other work took meanwhile; ``setup_s``; ``congestion_control``;
-        ``kernel``; ``delay_mechanism``; ``at`` (UTC).
+        ``kernel``; ``delay_mechanism``; ``delay_line_late_p90_us``: over the run's NFQUEUE delay
+        line queues, the largest 90th percentile of how late their verdicts completed (µs; above
+        :data:`subflow_engines.linux.delayline.STALLED_P90_US` the host stalled them), None without
+        delay lines; ``at`` (UTC).
     """
     import os
     import resource
@@ -693,6 +696,8 @@ def kernel_run(testbed: Testbed, load_every_s: float = 2.0) -> dict[str, Any]:
         "congestion_control": info.get("congestion_control"),
         "kernel": info.get("kernel"),
         "delay_mechanism": info.get("delay_mechanism"),
+        "delay_line_late_p90_us": max((q["verdict_late_us"].get("p90", 0.0) for q in info.get("delay_lines", [])),
+                                      default=None),
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
