@@ -18,16 +18,6 @@ from subflow.testbeds import multibottleneck as mb
 pytestmark = pytest.mark.linux
 
 
-#: The mesh misses on two flows with the fluid engine as of this test's writing (f2 0.76, f9 1.29; every
-#: bottleneck's aggregate within 1 %). f12's ACKs cross B3's queue, which the engine counts in its RTT
-#: (f12 0.95; every flow's mean RTT within 0.99-1.05 of the kernel's); f2, across B1 and B2, and f9 on B4 differ
-#: in the windows: the kernel's queues drop f2's packets less often than those of the flows on B2 alone, and
-#: f9's more often than f10's, and neither is explained (docs/validation, "Multiple bottlenecks", "Reading the
-#: mesh"). Strict: once the engine meets the kernel here, the marker must go.
-MESH_XFAIL = pytest.mark.xfail(strict=True, reason="fluid engine: per-flow shares on the mesh (f2 below, f9 above the "
-                               "kernel's; their round trips agree); every bottleneck aggregate agrees")
-
-
 def _stored_comparison(key: str) -> mb.Comparison:
     tb = mb.TESTBEDS[key]
     store = mb.load_kernel()
@@ -46,7 +36,7 @@ def test_fluid_bottleneck_aggregates_match_the_stored_kernel_runs(key):
     assert all(row.within for row in comp.bottlenecks), comp.report()
 
 
-@pytest.mark.parametrize("key", [pytest.param(k, marks=MESH_XFAIL) if k == "mesh" else k for k in sorted(mb.TESTBEDS)])
+@pytest.mark.parametrize("key", sorted(mb.TESTBEDS))
 def test_fluid_flow_shares_match_the_stored_kernel_runs(key):
     comp = _stored_comparison(key)
     assert all(row.within for row in comp.flows), comp.report()

@@ -140,8 +140,11 @@ own backlog at every hop of its path, so a hop sends on, per subflow, its share 
 first and then of the step's arrivals, never more than the subflow put in nor more than the
 hop's capacity; resources are served in forwarding order (each after those that feed it), so a
 subflow's bits cross its whole path in the step they are sent (where paths feed each other in a
-cycle, one hop of the cycle passes its bits on a step later). Bits are conserved per subflow
-and per hop. Every output sample is checked against the physical invariants of
+cycle, one hop of the cycle passes its bits on a step later). A full queue drops more of the
+arrivals that come in bursts faster than it serves (a sender's window at its access link's
+rate) than of those an upstream hop as slow has spread out (:func:`.queues.burst_weight`:
+drop-tail's bias against bursts, with a weight read off the kernel's multi-bottleneck mesh).
+Bits are conserved per subflow and per hop. Every output sample is checked against the physical invariants of
 :mod:`.invariants` (finite, non-negative, within path and link capacities, delivered ≤ sent,
 cwnd bounds); a run that breaks one raises :class:`subflow.errors.EngineInvariantViolated`.
 

@@ -657,7 +657,7 @@ class ScalarSimulator(FluidSimulator):
                     sent[sub.slot] += v
         serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr,
               net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, self.queue_bits, self.cap_bps, self.cap_dt_bits,
-              self.buf_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res,
+              self.buf_bits, net.backlog, net.pending, net.arriving, net.burst, self.arrived_bits, self.drop_frac_res,
               self.res_delay_s, got, self.dropped_slot, self.qdelay_s, self.queued_bits, self.any_finite,
               led.link_cap_bits, net.rev_ptr, net.rev_res)
         led.slot_cap_bits += self.min_cap_dt_bits

@@ -7,7 +7,7 @@ pairs in CSR form (``M[i, l] = 1`` when subflow i crosses resource l):
     RTT   = base_RTT + M·(q / C)
     network: FIFO queues with per-subflow backlog at every hop, served in forwarding
              order (subflow_engines.fluid.queues.serve, shared with the scalar kernel)
-    dropped = M·drop_fraction
+    dropped = Σ over the path of (drop fraction · burst weight) (queues.serve, queues.burst_weight)
     goodput_i = (what i's last hop sends on)·(1 − p_i)
 
 The continuous part of each step (rates, LowRTT scheduling, queues, losses,
@@ -389,7 +389,7 @@ class VectorSimulator(FluidSimulator):
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
             net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr, net.srv_next,
             net.srv_lag, net.srv_slot, net.lag_in, net.rev_ptr, net.rev_res, self.cap_bps, self.cap_dt_bits, self.buf_bits,
-            self.queue_bits, net.backlog, net.pending, net.arriving, self.arrived_bits, self.drop_frac_res,
+            self.queue_bits, net.backlog, net.pending, net.arriving, net.burst, self.arrived_bits, self.drop_frac_res,
             self.res_delay_s, self.inject, self.dropped_slot, self.qdelay_s, self.queued_bits, self.first_cap_bps,
             self.min_cap_bps, self.min_cap_dt_bits, self.any_finite, led.link_cap_bits, led.slot_cap_bits,
             led.sent_bits, self.base_rtt,
@@ -507,7 +507,8 @@ def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
     row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in,
-    rev_ptr, rev_res, cap, cap_dt, buf, queue, backlog, pending, arriving, arrived, drop_frac, res_delay, inject, dropped,
+    rev_ptr, rev_res, cap, cap_dt, buf, queue, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, inject,
+    dropped,
     qd, queued, first_cap, min_cap, min_cap_dt, any_finite, link_cap_bits, slot_cap_bits, sent_bits, base_rtt,
     path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
     cwnd, ssthresh, srtt, rttvar, rto, next_sample_t, last_red, loss_at, retrans, bits_col, got,
@@ -605,7 +606,7 @@ def _step(
         got[i] = 0.0
         dropped[i] = 0.0
     overflow = serve(inject, row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag,
-                     srv_slot, lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, arrived, drop_frac,
+                     srv_slot, lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, burst, arrived, drop_frac,
                      res_delay, got, dropped, qd, queued, any_finite, link_cap_bits, rev_ptr, rev_res)
     for i in range(S):
         slot_cap_bits[i] += min_cap_dt[i]

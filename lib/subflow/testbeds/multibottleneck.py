@@ -424,8 +424,7 @@ def fluid_mean_rtts_ms(testbed: Testbed, seeds: Iterable[int] = RTT_SEEDS) -> di
     path and of the ACKs' reverse resources that the engine's congestion control uses in each step
     (``rtt`` of each open subflow of the scalar kernel, which agrees with the vectorised one on
     single-path plans), averaged over the steps in [``warmup_s``, end) and then over ``seeds``; the
-    counterpart of iperf3's mean RTT of the kernel's runs (which also holds the delay line's
-    latency, about 2 ms a round trip)."""
+    counterpart of iperf3's mean RTT of the kernel's runs."""
     from subflow.resolve import resolve_plan
     from subflow_engines.fluid.scalar import ScalarSimulator
 
