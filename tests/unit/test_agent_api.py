@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 import time
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from subflow.errors import AgentUnavailable
 from subflow.resolve import resolve_plan
 from subflow_agent.app import app, settings
 from subflow_engines import run_plan
+from subflow_worker.agent_client import POLL_TIMEOUTS_TOLERATED, AgentClient
 
 client = TestClient(app)
 AUTH = {"Authorization": f"Bearer {settings.agent_token}"}
@@ -119,3 +122,34 @@ def test_the_agent_answers_while_a_long_run_computes(naval_direct):
     print(f"\n{answers} answers during the run, slowest {slowest:.3f} s")
     assert answers >= 10  # the run lasted long enough to ask
     assert slowest < 2.0
+
+
+class _TimeoutInjector(httpx.BaseTransport):
+    """The in-process agent's transport with its first ``n`` run polls timing out (as a busy
+    agent's answer does); every other request reaches the real agent app."""
+
+    def __init__(self, inner: httpx.BaseTransport, n: int):
+        self.inner, self.left, self.polls = inner, n, 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and request.url.path.startswith("/runs/"):
+            self.polls += 1
+            if self.left > 0:
+                self.left -= 1
+                raise httpx.ReadTimeout("timed out", request=request)
+        return self.inner.handle_request(request)
+
+
+@pytest.mark.parametrize("timeouts, gives_up", [(POLL_TIMEOUTS_TOLERATED, False), (POLL_TIMEOUTS_TOLERATED + 1, True)])
+def test_the_worker_asks_a_busy_agent_again_instead_of_giving_the_run_up(naval_direct, timeouts, gives_up):
+    """A poll that times out is asked again (the run goes on in the agent) up to POLL_TIMEOUTS_TOLERATED
+    times in a row; then the client gives up as unavailable (and the task retries)."""
+    plan = resolve_plan(naval_direct, "sptcp")
+    transport = _TimeoutInjector(client._transport, timeouts)
+    with AgentClient("http://testserver", settings.agent_token, transport=transport) as agent:
+        if gives_up:
+            with pytest.raises(AgentUnavailable, match="timed out"):
+                agent.run(plan)
+        else:
+            assert agent.run(plan).model_dump(mode="json") == run_plan(plan).model_dump(mode="json")
+    assert transport.polls >= timeouts + (0 if gives_up else 1)

@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 ProgressCallback = Callable[[float], None]
 #: Longest wait of one long poll of a run (``GET /runs/{id}?wait_s=``), seconds.
 LONG_POLL_S = 5.0
+#: Polls of one run that may time out in a row before :meth:`AgentClient.run` gives the run up.
+POLL_TIMEOUTS_TOLERATED = 3
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -182,6 +184,9 @@ class AgentClient:
         If anything interrupts the wait (deadline, a callback's exception,
         a task time limit), the agent run is cancelled.
 
+        A poll that times out is asked again, up to :data:`POLL_TIMEOUTS_TOLERATED` times in a
+        row (a busy agent answers late; the run goes on there); any other unavailability ends the wait.
+
         Raises
         ------
         AgentUnavailable, AgentRejected
@@ -194,9 +199,20 @@ class AgentClient:
         try:
             wait = min(0.05, self.poll_interval_s)
             last_progress = -1.0
+            timeouts = 0
             while True:
                 asked = time.monotonic()
-                run = self.status(run_id, wait_s=long_poll_s)
+                try:
+                    run = self.status(run_id, wait_s=long_poll_s)
+                except AgentUnavailable as exc:
+                    # a poll that timed out reached an agent that is busy, not gone: ask again, a few
+                    # times, rather than give the run up (the task's retry would submit it anew)
+                    if not isinstance(exc.__cause__, httpx.TimeoutException) or timeouts >= POLL_TIMEOUTS_TOLERATED:
+                        raise
+                    timeouts += 1
+                    log.warning("agent run %s: poll %d timed out (%s); asking again", run_id, timeouts, exc)
+                    continue
+                timeouts = 0
                 state = run.status
                 if on_progress is not None:
                     on_progress(run.progress)
