@@ -583,9 +583,10 @@ def grid_section(md: list[str], kernel: str | None) -> None:
     md.append(f"The kernel ran {len(ran)} of the grid's cells (`python scripts/validation.py --kernel-grid`, "
               f"cell by cell, stored in `docs/validation/grid_kernel.json`); `-` elsewhere. {cc_note}\n")
     timed = sum(1 for v in store.values() if v.get("delay_line") == DELAY_LINE)
-    md.append(f"{timed} of them ran with the timestamped delay line (‡, quoted at the configured RTT; "
-              "`--kernel-grid --stale-line` reruns the others); the figures each of those replaced, with the "
-              "old line, are in the table after this one.\n")
+    which = ("All of them" if timed == len(ran) else f"{timed} of them")
+    rerun = "" if timed == len(ran) else "; `--kernel-grid --stale-line` reruns the others"
+    md.append(f"{which} ran with the timestamped delay line (‡, quoted at the configured RTT{rerun}); the figures "
+              "each of those replaced, with the old line, are in the table after this one.\n")
     md.append("| cell | p | Padhye | fluid | kernel [range], RTT mean/min | fluid @ kernel RTT | "
               "ratio | fluid / Padhye | load |\n|---|---|---|---|---|---|---|---|---|")
     row = None
@@ -764,9 +765,9 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         "cut W_max by 15 % (to 5), epoch after epoch. The engine now grows as bictcp_update does (0.84 → 0.95 "
         "there; the other CUBIC cells move by 0–5 %; tests/unit/test_fluid_tcp_model.py). (11) The 300 ms rows "
         "at 30 s are noisy in the kernel (each run holds only 10–20 loss epochs); the 90 s rows run the same "
-        "cells for 90 s on both engines. (12) At the configured RTT (‡: the cells rerun with the timestamped "
-        "delay line, every row but NewReno's at 300 ms, which with one 90 s CUBIC cell and the 1000-packet "
-        "queue cell still carries the old line's figures) the engine agrees with the kernel where the window "
+        "cells for 90 s on both engines. (12) At the configured RTT (‡: every cell, rerun with the timestamped "
+        "delay line; the lossless NewReno cell at 300 ms, 1.75 while the engine's slow start was not "
+        "ACK-clocked, item 9, reads 1.02) the engine agrees with the kernel where the window "
         "is more than a few segments and the kernel's runs agree with each other (no cell of the 100 and "
         "300 ms rows misses; those that do not agree are noisy), and the CUBIC rows at 20 ms agree up to 5 % "
         "loss on one link; NewReno at 20 ms misses where loss keeps the window at a few segments: 5 % on "

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from subflow_engines.fluid.queues import BURST_DROP_BIAS, Incidence, burst_weight, serve
+from subflow_engines.fluid.queues import BURST_DROP_BIAS, Incidence, burst_weight, row_state, serve
 
 
 def test_burst_weight_is_one_for_a_smoothed_arrival_and_grows_with_the_upstream_rate():
@@ -19,7 +19,8 @@ def test_burst_weight_is_one_for_a_smoothed_arrival_and_grows_with_the_upstream_
 
 
 def _step(cap_bps, buf_bits, queue_bits, rows, inject_bits, dt=0.001):
-    """One :func:`serve` step of ``rows`` ([(slot, [resources])]) with resources of ``cap_bps``."""
+    """One :func:`serve` step of ``rows`` ([(slot, [resources])]) with resources of ``cap_bps``, after
+    :func:`row_state` has set the burst weights."""
     n_res = len(cap_bps)
     net = Incidence(rows, n_res)
     cap = np.array(cap_bps, dtype=float)
@@ -28,6 +29,9 @@ def _step(cap_bps, buf_bits, queue_bits, rows, inject_bits, dt=0.001):
     queue = np.array(queue_bits, dtype=float)
     arrived, drop_frac, res_delay = np.zeros(n_res), np.zeros(n_res), np.zeros(n_res)
     got, dropped, qdelay, queued = np.zeros(slots), np.zeros(slots), np.zeros(slots), np.zeros(slots)
+    # the burst weights, as the engine sets them when rows or capacities change
+    row_state(net.row_ptr, net.row_slot, net.inc_res, res_delay, qdelay, np.zeros(slots), np.zeros(slots), cap,
+              net.rev_ptr, net.rev_res, net.pos, net.burst)
     overflow = serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res,
                      net.order_ptr, net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, queue, cap, cap * dt,
                      np.array(buf_bits, dtype=float), net.backlog, net.pending, net.arriving, net.burst, arrived,

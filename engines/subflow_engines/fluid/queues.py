@@ -282,11 +282,12 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
     backlog, pending, arriving : float64 (incidences,)
         :class:`Incidence` state, serving order (updated).
     burst : float64 (incidences,)
-        Work array, serving order: each incidence's burst weight in the step (:func:`burst_weight`).
+        Each incidence's burst weight (:func:`burst_weight`), serving order, as :func:`row_state` set it.
     arrived, drop_frac, res_delay : float64 (resources,)
-        Out: bits that arrived at each served resource, its drop fraction per unit of burst weight
-        (an arrival of weight w loses w·drop_frac of its bits), and its queueing delay after the
-        step (queue/capacity, s).
+        Out: bits that arrived at each served resource, its drop per unit of burst weight (an
+        arrival of weight w loses w·drop_frac of its bits, and that is its loss signal; where that
+        would exceed some arrival's bits, the bits are dropped alike and the signal stays
+        weighted), and its queueing delay after the step (queue/capacity, s).
     got, dropped, qdelay, queued : float64 (slots,)
         Out, for the slots that have a row: bits out of the row's last hop (before random loss);
         sum of the drop fractions along its path; queueing delay of its round trip after the step,
@@ -306,13 +307,6 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
         True when some queue overflowed (dropped bits) in the step.
     """
     n_rows = row_slot.shape[0]
-    for k in range(n_rows):
-        upstream = np.inf
-        for j in range(row_ptr[k], row_ptr[k + 1]):
-            u = inc_res[j]
-            burst[pos[j]] = burst_weight(upstream / cap[u]) if cap[u] > 0.0 else 1.0
-            if cap[u] < upstream:
-                upstream = cap[u]
     for m in range(lag_in.shape[0]):
         j = lag_in[m]
         arriving[j] += pending[j]
@@ -327,8 +321,14 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
     for r in range(order_res.shape[0]):
         u = order_res[r]
         a_sum = 0.0
+        w_sum = 0.0
+        w_max = 0.0
         for j in range(order_ptr[r], order_ptr[r + 1]):
-            a_sum += arriving[j]
+            a = arriving[j]
+            a_sum += a
+            w_sum += a * burst[j]
+            if a > 0.0 and burst[j] > w_max:
+                w_max = burst[j]
         q = queue[u]
         c = cap_dt[u]
         served_q = q if q < c else c
@@ -350,31 +350,22 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
                     delta = 1.0
                 # drop-tail's bias against bursts: each arrival's share of the drop in proportion to
                 # its bits times its burst weight, unless that would drop more than some arrival holds
-                w_sum = 0.0
-                w_max = 0.0
-                for j in range(order_ptr[r], order_ptr[r + 1]):
-                    w_sum += arriving[j] * burst[j]
-                    if arriving[j] > 0.0 and burst[j] > w_max:
-                        w_max = burst[j]
-                if w_sum > 0.0 and delta * w_max * a_sum < w_sum:
-                    uniform = False
-                    delta = delta * a_sum / w_sum
+                if w_sum > 0.0:
                     drop_frac[u] = drop / w_sum
-                else:
-                    drop_frac[u] = drop / a_sum
+                    if delta * w_max * a_sum < w_sum:
+                        uniform = False
+                        delta = delta * a_sum / w_sum
             rest = buf[u]
         queue[u] = rest
         res_delay[u] = rest / cap[u]
         arrived[u] = a_sum
         link_cap_bits[u] += c
         for j in range(order_ptr[r], order_ptr[r + 1]):
-            if uniform:
-                burst[j] = 1.0
             a = arriving[j]
             arriving[j] = 0.0
             b = backlog[j]
             d = b * s_q + a * s_a
-            backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - delta * burst[j])
+            backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - (delta if uniform else delta * burst[j]))
             nj = srv_next[j]
             if nj < 0:
                 got[srv_slot[j]] = d
@@ -419,13 +410,14 @@ def downstream_backlog(row_ptr, row_slot, inc_res, pos, backlog, pending, slot_t
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap, cap, rev_ptr, rev_res):
+def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap, cap, rev_ptr, rev_res, pos, burst):
     """Per slot, from the rows and each resource's queueing delay ``res_delay`` (queue/capacity,
     s): the queueing delay of its round trip (the sum over its path, then over the resources its
     ACKs cross, ``rev_ptr``/``rev_res`` of :class:`Incidence`; s), the capacity of its first and of its
-    narrowest hop (bit/s, from ``cap``). Slots without a row get 0, ∞, ∞. Called when rows or
-    capacities change; :func:`serve` keeps ``qdelay`` up to date from step to step, summing in
-    the same order."""
+    narrowest hop (bit/s, from ``cap``); slots without a row get 0, ∞, ∞. Per incidence, its burst
+    weight (``burst``, serving order by ``pos``: :func:`burst_weight` of the narrowest capacity
+    before it on its row over its own). Called when rows or capacities change; :func:`serve` keeps
+    ``qdelay`` up to date from step to step, summing in the same order."""
     for s in range(qdelay.shape[0]):
         qdelay[s] = 0.0
         first_cap[s] = np.inf
@@ -438,6 +430,7 @@ def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap,
             qd += res_delay[u]
             if j == row_ptr[k]:
                 first_cap[s] = cap[u]
+            burst[pos[j]] = burst_weight(min_cap[s] / cap[u]) if cap[u] > 0.0 else 1.0
             if cap[u] < min_cap[s]:
                 min_cap[s] = cap[u]
         for j in range(rev_ptr[k], rev_ptr[k + 1]):
