@@ -394,6 +394,7 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
     from subflow.resolve import resolve_plan
     from subflow.testbeds.grid import cells
     from subflow_engines import linux
+    from subflow_engines.linux.delayline import late_p90_us
 
     store = json.loads(GRID_KERNEL_JSON.read_text()) if GRID_KERNEL_JSON.exists() else {}
 
@@ -415,8 +416,7 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
         mbps, mean_rtt, min_rtt, late = [], [], [], []
         for _ in range(runs):
             out = linux.run(plan)
-            late.append(max((q["verdict_late_us"].get("p90", 0.0) for q in (out.linux or {}).get("delay_lines", [])),
-                            default=None))
+            late.append(late_p90_us((out.linux or {}).get("delay_lines", [])))
             flow = out.flows[0]
             v = [x for t, x in zip(flow.t_s, flow.throughput_mbps) if t >= GRID_WARMUP_S]
             mbps.append(round(sum(v) / len(v), 4))

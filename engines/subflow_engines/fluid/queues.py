@@ -179,7 +179,8 @@ class Incidence:
         Bits of the row waiting in the hop's queue; bits sent to the hop in the previous step
         over a lagged hop; bits arriving in the current step (work array, zero between steps).
     burst : float64, shape (n,), serving order
-        Work array of :func:`serve`: each incidence's burst weight (:func:`burst_weight`).
+        Each incidence's burst weight (:func:`burst_weight`), set by :func:`row_state` when rows or
+        capacities change and read by :func:`serve`.
     """
 
     def __init__(self, rows: Sequence[tuple[int, Sequence[int]]], n_res: int,

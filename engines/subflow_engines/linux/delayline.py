@@ -192,6 +192,12 @@ class _Line:
                 first = False
 
 
+def late_p90_us(stats: list[dict]) -> float | None:
+    """The largest 90th percentile of verdict lateness (µs) over the queues of ``stats``
+    (:meth:`_Line.stats`); None without queues."""
+    return max((q.get("verdict_late_us", {}).get("p90", 0.0) for q in stats), default=None)
+
+
 def host_stalled(stats: list[dict]) -> bool:
     """Whether the host held some delay line's real-time threads off the CPU: on some queue of
     ``stats`` (:meth:`_Line.stats`) more than a tenth of the verdicts came over
@@ -199,7 +205,8 @@ def host_stalled(stats: list[dict]) -> bool:
     80–240 µs idle or with every core busy in user space; 1.4–2.8 ms while another process writes
     to disk at full speed (the kernel is not preemptible, so the line waits for the writer's kernel
     work), when each traversal adds that much to the configured delay."""
-    return any(q.get("verdict_late_us", {}).get("p90", 0.0) > STALLED_P90_US for q in stats)
+    worst = late_p90_us(stats)
+    return worst is not None and worst > STALLED_P90_US
 
 
 def _percentiles_us(values) -> dict[str, float]:

@@ -53,7 +53,7 @@ from . import commands
 from .capabilities import HostCapabilities, detect
 from .cleanup import RunRecord, teardown, work_dir
 from .commands import EngineCannotRun
-from .delayline import host_stalled
+from .delayline import host_stalled, late_p90_us
 from .network import KernelNetwork
 from .routing import Addressing, address_flows, boundaries, desired_state, rules
 from .sampler import Sampler
@@ -369,7 +369,7 @@ class LinuxRun:
         lines = self.network.delay_line_stats()
         notes = list(self.notes)
         if host_stalled(lines):
-            worst = max(q.get("verdict_late_us", {}).get("p90", 0.0) for q in lines)
+            worst = late_p90_us(lines)
             notes.append(f"the host held the NFQUEUE delay line off the CPU during the run (a tenth of some queue's "
                          f"packets released over {worst / 1000:.1f} ms late, e.g. while another process wrote to "
                          "disk): its delays were longer than configured")

@@ -652,6 +652,7 @@ def kernel_run(testbed: Testbed, load_every_s: float = 2.0) -> dict[str, Any]:
 
     from subflow.resolve import resolve_plan
     from subflow_engines import linux
+    from subflow_engines.linux.delayline import late_p90_us
 
     plan = resolve_plan(testbed.scenario(), testbed.strategy, "linux")
     samples: list[float] = []
@@ -695,8 +696,7 @@ def kernel_run(testbed: Testbed, load_every_s: float = 2.0) -> dict[str, Any]:
         "congestion_control": info.get("congestion_control"),
         "kernel": info.get("kernel"),
         "delay_mechanism": info.get("delay_mechanism"),
-        "delay_line_late_p90_us": max((q["verdict_late_us"].get("p90", 0.0) for q in info.get("delay_lines", [])),
-                                      default=None),
+        "delay_line_late_p90_us": late_p90_us(info.get("delay_lines", [])),
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
