@@ -30,13 +30,11 @@ def _step(cap_bps, buf_bits, queue_bits, rows, inject_bits, dt=0.001):
     arrived, drop_frac, res_delay = np.zeros(n_res), np.zeros(n_res), np.zeros(n_res)
     got, dropped, qdelay, queued = np.zeros(slots), np.zeros(slots), np.zeros(slots), np.zeros(slots)
     # the burst weights, as the engine sets them when rows or capacities change
-    row_state(net.row_ptr, net.row_slot, net.inc_res, res_delay, qdelay, np.zeros(slots), np.zeros(slots), cap,
-              net.rev_ptr, net.rev_res, net.pos, net.burst)
-    overflow = serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res,
-                     net.order_ptr, net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, queue, cap, cap * dt,
+    row_state(net.row_arrays(), res_delay, qdelay, np.zeros(slots), np.zeros(slots), cap, net.burst)
+    overflow = serve(inject, net.row_slot, net.row_first, net.order_res, net.order_ptr, net.srv_next,
+                     net.srv_slot, net.lag_in, net.ack_ptr, net.ack_slot, queue, cap, cap * dt,
                      np.array(buf_bits, dtype=float), net.backlog, net.pending, net.arriving, net.burst, arrived,
-                     drop_frac, res_delay, got, dropped, qdelay, queued, True, np.zeros(n_res), net.rev_ptr,
-                     net.rev_res)
+                     drop_frac, res_delay, got, dropped, qdelay, queued, True, np.zeros(n_res))
     return overflow, got, dropped, queued, queue
 
 

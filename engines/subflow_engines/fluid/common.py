@@ -547,8 +547,8 @@ class FluidSimulator:
         (:func:`~subflow_engines.fluid.queues.row_state`)."""
         net = self.net
         np.divide(self.queue_bits, self.cap_bps, out=self.res_delay_s)
-        row_state(net.row_ptr, net.row_slot, net.inc_res, self.res_delay_s, self.qdelay_s,
-                  self.first_cap_bps, self.min_cap_bps, self.cap_bps, net.rev_ptr, net.rev_res, net.pos, net.burst)
+        row_state(net.row_arrays(), self.res_delay_s, self.qdelay_s, self.first_cap_bps, self.min_cap_bps,
+                  self.cap_bps, net.burst)
         self.queued_bits[:] = 0.0
         if net.inc_res.size:
             held = net.backlog[net.pos] + net.pending[net.pos]

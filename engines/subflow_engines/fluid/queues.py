@@ -138,6 +138,21 @@ def reverse_rows(row_ptr: np.ndarray, inc_res: np.ndarray, rank: np.ndarray,
     return rev_ptr, rev[keep].astype(np.int64)
 
 
+def acks_by_resource(row_slot: np.ndarray, rev_ptr: np.ndarray, rev_res: np.ndarray, rank: np.ndarray,
+                     n_served: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`reverse_rows` turned around: per served resource (in forwarding order, ``rank``), the
+    slots whose ACKs cross it. Returns ``(ack_ptr, ack_slot)`` (int64; the slots of the resource
+    served ``q``-th are ``ack_slot[ack_ptr[q]:ack_ptr[q + 1]]``, rows in slot order)."""
+    ack_ptr = np.zeros(n_served + 1, dtype=np.int64)
+    if not rev_res.size:
+        return ack_ptr, np.zeros(0, dtype=np.int64)
+    slots = np.repeat(row_slot, np.diff(rev_ptr)).astype(np.int64)
+    q = rank[rev_res]
+    perm = np.argsort(q, kind="stable")
+    np.cumsum(np.bincount(q, minlength=n_served), out=ack_ptr[1:])
+    return ack_ptr, slots[perm]
+
+
 class Incidence:
     """The rows of the network and their per-hop state, rebuilt when paths change.
 
@@ -162,10 +177,9 @@ class Incidence:
         ``order_res[q]`` holds serving positions ``order_ptr[q]:order_ptr[q + 1]``.
     order_ptr : int64, shape (r + 1,)
     srv_next : int64, shape (n,)
-        Serving position of the next hop of the same row, -1 at the last hop.
-    srv_lag : bool, shape (n,)
-        The next hop is served before this one (a cycle of feeding): what this hop sends
-        reaches it in the next step.
+        Where what the incidence sends goes: the serving position ``p`` of the next hop of the
+        same row; -1 at the last hop; ``-2 - p`` when the next hop ``p`` is served before this one
+        (a cycle of feeding: a *lagged* hop, what this hop sends reaches it in the next step).
     srv_slot : int64, shape (n,)
         The slot of each serving position.
     lag_in : int64
@@ -175,6 +189,10 @@ class Incidence:
     rev_res : int64
         The resources that carry each row's ACKs, in the order of the hops they reverse
         (:func:`reverse_rows`).
+    ack_ptr : int64, shape (r + 1,)
+        The slots whose ACKs cross the resource served ``q``-th are ``ack_slot[ack_ptr[q]:ack_ptr[q + 1]]``
+        (:func:`acks_by_resource`).
+    ack_slot : int64
     backlog, pending, arriving : float64, shape (n,), serving order
         Bits of the row waiting in the hop's queue; bits sent to the hop in the previous step
         over a lagged hop; bits arriving in the current step (work array, zero between steps).
@@ -211,12 +229,14 @@ class Incidence:
         self.order_ptr = np.zeros(len(order) + 1, dtype=np.int64)
         np.cumsum(counts, out=self.order_ptr[1:])
         nxt_p = nxt[perm]
-        self.srv_next = np.where(nxt_p >= 0, pos[np.maximum(nxt_p, 0)], -1).astype(np.int64) if n else nxt_p
-        self.srv_lag = lag[perm]
-        self.srv_slot = inc_slot[perm]
+        srv_next = np.where(nxt_p >= 0, pos[np.maximum(nxt_p, 0)], -1).astype(np.int64) if n else nxt_p
+        srv_lag = lag[perm]
         #: serving positions that receive bits over a lagged hop (from ``pending``)
-        self.lag_in = self.srv_next[self.srv_lag].astype(np.int64)
+        self.lag_in = srv_next[srv_lag].astype(np.int64)
+        self.srv_next = np.where(srv_lag, -2 - srv_next, srv_next).astype(np.int64)
+        self.srv_slot = inc_slot[perm]
         self.rev_ptr, self.rev_res = reverse_rows(self.row_ptr, inc_res, rank, reverse)
+        self.ack_ptr, self.ack_slot = acks_by_resource(self.row_slot, self.rev_ptr, self.rev_res, rank, len(order))
         self.backlog = np.zeros(n)
         self.pending = np.zeros(n)
         self.arriving = np.zeros(n)
@@ -236,6 +256,12 @@ class Incidence:
     def used(self) -> np.ndarray:
         """The resources some row crosses (int64)."""
         return self.order_res
+
+    def row_arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays :func:`row_state` reads: ``row_ptr, row_slot, inc_res, pos, order_res, order_ptr,
+        srv_slot, ack_ptr, ack_slot``."""
+        return (self.row_ptr, self.row_slot, self.inc_res, self.pos, self.order_res, self.order_ptr,
+                self.srv_slot, self.ack_ptr, self.ack_slot)
 
 
 #: α of :func:`burst_weight`: how much more of a full drop-tail queue's drop falls on an arrival that
@@ -266,16 +292,16 @@ def burst_weight(rho):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot,
-          lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, got,
-          dropped, qdelay, queued, track_queued, link_cap_bits, rev_ptr, rev_res):
+def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot, lag_in, ack_ptr, ack_slot, queue,
+          cap, cap_dt, buf, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, got, dropped, qdelay,
+          queued, track_queued, link_cap_bits):
     """One step of the network, in place (the equations of :mod:`subflow_engines.fluid.queues`).
 
     Parameters
     ----------
     inject : float64 (slots,)
         Bits each subflow slot sends into its first hop in the step.
-    row_ptr, row_slot, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in
+    row_slot, row_first, order_res, order_ptr, srv_next, srv_slot, lag_in, ack_ptr, ack_slot
         :class:`Incidence` arrays.
     queue, cap, cap_dt, buf : float64 (resources,)
         Queue (bits, updated), capacity (bit/s), capacity per step (bits), buffer (bits) of each
@@ -292,20 +318,24 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
     got, dropped, qdelay, queued : float64 (slots,)
         Out, for the slots that have a row: bits out of the row's last hop (before random loss);
         sum of the drop fractions along its path; queueing delay of its round trip after the step,
-        Σ queue/capacity over its path and then over its ACKs' resources (s; the next step's, as
-        :func:`row_state` sums it); bits the row holds
-        in its queues after the step (sent and neither delivered nor dropped; only when
+        Σ queue/capacity over its path and over its ACKs' resources (s; summed resource by
+        resource in forwarding order, as :func:`round_trip_delay` sums it); bits the row holds in
+        its queues after the step (sent and neither delivered nor dropped; only when
         ``track_queued``, for finite transfers).
     link_cap_bits : float64 (resources,)
         Accumulated for the invariants (:mod:`subflow_engines.fluid.invariants`): each served
         resource's capacity·dt.
-    rev_ptr, rev_res : int64
-        :class:`Incidence` arrays: the resources each row's ACKs cross (:func:`reverse_rows`).
 
     Returns
     -------
     bool
         True when some queue overflowed (dropped bits) in the step.
+
+    Notes
+    -----
+    The per-slot sums (loss signal, queueing delay) are taken resource by resource, over the
+    incidences of the resources that dropped bits or hold a queue only: on a large network most
+    hops are idle in a step, and a walk of every row's path would cost as much as the step.
     """
     n_rows = row_slot.shape[0]
     for m in range(lag_in.shape[0]):
@@ -315,6 +345,8 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
     for k in range(n_rows):
         s = row_slot[k]
         got[s] = 0.0
+        dropped[s] = 0.0
+        qdelay[s] = 0.0
         v = inject[s]
         if v > 0.0:
             arriving[row_first[k]] += v
@@ -322,14 +354,8 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
     for r in range(order_res.shape[0]):
         u = order_res[r]
         a_sum = 0.0
-        w_sum = 0.0
-        w_max = 0.0
         for j in range(order_ptr[r], order_ptr[r + 1]):
-            a = arriving[j]
-            a_sum += a
-            w_sum += a * burst[j]
-            if a > 0.0 and burst[j] > w_max:
-                w_max = burst[j]
+            a_sum += arriving[j]
         q = queue[u]
         c = cap_dt[u]
         served_q = q if q < c else c
@@ -340,7 +366,7 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
         rest_a = a_sum - served_a
         rest = q - served_q + rest_a
         delta = 0.0
-        drop_frac[u] = 0.0
+        df = 0.0
         uniform = True
         if rest > buf[u]:
             drop = rest - buf[u]
@@ -351,48 +377,73 @@ def serve(inject, row_ptr, row_slot, inc_res, pos, row_first, order_res, order_p
                     delta = 1.0
                 # drop-tail's bias against bursts: each arrival's share of the drop in proportion to
                 # its bits times its burst weight, unless that would drop more than some arrival holds
+                w_sum = 0.0
+                w_max = 0.0
+                for j in range(order_ptr[r], order_ptr[r + 1]):
+                    a = arriving[j]
+                    w_sum += a * burst[j]
+                    if a > 0.0 and burst[j] > w_max:
+                        w_max = burst[j]
                 if w_sum > 0.0:
-                    drop_frac[u] = drop / w_sum
+                    df = drop / w_sum
                     if delta * w_max * a_sum < w_sum:
                         uniform = False
                         delta = delta * a_sum / w_sum
             rest = buf[u]
         queue[u] = rest
-        res_delay[u] = rest / cap[u]
+        rd = rest / cap[u]
+        res_delay[u] = rd
+        drop_frac[u] = df
         arrived[u] = a_sum
         link_cap_bits[u] += c
+        clear = s_q == 1.0 and s_a == 1.0  # everything passes: d_j = b_j + a_j, b_j' = 0
         for j in range(order_ptr[r], order_ptr[r + 1]):
             a = arriving[j]
             arriving[j] = 0.0
             b = backlog[j]
-            d = b * s_q + a * s_a
-            backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - (delta if uniform else delta * burst[j]))
-            nj = srv_next[j]
-            if nj < 0:
-                got[srv_slot[j]] = d
-            elif srv_lag[j]:
-                pending[nj] += d
+            if clear:
+                d = b + a
+                backlog[j] = 0.0
             else:
+                d = b * s_q + a * s_a
+                backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - (delta if uniform else delta * burst[j]))
+            sj = srv_slot[j]
+            if df > 0.0:
+                dropped[sj] += df * burst[j]
+            if rd > 0.0:
+                qdelay[sj] += rd
+            nj = srv_next[j]
+            if nj >= 0:
                 arriving[nj] += d
-    for k in range(n_rows):
-        s = row_slot[k]
-        sd = 0.0
-        qd = 0.0
-        held = 0.0
-        for j in range(row_ptr[k], row_ptr[k + 1]):
-            u = inc_res[j]
-            if overflow:
-                sd += drop_frac[u] * burst[pos[j]]
-            qd += res_delay[u]
-            if track_queued:
-                p = pos[j]
-                held += backlog[p] + pending[p]
-        for j in range(rev_ptr[k], rev_ptr[k + 1]):
-            qd += res_delay[rev_res[j]]
-        dropped[s] = sd
-        qdelay[s] = qd
-        queued[s] = held
+            elif nj == -1:
+                got[sj] = d
+            else:
+                pending[-2 - nj] += d
+        if rd > 0.0:
+            for j in range(ack_ptr[r], ack_ptr[r + 1]):
+                qdelay[ack_slot[j]] += rd
+    if track_queued:
+        for k in range(n_rows):
+            queued[row_slot[k]] = 0.0
+        for j in range(srv_slot.shape[0]):
+            queued[srv_slot[j]] += backlog[j] + pending[j]
     return overflow
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def round_trip_delay(row_slot, order_res, order_ptr, srv_slot, ack_ptr, ack_slot, res_delay, qdelay):
+    """Per slot with a row, the queueing delay of its round trip (s): ``res_delay`` (queue/capacity,
+    s) summed over the resources of its path and those its ACKs cross (:class:`Incidence`'s
+    ``ack_ptr``/``ack_slot``), resource by resource in forwarding order, as :func:`serve` sums it."""
+    for k in range(row_slot.shape[0]):
+        qdelay[row_slot[k]] = 0.0
+    for r in range(order_res.shape[0]):
+        rd = res_delay[order_res[r]]
+        if rd > 0.0:
+            for j in range(order_ptr[r], order_ptr[r + 1]):
+                qdelay[srv_slot[j]] += rd
+            for j in range(ack_ptr[r], ack_ptr[r + 1]):
+                qdelay[ack_slot[j]] += rd
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -411,29 +462,27 @@ def downstream_backlog(row_ptr, row_slot, inc_res, pos, backlog, pending, slot_t
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def row_state(row_ptr, row_slot, inc_res, res_delay, qdelay, first_cap, min_cap, cap, rev_ptr, rev_res, pos, burst):
+def row_state(net_rows, res_delay, qdelay, first_cap, min_cap, cap, burst):
     """Per slot, from the rows and each resource's queueing delay ``res_delay`` (queue/capacity,
-    s): the queueing delay of its round trip (the sum over its path, then over the resources its
-    ACKs cross, ``rev_ptr``/``rev_res`` of :class:`Incidence`; s), the capacity of its first and of its
-    narrowest hop (bit/s, from ``cap``); slots without a row get 0, ∞, ∞. Per incidence, its burst
-    weight (``burst``, serving order by ``pos``: :func:`burst_weight` of the narrowest capacity
-    before it on its row over its own). Called when rows or capacities change; :func:`serve` keeps
+    s): the queueing delay of its round trip (:func:`round_trip_delay`; s), the capacity of its
+    first and of its narrowest hop (bit/s, from ``cap``); slots without a row get 0, ∞, ∞. Per
+    incidence, its burst weight (``burst``, serving order: :func:`burst_weight` of the narrowest
+    capacity before it on its row over its own). ``net_rows``: :class:`Incidence`'s ``row_ptr,
+    row_slot, inc_res, pos, order_res, order_ptr, srv_slot, ack_ptr, ack_slot``
+    (:meth:`Incidence.row_arrays`). Called when rows or capacities change; :func:`serve` keeps
     ``qdelay`` up to date from step to step, summing in the same order."""
+    row_ptr, row_slot, inc_res, pos, order_res, order_ptr, srv_slot, ack_ptr, ack_slot = net_rows
     for s in range(qdelay.shape[0]):
         qdelay[s] = 0.0
         first_cap[s] = np.inf
         min_cap[s] = np.inf
     for k in range(row_slot.shape[0]):
         s = row_slot[k]
-        qd = 0.0
         for j in range(row_ptr[k], row_ptr[k + 1]):
             u = inc_res[j]
-            qd += res_delay[u]
             if j == row_ptr[k]:
                 first_cap[s] = cap[u]
             burst[pos[j]] = burst_weight(min_cap[s] / cap[u]) if cap[u] > 0.0 else 1.0
             if cap[u] < min_cap[s]:
                 min_cap[s] = cap[u]
-        for j in range(rev_ptr[k], rev_ptr[k + 1]):
-            qd += res_delay[rev_res[j]]
-        qdelay[s] = qd
+    round_trip_delay(row_slot, order_res, order_ptr, srv_slot, ack_ptr, ack_slot, res_delay, qdelay)

@@ -655,11 +655,11 @@ class ScalarSimulator(FluidSimulator):
                     v = sub.x * dt
                     inject[sub.slot] = v
                     sent[sub.slot] += v
-        serve(inject, net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr,
-              net.srv_next, net.srv_lag, net.srv_slot, net.lag_in, self.queue_bits, self.cap_bps, self.cap_dt_bits,
+        serve(inject, net.row_slot, net.row_first, net.order_res, net.order_ptr, net.srv_next,
+              net.srv_slot, net.lag_in, net.ack_ptr, net.ack_slot, self.queue_bits, self.cap_bps, self.cap_dt_bits,
               self.buf_bits, net.backlog, net.pending, net.arriving, net.burst, self.arrived_bits, self.drop_frac_res,
               self.res_delay_s, got, self.dropped_slot, self.qdelay_s, self.queued_bits, self.any_finite,
-              led.link_cap_bits, net.rev_ptr, net.rev_res)
+              led.link_cap_bits)
         led.slot_cap_bits += self.min_cap_dt_bits
         sub_at = self.sub_at
         for slot in net.row_slot.tolist():

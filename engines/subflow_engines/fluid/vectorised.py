@@ -387,8 +387,8 @@ class VectorSimulator(FluidSimulator):
             self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
             CLOCK_GRANULARITY_S, self.cwnd_clamp_packets,
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
-            net.row_ptr, net.row_slot, net.inc_res, net.pos, net.row_first, net.order_res, net.order_ptr, net.srv_next,
-            net.srv_lag, net.srv_slot, net.lag_in, net.rev_ptr, net.rev_res, self.cap_bps, self.cap_dt_bits, self.buf_bits,
+            net.row_slot, net.row_first, net.order_res, net.order_ptr, net.srv_next,
+            net.srv_slot, net.lag_in, net.ack_ptr, net.ack_slot, self.cap_bps, self.cap_dt_bits, self.buf_bits,
             self.queue_bits, net.backlog, net.pending, net.arriving, net.burst, self.arrived_bits, self.drop_frac_res,
             self.res_delay_s, self.inject, self.dropped_slot, self.qdelay_s, self.queued_bits, self.first_cap_bps,
             self.min_cap_bps, self.min_cap_dt_bits, self.any_finite, led.link_cap_bits, led.slot_cap_bits,
@@ -506,8 +506,8 @@ def _run_steps(n, step0, any_finite, start_s, stop_s, done_t, dt, *args):
 def _step(
     t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
-    row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag, srv_slot, lag_in,
-    rev_ptr, rev_res, cap, cap_dt, buf, queue, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, inject,
+    path_rows, row_first, order_res, order_ptr, srv_next, srv_slot, lag_in,
+    ack_ptr, ack_slot, cap, cap_dt, buf, queue, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, inject,
     dropped,
     qd, queued, first_cap, min_cap, min_cap_dt, any_finite, link_cap_bits, slot_cap_bits, sent_bits, base_rtt,
     path_keep, path_log_keep, path_log_ack_keep, limit, demand, remaining_bits, draw_keys, loss_keys, timeout_keys,
@@ -605,9 +605,9 @@ def _step(
         sent_bits[i] += v
         got[i] = 0.0
         dropped[i] = 0.0
-    overflow = serve(inject, row_ptr, path_rows, inc_res, pos, row_first, order_res, order_ptr, srv_next, srv_lag,
-                     srv_slot, lag_in, queue, cap, cap_dt, buf, backlog, pending, arriving, burst, arrived, drop_frac,
-                     res_delay, got, dropped, qd, queued, any_finite, link_cap_bits, rev_ptr, rev_res)
+    overflow = serve(inject, path_rows, row_first, order_res, order_ptr, srv_next, srv_slot, lag_in,
+                     ack_ptr, ack_slot, queue, cap, cap_dt, buf, backlog, pending, arriving, burst, arrived, drop_frac,
+                     res_delay, got, dropped, qd, queued, any_finite, link_cap_bits)
     for i in range(S):
         slot_cap_bits[i] += min_cap_dt[i]
     for i in range(S):
@@ -621,9 +621,10 @@ def _step(
             continue
         sent = x[i] * (dt / pkt_bits)
         lost = False
-        p = -np.expm1(path_log_keep[i])
-        if p > 0 and draws.uniform(loss_keys[i], step) < -np.expm1(-sent * p):
-            lost = True
+        if path_log_keep[i] < 0.0:  # random loss on the path
+            p = -np.expm1(path_log_keep[i])
+            if p > 0 and draws.uniform(loss_keys[i], step) < -np.expm1(-sent * p):
+                lost = True
         if overflow and dropped[i] > 0:
             if draws.uniform(draw_keys[i], step) < -np.expm1(-sent * min(1.0, dropped[i])):
                 lost = True
@@ -692,15 +693,16 @@ def _step(
         tot_w = 0.0
         denom = 0.0
         best = 0.0
-        for i in range(a, b):
-            if live[i]:
-                n_open += 1
-                tot_w += cwnd[i]
-                denom += cwnd[i] / rtt[i]
-                v = cwnd[i] / (rtt[i] * rtt[i])
-                if v > best:
-                    best = v
-        coupled = coupled_conn[c] and n_open > 1
+        if coupled_conn[c]:
+            for i in range(a, b):
+                if live[i]:
+                    n_open += 1
+                    tot_w += cwnd[i]
+                    denom += cwnd[i] / rtt[i]
+                    v = cwnd[i] / (rtt[i] * rtt[i])
+                    if v > best:
+                        best = v
+        coupled = n_open > 1
         alpha = tot_w * best / (denom * denom) if coupled else 0.0
         for i in range(a, b):
             if ca[i]:
