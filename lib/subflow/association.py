@@ -3,10 +3,15 @@
 Policy (v0): *strongest signal first* with stickiness, as Mininet-WiFi's
 ``ssf`` with the station keeping its access point while in range. Signal
 strength is taken as decreasing with distance, so "strongest" is the nearest
-access point in range. A station that enters an access point's range starts
-associating and can carry traffic over the wireless hop after the access
-point's ``association_delay_s``; it disassociates when it leaves the range
-and, if another access point is in range then, starts associating with it.
+access point in range. A station disassociates when it leaves the range of its access point; its next
+hop carries traffic after a handover whose length follows from 802.11's mechanisms
+(:func:`handover_timing`): the station notices the loss only after
+``radio.handover.missed_beacons`` beacons (beacon-loss detection), then scans,
+picks an access point in range, authenticates and associates. A station out of
+every range scans continuously and joins an access point at the end of the first
+scan after it comes into range. An access point's ``association_delay_s``, when
+set, overrides that model: the hop through it carries traffic that long after
+the station left its previous access point's range or came into this one's.
 A station has one radio per access point ``network`` (technology) and
 associates independently on each. Stations already in range at t = 0 start associated (the network is set up
 before the run starts). An attempt that the station abandons by leaving the
@@ -30,12 +35,75 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from subflow.airtime import Phy, frame_airtime_s
 from subflow.geo import to_local
 from subflow.mobility import Leg, in_range_intervals, position3_at, relative_legs, trajectory
 from subflow.radio import LinkBudget, PathLoss, default_noise_floor_dbm
-from subflow.scenario import AccessPointNode, NodeRadio, Scenario, StationNode
+from subflow.scenario import AccessPointNode, HandoverSettings, NodeRadio, Scenario, StationNode
 
 _EPS = 1e-9
+
+#: frame bodies of a join, bytes (IEEE 802.11-2020 §9.3.3): Authentication (open system: algorithm, sequence,
+#: status), twice; Association Request (capability, listen interval, a 32-byte SSID element, 8 supported
+#: rates) and Association Response (capability, status, AID, 8 supported rates)
+JOIN_FRAME_BODIES_BYTES = (6, 6, 48, 16)
+
+
+@dataclass(frozen=True)
+class HandoverTiming:
+    """How long each step of a handover to or from an access point takes, s.
+
+    Attributes
+    ----------
+    detection_s : float
+        Beacon-loss detection: from leaving the access point's range until the station declares it
+        lost, (missed_beacons − ½)·beacon interval (the last beacon was heard on average half an
+        interval before the station left).
+    scan_s : float
+        One scan: ``scan_channels`` × the channel dwell (passive) or the probe wait (active).
+    join_s : float
+        Open-system authentication and association: four management frames, each one channel access
+        at the PHY's lowest rate with its Ack (:func:`subflow.airtime.frame_airtime_s`).
+    """
+
+    detection_s: float
+    scan_s: float
+    join_s: float
+
+
+def handover_timing(ap: AccessPointNode, settings: HandoverSettings) -> HandoverTiming:
+    """The handover timing of ``ap`` under ``settings`` (``scenario.radio.handover``).
+
+    Parameters
+    ----------
+    ap : AccessPointNode
+        Its ``beacon_interval_ms`` and its radio's PHY (802.11g without a radio) apply.
+    settings : HandoverSettings
+
+    Returns
+    -------
+    HandoverTiming
+
+    References
+    ----------
+    .. [1] IEEE 802.11-2020, §11.1.3 (beacons, 100 TU by default), §11.1.4 (passive and active scanning),
+       §11.3 (authentication and association).
+    .. [2] ns-3 ``StaWifiMac`` (MaxMissedBeacons 10, WaitBeaconTimeout 120 ms, ProbeRequestTimeout 50 ms),
+       the defaults of :class:`subflow.scenario.HandoverSettings`.
+    """
+    beacon_s = ap.beacon_interval_ms / 1000.0
+    dwell_ms = settings.channel_dwell_ms if settings.scan == "passive" else settings.probe_wait_ms
+    phy = Phy(ap.radio.phy, channel_width_mhz=ap.radio.channel_width_mhz) if ap.radio is not None else Phy("g")
+    join = sum(frame_airtime_s(phy, 0, body, n_mpdus=1) for body in JOIN_FRAME_BODIES_BYTES)
+    return HandoverTiming(detection_s=(settings.missed_beacons - 0.5) * beacon_s,
+                          scan_s=settings.scan_channels * dwell_ms / 1000.0, join_s=join)
+
+
+def _scan_end(t: float, scan_from: float, scan_s: float) -> float:
+    """End of the first scan, of the back-to-back scans a station runs from ``scan_from``, that ends at or after ``t``."""
+    if t <= scan_from + scan_s:
+        return scan_from + scan_s
+    return scan_from + math.ceil((t - scan_from) / scan_s - _EPS) * scan_s
 
 
 @dataclass(frozen=True)
@@ -45,7 +113,8 @@ class Association:
     Attributes
     ----------
     t_start_s : float
-        When the station started associating (handover start).
+        When the handover started: when the station left its previous access point's range (a
+        handover), or when it came into this one's after being out of every range.
     t_associated_s : float
         When the wireless hop started carrying traffic (handover end).
     t_end_s : float
@@ -155,7 +224,8 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     ----------
     scenario : Scenario
         A validated scenario; its nodes' mobility (stations and access points move),
-        access points' ``range_m`` and ``association_delay_s``, and ``radio.association_policy``
+        access points' ``range_m``, ``beacon_interval_ms`` and ``association_delay_s``,
+        ``radio.handover`` (:func:`handover_timing`) and ``radio.association_policy``
         (``ssf`` nearest first, ``llf`` least loaded first) are used.
 
     Returns
@@ -168,6 +238,10 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     -----
     Stations decide in time order, so under ``llf`` the load an access point
     shows at time t counts the stations associated or associating with it at t.
+    A station that lost its access point decides when it detects the loss, among
+    the access points in range then; its handover starts (``handover_start``,
+    :attr:`Association.t_start_s`) when it left the range, so the whole outage
+    reads as the handover.
     """
     scenario = to_local(scenario)
     duration = scenario.run.duration_s
@@ -191,6 +265,12 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     pending: dict[tuple[str, str], float] = {
         (st.id, net): 0.0 for st, aps_of in candidates for net in sorted({ap.network for ap in aps_of})
     }
+    settings = scenario.radio.handover
+    timing = {ap.id: handover_timing(ap, settings) for _, aps_of in candidates for ap in aps_of}
+    #: per radio: when it left its last access point's range, while that handover is pending
+    lost_at: dict[tuple[str, str], float] = {}
+    #: per radio: the start of its back-to-back scans (the run's start, or the loss's detection)
+    scan_from: dict[tuple[str, str], float] = dict.fromkeys(pending, 0.0)
     while pending:
         key = min(pending, key=lambda k: (pending[k], k))
         sid, net = key
@@ -210,6 +290,7 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
             nxt = [t0 for ap in aps if ap.network == net for t0, _ in windows[sid][ap.id] if t0 > t + _EPS]
             if nxt:
                 pending[key] = min(nxt)
+            lost_at.pop(key, None)  # the outage is out of range, not a handover
             continue
         x, y, z = position3_at(trajectories[sid], t)
 
@@ -227,20 +308,31 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
             ap, t_exit = min(in_range, key=lambda c: (load(c[0]), distance(c[0]), c[0].id))
         else:
             ap, t_exit = min(in_range, key=lambda c: (distance(c[0]), c[0].id))
-        delay = 0.0 if t <= _EPS else ap.association_delay_s
+        if t <= _EPS:
+            t_joined = 0.0  # associated when the run starts
+        elif ap.association_delay_s is not None:
+            t_joined = t + ap.association_delay_s
+        else:
+            hand = timing[ap.id]
+            t_joined = _scan_end(t, scan_from[key], hand.scan_s) + hand.join_s
+        t_start = lost_at.pop(key, t)
         t_exit = min(t_exit, duration)
         if t > _EPS:
-            events.append({"t_s": t, "kind": "handover_start", "node": sid, "access_point": ap.id})
-        if t + delay < t_exit:
-            associations.append(Association(sid, ap.id, t, t + delay, t_exit))
-            events.append({"t_s": t + delay, "kind": "association", "node": sid, "access_point": ap.id})
+            events.append({"t_s": t_start, "kind": "handover_start", "node": sid, "access_point": ap.id})
+        if t_joined < t_exit:
+            associations.append(Association(sid, ap.id, t_start, t_joined, t_exit))
+            events.append({"t_s": t_joined, "kind": "association", "node": sid, "access_point": ap.id})
+            pending[key] = t_exit
             if t_exit < duration - _EPS:
                 events.append({"t_s": t_exit, "kind": "disassociation", "node": sid, "access_point": ap.id})
+                lost_at[key] = t_exit
+                if ap.association_delay_s is None:  # the station looks for another after it notices the loss
+                    pending[key] = scan_from[key] = t_exit + timing[ap.id].detection_s
         else:
             events.append(
                 {"t_s": t_exit, "kind": "association_abandoned", "node": sid, "access_point": ap.id}
             )
-        pending[key] = t_exit
+            pending[key] = t_exit
     associations.sort(key=lambda a: (a.station, a.t_start_s))
     events.sort(key=lambda e: (e["t_s"], e["node"]))
     return AssociationTimeline(associations, events, trajectories)

@@ -169,6 +169,8 @@ def _same(kind: type, text: str, *names: str) -> dict[str, Any]:
 
 
 _NODE = ("id", "label", "position", "kind")
+_HANDOVER = ("association timeline: beacon-loss detection, scanning and joining set when a path through "
+             "an access point opens after a handover (subflow.association.handover_timing)")
 _MOBILITY = "planned trajectory (subflow.mobility), resolved into the plan's association timeline"
 _GEO = "projected to the local frame (subflow.geo, pyproj aeqd); positions and ranges are computed there"
 _ALT = "altitude: ranges to access points are slant ranges (3-D distance) in the association timeline"
@@ -243,7 +245,12 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
             "GaussMarkovMobility.seed"),
     "AccessPointNode.range_m": Honours("association: a station in range may associate"),
     "AccessPointNode.network": Honours("association: one interface per radio network"),
-    "AccessPointNode.association_delay_s": Honours("association timeline: a path through the AP opens this late"),
+    "AccessPointNode.association_delay_s": Honours("association timeline: overrides the handover timing (a path "
+                                                   "through the AP opens this late)"),
+    "AccessPointNode.beacon_interval_ms": Honours(_HANDOVER),
+    "RadioSettings.handover": Honours("container of the fields below"),
+    **_same(Honours, _HANDOVER, "HandoverSettings.missed_beacons", "HandoverSettings.scan",
+            "HandoverSettings.scan_channels", "HandoverSettings.channel_dwell_ms", "HandoverSettings.probe_wait_ms"),
     "RadioSettings.association_policy": Honours("association timeline (ssf / llf)"),
     "Link.id": Honours("resource ids"), "Link.src": Honours("topology"), "Link.dst": Honours("topology"),
     "LinkEvent.t_s": Honours("plan segments: paths change at t_s"),

@@ -459,10 +459,13 @@ class RateStep(_Strict):
 class AccessPointNode(_NodeBase):
     """A Wi-Fi access point (e.g. carried by a UAV).
 
-    A station within ``range_m`` of the access point can associate with it;
-    the association takes ``association_delay_s`` (scan, authentication,
-    association) before the wireless hop carries traffic. The wireless hop
-    is a medium shared by every station associated with this access point.
+    A station within ``range_m`` of the access point can associate with it. How long a
+    handover takes follows from its mechanisms (:func:`subflow.association.handover_timing`,
+    docs/radio.md): a station notices it lost its access point after ``radio.handover.missed_beacons``
+    beacons of ``beacon_interval_ms``, scans, then authenticates and associates; ``association_delay_s``,
+    when set, replaces that model by a fixed delay from the moment the station leaves the range
+    or comes into it. The wireless hop is a medium shared by every station associated with this
+    access point.
     """
 
     kind: Literal["access_point"] = "access_point"
@@ -473,7 +476,18 @@ class AccessPointNode(_NodeBase):
         "per network: it can be associated with one access point of each network at the same time "
         "(e.g. WLAN and UMTS, msctp-cmt-handover Fig. 1).",
     )
-    association_delay_s: NonNegativeSeconds = 1.0
+    association_delay_s: NonNegativeSeconds | None = Field(
+        default=None,
+        description="Override of the handover timing: a fixed delay, s, from the moment a station leaves an "
+        "access point's range (or comes into this one's) until its hop through this access point carries "
+        "traffic. null: the delay follows from beacon-loss detection, scanning, authentication and "
+        "association (radio.handover, beacon_interval_ms; docs/radio.md).",
+    )
+    beacon_interval_ms: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)] = Field(
+        default=102.4,
+        description="Beacon interval, ms (802.11's default dot11BeaconPeriod, 100 TU of 1.024 ms): a station "
+        "notices the access point is gone after radio.handover.missed_beacons of them.",
+    )
     wireless_bandwidth_mbps: PositiveMbps = 54.0
     wireless_delay_ms: NonNegativeMs = 1.0
     wireless_loss: LossFraction = 0.0
@@ -623,6 +637,42 @@ class PropagationSettings(_Strict):
     )
 
 
+class HandoverSettings(_Strict):
+    """How a station notices a lost access point and finds the next (:func:`subflow.association.handover_timing`).
+
+    The defaults are ns-3's (``StaWifiMac``: ``MaxMissedBeacons`` 10, passive scanning on the current
+    channel for ``WaitBeaconTimeout`` 120 ms; ``ProbeRequestTimeout`` 50 ms when active), which the
+    802.11 reference of docs/validation measures. Linux's mac80211 declares a beacon loss after 7
+    (IEEE80211_BEACON_LOSS_COUNT) and then probes the access point before it gives it up.
+    """
+
+    missed_beacons: Annotated[int, Field(ge=1, le=1000)] = Field(
+        default=10,
+        description="Beacons missed in a row before the station declares its access point lost (beacon-loss "
+        "detection: missed_beacons × the access point's beacon_interval_ms after the last one heard).",
+    )
+    scan: Literal["passive", "active"] = Field(
+        default="passive",
+        description="passive: listen on each channel for channel_dwell_ms; active: send a probe request on each "
+        "channel and wait probe_wait_ms for responses (IEEE 802.11-2020 §11.1.4).",
+    )
+    scan_channels: Annotated[int, Field(ge=1, le=200)] = Field(
+        default=1,
+        description="Channels one scan visits (1: only the current channel, as ns-3; 11 for all of 2.4 GHz in "
+        "most regulatory domains).",
+    )
+    channel_dwell_ms: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)] = Field(
+        default=120.0,
+        description="Passive scan: time on each channel, ms (at least a beacon interval to hear every access "
+        "point; ns-3's WaitBeaconTimeout).",
+    )
+    probe_wait_ms: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)] = Field(
+        default=50.0,
+        description="Active scan: time on each channel after the probe request, ms (MaxChannelTime; ns-3's "
+        "ProbeRequestTimeout).",
+    )
+
+
 class RadioSettings(_Strict):
     """How stations pick an access point among those in range, and the radio propagation.
 
@@ -646,6 +696,10 @@ class RadioSettings(_Strict):
         default=False,
         description="Stations with a radio form ad-hoc (station-to-station) links while within each other's "
         "radio range; their rate follows from the SNR (docs/radio.md).",
+    )
+    handover: HandoverSettings = Field(
+        default_factory=HandoverSettings,
+        description="Beacon-loss detection and scanning of a handover (access points without association_delay_s).",
     )
 
 

@@ -1023,17 +1023,26 @@ export interface components {
          * AccessPointNode
          * @description A Wi-Fi access point (e.g. carried by a UAV).
          *
-         *     A station within ``range_m`` of the access point can associate with it;
-         *     the association takes ``association_delay_s`` (scan, authentication,
-         *     association) before the wireless hop carries traffic. The wireless hop
-         *     is a medium shared by every station associated with this access point.
+         *     A station within ``range_m`` of the access point can associate with it. How long a
+         *     handover takes follows from its mechanisms (:func:`subflow.association.handover_timing`,
+         *     docs/radio.md): a station notices it lost its access point after ``radio.handover.missed_beacons``
+         *     beacons of ``beacon_interval_ms``, scans, then authenticates and associates; ``association_delay_s``,
+         *     when set, replaces that model by a fixed delay from the moment the station leaves the range
+         *     or comes into it. The wireless hop is a medium shared by every station associated with this
+         *     access point.
          */
         AccessPointNode: {
             /**
              * Association Delay S
-             * @default 1
+             * @description Override of the handover timing: a fixed delay, s, from the moment a station leaves an access point's range (or comes into this one's) until its hop through this access point carries traffic. null: the delay follows from beacon-loss detection, scanning, authentication and association (radio.handover, beacon_interval_ms; docs/radio.md).
              */
-            association_delay_s?: number;
+            association_delay_s?: number | null;
+            /**
+             * Beacon Interval Ms
+             * @description Beacon interval, ms (802.11's default dot11BeaconPeriod, 100 TU of 1.024 ms): a station notices the access point is gone after radio.handover.missed_beacons of them.
+             * @default 102.4
+             */
+            beacon_interval_ms?: number;
             /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
@@ -2467,6 +2476,48 @@ export interface components {
             detail?: components["schemas"]["ValidationError"][];
         };
         /**
+         * HandoverSettings
+         * @description How a station notices a lost access point and finds the next (:func:`subflow.association.handover_timing`).
+         *
+         *     The defaults are ns-3's (``StaWifiMac``: ``MaxMissedBeacons`` 10, passive scanning on the current
+         *     channel for ``WaitBeaconTimeout`` 120 ms; ``ProbeRequestTimeout`` 50 ms when active), which the
+         *     802.11 reference of docs/validation measures. Linux's mac80211 declares a beacon loss after 7
+         *     (IEEE80211_BEACON_LOSS_COUNT) and then probes the access point before it gives it up.
+         */
+        HandoverSettings: {
+            /**
+             * Channel Dwell Ms
+             * @description Passive scan: time on each channel, ms (at least a beacon interval to hear every access point; ns-3's WaitBeaconTimeout).
+             * @default 120
+             */
+            channel_dwell_ms?: number;
+            /**
+             * Missed Beacons
+             * @description Beacons missed in a row before the station declares its access point lost (beacon-loss detection: missed_beacons × the access point's beacon_interval_ms after the last one heard).
+             * @default 10
+             */
+            missed_beacons?: number;
+            /**
+             * Probe Wait Ms
+             * @description Active scan: time on each channel after the probe request, ms (MaxChannelTime; ns-3's ProbeRequestTimeout).
+             * @default 50
+             */
+            probe_wait_ms?: number;
+            /**
+             * Scan
+             * @description passive: listen on each channel for channel_dwell_ms; active: send a probe request on each channel and wait probe_wait_ms for responses (IEEE 802.11-2020 §11.1.4).
+             * @default passive
+             * @enum {string}
+             */
+            scan?: "passive" | "active";
+            /**
+             * Scan Channels
+             * @description Channels one scan visits (1: only the current channel, as ns-3; 11 for all of 2.4 GHz in most regulatory domains).
+             * @default 1
+             */
+            scan_channels?: number;
+        };
+        /**
          * HandoverStart
          * @description A station comes into range of an access point and starts associating (plan, from mobility).
          */
@@ -3240,6 +3291,8 @@ export interface components {
              * @enum {string}
              */
             association_policy?: "ssf" | "llf";
+            /** @description Beacon-loss detection and scanning of a handover (access points without association_delay_s). */
+            handover?: components["schemas"]["HandoverSettings"];
             propagation?: components["schemas"]["PropagationSettings"];
             /**
              * Rate Selection

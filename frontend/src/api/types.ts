@@ -20,6 +20,7 @@ export type StationNode = S["StationNode"];
 export type AccessPointNode = S["AccessPointNode"];
 export type NodeRadio = S["NodeRadio"];
 export type PropagationSettings = S["PropagationSettings"];
+export type HandoverSettings = S["HandoverSettings"];
 export type RadioSettings = S["RadioSettings"];
 export type SwitchNode = S["SwitchNode"];
 export type SatelliteNode = S["SatelliteNode"];

@@ -12,6 +12,7 @@ import type {
   MobilityModel,
   NodeRadio,
   PropagationSettings,
+  HandoverSettings,
   Position,
   LoiterMobility,
   RateStep,
@@ -201,7 +202,8 @@ function AccessPointFields({ node, errs, set }: { node: AccessPointNode; errs: R
       <legend>Radio</legend>
       <NumberField label="Range" unit="m" value={node.range_m} error={errs.range_m} onChange={(v) => set({ range_m: v ?? 0 }, "range_m")} />
       <TextField label="Network" value={node.network ?? "wlan"} error={errs.network} onChange={(v) => set({ network: v }, "network")} />
-      <NumberField label="Association delay" unit="s" value={node.association_delay_s ?? 1} error={errs.association_delay_s} onChange={(v) => set({ association_delay_s: v ?? 0 }, "assoc")} />
+      <NumberField label="Association delay" unit="s" optional placeholder="from beacons and scanning" value={node.association_delay_s ?? null} error={errs.association_delay_s} onChange={(v) => set({ association_delay_s: v }, "assoc")} />
+      <NumberField label="Beacon interval" unit="ms" value={node.beacon_interval_ms ?? 102.4} error={errs.beacon_interval_ms} onChange={(v) => set({ beacon_interval_ms: v ?? 0 }, "beacon")} />
       <NumberField label="Wireless bandwidth" unit="Mbit/s" value={node.wireless_bandwidth_mbps ?? 54} error={errs.wireless_bandwidth_mbps} onChange={(v) => set({ wireless_bandwidth_mbps: v ?? 0 }, "wbw")} />
       <NumberField label="Wireless delay" unit="ms" value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
       <NumberField label="Wireless loss" unit="%" factor={100} min={0} max={100} maxExclusive value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
@@ -303,6 +305,35 @@ function PropagationFields({ doc, onChange, e }: { doc: ScenarioDocument; onChan
         error={e["radio.adhoc_links"]}
         onChange={(v) => onChange({ ...doc, radio: { ...radio, adhoc_links: v } }, "adhoc")}
       />
+    </fieldset>
+  );
+}
+
+/** Scenario-wide handover timing: beacon-loss detection and scanning (docs/radio.md, "Handover timing"). */
+function HandoverFields({ doc, onChange, e }: { doc: ScenarioDocument; onChange: InspectorProps["onChange"]; e: Record<string, string> }) {
+  const radio = doc.radio ?? {};
+  const ho: HandoverSettings = radio.handover ?? {};
+  const put = (patch: Partial<HandoverSettings>, key: string) => onChange({ ...doc, radio: { ...radio, handover: { ...ho, ...patch } } }, `handover.${key}`);
+  return (
+    <fieldset className="field-grid">
+      <legend>Handover</legend>
+      <NumberField label="Missed beacons" integer value={ho.missed_beacons ?? 10} error={e["radio.handover.missed_beacons"]} onChange={(v) => put({ missed_beacons: v ?? 1 }, "missed")} />
+      <SelectField
+        label="Scan"
+        value={ho.scan ?? "passive"}
+        options={[
+          { value: "passive", label: "Passive (listen for beacons)" },
+          { value: "active", label: "Active (probe requests)" },
+        ]}
+        error={e["radio.handover.scan"]}
+        onChange={(v) => put({ scan: v }, "scan")}
+      />
+      <NumberField label="Channels scanned" integer value={ho.scan_channels ?? 1} error={e["radio.handover.scan_channels"]} onChange={(v) => put({ scan_channels: v ?? 1 }, "channels")} />
+      {(ho.scan ?? "passive") === "passive" ? (
+        <NumberField label="Dwell per channel" unit="ms" value={ho.channel_dwell_ms ?? 120} error={e["radio.handover.channel_dwell_ms"]} onChange={(v) => put({ channel_dwell_ms: v ?? 0 }, "dwell")} />
+      ) : (
+        <NumberField label="Probe wait per channel" unit="ms" value={ho.probe_wait_ms ?? 50} error={e["radio.handover.probe_wait_ms"]} onChange={(v) => put({ probe_wait_ms: v ?? 0 }, "probe")} />
+      )}
     </fieldset>
   );
 }
@@ -752,6 +783,7 @@ function ScenarioPanel(props: InspectorProps) {
         <NumberField label="Initial window" unit="packets" integer value={tr.initial_cwnd_packets ?? 10} error={e["transport.initial_cwnd_packets"]} onChange={(v) => onChange({ ...doc, transport: { ...tr, initial_cwnd_packets: v ?? 0 } }, "tr.iw")} />
       </fieldset>
       <PropagationFields doc={doc} onChange={onChange} e={e} />
+      <HandoverFields doc={doc} onChange={onChange} e={e} />
       <ElementList {...props} />
     </section>
   );

@@ -47,7 +47,7 @@ export function newNode(kind: NodeKind, id: string, position: Position): Scenari
   const base = { id, position: { x_m: position.x_m, y_m: position.y_m } };
   switch (kind) {
     case "access_point":
-      return { ...base, kind, range_m: 100, association_delay_s: 1, wireless_bandwidth_mbps: 54, wireless_delay_ms: 1, wireless_loss: 0, queue_packets: 100, network: "wlan" };
+      return { ...base, kind, range_m: 100, wireless_bandwidth_mbps: 54, wireless_delay_ms: 1, wireless_loss: 0, queue_packets: 100, network: "wlan" };
     case "station":
       return { ...base, kind, mobility: { model: "static" } };
     case "satellite":
@@ -303,7 +303,7 @@ export function sweepParameters(doc: ScenarioDocument): string[] {
   const out: string[] = [];
   for (const n of doc.nodes) {
     if (n.kind === "access_point") {
-      for (const f of ["range_m", "association_delay_s", "wireless_bandwidth_mbps", "wireless_delay_ms", "wireless_loss", "queue_packets"]) out.push(`nodes.${n.id}.${f}`);
+      for (const f of ["range_m", "association_delay_s", "beacon_interval_ms", "wireless_bandwidth_mbps", "wireless_delay_ms", "wireless_loss", "queue_packets"]) out.push(`nodes.${n.id}.${f}`);
     }
   }
   for (const l of doc.links ?? []) for (const f of ["bandwidth_mbps", "delay_ms", "loss", "jitter_ms", "queue_packets"]) out.push(`links.${l.id}.${f}`);

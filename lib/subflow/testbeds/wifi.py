@@ -154,3 +154,92 @@ def fluid_goodput_mbps(phy: str, distance_m: float, rate_selection: str = "error
     tp = out.flows[0].throughput_mbps
     picked = [v for k, v in enumerate(tp) if window_s[0] - 1e-9 <= k * interval < window_s[1] - 1e-9]
     return sum(picked) / len(picked) if picked else math.nan
+
+
+#: the stored handover cells (scripts/ns3_wifi_handover.py): the station's start, speed and track
+HANDOVER_START_X_M, HANDOVER_SPEED_MPS, HANDOVER_BEYOND_M = 10.0, 10.0, 50.0
+#: goodput bins of the handover cells, s
+HANDOVER_BIN_S = 0.1
+
+
+def handover_scenario(spacing_m: float, min_rto_s: float, phy: str = "g") -> dict:
+    """Scenario document of the ns-3 reference's handover cell: a station passes two access points.
+
+    As ``scripts/ns3_wifi_handover.py``: AP1 at x = 0 and AP2 at x = ``spacing_m`` (y = 0), both with the
+    ns-3 cell's radio and range (:func:`single_station_scenario`'s, 69.8 m), no ``association_delay_s``
+    (the handover timing follows from the default ``radio.handover``, ns-3's: 10 missed beacons,
+    passive scan of one channel for 120 ms); the station at y = 1 m moves along +x from x = 10 m at
+    10 m/s to 50 m beyond AP2; host ``h1`` behind both access points on 1 Gbit/s links sends bulk
+    NewReno TCP (MSS 1448 B) from 0.5 s; samples every 100 ms.
+
+    Parameters
+    ----------
+    spacing_m : float
+        Distance between the access points, metres (> 0).
+    min_rto_s : float
+        TCP's minimum retransmission timeout, s (the cells: 1 and 0.2).
+    phy : {"g", "n", "ac"}
+
+    Returns
+    -------
+    dict
+        A scenario document (``resolve_plan(doc, "sptcp")``) of ``(spacing_m + 40) / 10`` s.
+    """
+    doc = single_station_scenario(phy, 1.0)
+    end_x = spacing_m + HANDOVER_BEYOND_M
+    duration = (end_x - HANDOVER_START_X_M) / HANDOVER_SPEED_MPS
+    ap1 = {k: v for k, v in doc["nodes"][1].items() if k != "association_delay_s"}
+    ap2 = {**ap1, "id": "ap2", "position": {"x_m": float(spacing_m), "y_m": 0.0}}
+    sta = {**doc["nodes"][2], "position": {"x_m": HANDOVER_START_X_M, "y_m": 1.0},
+           "mobility": {"model": "linear", "start": {"x_m": HANDOVER_START_X_M, "y_m": 1.0},
+                        "end": {"x_m": end_x, "y_m": 1.0}, "speed_mps": HANDOVER_SPEED_MPS}}
+    return {
+        **doc,
+        "name": f"ns3-wifi-handover-{phy}-{spacing_m:g}m-rto{min_rto_s:g}",
+        "nodes": [{"id": "h1", "kind": "host"}, {"id": "sw", "kind": "switch"}, ap1, ap2, sta],
+        "links": [{"id": "l0", "src": "h1", "dst": "sw", "bandwidth_mbps": 1000.0, "delay_ms": 0.001},
+                  {"id": "l1", "src": "sw", "dst": "ap1", "bandwidth_mbps": 1000.0, "delay_ms": 0.0},
+                  {"id": "l2", "src": "sw", "dst": "ap2", "bandwidth_mbps": 1000.0, "delay_ms": 0.0}],
+        "transport": {"mss_bytes": MSS_BYTES, "min_rto_s": min_rto_s, "congestion_control": "newreno"},
+        "run": {"duration_s": duration, "interval_s": HANDOVER_BIN_S},
+    }
+
+
+def fluid_handover(spacing_m: float, min_rto_s: float, phy: str = "g", *, kernel: str = "scalar") -> dict:
+    """The fluid engine's figures of the handover cell (:func:`handover_scenario`), as the ns-3 cells store them.
+
+    Returns
+    -------
+    dict
+        ``outage_s``: seconds of 100 ms bins with no goodput from 1.5 s to the end; ``longest_gap_s`` and
+        ``gap_start_s``: the longest run of such bins and its start (s); ``mean_mbps``: mean goodput
+        over the same window (Mbit/s); ``left_s`` / ``joined_s``: when the station left AP1's range and
+        when its hop through AP2 opened (s, from the plan's events).
+    """
+    from subflow.association import association_timeline
+    from subflow.resolve import resolve_plan
+    from subflow.scenario import load_scenario
+    from subflow_engines.fluid import run as fluid_run
+
+    doc = handover_scenario(spacing_m, min_rto_s, phy)
+    plan = resolve_plan(doc, "sptcp")
+    out = fluid_run(plan, kernel=kernel)
+    tp = out.flows[0].throughput_mbps
+    first = int(round(WINDOW_S[0] / HANDOVER_BIN_S))
+    window = tp[first:]
+    best, best_at, run, run_at = 0, None, 0, None
+    for k, v in enumerate(window):
+        if v <= 0.0:
+            run_at = k if run == 0 else run_at
+            run += 1
+            if run > best:
+                best, best_at = run, run_at
+        else:
+            run = 0
+    events = association_timeline(load_scenario(doc)).events
+    left = next((e["t_s"] for e in events if e["kind"] == "disassociation" and e["access_point"] == "ap1"), None)
+    joined = next((e["t_s"] for e in events if e["kind"] == "association" and e["access_point"] == "ap2"), None)
+    return {"outage_s": round(sum(1 for v in window if v <= 0.0) * HANDOVER_BIN_S, 6),
+            "longest_gap_s": round(best * HANDOVER_BIN_S, 6),
+            "gap_start_s": None if best_at is None else round((first + best_at) * HANDOVER_BIN_S, 6),
+            "mean_mbps": sum(window) / len(window), "left_s": left, "joined_s": joined}
