@@ -183,7 +183,8 @@ _SATCOM = ("SATCOM link from the orbit (subflow.satcom): up while the satellite 
 
 _RADIO = ("radio from propagation (subflow.radio): association range where the slowest MCS fails, "
           "air capacity changes from each station's SNR and the cell's 802.11 airtime (plan)")
-_NODE_RADIO = ("tx_power_dbm", "antenna_gain_dbi", "frequency_mhz", "phy", "channel_width_mhz", "antenna_height_m")
+_NODE_RADIO = ("tx_power_dbm", "antenna_gain_dbi", "frequency_mhz", "phy", "channel_width_mhz", "antenna_height_m",
+               "channel")
 _PROPAGATION = ("model", "exponent", "reference_distance_m", "reference_loss_db", "system_loss_db", "noise_floor_dbm")
 
 #: fields that :func:`subflow.resolve.resolve_plan` turns into the run plan (paths, association

@@ -383,6 +383,11 @@ def default_noise_floor_dbm(method: McsMethod) -> float:
     raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {method!r}")
 
 
+#: clear channel assessment threshold of an OFDM receiver for a valid preamble in the primary 20 MHz
+#: channel, dBm (IEEE 802.11-2020 §17.3.10.6): the medium is busy when a frame arrives this strong
+CCA_THRESHOLD_DBM = -82.0
+
+
 @dataclass(frozen=True)
 class LinkBudget:
     """One radio hop: transmit power and gains (dBm, dBi), PHY and width, path loss, noise floor and MCS method.
@@ -442,6 +447,12 @@ class LinkBudget:
                     - noise_floor_dbm(self.noise_floor_dbm, self.channel_width_mhz)
                     - self.required_snr_db(mcs))
         return self.path_loss.distance_m(max_loss)
+
+    def carrier_sense_range_m(self, cca_dbm: float = CCA_THRESHOLD_DBM) -> float:
+        """The largest distance (metres) at which the receiver's clear channel assessment still finds the
+        medium busy: received power ≥ ``cca_dbm`` (IEEE 802.11-2020 §17.3.10.6, §19.3.19.5, §21.3.18.6:
+        a valid OFDM preamble in the primary 20 MHz channel at −82 dBm)."""
+        return self.path_loss.distance_m(self.tx_power_dbm + self.tx_gain_dbi + self.rx_gain_dbi - cca_dbm)
 
     def range_m(self) -> float:
         """Range of the hop: the distance (metres) beyond which every MCS fails (the farthest MCS range)."""

@@ -35,11 +35,11 @@ How a plan is resolved
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from subflow.association import Association, association_timeline
+from subflow.association import Association, association_timeline, radio_budget, range_windows
 from subflow.controller import apply_fdm
 from subflow.errors import Unreachable
 from subflow.path_policies import PATH_POLICIES, Arc, Interval
@@ -47,7 +47,7 @@ from subflow.plan import (CapacityChange, DelayChange, FlowPlan, Resource, RunPl
                           capacity_for_goodput_mbps)
 from subflow.geo import to_local
 from subflow.satcom import SatcomTimeline, satcom_timeline
-from subflow.scenario import AccessPointNode, HostNode, Scenario, StationNode, load_scenario
+from subflow.scenario import AccessPointNode, HostNode, NodeRadio, Scenario, StationNode, load_scenario
 from subflow.strategies import get_strategy
 
 
@@ -163,18 +163,21 @@ def _distance(legs_a, legs_b, t: float) -> float:
 
 def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, str, float, float, list]],
                       trajectories, duration: float,
-                      combine: Callable[[list[float]], float] | None = None) -> list[CapacityChange]:
+                      combine: Callable[[list[float], list[float]], float] | None = None,
+                      sharing: list[tuple[str, str, float, float, list]] = ()) -> list[CapacityChange]:
     """Capacity changes of a shared resource whose rate follows its members' distances.
 
     ``members``: ``(node_a, node_b, t_from_s, t_to_s, steps)`` — a hop between two nodes that
-    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``. ``combine`` turns
-    the rates of the members present into the resource's capacity (Mbit/s); by default the smallest
-    member rate, capped by ``cap_mbps``. With no member present the capacity is ``cap_mbps``.
+    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``; ``sharing``: hops of
+    the same shape that take the resource's medium without being served by it (another access point's
+    stations on the same channel). ``combine(rates, sharing_rates)`` turns the rates of the members and
+    of the sharing hops present into the resource's capacity (Mbit/s); by default the smallest member
+    rate, capped by ``cap_mbps``. With no member present the capacity is ``cap_mbps``.
     """
     from subflow.association import range_windows
 
     cuts = {0.0}
-    for a, b, t_from, t_to, steps in members:
+    for a, b, t_from, t_to, steps in (*members, *sharing):
         cuts.update((t_from, t_to))
         for dist, _ in steps:
             for t0, t1 in range_windows(trajectories[a], trajectories[b], dist):
@@ -184,14 +187,15 @@ def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, s
     current = cap_mbps
     for t0, t1 in zip(times, times[1:] + [math.inf]):
         mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
-        rates = [_rate_at(steps, _distance(trajectories[a], trajectories[b], mid))
-                 for a, b, t_from, t_to, steps in members if t_from <= mid < t_to]
+        rates, others = ([_rate_at(steps, _distance(trajectories[a], trajectories[b], mid))
+                          for a, b, t_from, t_to, steps in group if t_from <= mid < t_to]
+                         for group in (members, sharing))
         if not rates:
             rate = cap_mbps
         elif combine is None:
             rate = min([cap_mbps, *rates])
         else:
-            rate = combine(rates)
+            rate = combine(rates, others)
         if rate != current or (t0 == 0.0 and rate != cap_mbps):
             changes.append(CapacityChange(t_s=t0, resource=resource, capacity_mbps=rate))
             current = rate
@@ -244,19 +248,23 @@ def station_tcp_goodput_mbps(phy: str, channel_width_mhz: int, frequency_mhz: fl
     return tcp_goodput_mbps(air, mcs.index, mss_bytes=mss_bytes)
 
 
-def cell_goodput_mbps(station_goodputs_mbps: list[float]) -> float:
+def cell_goodput_mbps(station_goodputs_mbps: list[float], sharing_goodputs_mbps: Sequence[float] = ()) -> float:
     """Total TCP goodput of a cell whose saturated stations alone would get ``g_i`` each, Mbit/s.
 
     DCF gives every station the same transmission opportunities, so each round carries one
     exchange of every station and each station gets 1/Σ_j(1/g_j); the cell carries
     n/Σ_j(1/g_j) (the performance anomaly: M. Heusse, F. Rousseau, G. Berger-Sabbatel, A. Duda,
-    "Performance anomaly of 802.11b", IEEE INFOCOM 2003, §III). One station: its own g.
+    "Performance anomaly of 802.11b", IEEE INFOCOM 2003, §III). One station: its own g. The
+    stations of access points on an overlapping channel that hear this one (``sharing``) contend
+    for the same medium: the sum then runs over them too, and the cell carries n/Σ_{j∈cell ∪ sharing}(1/g_j).
 
     Parameters
     ----------
     station_goodputs_mbps : list of float
         g_i, Mbit/s, > 0: each station's TCP goodput alone on the channel
         (:func:`station_tcp_goodput_mbps`).
+    sharing_goodputs_mbps : sequence of float
+        The same for the stations of the co-channel access points, Mbit/s, > 0.
 
     Returns
     -------
@@ -268,9 +276,10 @@ def cell_goodput_mbps(station_goodputs_mbps: list[float]) -> float:
     ValueError
         For an empty list or a non-positive goodput.
     """
-    if not station_goodputs_mbps or min(station_goodputs_mbps) <= 0:
+    every = [*station_goodputs_mbps, *sharing_goodputs_mbps]
+    if not station_goodputs_mbps or min(every) <= 0:
         raise ValueError("station_goodputs_mbps must be a non-empty list of positive Mbit/s")
-    return len(station_goodputs_mbps) / sum(1.0 / g for g in station_goodputs_mbps)
+    return len(station_goodputs_mbps) / sum(1.0 / g for g in every)
 
 
 def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
@@ -289,7 +298,9 @@ def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
     INFOCOM 2003). The air's capacity is that goodput stated as a shaper's rate
     (:func:`subflow.plan.capacity_for_goodput_mbps`, so that the engine's framing conversion gives
     it back), capped by ``wireless_bandwidth_mbps``. Every associated station counts, whether or
-    not it has traffic.
+    not it has traffic. Access points with a radio (and no table) on overlapping channels share
+    the medium while they hear each other (:func:`co_channel_windows`): each one's stations then
+    count in the other's sum (:func:`cell_goodput_mbps`).
     """
     from subflow.association import hop_budget, hop_rate_steps
 
@@ -297,26 +308,80 @@ def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
     nodes = {n.id: n for n in local.nodes}
     mss = scenario.transport.mss_bytes
     changes: list[CapacityChange] = []
+    airtime_aps = [ap for ap in local.nodes if isinstance(ap, AccessPointNode) and ap.radio and not ap.rate_table]
+    airtime_ids = {ap.id for ap in airtime_aps}
+    members: dict[str, list] = {}
     for ap in local.nodes:
         if not isinstance(ap, AccessPointNode) or not (ap.rate_table or ap.radio):
             continue
-        airtime = ap.radio is not None and not ap.rate_table
-        members = []
+        members[ap.id] = []
         for a in timeline.associations:
             if a.access_point != ap.id:
                 continue
             steps = hop_rate_steps(hop_budget(local, ap, nodes[a.station], timeline.trajectories), ap)
-            if airtime:
+            if ap.id in airtime_ids:
                 r = ap.radio
                 steps = [(d, station_tcp_goodput_mbps(r.phy, r.channel_width_mhz, r.frequency_mhz, rate, mss))
                          for d, rate in steps]
-            members.append((a.station, ap.id, a.t_associated_s, a.t_end_s, steps))
+            members[ap.id].append((a.station, ap.id, a.t_associated_s, a.t_end_s, steps))
+    shared = co_channel_windows(local, airtime_aps, timeline.trajectories)
+    for ap in local.nodes:
+        if ap.id not in members:
+            continue
         cap = ap.wireless_bandwidth_mbps
-        combine = (lambda gs, cap=cap: min(cap, capacity_for_goodput_mbps(cell_goodput_mbps(gs), mss))) \
-            if airtime else None
-        changes += _stepped_capacity(f"air:{ap.id}", cap, members, timeline.trajectories,
-                                     scenario.run.duration_s, combine)
+        combine = (lambda gs, others, cap=cap: min(cap, capacity_for_goodput_mbps(cell_goodput_mbps(gs, others),
+                                                                                  mss))) \
+            if ap.id in airtime_ids else None
+        sharing = [(sta, other, max(t_from, w0), min(t_to, w1), steps)
+                   for other, windows in shared.get(ap.id, {}).items() for w0, w1 in windows
+                   for sta, _, t_from, t_to, steps in members[other] if max(t_from, w0) < min(t_to, w1)]
+        changes += _stepped_capacity(f"air:{ap.id}", cap, members[ap.id], timeline.trajectories,
+                                     scenario.run.duration_s, combine, sharing)
     return changes
+
+
+def channels_overlap(a: NodeRadio, b: NodeRadio) -> bool:
+    """Whether two radios' channels overlap in frequency: |f_a − f_b| < (w_a + w_b)/2 (MHz; e.g.
+    2.4 GHz channels 1 and 6, 25 MHz apart at 20 MHz, do not; 1 and 3 do)."""
+    return abs(a.frequency_mhz - b.frequency_mhz) < (a.channel_width_mhz + b.channel_width_mhz) / 2.0
+
+
+def co_channel_windows(scenario: Scenario, aps: list[AccessPointNode], trajectories) -> dict[str, dict[str, list]]:
+    """For each access point, the others it shares the medium with, and when.
+
+    Two access points with radios share the medium while their channels overlap
+    (:func:`channels_overlap`) and each would find the channel busy when the other transmits:
+    their distance is within the carrier-sense range of the weaker direction
+    (:meth:`subflow.radio.LinkBudget.carrier_sense_range_m`, −82 dBm; the propagation of
+    ``scenario.radio.propagation``). Distances follow both trajectories (a UAV's loiter).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        In its local frame (:func:`subflow.geo.to_local`).
+    aps : list of AccessPointNode
+        Access points with a ``radio``.
+    trajectories : dict
+        Every node's trajectory (:attr:`subflow.association.AssociationTimeline.trajectories`).
+
+    Returns
+    -------
+    dict
+        ``{ap_id: {other_id: [(t0_s, t1_s), ...]}}``; access points that share with none are left out.
+    """
+    out: dict[str, dict[str, list]] = {}
+    for i, a in enumerate(aps):
+        for b in aps[i + 1:]:
+            if not channels_overlap(a.radio, b.radio):
+                continue
+            ha, hb = trajectories[a.id][0].z0_m, trajectories[b.id][0].z0_m
+            reach = min(radio_budget(scenario, a.radio, b.radio, ha, hb).carrier_sense_range_m(),
+                        radio_budget(scenario, b.radio, a.radio, hb, ha).carrier_sense_range_m())
+            windows = range_windows(trajectories[a.id], trajectories[b.id], reach)
+            if windows:
+                out.setdefault(a.id, {})[b.id] = windows
+                out.setdefault(b.id, {})[a.id] = windows
+    return out
 
 
 def _adhoc_links(scenario: Scenario, timeline) -> list[AdhocLink]:

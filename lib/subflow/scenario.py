@@ -406,6 +406,25 @@ PHY_BANDS_MHZ: dict[str, tuple[tuple[float, float], ...]] = {
 _PHY_WIDTHS_MHZ = {"a": (20,), "g": (20,), "n": (20, 40), "ac": (20, 40, 80, 160)}
 
 
+def channel_frequency_mhz(channel: int) -> float:
+    """Centre frequency of an 802.11 channel number, MHz: 2407 + 5·n for channels 1-13 and 2484 for 14
+    (2.4 GHz, IEEE 802.11-2020 §15.4.4.3, §17.3.8.4.2's ERP use of them), 5000 + 5·n for channels 32-177
+    (5 GHz, §17.3.8.4.2 and §21.3.14 for the centre channels of 40/80/160 MHz).
+
+    Raises
+    ------
+    ValueError
+        For a number that names no 2.4 or 5 GHz channel.
+    """
+    if 1 <= channel <= 13:
+        return 2407.0 + 5.0 * channel
+    if channel == 14:
+        return 2484.0
+    if 32 <= channel <= 177:
+        return 5000.0 + 5.0 * channel
+    raise ValueError(f"channel {channel} is not an 802.11 channel of the 2.4 GHz (1-14) or 5 GHz (32-177) band")
+
+
 class NodeRadio(_Strict):
     """The 802.11 radio of an access point or a station (transmit power, antenna, channel, PHY).
 
@@ -436,6 +455,28 @@ class NodeRadio(_Strict):
     antenna_height_m: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] = Field(
         default=1.0, description="Antenna height above the node's altitude (two-ray ground model), metres."
     )
+    channel: Annotated[int, Field(ge=1, le=177)] | None = Field(
+        default=None, description="802.11 channel number (1-14 at 2.4 GHz, 32-177 at 5 GHz; the centre channel "
+        "at 40/80/160 MHz): sets frequency_mhz, which may then be left out (or must agree). Access points whose "
+        "channels overlap and that hear each other share their airtime (docs/radio.md)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _channel(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("channel") is not None:
+            channel = data["channel"]
+            if isinstance(channel, float) and channel.is_integer():
+                channel = int(channel)
+            if isinstance(channel, int) and not isinstance(channel, bool):
+                freq = channel_frequency_mhz(channel)
+                given = data.get("frequency_mhz")
+                if given is None:
+                    data = {**data, "frequency_mhz": freq}
+                elif isinstance(given, (int, float)) and given > 0 and abs(float(given) - freq) > 1e-6:
+                    raise ValueError(f"channel {channel} is {freq:g} MHz but frequency_mhz is {given:g}: "
+                                     "give one of them, or both agreeing")
+        return data
 
     @model_validator(mode="after")
     def _band(self) -> "NodeRadio":

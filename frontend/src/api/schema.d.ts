@@ -3010,6 +3010,11 @@ export interface components {
              */
             antenna_height_m?: number;
             /**
+             * Channel
+             * @description 802.11 channel number (1-14 at 2.4 GHz, 32-177 at 5 GHz; the centre channel at 40/80/160 MHz): sets frequency_mhz, which may then be left out (or must agree). Access points whose channels overlap and that hear each other share their airtime (docs/radio.md).
+             */
+            channel?: number | null;
+            /**
              * Channel Width Mhz
              * @description Channel width, MHz: 20 for a/g, 20 or 40 for n, up to 160 for ac.
              * @default 20

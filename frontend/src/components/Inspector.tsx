@@ -246,7 +246,24 @@ function RadioFields({ radio, errs, set }: { radio: NodeRadio | null; errs: Reco
     <>
       <NumberField label="Transmit power" unit="dBm" value={radio.tx_power_dbm ?? 20} error={errs["radio.tx_power_dbm"]} onChange={(v) => put({ tx_power_dbm: v ?? 0 }, "tx")} />
       <NumberField label="Antenna gain" unit="dBi" value={radio.antenna_gain_dbi ?? 0} error={errs["radio.antenna_gain_dbi"]} onChange={(v) => put({ antenna_gain_dbi: v ?? 0 }, "gain")} />
-      <NumberField label="Frequency" unit="MHz" value={radio.frequency_mhz ?? 2412} error={errs["radio.frequency_mhz"] ?? errs.radio} onChange={(v) => put({ frequency_mhz: v ?? 0 }, "freq")} />
+      <NumberField
+        label="Channel"
+        integer
+        optional
+        placeholder="by frequency"
+        value={radio.channel ?? null}
+        error={errs["radio.channel"]}
+        onChange={(v) => set({ radio: { ...radio, channel: v, frequency_mhz: v === null ? (radio.frequency_mhz ?? 2412) : undefined } }, "radio.channel")}
+      />
+      <NumberField
+        label="Frequency"
+        unit="MHz"
+        optional={radio.channel != null}
+        placeholder="from the channel"
+        value={radio.channel != null ? (radio.frequency_mhz ?? null) : (radio.frequency_mhz ?? 2412)}
+        error={errs["radio.frequency_mhz"] ?? errs.radio}
+        onChange={(v) => put(v === null ? { frequency_mhz: undefined } : { frequency_mhz: v, channel: null }, "freq")}
+      />
       <SelectField label="PHY" value={radio.phy ?? "g"} options={PHY_OPTIONS} error={errs["radio.phy"]} onChange={(v) => put({ phy: v }, "phy")} />
       <SelectField
         label="Channel width"
