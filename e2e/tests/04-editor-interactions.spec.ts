@@ -46,7 +46,7 @@ test("multi-select move, undo/redo, keyboard delete, bounds and the time scrubbe
   const canvas = page.getByRole("img", { name: `Topology of ${name}` });
   await expect(canvas).toHaveAttribute("data-rendered", "true");
 
-  // time scrubber: before 60 s the users are out of the UAV's range, after 62 s associated
+  // time scrubber: before 60 s the users are out of the UAV's range, after 63 s associated
   const scrubber = page.getByRole("region", { name: "Mobility over time" });
   await scrubber.getByLabel("Show").check();
   const time = scrubber.getByLabel("Time (s)");

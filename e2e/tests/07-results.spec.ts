@@ -52,7 +52,7 @@ test("the routes view at 30 s shows sptcp on SATCOM and the stations where they 
   }).toBeGreaterThan(5);
   await snap(page, testInfo, "routes-30s");
 
-  // after the handover (62 s) it is on the UAV
+  // after the handover (63 s) it is on the UAV
   await routes.getByLabel(/^Time:/).fill("80");
   await expect(active.locator('li[data-subflow="f1/tcp"]')).toHaveAttribute("data-path", "sta1 uav ship");
 });
@@ -149,7 +149,7 @@ test("zoom, pan and brush the time axis of every chart at once; read values at t
   await page.mouse.move(bb.x + (bb.width * 70) / 99, bb.y + bb.height / 2, { steps: 4 });
   await page.mouse.up();
   await expect.poll(async () => (await win("mptcp"))!.split(" ").map((v) => Math.round(Number(v)))).toEqual([55, 70]);
-  // the stall of sptcp at 60–62 s now spans many pixels
+  // the stall of sptcp at 60–64 s now spans many pixels
   // hover readout at the cursor, with every strategy's values
   const mx = box.x + box.width * 0.5;
   const my = box.y + box.height * 0.4;

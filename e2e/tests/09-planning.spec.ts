@@ -224,7 +224,7 @@ test("planned vs measured on an mptcp-fdm run: planned lines and the link table 
     const measured = result.strategies["mptcp-fdm"].flows.flatMap((f: any) => f.subflows).find((x: any) => x.id === s.subflow).throughput_mbps as number[];
     await expect(chart.locator(`path[data-kind="measured"][data-subflow="${s.subflow}"]`)).toHaveAttribute("data-max-mbps", String(Math.max(0, ...measured)));
   }
-  // the UAV subflows are planned only after the handover (62 s): a rate > 0, below the 1 Mbit/s link
+  // the UAV subflows are planned only after the handover (63 s): a rate > 0, below the 1 Mbit/s link
   const uav = plan.subflows.find((s) => s.subflow === "f1/uav")!;
   expect(uav.planned_mbps[10]).toBeNull();
   expect(uav.planned_mbps[80]!).toBeGreaterThan(0.1);

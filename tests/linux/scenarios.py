@@ -73,7 +73,7 @@ def path_cut(with_wired_path: bool = True, duration_s: float = 28.0) -> dict:
 def naval_direct_move(time_scale: float = 1.0) -> dict:
     """``examples/naval-direct-move.json``, optionally time-scaled: speeds × ``time_scale`` and
     duration ÷ ``time_scale`` (the users enter the UAV's range at 60/time_scale s); link
-    delays, rates and the 2 s association delay are unchanged."""
+    delays, rates and the 3 s association delay are unchanged."""
     doc = json.loads((EXAMPLES / "naval-direct-move.json").read_text())
     doc = copy.deepcopy(doc)
     if time_scale != 1.0:

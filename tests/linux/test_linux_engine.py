@@ -10,7 +10,7 @@ What the issue asks this engine to show, measured on real TCP/MPTCP stacks:
 * ``examples/naval-direct-move.json`` (250 ms SATCOM delays through the delay line) end to
   end, summarised and stored like the embedded engine's result. Time-scaled ×2 (speeds ×2,
   duration 50 s, the UAV range entered at 30 s instead of 60 s) to keep the suite short;
-  delays, rates and the 2 s association delay are unchanged.
+  delays, rates and the 3 s association delay are unchanged.
 
 Runs of a pair are executed in parallel threads (independent namespaces) to halve the
 wall-clock time. Reference numbers come from the link rates, never from the engine:

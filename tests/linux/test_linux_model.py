@@ -41,9 +41,9 @@ def test_generated_names_carry_the_prefix_and_fit_ifnamsiz():
     ids = {n["id"] for n in plan.scenario["nodes"]} | {link["id"] for link in plan.scenario["links"]}
     assert not any(i in n for i in ids for n in names + m.namespaces())  # user ids never reach a name
     assert len(set(names)) == len(names)
-    # the two stations each get one wireless hop to the UAV bridge, down until associated at 62 s
+    # the two stations each get one wireless hop to the UAV bridge, down until associated at 63 s
     assert set(m.hops) == {("sta1", "uav"), ("sta2", "uav")}
-    assert hops_up_at(m, 61.9) == set() and hops_up_at(m, 62.0) == {("sta1", "uav"), ("sta2", "uav")}
+    assert hops_up_at(m, 62.9) == set() and hops_up_at(m, 63.0) == {("sta1", "uav"), ("sta2", "uav")}
     # delays on the receiving side for the NFQUEUE line; shaping on every direction's egress
     sat = [i for i in m.impairments if i.resource == "sta1-satcom:sta1>satcom"]
     assert sat and sat[0].delay_ms == 250 and sat[0].ns == m.ns("satcom") and sat[0].queue_num >= 0
@@ -69,7 +69,7 @@ def test_multihomed_source_gets_policy_routes_and_endpoints_per_interface():
     assert d == d2 == m.nodes["ship"].addr
     assert s_sat == m.iface_addr("sta1", "satcom") and s_uav == m.hops[("sta1", "uav")].sta_if.addr
     assert f1.bind_addr == s_sat and f1.connect_addr == d
-    before, after = desired_state(plan, m, a, 61.0), desired_state(plan, m, a, 62.0)
+    before, after = desired_state(plan, m, a, 62.0), desired_state(plan, m, a, 63.0)
     assert set(before.endpoints["sta1"]) == {s_sat}
     assert set(after.endpoints["sta1"]) == {s_sat, s_uav}
     assert all(flag == "subflow" for _, _, flag in after.endpoints["sta1"].values())
@@ -80,7 +80,7 @@ def test_multihomed_source_gets_policy_routes_and_endpoints_per_interface():
     # and the reply towards it, at the ship, goes back through the UAV
     back = [r for r in after.routes if r.node == "ship" and r.dst == s_uav]
     assert len(back) == 1 and back[0].table == a.table(d)
-    assert 60.0 in boundaries(plan, m) and 62.0 in boundaries(plan, m)
+    assert 60.0 in boundaries(plan, m) and 63.0 in boundaries(plan, m)
 
 
 def test_single_path_uses_node_addresses_and_loses_its_route_during_the_handover():
@@ -90,10 +90,10 @@ def test_single_path_uses_node_addresses_and_loses_its_route_during_the_handover
     f1 = a.flows["f1"]
     assert f1.mode == "single"
     assert (f1.bind_addr, f1.connect_addr) == (m.nodes["sta1"].addr, m.nodes["ship"].addr)
-    during = desired_state(plan, m, a, 61.0)
+    during = desired_state(plan, m, a, 62.0)
     assert during.subflows["f1"] == {}
     assert not [r for r in during.routes if r.dst == m.nodes["ship"].addr and r.node == "sta1"]
-    after = desired_state(plan, m, a, 62.0)
+    after = desired_state(plan, m, a, 63.0)
     assert after.subflows["f1"]["f1/tcp"] == ["sta1", "uav", "ship"]
 
 

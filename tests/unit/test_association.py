@@ -13,7 +13,7 @@ def test_direct_move_associates_after_the_delay(naval_direct):
     assert [(a.station, a.access_point) for a in tl.associations] == [("sta1", "uav"), ("sta2", "uav")]
     for a in tl.associations:
         assert a.t_start_s == pytest.approx(60.0)
-        assert a.t_associated_s == pytest.approx(62.0)  # association_delay_s = 2
+        assert a.t_associated_s == pytest.approx(63.0)  # association_delay_s = 3
         assert a.t_end_s == pytest.approx(100.0)
     kinds = [(e["kind"], e["node"]) for e in tl.events]
     assert ("handover_start", "sta1") in kinds and ("association", "sta2") in kinds

@@ -56,5 +56,5 @@ def test_waypoint_path_longer_than_the_run():
 
 
 def test_handover_association_delay_is_not_a_warning():
-    # naval-direct-move: the stations re-associate at 60 s (2 s association delay): a handover, not a planning error
+    # naval-direct-move: the stations re-associate at 60 s (3 s association delay): a handover, not a planning error
     assert scenario_warnings(load_scenario(json.loads((EXAMPLES / "naval-direct-move.json").read_text()))) == []

@@ -43,7 +43,7 @@ def _independent_uav_split() -> tuple[float, float]:
 def test_controller_installs_the_delay_optimal_split_after_the_handover(naval_direct):
     plan = resolve_plan(naval_direct, "mptcp-fdm")
     changes = [e for e in plan.events if e["kind"] == "allocation_change"]
-    assert [c["t_s"] for c in changes] == [0.0, 62.0]  # start, then the first tick after association
+    assert [c["t_s"] for c in changes] == [0.0, 63.0]  # start, then the first tick after association
     assert changes[0]["rates_mbps"] == {"f1/satcom": pytest.approx(3.0), "f2/satcom": pytest.approx(3.0)}
     rates = changes[1]["rates_mbps"]
     assert rates["f1/uav"] + rates["f2/uav"] == pytest.approx(_independent_uav_total(), abs=1e-3)
@@ -52,7 +52,7 @@ def test_controller_installs_the_delay_optimal_split_after_the_handover(naval_di
     # each user's own share (not only the total) is the optimum's: equal users, equal UAV shares
     u1, u2 = _independent_uav_split()
     assert (rates["f1/uav"], rates["f2/uav"]) == (pytest.approx(u1, abs=1e-3), pytest.approx(u2, abs=1e-3))
-    limited = [sp for fp in plan.flows for seg in fp.segments if seg.t_start_s >= 62.0 for sp in seg.subflows]
+    limited = [sp for fp in plan.flows for seg in fp.segments if seg.t_start_s >= 63.0 for sp in seg.subflows]
     assert limited and all(sp.rate_limit_mbps is not None for sp in limited)
 
 
