@@ -17,10 +17,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/venv
 WORKDIR /app
-COPY requirements.txt ./
+COPY requirements.txt constraints.txt ./
 RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \
     if [ -s /run/secrets/cacert ]; then export PIP_CERT=/run/secrets/cacert; fi; \
-    pip install -r requirements.txt
+    pip install -r requirements.txt -c constraints.txt
 COPY lib/ lib/
 COPY engines/ engines/
 COPY emulator-agent/ emulator-agent/

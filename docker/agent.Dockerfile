@@ -14,10 +14,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # the same first layers in every Python image of Subflow (agent, worker, backend): built once, shared
 RUN python3 -m venv /opt/venv
 WORKDIR /app
-COPY requirements.txt ./
+COPY requirements.txt constraints.txt ./
 RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \
     if [ -s /run/secrets/cacert ]; then export PIP_CERT=/run/secrets/cacert; fi; \
-    pip install -r requirements.txt
+    pip install -r requirements.txt -c constraints.txt
 COPY lib/ lib/
 COPY engines/ engines/
 COPY emulator-agent/ emulator-agent/

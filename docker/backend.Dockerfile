@@ -11,10 +11,10 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 
 FROM ${NODE_IMAGE} AS frontend
 WORKDIR /src/frontend
-COPY frontend/package.json ./
+COPY frontend/package.json frontend/package-lock.json ./
 RUN --mount=type=secret,id=cacert \
     if [ -s /run/secrets/cacert ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/cacert; fi; \
-    npm install --no-audit --no-fund --loglevel=error
+    npm ci --package-lock=true --no-audit --no-fund --loglevel=error
 COPY frontend/ ./
 RUN npm run build
 
@@ -26,10 +26,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # the same first layers in every Python image of Subflow (agent, worker, backend): built once, shared
 RUN python3 -m venv /opt/venv
 WORKDIR /app
-COPY requirements.txt ./
+COPY requirements.txt constraints.txt ./
 RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \
     if [ -s /run/secrets/cacert ]; then export PIP_CERT=/run/secrets/cacert; fi; \
-    pip install -r requirements.txt
+    pip install -r requirements.txt -c constraints.txt
 COPY lib/ lib/
 COPY backend/ backend/
 RUN --mount=type=secret,id=cacert --mount=type=cache,target=/root/.cache/pip \

@@ -24,11 +24,11 @@ command -v node >/dev/null && command -v npm >/dev/null || { say "installing nod
 # --- Python -----------------------------------------------------------------------------------
 if [ ! -x .venv/bin/python ]; then say "creating .venv"; python3 -m venv .venv; fi
 STAMP=.venv/.subflow-installed
-REQ_HASH="$(cat requirements.txt requirements-dev.txt lib/pyproject.toml engines/pyproject.toml emulator-agent/pyproject.toml \
+REQ_HASH="$(cat requirements.txt requirements-dev.txt constraints.txt lib/pyproject.toml engines/pyproject.toml emulator-agent/pyproject.toml \
   worker/pyproject.toml backend/pyproject.toml cli/pyproject.toml | sha256sum | cut -c1-16)"
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$REQ_HASH" ]; then
   say "installing Python packages"
-  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt -c constraints.txt
   .venv/bin/pip install -q --disable-pip-version-check --no-deps \
     -e lib -e engines -e emulator-agent -e backend -e worker -e cli
   echo "$REQ_HASH" > "$STAMP"
@@ -36,10 +36,10 @@ fi
 
 # --- frontend ---------------------------------------------------------------------------------
 if [ -f frontend/package.json ]; then
-  FE_HASH="$(sha256sum frontend/package.json | cut -c1-16)"
+  FE_HASH="$(cat frontend/package.json frontend/package-lock.json | sha256sum | cut -c1-16)"
   if [ ! -d frontend/node_modules ] || [ "$(cat frontend/node_modules/.subflow-installed 2>/dev/null)" != "$FE_HASH" ]; then
     say "installing frontend packages"
-    (cd frontend && npm install --no-audit --no-fund --loglevel=error)
+    (cd frontend && npm ci --package-lock=true --no-audit --no-fund --loglevel=error)
     echo "$FE_HASH" > frontend/node_modules/.subflow-installed
   fi
   say "building frontend"
@@ -79,10 +79,10 @@ done
 # --- browser and e2e packages ------------------------------------------------------------------
 command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || { say "installing Chromium"; apt_install chromium; }
 if [ -f e2e/package.json ]; then
-  E2E_HASH="$(sha256sum e2e/package.json | cut -c1-16)"
+  E2E_HASH="$(cat e2e/package.json e2e/package-lock.json | sha256sum | cut -c1-16)"
   if [ ! -d e2e/node_modules ] || [ "$(cat e2e/node_modules/.subflow-installed 2>/dev/null)" != "$E2E_HASH" ]; then
     say "installing e2e packages"
-    (cd e2e && npm install --no-audit --no-fund --loglevel=error)
+    (cd e2e && npm ci --package-lock=true --no-audit --no-fund --loglevel=error)
     echo "$E2E_HASH" > e2e/node_modules/.subflow-installed
   fi
 fi

@@ -152,3 +152,44 @@ def test_npm_manifest_has_no_repeated_key(manifest: str) -> None:
 
     json.loads((ROOT / manifest).read_text(), object_pairs_hook=check)
     assert not repeated, f"{manifest} repeats {repeated}"
+
+
+def test_the_python_lock_holds_every_pin_at_its_version() -> None:
+    """constraints.txt (the lock every install uses: scripts/bootstrap.sh, docker/*.Dockerfile) pins each
+    distribution once, with ``==`` and no URL, and agrees with every pin of requirements*.txt."""
+    locked: dict[str, str] = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if not line:
+            continue
+        assert "://" not in line and " @ " not in line, f"constraints.txt records a location: {line}"
+        req = Requirement(line)
+        (spec,) = req.specifier
+        assert spec.operator == "==", f"constraints.txt: {line} is not a pin"
+        name = canonicalize_name(req.name)
+        assert name not in locked, f"constraints.txt pins {name} twice"
+        locked[name] = spec.version
+    wrong = [f"{name}: requirements pin {v}, constraints.txt {locked.get(name)}"
+             for name, v in _pins().items() if locked.get(name) != v]
+    assert not wrong, "\n".join(wrong)
+    for docker in (ROOT / "docker").glob("*.Dockerfile"):
+        text = docker.read_text()
+        if "pip install -r requirements.txt" in text:
+            assert "-c constraints.txt" in text, f"{docker.name} installs without the lock"
+
+
+@pytest.mark.parametrize("folder", ["frontend", "e2e"])
+def test_the_npm_lock_matches_package_json(folder: str) -> None:
+    """Each npm folder commits a package-lock.json whose root dependencies are package.json's (exact pins),
+    with every package at a version and an integrity hash, and no registry address (``resolved``)."""
+    package = json.loads((ROOT / folder / "package.json").read_text())
+    lock = json.loads((ROOT / folder / "package-lock.json").read_text())
+    root = lock["packages"][""]
+    for kind in ("dependencies", "devDependencies"):
+        assert root.get(kind, {}) == package.get(kind, {}), f"{folder}/package-lock.json is stale ({kind})"
+    for path, entry in lock["packages"].items():
+        if not path:
+            continue
+        assert "resolved" not in entry, f"{folder}/package-lock.json records where {path} came from"
+        if not entry.get("link"):
+            assert entry.get("version") and entry.get("integrity"), f"{folder}/package-lock.json: {path}"
