@@ -60,13 +60,15 @@ class _RadioEvent(_Event):
 
 
 class HandoverStart(_RadioEvent):
-    """A station comes into range of an access point and starts associating (plan, from mobility)."""
+    """A station's handover starts (plan, from mobility): it left its access point's range, or came into this
+    one's while out of every range (docs/radio.md, "Handover timing")."""
 
     kind: Literal["handover_start"]
 
 
 class Association(_RadioEvent):
-    """The association completes (``association_delay_s`` after ``handover_start``); traffic may use it."""
+    """The association completes (beacon-loss detection, scan and join after ``handover_start``, or the access
+    point's ``association_delay_s`` override); traffic may use it."""
 
     kind: Literal["association"]
 

@@ -1365,7 +1365,8 @@ export interface components {
         };
         /**
          * Association
-         * @description The association completes (``association_delay_s`` after ``handover_start``); traffic may use it.
+         * @description The association completes (beacon-loss detection, scan and join after ``handover_start``, or the access
+         *     point's ``association_delay_s`` override); traffic may use it.
          */
         Association: {
             /**
@@ -2519,7 +2520,8 @@ export interface components {
         };
         /**
          * HandoverStart
-         * @description A station comes into range of an access point and starts associating (plan, from mobility).
+         * @description A station's handover starts (plan, from mobility): it left its access point's range, or came into this
+         *     one's while out of every range (docs/radio.md, "Handover timing").
          */
         HandoverStart: {
             /**
