@@ -62,7 +62,9 @@ test("coverage heat map, its legend and the radio inspector", async ({ page, req
   await page.getByRole("list", { name: "Nodes" }).getByRole("button", { name: "uav2" }).click();
   await expect(page.getByRole("heading", { name: /uav2/ })).toBeVisible();
   await expect(page.getByLabel("Transmit power (dBm)")).toHaveValue("20");
-  await expect(page.getByLabel("Frequency (MHz)")).toHaveValue("5180");
+  // uav2 names its channel (44); the frequency follows from it (5000 + 5 × 44 MHz)
+  await expect(page.getByLabel("Channel", { exact: true })).toHaveValue("44");
+  await expect(page.getByLabel("Frequency (MHz)")).toHaveValue("5220");
   await expect(page.getByLabel("PHY")).toHaveValue("n");
   await expect(page.getByLabel("Uplink (access point)")).toHaveValue("uav1");
   await snap(page, testInfo, "02-radio-inspector");
