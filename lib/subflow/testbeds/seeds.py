@@ -39,7 +39,13 @@ ZERO_MBPS = 0.0
 
 
 def scenario(name: str) -> dict[str, Any]:
-    """The scenario document of seed ``name`` (one of :data:`SEEDS`)."""
+    """The scenario document of seed ``name`` (one of :data:`SEEDS`), from ``examples/``.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not one of :data:`SEEDS`.
+    """
     if name not in SEEDS:
         raise ValueError(f"unknown seed {name!r}; one of {SEEDS}")
     return json.loads((ROOT / "examples" / f"{name}.json").read_text())
