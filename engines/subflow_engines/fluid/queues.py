@@ -396,17 +396,12 @@ def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot,
         drop_frac[u] = df
         arrived[u] = a_sum
         link_cap_bits[u] += c
-        clear = s_q == 1.0 and s_a == 1.0  # everything passes: d_j = b_j + a_j, b_j' = 0
         for j in range(order_ptr[r], order_ptr[r + 1]):
             a = arriving[j]
             arriving[j] = 0.0
             b = backlog[j]
-            if clear:
-                d = b + a
-                backlog[j] = 0.0
-            else:
-                d = b * s_q + a * s_a
-                backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - (delta if uniform else delta * burst[j]))
+            d = b * s_q + a * s_a
+            backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - (delta if uniform else delta * burst[j]))
             sj = srv_slot[j]
             if df > 0.0:
                 dropped[sj] += df * burst[j]
