@@ -72,6 +72,7 @@ FIELDS = {
     "TransportSettings.mss_bytes": Refuses(_NO_TRANSPORT),
     "TransportSettings.initial_cwnd_packets": Refuses(_NO_TRANSPORT),
     "TransportSettings.min_rto_s": Refuses(_NO_TRANSPORT),
+    "TransportSettings.rto_form": Refuses("the hosts' kernels compute their RTO in Linux's form (tcp_set_rto)"),
     "TransportSettings.max_rto_s": Refuses(_NO_TRANSPORT),
     "TransportSettings.initial_rto_s": Refuses(_NO_TRANSPORT),
     "TransportSettings.congestion_control": Honours("tcp_congestion_control sysctl (newreno -> reno)"),

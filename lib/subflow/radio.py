@@ -25,13 +25,17 @@ SNR the hop reaches. With the default noise floor (:data:`REFERENCE_NOISE_FLOOR_
 this picks exactly the standard's table by received power.
 
 A second method, :func:`select_mcs_by_error_rate`, picks the fastest MCS whose packet error rate
-under the NIST OFDM error-rate model (:mod:`subflow.error_rate`) stays at or below a target (10 %
-for a 1500-byte frame by default) at an SNR taken over the thermal noise floor plus a receiver
-noise figure (7 dB by default, as ns-3); :func:`mcs_for_rx_power` selects between the two methods
-(``method="error_rate"`` or the conservative ``"min_sensitivity"``). A :class:`LinkBudget` carries its
-method (``Scenario.radio.rate_selection`` sets it for every hop of a scenario): its MCS at a distance,
-the range of each MCS and the range of the hop (where the slowest MCS fails) all use the same
-required SNR, the standard's ``S_k − N_ref`` or the NIST model's SNR at the target PER
+under an OFDM error-rate model (:mod:`subflow.error_rate`) stays at or below a target, at an SNR
+taken over the thermal noise floor plus a receiver noise figure (7 dB by default, as ns-3). Two
+settings of it are methods: ``"error_rate"`` bounds a soft-decision Viterbi decoder and keeps the
+decoded bit error rate at or below :data:`DEFAULT_BER_TARGET` (10⁻⁶, the criterion of ns-3's
+``IdealWifiManager``), i.e. a 1500-byte frame's PER at or below :data:`DEFAULT_PER_TARGET` (1.19 %);
+``"nist"`` is ns-3's ``NistErrorRateModel`` (hard-decision bound) at :data:`NIST_PER_TARGET` (10 %)
+for a 1500-byte frame. :func:`mcs_for_rx_power` selects between the methods (``"error_rate"``,
+``"nist"`` or the conservative ``"min_sensitivity"``). A :class:`LinkBudget` carries its method
+(``Scenario.radio.rate_selection`` sets it for every hop of a scenario): its MCS at a distance, the
+range of each MCS and the range of the hop (where the slowest MCS fails) all use the same required
+SNR, the standard's ``S_k − N_ref`` or the error-rate model's SNR at the target PER
 (:func:`subflow.error_rate.snr_threshold_db`).
 
 The rate is the PHY data rate of one spatial stream with the 800 ns guard interval
@@ -66,7 +70,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from subflow.error_rate import DEFAULT_NOISE_FIGURE_DB, packet_error_rate, snr_threshold_db, thermal_noise_floor_dbm
+from subflow.error_rate import (
+    DEFAULT_NOISE_FIGURE_DB,
+    Decoding,
+    packet_error_rate,
+    snr_threshold_db,
+    thermal_noise_floor_dbm,
+)
 
 #: speed of light in vacuum, m/s
 SPEED_OF_LIGHT_MPS = 299_792_458.0
@@ -76,10 +86,23 @@ REFERENCE_NOISE_FLOOR_DBM = -174.0 + 10.0 * math.log10(20e6) + 10.0
 
 Phy = Literal["a", "g", "n", "ac"]
 PropagationModelName = Literal["friis", "log_distance", "two_ray"]
-McsMethod = Literal["error_rate", "min_sensitivity"]
-#: packet error rate the error-rate method keeps an MCS under, and the frame it is computed for
-DEFAULT_PER_TARGET = 0.1
+McsMethod = Literal["error_rate", "nist", "min_sensitivity"]
+#: the frame the error-rate methods compute a packet error rate for, bytes
 DEFAULT_PER_FRAME_BYTES = 1500
+#: decoded bit error rate the ``"error_rate"`` method keeps an MCS under: ns-3 ``IdealWifiManager``'s
+#: ``BerThreshold``
+DEFAULT_BER_TARGET = 1e-6
+#: the packet error rate of a :data:`DEFAULT_PER_FRAME_BYTES` frame at that bit error rate,
+#: 1 − (1 − 10⁻⁶)^12000 ≈ 0.0119
+DEFAULT_PER_TARGET = 1.0 - (1.0 - DEFAULT_BER_TARGET) ** (8 * DEFAULT_PER_FRAME_BYTES)
+#: packet error rate the ``"nist"`` method keeps an MCS under (the standard's 10 % PER of its sensitivity
+#: definition, IEEE 802.11-2020 §17.3.10.2)
+NIST_PER_TARGET = 0.1
+#: the error-rate model and target of each error-rate method
+_ERROR_RATE_METHODS: dict[str, tuple[Decoding, float]] = {
+    "error_rate": ("soft", DEFAULT_PER_TARGET),
+    "nist": ("hard", NIST_PER_TARGET),
+}
 
 
 @dataclass(frozen=True)
@@ -276,12 +299,13 @@ def select_mcs(snr_db: float, phy: Phy, channel_width_mhz: int = 20) -> Mcs | No
 
 def select_mcs_by_error_rate(snr_db: float, phy: Phy, channel_width_mhz: int = 20, *,
                              per_target: float = DEFAULT_PER_TARGET,
-                             frame_bytes: int = DEFAULT_PER_FRAME_BYTES) -> Mcs | None:
+                             frame_bytes: int = DEFAULT_PER_FRAME_BYTES,
+                             decoding: Decoding = "soft") -> Mcs | None:
     """The fastest MCS of ``phy`` whose packet error rate at ``snr_db`` is at most ``per_target``.
 
-    The PER of a ``frame_bytes`` frame comes from the NIST OFDM error-rate model
-    (:func:`subflow.error_rate.packet_error_rate`, as ns-3's ``NistErrorRateModel``), so the SNR must be
-    taken over the thermal noise floor of the channel plus the receiver's noise figure
+    The PER of a ``frame_bytes`` frame comes from :func:`subflow.error_rate.packet_error_rate` with
+    ``decoding`` (``"soft"``: the soft-decision Viterbi bound; ``"hard"``: ns-3's ``NistErrorRateModel``),
+    so the SNR must be taken over the thermal noise floor of the channel plus the receiver's noise figure
     (:func:`subflow.error_rate.thermal_noise_floor_dbm`), not over :data:`REFERENCE_NOISE_FLOOR_DBM`.
 
     Parameters
@@ -291,9 +315,12 @@ def select_mcs_by_error_rate(snr_db: float, phy: Phy, channel_width_mhz: int = 2
     phy, channel_width_mhz
         As :func:`mcs_table` (one spatial stream).
     per_target : float
-        Largest acceptable packet error rate, in (0, 1); 0.1 by default.
+        Largest acceptable packet error rate, in (0, 1); :data:`DEFAULT_PER_TARGET` (a decoded BER of
+        10⁻⁶ over 1500 bytes) by default.
     frame_bytes : int
         Frame length the PER is computed for, bytes (> 0); 1500 by default.
+    decoding : {"soft", "hard"}
+        The decoder bound (:func:`subflow.error_rate.coded_ber`).
 
     Returns
     -------
@@ -303,14 +330,14 @@ def select_mcs_by_error_rate(snr_db: float, phy: Phy, channel_width_mhz: int = 2
     Raises
     ------
     ValueError
-        For an unknown PHY or width, ``per_target`` outside (0, 1), a non-positive ``frame_bytes`` or a
-        NaN SNR.
+        For an unknown PHY, width or decoding, ``per_target`` outside (0, 1), a non-positive
+        ``frame_bytes`` or a NaN SNR.
     """
     if not (isinstance(per_target, (int, float)) and 0.0 < per_target < 1.0):
         raise ValueError(f"per_target must be in (0, 1), got {per_target!r}")
     best = None
     for m in mcs_table(phy, channel_width_mhz):
-        if packet_error_rate(phy, m.index, snr_db, frame_bytes) <= per_target:
+        if packet_error_rate(phy, m.index, snr_db, frame_bytes, decoding) <= per_target:
             if best is None or m.rate_mbps > best.rate_mbps:
                 best = m
     return best
@@ -318,9 +345,9 @@ def select_mcs_by_error_rate(snr_db: float, phy: Phy, channel_width_mhz: int = 2
 
 def mcs_for_rx_power(rx_power_dbm: float, phy: Phy, channel_width_mhz: int = 20, *,
                      method: McsMethod = "error_rate", noise_figure_db: float = DEFAULT_NOISE_FIGURE_DB,
-                     per_target: float = DEFAULT_PER_TARGET,
+                     per_target: float | None = None,
                      frame_bytes: int = DEFAULT_PER_FRAME_BYTES) -> Mcs | None:
-    """The MCS a receiver at ``rx_power_dbm`` gets, by one of two methods.
+    """The MCS a receiver at ``rx_power_dbm`` gets, by one of three methods.
 
     Parameters
     ----------
@@ -328,13 +355,14 @@ def mcs_for_rx_power(rx_power_dbm: float, phy: Phy, channel_width_mhz: int = 20,
         Received power, dBm.
     phy, channel_width_mhz
         As :func:`mcs_table`.
-    method : {"error_rate", "min_sensitivity"}
-        ``"error_rate"``: SNR over the thermal noise floor −174 dBm/Hz + 10·log10(width) +
-        ``noise_figure_db``, then :func:`select_mcs_by_error_rate` with ``per_target`` and
-        ``frame_bytes``. ``"min_sensitivity"``: the standard's minimum sensitivities
-        (:func:`select_mcs` over :data:`REFERENCE_NOISE_FLOOR_DBM`), the conservative choice.
+    method : {"error_rate", "nist", "min_sensitivity"}
+        ``"error_rate"`` and ``"nist"``: SNR over the thermal noise floor −174 dBm/Hz + 10·log10(width) +
+        ``noise_figure_db``, then :func:`select_mcs_by_error_rate` with soft decisions at
+        :data:`DEFAULT_PER_TARGET` or with ns-3's NIST model at :data:`NIST_PER_TARGET` (``per_target``,
+        when given, replaces the method's target). ``"min_sensitivity"``: the standard's minimum
+        sensitivities (:func:`select_mcs` over :data:`REFERENCE_NOISE_FLOOR_DBM`), the conservative choice.
     noise_figure_db, per_target, frame_bytes
-        Used by ``"error_rate"`` only.
+        Used by the error-rate methods only.
 
     Returns
     -------
@@ -348,28 +376,39 @@ def mcs_for_rx_power(rx_power_dbm: float, phy: Phy, channel_width_mhz: int = 20,
     if method == "min_sensitivity":
         return select_mcs(rx_power_dbm - noise_floor_dbm(REFERENCE_NOISE_FLOOR_DBM, channel_width_mhz), phy,
                           channel_width_mhz)
-    if method == "error_rate":
+    if method in _ERROR_RATE_METHODS:
+        decoding, target = _ERROR_RATE_METHODS[method]
         snr_db = rx_power_dbm - thermal_noise_floor_dbm(channel_width_mhz, noise_figure_db)
-        return select_mcs_by_error_rate(snr_db, phy, channel_width_mhz, per_target=per_target,
-                                        frame_bytes=frame_bytes)
-    raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {method!r}")
+        return select_mcs_by_error_rate(snr_db, phy, channel_width_mhz,
+                                        per_target=target if per_target is None else per_target,
+                                        frame_bytes=frame_bytes, decoding=decoding)
+    raise ValueError(f"method must be 'error_rate', 'nist' or 'min_sensitivity', got {method!r}")
 
 
 @lru_cache(maxsize=None)
-def error_rate_snr_db(phy: Phy, mcs_index: int, per_target: float = DEFAULT_PER_TARGET,
-                      frame_bytes: int = DEFAULT_PER_FRAME_BYTES) -> float:
-    """SNR (dB, over the thermal noise floor plus noise figure) at which ``mcs_index`` of ``phy`` reaches
-    ``per_target`` for a ``frame_bytes`` frame under the NIST model (:func:`subflow.error_rate.snr_threshold_db`,
-    cached: the same few MCS are asked for every hop of a scenario)."""
-    return snr_threshold_db(phy, mcs_index, per_target, frame_bytes)
+def error_rate_snr_db(phy: Phy, mcs_index: int, method: McsMethod = "error_rate") -> float:
+    """SNR (dB, over the thermal noise floor plus noise figure) at which ``mcs_index`` of ``phy`` reaches the
+    target PER of an error-rate ``method`` for a :data:`DEFAULT_PER_FRAME_BYTES` frame
+    (:func:`subflow.error_rate.snr_threshold_db`; cached: the same few MCS are asked for every hop of a
+    scenario).
+
+    Raises
+    ------
+    ValueError
+        For a method other than ``"error_rate"`` or ``"nist"``, or as :func:`subflow.error_rate.snr_threshold_db`.
+    """
+    if method not in _ERROR_RATE_METHODS:
+        raise ValueError(f"method must be 'error_rate' or 'nist', got {method!r}")
+    decoding, target = _ERROR_RATE_METHODS[method]
+    return snr_threshold_db(phy, mcs_index, target, DEFAULT_PER_FRAME_BYTES, decoding)
 
 
 def default_noise_floor_dbm(method: McsMethod) -> float:
     """The 20 MHz noise floor a method's SNR is taken over when the scenario names none, dBm.
 
     ``"min_sensitivity"``: :data:`REFERENCE_NOISE_FLOOR_DBM` (−90.99 dBm, the 10 dB noise figure behind the
-    standard's sensitivities); ``"error_rate"``: thermal noise plus ns-3's 7 dB noise figure (−93.99 dBm,
-    :func:`subflow.error_rate.thermal_noise_floor_dbm`).
+    standard's sensitivities); ``"error_rate"`` and ``"nist"``: thermal noise plus ns-3's 7 dB noise figure
+    (−93.99 dBm, :func:`subflow.error_rate.thermal_noise_floor_dbm`).
 
     Raises
     ------
@@ -378,9 +417,9 @@ def default_noise_floor_dbm(method: McsMethod) -> float:
     """
     if method == "min_sensitivity":
         return REFERENCE_NOISE_FLOOR_DBM
-    if method == "error_rate":
+    if method in _ERROR_RATE_METHODS:
         return thermal_noise_floor_dbm(20, DEFAULT_NOISE_FIGURE_DB)
-    raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {method!r}")
+    raise ValueError(f"method must be 'error_rate', 'nist' or 'min_sensitivity', got {method!r}")
 
 
 #: clear channel assessment threshold of an OFDM receiver for a valid preamble in the primary 20 MHz
@@ -394,9 +433,10 @@ class LinkBudget:
 
     ``noise_floor_dbm`` is the 20 MHz noise floor (widened by :func:`noise_floor_dbm` for wider channels).
     ``method`` is how an SNR maps to an MCS: ``"min_sensitivity"`` (the standard's sensitivities,
-    :func:`select_mcs`; the default here, with :data:`REFERENCE_NOISE_FLOOR_DBM`) or ``"error_rate"`` (the
-    NIST model at :data:`DEFAULT_PER_TARGET` for a :data:`DEFAULT_PER_FRAME_BYTES`-byte frame, as
-    :func:`select_mcs_by_error_rate`; pair it with ``default_noise_floor_dbm("error_rate")``).
+    :func:`select_mcs`; the default here, with :data:`REFERENCE_NOISE_FLOOR_DBM`), ``"error_rate"`` (soft
+    decisions at :data:`DEFAULT_PER_TARGET`) or ``"nist"`` (the NIST model at :data:`NIST_PER_TARGET`), both
+    for a :data:`DEFAULT_PER_FRAME_BYTES`-byte frame as :func:`select_mcs_by_error_rate`; pair those with
+    ``default_noise_floor_dbm(method)``.
     """
 
     tx_power_dbm: float
@@ -409,8 +449,8 @@ class LinkBudget:
     method: McsMethod = "min_sensitivity"
 
     def __post_init__(self) -> None:
-        if self.method not in ("error_rate", "min_sensitivity"):
-            raise ValueError(f"method must be 'error_rate' or 'min_sensitivity', got {self.method!r}")
+        if self.method not in ("error_rate", "nist", "min_sensitivity"):
+            raise ValueError(f"method must be 'error_rate', 'nist' or 'min_sensitivity', got {self.method!r}")
 
     def rx_power_dbm(self, distance_m: float) -> float:
         """Received power at ``distance_m``: P_tx + G_tx + G_rx − PL(d), dBm."""
@@ -422,10 +462,10 @@ class LinkBudget:
 
     def required_snr_db(self, mcs: Mcs) -> float:
         """SNR (dB) ``mcs`` needs under this budget's method: ``S_k − N_ref(w)`` (min_sensitivity) or the
-        NIST model's SNR at the target PER (error_rate, :func:`error_rate_snr_db`)."""
+        error-rate model's SNR at the method's target PER (error_rate, nist: :func:`error_rate_snr_db`)."""
         if self.method == "min_sensitivity":
             return required_snr_db(mcs, self.channel_width_mhz)
-        return error_rate_snr_db(self.phy, mcs.index)
+        return error_rate_snr_db(self.phy, mcs.index, self.method)
 
     def mcs_at(self, distance_m: float) -> Mcs | None:
         """The MCS selected at ``distance_m``: the fastest whose required SNR the hop reaches (None: out of range)."""
@@ -463,7 +503,7 @@ class LinkBudget:
 
         The rate at distance d is the ``rate_mbps`` of the first step whose ``distance_m`` ≥ d (the
         :class:`subflow.scenario.RateStep` convention); an MCS that no distance reaches, or that a faster
-        MCS reaches as far (under the NIST model 9 Mbit/s, BPSK 3/4, needs more SNR than 12 Mbit/s,
+        MCS reaches as far (under the error-rate models 9 Mbit/s, BPSK 3/4, needs more SNR than 12 Mbit/s,
         QPSK 1/2), is left out.
         """
         steps: list[tuple[float, float]] = []

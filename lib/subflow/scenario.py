@@ -622,7 +622,10 @@ class Flow(_Strict):
 class TransportSettings(_Strict):
     """TCP parameters shared by every strategy of a run.
 
-    ``min_rto_s`` is the RTO floor: 0.2 s as in Linux, 1 s per RFC 6298 §2.4.
+    ``min_rto_s`` is the RTO floor: 0.2 s as in Linux, 1 s per RFC 6298 §2.4. ``rto_form`` is where the
+    floor applies: ``"linux"`` floors the variance term (RTO = SRTT + max(G, 4·RTTVAR, min_rto_s), Linux
+    ``tcp_set_rto``, so never below SRTT + min_rto_s), ``"rfc6298"`` floors the sum
+    (RTO = max(min_rto_s, SRTT + max(G, 4·RTTVAR)), RFC 6298 §2.3–2.4, as ns-3 and most other stacks).
     """
 
     mss_bytes: Annotated[int, Field(ge=500, le=9000)] = 1448
@@ -630,6 +633,11 @@ class TransportSettings(_Strict):
     min_rto_s: Annotated[float, Field(gt=0, le=10)] = 0.2
     max_rto_s: Annotated[float, Field(gt=0, le=600)] = 60.0
     initial_rto_s: Annotated[float, Field(gt=0, le=60)] = 1.0
+    rto_form: Literal["linux", "rfc6298"] = Field(
+        default="linux",
+        description="How the RTO follows from SRTT and RTTVAR: linux = SRTT + max(G, 4*RTTVAR, min_rto_s) (the "
+        "kernel's tcp_set_rto); rfc6298 = max(min_rto_s, SRTT + max(G, 4*RTTVAR)) (RFC 6298 §2.3-2.4, ns-3).",
+    )
     congestion_control: Literal["reno", "newreno", "cubic"] = Field(
         default="newreno",
         description="Single-path congestion control (RFC 5681, RFC 6582, RFC 9438).",
@@ -673,8 +681,8 @@ class PropagationSettings(_Strict):
     )
     noise_floor_dbm: Annotated[float, Field(ge=-130, le=-30, allow_inf_nan=False)] | None = Field(
         default=None, description="Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); "
-        "null = the rate selection's own: -93.99 dBm for error_rate (thermal noise plus a 7 dB noise figure, as "
-        "ns-3), -90.99 dBm for min_sensitivity (the 10 dB noise figure behind 802.11's sensitivity tables)."
+        "null = the rate selection's own: -93.99 dBm for error_rate and nist (thermal noise plus a 7 dB noise "
+        "figure, as ns-3), -90.99 dBm for min_sensitivity (the 10 dB noise figure behind 802.11's sensitivity tables)."
     )
 
 
@@ -725,13 +733,14 @@ class RadioSettings(_Strict):
 
     association_policy: Literal["ssf", "llf"] = "ssf"
     propagation: PropagationSettings = Field(default_factory=PropagationSettings)
-    rate_selection: Literal["error_rate", "min_sensitivity"] = Field(
+    rate_selection: Literal["error_rate", "nist", "min_sensitivity"] = Field(
         default="error_rate",
-        description="How a radio hop's SNR picks its MCS: error_rate = the fastest MCS whose packet error rate "
-        "under the NIST OFDM model stays at or below 10 % for a 1500-byte frame (what rate control such as "
-        "Minstrel or ns-3's Ideal picks); min_sensitivity = the standard's minimum receiver sensitivities "
-        "(IEEE 802.11-2020 Tables 17-18, 19-23, 21-25), the conservative choice. The association range (where "
-        "the slowest MCS fails) follows the same method.",
+        description="How a radio hop's SNR picks its MCS: error_rate = the fastest MCS whose decoded bit error "
+        "rate stays at or below 1e-6 (1.19 % PER of a 1500-byte frame) under a soft-decision Viterbi bound (what "
+        "rate control such as ns-3's Ideal or Minstrel picks); nist = ns-3's NIST OFDM model (hard-decision bound) "
+        "at 10 % PER of a 1500-byte frame, about 3 dB more cautious; min_sensitivity = the standard's minimum "
+        "receiver sensitivities (IEEE 802.11-2020 Tables 17-18, 19-23, 21-25), the conservative choice. The "
+        "association range (where the slowest MCS fails) follows the same method.",
     )
     adhoc_links: bool = Field(
         default=False,

@@ -75,11 +75,13 @@ def _air_capacity(doc) -> float:
     return changes[0].capacity_mbps if changes else next(r.capacity_mbps for r in plan.resources if r.id == "air:ap1")
 
 
-@pytest.mark.parametrize("method, slow_rate", [("error_rate", 24), ("min_sensitivity", 12)])
+@pytest.mark.parametrize("method, slow_rate", [("error_rate", 36), ("nist", 24), ("min_sensitivity", 12)])
 def test_two_stations_share_the_cell_by_airtime(method, slow_rate):
     # 10 m: 54 Mbit/s by either method. 50 m: received power 20 − 46.68 − 30·log10(50) = −77.65 dBm:
     # over the standard's sensitivities (12 Mbit/s needs −79 dBm, 18 Mbit/s −77 dBm) 12 Mbit/s; SNR over
     # −93.99 dBm (thermal + 7 dB) of 16.3 dB, where the NIST model keeps 24 Mbit/s (16-QAM 1/2) under 10 % PER
+    # (36 Mbit/s needs 16.6 dB) and the soft-decision bound 36 Mbit/s (16-QAM 3/4) under a BER of 1e-6
+    # (13.9 dB; 48 Mbit/s needs 18.5 dB)
     g_fast, g_slow = _tcp_goodput_mbps(54), _tcp_goodput_mbps(slow_rate)
     cell = 2 / (1 / g_fast + 1 / g_slow)
     assert _air_capacity(_scenario([10, 50], method)) == pytest.approx(cell * FRAME / MSS, rel=1e-9)
@@ -88,7 +90,7 @@ def test_two_stations_share_the_cell_by_airtime(method, slow_rate):
 
 
 def test_the_cell_is_the_harmonic_mean_of_the_stations_goodputs_whatever_their_number():
-    rates = {10: 54, 30: 54, 50: 24}  # error_rate picks (30 m: 54 Mbit/s reaches 30.9 m)
+    rates = {10: 54, 30: 54, 50: 36}  # error_rate picks (SNR 22.9 dB at 30 m, 54 Mbit/s needs 19.8 dB)
     expected = len(rates) / sum(1 / _tcp_goodput_mbps(r) for r in rates.values())
     assert _air_capacity(_scenario(list(rates))) == pytest.approx(expected * FRAME / MSS, rel=1e-9)
 
@@ -97,8 +99,9 @@ def test_wireless_bandwidth_still_caps_the_air():
     assert _air_capacity(_scenario([10], wireless_bandwidth_mbps=10.0)) == 10.0
 
 
-def test_error_rate_is_the_default_and_min_sensitivity_the_conservative_option():
-    assert _air_capacity(_scenario([50])) == pytest.approx(_tcp_goodput_mbps(24) * FRAME / MSS, rel=1e-9)
+def test_error_rate_is_the_default_and_nist_and_min_sensitivity_the_cautious_options():
+    assert _air_capacity(_scenario([50])) == pytest.approx(_tcp_goodput_mbps(36) * FRAME / MSS, rel=1e-9)
+    assert _air_capacity(_scenario([50], "nist")) == pytest.approx(_tcp_goodput_mbps(24) * FRAME / MSS, rel=1e-9)
     assert _air_capacity(_scenario([50], "min_sensitivity")) == pytest.approx(
         _tcp_goodput_mbps(12) * FRAME / MSS, rel=1e-9)
 

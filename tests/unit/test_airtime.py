@@ -1,4 +1,4 @@
-"""802.11 airtime (:mod:`subflow.airtime`) and the NIST error-rate MCS selection (:mod:`subflow.error_rate`,
+"""802.11 airtime (:mod:`subflow.airtime`) and the error-rate MCS selection (:mod:`subflow.error_rate`,
 :func:`subflow.radio.mcs_for_rx_power`).
 
 Every expected number below is quoted from a publication or from a simulator's published source, named
@@ -439,6 +439,39 @@ def test_thresholds_rise_with_the_ht_and_vht_mcs():
     for phy, count in (("n", 8), ("ac", 10)):
         thresholds = [snr_threshold_db(phy, k) for k in range(count)]
         assert all(a < b for a, b in zip(thresholds, thresholds[1:]))
+
+
+def test_soft_decision_bound_against_heller_and_jacobs():
+    # K = 7 rate-1/2 code, BPSK: soft-decision (8-level) Viterbi decoding reaches a BER of 1e-5 near
+    # Eb/N0 = 4.4 dB, hard decisions about 2 dB later (Heller & Jacobs, IEEE Trans. Commun. Technol. 19(5),
+    # 1971, Fig. 5); the union bound of unquantized soft decisions lies a little below the measured curve
+    from scipy.optimize import brentq
+
+    def eb_n0_db(decoding):
+        return brentq(lambda eb: coded_ber(uncoded_ber(2, 0.5 * 10 ** (eb / 10)), (1, 2), decoding) - 1e-5,
+                      0.0, 15.0)
+
+    soft, hard = eb_n0_db("soft"), eb_n0_db("hard")
+    assert 3.7 < soft < 4.6
+    assert 2.0 < hard - soft < 3.5
+    with pytest.raises(ValueError, match="decoding"):
+        coded_ber(0.01, (1, 2), "fuzzy")
+
+
+@pytest.mark.parametrize("phy, count", [("g", 8), ("n", 8), ("ac", 10)])
+def test_soft_decisions_need_less_snr_than_hard_for_every_mcs(phy, count):
+    for k in range(count):
+        soft = snr_threshold_db(phy, k, 0.1, 1500, "soft")
+        hard = snr_threshold_db(phy, k, 0.1, 1500, "hard")
+        assert 2.0 < hard - soft < 4.0
+
+
+def test_the_three_rate_selections_order_at_50_m():
+    # 802.11g, 50 m on the measurement path: SNR 16.3 dB over -93.99 dBm. Soft decisions at a BER of 1e-6
+    # keep 36 Mbit/s (16-QAM 3/4, 13.9 dB); the NIST model at 10 % PER keeps 24 (36 needs 16.6 dB); the
+    # standard's sensitivities 12 (-77.65 dBm, 18 Mbit/s needs -77 dBm)
+    rates = [mcs_for_rx_power(_rx_dbm(50), "g", method=m).rate_mbps for m in ("error_rate", "nist", "min_sensitivity")]
+    assert rates == [36.0, 24.0, 12.0]
 
 
 def test_modulation_bers():

@@ -11,7 +11,7 @@ from subflow.resolve import channels_overlap, resolve_plan
 from subflow.scenario import NodeRadio, channel_frequency_mhz
 
 
-def _two_cells(channel_1: int, channel_2: int, spacing_m: float, far_station_m: float = 60.0) -> dict:
+def _two_cells(channel_1: int, channel_2: int, spacing_m: float, far_station_m: float = 110.0) -> dict:
     """ap1 at x = 0 with sta1 10 m away; ap2 at x = spacing with sta2 ``far_station_m`` away; h1 behind both."""
     def ap(i: int, x: float, channel: int) -> dict:
         return {"id": f"ap{i}", "kind": "access_point", "position": {"x_m": x, "y_m": 0.0}, "range_m": 5000.0,
@@ -63,7 +63,7 @@ def test_co_channel_cells_share_airtime_by_equal_opportunities():
     alone = _air_capacities(_two_cells(1, 6, 100.0))  # channels 1 and 6 do not overlap
     shared = _air_capacities(_two_cells(1, 1, 100.0))
     a, b = alone["air:ap1"], alone["air:ap2"]
-    assert a > b  # sta1 at 10 m runs a faster MCS than sta2 at 60 m
+    assert a > b  # sta1 at 10 m runs a faster MCS than sta2 at 110 m
     # one station per cell, one collision domain: each station gets 1/(1/g1 + 1/g2) (capacities are a goodput
     # times a constant framing factor, so the form holds for them too)
     want = 1.0 / (1.0 / a + 1.0 / b)

@@ -22,7 +22,7 @@ from subflow.scenario import load_scenario
 from subflow.testbeds.grid import chain
 from subflow_engines import run_plan
 from subflow_engines.fluid import run as fluid_run
-from subflow_engines.fluid.common import ack_keep, linux_rto, reverse_resource_id
+from subflow_engines.fluid.common import ack_keep, retransmission_timeout, reverse_resource_id
 from subflow_engines.fluid.scalar import _cubic_update, _Sub, cubic_k, cubic_reduction, cubic_window
 
 MSS = 1448
@@ -48,7 +48,17 @@ def _line(bw=1000.0, delay=10.0, loss=0.0, duration=150.0, seed=1, cc="newreno",
     (50.0, 10.0, 60.0),      # the ceiling
 ])
 def test_rto_has_linux_form(srtt, rttvar, expected):
-    assert linux_rto(srtt, rttvar, 0.2, 60.0, 0.001) == pytest.approx(expected)
+    assert retransmission_timeout(srtt, rttvar, 0.2, 60.0, 0.001, True) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("srtt, rttvar, expected", [
+    (0.020, 0.002, 0.200),   # short RTT: the floor bounds the sum (RFC 6298 §2.4)
+    (0.300, 0.010, 0.340),   # long RTT: SRTT + 4·RTTVAR, the floor no longer counts
+    (0.100, 0.0001, 0.200),  # the clock granularity G = 1 ms would give 0.101: the floor wins
+    (50.0, 10.0, 60.0),      # the ceiling
+])
+def test_rto_has_rfc6298_form(srtt, rttvar, expected):
+    assert retransmission_timeout(srtt, rttvar, 0.2, 60.0, 0.001, False) == pytest.approx(expected)
 
 
 def test_rto_of_a_running_flow_is_srtt_plus_the_floor():
@@ -60,6 +70,21 @@ def test_rto_of_a_running_flow_is_srtt_plus_the_floor():
     first = next(e for e in res.events if e.kind == "rto")
     assert 0.5 <= first.rto_s <= 0.5 + 0.35  # 300 ms base + queueing of a 10 Mbit/s queue + 200 ms
     assert first.t_s == pytest.approx(10.0 + first.rto_s, abs=0.02)
+
+
+@pytest.mark.parametrize("kernel", ["scalar", "vector"])
+def test_rfc6298_rto_form_floors_the_sum_not_the_variance(kernel):
+    """The same cut with ``transport.rto_form = "rfc6298"``: SRTT + 4·RTTVAR is above the 0.2 s floor, so the
+    first timeout fires that long after the cut, without Linux's 200 ms on top of SRTT."""
+    doc = _line(bw=10.0, delay=150.0, duration=20.0).model_dump()
+    doc["link_events"] = [{"t_s": 10.0, "link": "l", "state": "down"}]
+    linux = fluid_run(resolve_plan(doc, "sptcp"), kernel=kernel)
+    doc["transport"]["rto_form"] = "rfc6298"
+    rfc = fluid_run(resolve_plan(doc, "sptcp"), kernel=kernel)
+    first_linux = next(e for e in linux.events if e.kind == "rto")
+    first_rfc = next(e for e in rfc.events if e.kind == "rto")
+    assert 0.3 <= first_rfc.rto_s < first_linux.rto_s - 0.1
+    assert first_rfc.t_s == pytest.approx(10.0 + first_rfc.rto_s, abs=0.02)
 
 
 # ----------------------------------------------------------------------------- CUBIC

@@ -80,8 +80,10 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
                       RTO fails if it or its ACK is lost (1 − (1−p_data)(1−p_ack), the ACK
                       crossing the reverse directions), doubling the RTO again (RFC 6298 §5.5)
     RTO               RFC 6298 §2 estimators: SRTT, RTTVAR (α=1/8, β=1/4); Linux's form
-                      RTO = SRTT + max(G, 4·RTTVAR, min_rto_s), at most max_rto_s
-                      (tcp_set_rto; common.linux_rto), doubled per expiry (§5.5)
+                      RTO = SRTT + max(G, 4·RTTVAR, min_rto_s) (tcp_set_rto), or with
+                      transport.rto_form "rfc6298" max(min_rto_s, SRTT + max(G, 4·RTTVAR))
+                      (§2.3–2.4), at most max_rto_s (common.retransmission_timeout), doubled
+                      per expiry (§5.5)
     after RTO         cwnd = 1 (loss window, RFC 5681 §3.1), slow start again
     receive buffer    Σ_i x_i ≤ rbuf·8 / max_i RTT_i  (data on the fastest subflow waits in
                       the buffer for the slowest: head-of-line blocking; Raiciu et al.,
@@ -221,6 +223,7 @@ FIELDS = {
     "TransportSettings.min_rto_s": Honours("RTO floor (RFC 6298 §2.4)"),
     "TransportSettings.max_rto_s": Honours("RTO ceiling of the backoff (RFC 6298 §5.5)"),
     "TransportSettings.initial_rto_s": Honours("RTO before the first RTT sample (RFC 6298 §2.1)"),
+    "TransportSettings.rto_form": Honours("where min_rto_s floors the RTO: Linux's variance term or RFC 6298's sum"),
     "TransportSettings.congestion_control": Honours("reno, newreno (RFC 5681/6582), cubic (RFC 9438)"),
     "TransportSettings.rbuf_bytes": Honours("shared receive buffer: head-of-line blocking across subflows"),
     "ControllerSettings.notification_delay_s": Honours("delay before the SDN controller acts (ZWA, spurious)"),

@@ -101,21 +101,29 @@ def fifo_jitter_delay_s(jitter_s: float, spacing_s: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def linux_rto(srtt, rttvar, min_rto, max_rto, granularity):
-    """Retransmission timeout after an RTT sample, s, in the form Linux computes it
-    (``tcp_set_rto``/``tcp_rtt_estimator``): RTO = SRTT + max(G, 4·RTTVAR, RTO_min), at most
-    ``max_rto``. SRTT and RTTVAR follow RFC 6298 §2.2–2.3 (α = 1/8, β = 1/4); Linux bounds the
-    variance term, not the sum, by the floor (``rttvar_us = max(mdev_max_us, rto_min)``), so
-    the RTO is never below SRTT + 200 ms with the default floor, where RFC 6298 §2.4 rounds
-    max(SRTT + 4·RTTVAR, 1 s) (Padhye et al. 1998's T0 ≈ RTT + 200 ms for Linux). All in s.
+def retransmission_timeout(srtt, rttvar, min_rto, max_rto, granularity, linux_form):
+    """Retransmission timeout after an RTT sample, s.
+
+    SRTT and RTTVAR follow RFC 6298 §2.2–2.3 (α = 1/8, β = 1/4). ``linux_form`` True: the form
+    Linux computes (``tcp_set_rto``/``tcp_rtt_estimator``), RTO = SRTT + max(G, 4·RTTVAR, RTO_min):
+    Linux bounds the variance term, not the sum, by the floor (``rttvar_us = max(mdev_max_us,
+    rto_min)``), so the RTO is never below SRTT + 200 ms with the default floor (Padhye et al.
+    1998's T0 ≈ RTT + 200 ms for Linux). False: RFC 6298 §2.3–2.4's form,
+    RTO = max(RTO_min, SRTT + max(G, 4·RTTVAR)), as ns-3's ``TcpSocketBase`` computes it. Either
+    way at most ``max_rto``. All in s.
 
     Compiled (numba; called from the vectorised kernel's compiled ``_step``)."""
     v = 4.0 * rttvar
     if v < granularity:
         v = granularity
-    if v < min_rto:
-        v = min_rto
-    v += srtt
+    if linux_form:
+        if v < min_rto:
+            v = min_rto
+        v += srtt
+    else:
+        v += srtt
+        if v < min_rto:
+            v = min_rto
     return v if v < max_rto else max_rto
 
 

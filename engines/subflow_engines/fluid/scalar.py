@@ -28,7 +28,7 @@ from subflow_engines.fluid.common import (
     fifo_jitter_delay_s,
     fills_slowest_first,
     goodput_fraction,
-    linux_rto,
+    retransmission_timeout,
     rack_tail_probability,
     rack_tlp_timeout_probability,
     rate_limit_bps,
@@ -462,8 +462,8 @@ class ScalarSimulator(FluidSimulator):
         if t >= sub.resume_t:  # spurious-timeout recovery
             sub.phase = "open"
             sub.cwnd, sub.ssthresh = sub.saved_cwnd, sub.saved_ssthresh
-            sub.rto = max(tr.min_rto_s, sub.rto / 2.0 ** 8) if sub.srtt is None else linux_rto(
-                sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S)
+            sub.rto = max(tr.min_rto_s, sub.rto / 2.0 ** 8) if sub.srtt is None else retransmission_timeout(
+                sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S, tr.rto_form == "linux")
             sub.next_sample_t = t
             sub.resume_t = math.inf
             emit(t, "spurious_recovery", fp, sub.id, idle_s=round(t - sub.cut_t, 6),
@@ -817,7 +817,8 @@ class ScalarSimulator(FluidSimulator):
                 else:
                     sub.rttvar = 0.75 * sub.rttvar + 0.25 * abs(sub.srtt - r)
                     sub.srtt = 0.875 * sub.srtt + 0.125 * r
-                sub.rto = linux_rto(sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s, CLOCK_GRANULARITY_S)
+                sub.rto = retransmission_timeout(sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s,
+                                                 CLOCK_GRANULARITY_S, tr.rto_form == "linux")
                 sub.next_sample_t = t + r
         self.count_delivered(conn, t, delivered_bits)
 

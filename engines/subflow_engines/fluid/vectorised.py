@@ -47,7 +47,7 @@ from subflow_engines.fluid.common import (
     SubflowRecord,
     ack_keep,
     fills_slowest_first,
-    linux_rto,
+    retransmission_timeout,
     rack_tail_probability,
     rack_tlp_timeout_probability,
     rate_limit_bps,
@@ -385,7 +385,7 @@ class VectorSimulator(FluidSimulator):
         ran, stalled = _run_steps(
             n, step, self.any_finite, self.start_s, self.stop_s, self.done_t,
             self.clock.dt_s, self.pkt_bits, self.rbuf_bits, tr.min_rto_s, tr.max_rto_s,
-            CLOCK_GRANULARITY_S, self.cwnd_clamp_packets,
+            CLOCK_GRANULARITY_S, tr.rto_form == "linux", self.cwnd_clamp_packets,
             self.live, self.conn_of, self.conn_ptr, self.slow_first_conn, self.coupled_conn, self.any_multipath,
             net.row_slot, net.row_first, net.order_res, net.order_ptr, net.srv_next,
             net.srv_slot, net.lag_in, net.ack_ptr, net.ack_slot, self.cap_bps, self.cap_dt_bits, self.buf_bits,
@@ -504,7 +504,7 @@ def _run_steps(n, step0, any_finite, start_s, stop_s, done_t, dt, *args):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _step(
-    t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, max_cwnd,
+    t, step, dt, pkt_bits, rbuf_bits, min_rto, max_rto, granularity, rto_linux, max_cwnd,
     live, conn_of, conn_ptr, slow_first_conn, coupled_conn, any_multipath,
     path_rows, row_first, order_res, order_ptr, srv_next, srv_slot, lag_in,
     ack_ptr, ack_slot, cap, cap_dt, buf, queue, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, inject,
@@ -724,7 +724,7 @@ def _step(
             else:
                 rttvar[i] = 0.75 * rttvar[i] + 0.25 * abs(srtt[i] - r)
                 srtt[i] = 0.875 * srtt[i] + 0.125 * r
-            rto[i] = linux_rto(srtt[i], rttvar[i], min_rto, max_rto, granularity)
+            rto[i] = retransmission_timeout(srtt[i], rttvar[i], min_rto, max_rto, granularity, rto_linux)
             next_sample_t[i] = t + r
     return stalled
 

@@ -49,6 +49,7 @@ FIELDS = {
     "TransportSettings.mss_bytes": Honours("interface MTU = MSS + 52"),
     "TransportSettings.initial_cwnd_packets": Honours("route initcwnd"),
     "TransportSettings.min_rto_s": Honours("route rto_min"),
+    "TransportSettings.rto_form": Refuses("the kernel computes its RTO in Linux's form (tcp_set_rto)"),
     "TransportSettings.max_rto_s": Honours("Linux fixes TCP_RTO_MAX at 120 s; a note in the run's output says so"),
     "TransportSettings.initial_rto_s": Honours("Linux fixes TCP_TIMEOUT_INIT at 1 s; a note in the run's output says so"),
     "TransportSettings.congestion_control": Honours(

@@ -3255,7 +3255,7 @@ export interface components {
             model?: "friis" | "log_distance" | "two_ray";
             /**
              * Noise Floor Dbm
-             * @description Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); null = the rate selection's own: -93.99 dBm for error_rate (thermal noise plus a 7 dB noise figure, as ns-3), -90.99 dBm for min_sensitivity (the 10 dB noise figure behind 802.11's sensitivity tables).
+             * @description Noise floor of a 20 MHz channel, dBm (+3 dB per doubling of the width); null = the rate selection's own: -93.99 dBm for error_rate and nist (thermal noise plus a 7 dB noise figure, as ns-3), -90.99 dBm for min_sensitivity (the 10 dB noise figure behind 802.11's sensitivity tables).
              */
             noise_floor_dbm?: number | null;
             /**
@@ -3303,11 +3303,11 @@ export interface components {
             propagation?: components["schemas"]["PropagationSettings"];
             /**
              * Rate Selection
-             * @description How a radio hop's SNR picks its MCS: error_rate = the fastest MCS whose packet error rate under the NIST OFDM model stays at or below 10 % for a 1500-byte frame (what rate control such as Minstrel or ns-3's Ideal picks); min_sensitivity = the standard's minimum receiver sensitivities (IEEE 802.11-2020 Tables 17-18, 19-23, 21-25), the conservative choice. The association range (where the slowest MCS fails) follows the same method.
+             * @description How a radio hop's SNR picks its MCS: error_rate = the fastest MCS whose decoded bit error rate stays at or below 1e-6 (1.19 % PER of a 1500-byte frame) under a soft-decision Viterbi bound (what rate control such as ns-3's Ideal or Minstrel picks); nist = ns-3's NIST OFDM model (hard-decision bound) at 10 % PER of a 1500-byte frame, about 3 dB more cautious; min_sensitivity = the standard's minimum receiver sensitivities (IEEE 802.11-2020 Tables 17-18, 19-23, 21-25), the conservative choice. The association range (where the slowest MCS fails) follows the same method.
              * @default error_rate
              * @enum {string}
              */
-            rate_selection?: "error_rate" | "min_sensitivity";
+            rate_selection?: "error_rate" | "nist" | "min_sensitivity";
         };
         /**
          * RandomWalkMobility
@@ -4532,7 +4532,10 @@ export interface components {
          * TransportSettings
          * @description TCP parameters shared by every strategy of a run.
          *
-         *     ``min_rto_s`` is the RTO floor: 0.2 s as in Linux, 1 s per RFC 6298 §2.4.
+         *     ``min_rto_s`` is the RTO floor: 0.2 s as in Linux, 1 s per RFC 6298 §2.4. ``rto_form`` is where the
+         *     floor applies: ``"linux"`` floors the variance term (RTO = SRTT + max(G, 4·RTTVAR, min_rto_s), Linux
+         *     ``tcp_set_rto``, so never below SRTT + min_rto_s), ``"rfc6298"`` floors the sum
+         *     (RTO = max(min_rto_s, SRTT + max(G, 4·RTTVAR)), RFC 6298 §2.3–2.4, as ns-3 and most other stacks).
          */
         TransportSettings: {
             /**
@@ -4572,6 +4575,13 @@ export interface components {
              * @description Receive buffer shared by a connection's subflows; null = large enough never to block.
              */
             rbuf_bytes?: number | null;
+            /**
+             * Rto Form
+             * @description How the RTO follows from SRTT and RTTVAR: linux = SRTT + max(G, 4*RTTVAR, min_rto_s) (the kernel's tcp_set_rto); rfc6298 = max(min_rto_s, SRTT + max(G, 4*RTTVAR)) (RFC 6298 §2.3-2.4, ns-3).
+             * @default linux
+             * @enum {string}
+             */
+            rto_form?: "linux" | "rfc6298";
         };
         /**
          * UserCreate

@@ -71,12 +71,16 @@ describe("radio inspector", () => {
   it("has the MCS selection, error rate by default, and the noise floor that goes with it", () => {
     const html = renderToStaticMarkup(<Inspector {...props} selection={{ nodes: [], links: [] }} />);
     expect(html).toContain(">MCS selection<");
-    expect(html).toMatch(/<option value="error_rate" selected="">Error rate \(NIST, 10 % PER\)<\/option>/);
+    expect(html).toMatch(/<option value="error_rate" selected="">Error rate \(soft decisions, BER 1e-6\)<\/option>/);
     expect(html).toContain(">Minimum sensitivity (conservative)<");
     expect(html).toContain('placeholder="-93.99"');
     const conservative = { ...doc, radio: { rate_selection: "min_sensitivity" } } as ScenarioDocument;
     const html2 = renderToStaticMarkup(<Inspector {...props} doc={conservative} selection={{ nodes: [], links: [] }} />);
     expect(html2).toMatch(/<option value="min_sensitivity" selected="">/);
     expect(html2).toContain('placeholder="-90.99"');
+    const nist = { ...doc, radio: { rate_selection: "nist" } } as ScenarioDocument;
+    const html3 = renderToStaticMarkup(<Inspector {...props} doc={nist} selection={{ nodes: [], links: [] }} />);
+    expect(html3).toMatch(/<option value="nist" selected="">Error rate \(NIST, 10 % PER, cautious\)<\/option>/);
+    expect(html3).toContain('placeholder="-93.99"');
   });
 });

@@ -309,7 +309,8 @@ function PropagationFields({ doc, onChange, e }: { doc: ScenarioDocument; onChan
         label="MCS selection"
         value={radio.rate_selection ?? "error_rate"}
         options={[
-          { value: "error_rate", label: "Error rate (NIST, 10 % PER)" },
+          { value: "error_rate", label: "Error rate (soft decisions, BER 1e-6)" },
+          { value: "nist", label: "Error rate (NIST, 10 % PER, cautious)" },
           { value: "min_sensitivity", label: "Minimum sensitivity (conservative)" },
         ]}
         error={e["radio.rate_selection"]}

@@ -7,7 +7,7 @@ both ends, one spatial stream, 800 ns guard interval; 802.11g on channel 1 (2412
 802.11n on channel 36 (5180 MHz, 20 MHz), 802.11ac on channel 42 (5210 MHz, 80 MHz); bulk TCP with
 MSS 1448 bytes from the access point to the station, started at 0.5 s, goodput over 1.5-4.5 s.
 
-What is matched to ns-3's defaults: the noise floor of the ``error_rate`` selection is thermal noise
+What is matched to ns-3's defaults: the noise floor of the ``error_rate`` and ``nist`` selections is thermal noise
 plus ns-3's 7 dB ``RxNoiseFigure`` (-93.99 dBm at 20 MHz); ns-3's preamble detection drops every frame
 received below -82 dBm (``ThresholdPreambleDetectionModel::MinimumRssi``), which on this path loss
 is 69.8 m: the access point's ``range_m`` is set there, so that the station beyond it never associates.
@@ -64,7 +64,7 @@ def single_station_scenario(phy: str, distance_m: float, rate_selection: str = "
         802.11 standard; channel and width as in the ns-3 run (:data:`NS3_CHANNELS`).
     distance_m : float
         Station's distance from the access point, metres (> 0).
-    rate_selection : {"error_rate", "min_sensitivity"}
+    rate_selection : {"error_rate", "nist", "min_sensitivity"}
         ``Scenario.radio.rate_selection`` (docs/radio.md).
     duration_s : float
         Run length, s (default: the end of the ns-3 goodput window, 4.5 s).
@@ -72,7 +72,7 @@ def single_station_scenario(phy: str, distance_m: float, rate_selection: str = "
         Received power below which the station is out of range, dBm (ns-3's preamble detection,
         -82 dBm); None leaves the range to the rate selection's slowest MCS.
     noise_figure_db : float
-        Receiver noise figure of the ``error_rate`` selection's noise floor, dB (ns-3: 7).
+        Receiver noise figure of the error-rate selections' noise floor, dB (ns-3: 7).
 
     Returns
     -------
@@ -90,8 +90,8 @@ def single_station_scenario(phy: str, distance_m: float, rate_selection: str = "
 
     if phy not in NS3_CHANNELS:
         raise ValueError(f"phy must be one of {sorted(NS3_CHANNELS)}, got {phy!r}")
-    if rate_selection not in ("error_rate", "min_sensitivity"):
-        raise ValueError(f"rate_selection must be 'error_rate' or 'min_sensitivity', got {rate_selection!r}")
+    if rate_selection not in ("error_rate", "nist", "min_sensitivity"):
+        raise ValueError(f"rate_selection must be 'error_rate', 'nist' or 'min_sensitivity', got {rate_selection!r}")
     if not distance_m > 0:
         raise ValueError(f"distance_m must be > 0, got {distance_m!r}")
     freq, width = NS3_CHANNELS[phy]
@@ -99,7 +99,7 @@ def single_station_scenario(phy: str, distance_m: float, rate_selection: str = "
     range_m = 100_000.0 if min_rssi_dbm is None else ns3_cutoff_range_m(min_rssi_dbm)
     propagation = {"model": "log_distance", "exponent": PATH_LOSS_EXPONENT,
                    "reference_distance_m": REFERENCE_DISTANCE_M, "reference_loss_db": REFERENCE_LOSS_DB}
-    if rate_selection == "error_rate":
+    if rate_selection != "min_sensitivity":
         propagation["noise_floor_dbm"] = round(thermal_noise_floor_dbm(20, noise_figure_db), 6)
     return {
         "name": f"ns3-wifi-{phy}-{distance_m:g}m",
@@ -112,7 +112,7 @@ def single_station_scenario(phy: str, distance_m: float, rate_selection: str = "
         ],
         "links": [{"id": "l1", "src": "h1", "dst": "ap1", "bandwidth_mbps": 10_000, "delay_ms": 0.0}],
         "flows": [{"id": "f1", "src": "h1", "dst": "sta1", "start_s": APP_START_S}],
-        "transport": {"mss_bytes": MSS_BYTES},
+        "transport": {"mss_bytes": MSS_BYTES, "rto_form": "rfc6298"},
         "run": {"duration_s": duration_s, "interval_s": 0.5},
         "radio": {"propagation": propagation, "rate_selection": rate_selection},
     }
@@ -170,7 +170,8 @@ def handover_scenario(spacing_m: float, min_rto_s: float, phy: str = "g") -> dic
     (the handover timing follows from the default ``radio.handover``, ns-3's: 10 missed beacons,
     passive scan of one channel for 120 ms); the station at y = 1 m moves along +x from x = 10 m at
     10 m/s to 50 m beyond AP2; host ``h1`` behind both access points on 1 Gbit/s links sends bulk
-    NewReno TCP (MSS 1448 B) from 0.5 s; samples every 100 ms.
+    NewReno TCP (MSS 1448 B) from 0.5 s, its RTO in ns-3's form (``transport.rto_form`` ``"rfc6298"``:
+    max(min_rto_s, SRTT + 4·RTTVAR), ``TcpSocketBase``); samples every 100 ms.
 
     Parameters
     ----------
@@ -200,7 +201,8 @@ def handover_scenario(spacing_m: float, min_rto_s: float, phy: str = "g") -> dic
         "links": [{"id": "l0", "src": "h1", "dst": "sw", "bandwidth_mbps": 1000.0, "delay_ms": 0.001},
                   {"id": "l1", "src": "sw", "dst": "ap1", "bandwidth_mbps": 1000.0, "delay_ms": 0.0},
                   {"id": "l2", "src": "sw", "dst": "ap2", "bandwidth_mbps": 1000.0, "delay_ms": 0.0}],
-        "transport": {"mss_bytes": MSS_BYTES, "min_rto_s": min_rto_s, "congestion_control": "newreno"},
+        "transport": {"mss_bytes": MSS_BYTES, "min_rto_s": min_rto_s, "congestion_control": "newreno",
+                      "rto_form": "rfc6298"},
         "run": {"duration_s": duration, "interval_s": HANDOVER_BIN_S},
     }
 
