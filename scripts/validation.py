@@ -879,18 +879,20 @@ def seeds_section(md: list[str]) -> None:
         "up to 2 s more at zero over the run. Which of the two flows wins the UAV's 100-packet drop-tail queue "
         "is chance in the kernel (f1 0.21–0.42, f2 0.44–0.66 Mbit/s in Scenario I), so single-path subflows are "
         "compared per flow only for information; their sums agree (0.91 against 0.88 Mbit/s). MPTCP: neither "
-        "engine ever stops, but the kernel keeps 0.38–0.56 Mbit/s on each UAV subflow for the whole UAV phase "
-        "(Scenario II 0.61–0.76) where the engine's UAV subflows carry 0.48 Mbit/s for four seconds and then "
-        "almost nothing (0.06–0.07 in Scenario I). The engine's LowRTT ranks a connection's subflows by "
-        "smoothed RTT and fills them in that order: the UAV subflow's RTT, raised by the standing queue its "
-        "slow start left in the UAV backhaul (up to 100 packets, 1.2 s at 1 Mbit/s), rises above SATCOM's "
-        "500 ms, SATCOM takes the whole 3 Mbit/s demand, and the idle UAV subflow's RTT estimate is never "
-        "refreshed (at the end of Scenario I it reads 0.516 s against SATCOM's 0.502, its queue long drained, "
-        "its path's base RTT 22 ms). Linux's scheduler (net/mptcp/protocol.c, mptcp_subflow_get_send) picks the subflow whose "
-        "queued bytes would leave soonest at its pacing rate (the smallest linger time), so a subflow with an "
-        "empty queue and room in its window is picked first and an application-limited connection is spread "
-        "over its subflows. Modelling that scheduler is the next step for these rows; "
-        "tests/unit/test_seeds_kernel.py holds the miss as a strict expected failure.\n")
+        "engine ever stops, and both keep the UAV subflows in use for the whole UAV phase. The engine schedules "
+        "an MPTCP connection's demand as Linux does (net/mptcp/protocol.c, mptcp_subflow_get_send: the subflow "
+        "whose queued bytes would leave soonest at its pacing rate, the smallest linger time; in the fluid limit "
+        "x_i = w_i·min(1, L·g_i/RTT_i), common.linger_fill). It used to fill the subflows in order of smoothed "
+        "RTT (LowRTT): the UAV subflow's RTT, raised by the standing queue its slow start left in the UAV "
+        "backhaul (up to 100 packets, 1.2 s at 1 Mbit/s), rose above SATCOM's 500 ms, SATCOM took the whole "
+        "3 Mbit/s demand, and the idle UAV subflow's RTT estimate was never refreshed, so its UAV subflows "
+        "carried 0.06–0.07 Mbit/s in Scenario I. An idle subflow lingers 0 and is picked first, so the UAV "
+        "backhaul stays in use: Scenario I's UAV subflows now match the kernel's per subflow. In Scenario II "
+        "the two UAV subflows together carry what the kernel's do (1.39 against 1.37 Mbit/s), but the engine "
+        "gives f2 the larger part (0.49 and 0.90 against the kernel's 0.66 and 0.71): the users' UAV phases "
+        "differ in Scenario II, and how two LIA connections split a shared drop-tail queue when one arrives "
+        "while the other holds it is where the engine and the kernel still part; "
+        "tests/unit/test_seeds_kernel.py holds that row as a strict expected failure and checks the sum.\n")
 
 
 def multibottleneck_section(md: list[str], kernel: bool = False) -> None:

@@ -6,11 +6,12 @@ every front end gets the same numbers.
 How a plan is resolved
 ----------------------
 * Resources: each direction of a wired link (``"<link>:<a>><b>"``, the link's
-  full ``bandwidth_mbps``) and the shared air of each access point
-  (``"air:<ap>"``, ``wireless_bandwidth_mbps``; with a ``rate_table`` its
-  capacity follows the slowest associated station; with a ``radio`` (and no
-  table) it is the cell's 802.11 DCF capacity from each station's MCS and
-  airtime, see :func:`_air_capacity_changes`).
+  full ``bandwidth_mbps``) and the air of each access point: with a ``radio``
+  (and no ``rate_table``) one queue per associated station and direction
+  (``"air:<ap>:<a>><b>"``), each with its share of the cell's 802.11 DCF
+  airtime (:mod:`subflow.air_cells`); otherwise one shared ``"air:<ap>"`` at
+  ``wireless_bandwidth_mbps``, or with a ``rate_table`` at the slowest associated
+  station's rate (:func:`_air_capacity_changes`).
 * SATCOM links (a ground terminal and a satellite with an ``ephemeris``,
   :mod:`subflow.satcom`): down while the satellite is below the terminal's
   elevation mask or not the one its handover policy uses; their delay is the slant
@@ -35,19 +36,17 @@ How a plan is resolved
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from subflow.association import Association, association_timeline, radio_budget, range_windows
+from subflow.air_cells import air_arcs, has_station_queues, station_queue_capacity_changes, station_queue_resources
+from subflow.association import Association, association_timeline, range_windows
 from subflow.controller import apply_fdm
 from subflow.errors import Unreachable
 from subflow.path_policies import PATH_POLICIES, Arc, Interval
-from subflow.plan import (CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath,
-                          capacity_for_goodput_mbps)
+from subflow.plan import CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath
 from subflow.geo import to_local
 from subflow.satcom import SatcomTimeline, satcom_timeline
-from subflow.scenario import AccessPointNode, HostNode, NodeRadio, Scenario, StationNode, load_scenario
+from subflow.scenario import AccessPointNode, HostNode, Scenario, StationNode, load_scenario
 from subflow.strategies import get_strategy
 
 
@@ -103,7 +102,7 @@ def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = N
             )
             wired.append((link.id, (rid, a, b, link.delay_ms, link.loss, link.bandwidth_mbps)))
     for n in scenario.nodes:
-        if isinstance(n, AccessPointNode):
+        if isinstance(n, AccessPointNode) and not has_station_queues(n):
             resources.append(
                 Resource(
                     id=f"air:{n.id}",
@@ -121,13 +120,6 @@ def _with_delay(arc: Arc, delay_ms: float) -> Arc:
     """``arc`` with another delay, ms."""
     rid, a, b, _, p, c = arc
     return (rid, a, b, delay_ms, p, c)
-
-
-def _air_arcs(station: str, ap: AccessPointNode) -> list[Arc]:
-    """The two air hops between ``station`` and access point ``ap`` (resource ``air:<ap>``)."""
-    rid = f"air:{ap.id}"
-    d, p, c = ap.wireless_delay_ms, ap.wireless_loss, ap.wireless_bandwidth_mbps
-    return [(rid, station, ap.id, d, p, c), (rid, ap.id, station, d, p, c)]
 
 
 def _link_states(scenario: Scenario) -> tuple[list[tuple[str, float, float]], list[dict]]:
@@ -162,22 +154,15 @@ def _distance(legs_a, legs_b, t: float) -> float:
 
 
 def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, str, float, float, list]],
-                      trajectories, duration: float,
-                      combine: Callable[[list[float], list[float]], float] | None = None,
-                      sharing: list[tuple[str, str, float, float, list]] = ()) -> list[CapacityChange]:
+                      trajectories, duration: float) -> list[CapacityChange]:
     """Capacity changes of a shared resource whose rate follows its members' distances.
 
     ``members``: ``(node_a, node_b, t_from_s, t_to_s, steps)`` — a hop between two nodes that
-    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``; ``sharing``: hops of
-    the same shape that take the resource's medium without being served by it (another access point's
-    stations on the same channel). ``combine(rates, sharing_rates)`` turns the rates of the members and
-    of the sharing hops present into the resource's capacity (Mbit/s); by default the smallest member
-    rate, capped by ``cap_mbps``. With no member present the capacity is ``cap_mbps``.
+    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``. The capacity is
+    the smallest member rate, capped by ``cap_mbps``; with no member present it is ``cap_mbps``.
     """
-    from subflow.association import range_windows
-
     cuts = {0.0}
-    for a, b, t_from, t_to, steps in (*members, *sharing):
+    for a, b, t_from, t_to, steps in members:
         cuts.update((t_from, t_to))
         for dist, _ in steps:
             for t0, t1 in range_windows(trajectories[a], trajectories[b], dist):
@@ -187,201 +172,38 @@ def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, s
     current = cap_mbps
     for t0, t1 in zip(times, times[1:] + [math.inf]):
         mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
-        rates, others = ([_rate_at(steps, _distance(trajectories[a], trajectories[b], mid))
-                          for a, b, t_from, t_to, steps in group if t_from <= mid < t_to]
-                         for group in (members, sharing))
-        if not rates:
-            rate = cap_mbps
-        elif combine is None:
-            rate = min([cap_mbps, *rates])
-        else:
-            rate = combine(rates, others)
+        rates = [_rate_at(steps, _distance(trajectories[a], trajectories[b], mid))
+                 for a, b, t_from, t_to, steps in members if t_from <= mid < t_to]
+        rate = min([cap_mbps, *rates])
         if rate != current or (t0 == 0.0 and rate != cap_mbps):
             changes.append(CapacityChange(t_s=t0, resource=resource, capacity_mbps=rate))
             current = rate
     return changes
 
 
-@lru_cache(maxsize=None)
-def station_tcp_goodput_mbps(phy: str, channel_width_mhz: int, frequency_mhz: float, rate_mbps: float,
-                             mss_bytes: int) -> float:
-    """TCP goodput of one saturated bulk flow over an 802.11 hop at PHY rate ``rate_mbps``, Mbit/s.
-
-    The MCS of ``phy`` (``"a"``, ``"g"``, ``"n"``, ``"ac"``; one spatial stream, 800 ns GI) at
-    ``channel_width_mhz`` whose rate is ``rate_mbps`` (:func:`subflow.radio.mcs_table`), and the
-    airtime of its bulk TCP flow (:func:`subflow.airtime.tcp_goodput_mbps`: PLCP preamble and header,
-    MAC header and FCS, SIFS + Ack or BlockAck at the control rate, DIFS/AIFS + mean backoff, A-MPDU
-    for n/ac, the TCP ACKs' own accesses; IEEE 802.11-2020 10.3, 10.12, 17.4.3, 19.4.3, 21.4.3).
-
-    Parameters
-    ----------
-    phy : {"a", "g", "n", "ac"}
-        The access point radio's PHY.
-    channel_width_mhz : int
-        Channel width, MHz.
-    frequency_mhz : float
-        Carrier, MHz; sets the band of an 802.11n radio (2.4 or 5 GHz: signal extension and SIFS).
-    rate_mbps : float
-        PHY rate of the station's MCS, Mbit/s (a rate of :meth:`subflow.radio.LinkBudget.rate_steps`).
-    mss_bytes : int
-        TCP payload per segment, bytes.
-
-    Returns
-    -------
-    float
-        Goodput, Mbit/s.
-
-    Raises
-    ------
-    ValueError
-        For a rate that is not one of the PHY's MCS at that width.
-    """
-    from subflow.airtime import Phy as AirPhy
-    from subflow.airtime import tcp_goodput_mbps
-    from subflow.radio import mcs_table
-
-    mcs = next((m for m in mcs_table(phy, channel_width_mhz) if m.rate_mbps == rate_mbps), None)
-    if mcs is None:
-        raise ValueError(f"802.11{phy} at {channel_width_mhz} MHz has no MCS of {rate_mbps:g} Mbit/s")
-    band = (2.4 if frequency_mhz < 4000 else 5.0) if phy == "n" else None
-    air = AirPhy(standard=phy, channel_width_mhz=channel_width_mhz, band_ghz=band)
-    return tcp_goodput_mbps(air, mcs.index, mss_bytes=mss_bytes)
-
-
-def cell_goodput_mbps(station_goodputs_mbps: list[float], sharing_goodputs_mbps: Sequence[float] = ()) -> float:
-    """Total TCP goodput of a cell whose saturated stations alone would get ``g_i`` each, Mbit/s.
-
-    DCF gives every station the same transmission opportunities, so each round carries one
-    exchange of every station and each station gets 1/Σ_j(1/g_j); the cell carries
-    n/Σ_j(1/g_j) (the performance anomaly: M. Heusse, F. Rousseau, G. Berger-Sabbatel, A. Duda,
-    "Performance anomaly of 802.11b", IEEE INFOCOM 2003, §III). One station: its own g. The
-    stations of access points on an overlapping channel that hear this one (``sharing``) contend
-    for the same medium: the sum then runs over them too, and the cell carries n/Σ_{j∈cell ∪ sharing}(1/g_j).
-
-    Parameters
-    ----------
-    station_goodputs_mbps : list of float
-        g_i, Mbit/s, > 0: each station's TCP goodput alone on the channel
-        (:func:`station_tcp_goodput_mbps`).
-    sharing_goodputs_mbps : sequence of float
-        The same for the stations of the co-channel access points, Mbit/s, > 0.
-
-    Returns
-    -------
-    float
-        The cell's total goodput, Mbit/s.
-
-    Raises
-    ------
-    ValueError
-        For an empty list or a non-positive goodput.
-    """
-    every = [*station_goodputs_mbps, *sharing_goodputs_mbps]
-    if not station_goodputs_mbps or min(every) <= 0:
-        raise ValueError("station_goodputs_mbps must be a non-empty list of positive Mbit/s")
-    return len(station_goodputs_mbps) / sum(1.0 / g for g in every)
-
-
 def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
-    """Air capacity of access points with a ``rate_table`` or a ``radio``, as it changes over the run.
+    """Air capacity of access points with a ``rate_table``, as it changes over the run.
 
-    With a ``rate_table``, a station's air rate is the ``bandwidth_mbps`` of the first table entry
-    whose ``distance_m`` is at least its slant range to the (possibly moving) access point (the
-    last entry beyond the table), and the cell runs at its slowest associated station's rate,
-    capped by ``wireless_bandwidth_mbps``.
-
-    With a radio and no table, each associated station (or access point using this one as its
-    uplink) sends at the MCS its SNR reaches (:func:`subflow.association.hop_rate_steps`, by
-    ``Scenario.radio.rate_selection``) and alone would carry the bulk TCP goodput of that MCS's
-    airtime, g_i (:func:`station_tcp_goodput_mbps`); sharing the channel by equal transmission
-    opportunities, the cell carries n/Σ(1/g_i) (:func:`cell_goodput_mbps`, Heusse et al.,
-    INFOCOM 2003). The air's capacity is that goodput stated as a shaper's rate
-    (:func:`subflow.plan.capacity_for_goodput_mbps`, so that the engine's framing conversion gives
-    it back), capped by ``wireless_bandwidth_mbps``. Every associated station counts, whether or
-    not it has traffic. Access points with a radio (and no table) on overlapping channels share
-    the medium while they hear each other (:func:`co_channel_windows`): each one's stations then
-    count in the other's sum (:func:`cell_goodput_mbps`).
+    A station's air rate is the ``bandwidth_mbps`` of the first table entry whose ``distance_m`` is
+    at least its slant range to the (possibly moving) access point (the last entry beyond the
+    table), and the cell runs at its slowest associated station's rate, capped by
+    ``wireless_bandwidth_mbps``. Access points with a radio and no table have per-station queues
+    instead (:mod:`subflow.air_cells`).
     """
     from subflow.association import hop_budget, hop_rate_steps
 
     local = to_local(scenario)
     nodes = {n.id: n for n in local.nodes}
-    mss = scenario.transport.mss_bytes
     changes: list[CapacityChange] = []
-    airtime_aps = [ap for ap in local.nodes if isinstance(ap, AccessPointNode) and ap.radio and not ap.rate_table]
-    airtime_ids = {ap.id for ap in airtime_aps}
-    members: dict[str, list] = {}
     for ap in local.nodes:
-        if not isinstance(ap, AccessPointNode) or not (ap.rate_table or ap.radio):
+        if not isinstance(ap, AccessPointNode) or not ap.rate_table:
             continue
-        members[ap.id] = []
-        for a in timeline.associations:
-            if a.access_point != ap.id:
-                continue
-            steps = hop_rate_steps(hop_budget(local, ap, nodes[a.station], timeline.trajectories), ap)
-            if ap.id in airtime_ids:
-                r = ap.radio
-                steps = [(d, station_tcp_goodput_mbps(r.phy, r.channel_width_mhz, r.frequency_mhz, rate, mss))
-                         for d, rate in steps]
-            members[ap.id].append((a.station, ap.id, a.t_associated_s, a.t_end_s, steps))
-    shared = co_channel_windows(local, airtime_aps, timeline.trajectories)
-    for ap in local.nodes:
-        if ap.id not in members:
-            continue
-        cap = ap.wireless_bandwidth_mbps
-        combine = (lambda gs, others, cap=cap: min(cap, capacity_for_goodput_mbps(cell_goodput_mbps(gs, others),
-                                                                                  mss))) \
-            if ap.id in airtime_ids else None
-        sharing = [(sta, other, max(t_from, w0), min(t_to, w1), steps)
-                   for other, windows in shared.get(ap.id, {}).items() for w0, w1 in windows
-                   for sta, _, t_from, t_to, steps in members[other] if max(t_from, w0) < min(t_to, w1)]
-        changes += _stepped_capacity(f"air:{ap.id}", cap, members[ap.id], timeline.trajectories,
-                                     scenario.run.duration_s, combine, sharing)
+        members = [(a.station, ap.id, a.t_associated_s, a.t_end_s,
+                    hop_rate_steps(hop_budget(local, ap, nodes[a.station], timeline.trajectories), ap))
+                   for a in timeline.associations if a.access_point == ap.id]
+        changes += _stepped_capacity(f"air:{ap.id}", ap.wireless_bandwidth_mbps, members, timeline.trajectories,
+                                     scenario.run.duration_s)
     return changes
-
-
-def channels_overlap(a: NodeRadio, b: NodeRadio) -> bool:
-    """Whether two radios' channels overlap in frequency: |f_a − f_b| < (w_a + w_b)/2 (MHz; e.g.
-    2.4 GHz channels 1 and 6, 25 MHz apart at 20 MHz, do not; 1 and 3 do)."""
-    return abs(a.frequency_mhz - b.frequency_mhz) < (a.channel_width_mhz + b.channel_width_mhz) / 2.0
-
-
-def co_channel_windows(scenario: Scenario, aps: list[AccessPointNode], trajectories) -> dict[str, dict[str, list]]:
-    """For each access point, the others it shares the medium with, and when.
-
-    Two access points with radios share the medium while their channels overlap
-    (:func:`channels_overlap`) and each would find the channel busy when the other transmits:
-    their distance is within the carrier-sense range of the weaker direction
-    (:meth:`subflow.radio.LinkBudget.carrier_sense_range_m`, −82 dBm; the propagation of
-    ``scenario.radio.propagation``). Distances follow both trajectories (a UAV's loiter).
-
-    Parameters
-    ----------
-    scenario : Scenario
-        In its local frame (:func:`subflow.geo.to_local`).
-    aps : list of AccessPointNode
-        Access points with a ``radio``.
-    trajectories : dict
-        Every node's trajectory (:attr:`subflow.association.AssociationTimeline.trajectories`).
-
-    Returns
-    -------
-    dict
-        ``{ap_id: {other_id: [(t0_s, t1_s), ...]}}``; access points that share with none are left out.
-    """
-    out: dict[str, dict[str, list]] = {}
-    for i, a in enumerate(aps):
-        for b in aps[i + 1:]:
-            if not channels_overlap(a.radio, b.radio):
-                continue
-            ha, hb = trajectories[a.id][0].z0_m, trajectories[b.id][0].z0_m
-            reach = min(radio_budget(scenario, a.radio, b.radio, ha, hb).carrier_sense_range_m(),
-                        radio_budget(scenario, b.radio, a.radio, hb, ha).carrier_sense_range_m())
-            windows = range_windows(trajectories[a.id], trajectories[b.id], reach)
-            if windows:
-                out.setdefault(a.id, {})[b.id] = windows
-                out.setdefault(b.id, {})[a.id] = windows
-    return out
 
 
 def _adhoc_links(scenario: Scenario, timeline) -> list[AdhocLink]:
@@ -479,6 +301,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     satcom = satcom_timeline(scenario)
     initial_delay, delay_changes, satcom_outages, satcom_events = _satcom_plan(scenario, satcom)
     wired, resources = _resources(scenario, initial_delay)
+    resources += station_queue_resources(scenario, timeline)
     nodes = [n.id for n in scenario.nodes]
     aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
     capacity = {r.id: r.capacity_mbps for r in resources}
@@ -522,7 +345,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
                                                                      + own_delay[link])
                     for link, arc in wired if link not in down]
             for a in active:
-                arcs += _air_arcs(a.station, aps[a.access_point])
+                arcs += air_arcs(a.station, aps[a.access_point])
             for link in adhoc:
                 if any(w0 <= mid < w1 for w0, w1 in link.windows):
                     arcs += link.arcs()
@@ -531,7 +354,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
                 arcs=arcs,
                 capacity=capacity,
                 live_flows=[g for g in scenario.flows if g.start_s <= mid < stop_of(g)],
-                pending=[(a.station, _air_arcs(a.station, aps[a.access_point])) for a in pending],
+                pending=[(a.station, air_arcs(a.station, aps[a.access_point])) for a in pending],
                 no_transit=no_transit,
             )
         return intervals[mid]
@@ -581,7 +404,8 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         controller=scenario.controller,
         resources=resources,
         capacity_changes=sorted(
-            _air_capacity_changes(scenario, timeline) + [
+            _air_capacity_changes(scenario, timeline) + station_queue_capacity_changes(to_local(scenario), timeline,
+                                                                                       flows) + [
                 c for link in adhoc for c in _stepped_capacity(
                     link.resource, link.steps[0][1],
                     [(link.a, link.b, w0, w1, link.steps) for w0, w1 in link.windows],

@@ -77,7 +77,7 @@ STRATEGIES: dict[str, Strategy] = {
                  "resumes at its pre-handover cwnd.", "sdn-spurious-timeout §3.3-3.4; RFC 3522, 4015, 5682"),
         Strategy("mptcp", "mptcp", True, "interfaces", "lia", "bare",
                  "Multipath TCP: one subflow per interface of the multi-homed end, LIA coupled congestion "
-                 "control and the LowRTT scheduler; a handover only adds or removes a subflow.",
+                 "control and Linux's scheduler (the subflow whose queue would flush soonest); a handover only adds or removes a subflow.",
                  "RFC 8684, RFC 6356; sd-mptcp-tactical §IV"),
         Strategy("mptcp-fdm", "mptcp", True, "interfaces", "lia", "bare",
                  "MPTCP steered by an SDN controller: every controller interval (and after associations), "
@@ -100,7 +100,7 @@ STRATEGIES: dict[str, Strategy] = {
                  "Khalili, Gast, Popovic, Le Boudec, IEEE/ACM ToN 21(5), 2013; draft-khalili-mptcp-congestion-control"),
         Strategy("mptcp-uncoupled", "mptcp", True, "interfaces", "uncoupled", "bare",
                  "Multipath TCP as upstream Linux runs it: one subflow per interface, each with its own "
-                 "congestion control (the scenario's, NewReno or CUBIC) and no coupling, LowRTT scheduler. "
+                 "congestion control (the scenario's, NewReno or CUBIC) and no coupling, Linux's scheduler. "
                  "At a bottleneck shared with other flows it takes one TCP's share per subflow, which LIA "
                  "and OLIA exist to avoid; on disjoint paths it uses each path fully.",
                  "RFC 8684; RFC 6356 §1; Linux net/mptcp (no coupled congestion control)"),

@@ -15,10 +15,13 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from subflow.resolve import resolve_plan
 from subflow_engines.fluid import run as fluid_run
 
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MSS = 1448
 #: a shaper's frame for a 1448-byte MSS: + IPv4/TCP/timestamps 52 + Ethernet 14 bytes
 FRAME = 1514
@@ -68,11 +71,24 @@ def _scenario(distances_m, rate_selection=None, wireless_bandwidth_mbps=54.0, du
     return doc
 
 
-def _air_capacity(doc) -> float:
+def _air_capacities(doc) -> dict[str, float]:
+    """Capacity of each of ap1's per-station queues over the (static) run: {resource id: Mbit/s}."""
     plan = resolve_plan(doc, "sptcp")
-    changes = [c for c in plan.capacity_changes if c.resource == "air:ap1"]
-    assert [c.t_s for c in changes] in ([0.0], [])
-    return changes[0].capacity_mbps if changes else next(r.capacity_mbps for r in plan.resources if r.id == "air:ap1")
+    out = {r.id: r.capacity_mbps for r in plan.resources if r.id.startswith("air:ap1:")}
+    for c in plan.capacity_changes:
+        if c.resource in out:
+            assert c.t_s == 0.0
+            out[c.resource] = c.capacity_mbps
+    return out
+
+
+def _air_capacity(doc) -> float:
+    """The cell's capacity: the sum over its downlink queues (every station has one bulk flow from h1)."""
+    caps = _air_capacities(doc)
+    down = [c for rid, c in caps.items() if ">sta" in rid]
+    # the stations' queues get one share each, DCF's equal throughput (Heusse et al., §III)
+    assert max(down) == pytest.approx(min(down), rel=1e-12)
+    return sum(down)
 
 
 @pytest.mark.parametrize("method, slow_rate", [("error_rate", 36), ("nist", 24), ("min_sensitivity", 12)])
@@ -111,3 +127,77 @@ def test_fluid_goodput_of_one_station_at_10_m_is_the_airtime_figure():
     out = fluid_run(resolve_plan(_scenario([10], duration_s=30.0), "sptcp"), kernel="scalar")
     tp = out.flows[0].throughput_mbps[10:]
     assert sum(tp) / len(tp) == pytest.approx(_tcp_goodput_mbps(54), rel=0.03)
+
+
+# ----------------------------------------------------------------------------- per-station queues
+def _with_flows(distances_m, flows):
+    """``_scenario`` with other flows: ``flows`` is a list of (station index, rate_mbps or None, uplink?)."""
+    doc = _scenario(distances_m)
+    doc["flows"] = [{"id": f"f{k}", "src": f"sta{i}" if up else "h1", "dst": "h1" if up else f"sta{i}",
+                     **({} if rate is None else {"rate_mbps": rate})}
+                    for k, (i, rate, up) in enumerate(flows)]
+    return doc
+
+
+def test_a_station_without_traffic_takes_no_airtime():
+    # sta1 at 50 m is associated but has no flow: sta0's queue gets the whole channel, its goodput alone
+    caps = _air_capacities(_with_flows([10, 50], [(0, None, False)]))
+    assert caps["air:ap1:ap1>sta0"] == pytest.approx(_tcp_goodput_mbps(54) * FRAME / MSS, rel=1e-9)
+
+
+def test_a_station_with_two_flows_shares_its_one_queue():
+    # DCF's equal opportunities are per queue, not per flow: sta0's two flows and sta1's one get one share each
+    caps = _air_capacities(_with_flows([10, 50], [(0, None, False), (0, None, False), (1, None, False)]))
+    share = 1 / (1 / _tcp_goodput_mbps(54) + 1 / _tcp_goodput_mbps(36))
+    assert caps["air:ap1:ap1>sta0"] == pytest.approx(share * FRAME / MSS, rel=1e-9)
+    assert caps["air:ap1:ap1>sta1"] == pytest.approx(share * FRAME / MSS, rel=1e-9)
+
+
+def test_uplink_and_downlink_queues_contend_alike():
+    # sta0 downloads, sta1 uploads: two queues, the access point's for sta0 and sta1's own
+    caps = _air_capacities(_with_flows([10, 50], [(0, None, False), (1, None, True)]))
+    share = 1 / (1 / _tcp_goodput_mbps(54) + 1 / _tcp_goodput_mbps(36))
+    assert caps["air:ap1:ap1>sta0"] == pytest.approx(share * FRAME / MSS, rel=1e-9)
+    assert caps["air:ap1:sta1>ap1"] == pytest.approx(share * FRAME / MSS, rel=1e-9)
+
+
+def test_an_application_limited_station_leaves_its_airtime_to_the_others():
+    # sta1 (36 Mbit/s, g1) asks 2 Mbit/s and uses 2/g1 of the air; sta0 (g0) gets the rest: (1 - 2/g1)·g0
+    g0, g1 = _tcp_goodput_mbps(54), _tcp_goodput_mbps(36)
+    caps = _air_capacities(_with_flows([10, 50], [(0, None, False), (1, 2.0, False)]))
+    assert caps["air:ap1:ap1>sta0"] == pytest.approx((1 - 2.0 / g1) * g0 * FRAME / MSS, rel=1e-9)
+    assert caps["air:ap1:ap1>sta1"] >= 2.0 * FRAME / MSS
+
+
+def test_the_fluid_engine_gives_each_station_its_share():
+    # two bulk stations at 54 and 36 Mbit/s: equal goodput 1/(1/g0 + 1/g1) each (Heusse et al.)
+    out = fluid_run(resolve_plan(_with_flows([10, 50], [(0, None, False), (1, None, False)]), "sptcp"),
+                    kernel="scalar")
+    share = 1 / (1 / _tcp_goodput_mbps(54) + 1 / _tcp_goodput_mbps(36))
+    for f in out.flows:
+        tp = f.throughput_mbps[5:]
+        assert sum(tp) / len(tp) == pytest.approx(share, rel=0.05), f.id
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.floats(0.5, 300.0), st.one_of(st.just(math.inf), st.floats(0.01, 300.0))),
+                min_size=1, max_size=12))
+def test_dcf_shares_fill_the_airtime_with_equal_saturated_shares(contenders):
+    """Independent checks of the DCF shares: the airtime used, Σ min(d_i, s_i)/g_i, is at most one second per
+    second and is one whenever the demands do not fit; every contender that uses its whole share gets the same
+    share; every share is at least the contender's demand when the demands fit, and never above g_i."""
+    from subflow.air_cells import dcf_shares_mbps
+
+    g = [c[0] for c in contenders]
+    d = [c[1] for c in contenders]
+    s = dcf_shares_mbps(g, d)
+    used = sum(min(di, si) / gi for gi, di, si in zip(g, d, s))
+    load = sum(di / gi for gi, di in zip(g, d))
+    assert used <= 1 + 1e-9
+    if load > 1:
+        assert used == pytest.approx(1.0, rel=1e-9)
+        limited = [si for di, si in zip(d, s) if di >= si]
+        assert max(limited) == pytest.approx(min(limited), rel=1e-9)
+    else:
+        assert all(si >= di * (1 - 1e-9) for di, si in zip(d, s))
+    assert all(0 < si <= gi * (1 + 1e-12) for gi, si in zip(g, s))

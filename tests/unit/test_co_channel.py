@@ -1,4 +1,4 @@
-"""Access points on overlapping channels that hear each other share one medium (subflow.resolve.co_channel_windows):
+"""Access points on overlapping channels that hear each other share one medium (subflow.air_cells.co_channel_windows):
 each cell's airtime capacity then counts the other cell's stations (Heusse et al., INFOCOM 2003, §III: every
 station of one collision domain gets the same transmission opportunities). The radio's `channel` field."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from subflow.resolve import channels_overlap, resolve_plan
+from subflow.air_cells import channels_overlap
+from subflow.resolve import resolve_plan
 from subflow.scenario import NodeRadio, channel_frequency_mhz
 
 
@@ -31,12 +32,13 @@ def _two_cells(channel_1: int, channel_2: int, spacing_m: float, far_station_m: 
 
 
 def _air_capacities(doc: dict) -> dict[str, float]:
+    """At t = 0, the capacity of each access point's downlink queue to its station (``air:apN`` → that queue)."""
     plan = resolve_plan(doc, "sptcp")
     out = {r.id: r.capacity_mbps for r in plan.resources if r.id.startswith("air:")}
     for c in plan.capacity_changes:
         if c.t_s == 0.0 and c.resource in out:
             out[c.resource] = c.capacity_mbps
-    return out
+    return {"air:ap1": out["air:ap1:ap1>sta1"], "air:ap2": out["air:ap2:ap2>sta2"]}
 
 
 def test_channel_numbers_and_overlap():

@@ -66,7 +66,7 @@ def test_mptcp_fdm_has_no_gap_and_keeps_the_uav_path_below_capacity(naval_direct
     plain = doc["strategies"]["mptcp"]
     uav_plain = [sum(sf["throughput_mbps"][k] for f in plain["flows"] for sf in f["subflows"] if sf["id"].endswith("/uav"))
                  for k in range(63, 67)]
-    assert max(uav_plain) >= 0.95  # LowRTT fills the UAV backhaul when the subflows join
+    assert max(uav_plain) >= 0.95  # the scheduler fills the UAV backhaul when the subflows join
 
 
 @pytest.mark.parametrize("strategy", ["mptcp-lba", "mptcp-lba-adjust"])

@@ -48,7 +48,7 @@ def _same(a, b) -> None:
 
 
 def _alike(doc: dict, seeds=range(1, 5)) -> None:
-    """Multipath (LowRTT + LIA): congested dynamics amplify the kernels' different
+    """Multipath (Linux's scheduler + LIA): congested dynamics amplify the kernels' different
     floating-point summation order until one overflow draw differs, and from there the two
     runs are different sample paths of the same random process. So they are compared as
     such: the total over ``seeds`` within 2 %, each flow's mean over ``seeds`` within 20 %

@@ -153,7 +153,7 @@ def test_naval_direct_move_fdm_splits_the_uav_evenly_and_is_fairer_between_stati
     # sd-mptcp Scenario I (§VI-A, Fig. 6) in the paper's measured regime: stations well below
     # their 3 Mbit/s demand (0.1 % residual SATCOM loss), so the split of the shared 1 Mbit/s
     # UAV backhaul decides who gets more. FDM's per-subflow limiters give both stations the same
-    # UAV share in every interval; LowRTT's are not (per-interval Jain 0.948 over seeds 1-8: slow
+    # UAV share in every interval; the plain scheduler's are not (per-interval Jain 0.948 over seeds 1-8: slow
     # start's bursts overflow the UAV's drop-tail queue, and whichever subflow loses first leaves
     # slow start at a smaller window; 0.9995 while the engine's slow start sent at cwnd/RTT,
     # docs/validation), and over the run the stations' throughputs are less even than under FDM,

@@ -179,7 +179,8 @@ def test_association_range_and_air_rate_follow_the_radio():
     assert max(ends) == pytest.approx(t_leave, rel=1e-6)
     # the air's capacity: 54 Mb/s while above -65 dBm, then each step down at the textbook distance;
     # 54 Mb/s carries about 23.9 Mb/s of bulk TCP once 802.11's airtime is paid (docs/radio.md)
-    changes = [(c.t_s, c.capacity_mbps) for c in plan.capacity_changes if c.resource == "air:ap1"]
+    # (sta1's own queue: its flow goes up to h1; the one station with traffic has the channel to itself)
+    changes = [(c.t_s, c.capacity_mbps) for c in plan.capacity_changes if c.resource == "air:ap1:sta1>ap1"]
     assert changes[0][0] == 0 and changes[0][1] == pytest.approx(_goodput_capacity(23.9), rel=0.005)
     associated = [c for c in changes if c[0] < max(ends)]
     assert all(b[1] < a[1] for a, b in zip(associated, associated[1:]))
@@ -268,14 +269,17 @@ def test_the_relay_chain_example_carries_traffic_over_the_backhaul_and_the_adhoc
     rate = next(r for r, s in reversed(HT20) if rx >= s)
     assert rate == 26
     # ship-ap's cell: uav1 at 26 Mb/s (HT MCS 3) and sta4 (123.7 m away, 0 dBi, no radio of its own) at 65 Mb/s
-    # (MCS 7), each with its bulk TCP airtime (A-MPDU), sharing by equal transmission opportunities
+    # (MCS 7), each with its bulk TCP airtime (A-MPDU). At t = 0 only uav1's uplink queue carries traffic (f2,
+    # 5 Mbit/s, from sta2 behind uav2): it has the channel to itself; sta4 has no flow, and its idle queue is
+    # given what it would get as one more saturated contender: the airtime f2 leaves, (1 - 5/g_uav1)·g_sta4
     from subflow.airtime import Phy, tcp_goodput_mbps
 
     rx4 = 20 + 6 - friis_textbook(math.sqrt(100**2 + 70**2 + 20**2), 5.18e9)
     assert rx4 >= -64
-    g = [tcp_goodput_mbps(Phy("n"), 3), tcp_goodput_mbps(Phy("n"), 7)]
+    g_uav1, g_sta4 = tcp_goodput_mbps(Phy("n"), 3), tcp_goodput_mbps(Phy("n"), 7)
     first = {c.resource: c.capacity_mbps for c in plan.capacity_changes if c.t_s == 0}
-    assert first["air:ship-ap"] == pytest.approx(_goodput_capacity(2 / sum(1 / x for x in g)), rel=1e-9)
+    assert first["air:ship-ap:uav1>ship-ap"] == pytest.approx(_goodput_capacity(g_uav1), rel=1e-9)
+    assert first["air:ship-ap:ship-ap>sta4"] == pytest.approx(_goodput_capacity((1 - 5 / g_uav1) * g_sta4), rel=1e-9)
 
 
 @pytest.mark.parametrize("uplinks,msg", [

@@ -57,14 +57,25 @@ def test_mptcp_satcom_subflows_over_the_uav_phase_match_the_kernel(store, name):
     assert len(rows) == 2 and all(r["ok"] for r in rows), rows
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's LowRTT ranks subflows by a smoothed RTT that an idle subflow "
-                   "never refreshes, so the UAV subflow starves once its RTT rose above SATCOM's; Linux's "
-                   "scheduler picks the subflow with the smallest linger time (docs/validation, \"Seed scenarios "
-                   "against the kernel\")")
-@pytest.mark.parametrize("name", seeds.SEEDS)
+@pytest.mark.parametrize("name", [
+    "naval-direct-move",
+    pytest.param("naval-random-walk", marks=pytest.mark.xfail(
+        strict=True, reason="the two UAV subflows' sum matches the kernel's (1.39 against 1.37 Mbit/s) but the "
+        "engine splits the UAV backhaul 0.49/0.90 where the kernel splits it 0.66/0.71 (docs/validation, \"Seed "
+        "scenarios against the kernel\")")),
+])
 def test_mptcp_uav_subflows_over_the_uav_phase_match_the_kernel(store, name):
+    """Linux's scheduler (the smallest linger time, ``common.linger_fill``) keeps the UAV subflows in use after
+    the handover; the LowRTT order the engine had left them idle (0.07 against 0.49 Mbit/s)."""
     rows = _mptcp_rows(store, name, "uav")
     assert len(rows) == 2 and all(r["ok"] for r in rows), rows
+
+
+def test_mptcp_uav_subflows_share_the_uav_backhaul_as_the_kernel_does(store):
+    for name in seeds.SEEDS:
+        rows = _mptcp_rows(store, name, "uav")
+        kernel, fluid = sum(r["kernel"] for r in rows), sum(r["fluid"] for r in rows)
+        assert fluid == pytest.approx(kernel, rel=0.2), (name, kernel, fluid)
 
 
 def test_the_uav_phase_figures_are_computed_over_the_association():

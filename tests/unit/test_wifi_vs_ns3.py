@@ -80,3 +80,19 @@ def test_scenario_matches_the_ns3_parameters(ref):
     assert ap["radio"]["channel_width_mhz"] == 80  # channel_settings {42, 80, BAND_5GHZ, 0}
     assert doc["transport"]["mss_bytes"] == p["tcp"]["mss_bytes"]
     assert "noise_floor_dbm" not in single_station_scenario("g", 10, "min_sensitivity")["radio"]["propagation"]
+
+
+@pytest.mark.parametrize("std, stations", [("g", 2), ("g", 4), ("n", 2), ("n", 4)])
+def test_anomaly_cell_totals_within_15_percent_of_ns3_ideal(ref, std, stations):
+    """Stations at 5 and 65 m share the cell (Heusse et al.'s anomaly): the engine's per-station queues with
+    equal transmission opportunities carry the cell total ns-3's Ideal manager carries, ±15 %."""
+    from subflow.testbeds.wifi import fluid_anomaly_mbps
+
+    cell = next(c for c in ref["cells"].values()
+                if c["kind"] == "anomaly" and c["manager"] == "ideal" and c["standard"] == std
+                and c["stations"] == stations)
+    fluid = fluid_anomaly_mbps(std, cell["distances_m"])
+    assert LOW <= sum(fluid) / sum(cell["median_mbps"]) <= HIGH, (fluid, cell["median_mbps"])
+    # the slow station's airtime drags the cell below the near station alone (the anomaly itself)
+    alone = _ideal(ref, std, 1)
+    assert sum(fluid) < 0.8 * alone

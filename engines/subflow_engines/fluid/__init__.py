@@ -122,9 +122,15 @@ applies:
 * ``seamless``: make-before-break primary change (mSCTP): the new path
   starts at once with a fresh window, nothing is lost.
 
-Multipath connections (MPTCP, SCTP CMT) schedule their demand with LowRTT
-(fill the lowest-RTT subflow's window first); removing a subflow leaves the
-others running. Coupling ``lia`` applies RFC 6356; ``uncoupled`` runs one
+Multipath connections schedule their demand as their stacks do. MPTCP: Linux's
+scheduler sends on the subflow whose queued bytes would leave soonest at its
+pacing rate (the smallest linger time, net/mptcp/protocol.c
+``mptcp_subflow_get_send``), which in the fluid limit gives each subflow
+x_i = w_i·min(1, L·g_i/RTT_i) with one level L for the connection
+(common.linger_fill): an idle subflow is used first, the short-RTT subflows
+fill their windows, the rest share what is left. SCTP CMT fills its slowest
+path first (common.fills_slowest_first). Removing a subflow leaves the others
+running. Coupling ``lia`` applies RFC 6356; ``uncoupled`` runs one
 NewReno per path (CMT's per-destination congestion control).
 
 Jitter (``Link.jitter_ms``): each hop delays a packet by ± a uniform jitter but keeps packet

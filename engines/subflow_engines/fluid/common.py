@@ -127,6 +127,67 @@ def retransmission_timeout(srtt, rttvar, min_rto, max_rto, granularity, linux_fo
     return v if v < max_rto else max_rto
 
 
+#: Linux's pacing gains over cwnd/SRTT, slow start and congestion avoidance (sysctl
+#: ``tcp_pacing_ss_ratio`` 200 %, ``tcp_pacing_ca_ratio`` 120 %; net/ipv4/tcp_input.c ``tcp_update_pacing_rate``)
+PACING_GAIN_SS, PACING_GAIN_CA = 2.0, 1.2
+
+
+@njit(cache=True, nogil=True)
+def linger_fill(w, linger, budget, x):
+    """Split a multipath connection's sending budget over its subflows as Linux's MPTCP scheduler does.
+
+    Linux (net/mptcp/protocol.c ``mptcp_subflow_get_send``) sends each chunk on the subflow whose
+    queued bytes would leave soonest at its pacing rate, the smallest *linger time*
+    ``sk_wmem_queued / pacing_rate``. An idle subflow lingers 0 and is picked first, so an
+    application-limited connection keeps every subflow in use. In the fluid limit the chosen
+    subflows' linger times are equal: a subflow sending ``x_i`` of its window rate ``w_i`` holds
+    ``x_i·RTT_i`` bits and paces ``g_i·w_i`` (``g_i``: :data:`PACING_GAIN_SS` or
+    :data:`PACING_GAIN_CA`), so it lingers ``(x_i/w_i)·ℓ_i`` with ``ℓ_i = RTT_i/g_i``. Hence
+
+        x_i = w_i·min(1, L/ℓ_i),   Σ_i x_i = budget
+
+    (every subflow at its window when Σ w_i ≤ budget): the level ``L`` is found by walking the
+    subflows by increasing ``ℓ_i``, those below it sending their whole window.
+
+    Parameters
+    ----------
+    w : float64 (n,)
+        Window rate of each subflow (bit/s, ≥ 0).
+    linger : float64 (n,)
+        ``ℓ_i = RTT_i/g_i`` of each subflow (s, > 0).
+    budget : float
+        What the connection may send (bit/s, ≥ 0; its demand or receive window).
+    x : float64 (n,)
+        Out: each subflow's sending rate (bit/s); Σ x = min(budget, Σ w), x_i ≤ w_i.
+
+    Compiled (numba); called from both kernels."""
+    n = w.shape[0]
+    total = 0.0
+    slope = 0.0
+    for i in range(n):
+        total += w[i]
+        slope += w[i] / linger[i]
+    if total <= budget:
+        for i in range(n):
+            x[i] = w[i]
+        return
+    if budget <= 0.0 or slope <= 0.0:
+        for i in range(n):
+            x[i] = 0.0
+        return
+    order = np.argsort(linger)
+    full = 0.0
+    for j in range(n):
+        i = order[j]
+        if full + linger[i] * slope >= budget:
+            break
+        full += w[i]
+        slope -= w[i] / linger[i]
+    level = (budget - full) / slope if slope > 0.0 else 0.0
+    for i in range(n):
+        x[i] = w[i] if linger[i] <= level else w[i] * level / linger[i]
+
+
 def reverse_resource_id(rid: str) -> str:
     """The resource that carries the ACKs of data crossing ``rid``: the opposite direction of a
     wired link (``"l:a>b"`` → ``"l:b>a"``, :mod:`subflow.plan`); an access point's air is
@@ -225,8 +286,8 @@ def fills_slowest_first(plan: RunPlan, fp: FlowPlan) -> bool:
     """Whether multipath flow ``fp`` fills its slowest path first when its demand or the shared
     receive window limits it: SCTP CMT does (RFC 4960 §6.1 B: every destination whose cwnd has
     room sends, and a full receive window throttles the fast path; msctp-cmt-handover §III).
-    MPTCP's scheduler fills the lowest-RTT subflow first, coupled or not (Linux's default
-    scheduler, net/mptcp/protocol.c ``mptcp_subflow_get_send``; RFC 8684 leaves it open)."""
+    MPTCP does not: Linux's scheduler spreads the budget by linger time, coupled or not
+    (:func:`linger_fill`; RFC 8684 leaves the scheduler open)."""
     if not fp.multipath or fp.coupling != "uncoupled":
         return False
     strategy = STRATEGIES.get(plan.strategy)

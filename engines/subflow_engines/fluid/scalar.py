@@ -17,6 +17,8 @@ import numpy as np
 
 from subflow_engines import draws
 from subflow_engines.fluid.common import (
+    PACING_GAIN_CA,
+    PACING_GAIN_SS,
     ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
     DELAYED_ACK_SEGMENTS,
@@ -28,6 +30,7 @@ from subflow_engines.fluid.common import (
     fifo_jitter_delay_s,
     fills_slowest_first,
     goodput_fraction,
+    linger_fill,
     retransmission_timeout,
     rack_tail_probability,
     rack_tlp_timeout_probability,
@@ -505,7 +508,8 @@ class ScalarSimulator(FluidSimulator):
 
     def schedule(self, step: int, t: float) -> None:
         """Segment changes due at ``t`` (the network's rows follow them), then timers (step
-        ``step``) and every subflow's sending rate ``x`` (bit/s; LowRTT order for multipath)."""
+        ``step``) and every subflow's sending rate ``x`` (bit/s; MPTCP by linger time,
+        :func:`~subflow_engines.fluid.common.linger_fill`; SCTP CMT slowest path first)."""
         rbuf_bits, pkt_bits, dt = self.rbuf_bits, self.pkt_bits, self.clock.dt_s
         for conn in self.conns:
             fp = conn.plan
@@ -558,13 +562,14 @@ class ScalarSimulator(FluidSimulator):
                         sub.inflight, sub.ack_clocked = 0.0, False
             if not live:
                 continue
-            if fp.multipath and len(live) > 1:
-                # MPTCP: LowRTT fills the lowest-RTT subflow first. SCTP CMT sends on every path
-                # whose cwnd has room (RFC 4960 §6.1 B, per destination); when the shared receive
-                # window is the limit, the long-RTT paths keep their windows in flight and the
-                # throttle falls on the fast path, so CMT fills the slowest path first.
-                slow_first = fills_slowest_first(self.plan, fp)
-                live.sort(key=lambda s: ((-1 if slow_first else 1) * (s.srtt if s.srtt is not None else s.rtt), s.id))
+            multipath = fp.multipath and len(live) > 1
+            slow_first = multipath and fills_slowest_first(self.plan, fp)
+            if slow_first:
+                # SCTP CMT sends on every path whose cwnd has room (RFC 4960 §6.1 B, per
+                # destination); when the shared receive window is the limit, the long-RTT paths keep
+                # their windows in flight and the throttle falls on the fast path, so CMT fills the
+                # slowest path first.
+                live.sort(key=lambda s: (-(s.srtt if s.srtt is not None else s.rtt), s.id))
             remaining = conn.demand
             if rbuf_bits < math.inf:
                 remaining = min(remaining, rbuf_bits / max_rtt)
@@ -575,6 +580,7 @@ class ScalarSimulator(FluidSimulator):
                 for s in conn.subs.values():
                     queued += float(self.queued_bits[s.slot])
                 remaining = min(remaining, max(0.0, conn.remaining_bits - queued) / dt)
+            windows = []
             for sub in live:
                 if sub.ack_clocked:
                     # slow start: what the window allows now, at once (ACK clocking), at most at the
@@ -586,12 +592,22 @@ class ScalarSimulator(FluidSimulator):
                         w = c_first
                 else:
                     w = sub.cwnd * pkt_bits / sub.rtt
-                if sub.limit < w:
-                    w = sub.limit
-                x = w if w < remaining else remaining
+                windows.append(w if w < sub.limit else sub.limit)
+            if multipath and not slow_first:
+                # MPTCP: Linux's scheduler, the subflow that would flush its queue soonest first
+                linger = [s.rtt / (PACING_GAIN_SS if s.cwnd < s.ssthresh else PACING_GAIN_CA) for s in live]
+                xs = np.zeros(len(live))
+                linger_fill(np.array(windows), np.array(linger), remaining, xs)
+                rates = xs.tolist()
+            else:
+                rates = []
+                for w in windows:
+                    x = w if w < remaining else remaining
+                    rates.append(x)
+                    remaining -= x
+            for sub, w, x in zip(live, windows, rates):
                 sub.x = x
                 sub.limited = x >= 0.98 * w and w < sub.limit
-                remaining -= x
 
     @staticmethod
     def ack_clock(sub: _Sub, t: float, clamp: float) -> None:

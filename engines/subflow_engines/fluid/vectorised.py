@@ -10,7 +10,7 @@ pairs in CSR form (``M[i, l] = 1`` when subflow i crosses resource l):
     dropped = Σ over the path of (drop fraction · burst weight) (queues.serve, queues.burst_weight)
     goodput_i = (what i's last hop sends on)·(1 − p_i)
 
-The continuous part of each step (rates, LowRTT scheduling, queues, losses,
+The continuous part of each step (rates, multipath scheduling, queues, losses,
 window growth, RTT estimation) is one numba-compiled function, :func:`_step`,
 looping over subflows and path incidences, and :func:`_run_steps` runs it for as
 many steps as pass before the next discrete event; discrete events (segment changes,
@@ -41,12 +41,15 @@ from subflow_engines.fluid.common import (
     ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
     MIN_ALLOW_SEGMENTS,
+    PACING_GAIN_CA,
+    PACING_GAIN_SS,
     Clock,
     FluidSimulator,
     first_step_at,
     SubflowRecord,
     ack_keep,
     fills_slowest_first,
+    linger_fill,
     retransmission_timeout,
     rack_tail_probability,
     rack_tlp_timeout_probability,
@@ -570,15 +573,28 @@ def _step(
                     mx = rtt[i]
             if mx > 0:
                 budget = min(budget, rbuf_bits / max(mx, 1e-12))
-        if any_multipath and b - a > 1:
-            # LowRTT (CMT: slowest first) fill in key order, ties by slot (stable)
+        if any_multipath and b - a > 1 and not slow_first_conn[c]:
+            # MPTCP: Linux's scheduler, the subflow that would flush its queue soonest first
+            n = b - a
+            wl = np.empty(n)
+            ell = np.empty(n)
+            xs = np.empty(n)
+            for j in range(n):
+                i = a + j
+                wl[j] = w[i]
+                ell[j] = rtt[i] / (PACING_GAIN_SS if cwnd[i] < ssthresh[i] else PACING_GAIN_CA)
+            linger_fill(wl, ell, budget, xs)
+            for j in range(n):
+                x[a + j] = xs[j]
+        elif any_multipath and b - a > 1:
+            # SCTP CMT: slowest path first, in key order, ties by slot (stable)
             n = b - a
             order = np.empty(n, dtype=np.int64)
             keys = np.empty(n)
             for j in range(n):
                 i = a + j
                 kr = rtt[i] if np.isnan(srtt[i]) else srtt[i]
-                keys[j] = -kr if slow_first_conn[c] else kr
+                keys[j] = -kr
                 order[j] = i
             for j in range(1, n):
                 kj, oj = keys[j], order[j]

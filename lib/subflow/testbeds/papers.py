@@ -141,7 +141,7 @@ def with_satcom_residual_loss(scenario: dict[str, Any], loss: float = 1e-3) -> d
     demand. This copy of ``scenario`` gives every station's link to the SATCOM
     switch a random residual ``loss`` (fraction of packets, default 1e-3), so
     the stations are capacity-limited and their throughput depends on how the
-    shared 1 Mbit/s UAV backhaul is split — which is where LowRTT and the FDM
+    shared 1 Mbit/s UAV backhaul is split — which is where Linux's MPTCP scheduler and the FDM
     controller differ. A link qualifies when one endpoint is a station and the
     other's id contains ``satcom``; the switch-to-ship hop stays lossless.
 

@@ -156,6 +156,54 @@ def fluid_goodput_mbps(phy: str, distance_m: float, rate_selection: str = "error
     return sum(picked) / len(picked) if picked else math.nan
 
 
+#: goodput window of the stored anomaly cells, s
+ANOMALY_WINDOW_S = (1.5, 11.5)
+
+
+def anomaly_scenario(phy: str, distances_m: list[float], rate_selection: str = "error_rate") -> dict:
+    """Scenario document of the ns-3 reference's anomaly cell: one access point, a station at each distance.
+
+    As :func:`single_station_scenario` (the same radio, path loss, noise floor and range), with stations
+    ``sta1`` … ``staN`` at ``distances_m`` (spread around the access point; only the distance matters) and
+    one bulk TCP flow ``fK`` from ``h1`` to each from 0.5 s, run to the end of :data:`ANOMALY_WINDOW_S`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`single_station_scenario`, or for an empty ``distances_m``.
+    """
+    if not distances_m:
+        raise ValueError("distances_m must name at least one station")
+    doc = single_station_scenario(phy, float(distances_m[0]), rate_selection, duration_s=ANOMALY_WINDOW_S[1])
+    h1, ap, sta = doc["nodes"]
+    stations, flows = [], []
+    for k, d in enumerate(distances_m, start=1):
+        angle = 2.0 * math.pi * (k - 1) / len(distances_m)
+        stations.append({**sta, "id": f"sta{k}",
+                         "position": {"x_m": float(d) * math.cos(angle), "y_m": float(d) * math.sin(angle)}})
+        flows.append({"id": f"f{k}", "src": "h1", "dst": f"sta{k}", "start_s": APP_START_S})
+    return {**doc, "name": f"ns3-wifi-anomaly-{phy}-{'-'.join(f'{d:g}' for d in distances_m)}",
+            "nodes": [h1, ap, *stations], "flows": flows}
+
+
+def fluid_anomaly_mbps(phy: str, distances_m: list[float], rate_selection: str = "error_rate", *,
+                       kernel: str = "scalar") -> list[float]:
+    """The fluid engine's goodput of each station of :func:`anomaly_scenario` over :data:`ANOMALY_WINDOW_S`,
+    Mbit/s, in the order of ``distances_m``."""
+    from subflow.resolve import resolve_plan
+    from subflow_engines.fluid import run as fluid_run
+
+    doc = anomaly_scenario(phy, distances_m, rate_selection)
+    out = fluid_run(resolve_plan(doc, "sptcp"), kernel=kernel)
+    interval = doc["run"]["interval_s"]
+    lo, hi = ANOMALY_WINDOW_S
+    means = []
+    for f in out.flows:
+        picked = [v for k, v in enumerate(f.throughput_mbps) if lo - 1e-9 <= k * interval < hi - 1e-9]
+        means.append(sum(picked) / len(picked))
+    return means
+
+
 #: the stored handover cells (scripts/ns3_wifi_handover.py): the station's start, speed and track
 HANDOVER_START_X_M, HANDOVER_SPEED_MPS, HANDOVER_BEYOND_M = 10.0, 10.0, 50.0
 #: goodput bins of the handover cells, s
