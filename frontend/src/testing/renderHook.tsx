@@ -11,6 +11,7 @@ export interface Rendered<P, R> {
   readonly result: { current: R };
   /** Renders again with new arguments. */
   rerender: (props: P) => void;
+  /** Unmounts (once; later calls do nothing). */
   unmount: () => void;
 }
 
@@ -25,10 +26,13 @@ export function renderHook<P, R>(hook: (props: P) => R, initialProps: NoInfer<P>
   document.body.append(host);
   const root = createRoot(host);
   act(() => root.render(wrap(<Probe props={initialProps} />)));
+  let mounted = true;
   return {
     result,
     rerender: (props) => act(() => root.render(wrap(<Probe props={props} />))),
     unmount: () => {
+      if (!mounted) return;
+      mounted = false;
       act(() => root.unmount());
       host.remove();
     },

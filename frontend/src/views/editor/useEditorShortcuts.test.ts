@@ -112,7 +112,5 @@ describe("useEditorShortcuts", () => {
     r.unmount();
     expect(press("s", { ctrlKey: true }).defaultPrevented).toBe(false);
     expect(saves).toHaveLength(1);
-    // a fresh mount for afterEach to unmount
-    r = renderHook(useHarness, smallDoc());
   });
 });
