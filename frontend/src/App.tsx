@@ -5,7 +5,7 @@ import type { UserPublic } from "./api/types";
 import { AccountView } from "./views/AccountView";
 import { AnalysisView } from "./views/AnalysisView";
 import { BenchView } from "./views/BenchView";
-import { CompareView } from "./views/CompareView";
+import { SideBySideView } from "./views/SideBySideView";
 import { ComparisonView } from "./views/ComparisonView";
 import { ScenarioEditorRoute } from "./views/ScenarioEditorView";
 import { ScenarioList } from "./views/ScenarioList";
@@ -111,7 +111,7 @@ export const router = createBrowserRouter([
       { path: "/scenarios/new", element: <ScenarioEditorRoute /> },
       { path: "/scenarios/:id", element: <ScenarioEditorRoute /> },
       { path: "/scenarios/:id/comparisons/:cid", element: <ComparisonView /> },
-      { path: "/scenarios/:id/compare", element: <CompareView /> },
+      { path: "/scenarios/:id/compare", element: <SideBySideView /> },
       { path: "/scenarios/:id/analysis", element: <AnalysisView /> },
       { path: "/account", element: <AccountView /> },
       { path: "/bench/chart", element: <BenchView /> },

@@ -28,7 +28,7 @@ import { strategyColors, strategyDashes } from "../lib/colors";
 import { errorLines } from "../lib/errors";
 import { formatFixed3, formatSeconds } from "../lib/format";
 
-export function CompareView() {
+export function SideBySideView() {
   const { id = "" } = useParams();
   const [params] = useSearchParams();
   const ids = (params.get("ids") ?? "").split(",").filter(Boolean);

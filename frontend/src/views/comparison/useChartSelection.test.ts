@@ -1,0 +1,43 @@
+// @vitest-environment happy-dom
+/**
+ * useChartSelection mounted in happy-dom: every marker kind is on at first, each kind toggles on
+ * its own, and the hover time, the time window and the subflow toggle hold what was set.
+ */
+import { act } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { EVENT_MARKER_KINDS } from "../../lib/chartData";
+import { renderHook, type Rendered } from "../../testing/renderHook";
+import { useChartSelection } from "./useChartSelection";
+
+let r: Rendered<null, ReturnType<typeof useChartSelection>>;
+afterEach(() => r.unmount());
+
+describe("useChartSelection", () => {
+  it("starts with the whole run, no hover, no subflows and every marker kind", () => {
+    r = renderHook(useChartSelection, null);
+    const s = r.result.current;
+    expect([s.hoverT, s.timeWindow, s.showSubflows]).toEqual([null, null, false]);
+    expect(s.markerKinds).toEqual([...EVENT_MARKER_KINDS]);
+  });
+
+  it("toggles one marker kind at a time", () => {
+    r = renderHook(useChartSelection, null);
+    const [first, second] = EVENT_MARKER_KINDS;
+    act(() => r.result.current.setMarkerKind(first!, false));
+    act(() => r.result.current.setMarkerKind(second!, false));
+    expect(r.result.current.markerKinds).toEqual(EVENT_MARKER_KINDS.filter((k) => k !== first && k !== second));
+    act(() => r.result.current.setMarkerKind(first!, true));
+    expect(r.result.current.markerKinds).toContain(first);
+    expect(r.result.current.markerKinds).not.toContain(second);
+  });
+
+  it("holds the time window, the hover time and the subflow toggle; the whole run again with null", () => {
+    r = renderHook(useChartSelection, null);
+    act(() => r.result.current.setTimeWindow([10, 20]));
+    act(() => r.result.current.setHoverT(12.5));
+    act(() => r.result.current.setShowSubflows(true));
+    expect([r.result.current.timeWindow, r.result.current.hoverT, r.result.current.showSubflows]).toEqual([[10, 20], 12.5, true]);
+    act(() => r.result.current.setTimeWindow(null));
+    expect(r.result.current.timeWindow).toBeNull();
+  });
+});
