@@ -8,7 +8,7 @@
 * Personal API tokens start with ``sft_`` and access tokens with ``sfa_``, so a bearer
   secret says which table it lives in (and secret scanners can recognise them).
 
-Functions raise :class:`AccountError` subclasses; the API edge turns them into HTTP.
+Functions raise :class:`subflow.errors.AccountError` subclasses; the API edge turns them into HTTP.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pwdlib import PasswordHash
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from subflow.errors import SubflowError
+from subflow.errors import UsernameTaken
 
 from subflow_backend import models
 from subflow_backend.settings import settings
@@ -38,18 +38,6 @@ ACCESS_TOKEN_PREFIX = "sfa_"
 #: Name of the file (in ``SUBFLOW_DATA_DIR``) holding the first admin's credentials.
 ADMIN_CREDENTIALS_FILE = "admin-credentials"
 FIRST_ADMIN_USERNAME = "admin"
-
-
-class AccountError(SubflowError):
-    """Base class of account errors."""
-
-
-class UsernameTaken(AccountError):
-    """A user with this username exists already (API: 409)."""
-
-    def __init__(self, username: str):
-        self.username = username
-        super().__init__(f"a user named {username!r} already exists")
 
 
 @dataclass(frozen=True)

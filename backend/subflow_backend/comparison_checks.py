@@ -14,7 +14,7 @@ resolved here (the worker resolves them) and, for the engines configured in
   scenario (:class:`~subflow.errors.ScenarioInvalid`, ``loc ["sweep", ...]``);
 * the scenario sets no field that the engine's declaration (``fields`` of its entry in the
   capabilities snapshot, :mod:`subflow.fields`) refuses or lacks
-  (:class:`~subflow.fields.FieldNotHonoured`, ``loc`` in the document);
+  (:class:`~subflow.errors.FieldNotHonoured`, ``loc`` in the document);
 * no flow of the scenario joins two nodes that no link and no association of
   the run ever connect, not even at different times (:class:`FlowUnreachable`).
   This is a necessary condition only: a flow whose endpoints are connected
@@ -35,7 +35,7 @@ import networkx as nx
 
 from subflow.agent_api import EngineCapabilities
 from subflow.association import association_timeline
-from subflow.errors import EngineCannotRun, UnknownEngine, Unreachable
+from subflow.errors import FlowUnreachable, StrategyNotSupported, UnknownEngine
 from subflow.fields import check_fields, from_description
 from subflow.scenario import Scenario, load_scenario
 from subflow.strategies import get_strategy
@@ -44,26 +44,6 @@ from subflow.sweeps import SweepSpec, expand
 from subflow_backend import agent
 from subflow_backend.schemas import EnginesPublic
 from subflow_backend.settings import settings
-
-
-class FlowUnreachable(Unreachable):
-    """Flow number ``index`` of the scenario joins nodes that are never connected."""
-
-    def __init__(self, index: int, flow_id: str, src: str, dst: str):
-        self.index = index
-        super().__init__(flow_id, src, dst)
-
-
-class StrategyNotSupported(EngineCannotRun):
-    """The engine does not run strategy ``strategy`` (number ``index`` of the request)."""
-
-    def __init__(self, engine: str, strategy: str, index: int, supported: list[str]):
-        self.engine = engine
-        self.strategy = strategy
-        self.index = index
-        super().__init__(
-            f"engine {engine!r} cannot run strategy {strategy!r}; it runs: {', '.join(supported) or 'none'}"
-        )
 
 
 def _engine_entry(snapshot: EnginesPublic | None, engine: str) -> EngineCapabilities | None:

@@ -13,7 +13,7 @@ from sqlalchemy import Text, cast, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
-from subflow.errors import ScenarioInvalid, SubflowError
+from subflow.errors import ScenarioInvalid, ScenarioNameTaken
 from subflow.limits import check_scenario, check_sweep
 from subflow.sweeps import point_count
 from subflow.scenario import Scenario, check_references, load_scenario
@@ -27,14 +27,6 @@ from subflow_backend.settings import settings
 
 #: Largest ``skip`` of a page (a signed 32-bit offset; any larger one would be past every row).
 MAX_SKIP = 2**31 - 1
-
-
-class ScenarioNameTaken(SubflowError):
-    """Another scenario of the same project already has this name (names are unique per project)."""
-
-    def __init__(self, name: str):
-        self.name = name
-        super().__init__(f"a scenario named {name!r} already exists in this project; choose another name")
 
 
 def name_taken(session: Session, name: str, project_id: str, exclude_id: str | None = None) -> bool:

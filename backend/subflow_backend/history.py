@@ -21,29 +21,10 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from subflow.errors import SubflowError
+from subflow.errors import ScenarioNameTaken, UnknownVersion, VersionConflict
 from subflow.scenario import Scenario, check_references, load_scenario
 
 from subflow_backend import crud, models
-
-
-class VersionConflict(SubflowError):
-    """The scenario is no longer at the version the change was made from."""
-
-    def __init__(self, scenario_id: str, expected: int, current: int):
-        self.scenario_id, self.expected, self.current = scenario_id, expected, current
-        super().__init__(
-            f"scenario {scenario_id!r} is at version {current}, not {expected}: someone saved it meanwhile; "
-            "reload it, or fork your copy"
-        )
-
-
-class UnknownVersion(SubflowError):
-    """A scenario has no saved version with this number (API: 404)."""
-
-    def __init__(self, scenario_id: str, version: int):
-        self.scenario_id, self.version = scenario_id, version
-        super().__init__(f"scenario {scenario_id!r} has no version {version}")
 
 
 def etag(version: int) -> str:
@@ -100,7 +81,7 @@ def save(
     if row.version != expected_version:
         raise VersionConflict(row.id, expected_version, row.version)
     if crud.name_taken(session, sc.name, row.project_id, row.id):
-        raise crud.ScenarioNameTaken(sc.name)
+        raise ScenarioNameTaken(sc.name)
     previous = models.ScenarioVersion(
         scenario_id=row.id, version=row.version, name=row.name, description=row.description,
         document=copy.deepcopy(row.document), saved_at=row.updated_at, saved_by=row.updated_by,
@@ -126,7 +107,7 @@ def save(
     except IntegrityError:
         session.rollback()
         if crud.name_taken(session, sc.name, row.project_id, row.id):
-            raise crud.ScenarioNameTaken(sc.name) from None
+            raise ScenarioNameTaken(sc.name) from None
         session.refresh(row)
         raise VersionConflict(row.id, expected_version, row.version) from None
     session.refresh(row)

@@ -1,8 +1,8 @@
 """The Subflow REST API (FastAPI ``app``).
 
 Routes live under ``/api`` (OpenAPI UI at ``/docs``). Domain errors from
-:mod:`subflow.errors` (and :class:`subflow_backend.crud.ScenarioNameTaken`,
-the request checks of :mod:`subflow_backend.comparison_checks`) are translated
+:mod:`subflow.errors` (every one, the request checks' of
+:mod:`subflow_backend.comparison_checks` and the stored scenarios' included) are translated
 to HTTP here and only here, from one table, :data:`ERRORS`: error class →
 status, ``type`` and ``loc``. ``loc`` follows FastAPI's convention, first part
 where the problem is:
@@ -60,9 +60,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from subflow.errors import (
     DemandUnreachable,
     EngineCannotRun,
+    FieldNotHonoured,
     ImportFailed,
     LinkInvalid,
     ScenarioInvalid,
+    ScenarioNameTaken,
+    StrategyNotSupported,
     SubflowError,
     TrackInvalid,
     TrackTooLarge,
@@ -71,15 +74,12 @@ from subflow.errors import (
     UnknownStrategy,
     Unreachable,
 )
-from subflow.fields import FieldNotHonoured
 from subflow.observability import configure_logging
 
 
 from subflow_backend.api.main import api_router
 from subflow_backend.admission import AdmissionLimit
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
-from subflow_backend.comparison_checks import StrategyNotSupported
-from subflow_backend.crud import ScenarioNameTaken
 from subflow_backend.json_paths import json_paths
 from subflow_backend.headers import SecurityHeadersMiddleware
 from subflow_backend.observability import metrics_allowed, metrics_text, request_context

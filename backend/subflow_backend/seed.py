@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from subflow.errors import SubflowError
+from subflow.errors import ScenarioNameTaken, SubflowError
 
 from subflow_backend import accounts, crud, models
 from subflow_backend.db import SessionLocal
@@ -50,7 +50,7 @@ def seed_directory(
                 continue
             row = crud.create_scenario(session, doc, project_id=project_id, author=author)
             created.append(row.name)
-        except crud.ScenarioNameTaken as exc:  # created concurrently
+        except ScenarioNameTaken as exc:  # created concurrently
             skipped.append(exc.name)
         except (OSError, ValueError, SubflowError) as exc:
             session.rollback()

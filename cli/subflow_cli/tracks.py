@@ -18,7 +18,7 @@ from typing import Annotated, NoReturn, Optional
 import typer
 
 from subflow.errors import ScenarioInvalid, SubflowError
-from subflow.geo import node_geo_track
+from subflow.mobility import node_geo_track
 from subflow.limits import Limits
 from subflow.scenario import load_scenario
 from subflow.tracks import FORMATS, apply_track, check_size, read_track, write_gpx

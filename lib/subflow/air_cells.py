@@ -44,8 +44,12 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from subflow.airtime import Phy as AirPhy
+from subflow.airtime import tcp_goodput_mbps
 from subflow.association import hop_budget, hop_rate_steps, radio_budget, range_windows
+from subflow.mobility import distance_at
 from subflow.plan import CapacityChange, Resource, capacity_for_goodput_mbps
+from subflow.radio import mcs_table
 from subflow.scenario import AccessPointNode, NodeRadio, Scenario
 
 #: an arc of the run's network: (resource id, from node, to node, delay ms, loss, capacity Mbit/s)
@@ -136,10 +140,6 @@ def station_tcp_goodput_mbps(phy: str, channel_width_mhz: int, frequency_mhz: fl
     ValueError
         For a rate that is not one of the PHY's MCS at that width.
     """
-    from subflow.airtime import Phy as AirPhy
-    from subflow.airtime import tcp_goodput_mbps
-    from subflow.radio import mcs_table
-
     mcs = next((m for m in mcs_table(phy, channel_width_mhz) if m.rate_mbps == rate_mbps), None)
     if mcs is None:
         raise ValueError(f"802.11{phy} at {channel_width_mhz} MHz has no MCS of {rate_mbps:g} Mbit/s")
@@ -217,7 +217,7 @@ def co_channel_windows(scenario: Scenario, aps: list[AccessPointNode], trajector
     Parameters
     ----------
     scenario : Scenario
-        In its local frame (:func:`subflow.geo.to_local`).
+        In its local frame (:func:`subflow.mobility.to_local`).
     aps : list of AccessPointNode
         Access points with a ``radio``.
     trajectories : dict
@@ -241,14 +241,6 @@ def co_channel_windows(scenario: Scenario, aps: list[AccessPointNode], trajector
                 out.setdefault(a.id, {})[b.id] = windows
                 out.setdefault(b.id, {})[a.id] = windows
     return out
-
-
-def _distance(legs_a, legs_b, t: float) -> float:
-    from subflow.mobility import position3_at
-
-    x, y, z = position3_at(legs_a, t)
-    cx, cy, cz = position3_at(legs_b, t)
-    return math.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2)
 
 
 def _goodput_at(steps: list[tuple[float, float]], d: float) -> float:
@@ -305,7 +297,7 @@ def _contenders(cell: _Cell, trajectories, demands: dict[str, float], t: float) 
     for member, t_from, t_to, steps in cell.members:
         if not t_from <= t < t_to:
             continue
-        g = _goodput_at(steps, _distance(trajectories[member], trajectories[cell.ap.id], t))
+        g = _goodput_at(steps, distance_at(trajectories[member], trajectories[cell.ap.id], t))
         if g <= 0:
             continue
         for rid in (station_queue_id(cell.ap.id, cell.ap.id, member), station_queue_id(cell.ap.id, member, cell.ap.id)):
@@ -339,7 +331,7 @@ def station_queue_capacity_changes(scenario: Scenario, timeline, flows) -> list[
     Parameters
     ----------
     scenario : Scenario
-        In its local frame (:func:`subflow.geo.to_local`).
+        In its local frame (:func:`subflow.mobility.to_local`).
     timeline : AssociationTimeline
         :func:`subflow.association.association_timeline` of the scenario.
     flows : list of FlowPlan

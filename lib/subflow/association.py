@@ -21,7 +21,7 @@ Access points may move too (a UAV relay on a loiter pattern, a ship): ranges
 are then computed on the station's trajectory relative to the access point's
 (:func:`subflow.mobility.relative_legs`), still exactly. Distances are slant
 ranges (3-D, with the nodes' altitudes). A geographic scenario is computed in
-its local projected frame (:func:`subflow.geo.to_local`).
+its local projected frame (:func:`subflow.mobility.to_local`).
 
 With a ``radio`` on the access point, the range of each hop is the smaller of
 ``range_m`` and the distance where the slowest MCS fails
@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 
 from subflow.airtime import Phy, frame_airtime_s
-from subflow.geo import to_local
+from subflow.mobility import to_local
 from subflow.mobility import Leg, in_range_intervals, position3_at, relative_legs, trajectory
 from subflow.radio import LinkBudget, PathLoss, default_noise_floor_dbm
 from subflow.scenario import AccessPointNode, HandoverSettings, NodeRadio, Scenario, StationNode

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from subflow.association import hop_budget, hop_range_m, hop_rate_steps
-from subflow.geo import to_local
+from subflow.mobility import to_local
 from subflow.mobility import Leg, position3_at, trajectory
 from subflow.scenario import AccessPointNode, Scenario, StationNode
 

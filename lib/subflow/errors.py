@@ -230,3 +230,73 @@ class TrackTooLarge(SubflowError):
     def __init__(self, limit: int):
         self.limit = limit
         super().__init__(f"track file larger than MAX_TRACK_BYTES = {limit} bytes")
+
+
+class FieldNotHonoured(EngineCannotRun):
+    """A scenario sets a field the engine does not honour (or does not declare).
+
+    ``loc``: the field's path in the scenario document, e.g. ``["links", 3, "jitter_ms"]``."""
+
+    def __init__(self, message: str, engine: str, loc: list[Any]):
+        self.engine = engine
+        self.loc = loc
+        super().__init__(message)
+
+
+class AccountError(SubflowError):
+    """Base class of account errors."""
+
+
+class UsernameTaken(AccountError):
+    """A user with this username exists already (API: 409)."""
+
+    def __init__(self, username: str):
+        self.username = username
+        super().__init__(f"a user named {username!r} already exists")
+
+
+class VersionConflict(SubflowError):
+    """The scenario is no longer at the version the change was made from."""
+
+    def __init__(self, scenario_id: str, expected: int, current: int):
+        self.scenario_id, self.expected, self.current = scenario_id, expected, current
+        super().__init__(
+            f"scenario {scenario_id!r} is at version {current}, not {expected}: someone saved it meanwhile; "
+            "reload it, or fork your copy"
+        )
+
+
+class UnknownVersion(SubflowError):
+    """A scenario has no saved version with this number (API: 404)."""
+
+    def __init__(self, scenario_id: str, version: int):
+        self.scenario_id, self.version = scenario_id, version
+        super().__init__(f"scenario {scenario_id!r} has no version {version}")
+
+
+class ScenarioNameTaken(SubflowError):
+    """Another scenario of the same project already has this name (names are unique per project)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(f"a scenario named {name!r} already exists in this project; choose another name")
+
+
+class FlowUnreachable(Unreachable):
+    """Flow number ``index`` of the scenario joins nodes that are never connected."""
+
+    def __init__(self, index: int, flow_id: str, src: str, dst: str):
+        self.index = index
+        super().__init__(flow_id, src, dst)
+
+
+class StrategyNotSupported(EngineCannotRun):
+    """The engine does not run strategy ``strategy`` (number ``index`` of the request)."""
+
+    def __init__(self, engine: str, strategy: str, index: int, supported: list[str]):
+        self.engine = engine
+        self.strategy = strategy
+        self.index = index
+        super().__init__(
+            f"engine {engine!r} cannot run strategy {strategy!r}; it runs: {', '.join(supported) or 'none'}"
+        )

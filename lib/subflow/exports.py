@@ -34,7 +34,7 @@ names ``<node>-eth<k>`` must fit 15 characters):
   have no position in Mininet; their planned motion is carried as data (``WIRED_MOTION``:
   corners ``(t_s, x_m, y_m, z_m)``), as it changes nothing on a wired link.
 * geography: a geographic scenario is written in its local projected frame
-  (:func:`subflow.geo.to_local`, metres east/north of the origin).
+  (:func:`subflow.mobility.to_local`, metres east/north of the origin).
 * scheduled ``link_events`` -> ``configLinkStatus`` at their times.
 * text from users: nothing the user wrote (scenario name, description, labels, ids) is
   pasted into code or a shell command. The script carries it as data only: ``SCENARIO``
@@ -58,7 +58,7 @@ from collections import deque
 from typing import Any
 
 from subflow.errors import EngineCannotRun
-from subflow.geo import to_local
+from subflow.mobility import to_local
 from subflow.mobility import effective_seed, trajectory
 from subflow.plan import RunPlan
 from subflow.resolve import resolve_plan
@@ -265,7 +265,7 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     Raises
     ------
     EngineCannotRun
-        Without ``plan.scenario``; :class:`~subflow.fields.FieldNotHonoured` when the scenario sets a
+        Without ``plan.scenario``; :class:`~subflow.errors.FieldNotHonoured` when the scenario sets a
         field the script cannot carry (:func:`_refuse_unexported`: a satellite's ``ephemeris``, a node's
         ``radio`` or ``uplink``, or ``radio.adhoc_links``; ``subflow_engines.mininet_wifi.FIELDS``
         refuses them too).
@@ -506,7 +506,7 @@ def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
     node in scenario order: one ``$node_(i) set X_/Y_/Z_`` initial position each (``Z_`` the
     altitude), then ``$ns_ at t "$node_(i) setdest x y speed"`` at the start of every straight leg
     (horizontal speed in m/s; ns-2's setdest is planar), from :func:`subflow.mobility.trajectory`.
-    A geographic scenario is written in its local frame (:func:`subflow.geo.to_local`, metres).
+    A geographic scenario is written in its local frame (:func:`subflow.mobility.to_local`, metres).
     """
     sc = to_local(load_scenario(scenario))
     seed = sc.run.seed if run_seed is None else run_seed
@@ -542,9 +542,9 @@ _UNEXPORTED_RADIO = {"adhoc_links": False}
 
 
 def _refuse_unexported(doc: dict) -> None:
-    """Raise :class:`~subflow.fields.FieldNotHonoured` naming the first field of ``doc`` the script
+    """Raise :class:`~subflow.errors.FieldNotHonoured` naming the first field of ``doc`` the script
     would silently drop: a satellite's orbit, a node's radio or uplink, or ad-hoc links."""
-    from subflow.fields import FieldNotHonoured
+    from subflow.errors import FieldNotHonoured
 
     for i, n in enumerate(doc.get("nodes", [])):
         for name, why in _UNEXPORTED_NODE_FIELDS.items():

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from subflow.errors import EngineCannotRun
+from subflow.errors import FieldNotHonoured
 from subflow.scenario import Scenario, load_scenario
 
 
@@ -49,17 +49,6 @@ class Describes:
 
 
 Declaration = Mapping[str, "Honours | Refuses | Describes"]
-
-
-class FieldNotHonoured(EngineCannotRun):
-    """A scenario sets a field the engine does not honour (or does not declare).
-
-    ``loc``: the field's path in the scenario document, e.g. ``["links", 3, "jitter_ms"]``."""
-
-    def __init__(self, message: str, engine: str, loc: list[Any]):
-        self.engine = engine
-        self.loc = loc
-        super().__init__(message)
 
 
 def schema_fields() -> set[str]:

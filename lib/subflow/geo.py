@@ -1,5 +1,7 @@
 """Geography: the local projected frame of a geographic scenario, and geodesic distances.
 
+(A whole scenario is moved into its local frame by :func:`subflow.mobility.to_local`.)
+
 A geographic scenario places nodes by WGS84 latitude/longitude. Engines, the
 association timeline and the exports work in x/y metres of a *local frame*: the
 azimuthal equidistant projection (``+proj=aeqd``) centred on the scenario's
@@ -21,12 +23,13 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyproj import Geod, Transformer
 
-from subflow.scenario import LinearMobility, LoiterMobility, Scenario, WaypointsMobility, points_of
+if TYPE_CHECKING:  # the functions below read a scenario's attributes; geo imports no other module of subflow
+    from subflow.scenario import Scenario
 
 #: the WGS84 ellipsoid (geodesic distances)
 WGS84 = Geod(ellps="WGS84")
@@ -103,38 +106,6 @@ def local_xy(scenario: Scenario, point: Any) -> tuple[float, float]:
     return float(x), float(y)
 
 
-def to_local(scenario: Scenario) -> Scenario:
-    """The scenario with every point in the local frame (planar metres); a planar scenario is returned as is.
-
-    Node positions, waypoints, linear start/end and loiter centres are projected
-    (one vectorised pyproj call); ``alt_m`` is kept. ``Bounds`` of random models are
-    already local-frame metres. The result is what the association timeline, the
-    plan and the exports compute on.
-    """
-    frame = frame_of(scenario)
-    if frame is None:
-        return scenario
-    pts = [p for n in scenario.nodes for _, p in points_of(n)]
-    xs, ys = frame.forward(np.array([p.lat_deg for p in pts]), np.array([p.lon_deg for p in pts]))
-    local = {id(p): (float(x), float(y)) for p, x, y in zip(pts, np.atleast_1d(xs), np.atleast_1d(ys))}
-
-    def flat(p: Any) -> Any:
-        x, y = local[id(p)]
-        return p.model_copy(update={"x_m": x, "y_m": y, "lat_deg": None, "lon_deg": None})
-
-    nodes = []
-    for n in scenario.nodes:
-        m = n.mobility
-        if isinstance(m, WaypointsMobility):
-            m = m.model_copy(update={"points": [flat(p) for p in m.points]})
-        elif isinstance(m, LinearMobility):
-            m = m.model_copy(update={"start": flat(m.start), "end": flat(m.end)})
-        elif isinstance(m, LoiterMobility):
-            m = m.model_copy(update={"center": flat(m.center)})
-        nodes.append(n.model_copy(update={"position": flat(n.position), "mobility": m}))
-    return scenario.model_copy(update={"nodes": nodes})
-
-
 def geo_corners(frame: LocalFrame, legs: list[Any]) -> list[tuple[float, float, float, float]]:
     """A trajectory's corners (start of each leg, end of the last) as ``(t_s, lat_deg, lon_deg, alt_m)``,
     through the frame's inverse projection (one vectorised pyproj call)."""
@@ -144,25 +115,6 @@ def geo_corners(frame: LocalFrame, legs: list[Any]) -> list[tuple[float, float, 
         c.append((g.t1_s, g.x1_m, g.y1_m, g.z1_m))
     lat, lon = frame.inverse(np.array([p[1] for p in c]), np.array([p[2] for p in c]))
     return [(p[0], float(a), float(o), p[3]) for p, a, o in zip(c, np.atleast_1d(lat), np.atleast_1d(lon))]
-
-
-def node_geo_track(scenario: Scenario, node_id: str) -> list[tuple[float, float, float, float]]:
-    """The planned trajectory of one node of a geographic scenario as ``(t_s, lat_deg, lon_deg, alt_m)`` corners.
-
-    Raises
-    ------
-    KeyError
-        No node ``node_id``.
-    ValueError
-        The scenario is planar.
-    """
-    from subflow.mobility import trajectory
-
-    frame = frame_of(scenario)
-    if frame is None:
-        raise ValueError("the scenario is planar (x_m/y_m): it has no geographic track")
-    node = to_local(scenario).node(node_id)
-    return geo_corners(frame, trajectory(node, scenario.run.duration_s, scenario.run.seed))
 
 
 def geodesic_distance_m(lat1_deg: float, lon1_deg: float, lat2_deg: float, lon2_deg: float) -> float:

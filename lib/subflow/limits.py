@@ -91,7 +91,7 @@ def check_scenario(scenario: Scenario, limits: Limits) -> None:
         if evaluations > limits.max_satcom_samples:
             raise LimitExceeded("MAX_SATCOM_SAMPLES", limits.max_satcom_samples, evaluations,
                                 ["satcom", "sample_s"], "SATCOM geometry samples ((satellites + links) x times)")
-    from subflow.geo import to_local
+    from subflow.mobility import to_local
 
     budget = limits.max_timeline_legs
     for i, node in enumerate(to_local(scenario).nodes):

@@ -2,7 +2,7 @@
 
 Every mobility model of a scenario, on every node kind, is turned into a
 piecewise-linear trajectory (a list of :class:`Leg`, x/y metres of the planning
-plane or of the local frame of a geographic scenario, :func:`subflow.geo.to_local`,
+plane or of the local frame of a geographic scenario, :func:`to_local`,
 and altitude ``z`` metres). Because each leg is a straight constant-speed
 segment, and the difference of two such legs over a common time span is again
 one, the times at which a station enters or leaves the range sphere of an access
@@ -17,16 +17,22 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from subflow.errors import LimitExceeded
+from subflow.geo import frame_of, geo_corners
 from subflow.scenario import (
     GaussMarkovMobility,
     LinearMobility,
     LoiterMobility,
     RandomWaypointMobility,
     RandomWalkMobility,
+    Scenario,
     StaticMobility,
     WaypointsMobility,
+    points_of,
 )
 
 #: bound on the radial error of the chords that approximate loiter arcs, as a fraction of the radius
@@ -80,7 +86,7 @@ def trajectory(station, duration_s: float, run_seed: int = 1, max_legs: int | No
     ----------
     station : node
         Any node of a planar scenario (a geographic one goes through
-        :func:`subflow.geo.to_local` first). Its ``mobility`` selects the model;
+        :func:`subflow.mobility.to_local` first). Its ``mobility`` selects the model;
         ``position`` is the start point of ``static`` and the random models.
     duration_s : float
         Length of the run in seconds (> 0).
@@ -349,6 +355,13 @@ def position3_at(legs: list[Leg], t_s: float) -> tuple[float, float, float]:
     return legs[lo].at3(t_s)
 
 
+def distance_at(legs_a: list[Leg], legs_b: list[Leg], t: float) -> float:
+    """Slant range between two trajectories at ``t`` (s): the 3-D distance of their positions, metres."""
+    x, y, z = position3_at(legs_a, t)
+    cx, cy, cz = position3_at(legs_b, t)
+    return math.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2)
+
+
 def relative_legs(a: list[Leg], b: list[Leg]) -> list[Leg]:
     """The trajectory of ``a`` relative to ``b`` (``a(t) − b(t)``), both covering the same run.
 
@@ -429,3 +442,52 @@ def in_range_intervals(
             merged.append((t0, t1))
     # a grazing touch (zero-length interval) is not an association opportunity
     return [(t0, t1) for t0, t1 in merged if t1 - t0 > 1e-9]
+
+
+def to_local(scenario: Scenario) -> Scenario:
+    """The scenario with every point in the local frame (planar metres); a planar scenario is returned as is.
+
+    Node positions, waypoints, linear start/end and loiter centres are projected
+    (one vectorised pyproj call); ``alt_m`` is kept. ``Bounds`` of random models are
+    already local-frame metres. The result is what the association timeline, the
+    plan and the exports compute on.
+    """
+    frame = frame_of(scenario)
+    if frame is None:
+        return scenario
+    pts = [p for n in scenario.nodes for _, p in points_of(n)]
+    xs, ys = frame.forward(np.array([p.lat_deg for p in pts]), np.array([p.lon_deg for p in pts]))
+    local = {id(p): (float(x), float(y)) for p, x, y in zip(pts, np.atleast_1d(xs), np.atleast_1d(ys))}
+
+    def flat(p: Any) -> Any:
+        x, y = local[id(p)]
+        return p.model_copy(update={"x_m": x, "y_m": y, "lat_deg": None, "lon_deg": None})
+
+    nodes = []
+    for n in scenario.nodes:
+        m = n.mobility
+        if isinstance(m, WaypointsMobility):
+            m = m.model_copy(update={"points": [flat(p) for p in m.points]})
+        elif isinstance(m, LinearMobility):
+            m = m.model_copy(update={"start": flat(m.start), "end": flat(m.end)})
+        elif isinstance(m, LoiterMobility):
+            m = m.model_copy(update={"center": flat(m.center)})
+        nodes.append(n.model_copy(update={"position": flat(n.position), "mobility": m}))
+    return scenario.model_copy(update={"nodes": nodes})
+
+
+def node_geo_track(scenario: Scenario, node_id: str) -> list[tuple[float, float, float, float]]:
+    """The planned trajectory of one node of a geographic scenario as ``(t_s, lat_deg, lon_deg, alt_m)`` corners.
+
+    Raises
+    ------
+    KeyError
+        No node ``node_id``.
+    ValueError
+        The scenario is planar.
+    """
+    frame = frame_of(scenario)
+    if frame is None:
+        raise ValueError("the scenario is planar (x_m/y_m): it has no geographic track")
+    node = to_local(scenario).node(node_id)
+    return geo_corners(frame, trajectory(node, scenario.run.duration_s, scenario.run.seed))

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 
 from subflow.errors import LinkInvalid, UnknownNode
+from subflow.scenario import end_points, load_scenario
 
 RoutingMetric = Literal["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"]
 """A route metric over the arcs (hops, Σ delay_ms, composed loss, TCPBP's d·√p, or the thesis's
@@ -93,7 +94,7 @@ class Network:
     demands: list[Demand] = field(default_factory=list)
     name: str = ""
     #: end points: nodes a route may start or end at but never pass through (hosts and stations
-    #: not marked ``relay``, :func:`subflow.resolve.end_points`); see :meth:`restrict_transit`
+    #: not marked ``relay``, :func:`subflow.scenario.end_points`); see :meth:`restrict_transit`
     no_transit: frozenset[str] = frozenset()
     index: dict[str, int] = field(init=False, repr=False)
     _csr: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False)
@@ -191,16 +192,12 @@ class Network:
         ScenarioInvalid
             If the document is not a valid scenario.
         """
-        from subflow.scenario import load_scenario
-
         sc = load_scenario(scenario)
         demands = [
             Demand(f.src, f.dst, float(f.rate_mbps), id=f.id)
             for f in sc.flows
             if f.rate_mbps is not None
         ]
-        from subflow.resolve import end_points
-
         net = cls.from_links(
             [n.id for n in sc.nodes],
             ((l.id, l.src, l.dst, l.delay_ms, l.loss, l.bandwidth_mbps) for l in sc.links),

@@ -39,14 +39,15 @@ import math
 from dataclasses import dataclass
 
 from subflow.air_cells import air_arcs, has_station_queues, station_queue_capacity_changes, station_queue_resources
-from subflow.association import Association, association_timeline, range_windows
+from subflow.association import (Association, association_timeline, hop_budget, hop_rate_steps, radio_budget,
+                                 range_windows)
 from subflow.controller import apply_fdm
 from subflow.errors import Unreachable
 from subflow.path_policies import PATH_POLICIES, Arc, Interval
 from subflow.plan import CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath
-from subflow.geo import to_local
+from subflow.mobility import distance_at, to_local
 from subflow.satcom import SatcomTimeline, satcom_timeline
-from subflow.scenario import AccessPointNode, HostNode, Scenario, StationNode, load_scenario
+from subflow.scenario import AccessPointNode, Scenario, StationNode, end_points, load_scenario
 from subflow.strategies import get_strategy
 
 
@@ -64,17 +65,6 @@ class AdhocLink:
         """Both directions; the delay and loss of an ad-hoc hop are 0 (the shared resource carries the rate)."""
         cap = self.steps[0][1]
         return [(self.resource, self.a, self.b, 0.0, 0.0, cap), (self.resource, self.b, self.a, 0.0, 0.0, cap)]
-
-
-def end_points(scenario: Scenario) -> frozenset[str]:
-    """Nodes that carry no transit traffic: hosts and stations not marked ``relay``.
-
-    Switches, routers, access points and satellites forward; a host or a station only
-    when marked as a relay (docs/radio.md). Routes of every metric and strategy obey it
-    (:meth:`subflow.network.Network.restrict_transit`).
-    """
-    return frozenset(n.id for n in scenario.nodes
-                     if isinstance(n, (HostNode, StationNode)) and not n.relay)
 
 
 def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = None,
@@ -145,14 +135,6 @@ def _rate_at(steps: list[tuple[float, float]], d: float) -> float:
     return next((r for dist, r in steps if dist >= d), steps[-1][1])
 
 
-def _distance(legs_a, legs_b, t: float) -> float:
-    from subflow.mobility import position3_at
-
-    x, y, z = position3_at(legs_a, t)
-    cx, cy, cz = position3_at(legs_b, t)
-    return math.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2)
-
-
 def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, str, float, float, list]],
                       trajectories, duration: float) -> list[CapacityChange]:
     """Capacity changes of a shared resource whose rate follows its members' distances.
@@ -172,7 +154,7 @@ def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, s
     current = cap_mbps
     for t0, t1 in zip(times, times[1:] + [math.inf]):
         mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
-        rates = [_rate_at(steps, _distance(trajectories[a], trajectories[b], mid))
+        rates = [_rate_at(steps, distance_at(trajectories[a], trajectories[b], mid))
                  for a, b, t_from, t_to, steps in members if t_from <= mid < t_to]
         rate = min([cap_mbps, *rates])
         if rate != current or (t0 == 0.0 and rate != cap_mbps):
@@ -190,8 +172,6 @@ def _air_capacity_changes(scenario: Scenario, timeline) -> list[CapacityChange]:
     ``wireless_bandwidth_mbps``. Access points with a radio and no table have per-station queues
     instead (:mod:`subflow.air_cells`).
     """
-    from subflow.association import hop_budget, hop_rate_steps
-
     local = to_local(scenario)
     nodes = {n.id: n for n in local.nodes}
     changes: list[CapacityChange] = []
@@ -210,8 +190,6 @@ def _adhoc_links(scenario: Scenario, timeline) -> list[AdhocLink]:
     """The ad-hoc (station-to-station) links of a scenario with ``radio.adhoc_links``: every pair of
     stations with a radio, the windows when they are within each other's radio range and the rate
     steps, from the budget of the first station's radio (:func:`subflow.association.radio_budget`)."""
-    from subflow.association import radio_budget, range_windows
-
     if not scenario.radio.adhoc_links:
         return []
     local = to_local(scenario)

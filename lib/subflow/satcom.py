@@ -304,7 +304,8 @@ def satcom_timeline(scenario: Scenario) -> SatcomTimeline:
     Cost: one SGP4 evaluation per satellite and sample (vectorised by skyfield) and one
     pyproj call per terminal.
     """
-    from subflow.geo import frame_of, to_local
+    from subflow.geo import frame_of
+    from subflow.mobility import to_local
     from subflow.mobility import position3_at, trajectory
 
     sc = scenario.satcom

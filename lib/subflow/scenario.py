@@ -32,6 +32,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from subflow.errors import ScenarioInvalid
+from subflow.geo import local_xy
 
 Identifier = Annotated[
     str,
@@ -895,8 +896,6 @@ def check_references(scenario: Scenario) -> None:
                                               "only; this one places its nodes by x_m/y_m"})
     elif any(isinstance(n.mobility, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility))
              for n in scenario.nodes):
-        from subflow.geo import local_xy  # the bounds are metres of the local frame
-
         for i, n in enumerate(scenario.nodes):
             if isinstance(n.mobility, (RandomWalkMobility, RandomWaypointMobility, GaussMarkovMobility)):
                 b = n.mobility.bounds
@@ -1017,6 +1016,17 @@ def _uplink_errors(scenario: Scenario) -> list[dict[str, Any]]:
                 seen.add(cur)
                 cur = aps[cur][1].uplink
     return errors
+
+
+def end_points(scenario: Scenario) -> frozenset[str]:
+    """Nodes that carry no transit traffic: hosts and stations not marked ``relay``.
+
+    Switches, routers, access points and satellites forward; a host or a station only
+    when marked as a relay (docs/radio.md). Routes of every metric and strategy obey it
+    (:meth:`subflow.network.Network.restrict_transit`).
+    """
+    return frozenset(n.id for n in scenario.nodes
+                     if isinstance(n, (HostNode, StationNode)) and not n.relay)
 
 
 def points_of(node: Any) -> list[tuple[list[Any], _Point]]:

@@ -81,7 +81,7 @@ def test_script_contains_the_scenario(example, strategy):
 
 @pytest.mark.parametrize("example, field", sorted(REFUSED.items()))
 def test_orbits_and_radio_are_refused_naming_the_field(example, field):
-    from subflow.fields import FieldNotHonoured
+    from subflow.errors import FieldNotHonoured
 
     with pytest.raises(FieldNotHonoured) as exc:
         mininet_wifi.script_for(_doc(example), "mptcp")
@@ -90,7 +90,7 @@ def test_orbits_and_radio_are_refused_naming_the_field(example, field):
 
 
 def test_radio_settings_are_refused_naming_the_field():
-    from subflow.fields import FieldNotHonoured
+    from subflow.errors import FieldNotHonoured
 
     doc = _doc("naval-direct-move")
     doc["radio"] = {**doc.get("radio", {}), "adhoc_links": True}

@@ -18,7 +18,7 @@ from tests.unit.backend_sqlite import fake_agent, sessions  # noqa: F401  (fixtu
 
 from subflow_backend import comparison_state as cs  # noqa: E402
 from subflow_backend import accounts, crud, models  # noqa: E402
-from subflow_backend.comparison_checks import FlowUnreachable, StrategyNotSupported  # noqa: E402
+from subflow.errors import FlowUnreachable, StrategyNotSupported  # noqa: E402
 from subflow_backend.schemas import ComparisonCreate  # noqa: E402
 
 ALL = ["queued", "running", "succeeded", "failed", "cancelled"]
@@ -212,7 +212,8 @@ def test_crud_refuses_a_field_the_engine_does_not_honour_naming_it(sessions, nav
     """The engine's field declaration (``fields`` of its capabilities entry) refuses a field before
     anything is stored; the error's loc is the field's path in the scenario."""
     from subflow.agent_api import FieldDeclaration
-    from subflow.fields import FieldNotHonoured, describe
+    from subflow.errors import FieldNotHonoured
+    from subflow.fields import describe
     from subflow_backend import agent
     from subflow_engines import linux
 

@@ -22,8 +22,8 @@ from subflow.geo import (
     frame_of,
     geodesic_distance_m,
     local_frame,
-    to_local,
 )
+from subflow.mobility import to_local
 from subflow.scenario import load_scenario
 
 

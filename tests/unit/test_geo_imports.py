@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from subflow.geo import frame_of, to_local
+from subflow.geo import frame_of
+from subflow.mobility import to_local
 from subflow.imports import import_scenario, read_graphml
 
 from tests.unit.planning_helpers import ZOO, data_file

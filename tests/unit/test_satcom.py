@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from subflow.errors import ScenarioInvalid
-from subflow.geo import node_geo_track
+from subflow.mobility import node_geo_track
 from subflow.resolve import resolve_plan
 from subflow.satcom import satcom_timeline
 from subflow.scenario import load_scenario

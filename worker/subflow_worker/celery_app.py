@@ -16,7 +16,7 @@ import logging
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import worker_process_init
 
 from subflow_backend.queue import celery_config
 from subflow_backend.settings import settings
@@ -47,11 +47,3 @@ def _fresh_db_pool(**_: Any) -> None:
     from subflow_backend.db import engine
 
     engine.dispose(close=False)
-
-
-@worker_ready.connect
-def _start_liveness(**_: Any) -> None:
-    """Heartbeats and the reaper (:mod:`subflow_worker.liveness`) from the moment the worker is up."""
-    from subflow_worker import liveness
-
-    liveness.ensure_started()

@@ -20,9 +20,14 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from celery.signals import worker_ready
+
+from subflow_backend import comparison_state
 from subflow_backend.db import SessionLocal
 from subflow_backend.queue import pending_messages
+from subflow_backend.reaper import reap
 from subflow_backend.settings import settings
+from subflow_worker.celery_app import celery_app
 
 log = logging.getLogger(__name__)
 
@@ -96,15 +101,11 @@ def job_progress(job_id: str, done: int, total: int) -> None:
 
 
 def _store_job_heartbeat(job_id: str, meta: dict[str, float | int | None]) -> None:
-    from subflow_worker.celery_app import celery_app
-
     celery_app.backend.store_result(job_id, {**meta, "heartbeat": time.time()}, "PROGRESS")
 
 
 def beat() -> None:
     """Renew the heartbeats of everything this process runs now (one round)."""
-    from subflow_backend import comparison_state
-
     with _lock:
         comparisons, jobs = list(_comparisons), list(_jobs)
     if comparisons:
@@ -121,9 +122,6 @@ def beat() -> None:
 
 def reap_once() -> list[tuple[str, str]]:
     """One round of :func:`subflow_backend.reaper.reap` with this worker's broker."""
-    from subflow_backend.reaper import reap
-    from subflow_worker.celery_app import celery_app
-
     try:
         pending: int | None = pending_messages(settings)
     except Exception as exc:  # broker unreadable now: only the hard bound applies
@@ -157,3 +155,10 @@ def ensure_started() -> None:
             return
         _thread_pid = os.getpid()
     threading.Thread(target=_loop, name="subflow-liveness", daemon=True).start()
+
+
+@worker_ready.connect
+def _start_when_the_worker_is_ready(**_: object) -> None:
+    """Heartbeats and the reaper from the moment the worker is up (this module is imported with the worker's
+    tasks, :mod:`subflow_worker.tasks`, before the worker is ready)."""
+    ensure_started()

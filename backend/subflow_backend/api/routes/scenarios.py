@@ -8,6 +8,8 @@ any role in the scenario's project (else 404), changes need editor (else 403).
 
 from __future__ import annotations
 
+from subflow.errors import ScenarioNameTaken, VersionConflict
+
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
@@ -51,9 +53,9 @@ def to_public(row: models.Scenario) -> ScenarioPublic:
 def _save(fn: Any, *args: Any, **kwargs: Any) -> models.Scenario:
     try:
         return fn(*args, **kwargs)
-    except crud.ScenarioNameTaken as exc:
+    except ScenarioNameTaken as exc:
         raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
-    except history.VersionConflict as exc:
+    except VersionConflict as exc:
         raise HTTPException(status.HTTP_412_PRECONDITION_FAILED, str(exc),
                             headers={"ETag": history.etag(exc.current)}) from None
 

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Header, HTTPException, Query, Request, Response, UploadFile, status
 
-from subflow.geo import node_geo_track
+from subflow.mobility import node_geo_track
 from subflow.limits import check_scenario
 from subflow.scenario import load_scenario
 from subflow.tracks import apply_track, check_size, read_track, write_gpx

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from subflow.errors import UsernameTaken
+
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 from sqlalchemy import func, select
 
@@ -106,7 +108,7 @@ def create_user(request: Request, session: SessionDep, admin: AdminUser, body: U
     try:
         user = accounts.create_user(session, body.username, body.password, is_admin=body.is_admin,
                                     can_run_linux=body.can_run_linux)
-    except accounts.UsernameTaken as exc:
+    except UsernameTaken as exc:
         raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
     audit.record(session, "user_create", user=admin, target=user.username, ip=client_ip(request),
                  detail={"is_admin": body.is_admin, "can_run_linux": body.can_run_linux})

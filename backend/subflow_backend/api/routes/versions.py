@@ -6,6 +6,8 @@ forking needs a role in the source project and editor in the target one.
 
 from __future__ import annotations
 
+from subflow.errors import UnknownVersion
+
 from fastapi import APIRouter, HTTPException, Path, Request, Response, status
 
 from subflow_backend import audit, history
@@ -28,7 +30,7 @@ _VERSION = Path(ge=1, le=2**31 - 1, description="A version number (1 = as first 
 def _version(session, row, version: int) -> dict:
     try:
         return history.get_version(session, row, version)
-    except history.UnknownVersion as exc:
+    except UnknownVersion as exc:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
 
 
