@@ -16,7 +16,8 @@ resolved here (the worker resolves them) and, for the engines configured in
   capabilities snapshot, :mod:`subflow.fields`) refuses or lacks
   (:class:`~subflow.errors.FieldNotHonoured`, ``loc`` in the document);
 * no flow of the scenario joins two nodes that no link and no association of
-  the run ever connect, not even at different times (:class:`FlowUnreachable`).
+  the run ever connect, not even at different times (:func:`subflow.checks.check_connectable`,
+  :class:`subflow.errors.FlowUnreachable`).
   This is a necessary condition only: a flow whose endpoints are connected
   through links that are never up at the same time is found by the worker,
   which fails the comparison naming the flow.
@@ -31,11 +32,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import networkx as nx
-
 from subflow.agent_api import EngineCapabilities
-from subflow.association import association_timeline
-from subflow.errors import FlowUnreachable, StrategyNotSupported, UnknownEngine
+from subflow.checks import check_connectable
+from subflow.errors import StrategyNotSupported, UnknownEngine
 from subflow.fields import check_fields, from_description
 from subflow.scenario import Scenario, load_scenario
 from subflow.strategies import get_strategy
@@ -93,30 +92,6 @@ def check_fields_honoured(engine: str, scenario: Scenario) -> None:
     entry = _engine_entry(agent.snapshot(), engine)
     if entry is not None and entry.fields is not None:
         check_fields(scenario, from_description(entry.fields.model_dump()), engine)
-
-
-def check_connectable(scenario: Scenario) -> None:
-    """Refuse a flow whose endpoints no link and no association ever join.
-
-    The graph is the union over the whole run of the links (up or down) and of
-    the associations that carry traffic (:func:`subflow.association.association_timeline`),
-    so a refusal is certain; the converse is the worker's to find.
-
-    Raises
-    ------
-    FlowUnreachable
-        For the first such flow, with its index in ``scenario.flows``.
-    """
-    graph = nx.Graph()
-    graph.add_nodes_from(n.id for n in scenario.nodes)
-    graph.add_edges_from((link.src, link.dst) for link in scenario.links)
-    timeline = association_timeline(scenario)
-    graph.add_edges_from(
-        (a.station, a.access_point) for a in timeline.associations if a.t_associated_s < a.t_end_s
-    )
-    for i, f in enumerate(scenario.flows):
-        if not nx.has_path(graph, f.src, f.dst):
-            raise FlowUnreachable(i, f.id, f.src, f.dst)
 
 
 def check_request(

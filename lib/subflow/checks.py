@@ -1,6 +1,8 @@
-"""Save-time warnings: things a valid scenario allows but a planner most likely did not mean.
+"""Connectivity checks of a scenario: the certain refusal before a run, and save-time warnings.
 
-A warning never blocks saving or running; the editor shows it next to the element it names.
+:func:`check_connectable` refuses a flow whose endpoints are never joined (a comparison request is refused
+with it). :func:`scenario_warnings` lists what a valid scenario allows but a planner most likely did not mean;
+a warning never blocks saving or running; the editor shows it next to the element it names.
 
 * ``flow_unreachable``: a flow's endpoints have no path during part (or all) of its active window,
   not counting a handover's association delay (from the same interval resolution a run uses, :func:`subflow.resolve.resolve_plan`, with the
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+import networkx as nx
 from pydantic import BaseModel, Field
 
 from subflow.association import association_timeline
-from subflow.errors import Unreachable
+from subflow.errors import FlowUnreachable, Unreachable
 from subflow.resolve import resolve_plan
 from subflow.scenario import Scenario, WaypointsMobility
 
@@ -89,6 +92,30 @@ def _without_handovers(scenario: Scenario, gaps: dict[str, list[tuple[float, flo
         if kept:
             out[fid] = kept
     return out
+
+
+def check_connectable(scenario: Scenario) -> None:
+    """Refuse a flow whose endpoints no link and no association ever join.
+
+    The graph is the union over the whole run of the links (up or down) and of
+    the associations that carry traffic (:func:`subflow.association.association_timeline`),
+    so a refusal is certain; the converse is the worker's to find.
+
+    Raises
+    ------
+    FlowUnreachable
+        For the first such flow, with its index in ``scenario.flows``.
+    """
+    graph = nx.Graph()
+    graph.add_nodes_from(n.id for n in scenario.nodes)
+    graph.add_edges_from((link.src, link.dst) for link in scenario.links)
+    timeline = association_timeline(scenario)
+    graph.add_edges_from(
+        (a.station, a.access_point) for a in timeline.associations if a.t_associated_s < a.t_end_s
+    )
+    for i, f in enumerate(scenario.flows):
+        if not nx.has_path(graph, f.src, f.dst):
+            raise FlowUnreachable(i, f.id, f.src, f.dst)
 
 
 def scenario_warnings(scenario: Scenario) -> list[ScenarioWarning]:
