@@ -246,6 +246,114 @@ def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
     return initial, changes, satcom.down_intervals(duration), events
 
 
+def _stop_of(f, duration: float) -> float:
+    return f.stop_s if f.stop_s is not None else duration
+
+
+class _Topology:
+    """The run's network interval by interval: :meth:`interval` builds (once) the :class:`Interval` that holds
+    at a time — the wired links that are up (SATCOM links at their slant-range delay), the air hops of the
+    associations that carry traffic, the ad-hoc links in range."""
+
+    def __init__(self, scenario: Scenario, timeline, satcom: SatcomTimeline, wired: list[tuple[str, Arc]],
+                 adhoc: list[AdhocLink], outages: list[tuple[str, float, float]], capacity: dict[str, float]):
+        self.scenario, self.timeline, self.satcom = scenario, timeline, satcom
+        self.wired, self.adhoc, self.outages, self.capacity = wired, adhoc, outages, capacity
+        self.nodes = [n.id for n in scenario.nodes]
+        self.aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
+        self.own_delay = {link.id: link.delay_ms for link in scenario.links}
+        self.no_transit = end_points(scenario)
+        self._cache: dict[float, Interval] = {}
+
+    def interval(self, mid: float) -> Interval:
+        """The topology and context of the interval containing ``mid`` (s)."""
+        if mid not in self._cache:
+            self._cache[mid] = self._build(mid)
+        return self._cache[mid]
+
+    def _build(self, mid: float) -> Interval:
+        down = {link for link, d0, d1 in self.outages if d0 <= mid < d1}
+        associations = self.timeline.associations
+        active: list[Association] = [a for a in associations if a.t_associated_s <= mid < a.t_end_s]
+        pending = [a for a in associations if a.t_start_s <= mid < a.t_associated_s]
+        sat = self.satcom.links
+        arcs = [arc if link not in sat else _with_delay(arc, sat[link].delay_at(mid) + self.own_delay[link])
+                for link, arc in self.wired if link not in down]
+        for a in active:
+            arcs += air_arcs(a.station, self.aps[a.access_point])
+        for link in self.adhoc:
+            if any(w0 <= mid < w1 for w0, w1 in link.windows):
+                arcs += link.arcs()
+        duration = self.scenario.run.duration_s
+        return Interval(
+            nodes=self.nodes,
+            arcs=arcs,
+            capacity=self.capacity,
+            live_flows=[g for g in self.scenario.flows if g.start_s <= mid < _stop_of(g, duration)],
+            pending=[(a.station, air_arcs(a.station, self.aps[a.access_point])) for a in pending],
+            no_transit=self.no_transit,
+        )
+
+
+def _cut_times(scenario: Scenario, timeline, adhoc: list[AdhocLink], outages: list[tuple[str, float, float]]
+               ) -> list[float]:
+    """Where the run is cut: every association start/end, link or SATCOM outage, ad-hoc window and flow
+    start/stop, in [0, duration], sorted."""
+    duration = scenario.run.duration_s
+    bounds = {0.0, duration}
+    for link in adhoc:
+        for t0, t1 in link.windows:
+            bounds.update((t0, t1))
+    for _, t0, t1 in outages:
+        bounds.update((t0, t1))
+    for a in timeline.associations:
+        bounds.update((a.t_start_s, a.t_associated_s, a.t_end_s))
+    for f in scenario.flows:
+        bounds.add(f.start_s)
+        bounds.add(_stop_of(f, duration))
+    return sorted(b for b in bounds if 0.0 <= b <= duration)
+
+
+def _resolve_flow(f, strat, policy, cuts: list[float], topology: _Topology) -> FlowPlan:
+    """One flow's plan: per interval its subflow paths by ``policy``, consecutive equal intervals merged.
+
+    Raises
+    ------
+    Unreachable
+        If the flow has no path in any interval of its active window.
+    """
+    stop = _stop_of(f, topology.scenario.run.duration_s)
+    segments: list[Segment] = []
+    for t0, t1 in zip(cuts, cuts[1:]):
+        if t1 <= f.start_s or t0 >= stop or t1 - t0 <= 0:
+            continue
+        previous: list[SubflowPath] = segments[-1].subflows if segments else []
+        subflows = policy(topology.interval(0.5 * (t0 + t1)), f, previous)
+        if segments and segments[-1].subflows == subflows:
+            segments[-1].t_end_s = t1
+        else:
+            segments.append(Segment(t_start_s=t0, t_end_s=t1, subflows=subflows))
+    if not any(s.subflows for s in segments):
+        raise Unreachable(f.id, f.src, f.dst)
+    return FlowPlan(id=f.id, src=f.src, dst=f.dst, rate_mbps=f.rate_mbps, size_bytes=f.size_bytes,
+                    start_s=f.start_s, stop_s=stop, multipath=strat.multipath, coupling=strat.coupling,
+                    handover=strat.handover, segments=segments)
+
+
+def _capacity_changes(scenario: Scenario, timeline, flows: list[FlowPlan], adhoc: list[AdhocLink]
+                      ) -> list[CapacityChange]:
+    """Every resource's capacity changes, by time: rate-table air, per-station air queues, ad-hoc links."""
+    duration = scenario.run.duration_s
+    adhoc_changes = [
+        c for link in adhoc for c in _stepped_capacity(
+            link.resource, link.steps[0][1], [(link.a, link.b, w0, w1, link.steps) for w0, w1 in link.windows],
+            timeline.trajectories, duration)
+        if c.capacity_mbps != link.steps[0][1] or c.t_s > 0]
+    return sorted(_air_capacity_changes(scenario, timeline)
+                  + station_queue_capacity_changes(to_local(scenario), timeline, flows) + adhoc_changes,
+                  key=lambda c: (c.t_s, c.resource))
+
+
 def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid") -> RunPlan:
     """Resolve ``scenario`` under ``strategy`` into a :class:`~subflow.plan.RunPlan`.
 
@@ -280,93 +388,16 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     initial_delay, delay_changes, satcom_outages, satcom_events = _satcom_plan(scenario, satcom)
     wired, resources = _resources(scenario, initial_delay)
     resources += station_queue_resources(scenario, timeline)
-    nodes = [n.id for n in scenario.nodes]
-    aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
-    capacity = {r.id: r.capacity_mbps for r in resources}
-    own_delay = {link.id: link.delay_ms for link in scenario.links}
-
     adhoc = _adhoc_links(scenario, timeline)
     for link in adhoc:
         resources.append(Resource(id=link.resource, kind="air", capacity_mbps=link.steps[0][1], delay_ms=0.0,
                                   loss=0.0, queue_packets=100))
-        capacity[link.resource] = link.steps[0][1]
-    no_transit = end_points(scenario)
-
     outages, link_events = _link_states(scenario)
     outages += satcom_outages
     link_events += satcom_events
-    bounds = {0.0, duration}
-    for link in adhoc:
-        for t0, t1 in link.windows:
-            bounds.update((t0, t1))
-    for _, t0, t1 in outages:
-        bounds.update((t0, t1))
-    for a in timeline.associations:
-        bounds.update((a.t_start_s, a.t_associated_s, a.t_end_s))
-    for f in scenario.flows:
-        bounds.add(f.start_s)
-        bounds.add(f.stop_s if f.stop_s is not None else duration)
-    cuts = sorted(b for b in bounds if 0.0 <= b <= duration)
-
-    def stop_of(f) -> float:
-        return f.stop_s if f.stop_s is not None else duration
-
-    intervals: dict[float, Interval] = {}
-
-    def interval(mid: float) -> Interval:
-        """The topology and context of the interval containing ``mid`` (built once)."""
-        if mid not in intervals:
-            down = {link for link, d0, d1 in outages if d0 <= mid < d1}
-            active: list[Association] = [a for a in timeline.associations if a.t_associated_s <= mid < a.t_end_s]
-            pending = [a for a in timeline.associations if a.t_start_s <= mid < a.t_associated_s]
-            arcs = [arc if link not in satcom.links else _with_delay(arc, satcom.links[link].delay_at(mid)
-                                                                     + own_delay[link])
-                    for link, arc in wired if link not in down]
-            for a in active:
-                arcs += air_arcs(a.station, aps[a.access_point])
-            for link in adhoc:
-                if any(w0 <= mid < w1 for w0, w1 in link.windows):
-                    arcs += link.arcs()
-            intervals[mid] = Interval(
-                nodes=nodes,
-                arcs=arcs,
-                capacity=capacity,
-                live_flows=[g for g in scenario.flows if g.start_s <= mid < stop_of(g)],
-                pending=[(a.station, air_arcs(a.station, aps[a.access_point])) for a in pending],
-                no_transit=no_transit,
-            )
-        return intervals[mid]
-
-    flows: list[FlowPlan] = []
-    for f in scenario.flows:
-        stop = stop_of(f)
-        segments: list[Segment] = []
-        for t0, t1 in zip(cuts, cuts[1:]):
-            if t1 <= f.start_s or t0 >= stop or t1 - t0 <= 0:
-                continue
-            previous: list[SubflowPath] = segments[-1].subflows if segments else []
-            subflows = policy(interval(0.5 * (t0 + t1)), f, previous)
-            if segments and segments[-1].subflows == subflows:
-                segments[-1].t_end_s = t1
-            else:
-                segments.append(Segment(t_start_s=t0, t_end_s=t1, subflows=subflows))
-        if not any(s.subflows for s in segments):
-            raise Unreachable(f.id, f.src, f.dst)
-        flows.append(
-            FlowPlan(
-                id=f.id,
-                src=f.src,
-                dst=f.dst,
-                rate_mbps=f.rate_mbps,
-                size_bytes=f.size_bytes,
-                start_s=f.start_s,
-                stop_s=stop,
-                multipath=strat.multipath,
-                coupling=strat.coupling,
-                handover=strat.handover,
-                segments=segments,
-            )
-        )
+    topology = _Topology(scenario, timeline, satcom, wired, adhoc, outages, {r.id: r.capacity_mbps for r in resources})
+    cuts = _cut_times(scenario, timeline, adhoc, outages)
+    flows = [_resolve_flow(f, strat, policy, cuts, topology) for f in scenario.flows]
     events = sorted(timeline.events + link_events, key=lambda e: e["t_s"])
     if strat.rate_limits == "fdm":
         events = sorted(events + apply_fdm(flows, resources, duration, scenario.controller.interval_s),
@@ -381,15 +412,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         transport=scenario.transport,
         controller=scenario.controller,
         resources=resources,
-        capacity_changes=sorted(
-            _air_capacity_changes(scenario, timeline) + station_queue_capacity_changes(to_local(scenario), timeline,
-                                                                                       flows) + [
-                c for link in adhoc for c in _stepped_capacity(
-                    link.resource, link.steps[0][1],
-                    [(link.a, link.b, w0, w1, link.steps) for w0, w1 in link.windows],
-                    timeline.trajectories, duration)
-                if c.capacity_mbps != link.steps[0][1] or c.t_s > 0],
-            key=lambda c: (c.t_s, c.resource)),
+        capacity_changes=_capacity_changes(scenario, timeline, flows, adhoc),
         delay_changes=delay_changes,
         flows=flows,
         events=events,
