@@ -698,11 +698,43 @@ def allocate_fdm(
     """
     opts = options or FdmOptions()
     demands = list(net.demands if demands is None else demands)
+    src, dst, requested = _checked_demands(net, demands, demand_scale)
+    usable = np.ones(net.m, dtype=np.bool_)
+    cands = _candidate_paths(net, demands)
+    shortest_for = _shortest_paths_of(net, demands, src, dst, cands, usable)
+    if previous is not None:
+        init, old_rates = _warm_start(net, demands, previous, cands, requested, shortest_for)
+    else:
+        old_rates = None
+        init = [{shortest_for(k): float(requested[k])} if cands[k] is None
+                else {p: requested[k] / len(cands[k]) for p in cands[k]}  # type: ignore[union-attr,arg-type]
+                for k in range(len(demands))]
+    lam: float | None = None
+    tempered = 1.0
+    alloc = requested.copy()
+    if np.max(_arc_flows(net, init) / net.capacity_mbps) >= 1.0 - 1e-9:
+        lam, tempered, alloc, init = _feasible_start(net, src, dst, requested, cands, usable, opts, init,
+                                                     shortest_for, previous is not None)
+    return _run(net, demands, src, dst, requested, alloc, cands, init, usable, opts, lam, tempered, old_rates)
+
+
+def _checked_demands(net: Network, demands: list[Demand], demand_scale: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Source and destination node indices and requested rates (Mbit/s, scaled) of ``demands``.
+
+    Raises
+    ------
+    ValueError
+        No demand, a non-positive demand or scale, a demand to itself.
+    UnknownNode
+        A demand endpoint not in ``net``.
+    LinkInvalid
+        A link with zero capacity.
+    """
     if not demands:
         raise ValueError("no demands to allocate")
     if not (demand_scale > 0 and math.isfinite(demand_scale)):
         raise ValueError("demand_scale must be a positive number")
-    K_ = len(demands)
     src = np.array([net.node_index(d.src) for d in demands], dtype=np.int64)
     dst = np.array([net.node_index(d.dst) for d in demands], dtype=np.int64)
     requested = np.array([float(d.demand_mbps) * demand_scale for d in demands])
@@ -718,7 +750,18 @@ def allocate_fdm(
             net.link[a], "capacity_mbps", float(net.capacity_mbps[a]),
             f"zero capacity while demands are to be allocated ({net.nodes[net.src[a]]}>{net.nodes[net.dst[a]]})",
         )
-    usable = np.ones(net.m, dtype=np.bool_)
+    return src, dst, requested
+
+
+def _candidate_paths(net: Network, demands: list[Demand]) -> list[list[tuple[int, ...]] | None]:
+    """Per demand, its candidate paths as arc tuples (duplicates removed), or None when it may use any path.
+
+    Raises
+    ------
+    ValueError
+        A candidate path that does not run from the demand's source to its destination, visits a node
+        twice or is not a path of ``net``; more than ``_MAXP`` candidates.
+    """
     cands: list[list[tuple[int, ...]] | None] = []
     for i, d in enumerate(demands):
         if not d.paths:
@@ -737,7 +780,20 @@ def allocate_fdm(
         if len(lst) > _MAXP:
             raise ValueError(f"demand {d.id or i}: at most {_MAXP} candidate paths")
         cands.append(list(dict.fromkeys(lst)))
-    # unrestricted demands: shortest paths (also the reachability check)
+    return cands
+
+
+def _shortest_paths_of(net: Network, demands: list[Demand], src: np.ndarray, dst: np.ndarray,
+                       cands: list, usable: np.ndarray):
+    """A function k → demand k's shortest path (arcs): the least-delay one for an unrestricted demand, its
+    least-delay (then fewest-hop) candidate otherwise.
+
+    Raises
+    ------
+    DemandUnreachable
+        An unrestricted demand with no path.
+    """
+    K_ = len(demands)
     sp_of: dict[int, dict[int, tuple[int, ...]]] = {}
     for s in sorted({int(src[k]) for k in range(K_) if cands[k] is None}):
         sp_of[s] = _shortest_arcs(net, usable, s, {int(dst[k]) for k in range(K_) if cands[k] is None and src[k] == s})
@@ -748,69 +804,70 @@ def allocate_fdm(
     def shortest_for(k: int) -> tuple[int, ...]:
         if cands[k] is None:
             return sp_of[int(src[k])][int(dst[k])]
-        return min(cands[k], key=lambda p: (sum(net.delay_ms[a] for a in p), len(p)))  # type: ignore[union-attr]
+        return min(cands[k], key=lambda p: (sum(net.delay_ms[a] for a in p), len(p)))
 
-    # ---------------------------------------------------------------- start
-    old_rates: list[dict[tuple[str, ...], float]] | None = None
+    return shortest_for
+
+
+def _warm_start(net: Network, demands: list[Demand], previous: Allocation, cands: list, requested: np.ndarray,
+                shortest_for) -> tuple[list[dict[tuple[int, ...], float]], list[dict[tuple[str, ...], float]]]:
+    """The start from ``previous``: each demand's old paths that still exist (and are candidates), scaled to
+    its request, the rest on its shortest path; and the old rates by node path (for the moved-rate figure)."""
+    prev = {}
+    for i, pd in enumerate(previous.demands):
+        prev[("id", pd.id) if pd.id else ("ix", i, pd.src, pd.dst)] = pd
+    old_rates: list[dict[tuple[str, ...], float]] = []
     init: list[dict[tuple[int, ...], float]] = []
-    if previous is not None:
-        prev = {}
-        for i, pd in enumerate(previous.demands):
-            prev[("id", pd.id) if pd.id else ("ix", i, pd.src, pd.dst)] = pd
-        old_rates = []
-        for k, d in enumerate(demands):
-            pd = prev.get(_demand_key(d, k))
-            kept: dict[tuple[int, ...], float] = {}
-            old: dict[tuple[str, ...], float] = {}
-            if pd is not None:
-                for pr in pd.paths:
-                    old[tuple(pr.nodes)] = old.get(tuple(pr.nodes), 0.0) + pr.rate
-                    try:
-                        arcs = tuple(net.arcs_of_path(pr.nodes))
-                    except (ValueError, LookupError, UnknownNode):
-                        continue  # the path is gone (a node or link left the topology)
-                    if cands[k] is not None and arcs not in cands[k]:  # type: ignore[operator]
-                        continue
-                    kept[arcs] = kept.get(arcs, 0.0) + pr.rate
-            old_rates.append(old)
-            tot = sum(kept.values())
-            if tot > requested[k]:
-                kept = {p: v * requested[k] / tot for p, v in kept.items()}
-            elif tot < requested[k]:
-                p = shortest_for(k)
-                kept[p] = kept.get(p, 0.0) + requested[k] - tot
-            init.append(kept)
-    else:
-        for k in range(K_):
-            if cands[k] is None:
-                init.append({shortest_for(k): float(requested[k])})
-            else:
-                share = requested[k] / len(cands[k])  # type: ignore[arg-type]
-                init.append({p: share for p in cands[k]})  # type: ignore[union-attr]
-    f0 = _arc_flows(net, init)
-    lam: float | None = None
+    for k, d in enumerate(demands):
+        pd = prev.get(_demand_key(d, k))
+        kept: dict[tuple[int, ...], float] = {}
+        old: dict[tuple[str, ...], float] = {}
+        if pd is not None:
+            for pr in pd.paths:
+                old[tuple(pr.nodes)] = old.get(tuple(pr.nodes), 0.0) + pr.rate
+                try:
+                    arcs = tuple(net.arcs_of_path(pr.nodes))
+                except (ValueError, LookupError, UnknownNode):
+                    continue  # the path is gone (a node or link left the topology)
+                if cands[k] is not None and arcs not in cands[k]:
+                    continue
+                kept[arcs] = kept.get(arcs, 0.0) + pr.rate
+        old_rates.append(old)
+        tot = sum(kept.values())
+        if tot > requested[k]:
+            kept = {p: v * requested[k] / tot for p, v in kept.items()}
+        elif tot < requested[k]:
+            p = shortest_for(k)
+            kept[p] = kept.get(p, 0.0) + requested[k] - tot
+        init.append(kept)
+    return init, old_rates
+
+
+def _feasible_start(net: Network, src: np.ndarray, dst: np.ndarray, requested: np.ndarray, cands: list,
+                    usable: np.ndarray, opts: FdmOptions, init: list, shortest_for, warm: bool):
+    """A start below capacity when ``init`` overloads an arc: the maximum concurrent flow's paths, scaled to
+    the requests (or, when λ ≤ 1, to the tempered requests ``temper_margin``·λ·d); returns
+    (λ, tempering factor, allocated rates, start)."""
+    lam, lp = max_concurrent_flow(net, src, dst, requested, cands, usable)
+    if lam <= 0:  # cannot happen: every demand has a path of positive capacity
+        raise RuntimeError("maximum concurrent flow factor is 0")
+    factor = opts.temper_margin if lam <= 1.0 else 1.0 / lam
     tempered = 1.0
     alloc = requested.copy()
-    if np.max(f0 / net.capacity_mbps) >= 1.0 - 1e-9:
-        lam, lp = max_concurrent_flow(net, src, dst, requested, cands, usable)
-        if lam <= 0:  # cannot happen: every demand has a path of positive capacity
-            raise RuntimeError("maximum concurrent flow factor is 0")
-        factor = opts.temper_margin if lam <= 1.0 else 1.0 / lam
-        if lam <= 1.0:
-            tempered = opts.temper_margin * lam
-            alloc = requested * tempered
-        start = [{p: v * factor for p, v in per.items()} for per in lp]
-        for k in range(K_):
-            tot = sum(start[k].values())
-            if tot <= 0:
-                start[k] = {shortest_for(k): float(alloc[k])}
-            elif abs(tot - alloc[k]) > 0:
-                start[k] = {p: v * alloc[k] / tot for p, v in start[k].items()}
-            if previous is not None:
-                for p in init[k]:
-                    start[k].setdefault(p, 0.0)
-        init = start
-    return _run(net, demands, src, dst, requested, alloc, cands, init, usable, opts, lam, tempered, old_rates)
+    if lam <= 1.0:
+        tempered = opts.temper_margin * lam
+        alloc = requested * tempered
+    start = [{p: v * factor for p, v in per.items()} for per in lp]
+    for k in range(len(start)):
+        tot = sum(start[k].values())
+        if tot <= 0:
+            start[k] = {shortest_for(k): float(alloc[k])}
+        elif abs(tot - alloc[k]) > 0:
+            start[k] = {p: v * alloc[k] / tot for p, v in start[k].items()}
+        if warm:
+            for p in init[k]:
+                start[k].setdefault(p, 0.0)
+    return lam, tempered, alloc, start
 
 
 def _arc_flows_of(x, path_off, path_len, arcs, n_paths: int, m: int) -> np.ndarray:
