@@ -998,48 +998,75 @@ def _run(
     old_rates: list[dict[tuple[str, ...], float]] | None,
 ) -> Allocation:
     """Phase 2 (FD iterations in :func:`fd_iterate`) and the report."""
-    K_ = len(demands)
-    n_init = sum(len(p) for p in init)
-    n_cand = sum(len(c) for c in cands if c is not None)
-    pcap = n_init + n_cand + 8 * K_ + 64
-    acap = pcap * 8
-    path_off = np.zeros(pcap, dtype=np.int64)
-    path_len = np.zeros(pcap, dtype=np.int64)
-    arcs = np.zeros(acap, dtype=np.int64)
-    x = np.zeros(pcap)
-    com_paths = np.full((K_, _MAXP), -1, dtype=np.int64)
-    com_np = np.zeros(K_, dtype=np.int64)
-    counters = np.zeros(3, dtype=np.int64)
+    store = _PathStore(demands, cands, init)
+    stats = _iterate(net, store, src, dst, alloc, cands, usable, opts)
+    return _report(net, demands, store, src, requested, alloc, opts, stats, lam, tempered, old_rates)
 
-    def add(k: int, p: tuple[int, ...], rate: float) -> None:
-        nonlocal path_off, path_len, arcs, x
-        for j in range(com_np[k]):
-            q = com_paths[k, j]
-            if path_len[q] == len(p) and tuple(arcs[path_off[q] : path_off[q] + path_len[q]]) == p:
-                x[q] += rate
+
+class _PathStore:
+    """The path flows FD works on, in the flat arrays :func:`fd_iterate` takes: path ``i`` is
+    ``arcs[path_off[i]:path_off[i] + path_len[i]]`` with flow ``x[i]``; demand ``k``'s paths are
+    ``com_paths[k, :com_np[k]]``; ``counters`` = (paths, arcs used, iterations done)."""
+
+    def __init__(self, demands: list[Demand], cands: list, init: list[dict[tuple[int, ...], float]]):
+        K_ = len(demands)
+        n_init = sum(len(p) for p in init)
+        n_cand = sum(len(c) for c in cands if c is not None)
+        self.pcap = n_init + n_cand + 8 * K_ + 64
+        self.acap = self.pcap * 8
+        self.path_off = np.zeros(self.pcap, dtype=np.int64)
+        self.path_len = np.zeros(self.pcap, dtype=np.int64)
+        self.arcs = np.zeros(self.acap, dtype=np.int64)
+        self.x = np.zeros(self.pcap)
+        self.com_paths = np.full((K_, _MAXP), -1, dtype=np.int64)
+        self.com_np = np.zeros(K_, dtype=np.int64)
+        self.counters = np.zeros(3, dtype=np.int64)
+        for k in range(K_):
+            if cands[k] is not None:
+                for p in cands[k]:
+                    self.add(k, p, 0.0)
+            for p, v in init[k].items():
+                self.add(k, p, float(v))
+
+    def add(self, k: int, p: tuple[int, ...], rate: float) -> None:
+        """Add ``rate`` on path ``p`` (arcs) of demand ``k``, a new path if it has none such."""
+        for j in range(self.com_np[k]):
+            q = self.com_paths[k, j]
+            if self.path_len[q] == len(p) and tuple(self.arcs[self.path_off[q]: self.path_off[q] + self.path_len[q]]) == p:
+                self.x[q] += rate
                 return
-        if com_np[k] >= _MAXP:
+        if self.com_np[k] >= _MAXP:
             # fold the flow onto the first path (only with very many warm-start paths)
-            x[com_paths[k, 0]] += rate
+            self.x[self.com_paths[k, 0]] += rate
             return
-        i, o = int(counters[0]), int(counters[1])
-        path_off[i], path_len[i] = o, len(p)
-        arcs[o : o + len(p)] = p
-        x[i] = rate
-        com_paths[k, com_np[k]] = i
-        com_np[k] += 1
-        counters[0] += 1
-        counters[1] += len(p)
+        i, o = int(self.counters[0]), int(self.counters[1])
+        self.path_off[i], self.path_len[i] = o, len(p)
+        self.arcs[o: o + len(p)] = p
+        self.x[i] = rate
+        self.com_paths[k, self.com_np[k]] = i
+        self.com_np[k] += 1
+        self.counters[0] += 1
+        self.counters[1] += len(p)
 
-    for k in range(K_):
-        if cands[k] is not None:
-            for p in cands[k]:
-                add(k, p, 0.0)
-        for p, v in init[k].items():
-            add(k, p, float(v))
-    f = np.zeros(net.m)
-    for i in range(int(counters[0])):
-        f[arcs[path_off[i] : path_off[i] + path_len[i]]] += x[i]
+    def grow(self) -> None:
+        """Double the room for paths and arcs (:func:`fd_iterate` returned 1: out of room)."""
+        self.path_off = np.concatenate([self.path_off, np.zeros(self.pcap, dtype=np.int64)])
+        self.path_len = np.concatenate([self.path_len, np.zeros(self.pcap, dtype=np.int64)])
+        self.x = np.concatenate([self.x, np.zeros(self.pcap)])
+        self.arcs = np.concatenate([self.arcs, np.zeros(self.acap, dtype=np.int64)])
+        self.pcap, self.acap = self.pcap * 2, self.acap * 2
+
+    def arc_flows(self, m: int) -> np.ndarray:
+        """Every arc's flow, summed from the path flows (no drift)."""
+        return _arc_flows_of(self.x, self.path_off, self.path_len, self.arcs, int(self.counters[0]), m)
+
+
+def _iterate(net: Network, store: _PathStore, src: np.ndarray, dst: np.ndarray, alloc: np.ndarray, cands: list,
+             usable: np.ndarray, opts: FdmOptions) -> np.ndarray:
+    """FD iterations in chunks until the relative gap is below ``opts.tolerance`` or ``max_iterations``;
+    between chunks, small problems get Newton steps (phase 3). Returns ``stats`` (D, lower bound, gap)."""
+    K_ = len(alloc)
+    f = store.arc_flows(net.m)
     W = (net.delay_ms / 1000.0) * (1e6 / opts.packet_bits) if opts.include_propagation else np.zeros(net.m)
     restricted = np.array([c is not None for c in cands], dtype=np.bool_)
     free_sources = sorted({int(src[k]) for k in range(K_) if not restricted[k]})
@@ -1052,35 +1079,37 @@ def _run(
     stats = np.zeros(3)
     fs, sp_, sc_ = (np.array(v, dtype=np.int64) for v in (free_sources, src_ptr, src_com))
     end_point = end_point_mask(net)
-    # FD in chunks; between chunks, small problems get Newton steps (phase 3)
     chunk = _NEWTON_CHUNK if opts.newton_max_paths > 0 else opts.max_iterations
     newton_at = -1  # path count when Newton last failed to improve
     while True:
-        limit = min(opts.max_iterations, int(counters[2]) + chunk)
+        limit = min(opts.max_iterations, int(store.counters[2]) + chunk)
         code = fd_iterate(
             indptr, adj, net.src, net.dst, net.capacity_mbps, W, usable, src, dst, alloc, restricted,
-            fs, sp_, sc_, path_off, path_len, arcs, counters, com_paths, com_np, x, f, limit, opts.tolerance, stats,
-            end_point,
+            fs, sp_, sc_, store.path_off, store.path_len, store.arcs, store.counters, store.com_paths, store.com_np,
+            store.x, f, limit, opts.tolerance, stats, end_point,
         )
         if code == 1:
-            path_off = np.concatenate([path_off, np.zeros(pcap, dtype=np.int64)])
-            path_len = np.concatenate([path_len, np.zeros(pcap, dtype=np.int64)])
-            x = np.concatenate([x, np.zeros(pcap)])
-            arcs = np.concatenate([arcs, np.zeros(acap, dtype=np.int64)])
-            pcap, acap = pcap * 2, acap * 2
+            store.grow()
             continue
         converged = stats[2] <= opts.tolerance * max(stats[1], 1e-300)
-        if converged or int(counters[2]) >= opts.max_iterations:
-            break
-        n_paths = int(counters[0])
+        if converged or int(store.counters[2]) >= opts.max_iterations:
+            return stats
+        n_paths = int(store.counters[0])
         if n_paths != newton_at and n_paths <= opts.newton_max_paths:
-            groups = [[int(com_paths[k, j]) for j in range(com_np[k])] for k in range(K_)]
-            members = [[int(a) for a in arcs[path_off[p] : path_off[p] + path_len[p]]] for p in range(n_paths)]
-            if not _newton_polish(x, groups, members, net.capacity_mbps, W, usable):
+            groups = [[int(store.com_paths[k, j]) for j in range(store.com_np[k])] for k in range(K_)]
+            members = [[int(a) for a in store.arcs[store.path_off[p]: store.path_off[p] + store.path_len[p]]]
+                       for p in range(n_paths)]
+            if not _newton_polish(store.x, groups, members, net.capacity_mbps, W, usable):
                 newton_at = n_paths
-            f = _arc_flows_of(x, path_off, path_len, arcs, n_paths, net.m)
-    # exact arc flows from the path flows (no drift)
-    f = _arc_flows_of(x, path_off, path_len, arcs, int(counters[0]), net.m)
+            f = store.arc_flows(net.m)
+
+
+def _report(net: Network, demands: list[Demand], store: _PathStore, src: np.ndarray, requested: np.ndarray,
+            alloc: np.ndarray, opts: FdmOptions, stats: np.ndarray, lam: float | None, tempered: float,
+            old_rates: list[dict[tuple[str, ...], float]] | None) -> Allocation:
+    """The :class:`Allocation` of the path flows: mean delay (Kleinrock), link loads, each demand's paths and,
+    from a warm start, how much rate moved."""
+    f = store.arc_flows(net.m)
     gamma = float(alloc.sum())
     residual = net.capacity_mbps - f
     sfr = float(np.sum(f / residual))
@@ -1095,15 +1124,16 @@ def _run(
         )
         for a in range(net.m)
     ]
+    x, arcs, path_off, path_len = store.x, store.arcs, store.path_off, store.path_len
     out_demands = []
     moved = 0.0
     old_total = 0.0
     for k, d in enumerate(demands):
         rates: dict[tuple[str, ...], float] = {}
-        for j in range(com_np[k]):
-            p = com_paths[k, j]
+        for j in range(store.com_np[k]):
+            p = store.com_paths[k, j]
             if x[p] > 1e-12 * max(1.0, alloc[k]):
-                nodes = (net.nodes[src[k]],) + tuple(net.nodes[net.dst[a]] for a in arcs[path_off[p] : path_off[p] + path_len[p]])
+                nodes = (net.nodes[src[k]],) + tuple(net.nodes[net.dst[a]] for a in arcs[path_off[p]: path_off[p] + path_len[p]])
                 rates[nodes] = rates.get(nodes, 0.0) + float(x[p])
         paths = [PathRate.model_construct(nodes=list(nd), rate=v) for nd, v in sorted(rates.items(), key=lambda kv: -kv[1])]
         out_demands.append(
@@ -1114,7 +1144,7 @@ def _run(
         if old_rates is not None:
             old = old_rates[k]
             old_total += sum(old.values())
-            for nd in set(old) | set(rates):
+            for nd in sorted(set(old) | set(rates)):
                 moved += abs(rates.get(nd, 0.0) - old.get(nd, 0.0))
     return Allocation(
         method="fdm",
@@ -1124,7 +1154,7 @@ def _run(
         tempered=float(tempered),
         lambda_max=lam,
         relative_gap=rel_gap,
-        iterations=int(counters[2]),
+        iterations=int(store.counters[2]),
         moved_mbps=None if old_rates is None else moved / 2.0,
         moved_fraction=None if old_rates is None else (moved / 2.0 / old_total if old_total > 0 else 0.0),
         links=links,
