@@ -490,110 +490,129 @@ def max_concurrent_flow(
     RuntimeError
         If the LP solver fails.
     """
-    import scipy.sparse as sp
     from scipy.optimize import linprog
 
     if usable is None:
         usable = net.capacity_mbps > 0
-    ua = np.nonzero(usable)[0]
-    mu = ua.shape[0]
-    col_of_arc = np.full(net.m, -1, dtype=np.int64)
-    col_of_arc[ua] = np.arange(mu)
-    K_ = len(rate)
-    free = [k for k in range(K_) if candidates[k] is None]
-    sources = sorted({int(src[k]) for k in free})
-    n_arc_vars = len(sources) * mu
-    path_vars: list[tuple[int, tuple[int, ...]]] = []
-    for k in range(K_):
-        if candidates[k] is not None:
-            for p in candidates[k]:  # type: ignore[union-attr]
-                path_vars.append((k, p))
-    nv = n_arc_vars + len(path_vars) + 1
-    lam = nv - 1
-    rows, cols, vals = [], [], []
-    b_eq = []
-    r = 0
-    # conservation per (source, node): out - in - λ·b = 0
-    usrc = net.src[ua]
-    udst = net.dst[ua]
-    for i, s in enumerate(sources):
-        base = i * mu
-        supply = np.zeros(net.n)
-        for k in free:
-            if src[k] == s:
-                supply[s] += rate[k]
-                supply[dst[k]] -= rate[k]
-        rows.append(r + usrc)
-        cols.append(base + np.arange(mu))
-        vals.append(np.ones(mu))
-        rows.append(r + udst)
-        cols.append(base + np.arange(mu))
-        vals.append(-np.ones(mu))
-        nz = np.nonzero(supply)[0]
-        rows.append(r + nz)
-        cols.append(np.full(nz.shape[0], lam))
-        vals.append(-supply[nz])
-        b_eq.extend([0.0] * net.n)
-        r += net.n
-    # restricted demands: Σ x_p − λ r_k = 0
-    by_k: dict[int, list[int]] = {}
-    for j, (k, _) in enumerate(path_vars):
-        by_k.setdefault(k, []).append(j)
-    for k, js in by_k.items():
-        rows.append(np.full(len(js) + 1, r))
-        cols.append(np.array([n_arc_vars + j for j in js] + [lam]))
-        vals.append(np.array([1.0] * len(js) + [-rate[k]]))
-        b_eq.append(0.0)
-        r += 1
-    A_eq = sp.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, nv)
-    ) if rows else None
-    # capacity per usable arc
-    urows, ucols = [], []
-    for i in range(len(sources)):
-        urows.append(np.arange(mu))
-        ucols.append(i * mu + np.arange(mu))
-    for j, (_, p) in enumerate(path_vars):
-        for a in p:
-            urows.append(np.array([col_of_arc[a]]))
-            ucols.append(np.array([n_arc_vars + j]))
-    A_ub = sp.csr_matrix(
-        (np.ones(sum(len(x) for x in urows)), (np.concatenate(urows), np.concatenate(ucols))), shape=(mu, nv)
-    )
-    c = np.zeros(nv)
-    c[lam] = -1.0
-    # forwarding roles: a source's flow never leaves another end point (upper bound 0 on those arcs)
-    upper = np.full(nv, np.inf)
-    end_point = end_point_mask(net)
-    if end_point.any():
-        for i, s in enumerate(sources):
-            blocked = end_point[usrc] & (usrc != s)
-            upper[i * mu + np.nonzero(blocked)[0]] = 0.0
-    res = linprog(c, A_ub=A_ub, b_ub=net.capacity_mbps[ua], A_eq=A_eq, b_eq=np.array(b_eq) if b_eq else None,
-                  bounds=np.column_stack([np.zeros(nv), upper]), method="highs")
+    lp = _McfProgram(net, src, dst, rate, candidates, usable)
+    res = linprog(lp.c, A_ub=lp.A_ub, b_ub=net.capacity_mbps[lp.ua], A_eq=lp.A_eq, b_eq=lp.b_eq,
+                  bounds=lp.bounds, method="highs")
     if res.status != 0:
         raise RuntimeError(f"maximum concurrent flow LP failed: {res.message}")
-    lam_star = float(res.x[lam])
-    flows: list[dict[tuple[int, ...], float]] = [dict() for _ in range(K_)]
-    for j, (k, p) in enumerate(path_vars):
-        v = float(res.x[n_arc_vars + j])
-        if v > 0:
-            flows[k][p] = flows[k].get(p, 0.0) + v
-    for i, s in enumerate(sources):
-        g = np.zeros(net.m)
-        g[ua] = np.maximum(res.x[i * mu : (i + 1) * mu], 0.0)
-        ks = [k for k in free if src[k] == s]
-        need: dict[int, float] = {}
-        for k in ks:
-            need[int(dst[k])] = need.get(int(dst[k]), 0.0) + lam_star * rate[k]
-        per_dst = _decompose(net, s, g, need)
-        for k in ks:
-            t = int(dst[k])
-            tot = need[t]
-            for arcs, v in per_dst.get(t, {}).items():
-                share = v * (lam_star * rate[k] / tot) if tot > 0 else 0.0
-                flows[k][arcs] = flows[k].get(arcs, 0.0) + share
-    return lam_star, flows
+    lam_star = float(res.x[lp.lam])
+    return lam_star, lp.path_flows(res.x, lam_star)
+
+
+class _McfProgram:
+    """The maximum concurrent flow LP of :func:`max_concurrent_flow`: one arc-flow block per source of the
+    unrestricted demands (``mu`` usable arcs each), one variable per candidate path, then λ (column ``lam``)."""
+
+    def __init__(self, net: Network, src, dst, rate, candidates, usable: np.ndarray):
+        import scipy.sparse as sp
+
+        self.net, self.src, self.dst, self.rate = net, src, dst, rate
+        self.ua = ua = np.nonzero(usable)[0]
+        self.mu = mu = ua.shape[0]
+        col_of_arc = np.full(net.m, -1, dtype=np.int64)
+        col_of_arc[ua] = np.arange(mu)
+        K_ = len(rate)
+        self.free = [k for k in range(K_) if candidates[k] is None]
+        self.sources = sorted({int(src[k]) for k in self.free})
+        self.n_arc_vars = len(self.sources) * mu
+        self.path_vars = [(k, p) for k in range(K_) if candidates[k] is not None for p in candidates[k]]
+        nv = self.n_arc_vars + len(self.path_vars) + 1
+        self.lam = nv - 1
+        rows, cols, vals, b_eq = self._conservation()
+        r = len(b_eq)
+        # restricted demands: Σ x_p − λ r_k = 0
+        by_k: dict[int, list[int]] = {}
+        for j, (k, _) in enumerate(self.path_vars):
+            by_k.setdefault(k, []).append(j)
+        for k, js in by_k.items():
+            rows.append(np.full(len(js) + 1, r))
+            cols.append(np.array([self.n_arc_vars + j for j in js] + [self.lam]))
+            vals.append(np.array([1.0] * len(js) + [-rate[k]]))
+            b_eq.append(0.0)
+            r += 1
+        self.A_eq = sp.csr_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, nv)
+        ) if rows else None
+        self.b_eq = np.array(b_eq) if b_eq else None
+        # capacity per usable arc
+        urows, ucols = [], []
+        for i in range(len(self.sources)):
+            urows.append(np.arange(mu))
+            ucols.append(i * mu + np.arange(mu))
+        for j, (_, p) in enumerate(self.path_vars):
+            for a in p:
+                urows.append(np.array([col_of_arc[a]]))
+                ucols.append(np.array([self.n_arc_vars + j]))
+        self.A_ub = sp.csr_matrix(
+            (np.ones(sum(len(x) for x in urows)), (np.concatenate(urows), np.concatenate(ucols))), shape=(mu, nv)
+        )
+        self.c = np.zeros(nv)
+        self.c[self.lam] = -1.0
+        # forwarding roles: a source's flow never leaves another end point (upper bound 0 on those arcs)
+        upper = np.full(nv, np.inf)
+        end_point = end_point_mask(net)
+        if end_point.any():
+            usrc = net.src[ua]
+            for i, s in enumerate(self.sources):
+                blocked = end_point[usrc] & (usrc != s)
+                upper[i * mu + np.nonzero(blocked)[0]] = 0.0
+        self.bounds = np.column_stack([np.zeros(nv), upper])
+
+    def _conservation(self) -> tuple[list, list, list, list[float]]:
+        """Rows of flow conservation per (source, node): out − in − λ·b = 0 (triplets and right-hand sides)."""
+        net, mu, ua = self.net, self.mu, self.ua
+        usrc, udst = net.src[ua], net.dst[ua]
+        rows, cols, vals, b_eq = [], [], [], []
+        r = 0
+        for i, s in enumerate(self.sources):
+            base = i * mu
+            supply = np.zeros(net.n)
+            for k in self.free:
+                if self.src[k] == s:
+                    supply[s] += self.rate[k]
+                    supply[self.dst[k]] -= self.rate[k]
+            rows.append(r + usrc)
+            cols.append(base + np.arange(mu))
+            vals.append(np.ones(mu))
+            rows.append(r + udst)
+            cols.append(base + np.arange(mu))
+            vals.append(-np.ones(mu))
+            nz = np.nonzero(supply)[0]
+            rows.append(r + nz)
+            cols.append(np.full(nz.shape[0], self.lam))
+            vals.append(-supply[nz])
+            b_eq.extend([0.0] * net.n)
+            r += net.n
+        return rows, cols, vals, b_eq
+
+    def path_flows(self, xs: np.ndarray, lam_star: float) -> list[dict[tuple[int, ...], float]]:
+        """Per demand, ``{arcs: rate}`` of the LP solution ``xs``: its candidate paths' variables, and the
+        unrestricted demands' share of their source's arc flow decomposed into paths."""
+        net, mu = self.net, self.mu
+        flows: list[dict[tuple[int, ...], float]] = [dict() for _ in range(len(self.rate))]
+        for j, (k, p) in enumerate(self.path_vars):
+            v = float(xs[self.n_arc_vars + j])
+            if v > 0:
+                flows[k][p] = flows[k].get(p, 0.0) + v
+        for i, s in enumerate(self.sources):
+            g = np.zeros(net.m)
+            g[self.ua] = np.maximum(xs[i * mu: (i + 1) * mu], 0.0)
+            ks = [k for k in self.free if self.src[k] == s]
+            need: dict[int, float] = {}
+            for k in ks:
+                need[int(self.dst[k])] = need.get(int(self.dst[k]), 0.0) + lam_star * self.rate[k]
+            per_dst = _decompose(net, s, g, need)
+            for k in ks:
+                t = int(self.dst[k])
+                tot = need[t]
+                for arcs, v in per_dst.get(t, {}).items():
+                    share = v * (lam_star * self.rate[k] / tot) if tot > 0 else 0.0
+                    flows[k][arcs] = flows[k].get(arcs, 0.0) + share
+        return flows
 
 
 def _decompose(net: Network, s: int, g: np.ndarray, need: dict[int, float]) -> dict[int, dict[tuple[int, ...], float]]:
