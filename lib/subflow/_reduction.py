@@ -71,29 +71,100 @@ class Reduction:
 
 def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: np.ndarray) -> Reduction:
     """Find leaves, chains and the core of a directed multigraph (self-loops ignored)."""
-    m = src.shape[0]
-    nbrs: list[dict[int, list[int]]] = [dict() for _ in range(n)]  # neighbour -> arcs (either direction)
-    for a in range(m):
-        u, v = int(src[a]), int(dst[a])
-        if u == v:
-            continue
-        nbrs[u].setdefault(v, []).append(a)
-        nbrs[v].setdefault(u, []).append(a)
+    g = _Adjacency(n, src, dst)
+    kind = _classify(g)
+    chains = _chains(g, kind)
+    core_nodes = np.array([v for v in range(n) if kind[v] == 0], dtype=np.int64)
+    core_of = np.full(n, -1, dtype=np.int64)
+    core_of[core_nodes] = np.arange(core_nodes.shape[0])
+    chain_ptr = np.zeros(len(chains) + 1, dtype=np.int64)
+    for i, c in enumerate(chains):
+        chain_ptr[i + 1] = chain_ptr[i] + len(c)
+    chain_seq = np.array([v for c in chains for v in c], dtype=np.int64)
+    fwd = np.full(chain_seq.shape[0], -1, dtype=np.int64)
+    bwd = np.full(chain_seq.shape[0], -1, dtype=np.int64)
+    for i, c in enumerate(chains):
+        base = chain_ptr[i]
+        for j in range(len(c) - 1):
+            fwd[base + j] = g.arc(c[j], c[j + 1])
+            bwd[base + j] = g.arc(c[j + 1], c[j])
+    hs, hd, hw, hq, hh, href, chain_harc = _contracted_arcs(g, kind, core_of, chains, chain_ptr, fwd, bwd, d, q)
+    h_src = np.array(hs, dtype=np.int64)
+    order = np.argsort(h_src, kind="stable")
+    h_indptr = np.zeros(core_nodes.shape[0] + 1, dtype=np.int64)
+    np.add.at(h_indptr, h_src + 1, 1)
+    h_indptr = np.cumsum(h_indptr)
+    ex = _exits(g, kind, core_of, chains, chain_ptr, fwd, bwd, d, q)
+    return Reduction(
+        nc=core_nodes.shape[0],
+        core_of=core_of,
+        core_nodes=core_nodes,
+        h_indptr=h_indptr,
+        h_adj=order.astype(np.int64),
+        h_dst=np.array(hd, dtype=np.int64),
+        h_d=np.array(hw, dtype=np.float64),
+        h_q=np.array(hq, dtype=np.float64),
+        h_hops=np.array(hh, dtype=np.int64),
+        h_ref=np.array(href, dtype=np.int64),
+        nexit=ex.nexit,
+        exit_node=ex.exit_node,
+        to_d=ex.to[0].copy(),
+        to_q=ex.to[1].copy(),
+        to_h=np.where(np.isinf(ex.to[2]), -1, ex.to[2]).astype(np.int64),
+        from_d=ex.fr[0].copy(),
+        from_q=ex.fr[1].copy(),
+        from_h=np.where(np.isinf(ex.fr[2]), -1, ex.fr[2]).astype(np.int64),
+        chain_of=ex.chain_of,
+        chain_pos=ex.chain_pos,
+        chain_ptr=chain_ptr,
+        chain_seq=chain_seq,
+        fwd_arc=fwd,
+        bwd_arc=bwd,
+        chain_harc=chain_harc,
+        leaf_arc_to=ex.leaf_to,
+        leaf_arc_from=ex.leaf_from,
+    )
 
-    def simple(v: int) -> bool:
-        # at most one arc per direction to each neighbour
-        for w, arcs in nbrs[v].items():
-            outs = sum(1 for a in arcs if src[a] == v)
+
+class _Adjacency:
+    """Neighbours of each node (either direction), with the arcs to each; self-loops left out."""
+
+    def __init__(self, n: int, src: np.ndarray, dst: np.ndarray):
+        self.n, self.src, self.dst = n, src, dst
+        self.nbrs: list[dict[int, list[int]]] = [dict() for _ in range(n)]  # neighbour -> arcs
+        for a in range(src.shape[0]):
+            u, v = int(src[a]), int(dst[a])
+            if u == v:
+                continue
+            self.nbrs[u].setdefault(v, []).append(a)
+            self.nbrs[v].setdefault(u, []).append(a)
+
+    def simple(self, v: int) -> bool:
+        """At most one arc per direction to each neighbour of ``v``."""
+        for arcs in self.nbrs[v].values():
+            outs = sum(1 for a in arcs if self.src[a] == v)
             if outs > 1 or len(arcs) - outs > 1:
                 return False
         return True
 
-    kind = np.zeros(n, dtype=np.int8)  # 0 core, 1 leaf, 2 chain
+    def arc(self, u: int, v: int) -> int:
+        """The arc u → v, −1 if none."""
+        for a in self.nbrs[u].get(v, ()):
+            if self.src[a] == u:
+                return a
+        return -1
+
+
+def _classify(g: _Adjacency) -> np.ndarray:
+    """Per node 0 (core), 1 (leaf: one simple neighbour, in the core) or 2 (chain: two simple neighbours,
+    no leaf among them)."""
+    n, nbrs = g.n, g.nbrs
+    kind = np.zeros(n, dtype=np.int8)
     for v in range(n):
         deg = len(nbrs[v])
-        if deg == 1 and simple(v):
+        if deg == 1 and g.simple(v):
             kind[v] = 1
-        elif deg == 2 and simple(v):
+        elif deg == 2 and g.simple(v):
             kind[v] = 2
     for v in range(n):  # a leaf needs a core neighbour; a chain node no leaf neighbour
         if kind[v] == 1:
@@ -115,16 +186,15 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
                 if kind[w] != 0:
                     kind[v] = 0
                     changed = True
+    return kind
 
-    def arc(u: int, v: int) -> int:
-        for a in nbrs[u].get(v, ()):
-            if src[a] == u:
-                return a
-        return -1
 
-    # walk chains; a ring of chain nodes gets its first node promoted to core
+def _chains(g: _Adjacency, kind: np.ndarray) -> list[list[int]]:
+    """The chains, each from a core node through chain nodes to a core node; a ring of chain nodes gets its
+    first node promoted to core (``kind`` updated)."""
+    nbrs = g.nbrs
     chains: list[list[int]] = []
-    in_chain = np.full(n, -1, dtype=np.int64)
+    in_chain = np.full(g.n, -1, dtype=np.int64)
 
     def walk(origin: int, prev: int, cur: int) -> tuple[list[int], int]:
         seq: list[int] = []
@@ -133,7 +203,7 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
             prev, cur = cur, next(w for w in nbrs[cur] if w != prev)
         return seq, cur
 
-    for v in range(n):
+    for v in range(g.n):
         if kind[v] != 2 or in_chain[v] >= 0:
             continue
         w0, w1 = nbrs[v]
@@ -146,28 +216,16 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
         chains.append(full)
         for c in full[1:-1]:
             in_chain[c] = len(chains) - 1
+    return chains
 
-    core_nodes = np.array([v for v in range(n) if kind[v] == 0], dtype=np.int64)
-    core_of = np.full(n, -1, dtype=np.int64)
-    core_of[core_nodes] = np.arange(core_nodes.shape[0])
-    nc = core_nodes.shape[0]
 
-    # chain arrays
-    chain_ptr = np.zeros(len(chains) + 1, dtype=np.int64)
-    for i, c in enumerate(chains):
-        chain_ptr[i + 1] = chain_ptr[i] + len(c)
-    chain_seq = np.array([v for c in chains for v in c], dtype=np.int64)
-    fwd = np.full(chain_seq.shape[0], -1, dtype=np.int64)
-    bwd = np.full(chain_seq.shape[0], -1, dtype=np.int64)
-    for i, c in enumerate(chains):
-        base = chain_ptr[i]
-        for j in range(len(c) - 1):
-            fwd[base + j] = arc(c[j], c[j + 1])
-            bwd[base + j] = arc(c[j + 1], c[j])
-
-    # contracted arcs
+def _contracted_arcs(g: _Adjacency, kind, core_of, chains, chain_ptr, fwd, bwd, d, q):
+    """The core graph's arcs: every arc between core nodes, and per chain (not a loop) one arc each way
+    whose delay and loss term are the sums along it, in walk order. Returns the arc lists (source, target,
+    d, q, hops, reference) and, per chain, its two core arcs (−1: none)."""
+    src, dst = g.src, g.dst
     hs, hd, hw, hq, hh, href = [], [], [], [], [], []
-    for a in range(m):
+    for a in range(src.shape[0]):
         u, v = int(src[a]), int(dst[a])
         if u != v and kind[u] == 0 and kind[v] == 0:
             hs.append(core_of[u]), hd.append(core_of[v]), hw.append(d[a]), hq.append(q[a]), hh.append(1), href.append(a)
@@ -189,12 +247,25 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
                 sd += d[a]
                 sq += q[a]
             hw.append(sd), hq.append(sq), hh.append(k), href.append(-(2 * i + direction) - 1)
-    h_src = np.array(hs, dtype=np.int64)
-    order = np.argsort(h_src, kind="stable")
-    h_indptr = np.zeros(nc + 1, dtype=np.int64)
-    np.add.at(h_indptr, h_src + 1, 1)
-    h_indptr = np.cumsum(h_indptr)
+    return hs, hd, hw, hq, hh, href, chain_harc
 
+
+class _Exits:
+    """Per leaf or chain node, the core nodes it leaves the reduction by and the (delay, loss, hops) sums
+    to and from each (``to``/``fr``: 3 × n × 2, ∞ where none)."""
+
+    def __init__(self, n: int):
+        self.nexit = np.zeros(n, dtype=np.int64)
+        self.exit_node = np.full((n, 2), -1, dtype=np.int64)
+        self.to = np.full((3, n, 2), INF)
+        self.fr = np.full((3, n, 2), INF)
+        self.chain_of = np.full(n, -1, dtype=np.int64)
+        self.chain_pos = np.full(n, -1, dtype=np.int64)
+        self.leaf_to = np.full(n, -1, dtype=np.int64)
+        self.leaf_from = np.full(n, -1, dtype=np.int64)
+
+
+def _exits(g: _Adjacency, kind, core_of, chains, chain_ptr, fwd, bwd, d, q) -> _Exits:
     def walk_sums(arcs: list[int]) -> tuple[float, float, int]:
         if any(a < 0 for a in arcs):
             return INF, INF, -1
@@ -205,62 +276,27 @@ def build_reduction(n: int, src: np.ndarray, dst: np.ndarray, d: np.ndarray, q: 
             sq += q[a]
         return sd, sq, len(arcs)
 
-    nexit = np.zeros(n, dtype=np.int64)
-    exit_node = np.full((n, 2), -1, dtype=np.int64)
-    to = np.full((3, n, 2), INF)
-    fr = np.full((3, n, 2), INF)
-    chain_of = np.full(n, -1, dtype=np.int64)
-    chain_pos = np.full(n, -1, dtype=np.int64)
-    leaf_to = np.full(n, -1, dtype=np.int64)
-    leaf_from = np.full(n, -1, dtype=np.int64)
-    for v in range(n):
+    ex = _Exits(g.n)
+    for v in range(g.n):
         if kind[v] == 1:
-            (w,) = nbrs[v]
-            nexit[v] = 1
-            exit_node[v, 0] = core_of[w]
-            leaf_to[v], leaf_from[v] = arc(w, v), arc(v, w)
-            to[:, v, 0] = walk_sums([leaf_to[v]])
-            fr[:, v, 0] = walk_sums([leaf_from[v]])
+            (w,) = g.nbrs[v]
+            ex.nexit[v] = 1
+            ex.exit_node[v, 0] = core_of[w]
+            ex.leaf_to[v], ex.leaf_from[v] = g.arc(w, v), g.arc(v, w)
+            ex.to[:, v, 0] = walk_sums([ex.leaf_to[v]])
+            ex.fr[:, v, 0] = walk_sums([ex.leaf_from[v]])
     for i, c in enumerate(chains):
         base, k = chain_ptr[i], len(c) - 1
         for j in range(1, k):
             v = c[j]
-            chain_of[v], chain_pos[v] = i, j
-            nexit[v] = 2
-            exit_node[v, 0], exit_node[v, 1] = core_of[c[0]], core_of[c[-1]]
-            to[:, v, 0] = walk_sums(list(fwd[base : base + j]))
-            fr[:, v, 0] = walk_sums(list(bwd[base : base + j][::-1]))
-            to[:, v, 1] = walk_sums(list(bwd[base + j : base + k][::-1]))
-            fr[:, v, 1] = walk_sums(list(fwd[base + j : base + k]))
-    return Reduction(
-        nc=nc,
-        core_of=core_of,
-        core_nodes=core_nodes,
-        h_indptr=h_indptr,
-        h_adj=order.astype(np.int64),
-        h_dst=np.array(hd, dtype=np.int64),
-        h_d=np.array(hw, dtype=np.float64),
-        h_q=np.array(hq, dtype=np.float64),
-        h_hops=np.array(hh, dtype=np.int64),
-        h_ref=np.array(href, dtype=np.int64),
-        nexit=nexit,
-        exit_node=exit_node,
-        to_d=to[0].copy(),
-        to_q=to[1].copy(),
-        to_h=np.where(np.isinf(to[2]), -1, to[2]).astype(np.int64),
-        from_d=fr[0].copy(),
-        from_q=fr[1].copy(),
-        from_h=np.where(np.isinf(fr[2]), -1, fr[2]).astype(np.int64),
-        chain_of=chain_of,
-        chain_pos=chain_pos,
-        chain_ptr=chain_ptr,
-        chain_seq=chain_seq,
-        fwd_arc=fwd,
-        bwd_arc=bwd,
-        chain_harc=chain_harc,
-        leaf_arc_to=leaf_to,
-        leaf_arc_from=leaf_from,
-    )
+            ex.chain_of[v], ex.chain_pos[v] = i, j
+            ex.nexit[v] = 2
+            ex.exit_node[v, 0], ex.exit_node[v, 1] = core_of[c[0]], core_of[c[-1]]
+            ex.to[:, v, 0] = walk_sums(list(fwd[base : base + j]))
+            ex.fr[:, v, 0] = walk_sums(list(bwd[base : base + j][::-1]))
+            ex.to[:, v, 1] = walk_sums(list(bwd[base + j : base + k][::-1]))
+            ex.fr[:, v, 1] = walk_sums(list(fwd[base + j : base + k]))
+    return ex
 
 
 # --------------------------------------------------------------------------- kernels
