@@ -264,6 +264,26 @@ def _olia_epsilon(subs: list[_Sub]) -> dict[str, float]:
     return eps
 
 
+class _Growth:
+    """How a connection's open subflows grow and react in a step: LIA's α and Σw, OLIA's ε and rate, CUBIC
+    or Reno (single-path only)."""
+
+    def __init__(self, fp, open_subs: list[_Sub], cc: str):
+        self.coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
+        self.olia = fp.multipath and fp.coupling == "olia" and len(open_subs) > 1
+        if self.coupled:
+            self.total_w = sum(s.cwnd for s in open_subs)
+            denom = sum(s.cwnd / s.rtt for s in open_subs)
+            self.alpha = self.total_w * max(s.cwnd / (s.rtt * s.rtt) for s in open_subs) / (denom * denom)
+        else:
+            self.total_w = self.alpha = 0.0
+        if self.olia:
+            self.epsilon = _olia_epsilon(open_subs)
+            self.olia_rate = sum(s.cwnd / s.rtt for s in open_subs) ** 2
+        self.cubic = cc == "cubic" and not fp.multipath
+        self.reno = cc == "reno" and not fp.multipath
+
+
 class ScalarSimulator(FluidSimulator):
     """The scalar kernel as a simulator object.
 
@@ -699,144 +719,156 @@ class ScalarSimulator(FluidSimulator):
         loss events and the reaction to them, window growth (slow start, Reno/NewReno, CUBIC,
         LIA, OLIA), RTT estimation, and completion of a finite transfer."""
         fp = conn.plan
-        got_bits, dropped_slot = self.got_bits, self.dropped_slot
         delivered_bits = 0.0
         for sub in conn.subs.values():
-            delivered_bits += got_bits[sub.slot]
+            delivered_bits += self.got_bits[sub.slot]
         open_subs = [s for s in conn.subs.values() if s.phase == "open"]
-        if not open_subs:
-            self.count_delivered(conn, t, delivered_bits)
-            return
-        tr, cc, rng, timeout_p = self.transport, self.cc, self.rng, rack_tlp_timeout_probability
-        dt, pkt_bits = self.clock.dt_s, self.pkt_bits
-        coupled = fp.multipath and fp.coupling == "lia" and len(open_subs) > 1
-        olia = fp.multipath and fp.coupling == "olia" and len(open_subs) > 1
-        if coupled:
-            total_w = sum(s.cwnd for s in open_subs)
-            denom = sum(s.cwnd / s.rtt for s in open_subs)
-            alpha = total_w * max(s.cwnd / (s.rtt * s.rtt) for s in open_subs) / (denom * denom)
-        else:
-            total_w = alpha = 0.0
-        if olia:
-            epsilon = _olia_epsilon(open_subs)
-            olia_rate = sum(s.cwnd / s.rtt for s in open_subs) ** 2
-        cubic = cc == "cubic" and not fp.multipath
-        reno = cc == "reno" and not fp.multipath
-        for sub in open_subs:
-            x = sub.x
-            if x <= 0:
-                continue
-            dropped = dropped_slot[sub.slot]  # Σ of the drop fractions along the path (queues.serve)
-            sent_pkts = x * (dt / pkt_bits)  # as the vectorised kernel rounds it
-            # loss events: random loss (Bernoulli per packet, counter-based draws) and queue overflow
-            lost = False
-            p_rand = 1.0 - sub.loss_keep
-            if p_rand > 0 and draws.uniform(sub.loss_key, step) < -math.expm1(-sent_pkts * p_rand):
-                lost = True
-            if dropped > 0 and draws.uniform(sub.key, step) < -math.expm1(-sent_pkts * min(1.0, dropped)):
-                lost = True
-            rtt_now = sub.rtt
-            if lost:
-                # the sender learns of a drop from duplicate ACKs a round trip later (RFC 5681
-                # §3.2) and keeps sending meanwhile, so an overflow lasts about one RTT and
-                # usually hits every flow crossing the queue (the synchronisation of a few
-                # flows at a drop-tail queue, Appenzeller et al. 2004 §3)
-                sub.retransmissions += 1
-                sub.drops_pending += 1
-                if sub.loss_at == math.inf:
-                    sub.loss_at = t + rtt_now
-            react = t >= sub.loss_at
-            if react:
-                drops, sub.drops_pending, sub.loss_at = sub.drops_pending, 0, math.inf
-                if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
-                    sub.l_prev, sub.l_cur = sub.l_cur, 0.0
-                    sub.window_losses = drops
-                    w_lost = sub.cwnd
-                    if cubic:
-                        # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
-                        sub.cwnd, sub.w_max = cubic_reduction(sub.cwnd, sub.w_max)
-                        sub.ssthresh = sub.cwnd
-                        sub.t_epoch = -1.0
-                    else:
-                        sub.ssthresh = max(sub.cwnd // 2.0, 2.0)  # tcp_reno_ssthresh: max(cwnd >> 1, 2)
-                        sub.cwnd = sub.ssthresh
-                    sub.last_reduction_t = t
-                    # fast recovery (SACK/PRR, RFC 6675/6937) lasts a round trip: the window
-                    # does not grow until the retransmission is acknowledged
-                    sub.recover_end = t + (sub.srtt or rtt_now)
-                    q_seg = 1.0 - sub.loss_keep * sub.ack_keep  # a segment yields no SACK
-                    u = draws.uniform(sub.timeout_key, step) if p_rand > 0 else 1.0
-                    if u < timeout_p(q_seg, w_lost):
-                        # no segment after the lost one, nor the tail loss probe, is SACKed: the
-                        # retransmission timer ends the episode (RFC 8985; common.
-                        # rack_tlp_timeout_probability), then a loss window of 1 packet
-                        sub.phase = "stalled"
-                        sub.x = 0.0
-                        sub.saved_cwnd = 0.0
-                        sub.next_rto_t = t + sub.rto
-                        continue
-                    if u < rack_tail_probability(q_seg, w_lost):
-                        # a tail loss: the probe's SACK starts the recovery (RFC 8985 §7)
-                        sub.pause_until = t + tail_probe_pause_s(sub.srtt or rtt_now, w_lost, sub.rto)
-                        sub.recover_end = max(sub.recover_end, sub.pause_until + (sub.srtt or rtt_now))
-                elif reno:
-                    sub.window_losses += drops
-                if reno and sub.window_losses >= 2:
-                    # Reno without NewReno's partial ACKs: a second loss in the same window
-                    # usually ends in a retransmission timeout (Fall & Floyd 1996, §3)
-                    sub.window_losses = 0
-                    sub.phase = "stalled"
-                    sub.x = 0.0
-                    sub.saved_cwnd = 0.0
-                    sub.next_rto_t = sub.last_reduction_t + sub.rto
-                    continue
-            elif not lost:
-                sub.l_cur += sent_pkts
-            if sub.ack_clocked and not react:
-                # FIFO: these segments are acknowledged a round trip later (the base RTT and the
-                # backlog queued before them); what the queues dropped and the links lost is not
-                sub.inflight += sent_pkts
-                held = sub.limited and not sub.tsq  # the window, not the first hop, held it back
-                c_min = float(self.min_cap_bps[sub.slot])
-                kept = sub.loss_keep * (1.0 - dropped if dropped < 1.0 else 0.0)
-                t1 = t + rtt_now  # behind the backlog queued before them
-                t2 = t1 + max(x * dt / c_min, dt)  # spaced by the narrowest hop
-                if len(sub.acks) == ACK_RING_ENTRIES:  # as the vectorised kernel's ring: the newest takes it
-                    e = sub.acks[-1]
-                    e[1] = max(e[1], t2)
-                    e[2] += sent_pkts * kept
-                    e[3] += sent_pkts
-                    e[4] = e[4] or held
-                else:
-                    sub.acks.append([t1, t2, sent_pkts * kept, sent_pkts, held])
-            elif not react and sub.limited and t >= sub.recover_end:
-                # congestion avoidance (slow start is ACK-clocked: ack_clock)
-                acked = sent_pkts
-                if coupled:
-                    sub.cwnd += acked * min(alpha / total_w, 1.0 / sub.cwnd)
-                elif olia:
-                    # OLIA per ACK: (w_r/rtt_r²)/(Σ_p w_p/rtt_p)² + ε_r/w_r
-                    inc = (sub.cwnd / (rtt_now * rtt_now)) / olia_rate + epsilon[sub.id] / sub.cwnd
-                    sub.cwnd = max(1.0, sub.cwnd + acked * inc)
-                elif cubic:
-                    sub.cwnd = _cubic_update(sub, t, acked, rtt_now)
-                else:
-                    sub.cwnd += acked * (1.0 / sub.cwnd)  # rounded as the vectorised kernel
-                if sub.cwnd > self.cwnd_clamp:
-                    sub.cwnd = self.cwnd_clamp
-            if t >= sub.next_sample_t:  # one RTT sample per round trip (RFC 6298 §2)
-                r = rtt_now
-                if sub.jitter_s > 0:
-                    r = max(1e-4, r + rng.uniform(-sub.jitter_s, sub.jitter_s))
-                if sub.srtt is None:
-                    sub.srtt, sub.rttvar = r, r / 2.0
-                else:
-                    sub.rttvar = 0.75 * sub.rttvar + 0.25 * abs(sub.srtt - r)
-                    sub.srtt = 0.875 * sub.srtt + 0.125 * r
-                sub.rto = retransmission_timeout(sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s,
-                                                 CLOCK_GRANULARITY_S, tr.rto_form == "linux")
-                sub.next_sample_t = t + r
+        if open_subs:
+            growth = _Growth(fp, open_subs, self.cc)
+            for sub in open_subs:
+                if sub.x > 0:
+                    self._window_step(sub, step, t, growth)
         self.count_delivered(conn, t, delivered_bits)
+
+    def _window_step(self, sub: _Sub, step: int, t: float, growth: "_Growth") -> None:
+        """One open subflow that sent in the step from ``t``: loss events, the reaction a round trip later,
+        ACK clocking or window growth, an RTT sample."""
+        x = sub.x
+        dropped = self.dropped_slot[sub.slot]  # Σ of the drop fractions along the path (queues.serve)
+        sent_pkts = x * (self.clock.dt_s / self.pkt_bits)  # as the vectorised kernel rounds it
+        lost, p_rand = self._loss_events(sub, step, dropped, sent_pkts)
+        rtt_now = sub.rtt
+        if lost:
+            # the sender learns of a drop from duplicate ACKs a round trip later (RFC 5681
+            # §3.2) and keeps sending meanwhile, so an overflow lasts about one RTT and
+            # usually hits every flow crossing the queue (the synchronisation of a few
+            # flows at a drop-tail queue, Appenzeller et al. 2004 §3)
+            sub.retransmissions += 1
+            sub.drops_pending += 1
+            if sub.loss_at == math.inf:
+                sub.loss_at = t + rtt_now
+        react = t >= sub.loss_at
+        if react:
+            if self._react_to_loss(sub, step, t, p_rand, growth):
+                return  # a retransmission timeout ends the episode
+        elif not lost:
+            sub.l_cur += sent_pkts
+        if sub.ack_clocked and not react:
+            self._clock_acks(sub, t, x, sent_pkts, dropped)
+        elif not react and sub.limited and t >= sub.recover_end:
+            self._grow(sub, t, sent_pkts, growth)
+        if t >= sub.next_sample_t:
+            self._sample_rtt(sub, t)
+
+    @staticmethod
+    def _loss_events(sub: _Sub, step: int, dropped: float, sent_pkts: float) -> tuple[bool, float]:
+        """Whether the step's packets met a loss: random loss (Bernoulli per packet) or a queue overflow
+        (counter-based draws); and the path's random loss probability."""
+        lost = False
+        p_rand = 1.0 - sub.loss_keep
+        if p_rand > 0 and draws.uniform(sub.loss_key, step) < -math.expm1(-sent_pkts * p_rand):
+            lost = True
+        if dropped > 0 and draws.uniform(sub.key, step) < -math.expm1(-sent_pkts * min(1.0, dropped)):
+            lost = True
+        return lost, p_rand
+
+    def _react_to_loss(self, sub: _Sub, step: int, t: float, p_rand: float, growth: "_Growth") -> bool:
+        """The reaction to the losses learnt at ``t``: one window reduction per round trip, fast recovery, a
+        tail loss probe or a retransmission timeout. Returns True when the subflow stalled on a timeout."""
+        rtt_now = sub.rtt
+        drops, sub.drops_pending, sub.loss_at = sub.drops_pending, 0, math.inf
+        if t - sub.last_reduction_t >= (sub.srtt or rtt_now):
+            sub.l_prev, sub.l_cur = sub.l_cur, 0.0
+            sub.window_losses = drops
+            w_lost = sub.cwnd
+            if growth.cubic:
+                # RFC 9438 §4.6-4.7: multiplicative decrease by beta, fast convergence
+                sub.cwnd, sub.w_max = cubic_reduction(sub.cwnd, sub.w_max)
+                sub.ssthresh = sub.cwnd
+                sub.t_epoch = -1.0
+            else:
+                sub.ssthresh = max(sub.cwnd // 2.0, 2.0)  # tcp_reno_ssthresh: max(cwnd >> 1, 2)
+                sub.cwnd = sub.ssthresh
+            sub.last_reduction_t = t
+            # fast recovery (SACK/PRR, RFC 6675/6937) lasts a round trip: the window
+            # does not grow until the retransmission is acknowledged
+            sub.recover_end = t + (sub.srtt or rtt_now)
+            q_seg = 1.0 - sub.loss_keep * sub.ack_keep  # a segment yields no SACK
+            u = draws.uniform(sub.timeout_key, step) if p_rand > 0 else 1.0
+            if u < rack_tlp_timeout_probability(q_seg, w_lost):
+                # no segment after the lost one, nor the tail loss probe, is SACKed: the
+                # retransmission timer ends the episode (RFC 8985; common.
+                # rack_tlp_timeout_probability), then a loss window of 1 packet
+                sub.phase = "stalled"
+                sub.x = 0.0
+                sub.saved_cwnd = 0.0
+                sub.next_rto_t = t + sub.rto
+                return True
+            if u < rack_tail_probability(q_seg, w_lost):
+                # a tail loss: the probe's SACK starts the recovery (RFC 8985 §7)
+                sub.pause_until = t + tail_probe_pause_s(sub.srtt or rtt_now, w_lost, sub.rto)
+                sub.recover_end = max(sub.recover_end, sub.pause_until + (sub.srtt or rtt_now))
+        elif growth.reno:
+            sub.window_losses += drops
+        if growth.reno and sub.window_losses >= 2:
+            # Reno without NewReno's partial ACKs: a second loss in the same window
+            # usually ends in a retransmission timeout (Fall & Floyd 1996, §3)
+            sub.window_losses = 0
+            sub.phase = "stalled"
+            sub.x = 0.0
+            sub.saved_cwnd = 0.0
+            sub.next_rto_t = sub.last_reduction_t + sub.rto
+            return True
+        return False
+
+    def _clock_acks(self, sub: _Sub, t: float, x: float, sent_pkts: float, dropped: float) -> None:
+        """Slow start: the step's segments are acknowledged a round trip later, spaced by the narrowest hop
+        (FIFO: behind the backlog queued before them); what the queues dropped and the links lost is not."""
+        sub.inflight += sent_pkts
+        held = sub.limited and not sub.tsq  # the window, not the first hop, held it back
+        c_min = float(self.min_cap_bps[sub.slot])
+        kept = sub.loss_keep * (1.0 - dropped if dropped < 1.0 else 0.0)
+        t1 = t + sub.rtt  # behind the backlog queued before them
+        t2 = t1 + max(x * self.clock.dt_s / c_min, self.clock.dt_s)  # spaced by the narrowest hop
+        if len(sub.acks) == ACK_RING_ENTRIES:  # as the vectorised kernel's ring: the newest takes it
+            e = sub.acks[-1]
+            e[1] = max(e[1], t2)
+            e[2] += sent_pkts * kept
+            e[3] += sent_pkts
+            e[4] = e[4] or held
+        else:
+            sub.acks.append([t1, t2, sent_pkts * kept, sent_pkts, held])
+
+    def _grow(self, sub: _Sub, t: float, acked: float, growth: "_Growth") -> None:
+        """Congestion avoidance by the segments acknowledged (slow start is ACK-clocked: ack_clock)."""
+        if growth.coupled:
+            sub.cwnd += acked * min(growth.alpha / growth.total_w, 1.0 / sub.cwnd)
+        elif growth.olia:
+            # OLIA per ACK: (w_r/rtt_r²)/(Σ_p w_p/rtt_p)² + ε_r/w_r
+            rtt_now = sub.rtt
+            inc = (sub.cwnd / (rtt_now * rtt_now)) / growth.olia_rate + growth.epsilon[sub.id] / sub.cwnd
+            sub.cwnd = max(1.0, sub.cwnd + acked * inc)
+        elif growth.cubic:
+            sub.cwnd = _cubic_update(sub, t, acked, sub.rtt)
+        else:
+            sub.cwnd += acked * (1.0 / sub.cwnd)  # rounded as the vectorised kernel
+        if sub.cwnd > self.cwnd_clamp:
+            sub.cwnd = self.cwnd_clamp
+
+    def _sample_rtt(self, sub: _Sub, t: float) -> None:
+        """One RTT sample per round trip (RFC 6298 §2): SRTT, RTTVAR and the RTO."""
+        tr = self.transport
+        r = sub.rtt
+        if sub.jitter_s > 0:
+            r = max(1e-4, r + self.rng.uniform(-sub.jitter_s, sub.jitter_s))
+        if sub.srtt is None:
+            sub.srtt, sub.rttvar = r, r / 2.0
+        else:
+            sub.rttvar = 0.75 * sub.rttvar + 0.25 * abs(sub.srtt - r)
+            sub.srtt = 0.875 * sub.srtt + 0.125 * r
+        sub.rto = retransmission_timeout(sub.srtt, sub.rttvar, tr.min_rto_s, tr.max_rto_s,
+                                         CLOCK_GRANULARITY_S, tr.rto_form == "linux")
+        sub.next_sample_t = t + r
 
     def count_delivered(self, conn: _Conn, t: float, delivered_bits: float) -> None:
         """A finite transfer of ``conn`` received ``delivered_bits`` in the step from ``t``; it
