@@ -143,6 +143,16 @@ def run_handover(standard: str, manager: str, spacing_m: float, speed_mps: float
 
     sta_mac = ns.DynamicCast[ns.StaWifiMac](ns.DynamicCast[ns.WifiNetDevice](sta_devs.Get(0)).GetMac())
     ap_macs = [ns.DynamicCast[ns.WifiNetDevice](ap_devs.Get(i)).GetMac() for i in range(2)]
+    bins, assoc = _sample(ns, sink, sta_mac, ap_macs, end_s)
+    ns.Simulator.Destroy()
+    return {"bins_mbps": [round(b, 2) for b in bins], **_outage(bins),
+            "mean_mbps": round(sum(bins) / len(bins), 3), "association": assoc}
+
+
+def _sample(ns, sink, sta_mac, ap_macs: list, end_s: float) -> tuple[list[float], list[list[float]]]:
+    """Run the simulation from START_S to ``end_s`` in 10 ms steps: goodput per BIN_S bin (Mbit/s) and the
+    association changes [(time s, access point index, -1 for none)]. An access point the station left is
+    told so (``RecordDisassociated``), as a real one learns it from the station's next association."""
     ap_addrs = [str(m.GetAddress()) for m in ap_macs]
     sta_addr = sta_mac.GetAddress()
 
@@ -154,12 +164,10 @@ def run_handover(standard: str, manager: str, spacing_m: float, speed_mps: float
 
     per_bin = 10
     step = BIN_S / per_bin
-    t = 0.0
     assoc: list[list[float]] = []
     last = None
     ns.Simulator.Stop(ns.Seconds(START_S))
     ns.Simulator.Run()
-    t = START_S
     rx = sink.GetTotalRx()
     bins: list[float] = []
     acc = 0
@@ -182,7 +190,11 @@ def run_handover(standard: str, manager: str, spacing_m: float, speed_mps: float
         if k % per_bin == per_bin - 1:
             bins.append(acc * 8.0 / BIN_S / 1e6)
             acc = 0
-    ns.Simulator.Destroy()
+    return bins, assoc
+
+
+def _outage(bins: list[float]) -> dict:
+    """Seconds of bins with no goodput, and the longest run of them and where it starts (s)."""
     zero = [b <= 0.0 for b in bins]
     longest = run = 0
     gap_start = None
@@ -197,12 +209,9 @@ def run_handover(standard: str, manager: str, spacing_m: float, speed_mps: float
         else:
             run = 0
     return {
-        "bins_mbps": [round(b, 2) for b in bins],
         "outage_s": round(sum(zero) * BIN_S, 1),
         "longest_gap_s": round(longest * BIN_S, 1),
         "gap_start_s": None if best_start is None else round(START_S + best_start * BIN_S, 1),
-        "mean_mbps": round(sum(bins) / len(bins), 3),
-        "association": assoc,
     }
 
 

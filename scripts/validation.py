@@ -519,13 +519,21 @@ def grid_section(md: list[str], kernel: str | None) -> None:
 
     ``kernel``: None (the kernel figures stored in :data:`GRID_KERNEL_JSON` only), ``"subset"``
     (run GRID_SUBSET's cells missing from it first) or ``"all"`` (every missing cell first)."""
-    from subflow.testbeds.grid import cells, kernel_rtt_s, scaled_delays
     from subflow_engines import all_engines
 
     if kernel is not None and all_engines()["linux"].available:
         run_kernel_grid([] if kernel == "all" else [f"{r} | {lab}" for r, lab in GRID_SUBSET])
     store = json.loads(GRID_KERNEL_JSON.read_text()) if GRID_KERNEL_JSON.exists() else {}
 
+    _grid_intro(md)
+    pinned = _grid_counts(md, store)
+    _grid_table(md, store, pinned)
+    _grid_reruns(md, store)
+    _grid_reading(md)
+
+
+def _grid_intro(md: list[str]) -> None:
+    """The grid's heading, its set-up and the kernel RTT's accuracy table."""
     md.append("## Validation grid: fluid against kernel TCP and Padhye et al.\n")
     md.append(
         "Scenarios of `subflow.testbeds.grid` (a chain of 4 nodes, 3 links, 1 Gbit/s; lossless cells have one "
@@ -573,6 +581,10 @@ def grid_section(md: list[str], kernel: str | None) -> None:
         for path, conf, med, lo, hi in RTT_ACCURACY:
             md.append(f"| {path} | {conf:g} | {med:.2f} [{lo:.2f}–{hi:.2f}] | {med - conf:+.2f} |")
         md.append("")
+
+
+def _grid_counts(md: list[str], store: dict) -> int:
+    """How many cells the kernel ran, pinned and with the timestamped line; returns the pinned count."""
     ran = [k for k in store]
     pinned = sum(1 for v in store.values() if v.get("namespace_cc_pinned"))
     if pinned == len(ran):
@@ -589,6 +601,14 @@ def grid_section(md: list[str], kernel: str | None) -> None:
     rerun = "" if timed == len(ran) else "; `--kernel-grid --stale-line` reruns the others"
     md.append(f"{which} ran with the timestamped delay line (‡, quoted at the configured RTT{rerun}); the figures "
               "each of those replaced, with the old line, are in the table after this one.\n")
+    return pinned
+
+
+def _grid_table(md: list[str], store: dict, pinned: int) -> None:
+    """The grid: per cell Padhye, fluid, kernel and their ratios, and the count of cells within the target."""
+    from subflow.testbeds.grid import cells, kernel_rtt_s, scaled_delays
+
+    ran = list(store)
     md.append("| cell | p | Padhye | fluid | kernel [range], RTT mean/min | fluid @ kernel RTT | "
               "ratio | fluid / Padhye | load |\n|---|---|---|---|---|---|---|---|---|")
     row = None
@@ -634,6 +654,12 @@ def grid_section(md: list[str], kernel: str | None) -> None:
               f", and {len(noisy_cells)} are noisy (the load average of the shared machine during the "
               "batch is in the last column; a rerun of a noisy cell replaces it with `--kernel-grid --force "
               "PATTERN`).\n")
+
+
+def _grid_reruns(md: list[str], store: dict) -> None:
+    """Cells rerun with the timestamped delay line against the figures they replaced."""
+    from subflow.testbeds.grid import cells, kernel_rtt_s, scaled_delays
+
     rerun = [c for c in cells(duration_s=GRID_DURATION_S)
              if store.get(cell_key(c), {}).get("delay_line") == DELAY_LINE and store[cell_key(c)].get("previous")]
     if rerun:
@@ -663,6 +689,10 @@ def grid_section(md: list[str], kernel: str | None) -> None:
             md.append(f"| {cell.row}: {cell.label} | {t_old} | {f_old:.2f} | {f_old / k_old:.2f} | {t_new} | {f:.2f} | "
                       f"{f / k_new:.2f} |")
         md.append("")
+
+
+def _grid_reading(md: list[str]) -> None:
+    """How to read the grid (items 1-12)."""
     md.append(
         "Reading the grid: (1) in the cells without ‡ the kernel's RTT was longer than the scenario's (the "
         "delay line's old latency, above: 10–30 % at 20 ms), so the fluid figure at the scenario's RTT was well "
@@ -899,14 +929,25 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
     """The multi-bottleneck testbeds (``subflow.testbeds.multibottleneck``): per flow and per bottleneck,
     the stored kernel runs against the fluid engine, recomputed in this run. ``kernel``: first run on the
     linux engine the testbeds whose stored figures are missing or stale (root, real time)."""
-    from subflow.resolve import resolve_plan
     from subflow.testbeds import multibottleneck as mb
     from subflow_engines import all_engines
 
     if kernel and all_engines()["linux"].available:
         run_kernel_multibottleneck([])
     store = mb.load_kernel()
+    _multi_intro(md)
     comps = {}
+    for key, tb in mb.TESTBEDS.items():
+        comp = _multi_testbed(md, key, tb, store)
+        if comp is not None:
+            comps[key] = comp
+    _mesh_reading(md, store, comps)
+
+
+def _multi_intro(md: list[str]) -> None:
+    """The section's heading and set-up."""
+    from subflow.testbeds import multibottleneck as mb
+
     md.append(MULTI_HEADING + "\n")
     md.append(
         "Scenarios of `subflow.testbeds.multibottleneck`: a parking lot (three 10 Mbit/s bottlenecks in a row, one "
@@ -933,63 +974,77 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
         "configured delay from its arrival (tens of µs late, not the old line's ~1 ms per traversal). "
         "*cpu*: CPU seconds the machine was busy during each run against what the run's own processes (delay "
         "lines, iperf3) took, on 2 cores.\n")
-    for key, tb in mb.TESTBEDS.items():
-        doc = tb.scenario()
-        plan = resolve_plan(doc, tb.strategy, "fluid")
-        md.append(f"### {tb.title}\n")
-        entry = store.get(key)
-        if not entry:
-            md.append("No kernel runs stored (`python scripts/validation.py --kernel-multibottleneck` as root).\n")
-            continue
-        stale = entry.get("scenario_digest") != mb.scenario_digest(doc)
-        runs = entry["runs"]
-        fluid = mb.fluid_means(tb)
-        comp = mb.compare(mb.kernel_runs(entry), fluid, tb.bottlenecks, testbed=key)
-        comps[key] = comp
-        loads = [r["loadavg_1min_during"]["mean"] for r in runs if r.get("loadavg_1min_during", {}).get("mean")]
-        commit = entry.get("commit") or {}
-        cpus = [(r["cpu_s"]["machine"], r["cpu_s"]["run"], r["cpu_s"]["wall"]) for r in runs if r.get("cpu_s")]
-        md.append(
-            f"{doc['description']} Kernel: {len(runs)} runs of {entry['duration_s']:g} s, "
-            f"{runs[0]['at'][:16].replace('T', ' ')}–{runs[-1]['at'][11:16]} UTC, Linux {runs[0].get('kernel', '?')}, "
-            f"{runs[0].get('congestion_control', '?')}, {runs[0].get('delay_mechanism') or 'netem'}; 1-minute load "
-            f"average during the runs {', '.join(f'{v:.2f}' for v in loads)}"
-            + (f"; cpu {', '.join(f'{c[0]:g}/{c[1]:g} s of {c[2]:g} s' for c in cpus)}" if cpus else "")
-            + "; linux engine at "
-            f"`{(commit.get('linux_engine') or '?')[:10]}`"
-            + (" (uncommitted changes)" if commit.get("linux_engine_dirty") else "")
-            + (". **The scenario changed since these runs: rerun them.**" if stale else ".") + "\n")
-        routes = {fp.id: fp for fp in plan.flows}
-        crossing = {fid: [b.link for b in tb.bottlenecks if fid in b.flows] for fid in routes}
-        rep_runs = [r["flows_mbps"] for r in entry.get("repeat_runs") or []]
-        md.append("| flow | bottlenecks | base RTT | kernel runs (Mbit/s) | kernel median | kernel RTT mean/min | "
-                  "repeat median | fluid | fluid / kernel |\n|---|---|---|---|---|---|---|---|---|")
-        for row in comp.flows:
-            means = [r["mean_rtt_ms"].get(row.name) for r in runs if r["mean_rtt_ms"].get(row.name)]
-            mins = [r["min_rtt_ms"].get(row.name) for r in runs if r["min_rtt_ms"].get(row.name)]
-            rtt = f"{statistics.median(means):.0f}/{statistics.median(mins):.0f} ms" if means and mins else "-"
-            ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
-            again = f"{statistics.median(r[row.name] for r in rep_runs):.2f}" if rep_runs else "-"
-            md.append(f"| {row.name} | {', '.join(crossing[row.name]) or '-'} | "
-                      f"{mb.base_rtt_ms(doc, row.name, routes[row.name]):g} ms | "
-                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {rtt} | {again} | "
-                      f"{row.fluid:.2f} | {ratio}{'' if row.within else ' **miss**'} |")
-        rates = {link["id"]: link["bandwidth_mbps"] for link in doc["links"]}
-        md.append("\n| bottleneck | rate | flows | kernel runs, sum (Mbit/s) | kernel median | fluid | fluid / kernel |"
-                  "\n|---|---|---|---|---|---|---|")
-        for row, b in zip(comp.bottlenecks, tb.bottlenecks):
-            ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
-            md.append(f"| {b.link} ({b.src}→{b.dst}) | {rates[b.link]:g} Mbit/s | {', '.join(b.flows)} | "
-                      f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {row.fluid:.2f} | "
-                      f"{ratio}{'' if row.within else ' **miss**'} |")
-        nf = sum(r.within for r in comp.flows)
-        nb = sum(r.within for r in comp.bottlenecks)
-        md.append(f"\n{nf} of {len(comp.flows)} flows within ±{mb.FLOW_TOLERANCE:.0%}, {nb} of "
-                  f"{len(comp.bottlenecks)} bottlenecks within ±{mb.BOTTLENECK_TOLERANCE:.0%}; the kernel runs' "
-                  f"largest spread (half the range over the median) is ±{max(r.spread for r in comp.flows):.0%} "
-                  f"for a flow, ±{max(r.spread for r in comp.bottlenecks):.0%} for a bottleneck."
-                  + (repeat_note(comp, rep_runs, entry) if rep_runs else "") + "\n")
-        print(comp.report(), file=sys.stderr)
+
+
+def _multi_testbed(md: list[str], key: str, tb, store: dict):
+    """One testbed's tables (per flow, per bottleneck) against its stored kernel runs; its
+    :class:`~subflow.testbeds.multibottleneck.Comparison`, None without kernel runs."""
+    from subflow.resolve import resolve_plan
+    from subflow.testbeds import multibottleneck as mb
+
+    doc = tb.scenario()
+    plan = resolve_plan(doc, tb.strategy, "fluid")
+    md.append(f"### {tb.title}\n")
+    entry = store.get(key)
+    if not entry:
+        md.append("No kernel runs stored (`python scripts/validation.py --kernel-multibottleneck` as root).\n")
+        return None
+    stale = entry.get("scenario_digest") != mb.scenario_digest(doc)
+    runs = entry["runs"]
+    fluid = mb.fluid_means(tb)
+    comp = mb.compare(mb.kernel_runs(entry), fluid, tb.bottlenecks, testbed=key)
+    loads = [r["loadavg_1min_during"]["mean"] for r in runs if r.get("loadavg_1min_during", {}).get("mean")]
+    commit = entry.get("commit") or {}
+    cpus = [(r["cpu_s"]["machine"], r["cpu_s"]["run"], r["cpu_s"]["wall"]) for r in runs if r.get("cpu_s")]
+    md.append(
+        f"{doc['description']} Kernel: {len(runs)} runs of {entry['duration_s']:g} s, "
+        f"{runs[0]['at'][:16].replace('T', ' ')}–{runs[-1]['at'][11:16]} UTC, Linux {runs[0].get('kernel', '?')}, "
+        f"{runs[0].get('congestion_control', '?')}, {runs[0].get('delay_mechanism') or 'netem'}; 1-minute load "
+        f"average during the runs {', '.join(f'{v:.2f}' for v in loads)}"
+        + (f"; cpu {', '.join(f'{c[0]:g}/{c[1]:g} s of {c[2]:g} s' for c in cpus)}" if cpus else "")
+        + "; linux engine at "
+        f"`{(commit.get('linux_engine') or '?')[:10]}`"
+        + (" (uncommitted changes)" if commit.get("linux_engine_dirty") else "")
+        + (". **The scenario changed since these runs: rerun them.**" if stale else ".") + "\n")
+    routes = {fp.id: fp for fp in plan.flows}
+    crossing = {fid: [b.link for b in tb.bottlenecks if fid in b.flows] for fid in routes}
+    rep_runs = [r["flows_mbps"] for r in entry.get("repeat_runs") or []]
+    md.append("| flow | bottlenecks | base RTT | kernel runs (Mbit/s) | kernel median | kernel RTT mean/min | "
+              "repeat median | fluid | fluid / kernel |\n|---|---|---|---|---|---|---|---|---|")
+    for row in comp.flows:
+        means = [r["mean_rtt_ms"].get(row.name) for r in runs if r["mean_rtt_ms"].get(row.name)]
+        mins = [r["min_rtt_ms"].get(row.name) for r in runs if r["min_rtt_ms"].get(row.name)]
+        rtt = f"{statistics.median(means):.0f}/{statistics.median(mins):.0f} ms" if means and mins else "-"
+        ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
+        again = f"{statistics.median(r[row.name] for r in rep_runs):.2f}" if rep_runs else "-"
+        md.append(f"| {row.name} | {', '.join(crossing[row.name]) or '-'} | "
+                  f"{mb.base_rtt_ms(doc, row.name, routes[row.name]):g} ms | "
+                  f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {rtt} | {again} | "
+                  f"{row.fluid:.2f} | {ratio}{'' if row.within else ' **miss**'} |")
+    rates = {link["id"]: link["bandwidth_mbps"] for link in doc["links"]}
+    md.append("\n| bottleneck | rate | flows | kernel runs, sum (Mbit/s) | kernel median | fluid | fluid / kernel |"
+              "\n|---|---|---|---|---|---|---|")
+    for row, b in zip(comp.bottlenecks, tb.bottlenecks):
+        ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
+        md.append(f"| {b.link} ({b.src}→{b.dst}) | {rates[b.link]:g} Mbit/s | {', '.join(b.flows)} | "
+                  f"{', '.join(f'{v:.2f}' for v in row.kernel_runs)} | {row.kernel:.2f} | {row.fluid:.2f} | "
+                  f"{ratio}{'' if row.within else ' **miss**'} |")
+    nf = sum(r.within for r in comp.flows)
+    nb = sum(r.within for r in comp.bottlenecks)
+    md.append(f"\n{nf} of {len(comp.flows)} flows within ±{mb.FLOW_TOLERANCE:.0%}, {nb} of "
+              f"{len(comp.bottlenecks)} bottlenecks within ±{mb.BOTTLENECK_TOLERANCE:.0%}; the kernel runs' "
+              f"largest spread (half the range over the median) is ±{max(r.spread for r in comp.flows):.0%} "
+              f"for a flow, ±{max(r.spread for r in comp.bottlenecks):.0%} for a bottleneck."
+              + (repeat_note(comp, rep_runs, entry) if rep_runs else "") + "\n")
+    print(comp.report(), file=sys.stderr)
+    return comp
+
+
+def _mesh_reading(md: list[str], store: dict, comps: dict) -> None:
+    """How to read the mesh: round trips, losses along several bottlenecks, RTT fairness on B4."""
+    from subflow.resolve import resolve_plan
+    from subflow.testbeds import multibottleneck as mb
+
     mesh_entry = store.get("mesh")
     if mesh_entry and "mesh" in comps:
         from subflow_engines.fluid.queues import BURST_DROP_BIAS
@@ -1086,166 +1141,180 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
             "up to 20 % between the old reference and that batch.\n")
 
 
+def _rewrite_multibottleneck() -> int:
+    """Rewrite the multi-bottleneck section of the existing page only."""
+    part: list[str] = []
+    multibottleneck_section(part, kernel="--linux" in sys.argv)
+    old = (OUT / "README.md").read_text()
+    head, sep, rest = old.partition(MULTI_HEADING)
+    if not sep:  # not there yet: after the grid, before the next section
+        head, sep, rest = old.partition("## Validation grid")
+        grid, nxt, tail = rest.partition("\n## ")
+        head, rest = head + sep + grid + "\n", nxt.lstrip("\n") and "\n## " + tail
+    else:
+        _, nxt, tail = rest.partition("\n## ")
+        rest = nxt and "\n## " + tail
+    (OUT / "README.md").write_text(head.rstrip("\n") + "\n\n" + "\n".join(part).rstrip("\n") + "\n" + rest)
+    print(f"wrote the multi-bottleneck section of {OUT / 'README.md'}")
+    return 0
+
+
+def _rewrite_grid(grid_kernel: str | None) -> int:
+    """Rewrite the grid section of the existing page only."""
+    part: list[str] = []
+    grid_section(part, grid_kernel)
+    old = (OUT / "README.md").read_text()
+    head, _, rest = old.partition("## Validation grid")
+    _, sep, tail = rest.partition("\n## ")
+    (OUT / "README.md").write_text(head + "\n".join(part) + "\n" + (sep.lstrip("\n") and "## " + tail))
+    print(f"wrote the grid of {OUT / 'README.md'}")
+    return 0
+
+
+#: the page's opening paragraphs: what the engine changed, section by section, and which seed figures moved
+PAGE_HEAD = ["# Validation of the fluid engine\n",
+      "Regenerated by `make validation` (scripts/validation.py). Every figure is computed by the engine "
+      "in this run; references come from the cited models and papers.\n",
+      "Since issue 11 the engine counts header and framing overhead (goodput = rate · MSS/(MSS + 66)), keeps "
+      "the window flat for the round trip of fast recovery, and ends a random-loss episode in a "
+      "retransmission timeout with Padhye et al.'s probability Q̂(p, w) (lost retransmissions back the "
+      "timer off again), and feeds each hop of a path what the hops before it let through (a chain of "
+      "equal-rate links used to queue at every hop and deliver bursts above the link rate). Seed figures that moved, and why: throughputs over lossless links and the "
+      "controller's rate limits are 4.4 % lower (framing; the kernel shows the same), so CMT/mSCTP transfer "
+      "times are longer and are compared with Eqs. 3–5 at the links' goodput, the FDM allocations deliver "
+      "2.82 instead of 2.95 Mbit/s, and fairness counts utilization of the goodput capacity; with 0.1 % "
+      "residual SATCOM loss every strategy loses ~7–12 % to timeouts (FDM still splits the UAV evenly, "
+      "Jain 1.000 against LowRTT's 0.96); the Mathis table falls below the square-root law where timeouts "
+      "dominate (next section); in hsln-10node the delay route beats the hop-count route by ~9 % instead "
+      "of >10 % (Padhye predicts 11 %: at 2.2 % loss the 200 ms timeouts dilute the RTT advantage). "
+      "The 3 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and CMT's Fig. 7 pattern "
+      "were unchanged by those.\n",
+      "Then (issue 11, second part): the RTO takes Linux's form, SRTT + max(4·RTTVAR, 200 ms) "
+      "(tcp_set_rto; RFC 6298's SRTT + 4·RTTVAR floored at 200 ms before), so a timeout costs RTT + 200 ms "
+      "as Padhye's T0 assumes; a loss episode ends in a timeout only when no segment after the lost one "
+      "and no tail loss probe is SACKed (SACK, RACK and TLP, RFC 8985, as Linux recovers) instead of with "
+      "Reno's Q̂ — the kernel measured 1.2–1.7× Padhye's Reno figure at 1–5 % loss and 20 ms (grid below); "
+      "a retransmission after an RTO fails when it *or its ACK* is lost (a link's "
+      "loss applies to both directions); CUBIC follows RFC 9438 through losses (α_cubic = 3(1−β)/(1+β) "
+      "until W_est reaches the window before the reduction, 1 after — dropped in the third part below, as Linux has no such switch; K = 0 after a timeout; β = 0.7 on a "
+      "handover stall too); delayed ACKs (one ACK per two segments, RFC 5681 §4.2) with Linux's segment "
+      "counting; jitter keeps packet order (FIFO), so packets closer together than the jitter see more "
+      "than the mean delay. Seed figures that moved, and why: over naval-direct-move's 500 ms SATCOM RTT "
+      "the first timeout after the handover fires at 0.7 s instead of 0.5 s, the backed-off one at 2.1 s "
+      "after the cut, just after the association completes (62 s), so sptcp's longest zero run is "
+      "2 s instead of 3 s (4 zero seconds instead of 6; tests/unit/test_fluid_engine.py pins ≥ 2 s between "
+      "59 and 62 s and the doubling); in sdn-spurious-timeout bare TCP's (and fallen-back ZWA's) idle "
+      "periods move for the same reason (the backoff series starts from SRTT + 200 ms, e.g. 2.27 instead "
+      "of 3.01 s for a 1.5 s disconnection at 20 ms per hop), still longer than the disconnection, while "
+      "the spurious-timeout scheme's idle periods, the paper's result, are unchanged; at 1–5 % loss and short RTTs throughputs rise by up to 2× (fewer timeouts: the Mathis "
+      "table's short-RTT, high-loss cells, the grid); in hsln-10node the routes are compared with Eq. 31 "
+      "using the RACK-TLP timeout probability.\n",
+      "Then (issue 11, third part; grid item 6): two mechanisms of Linux's window arithmetic that cost "
+      "throughput where loss keeps windows at a few segments. A loss reduction rounds down to whole "
+      "segments (tcp_reno_ssthresh: max(cwnd >> 1, 2); CUBIC's bictcp_recalc_ssthresh: "
+      "max(cwnd·717/1024, 2)), and CUBIC's Reno-friendly estimate grows by α = 3(1−β)/(1+β) for the "
+      "whole epoch as Linux's tcp_cubic.c does (RFC 9438 §4.3 recommends α = 1 once W_est reaches "
+      "cwnd_prior; Linux does not switch). Padhye's Eq. 31 in tests/unit/test_fluid_tcp_model.py is "
+      "derived again with the rounded halving (E[W] from Eq. 8 with the start W/2 − 1/4). Seed figures "
+      "that moved: the Mathis table's cells at 2–5 % loss drop by 4–6 % (0.86–0.93 of the square-root law at 5 %, where the window is ~8 segments); with 0.1 % residual SATCOM loss on naval-direct-move every strategy loses 0.5–1.7 % (sptcp 0.799, mptcp 1.077, FDM 1.137 Mbit/s; Jain and the UAV split as before); naval-random-walk's sptcp 1.857 instead of 1.860 Mbit/s; CMT with a 256 kB buffer finishes up to 0.5 % sooner. The 2 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and CMT's Fig. 7 pattern are unchanged. The tables below are this run's figures.\n",
+      "Then (issue 11, fourth part; grid items 9–11): slow start grows the window by the segments *delivered* "
+      "(acknowledged, RFC 5681 §3.1), not by those sent, so when a queue overflows at the end of slow start "
+      "the window grows by the bottleneck's rate until the drop is detected (a kernel trace with a 1000-packet "
+      "queue: +166 segments per 100 ms at 20 Mbit/s) instead of doubling into the full queue; and CUBIC "
+      "grows as Linux's bictcp_update does, one segment per ⌊snd_cwnd/(target − snd_cwnd)⌋ ≥ 2 acknowledged, "
+      "so the window reaches its integer target, W_max, exactly and fast convergence no longer cuts W_max at "
+      "every loss of a small window. The grid's fluid figure is the mean of 20 seeds (it was 3: at 300 ms a "
+      "run holds 10–20 loss epochs). Seed figures that moved, and why: the UAV split of LowRTT MPTCP on "
+      "naval-direct-move with residual SATCOM loss reads 0.999 instead of 0.963 (its UAV subflows no longer "
+      "overshoot the UAV's drop-tail queue when they start; FDM still splits it exactly evenly, is fairer "
+      "between the stations (Jain 0.984 against 0.977) and delivers more, 1.137 against 1.074 Mbit/s); CMT "
+      "with a 256 kB receive buffer finishes sooner where its paths restart slow start at every dwell (57.4 "
+      "instead of 62.2 s at t_dwell = 10 s; Fig. 7's pattern, CMT ahead at bandwidth ratios ≤ 2 and behind "
+      "above, holds); MPTCP on naval-direct-move and naval-random-walk gains 0.3–0.5 % (2.938 and 2.925 "
+      "Mbit/s). The 2 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and the Mathis "
+      "table (±0.01) are unchanged.\n",
+      "Then (issue 11, fifth part; grid item 9): the kernel reference no longer depends on the host: the "
+      "linux engine sets its namespaces' default congestion control to Reno, since a socket whose connection "
+      "started under the host's default BBR kept BBR's pacing after iperf3 switched it; and slow start is "
+      "ACK-clocked, as unpaced Linux's is: each step's segments are acknowledged a round trip later behind "
+      "the queue, spread at the narrowest hop's rate, the window grows by what the ACKs deliver and the "
+      "sender sends what cwnd − in flight allows at once (at most at its first hop's rate: TCP small queues; "
+      "Linux's tcp_is_cwnd_limited bounds the growth), so a round reaches a router's bottleneck in bursts at "
+      "twice its rate and a queue below half the BDP overflows at a window of about twice its size. Seed "
+      "figures that moved, and why: in the residual-SATCOM-loss regime of naval-direct-move LowRTT's UAV "
+      "split reads 0.948 instead of 0.999 (the UAV subflows' bursts overflow the UAV's drop-tail queue at "
+      "their start, and whichever loses first leaves slow start smaller; FDM's split stays exactly even, its "
+      "stations' Jain index above LowRTT's, 0.9925 against 0.9902, and its mean above, 1.209 against 1.146 "
+      "Mbit/s); every strategy there gains 5–7 % (sptcp 0.850, mptcp 1.146, FDM 1.209 Mbit/s), MPTCP's in the "
+      "first 20 s, where its SATCOM subflows leave slow start (1.59 instead of 1.24 Mbit/s per station over "
+      "seeds 1–4); naval-direct-move and naval-random-walk lose 0.3–1.2 "
+      "% (sptcp 1.920 and 1.832, mptcp 2.928 and 2.907, FDM 2.811 and 2.804 Mbit/s); CMT with a 256 kB "
+      "buffer restarts slow start at every dwell into the 256 kB window and finishes later (63.1 instead of "
+      "57.4 s at t_dwell = 10 s; Fig. 7's pattern, CMT ahead at bandwidth ratios ≤ 2 and behind above, "
+      "holds); the Mathis table's 600 ms row at the smallest loss reads 2.06 instead of 1.38 (on the "
+      "line's single link, the sender's own, slow start no longer overflows the queue, so the 200 s run "
+      "spends longer above the Mathis window); hsln-10node's TCPBP route leads the delay route by 9 % over "
+      "seeds 1–4 (11 % before; tests/unit/test_paper_reproductions.py now takes the four seeds' mean). The "
+      "2 s sptcp gap on naval-direct-move and the spurious-timeout idle periods are unchanged.\n",
+      "Then (correct at any scale): on the networks users import the engine returned numbers that cannot "
+      "be: over Topology Zoo Kdl with 200 random flows, 128 flows read up to 3.9 × 10^96 Mbit/s in the "
+      "first second and 0 after; with 8–20 flows NaN samples; over Cogentco with 120 flows, NaN (null) for "
+      "102 flows; with 1,000 flows an OverflowError in the summary. The cause, in both kernels: a hop "
+      "received a subflow's rate times the *previous* step's pass fraction (departed/arrived) of every hop "
+      "before it. A queue that drains passes more than arrives (a fraction above 1), and after a step with "
+      "almost no arrivals (slow start's ACK-clocked bursts alternate full and empty steps) the fraction "
+      "reached capacity/arrivals; on paths of 11–33 hops across several shared queues these products grew "
+      "to 10^96, then to infinity and NaN (inf · 0). Nothing noticed: the result models accepted NaN and "
+      "wrote null. Now the network is a set of FIFO drop-tail queues in which each subflow keeps its own "
+      "backlog at every hop (subflow_engines.fluid.queues): a hop sends on, per subflow, its share of the "
+      "backlog first and then of the step's arrivals, never more than the subflow put in and never more "
+      "than the hop's capacity, and resources are served in forwarding order (each after those feeding "
+      "it; where paths feed each other in a cycle, one hop of the cycle passes its bits a step later), so "
+      "bits are conserved per subflow and per hop. Every run checks its own output at the end of every "
+      "sample (subflow_engines.fluid.invariants): finite and non-negative goodput and windows; each "
+      "subflow within its narrowest hop's capacity and each link within its capacity, up to what was "
+      "queued beyond them when the sample began; bytes delivered at most bytes sent; cwnd within [1, 2 × "
+      "the receive window] (Linux's slow start grows cwnd up to twice what is in flight, "
+      "tcp_is_cwnd_limited); a broken invariant ends the run as an engine error naming the flow, the link "
+      "and the time, and result documents refuse NaN and infinities. Seed figures that moved, and why: "
+      "a flow's backlog now drains at its own share after its window falls, where its departures were "
+      "shared in proportion to the step's arrivals: naval-direct-move sptcp 1.922 (1.920 before), mptcp "
+      "2.935 (2.928), FDM 2.811 (unchanged), naval-random-walk 1.829 and 2.924 (1.832 and 2.907), "
+      "uav-backhaul-planning's MPTCP stations 1.437 and 1.355 Mbit/s (1.469 and 1.282: fairer); "
+      "hsln-10node and the spurious-timeout idle periods are unchanged.\n",
+      "Then (Wi-Fi handovers as 802.11 carries them): a handover's length follows from its mechanisms "
+      "(subflow.association.handover_timing, docs/radio.md): a station notices it lost its access point "
+      "after radio.handover.missed_beacons beacons (10 of 102.4 ms by default, ns-3's), scans (passive, one "
+      "channel, 120 ms), then authenticates and associates (four management frames, about 1 ms); an access "
+      "point's association_delay_s is now an override of that model. Against ns-3's handover cells "
+      "(section \"Fluid engine against ns-3: handover\" below) the join time agrees within 0.02 s and the "
+      "outage with a 1 s minimum RTO within 7 %. The paper's Scenario I is a different handover: the users "
+      "come into the UAV's range (no beacon is lost) and their single-path connection moves off SATCOM, "
+      "where Linux's retransmission timer over the 500 ms round trip fires 0.7, 2.1 and 4.9 s after the cut. "
+      "The seeds' association delay was 2 s, which ends just before the second expiry, so single-path TCP "
+      "resumed after 2 s where the paper reports about 4 s (Fig. 5) and 3–5 s per handover in Scenario II "
+      "(Fig. 8): the paper's association (Mininet-WiFi's) ended between the second and the third expiry. "
+      "The model's own join when a station comes into range (within one 120 ms scan) would give 0.7 s, so "
+      "naval-direct-move and naval-random-walk keep an override, now 3 s: single-path TCP is at zero for "
+      "4 s at 60–63 s (sptcp 1.908 Mbit/s, 1.922 before); in Scenario II each entry into the UAV's range "
+      "costs 4 s and each exit 1 s (the SATCOM route is back at once and the next expiry restarts the "
+      "flow), and brief entries shorter than 3 s no longer switch the route, so sptcp reads 1.963 Mbit/s "
+      "(1.829), its longest outage 4 s (2). MPTCP never stops in either (2.935 and 2.924 Mbit/s, unchanged; "
+      "FDM 2.811 and 2.807).\n"]
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    md = ["# Validation of the fluid engine\n",
-          "Regenerated by `make validation` (scripts/validation.py). Every figure is computed by the engine "
-          "in this run; references come from the cited models and papers.\n",
-          "Since issue 11 the engine counts header and framing overhead (goodput = rate · MSS/(MSS + 66)), keeps "
-          "the window flat for the round trip of fast recovery, and ends a random-loss episode in a "
-          "retransmission timeout with Padhye et al.'s probability Q̂(p, w) (lost retransmissions back the "
-          "timer off again), and feeds each hop of a path what the hops before it let through (a chain of "
-          "equal-rate links used to queue at every hop and deliver bursts above the link rate). Seed figures that moved, and why: throughputs over lossless links and the "
-          "controller's rate limits are 4.4 % lower (framing; the kernel shows the same), so CMT/mSCTP transfer "
-          "times are longer and are compared with Eqs. 3–5 at the links' goodput, the FDM allocations deliver "
-          "2.82 instead of 2.95 Mbit/s, and fairness counts utilization of the goodput capacity; with 0.1 % "
-          "residual SATCOM loss every strategy loses ~7–12 % to timeouts (FDM still splits the UAV evenly, "
-          "Jain 1.000 against LowRTT's 0.96); the Mathis table falls below the square-root law where timeouts "
-          "dominate (next section); in hsln-10node the delay route beats the hop-count route by ~9 % instead "
-          "of >10 % (Padhye predicts 11 %: at 2.2 % loss the 200 ms timeouts dilute the RTT advantage). "
-          "The 3 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and CMT's Fig. 7 pattern "
-          "were unchanged by those.\n",
-          "Then (issue 11, second part): the RTO takes Linux's form, SRTT + max(4·RTTVAR, 200 ms) "
-          "(tcp_set_rto; RFC 6298's SRTT + 4·RTTVAR floored at 200 ms before), so a timeout costs RTT + 200 ms "
-          "as Padhye's T0 assumes; a loss episode ends in a timeout only when no segment after the lost one "
-          "and no tail loss probe is SACKed (SACK, RACK and TLP, RFC 8985, as Linux recovers) instead of with "
-          "Reno's Q̂ — the kernel measured 1.2–1.7× Padhye's Reno figure at 1–5 % loss and 20 ms (grid below); "
-          "a retransmission after an RTO fails when it *or its ACK* is lost (a link's "
-          "loss applies to both directions); CUBIC follows RFC 9438 through losses (α_cubic = 3(1−β)/(1+β) "
-          "until W_est reaches the window before the reduction, 1 after — dropped in the third part below, as Linux has no such switch; K = 0 after a timeout; β = 0.7 on a "
-          "handover stall too); delayed ACKs (one ACK per two segments, RFC 5681 §4.2) with Linux's segment "
-          "counting; jitter keeps packet order (FIFO), so packets closer together than the jitter see more "
-          "than the mean delay. Seed figures that moved, and why: over naval-direct-move's 500 ms SATCOM RTT "
-          "the first timeout after the handover fires at 0.7 s instead of 0.5 s, the backed-off one at 2.1 s "
-          "after the cut, just after the association completes (62 s), so sptcp's longest zero run is "
-          "2 s instead of 3 s (4 zero seconds instead of 6; tests/unit/test_fluid_engine.py pins ≥ 2 s between "
-          "59 and 62 s and the doubling); in sdn-spurious-timeout bare TCP's (and fallen-back ZWA's) idle "
-          "periods move for the same reason (the backoff series starts from SRTT + 200 ms, e.g. 2.27 instead "
-          "of 3.01 s for a 1.5 s disconnection at 20 ms per hop), still longer than the disconnection, while "
-          "the spurious-timeout scheme's idle periods, the paper's result, are unchanged; at 1–5 % loss and short RTTs throughputs rise by up to 2× (fewer timeouts: the Mathis "
-          "table's short-RTT, high-loss cells, the grid); in hsln-10node the routes are compared with Eq. 31 "
-          "using the RACK-TLP timeout probability.\n",
-          "Then (issue 11, third part; grid item 6): two mechanisms of Linux's window arithmetic that cost "
-          "throughput where loss keeps windows at a few segments. A loss reduction rounds down to whole "
-          "segments (tcp_reno_ssthresh: max(cwnd >> 1, 2); CUBIC's bictcp_recalc_ssthresh: "
-          "max(cwnd·717/1024, 2)), and CUBIC's Reno-friendly estimate grows by α = 3(1−β)/(1+β) for the "
-          "whole epoch as Linux's tcp_cubic.c does (RFC 9438 §4.3 recommends α = 1 once W_est reaches "
-          "cwnd_prior; Linux does not switch). Padhye's Eq. 31 in tests/unit/test_fluid_tcp_model.py is "
-          "derived again with the rounded halving (E[W] from Eq. 8 with the start W/2 − 1/4). Seed figures "
-          "that moved: the Mathis table's cells at 2–5 % loss drop by 4–6 % (0.86–0.93 of the square-root law at 5 %, where the window is ~8 segments); with 0.1 % residual SATCOM loss on naval-direct-move every strategy loses 0.5–1.7 % (sptcp 0.799, mptcp 1.077, FDM 1.137 Mbit/s; Jain and the UAV split as before); naval-random-walk's sptcp 1.857 instead of 1.860 Mbit/s; CMT with a 256 kB buffer finishes up to 0.5 % sooner. The 2 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and CMT's Fig. 7 pattern are unchanged. The tables below are this run's figures.\n",
-          "Then (issue 11, fourth part; grid items 9–11): slow start grows the window by the segments *delivered* "
-          "(acknowledged, RFC 5681 §3.1), not by those sent, so when a queue overflows at the end of slow start "
-          "the window grows by the bottleneck's rate until the drop is detected (a kernel trace with a 1000-packet "
-          "queue: +166 segments per 100 ms at 20 Mbit/s) instead of doubling into the full queue; and CUBIC "
-          "grows as Linux's bictcp_update does, one segment per ⌊snd_cwnd/(target − snd_cwnd)⌋ ≥ 2 acknowledged, "
-          "so the window reaches its integer target, W_max, exactly and fast convergence no longer cuts W_max at "
-          "every loss of a small window. The grid's fluid figure is the mean of 20 seeds (it was 3: at 300 ms a "
-          "run holds 10–20 loss epochs). Seed figures that moved, and why: the UAV split of LowRTT MPTCP on "
-          "naval-direct-move with residual SATCOM loss reads 0.999 instead of 0.963 (its UAV subflows no longer "
-          "overshoot the UAV's drop-tail queue when they start; FDM still splits it exactly evenly, is fairer "
-          "between the stations (Jain 0.984 against 0.977) and delivers more, 1.137 against 1.074 Mbit/s); CMT "
-          "with a 256 kB receive buffer finishes sooner where its paths restart slow start at every dwell (57.4 "
-          "instead of 62.2 s at t_dwell = 10 s; Fig. 7's pattern, CMT ahead at bandwidth ratios ≤ 2 and behind "
-          "above, holds); MPTCP on naval-direct-move and naval-random-walk gains 0.3–0.5 % (2.938 and 2.925 "
-          "Mbit/s). The 2 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and the Mathis "
-          "table (±0.01) are unchanged.\n",
-          "Then (issue 11, fifth part; grid item 9): the kernel reference no longer depends on the host: the "
-          "linux engine sets its namespaces' default congestion control to Reno, since a socket whose connection "
-          "started under the host's default BBR kept BBR's pacing after iperf3 switched it; and slow start is "
-          "ACK-clocked, as unpaced Linux's is: each step's segments are acknowledged a round trip later behind "
-          "the queue, spread at the narrowest hop's rate, the window grows by what the ACKs deliver and the "
-          "sender sends what cwnd − in flight allows at once (at most at its first hop's rate: TCP small queues; "
-          "Linux's tcp_is_cwnd_limited bounds the growth), so a round reaches a router's bottleneck in bursts at "
-          "twice its rate and a queue below half the BDP overflows at a window of about twice its size. Seed "
-          "figures that moved, and why: in the residual-SATCOM-loss regime of naval-direct-move LowRTT's UAV "
-          "split reads 0.948 instead of 0.999 (the UAV subflows' bursts overflow the UAV's drop-tail queue at "
-          "their start, and whichever loses first leaves slow start smaller; FDM's split stays exactly even, its "
-          "stations' Jain index above LowRTT's, 0.9925 against 0.9902, and its mean above, 1.209 against 1.146 "
-          "Mbit/s); every strategy there gains 5–7 % (sptcp 0.850, mptcp 1.146, FDM 1.209 Mbit/s), MPTCP's in the "
-          "first 20 s, where its SATCOM subflows leave slow start (1.59 instead of 1.24 Mbit/s per station over "
-          "seeds 1–4); naval-direct-move and naval-random-walk lose 0.3–1.2 "
-          "% (sptcp 1.920 and 1.832, mptcp 2.928 and 2.907, FDM 2.811 and 2.804 Mbit/s); CMT with a 256 kB "
-          "buffer restarts slow start at every dwell into the 256 kB window and finishes later (63.1 instead of "
-          "57.4 s at t_dwell = 10 s; Fig. 7's pattern, CMT ahead at bandwidth ratios ≤ 2 and behind above, "
-          "holds); the Mathis table's 600 ms row at the smallest loss reads 2.06 instead of 1.38 (on the "
-          "line's single link, the sender's own, slow start no longer overflows the queue, so the 200 s run "
-          "spends longer above the Mathis window); hsln-10node's TCPBP route leads the delay route by 9 % over "
-          "seeds 1–4 (11 % before; tests/unit/test_paper_reproductions.py now takes the four seeds' mean). The "
-          "2 s sptcp gap on naval-direct-move and the spurious-timeout idle periods are unchanged.\n",
-          "Then (correct at any scale): on the networks users import the engine returned numbers that cannot "
-          "be: over Topology Zoo Kdl with 200 random flows, 128 flows read up to 3.9 × 10^96 Mbit/s in the "
-          "first second and 0 after; with 8–20 flows NaN samples; over Cogentco with 120 flows, NaN (null) for "
-          "102 flows; with 1,000 flows an OverflowError in the summary. The cause, in both kernels: a hop "
-          "received a subflow's rate times the *previous* step's pass fraction (departed/arrived) of every hop "
-          "before it. A queue that drains passes more than arrives (a fraction above 1), and after a step with "
-          "almost no arrivals (slow start's ACK-clocked bursts alternate full and empty steps) the fraction "
-          "reached capacity/arrivals; on paths of 11–33 hops across several shared queues these products grew "
-          "to 10^96, then to infinity and NaN (inf · 0). Nothing noticed: the result models accepted NaN and "
-          "wrote null. Now the network is a set of FIFO drop-tail queues in which each subflow keeps its own "
-          "backlog at every hop (subflow_engines.fluid.queues): a hop sends on, per subflow, its share of the "
-          "backlog first and then of the step's arrivals, never more than the subflow put in and never more "
-          "than the hop's capacity, and resources are served in forwarding order (each after those feeding "
-          "it; where paths feed each other in a cycle, one hop of the cycle passes its bits a step later), so "
-          "bits are conserved per subflow and per hop. Every run checks its own output at the end of every "
-          "sample (subflow_engines.fluid.invariants): finite and non-negative goodput and windows; each "
-          "subflow within its narrowest hop's capacity and each link within its capacity, up to what was "
-          "queued beyond them when the sample began; bytes delivered at most bytes sent; cwnd within [1, 2 × "
-          "the receive window] (Linux's slow start grows cwnd up to twice what is in flight, "
-          "tcp_is_cwnd_limited); a broken invariant ends the run as an engine error naming the flow, the link "
-          "and the time, and result documents refuse NaN and infinities. Seed figures that moved, and why: "
-          "a flow's backlog now drains at its own share after its window falls, where its departures were "
-          "shared in proportion to the step's arrivals: naval-direct-move sptcp 1.922 (1.920 before), mptcp "
-          "2.935 (2.928), FDM 2.811 (unchanged), naval-random-walk 1.829 and 2.924 (1.832 and 2.907), "
-          "uav-backhaul-planning's MPTCP stations 1.437 and 1.355 Mbit/s (1.469 and 1.282: fairer); "
-          "hsln-10node and the spurious-timeout idle periods are unchanged.\n",
-          "Then (Wi-Fi handovers as 802.11 carries them): a handover's length follows from its mechanisms "
-          "(subflow.association.handover_timing, docs/radio.md): a station notices it lost its access point "
-          "after radio.handover.missed_beacons beacons (10 of 102.4 ms by default, ns-3's), scans (passive, one "
-          "channel, 120 ms), then authenticates and associates (four management frames, about 1 ms); an access "
-          "point's association_delay_s is now an override of that model. Against ns-3's handover cells "
-          "(section \"Fluid engine against ns-3: handover\" below) the join time agrees within 0.02 s and the "
-          "outage with a 1 s minimum RTO within 7 %. The paper's Scenario I is a different handover: the users "
-          "come into the UAV's range (no beacon is lost) and their single-path connection moves off SATCOM, "
-          "where Linux's retransmission timer over the 500 ms round trip fires 0.7, 2.1 and 4.9 s after the cut. "
-          "The seeds' association delay was 2 s, which ends just before the second expiry, so single-path TCP "
-          "resumed after 2 s where the paper reports about 4 s (Fig. 5) and 3–5 s per handover in Scenario II "
-          "(Fig. 8): the paper's association (Mininet-WiFi's) ended between the second and the third expiry. "
-          "The model's own join when a station comes into range (within one 120 ms scan) would give 0.7 s, so "
-          "naval-direct-move and naval-random-walk keep an override, now 3 s: single-path TCP is at zero for "
-          "4 s at 60–63 s (sptcp 1.908 Mbit/s, 1.922 before); in Scenario II each entry into the UAV's range "
-          "costs 4 s and each exit 1 s (the SATCOM route is back at once and the next expiry restarts the "
-          "flow), and brief entries shorter than 3 s no longer switch the route, so sptcp reads 1.963 Mbit/s "
-          "(1.829), its longest outage 4 s (2). MPTCP never stops in either (2.935 and 2.924 Mbit/s, unchanged; "
-          "FDM 2.811 and 2.807).\n"]
+    md = list(PAGE_HEAD)
     sections = [mathis_figure, fairness_figure, naval_figures, naval_regime_table, spurious_figure, cmt_figures]
     grid_kernel = ("subset" if "--grid-subset" in sys.argv else "all") if "--linux" in sys.argv else None
     sections.append(lambda md: grid_section(md, grid_kernel))
     sections.append(lambda md: multibottleneck_section(md, kernel="--linux" in sys.argv))
     sections.append(seeds_section)
     if "--multibottleneck-only" in sys.argv:  # rewrite the multi-bottleneck section of the existing page only
-        part = []
-        multibottleneck_section(part, kernel="--linux" in sys.argv)
-        old = (OUT / "README.md").read_text()
-        head, sep, rest = old.partition(MULTI_HEADING)
-        if not sep:  # not there yet: after the grid, before the next section
-            head, sep, rest = old.partition("## Validation grid")
-            grid, nxt, tail = rest.partition("\n## ")
-            head, rest = head + sep + grid + "\n", nxt.lstrip("\n") and "\n## " + tail
-        else:
-            _, nxt, tail = rest.partition("\n## ")
-            rest = nxt and "\n## " + tail
-        (OUT / "README.md").write_text(head.rstrip("\n") + "\n\n" + "\n".join(part).rstrip("\n") + "\n" + rest)
-        print(f"wrote the multi-bottleneck section of {OUT / 'README.md'}")
-        return 0
+        return _rewrite_multibottleneck()
     if "--grid-only" in sys.argv:  # rewrite the grid section of the existing page only
-        part: list[str] = []
-        grid_section(part, grid_kernel)
-        old = (OUT / "README.md").read_text()
-        head, _, rest = old.partition("## Validation grid")
-        _, sep, tail = rest.partition("\n## ")
-        (OUT / "README.md").write_text(head + "\n".join(part) + "\n" + (sep.lstrip("\n") and "## " + tail))
-        print(f"wrote the grid of {OUT / 'README.md'}")
-        return 0
+        return _rewrite_grid(grid_kernel)
     if "--linux" in sys.argv:
         sections.append(real_tcp_section)
     else:  # keep the last kernel comparison (it needs root and real time) as it was measured
