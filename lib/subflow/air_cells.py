@@ -48,12 +48,11 @@ from subflow.airtime import Phy as AirPhy
 from subflow.airtime import tcp_goodput_mbps
 from subflow.association import hop_budget, hop_rate_steps, radio_budget, range_windows
 from subflow.mobility import distance_at
+from subflow.network import Arc
 from subflow.plan import CapacityChange, Resource, capacity_for_goodput_mbps
 from subflow.radio import mcs_table
 from subflow.scenario import AccessPointNode, NodeRadio, Scenario
 
-#: an arc of the run's network: (resource id, from node, to node, delay ms, loss, capacity Mbit/s)
-Arc = tuple[str, str, str, float, float, float]
 
 
 def has_station_queues(ap: AccessPointNode) -> bool:
@@ -76,10 +75,10 @@ def air_arcs(member: str, ap: AccessPointNode) -> list[Arc]:
     """
     d, p, c = ap.wireless_delay_ms, ap.wireless_loss, ap.wireless_bandwidth_mbps
     if has_station_queues(ap):
-        return [(station_queue_id(ap.id, member, ap.id), member, ap.id, d, p, c),
-                (station_queue_id(ap.id, ap.id, member), ap.id, member, d, p, c)]
+        return [Arc(station_queue_id(ap.id, member, ap.id), member, ap.id, d, p, c),
+                Arc(station_queue_id(ap.id, ap.id, member), ap.id, member, d, p, c)]
     rid = f"air:{ap.id}"
-    return [(rid, member, ap.id, d, p, c), (rid, ap.id, member, d, p, c)]
+    return [Arc(rid, member, ap.id, d, p, c), Arc(rid, ap.id, member, d, p, c)]
 
 
 def station_queue_resources(scenario: Scenario, timeline) -> list[Resource]:

@@ -24,8 +24,8 @@ Conventions
 * :meth:`Network.from_scenario` includes only wired links; the radio hops of
   stations (which change with mobility) are added per interval of a run by
   :func:`subflow.resolve.resolve_plan`, whose interval topologies are
-  ``Network`` objects too, with the plan's resource id as ``link``
-  (``"<link>:<a>><b>"`` per direction, ``"air:<ap>"``; see
+  ``Network`` objects too, built from :class:`Arc` with the plan's resource id as ``link``
+  (``"<link>:<a>><b>"`` per direction, ``"air:<ap>:<a>><b>"`` per station queue; see
   :mod:`subflow.path_policies`). The SDN controller's FDM view
   (:mod:`subflow.controller`) is also a ``Network``.
 * Parallel arcs (two links joining the same nodes) are allowed.
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
 
@@ -46,6 +46,20 @@ RoutingMetric = Literal["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"]
 """A route metric over the arcs (hops, Σ delay_ms, composed loss, TCPBP's d·√p, or the thesis's
 greedy TCPBP); defined by :mod:`subflow.shortest_paths` (``ROUTING_METRICS``) and kept here,
 light to import, for the request documents of :mod:`subflow.planning_requests`."""
+
+
+class Arc(NamedTuple):
+    """One directed arc of a topology given as arcs (:meth:`Network.from_arcs`; a run plan's interval
+    topologies, :mod:`subflow.path_policies`): the resource it uses (a link direction ``"<link>:<a>><b>"``, an
+    air queue ``"air:<ap>:<a>><b>"`` or a shared ``"air:<ap>"``, an ad-hoc link ``"adhoc:<a>~<b>"``), its ends,
+    its one-way delay (ms), loss (fraction in [0, 1)) and capacity (Mbit/s)."""
+
+    resource: str
+    src: str
+    dst: str
+    delay_ms: float
+    loss: float
+    capacity_mbps: float
 
 
 @dataclass(frozen=True)
@@ -115,12 +129,13 @@ class Network:
     def from_arcs(
         cls,
         nodes: Sequence[str],
-        arcs: Iterable[tuple[str, str, str, float, float, float]],
+        arcs: Iterable[Arc | tuple[str, str, str, float, float, float]],
         demands: Iterable[Demand] = (),
         name: str = "",
         no_transit: Iterable[str] = (),
     ) -> "Network":
-        """Build from directed arcs ``(link_id, src, dst, delay_ms, loss, capacity_mbps)``.
+        """Build from directed arcs (:class:`Arc`, or tuples in its order: ``(link_id, src, dst, delay_ms, loss,
+        capacity_mbps)``).
 
         Raises
         ------

@@ -49,11 +49,9 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from subflow.network import Network
+from subflow.network import Arc, Network
 from subflow.plan import SubflowPath
 
-#: a directed arc ``(resource_id, src, dst, delay_ms, loss, capacity_mbps)`` of an interval's topology
-Arc = tuple[str, str, str, float, float, float]
 
 
 def _out_lists(net: Network) -> list[list[tuple[int, int, float]]]:

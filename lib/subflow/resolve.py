@@ -43,7 +43,8 @@ from subflow.association import (Association, association_timeline, hop_budget, 
                                  range_windows)
 from subflow.controller import apply_fdm
 from subflow.errors import Unreachable
-from subflow.path_policies import PATH_POLICIES, Arc, Interval
+from subflow.network import Arc
+from subflow.path_policies import PATH_POLICIES, Interval
 from subflow.plan import CapacityChange, DelayChange, FlowPlan, Resource, RunPlan, Segment, SubflowPath
 from subflow.mobility import distance_at, to_local
 from subflow.satcom import SatcomTimeline, satcom_timeline
@@ -64,7 +65,7 @@ class AdhocLink:
     def arcs(self) -> list[Arc]:
         """Both directions; the delay and loss of an ad-hoc hop are 0 (the shared resource carries the rate)."""
         cap = self.steps[0][1]
-        return [(self.resource, self.a, self.b, 0.0, 0.0, cap), (self.resource, self.b, self.a, 0.0, 0.0, cap)]
+        return [Arc(self.resource, self.a, self.b, 0.0, 0.0, cap), Arc(self.resource, self.b, self.a, 0.0, 0.0, cap)]
 
 
 def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = None,
@@ -90,7 +91,7 @@ def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = N
                     queue_packets=link.queue_packets,
                 )
             )
-            wired.append((link.id, (rid, a, b, link.delay_ms, link.loss, link.bandwidth_mbps)))
+            wired.append((link.id, Arc(rid, a, b, link.delay_ms, link.loss, link.bandwidth_mbps)))
     for n in scenario.nodes:
         if isinstance(n, AccessPointNode) and not has_station_queues(n):
             resources.append(
@@ -108,8 +109,7 @@ def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = N
 
 def _with_delay(arc: Arc, delay_ms: float) -> Arc:
     """``arc`` with another delay, ms."""
-    rid, a, b, _, p, c = arc
-    return (rid, a, b, delay_ms, p, c)
+    return arc._replace(delay_ms=delay_ms)
 
 
 def _link_states(scenario: Scenario) -> tuple[list[tuple[str, float, float]], list[dict]]:
