@@ -48,7 +48,7 @@ FIELDS = {
     **{f: Refuses("Mininet-WiFi's own association timing applies (wpa_supplicant's beacon loss and scanning)")
        for f in ("AccessPointNode.beacon_interval_ms", "HandoverSettings.missed_beacons", "HandoverSettings.scan",
                  "HandoverSettings.scan_channels", "HandoverSettings.channel_dwell_ms",
-                 "HandoverSettings.probe_wait_ms")},
+                 "HandoverSettings.probe_wait_ms", "HandoverSettings.scan_results_max_age_s")},
     "ControllerSettings.interval_s": Refuses("the generated testbed has no SDN controller installing rate limits"),
     "ControllerSettings.notification_delay_s": Refuses("the generated testbed has no SDN controller"),
     "Link.bandwidth_mbps": Honours("TCLink bw"),

@@ -99,6 +99,21 @@ def handover_timing(ap: AccessPointNode, settings: HandoverSettings) -> Handover
                           scan_s=settings.scan_channels * dwell_ms / 1000.0, join_s=join)
 
 
+def _join_time(t: float, key: tuple[str, str], ap: AccessPointNode, hand: HandoverTiming,
+               scan_from: dict, last_scan: dict, ap_windows: list[tuple[float, float]],
+               settings: HandoverSettings) -> float:
+    """When a radio that decided at ``t`` to join ``ap`` is associated: after authentication and association,
+    at once when its last scan, at most ``settings.scan_results_max_age_s`` old, heard ``ap`` (it was in range
+    during the scan's window), else at the end of its current scan (``last_scan`` updated)."""
+    w0, w1 = last_scan.get(key, (-math.inf, -math.inf))
+    fresh = t - w1 <= settings.scan_results_max_age_s + _EPS
+    if fresh and any(a0 < w1 + _EPS and w0 < a1 for a0, a1 in ap_windows):
+        return t + hand.join_s
+    end = _scan_end(t, scan_from[key], hand.scan_s)
+    last_scan[key] = (end - hand.scan_s, end)
+    return end + hand.join_s
+
+
 def _scan_end(t: float, scan_from: float, scan_s: float) -> float:
     """End of the first scan, of the back-to-back scans a station runs from ``scan_from``, that ends at or after ``t``."""
     if t <= scan_from + scan_s:
@@ -271,6 +286,8 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
     lost_at: dict[tuple[str, str], float] = {}
     #: per radio: the start of its back-to-back scans (the run's start, or the loss's detection)
     scan_from: dict[tuple[str, str], float] = dict.fromkeys(pending, 0.0)
+    #: per radio: the window (s) of its last scan; the run starts after the scan that found the first access point
+    last_scan: dict[tuple[str, str], tuple[float, float]] = {}
     while pending:
         key = min(pending, key=lambda k: (pending[k], k))
         sid, net = key
@@ -310,11 +327,11 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
             ap, t_exit = min(in_range, key=lambda c: (distance(c[0]), c[0].id))
         if t <= _EPS:
             t_joined = 0.0  # associated when the run starts
+            last_scan[key] = (0.0, timing[ap.id].scan_s)
         elif ap.association_delay_s is not None:
             t_joined = t + ap.association_delay_s
         else:
-            hand = timing[ap.id]
-            t_joined = _scan_end(t, scan_from[key], hand.scan_s) + hand.join_s
+            t_joined = _join_time(t, key, ap, timing[ap.id], scan_from, last_scan, windows[sid][ap.id], settings)
         t_start = lost_at.pop(key, t)
         t_exit = min(t_exit, duration)
         if t > _EPS:

@@ -721,6 +721,13 @@ class HandoverSettings(_Strict):
         description="Active scan: time on each channel after the probe request, ms (MaxChannelTime; ns-3's "
         "ProbeRequestTimeout).",
     )
+    scan_results_max_age_s: Annotated[float, Field(ge=0, le=86_400, allow_inf_nan=False)] = Field(
+        default=0.0,
+        description="A station that lost its access point joins one its last scan heard without scanning again "
+        "while that scan is at most this old, s (0: it always scans). wpa_supplicant reuses scan results up to "
+        "5 s old for a fast reconnect (SCAN_RES_VALID_FOR_CONNECT); ns-3's StaWifiMac reuses what its last scan "
+        "left, however old.",
+    )
 
 
 class RadioSettings(_Strict):

@@ -2517,6 +2517,12 @@ export interface components {
              * @default 1
              */
             scan_channels?: number;
+            /**
+             * Scan Results Max Age S
+             * @description A station that lost its access point joins one its last scan heard without scanning again while that scan is at most this old, s (0: it always scans). wpa_supplicant reuses scan results up to 5 s old for a fast reconnect (SCAN_RES_VALID_FOR_CONNECT); ns-3's StaWifiMac reuses what its last scan left, however old.
+             * @default 0
+             */
+            scan_results_max_age_s?: number;
         };
         /**
          * HandoverStart

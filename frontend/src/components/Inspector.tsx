@@ -352,6 +352,7 @@ function HandoverFields({ doc, onChange, e }: { doc: ScenarioDocument; onChange:
       ) : (
         <NumberField label="Probe wait per channel" unit="ms" value={ho.probe_wait_ms ?? 50} error={e["radio.handover.probe_wait_ms"]} onChange={(v) => put({ probe_wait_ms: v ?? 0 }, "probe")} />
       )}
+      <NumberField label="Reuse scan results up to" unit="s" value={ho.scan_results_max_age_s ?? 0} error={e["radio.handover.scan_results_max_age_s"]} onChange={(v) => put({ scan_results_max_age_s: v ?? 0 }, "reuse")} />
     </fieldset>
   );
 }

@@ -251,6 +251,8 @@ def handover_scenario(spacing_m: float, min_rto_s: float, phy: str = "g") -> dic
                   {"id": "l2", "src": "sw", "dst": "ap2", "bandwidth_mbps": 1000.0, "delay_ms": 0.0}],
         "transport": {"mss_bytes": MSS_BYTES, "min_rto_s": min_rto_s, "congestion_control": "newreno",
                       "rto_form": "rfc6298"},
+        # ns-3's StaWifiMac joins an access point its last scan heard without scanning again, however old
+        "radio": {**doc["radio"], "handover": {"scan_results_max_age_s": 86_400.0}},
         "run": {"duration_s": duration, "interval_s": HANDOVER_BIN_S},
     }
 
