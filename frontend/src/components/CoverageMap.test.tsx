@@ -68,6 +68,16 @@ describe("radio inspector", () => {
     expect(html).toContain("Ad-hoc links between stations in range");
   });
 
+  it("has the handover settings with ns-3's defaults, scan results not reused", () => {
+    const html = renderToStaticMarkup(<Inspector {...props} selection={{ nodes: [], links: [] }} />);
+    expect(html).toContain(">Handover<");
+    expect(html).toContain(">Missed beacons<");
+    expect(html).toMatch(/Reuse scan results up to[\s\S]*?value="0"/);
+    const reused = { ...doc, radio: { handover: { scan_results_max_age_s: 5 } } } as ScenarioDocument;
+    const html2 = renderToStaticMarkup(<Inspector {...props} doc={reused} selection={{ nodes: [], links: [] }} />);
+    expect(html2).toMatch(/Reuse scan results up to[\s\S]*?value="5"/);
+  });
+
   it("has the MCS selection, error rate by default, and the noise floor that goes with it", () => {
     const html = renderToStaticMarkup(<Inspector {...props} selection={{ nodes: [], links: [] }} />);
     expect(html).toContain(">MCS selection<");
