@@ -232,6 +232,19 @@ def clients(scenario: Scenario) -> list[tuple[object, list[AccessPointNode]]]:
     return out
 
 
+def _client_windows(scenario: Scenario, candidates, trajectories: dict[str, list[Leg]]
+                    ) -> dict[str, dict[str, list[tuple[float, float]]]]:
+    """Per client and access point it may join, when the client is within the hop's association range."""
+    return {
+        st.id: {
+            ap.id: range_windows(trajectories[st.id], trajectories[ap.id],
+                                 hop_range_m(hop_budget(scenario, ap, st, trajectories), ap))
+            for ap in aps_of
+        }
+        for st, aps_of in candidates
+    }
+
+
 def association_timeline(scenario: Scenario) -> AssociationTimeline:
     """Compute when each station is associated with which access point.
 
@@ -267,14 +280,7 @@ def association_timeline(scenario: Scenario) -> AssociationTimeline:
         n.id: trajectory(n, duration, scenario.run.seed) for n in scenario.nodes
     }
     candidates = clients(scenario)
-    windows: dict[str, dict[str, list[tuple[float, float]]]] = {
-        st.id: {
-            ap.id: range_windows(trajectories[st.id], trajectories[ap.id],
-                                 hop_range_m(hop_budget(scenario, ap, st, trajectories), ap))
-            for ap in aps_of
-        }
-        for st, aps_of in candidates
-    }
+    windows = _client_windows(scenario, candidates, trajectories)
     allowed = {st.id: aps_of for st, aps_of in candidates}
     # next decision time per (station, network) radio; process the earliest first
     pending: dict[tuple[str, str], float] = {
