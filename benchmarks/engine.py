@@ -30,12 +30,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from subflow.imports import import_scenario
-from subflow.plan import RunPlan
-from subflow.resolve import resolve_plan
-from subflow.results import EngineOutput
-from subflow.testbeds.loads import random_bulk_flows
+from subflow.io.imports import import_scenario
+from subflow.results.document import EngineOutput
+from subflow.runplan.document import RunPlan
+from subflow.runplan.resolve import resolve_plan
 from subflow_engines.fluid import run
+from subflow_testbeds.loads import random_bulk_flows
 
 ROOT = Path(__file__).resolve().parents[1]
 KDL = Path(os.environ.get("SUBFLOW_SHARED_DIR") or ROOT.parent / "shared") / "data" / "topology-zoo" / "Kdl.graphml"

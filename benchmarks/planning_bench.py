@@ -42,10 +42,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(ROOT / "lib"))
 
-from subflow import shortest_paths  # noqa: E402
-from subflow.fdm import allocate_fdm, max_concurrent_flow  # noqa: E402
-from subflow.imports import load_network  # noqa: E402
-from subflow.network import Network  # noqa: E402
+from subflow.io.imports import load_network  # noqa: E402
+from subflow.planning import shortest_paths  # noqa: E402
+from subflow.planning.fdm import allocate_fdm, max_concurrent_flow  # noqa: E402
+from subflow.planning.network import Network  # noqa: E402
 
 
 def timed(fn, repeat: int) -> tuple[float, float]:

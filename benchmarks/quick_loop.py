@@ -9,7 +9,7 @@ browser does) and stops the clock at the ``succeeded`` event. Where the time goe
 comparison's stored timestamps (same machine clock): the POST itself, queued (created →
 started: broker and worker pick-up), running (started → finished: plans, agent, engine,
 storing), and telling (finished → the event reaches the client). The engine's own time is
-measured in this process (``subflow.compare`` with the fluid engine called directly) as the peer.
+measured in this process (``subflow.comparison.compare`` with the fluid engine called directly) as the peer.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def one(svc: Service, sid: str) -> dict[str, float]:
 
 def engine_time(doc: dict, repeat: int = 5) -> float:
     """Best wall time of the comparison with the engine called in this process (no services)."""
-    from subflow.compare import compare
+    from subflow.comparison.compare import compare
     from subflow_engines import run_plan
 
     best = float("inf")

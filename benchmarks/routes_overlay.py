@@ -4,7 +4,7 @@ Not a test: it prints a Markdown table measured in one run on this machine.
 For each metric it times, on Topology Zoo Kdl (754 nodes, 895 links,
 567 762 ordered pairs), the routes document a browser would have to fetch:
 
-* ``full``     — :func:`subflow.shortest_paths.route_report` of every pair (what
+* ``full``     — :func:`subflow.planning.shortest_paths.route_report` of every pair (what
   ``POST /routes`` answers without ``summary_limit``), serialised to JSON;
 * ``summary``  — the same with ``summary_limit=100`` (per-link route counts and
   the 100 costliest routes: what the routes panel asks for), serialised to JSON,
@@ -34,9 +34,9 @@ sys.path.insert(0, str(ROOT / "lib"))
 SHARED = Path(os.environ.get("SUBFLOW_SHARED_DIR", ROOT.parent / "shared"))
 KDL = SHARED / "data" / "topology-zoo" / "Kdl.graphml"
 
-from subflow.imports import import_scenario  # noqa: E402
-from subflow.network import Network  # noqa: E402
-from subflow.shortest_paths import route_report  # noqa: E402
+from subflow.io.imports import import_scenario  # noqa: E402
+from subflow.planning.network import Network  # noqa: E402
+from subflow.planning.shortest_paths import route_report  # noqa: E402
 
 
 def best(fn, repeat: int) -> tuple[float, object]:

@@ -35,7 +35,7 @@ import psycopg
 import redis
 from psycopg import sql
 
-from subflow.testbeds.processes import cpu_s, exited_check, free_port, wait_http
+from subflow_testbeds.processes import cpu_s, exited_check, free_port, wait_http
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable

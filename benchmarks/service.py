@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from subflow.testbeds.processes import free_port, sign_in, start_serve, stop_group
+from subflow_testbeds.processes import free_port, sign_in, start_serve, stop_group
 
 ROOT = Path(__file__).resolve().parents[1]
 PG_ADMIN_URL = os.environ.get("SUBFLOW_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")

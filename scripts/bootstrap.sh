@@ -25,12 +25,12 @@ command -v node >/dev/null && command -v npm >/dev/null || { say "installing nod
 if [ ! -x .venv/bin/python ]; then say "creating .venv"; python3 -m venv .venv; fi
 STAMP=.venv/.subflow-installed
 REQ_HASH="$(cat requirements.txt requirements-dev.txt constraints.txt lib/pyproject.toml engines/pyproject.toml emulator-agent/pyproject.toml \
-  worker/pyproject.toml backend/pyproject.toml cli/pyproject.toml | sha256sum | cut -c1-16)"
+  worker/pyproject.toml backend/pyproject.toml cli/pyproject.toml testbeds/pyproject.toml | sha256sum | cut -c1-16)"
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$REQ_HASH" ]; then
   say "installing Python packages"
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt -c constraints.txt
   .venv/bin/pip install -q --disable-pip-version-check --no-deps \
-    -e lib -e engines -e emulator-agent -e backend -e worker -e cli
+    -e lib -e engines -e emulator-agent -e backend -e worker -e cli -e testbeds
   echo "$REQ_HASH" > "$STAMP"
 fi
 

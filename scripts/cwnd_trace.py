@@ -49,7 +49,7 @@ MSS = 1448
 def cell_doc(cc: str, rtt_ms: float, loss: float, spread: str, duration_s: float) -> tuple[dict, object]:
     """The grid cell's scenario and cell; ``QUEUE_PACKETS`` (``--queue-packets``) picks the
     queue row's cell of that queue instead (newreno, RTT 300 ms, lossless)."""
-    from subflow.testbeds.grid import QUEUE_ROW, cells
+    from subflow_testbeds.grid import QUEUE_ROW, cells
 
     label = f"{loss * 100:g} %"
     if QUEUE_PACKETS:
@@ -135,7 +135,7 @@ def ss_poll(ns: str, port: int, stop: threading.Event, out: list, t0_ref: list, 
 
 
 def kernel_trace(cc: str, rtt_ms: float, loss: float, spread: str, duration_s: float, use_ss: bool) -> dict:
-    from subflow.resolve import resolve_plan
+    from subflow.runplan.resolve import resolve_plan
     from subflow_engines import linux
     from subflow_engines.linux import engine as linux_engine
 
@@ -200,8 +200,8 @@ def kernel_series(tr: dict) -> list[tuple]:
 # ---------------------------------------------------------------------------------------- fluid
 def fluid_trace(cc: str, rtt_ms: float, loss: float, spread: str, duration_s: float, kernel_rtt_ms: float | None,
                 seed: int = 1) -> dict:
-    from subflow.resolve import resolve_plan
-    from subflow.testbeds.grid import scaled_delays
+    from subflow.runplan.resolve import resolve_plan
+    from subflow_testbeds.grid import scaled_delays
     from subflow_engines.fluid.scalar import ScalarSimulator
 
     doc, _ = cell_doc(cc, rtt_ms, loss, spread, duration_s)

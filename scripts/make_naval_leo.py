@@ -9,7 +9,7 @@ LEO constellation (Walker delta 53°:48/6/1 at 1200 km), and reaches the shore h
 through a UAV relay access point loitering mid-strait when in its range. The shore
 host's LEO gateway (teleport, one antenna per visible satellite) is linked to it. Only the satellites that
 some terminal sees above the 10° mask during the run are put in the scenario (the
-script computes that with :func:`subflow.satcom.satcom_timeline` on the whole
+script computes that with :func:`subflow.space.satcom.satcom_timeline` on the whole
 constellation), so the document stays small.
 """
 
@@ -19,8 +19,8 @@ import argparse
 import json
 from pathlib import Path
 
-from subflow.satcom import satcom_timeline
-from subflow.scenario import load_scenario
+from subflow.scenario.document import load_scenario
+from subflow.space.satcom import satcom_timeline
 
 START_UTC = "2026-06-01T12:00:00Z"
 DURATION_S = 900.0

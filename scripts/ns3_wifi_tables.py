@@ -3,7 +3,7 @@
 No ns-3 here: scripts/validation.py appends :func:`section` to docs/validation/README.md, and
 ``python3 scripts/ns3_wifi_tables.py`` prints it. With ``subflow`` importable (PYTHONPATH=lib:engines),
 the section also holds the fluid engine's goodput of the same distance cells and its outage and goodput in
-the handover cells (:mod:`subflow.testbeds.wifi`, a few seconds of fluid runs) against ns-3's Ideal manager.
+the handover cells (:mod:`subflow_testbeds.wifi`, a few seconds of fluid runs) against ns-3's Ideal manager.
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ def _ratio(fluid: float, ns3: float) -> str:
 def comparison(ref: dict) -> list[str]:
     """Lines of the fluid-against-ns-3 table (goodput vs distance, one station); [] without ``subflow``."""
     try:
-        from subflow.testbeds.wifi import fluid_goodput_mbps
+        from subflow_testbeds.wifi import fluid_goodput_mbps
     except ImportError:
         return []
     cells = ref["cells"]
     methods = ("error_rate", "nist", "min_sensitivity")
     out = ["### Fluid engine against ns-3: goodput vs distance", ""]
     out.append(
-        "The same cell in Subflow (`subflow.testbeds.wifi.single_station_scenario`): one access point with a "
+        "The same cell in Subflow (`subflow_testbeds.wifi.single_station_scenario`): one access point with a "
         "`radio`, one station at the distance, the same log-distance path loss, 20 dBm, PHY, channel and width, "
         "MSS 1448 B, bulk TCP downlink from 0.5 s, goodput over 1.5–4.5 s, one column per `radio.rate_selection` "
         "(docs/radio.md): `error_rate` (the default: soft-decision Viterbi bound, decoded BER ≤ 10⁻⁶), `nist` "
@@ -93,7 +93,7 @@ def comparison(ref: dict) -> list[str]:
 def anomaly_comparison(ref: dict) -> list[str]:
     """Lines of the fluid-against-ns-3 anomaly table (stations at mixed distances); [] without ``subflow``."""
     try:
-        from subflow.testbeds.wifi import fluid_anomaly_mbps
+        from subflow_testbeds.wifi import fluid_anomaly_mbps
     except ImportError:
         return []
     cells = sorted((c for c in ref["cells"].values() if c["kind"] == "anomaly" and c["manager"] == "ideal"),
@@ -102,10 +102,10 @@ def anomaly_comparison(ref: dict) -> list[str]:
         return []
     out = ["### Fluid engine against ns-3: the performance anomaly", ""]
     out.append(
-        "The anomaly cells in Subflow (`subflow.testbeds.wifi.anomaly_scenario`): the distance cells' access point "
+        "The anomaly cells in Subflow (`subflow_testbeds.wifi.anomaly_scenario`): the distance cells' access point "
         "and radio, one station at each distance, bulk TCP from `h1` to each from 0.5 s, goodput over 1.5–11.5 s. "
         "Each station has its own queues at the access point and DCF gives every queue the same transmission "
-        "opportunities (`subflow.air_cells`, docs/radio.md). Per station: ns-3 Ideal's median of seeds [range] "
+        "opportunities (`subflow.runplan.air_cells`, docs/radio.md). Per station: ns-3 Ideal's median of seeds [range] "
         "and the engine; cell total: the sum; ratio fluid / ns-3 Ideal, ✗ outside "
         f"{TARGET[0]:.2f}–{TARGET[1]:.2f}. Mbit/s.")
     out.append("")
@@ -128,7 +128,7 @@ def anomaly_comparison(ref: dict) -> list[str]:
         "carries an A-MPDU, and the far station's, at 26 Mbit/s, holds fewer MPDUs within the 5.484 ms PPDU limit "
         "than the near one's at 65 Mbit/s, so equal opportunities are not equal goodput; weighting each queue by "
         "its A-MPDU size (28 against 11 MPDUs) would overshoot to 2.5 times, and the engine keeps equal shares. "
-        "The per-station figures are for information; `tests/unit/test_wifi_vs_ns3.py` checks the totals.")
+        "The per-station figures are for information; `tests/unit/validation/test_wifi_vs_ns3.py` checks the totals.")
     out.append("")
     return out
 
@@ -136,7 +136,7 @@ def anomaly_comparison(ref: dict) -> list[str]:
 def handover_comparison(ref: dict) -> list[str]:
     """Lines of the fluid-against-ns-3 handover table; [] without ``subflow`` or without handover cells."""
     try:
-        from subflow.testbeds.wifi import fluid_handover
+        from subflow_testbeds.wifi import fluid_handover
     except ImportError:
         return []
     cells = ref["cells"]
@@ -146,10 +146,10 @@ def handover_comparison(ref: dict) -> list[str]:
         return []
     out = ["### Fluid engine against ns-3: handover", ""]
     out.append(
-        "The same cell in Subflow (`subflow.testbeds.wifi.handover_scenario`): two access points with the distance "
+        "The same cell in Subflow (`subflow_testbeds.wifi.handover_scenario`): two access points with the distance "
         "cells' radio and range, no `association_delay_s`, so the handover timing follows from the default "
         "`radio.handover` (ns-3's: 10 missed beacons of 102.4 ms, a passive scan of one channel for 120 ms; "
-        "`subflow.association.handover_timing`, docs/radio.md), the station's track, 100 ms bins and goodput "
+        "`subflow.radio.association.handover_timing`, docs/radio.md), the station's track, 100 ms bins and goodput "
         "window as the ns-3 cell's. *left / joined* (s): ns-3 (seed 1) declared AP1 lost and joined AP2; the "
         "engine's station left AP1's range and its hop through AP2 opened. "
         "Outage and mean goodput: the medians of ns-3's seeds; ratio fluid / ns-3 Ideal, ✗ outside "
@@ -310,7 +310,7 @@ def section(ref: dict | None = None) -> str:
     out.append("Regenerate: `python3 -m venv .venv-ns3 && .venv-ns3/bin/pip install ns3==3.44.post0`, then "
                "`make ns3-reference` (only the cells missing from the JSON; `FORCE=--force` runs all; "
                "`NS3_VENV=...` for another venv); `make validation` does it first when the venv exists. "
-               "`tests/unit/test_wifi_ns3_reference.py` checks the stored figures without ns-3.")
+               "`tests/unit/validation/test_wifi_ns3_reference.py` checks the stored figures without ns-3.")
     return "\n".join(out) + "\n"
 
 

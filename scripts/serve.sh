@@ -25,7 +25,7 @@ BIN="$ROOT/.venv/bin"
 if [ -z "${AGENT_TOKEN:-}" ]; then
   TOKEN_FILE="$SUBFLOW_DATA_DIR/agent-token"
   if [ ! -s "$TOKEN_FILE" ]; then
-    (umask 077 && "$BIN/python" -m subflow.secrets >"$TOKEN_FILE")
+    (umask 077 && "$BIN/python" -m subflow.service.secrets >"$TOKEN_FILE")
   fi
   AGENT_TOKEN="$(cat "$TOKEN_FILE")"
 fi

@@ -28,7 +28,7 @@ step() {  # name command...
   FAILED_N=$((FAILED_N + ${f:-0}))
 }
 
-step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow engines/subflow_engines/draws.py
+step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow engines/subflow_engines/draws.py testbeds/subflow_testbeds/multibottleneck.py
 step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q -m integration tests/integration
 step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --reruns 1 --reruns-delay 2 tests/linux \
   engines/subflow_engines/linux/iperf3.py engines/subflow_engines/linux/sockets.py

@@ -2,22 +2,22 @@
 
 Run: ``make validation`` (or ``.venv/bin/python scripts/validation.py [--linux] [--grid-subset] [--grid-only]``;
 ``--linux`` adds the comparison with kernel TCP/MPTCP, which needs root and runs in real time:
-the grid of ``subflow.testbeds.grid`` takes about three hours on the kernel, ``--grid-subset``
+the grid of ``subflow_testbeds.grid`` takes about three hours on the kernel, ``--grid-subset``
 runs the kernel on its representative cells only (those of tests/linux, ~25 min); either runs
 only the cells missing from ``docs/validation/grid_kernel.json``). ``--kernel-grid [--limit=N]
 [--minutes=M] [--force | --unpinned | --stale-line] [PATTERN ...]`` runs kernel cells only (priority order, each stored as soon as it is
 done, so a batch can run under ``flock`` a cell at a time); ``--grid-only`` rewrites just the
 grid section from the stored kernel figures. ``--kernel-multibottleneck [--force] [parking-lot|mesh]``
-runs the multi-bottleneck testbeds of ``subflow.testbeds.multibottleneck`` on the kernel (3 runs each,
+runs the multi-bottleneck testbeds of ``subflow_testbeds.multibottleneck`` on the kernel (3 runs each,
 about 3 and 4 minutes; stored in ``docs/validation/multibottleneck_kernel.json``, rerun only when
 missing, stale or forced; ``--repeat`` runs a current reference again and keeps those runs beside it as
 a check); ``--multibottleneck-only`` rewrites just their section (the fluid side
 recomputed, the kernel's from the stored runs; with ``--linux`` it first runs what is missing).
-``--kernel-seeds [--force]`` runs the seed scenarios of ``subflow.testbeds.seeds`` (Scenarios I and II, sptcp
+``--kernel-seeds [--force]`` runs the seed scenarios of ``subflow_testbeds.seeds`` (Scenarios I and II, sptcp
 and mptcp side by side, 3 runs, about 12 minutes; stored in ``docs/validation/seeds_kernel.json``, rerun only
 when missing, stale or forced). Writes PNG figures and ``docs/validation/README.md`` with the measured figures. The same checks
-are pinned by tests in ``tests/unit/test_fluid_engine.py``, ``tests/unit/test_fluid_tcp_model.py``,
-``tests/unit/test_paper_reproductions.py``, ``tests/unit/test_multibottleneck.py``, ``tests/unit/test_seeds_kernel.py``,
+are pinned by tests in ``tests/unit/engines/test_fluid_engine.py``, ``tests/unit/engines/test_fluid_tcp_model.py``,
+``tests/unit/validation/test_paper_reproductions.py``, ``tests/unit/validation/test_multibottleneck.py``, ``tests/unit/validation/test_seeds_kernel.py``,
 ``tests/linux/test_fluid_vs_linux.py`` and ``tests/linux/test_multibottleneck.py``.
 """
 
@@ -35,12 +35,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from subflow.compare import compare, run_strategy  # noqa: E402
-from subflow.scenario import load_scenario  # noqa: E402
-from subflow.testbeds.grid import REPRESENTATIVE_CELLS  # noqa: E402
-from subflow.testbeds.papers import cmt_handover, spurious_timeout_handover  # noqa: E402
+from subflow.comparison.compare import compare, run_strategy  # noqa: E402
+from subflow.scenario.document import load_scenario  # noqa: E402
 from subflow_engines import run_plan  # noqa: E402
 from subflow_engines.fluid import goodput_fraction  # noqa: E402
+from subflow_testbeds.grid import REPRESENTATIVE_CELLS  # noqa: E402
+from subflow_testbeds.papers import cmt_handover, spurious_timeout_handover  # noqa: E402
 
 from ns3_wifi_tables import HEADING as wifi_ns3_section_heading  # noqa: E402
 from ns3_wifi_tables import section as wifi_ns3_section  # noqa: E402
@@ -103,7 +103,7 @@ def mathis_figure(md: list[str]) -> None:
               "(at least RTT + 200 ms each, Linux's RTO form, against a 10 ms RTT), which the square-root law "
               "ignores: there the engine follows Padhye et al. 1998's Eq. 31 with the timeout probability of "
               "Linux's SACK/RACK/TLP recovery (RFC 8985) and whole-segment halving, within 15 % up to p = 5 % "
-              "(tests/unit/test_fluid_tcp_model.py; the validation grid below).\n")
+              "(tests/unit/engines/test_fluid_tcp_model.py; the validation grid below).\n")
     md.append("![Mathis](mathis.png)\n")
 
 
@@ -161,7 +161,7 @@ def naval_figures(md: list[str]) -> None:
 
 def naval_regime_table(md: list[str]) -> None:
     """Scenario I with 0.1 % residual SATCOM loss (the paper's capacity-limited regime), 8 seeds."""
-    from subflow.testbeds.papers import with_satcom_residual_loss
+    from subflow_testbeds.papers import with_satcom_residual_loss
 
     base = with_satcom_residual_loss(json.loads((ROOT / "examples" / "naval-direct-move.json").read_text()), 1e-3)
     names = ["sptcp", "mptcp", "mptcp-fdm"]
@@ -180,7 +180,7 @@ def naval_regime_table(md: list[str]) -> None:
     md.append("### naval-direct-move with 0.1 % residual SATCOM loss (8 seeds)\n\n"
               "The paper's stations average 0.37–0.49 Mbit/s against a 3 Mbit/s demand (Fig. 6), so its SATCOM "
               "path limited them; with the example's lossless SATCOM every strategy meets the demand and both "
-              "stations get the same. `subflow.testbeds.papers.with_satcom_residual_loss` puts the scenario in "
+              "stations get the same. `subflow_testbeds.papers.with_satcom_residual_loss` puts the scenario in "
               "the paper's regime; then the split of the 1 Mbit/s UAV decides who gets more. Jain: of the two "
               "stations' mean throughputs; UAV split: mean per-interval Jain of their UAV subflows after 62 s.\n\n"
               "| strategy | mean (Mbit/s) | Jain mean | Jain min | UAV split Jain |\n|---|---|---|---|---|")
@@ -278,7 +278,7 @@ def cmt_figures(md: list[str]) -> None:
 def real_tcp_section(md: list[str]) -> None:
     """The fluid engine against the linux engine (kernel TCP/MPTCP in namespaces; root, real time)."""
     sys.path.insert(0, str(ROOT))
-    from subflow.resolve import resolve_plan
+    from subflow.runplan.resolve import resolve_plan
     from subflow_engines import all_engines, linux
     from subflow_engines.fluid import run as fluid_run
     from tests.linux.scenarios import CUT_END_S, CUT_START_S, path_cut, two_path
@@ -342,7 +342,7 @@ KERNEL_FIRST = {
 
 
 def _cells_cache() -> list:
-    from subflow.testbeds.grid import cells
+    from subflow_testbeds.grid import cells
 
     return cells(duration_s=GRID_DURATION_S)
 
@@ -393,8 +393,8 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
     may have kept the host's BBR pacing; grid item 9); ``stale_line``: (re)run the cells whose stored
     figures predate the timestamped delay line (:data:`DELAY_LINE`). A rerun keeps the figures it
     replaces under ``previous``."""
-    from subflow.resolve import resolve_plan
-    from subflow.testbeds.grid import cells
+    from subflow.runplan.resolve import resolve_plan
+    from subflow_testbeds.grid import cells
     from subflow_engines import linux
     from subflow_engines.linux.delayline import late_p90_us
 
@@ -444,13 +444,13 @@ def run_kernel_grid(patterns: list[str], runs: int = 3, force: bool = False, lim
 
 def run_kernel_multibottleneck(names: list[str], runs: int | None = None, force: bool = False,
                                repeat: bool = False) -> None:
-    """Run the multi-bottleneck testbeds (``subflow.testbeds.multibottleneck.TESTBEDS``; ``names``: keys
+    """Run the multi-bottleneck testbeds (``subflow_testbeds.multibottleneck.TESTBEDS``; ``names``: keys
     to select, all when empty) on the linux engine, ``runs`` times each (``KERNEL_RUNS``), and store
     each testbed's runs in ``docs/validation/multibottleneck_kernel.json`` once it is done. A testbed
     already stored for the current scenario (same ``scenario_digest``) is skipped unless ``force``.
     ``repeat``: run the stored (current) testbeds again and keep those runs beside the reference, as
     its ``repeat_runs`` (a check of the reference's reproducibility; the reference stays)."""
-    from subflow.testbeds import multibottleneck as mb
+    from subflow_testbeds import multibottleneck as mb
 
     runs = runs or mb.KERNEL_RUNS
     for key, tb in mb.TESTBEDS.items():
@@ -482,7 +482,7 @@ def grid_analytic_mbps(cell) -> float:
     """Padhye et al. 1998, full model (Eq. 31) with b = 1 (Linux grows the window per
     acknowledged segment, so delayed ACKs do not slow it) and T0 = RTT + 200 ms (Linux's RTO
     floor), capped by the goodput of the path's narrowest rate; MPTCP: lossy path + clean path."""
-    from subflow.throughput_models import padhye_throughput_mbps
+    from subflow.planning.throughput_models import padhye_throughput_mbps
     from subflow_engines.fluid import goodput_fraction
 
     gf = goodput_fraction(cell.mss_bytes)
@@ -499,10 +499,10 @@ def grid_analytic_mbps(cell) -> float:
 
 
 def fluid_mean(doc: dict, strategy: str) -> float:
-    """Mean goodput after the warm-up, Mbit/s, mean over the seeds ``subflow.testbeds.grid.FLUID_SEEDS``
+    """Mean goodput after the warm-up, Mbit/s, mean over the seeds ``subflow_testbeds.grid.FLUID_SEEDS``
     of the fluid engine."""
-    from subflow.resolve import resolve_plan
-    from subflow.testbeds.grid import FLUID_SEEDS
+    from subflow.runplan.resolve import resolve_plan
+    from subflow_testbeds.grid import FLUID_SEEDS
     from subflow_engines.fluid import run as fluid_run
 
     runs = []
@@ -536,7 +536,7 @@ def _grid_intro(md: list[str]) -> None:
     """The grid's heading, its set-up and the kernel RTT's accuracy table."""
     md.append("## Validation grid: fluid against kernel TCP and Padhye et al.\n")
     md.append(
-        "Scenarios of `subflow.testbeds.grid` (a chain of 4 nodes, 3 links, 1 Gbit/s; lossless cells have one "
+        "Scenarios of `subflow_testbeds.grid` (a chain of 4 nodes, 3 links, 1 Gbit/s; lossless cells have one "
         "20 Mbit/s link in the middle; MPTCP over two 20 Mbit/s paths; a station behind a 54 Mbit/s access point), "
         f"one bulk flow, {GRID_DURATION_S:g} s, mean goodput after {GRID_WARMUP_S:g} s. Both engines run the same "
         "plan. p: end-to-end data loss (a link's loss applies to both directions, so ACKs are lost too). "
@@ -606,7 +606,7 @@ def _grid_counts(md: list[str], store: dict) -> int:
 
 def _grid_table(md: list[str], store: dict, pinned: int) -> None:
     """The grid: per cell Padhye, fluid, kernel and their ratios, and the count of cells within the target."""
-    from subflow.testbeds.grid import cells, kernel_rtt_s, scaled_delays
+    from subflow_testbeds.grid import cells, kernel_rtt_s, scaled_delays
 
     ran = list(store)
     md.append("| cell | p | Padhye | fluid | kernel [range], RTT mean/min | fluid @ kernel RTT | "
@@ -658,7 +658,7 @@ def _grid_table(md: list[str], store: dict, pinned: int) -> None:
 
 def _grid_reruns(md: list[str], store: dict) -> None:
     """Cells rerun with the timestamped delay line against the figures they replaced."""
-    from subflow.testbeds.grid import cells, kernel_rtt_s, scaled_delays
+    from subflow_testbeds.grid import cells, kernel_rtt_s, scaled_delays
 
     rerun = [c for c in cells(duration_s=GRID_DURATION_S)
              if store.get(cell_key(c), {}).get("delay_line") == DELAY_LINE and store[cell_key(c)].get("previous")]
@@ -701,7 +701,7 @@ def _grid_reading(md: list[str]) -> None:
         "times out on most losses when the window is small (Q̂ = 1 for w ≤ 3); Linux recovers those by "
         "SACK, RACK and tail loss probes (RFC 8985), so at 2–14 % loss and 20 ms the kernel is 1.1–1.6× "
         "Padhye's figure even at its longer RTT (the noisy CUBIC cell at 14 % aside), and so is the engine (its timeouts need every later segment and the probe to go "
-        "unacknowledged; Eq. 31 with that timeout probability is pinned in tests/unit/test_fluid_tcp_model.py). "
+        "unacknowledged; Eq. 31 with that timeout probability is pinned in tests/unit/engines/test_fluid_tcp_model.py). "
         "(3) Jitter: the delay line and a radio link's FIFO keep packet order, so jitter does not reorder "
         "and causes no spurious fast retransmits here, but packets closer together than the jitter queue "
         "behind the latest draw and the mean RTT rises (the engine models both; netem's jitter without a "
@@ -717,7 +717,7 @@ def _grid_reading(md: list[str]) -> None:
         "epochs (0.58–0.82 per s), so whether the kernel loses ~10 % to ±5 ms of jitter is within its "
         "run-to-run noise. (4) CUBIC above the Reno-friendly "
         "region (long RTT, low loss) is above Padhye by design (RFC 9438's response function, "
-        "tests/unit/test_fluid_engine.py). (5) Lossless 20 Mbit/s cells fill the HTB queue, so the kernel's "
+        "tests/unit/engines/test_fluid_engine.py). (5) Lossless 20 Mbit/s cells fill the HTB queue, so the kernel's "
         "mean RTT there is mostly queueing; their fluid run at the kernel's RTT uses its minimum RTT. "
         "(6) Where the engine was 8–40 % above the kernel (CUBIC at 100 ms and 1–3 % loss, NewReno at "
         "20 ms and 5 %), the kernel's own counters (TcpExt of the sender's namespace, read before teardown) "
@@ -755,7 +755,7 @@ def _grid_reading(md: list[str]) -> None:
         "congestion control (each subflow runs the scenario's NewReno or CUBIC, and the linux engine says so in its "
         "notes), so the row runs `mptcp-uncoupled` on both engines; with the engine's LIA (`mptcp`, RFC 6356) the "
         "0.5 % cell was 0.85 (19.88 against the kernel's 23.47 Mbit/s): LIA moves the window off the lossy path, "
-        "the kernel keeps a whole TCP there. LIA's share is pinned against RFC 6356 in tests/unit/test_fluid_engine.py. "
+        "the kernel keeps a whole TCP there. LIA's share is pinned against RFC 6356 in tests/unit/engines/test_fluid_engine.py. "
         "(9) Slow start at a long RTT, and the kernel's pacing (the lossless 300 ms cells and the queue row). "
         "Per-ACK kernel traces (scripts/cwnd_trace.py) of the NewReno 300 ms lossless cell (20 Mbit/s, BDP ≈ 496 "
         "segments, queue 100) first read 10.44 Mbit/s, two reductions (936 → 468 → 234) and ACK trains spread over "
@@ -795,7 +795,7 @@ def _grid_reading(md: list[str]) -> None:
         "engine grew by (target − cwnd)/cwnd per segment, which approaches the target but stays a fraction "
         "below it, so at every loss Linux's integer window was one segment under W_max and fast convergence "
         "cut W_max by 15 % (to 5), epoch after epoch. The engine now grows as bictcp_update does (0.84 → 0.95 "
-        "there; the other CUBIC cells move by 0–5 %; tests/unit/test_fluid_tcp_model.py). (11) The 300 ms rows "
+        "there; the other CUBIC cells move by 0–5 %; tests/unit/engines/test_fluid_tcp_model.py). (11) The 300 ms rows "
         "at 30 s are noisy in the kernel (each run holds only 10–20 loss epochs); the 90 s rows run the same "
         "cells for 90 s on both engines. (12) At the configured RTT (‡: every cell, rerun with the timestamped "
         "delay line; the lossless NewReno cell at 300 ms, 1.75 while the engine's slow start was not "
@@ -817,7 +817,7 @@ MULTI_HEADING = "## Multiple bottlenecks: fluid against kernel TCP"
 
 def repeat_note(comp, rep_runs: list[dict], entry: dict) -> str:
     """A sentence on the repeat batch of a multi-bottleneck testbed: how far its per-flow medians are from
-    the reference's (``comp``: the reference's :class:`~subflow.testbeds.multibottleneck.Comparison`)."""
+    the reference's (``comp``: the reference's :class:`~subflow_testbeds.multibottleneck.Comparison`)."""
     devs = sorted(((statistics.median(r[row.name] for r in rep_runs) / row.kernel - 1.0, row.name)
                    for row in comp.flows if row.kernel > 0), key=lambda d: abs(d[0]))
     loads = [r["loadavg_1min_during"]["mean"] for r in entry["repeat_runs"] if r.get("loadavg_1min_during")]
@@ -833,13 +833,13 @@ def repeat_note(comp, rep_runs: list[dict], entry: dict) -> str:
 
 
 def run_kernel_seeds(force: bool = False) -> None:
-    """Run the seed scenarios (``subflow.testbeds.seeds``) on the linux engine, ``KERNEL_RUNS`` times per
+    """Run the seed scenarios (``subflow_testbeds.seeds``) on the linux engine, ``KERNEL_RUNS`` times per
     seed and strategy, the two strategies of a seed side by side, and store each pair once it is done in
     ``docs/validation/seeds_kernel.json``. A pair already stored for the current scenario is skipped
     unless ``force``."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from subflow.testbeds import seeds
+    from subflow_testbeds import seeds
 
     for name in seeds.SEEDS:
         digest = seeds.scenario_digest(seeds.scenario(name))
@@ -864,7 +864,7 @@ def run_kernel_seeds(force: bool = False) -> None:
 
 def seeds_section(md: list[str]) -> None:
     """The seed scenarios on the kernel (stored runs) against the fluid engine (computed now)."""
-    from subflow.testbeds import seeds
+    from subflow_testbeds import seeds
 
     store = seeds.load_kernel()
     if not store:
@@ -874,7 +874,7 @@ def seeds_section(md: list[str]) -> None:
         "sd-mptcp-tactical Scenarios I and II (`examples/naval-direct-move.json`, `naval-random-walk.json`) on "
         "the linux engine (kernel TCP and MPTCP, real time; `scripts/validation.py --kernel-seeds`, stored in "
         "`seeds_kernel.json`, the two strategies of a seed run side by side) and on the fluid engine "
-        "(`subflow.testbeds.seeds`). Per subflow: its mean goodput over the UAV phase (the samples that lie "
+        "(`subflow_testbeds.seeds`). Per subflow: its mean goodput over the UAV phase (the samples that lie "
         "inside an association of its station with the UAV); per flow: its longest run at zero (the handover's "
         "outage) and its seconds at zero over the run. "
         f"Kernel: median of its runs [range]. Targets: ±{seeds.SUBFLOW_TOLERANCE:.0%} (or within 0.02 Mbit/s) "
@@ -922,14 +922,14 @@ def seeds_section(md: list[str]) -> None:
         "gives f2 the larger part (0.49 and 0.90 against the kernel's 0.66 and 0.71): the users' UAV phases "
         "differ in Scenario II, and how two LIA connections split a shared drop-tail queue when one arrives "
         "while the other holds it is where the engine and the kernel still part; "
-        "tests/unit/test_seeds_kernel.py holds that row as a strict expected failure and checks the sum.\n")
+        "tests/unit/validation/test_seeds_kernel.py holds that row as a strict expected failure and checks the sum.\n")
 
 
 def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
-    """The multi-bottleneck testbeds (``subflow.testbeds.multibottleneck``): per flow and per bottleneck,
+    """The multi-bottleneck testbeds (``subflow_testbeds.multibottleneck``): per flow and per bottleneck,
     the stored kernel runs against the fluid engine, recomputed in this run. ``kernel``: first run on the
     linux engine the testbeds whose stored figures are missing or stale (root, real time)."""
-    from subflow.testbeds import multibottleneck as mb
+    from subflow_testbeds import multibottleneck as mb
     from subflow_engines import all_engines
 
     if kernel and all_engines()["linux"].available:
@@ -946,11 +946,11 @@ def multibottleneck_section(md: list[str], kernel: bool = False) -> None:
 
 def _multi_intro(md: list[str]) -> None:
     """The section's heading and set-up."""
-    from subflow.testbeds import multibottleneck as mb
+    from subflow_testbeds import multibottleneck as mb
 
     md.append(MULTI_HEADING + "\n")
     md.append(
-        "Scenarios of `subflow.testbeds.multibottleneck`: a parking lot (three 10 Mbit/s bottlenecks in a row, one "
+        "Scenarios of `subflow_testbeds.multibottleneck`: a parking lot (three 10 Mbit/s bottlenecks in a row, one "
         "long flow across all three, one short flow per bottleneck) and a 14-node mesh (8 routers, 6 hosts, 12 "
         "flows over four bottlenecks of 10 and 15 Mbit/s, one flow across three of them, three across two; "
         "redundant links close cycles that no route takes). NewReno bulk flows on minimum-hop routes for the "
@@ -978,9 +978,9 @@ def _multi_intro(md: list[str]) -> None:
 
 def _multi_testbed(md: list[str], key: str, tb, store: dict):
     """One testbed's tables (per flow, per bottleneck) against its stored kernel runs; its
-    :class:`~subflow.testbeds.multibottleneck.Comparison`, None without kernel runs."""
-    from subflow.resolve import resolve_plan
-    from subflow.testbeds import multibottleneck as mb
+    :class:`~subflow_testbeds.multibottleneck.Comparison`, None without kernel runs."""
+    from subflow.runplan.resolve import resolve_plan
+    from subflow_testbeds import multibottleneck as mb
 
     doc = tb.scenario()
     plan = resolve_plan(doc, tb.strategy, "fluid")
@@ -1042,8 +1042,8 @@ def _multi_testbed(md: list[str], key: str, tb, store: dict):
 
 def _mesh_reading(md: list[str], store: dict, comps: dict) -> None:
     """How to read the mesh: round trips, losses along several bottlenecks, RTT fairness on B4."""
-    from subflow.resolve import resolve_plan
-    from subflow.testbeds import multibottleneck as mb
+    from subflow.runplan.resolve import resolve_plan
+    from subflow_testbeds import multibottleneck as mb
 
     mesh_entry = store.get("mesh")
     if mesh_entry and "mesh" in comps:
@@ -1101,7 +1101,7 @@ def _mesh_reading(md: list[str], store: dict, comps: dict) -> None:
             "the kernel's; while the engine queued no ACKs, its round trip was 62 ms and `f12` read 2.21 Mbit/s, "
             "1.37). Every flow's mean RTT in the engine (seeds "
             f"{mb.RTT_SEEDS[0]}–{mb.RTT_SEEDS[-1]}, over [{mb.WARMUP_S:g} s, end); "
-            "`subflow.testbeds.multibottleneck.fluid_mean_rtts_ms`) is "
+            "`subflow_testbeds.multibottleneck.fluid_mean_rtts_ms`) is "
             f"{rtt_ratios[0]:.2f}–{rtt_ratios[-1]:.2f} of the kernel's, "
             "so where the shares still differ, the windows do, not the round trips. "
             f"{by_crossings} "
@@ -1202,7 +1202,7 @@ PAGE_HEAD = ["# Validation of the fluid engine\n",
       "than the mean delay. Seed figures that moved, and why: over naval-direct-move's 500 ms SATCOM RTT "
       "the first timeout after the handover fires at 0.7 s instead of 0.5 s, the backed-off one at 2.1 s "
       "after the cut, just after the association completes (62 s), so sptcp's longest zero run is "
-      "2 s instead of 3 s (4 zero seconds instead of 6; tests/unit/test_fluid_engine.py pins ≥ 2 s between "
+      "2 s instead of 3 s (4 zero seconds instead of 6; tests/unit/engines/test_fluid_engine.py pins ≥ 2 s between "
       "59 and 62 s and the doubling); in sdn-spurious-timeout bare TCP's (and fallen-back ZWA's) idle "
       "periods move for the same reason (the backoff series starts from SRTT + 200 ms, e.g. 2.27 instead "
       "of 3.01 s for a 1.5 s disconnection at 20 ms per hop), still longer than the disconnection, while "
@@ -1214,7 +1214,7 @@ PAGE_HEAD = ["# Validation of the fluid engine\n",
       "segments (tcp_reno_ssthresh: max(cwnd >> 1, 2); CUBIC's bictcp_recalc_ssthresh: "
       "max(cwnd·717/1024, 2)), and CUBIC's Reno-friendly estimate grows by α = 3(1−β)/(1+β) for the "
       "whole epoch as Linux's tcp_cubic.c does (RFC 9438 §4.3 recommends α = 1 once W_est reaches "
-      "cwnd_prior; Linux does not switch). Padhye's Eq. 31 in tests/unit/test_fluid_tcp_model.py is "
+      "cwnd_prior; Linux does not switch). Padhye's Eq. 31 in tests/unit/engines/test_fluid_tcp_model.py is "
       "derived again with the rounded halving (E[W] from Eq. 8 with the start W/2 − 1/4). Seed figures "
       "that moved: the Mathis table's cells at 2–5 % loss drop by 4–6 % (0.86–0.93 of the square-root law at 5 %, where the window is ~8 segments); with 0.1 % residual SATCOM loss on naval-direct-move every strategy loses 0.5–1.7 % (sptcp 0.799, mptcp 1.077, FDM 1.137 Mbit/s; Jain and the UAV split as before); naval-random-walk's sptcp 1.857 instead of 1.860 Mbit/s; CMT with a 256 kB buffer finishes up to 0.5 % sooner. The 2 s sptcp gap on naval-direct-move, the spurious-timeout idle periods and CMT's Fig. 7 pattern are unchanged. The tables below are this run's figures.\n",
       "Then (issue 11, fourth part; grid items 9–11): slow start grows the window by the segments *delivered* "
@@ -1254,7 +1254,7 @@ PAGE_HEAD = ["# Validation of the fluid engine\n",
       "holds); the Mathis table's 600 ms row at the smallest loss reads 2.06 instead of 1.38 (on the "
       "line's single link, the sender's own, slow start no longer overflows the queue, so the 200 s run "
       "spends longer above the Mathis window); hsln-10node's TCPBP route leads the delay route by 9 % over "
-      "seeds 1–4 (11 % before; tests/unit/test_paper_reproductions.py now takes the four seeds' mean). The "
+      "seeds 1–4 (11 % before; tests/unit/validation/test_paper_reproductions.py now takes the four seeds' mean). The "
       "2 s sptcp gap on naval-direct-move and the spurious-timeout idle periods are unchanged.\n",
       "Then (correct at any scale): on the networks users import the engine returned numbers that cannot "
       "be: over Topology Zoo Kdl with 200 random flows, 128 flows read up to 3.9 × 10^96 Mbit/s in the "
@@ -1283,7 +1283,7 @@ PAGE_HEAD = ["# Validation of the fluid engine\n",
       "uav-backhaul-planning's MPTCP stations 1.437 and 1.355 Mbit/s (1.469 and 1.282: fairer); "
       "hsln-10node and the spurious-timeout idle periods are unchanged.\n",
       "Then (Wi-Fi handovers as 802.11 carries them): a handover's length follows from its mechanisms "
-      "(subflow.association.handover_timing, docs/radio.md): a station notices it lost its access point "
+      "(subflow.radio.association.handover_timing, docs/radio.md): a station notices it lost its access point "
       "after radio.handover.missed_beacons beacons (10 of 102.4 ms by default, ns-3's), scans (passive, one "
       "channel, 120 ms), then authenticates and associates (four management frames, about 1 ms); an access "
       "point's association_delay_s is now an override of that model. Against ns-3's handover cells "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-# The emulator agent refuses to start without a real token (subflow.secrets); in-process tests
+# The emulator agent refuses to start without a real token (subflow.service.secrets); in-process tests
 # of its app get a random one, as scripts/serve.sh gives the service.
 os.environ.setdefault("AGENT_TOKEN", secrets.token_urlsafe(32))
 

@@ -7,7 +7,7 @@ import time
 import httpx
 from pydantic import ValidationError
 
-from subflow.agent_api import Capabilities, EngineCapabilities
+from subflow.service.agent_api import Capabilities, EngineCapabilities
 
 from subflow_backend.schemas import EnginesPublic
 from subflow_backend.settings import settings

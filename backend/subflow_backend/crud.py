@@ -13,14 +13,14 @@ from sqlalchemy import Text, cast, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
+from subflow.comparison.sweeps import point_count
 from subflow.errors import ScenarioInvalid, ScenarioNameTaken
-from subflow.limits import check_scenario, check_sweep
-from subflow.sweeps import point_count
-from subflow.scenario import Scenario, check_references, load_scenario
+from subflow.scenario.document import Scenario, check_references, load_scenario
+from subflow.service.limits import check_scenario, check_sweep
 
 from subflow_backend import comparison_state, models
-from subflow_backend.comparison_checks import check_request
 from subflow_backend.json_paths import json_paths
+from subflow_backend.request_checks import check_request
 from subflow_backend.schemas import ComparisonCreate
 from subflow_backend.settings import settings
 
@@ -139,7 +139,7 @@ def delete_scenario(session: Session, row: models.Scenario) -> None:
 def create_comparison(session: Session, scenario: models.Scenario, body: ComparisonCreate) -> models.Comparison:
     """Check a comparison request and store it as ``queued`` (not yet enqueued).
 
-    The checks are :func:`subflow_backend.comparison_checks.check_request`'s: no
+    The checks are :func:`subflow_backend.request_checks.check_request`'s: no
     plan is resolved here (the worker does it) and a configured engine is not
     asked anything, so the request answers at once.
 

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from subflow.errors import ScenarioNameTaken, UnknownVersion, VersionConflict
-from subflow.scenario import Scenario, check_references, load_scenario
+from subflow.scenario.document import Scenario, check_references, load_scenario
 
 from subflow_backend import crud, models
 

@@ -2,7 +2,7 @@
 
 Routes live under ``/api`` (OpenAPI UI at ``/docs``). Domain errors from
 :mod:`subflow.errors` (every one, the request checks' of
-:mod:`subflow_backend.comparison_checks` and the stored scenarios' included) are translated
+:mod:`subflow_backend.request_checks` and the stored scenarios' included) are translated
 to HTTP here and only here, from one table, :data:`ERRORS`: error class →
 status, ``type`` and ``loc``. ``loc`` follows FastAPI's convention, first part
 where the problem is:
@@ -74,14 +74,14 @@ from subflow.errors import (
     UnknownStrategy,
     Unreachable,
 )
-from subflow.observability import configure_logging
+from subflow.service.observability import configure_logging
 
 
-from subflow_backend.api.main import api_router
 from subflow_backend.admission import AdmissionLimit
+from subflow_backend.api.main import api_router
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
-from subflow_backend.json_paths import json_paths
 from subflow_backend.headers import SecurityHeadersMiddleware
+from subflow_backend.json_paths import json_paths
 from subflow_backend.observability import metrics_allowed, metrics_text, request_context
 from subflow_backend.settings import settings
 

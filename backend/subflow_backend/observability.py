@@ -1,6 +1,6 @@
 """Request ids, access lines, Prometheus metrics and dependency checks of the API.
 
-* :func:`request_context` (ASGI middleware, outermost; :class:`subflow.observability.RequestContext`):
+* :func:`request_context` (ASGI middleware, outermost; :class:`subflow.service.observability.RequestContext`):
   gives each HTTP request a ``request_id`` (a well-formed ``X-Request-ID`` from the client, else a
   new one; answered in ``X-Request-ID``), binds it to the logging context, writes one ``request``
   log line (method, path, route template, status, ``duration_ms``) and observes
@@ -35,7 +35,7 @@ from prometheus_client.core import GaugeMetricFamily
 from sqlalchemy import func, select, text
 from starlette.types import ASGIApp
 
-from subflow.observability import RequestContext, current_ids
+from subflow.service.observability import RequestContext, current_ids
 
 from subflow_backend.queue import pending_messages
 from subflow_backend.settings import Settings, settings
@@ -62,7 +62,7 @@ QUIET_PATHS = frozenset({"/api/health", "/metrics"})
 
 
 def request_context(app: ASGIApp) -> RequestContext:
-    """The API's :class:`subflow.observability.RequestContext`: latency into
+    """The API's :class:`subflow.service.observability.RequestContext`: latency into
     :data:`REQUEST_SECONDS`, health probes and scrapes logged at DEBUG."""
     return RequestContext(
         app, "subflow_backend.requests", prefix="/api", quiet=lambda _method, path: path in QUIET_PATHS,

@@ -2,7 +2,7 @@
 
 Families follow the ``XCreate / XPublic / XsPublic {data, count}`` pattern. A
 scenario's create/update body is the scenario document itself
-(:class:`subflow.scenario.Scenario`).
+(:class:`subflow.scenario.document.Scenario`).
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from subflow.agent_api import Capabilities
-from subflow.capacity import CapacityResult
-from subflow.failures import FailureReport
-from subflow.fdm import Allocation
-from subflow.shortest_paths import Routes
-from subflow.results import ResultDocument, StrategyResult
-from subflow.scenario import Scenario
-from subflow.sweeps import SweepSpec
+from subflow.analysis.capacity import CapacityResult
+from subflow.analysis.failures import FailureReport
+from subflow.comparison.sweeps import SweepSpec
+from subflow.planning.fdm import Allocation
+from subflow.planning.shortest_paths import Routes
+from subflow.results.document import ResultDocument, StrategyResult
+from subflow.scenario.document import Scenario
+from subflow.service.agent_api import Capabilities
 
 from subflow_backend.comparison_state import Status as ComparisonStatus  # the one list of states
 
@@ -103,7 +103,7 @@ class ComparisonSummary(BaseModel):
 
 class ComparisonPublic(ComparisonSummary):
     """A comparison with its result document (null until ``succeeded``);
-    see :mod:`subflow.results` for the shape."""
+    see :mod:`subflow.results.document` for the shape."""
 
     result: ResultDocument | None
 
@@ -214,7 +214,7 @@ class SweepPointRunsPublic(BaseModel):
 
 class SweepPointRunPublic(SweepPointRunSummary):
     """The representative run of one sweep point: the scenario as run and every strategy's
-    per-flow series, events and summary (shapes of :class:`subflow.results.StrategyResult`)."""
+    per-flow series, events and summary (shapes of :class:`subflow.results.document.StrategyResult`)."""
 
     scenario: Scenario
     strategies: dict[str, StrategyResult]

@@ -4,10 +4,10 @@ See the settings table in DEVELOPERS.md. The embedded defaults (SQLite file and
 filesystem broker under ``SUBFLOW_DATA_DIR``) need no PostgreSQL or Redis; with
 ``DATABASE_URL=postgresql+psycopg://...`` and ``CELERY_BROKER_URL=redis://...``
 the same code runs on those. With ``SUBFLOW_ENV=production`` placeholder
-secrets are refused at start-up (the rule is :mod:`subflow.secrets`, shared with the
+secrets are refused at start-up (the rule is :mod:`subflow.service.secrets`, shared with the
 agent, which refuses them in every mode). The bounds on what a request may ask for
 (``MAX_*``) live here too and reach the domain library as a
-:class:`subflow.limits.Limits` value (:attr:`Settings.limits`).
+:class:`subflow.service.limits.Limits` value (:attr:`Settings.limits`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from subflow.limits import Limits
-from subflow.secrets import check_secret
+from subflow.service.limits import Limits
+from subflow.service.secrets import check_secret
 
 #: ``<repo>/frontend/dist`` when the backend runs from a source checkout.
 _REPO_FRONTEND_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     LOGIN_MAX_FAILURES: int = Field(default=5, ge=1)
     LOGIN_WINDOW_S: int = Field(default=300, gt=0)
     #: Bounds of one request (413/422 naming the variable): bytes of a request body, bytes of an
-    #: uploaded file (``POST /api/imports``), and the :class:`subflow.limits.Limits` of a scenario.
+    #: uploaded file (``POST /api/imports``), and the :class:`subflow.service.limits.Limits` of a scenario.
     MAX_BODY_BYTES: int = Field(default=5 * 1024 * 1024, ge=1024)
     MAX_UPLOAD_BYTES: int = Field(default=20 * 1024 * 1024, ge=1024)
     MAX_NODES: int = Field(default=Limits.max_nodes, ge=1, le=10_000)
@@ -90,7 +90,7 @@ class Settings(BaseSettings):
     METRICS_TOKEN: str = ""
     #: bytes of an imported track file (``POST /api/scenarios/{id}/nodes/{node}/track``, 413 above)
     MAX_TRACK_BYTES: int = Field(default=Limits.max_track_bytes, ge=1024)
-    #: SATCOM geometry samples of a scenario: (satellites + SATCOM links) × times (subflow.satcom)
+    #: SATCOM geometry samples of a scenario: (satellites + SATCOM links) × times (subflow.space.satcom)
     MAX_SATCOM_SAMPLES: int = Field(default=Limits.max_satcom_samples, ge=1)
 
     AGENT_HTTP_TIMEOUT_S: float = Field(default=10.0, gt=0)
@@ -119,7 +119,7 @@ class Settings(BaseSettings):
     SWEEP_WINDOW: int = Field(default=4, ge=1)
     #: Sweep points whose first repetition keeps its whole result document (the per-flow timelines the
     #: results page shows for a chosen point): all points up to this many, else this many spread evenly
-    #: (:func:`subflow.sweeps.representative_points`); each document is bounded by ``MAX_SAMPLES``.
+    #: (:func:`subflow.comparison.sweeps.representative_points`); each document is bounded by ``MAX_SAMPLES``.
     SWEEP_POINT_DOCUMENTS: int = Field(default=16, ge=1, le=256)
     #: Comparisons queued or running at once (all users) beyond which a new one gets 429 with
     #: ``Retry-After: QUEUE_RETRY_AFTER_S``.

@@ -3,14 +3,14 @@
 ``subflow failures FILE [--metric delay] [--links L1,L2] [--nodes] [--json]``
     Re-plan the scenario under every single link (and with ``--nodes`` every node) failure:
     routes and FDM allocation with the element removed, each flow's impact against the intact
-    plan, worst first. ``--json`` prints :class:`subflow.failures.FailureReport`.
+    plan, worst first. ``--json`` prints :class:`subflow.analysis.failures.FailureReport`.
 
 ``subflow capacity FILE --parameter PATH --low A --high B --min-mean X [--max-zero Y]
 [--strategy mptcp] [--repetitions N] [--tolerance T] [--max-steps S] [--json]``
     Smallest value of ``PATH`` (e.g. ``links.uav-ship.bandwidth_mbps``) in [A, B] at which every
     flow's mean ≥ X Mbit/s and time at zero ≤ Y s, by bisection with the in-process engine
-    (:func:`subflow.capacity.capacity_search`). ``--json`` prints
-    :class:`subflow.capacity.CapacityResult` (with the trace).
+    (:func:`subflow.analysis.capacity.capacity_search`). ``--json`` prints
+    :class:`subflow.analysis.capacity.CapacityResult` (with the trace).
 
 Exit codes: 0 success (``capacity``: also when nothing in range meets the target, reported as
 ``not_found``), 2 bad input.
@@ -68,7 +68,7 @@ def failures(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Single link (and node) failures, re-planned, worst first."""
-    from subflow.failures import FailureRequest, analyse_failures
+    from subflow.analysis.failures import FailureRequest, analyse_failures
 
     doc = _read(file)
     try:
@@ -108,7 +108,7 @@ def capacity(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result and trace as JSON.")] = False,
 ) -> None:
     """Smallest parameter value meeting a per-flow throughput / outage target (bisection)."""
-    from subflow.capacity import CapacityRequest, capacity_search, check_request
+    from subflow.analysis.capacity import CapacityRequest, capacity_search, check_request
     from subflow_engines import get_engine
 
     doc = _read(file)

@@ -1,7 +1,7 @@
 """``subflow``: headless use of the Subflow library, no servers needed.
 
 ``subflow compare SCENARIO --strategies sptcp,mptcp [--engine fluid] [--seed N] [--json]``
-runs the same code path as the service (:func:`subflow.compare.compare`) with
+runs the same code path as the service (:func:`subflow.comparison.compare.compare`) with
 the engine in-process, and prints a summary table or the full version-1
 result document. ``subflow satcom SCENARIO [--json]`` lists the satellites each ground
 terminal uses and their delay (SATCOM from orbits).
@@ -20,10 +20,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from subflow.compare import compare as run_compare
+from subflow.comparison.compare import compare as run_compare
 from subflow.errors import ScenarioInvalid, SubflowError
-from subflow.scenario import load_scenario, scenario_json_schema
-from subflow.strategies import STRATEGIES
+from subflow.runplan.strategies import STRATEGIES
+from subflow.scenario.document import load_scenario, scenario_json_schema
 
 from subflow_engines import all_engines, get_engine
 
@@ -107,7 +107,7 @@ def sweep(
     as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate as JSON.")] = False,
 ) -> None:
     """Sweep one scenario parameter or a grid of two (and/or repeat with seeds); print mean throughput ± 95 % CI."""
-    from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
+    from subflow.comparison.sweeps import SweepSpec, aggregate, expand, unit_summary
 
     doc = _read_scenario(scenario)
     names = [s.strip() for s in strategies.split(",") if s.strip()]
@@ -171,7 +171,7 @@ def satcom(
     as_json: Annotated[bool, typer.Option("--json", help="Print the uses as JSON (POST /api/timeline satcom).")] = False,
 ) -> None:
     """Which satellite each ground terminal of SCENARIO uses when, and the link's one-way delay (docs/satcom.md)."""
-    from subflow.satcom import satcom_uses
+    from subflow.space.satcom import satcom_uses
 
     doc = _read_scenario(scenario)
     try:

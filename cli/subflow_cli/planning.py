@@ -41,9 +41,9 @@ from rich.console import Console
 from rich.table import Table
 
 from subflow.errors import ScenarioInvalid, SubflowError
-from subflow.fdm import allocate_fdm
-from subflow.imports import import_scenario, load_network
-from subflow.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
+from subflow.io.imports import import_scenario, load_network
+from subflow.planning.fdm import allocate_fdm
+from subflow.planning.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
 from subflow_cli.output import error_lines, fail as _fail
 
 planning_app = typer.Typer(add_completion=False, help="Routes, bandwidth allocation and topology import.")

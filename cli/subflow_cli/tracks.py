@@ -2,7 +2,7 @@
 
 ``subflow track import TRACK --scenario S.json --node ID --format gpx|ais-csv|nmea [--mmsi N] [-o OUT.json]``
 makes node ID follow the track (a ``waypoints`` mobility resampled onto the run's clock,
-:mod:`subflow.tracks`) and writes the scenario to OUT (default: S.json, replaced only once the
+:mod:`subflow.io.tracks`) and writes the scenario to OUT (default: S.json, replaced only once the
 new document is valid). ``subflow track export S.json --node ID [-o FILE.gpx]`` writes the node's
 planned trajectory as GPX 1.1 (stdout by default). Exit code 2 on bad input, naming the line or field.
 """
@@ -18,10 +18,10 @@ from typing import Annotated, NoReturn, Optional
 import typer
 
 from subflow.errors import ScenarioInvalid, SubflowError
-from subflow.mobility import node_geo_track
-from subflow.limits import Limits
-from subflow.scenario import load_scenario
-from subflow.tracks import FORMATS, apply_track, check_size, read_track, write_gpx
+from subflow.io.tracks import FORMATS, apply_track, check_size, read_track, write_gpx
+from subflow.scenario.document import load_scenario
+from subflow.service.limits import Limits
+from subflow.space.mobility import node_geo_track
 from subflow_cli.output import error_lines, fail as _fail
 
 track_app = typer.Typer(add_completion=False, help="Import GPX/AIS/NMEA tracks as node motion; export GPX.")

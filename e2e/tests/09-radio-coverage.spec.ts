@@ -3,7 +3,7 @@
  * coverage heat map and its legend (Mbit/s), scrub the time and see the map follow, and read an
  * access point's radio in the inspector. The grid drawn is checked against `POST /api/coverage`
  * (the page draws what the backend computed; the backend's grid is tested against Friis and the
- * 802.11 sensitivity tables in tests/unit/test_radio_api.py).
+ * 802.11 sensitivity tables in tests/unit/backend/test_radio_api.py).
  */
 import * as fs from "node:fs";
 import { expect, test } from "@playwright/test";

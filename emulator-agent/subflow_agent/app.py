@@ -1,6 +1,6 @@
 """Emulator agent HTTP API.
 
-Executes :class:`subflow.plan.RunPlan` documents on an engine of
+Executes :class:`subflow.runplan.document.RunPlan` documents on an engine of
 :mod:`subflow_engines` (the engines are a library; this module is HTTP only) in
 background threads. Every endpoint but ``/health`` requires ``Authorization: Bearer
 <AGENT_TOKEN>``.
@@ -24,15 +24,15 @@ from typing import Annotated
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, status
 from fastapi.responses import JSONResponse
 
-from subflow.agent_api import AgentHealth, Capabilities, RunPublic
 from subflow.errors import EngineCannotRun, RunCancelled, SubflowError, UnknownEngine
-from subflow.observability import configure_logging
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput
+from subflow.results.document import EngineOutput
+from subflow.runplan.document import RunPlan
+from subflow.service.agent_api import AgentHealth, Capabilities, RunPublic
+from subflow.service.observability import configure_logging
 
-from subflow_engines import all_engines, get_engine, startup
 from subflow_agent import observability
 from subflow_agent.settings import AgentSettings
+from subflow_engines import all_engines, get_engine, startup
 
 settings = AgentSettings()
 configure_logging("agent")
@@ -192,7 +192,7 @@ def _execute_observed(run: _Run) -> None:
 
 @app.post("/runs", status_code=status.HTTP_202_ACCEPTED, response_model=RunPublic)
 def create_run(plan: RunPlan, _: Auth) -> RunPublic:
-    """Queue ``plan`` (a :class:`subflow.plan.RunPlan`) for execution.
+    """Queue ``plan`` (a :class:`subflow.runplan.document.RunPlan`) for execution.
 
     Returns 202 with the run (status ``queued``). 422 if the plan is malformed,
     names an engine this host does not have, or asks the engine for something

@@ -1,4 +1,4 @@
-"""Logs and metrics of the emulator agent (see :mod:`subflow.observability`).
+"""Logs and metrics of the emulator agent (see :mod:`subflow.service.observability`).
 
 Each request's lines carry its ``request_id`` and, for the worker's calls, the ``comparison_id``
 (``X-Comparison-ID``); a run keeps the ids of the request that created it, so its ``run finished``
@@ -15,7 +15,7 @@ import re
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Gauge, Histogram, ProcessCollector, generate_latest
 
-from subflow.observability import RequestContext
+from subflow.service.observability import RequestContext
 
 REGISTRY = CollectorRegistry()
 ProcessCollector(registry=REGISTRY)
@@ -38,7 +38,7 @@ _QUIET = re.compile(r"^/(health|metrics|runs/[^/]+)$")
 
 
 def request_context(app):
-    """The agent's :class:`subflow.observability.RequestContext` (latency into :data:`REQUEST_SECONDS`)."""
+    """The agent's :class:`subflow.service.observability.RequestContext` (latency into :data:`REQUEST_SECONDS`)."""
     return RequestContext(
         app, "subflow_agent.requests",
         quiet=lambda method, path: method == "GET" and bool(_QUIET.match(path)),

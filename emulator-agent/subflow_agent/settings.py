@@ -5,12 +5,12 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from subflow.secrets import check_secret
+from subflow.service.secrets import check_secret
 
 
 class AgentSettings(BaseSettings):
     """``AGENT_TOKEN`` authenticates callers and is required in every mode (a placeholder
-    such as ``local-dev-token`` is refused at start-up, see :mod:`subflow.secrets`);
+    such as ``local-dev-token`` is refused at start-up, see :mod:`subflow.service.secrets`);
     ``AGENT_HOST``/``AGENT_PORT`` are where ``python -m subflow_agent`` listens (loopback by
     default: only the backend and worker on this host need the agent);
     ``AGENT_MAX_PARALLEL_RUNS`` bounds concurrent runs; ``AGENT_KEEP_RUNS`` bounds the

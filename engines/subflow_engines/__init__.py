@@ -1,8 +1,8 @@
-"""Engines that execute a :class:`subflow.plan.RunPlan`.
+"""Engines that execute a :class:`subflow.runplan.document.RunPlan`.
 
 Every engine exposes ``run(plan, on_progress=None, should_stop=None) ->
 EngineOutput``, a capabilities entry for ``GET /capabilities`` and ``FIELDS``, its
-declaration of the scenario fields it honours (:mod:`subflow.fields`). The
+declaration of the scenario fields it honours (:mod:`subflow.runplan.capabilities`). The
 ``run`` of an :class:`EngineInfo` refuses a plan whose scenario sets a field the
 engine does not honour (:meth:`EngineInfo.check`), so no field is silently ignored.
 """
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from subflow.errors import UnknownEngine
-from subflow.fields import Declaration, check_fields, describe
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput
-from subflow.strategies import STRATEGIES
+from subflow.results.document import EngineOutput
+from subflow.runplan.capabilities import Declaration, check_fields, describe
+from subflow.runplan.document import RunPlan
+from subflow.runplan.strategies import STRATEGIES
 
 from subflow_engines import fluid, linux, mininet_wifi
 
@@ -28,7 +28,7 @@ class EngineInfo:
     description: str
     #: the engine's own entry point (unchecked); callers use :meth:`run`
     run_unchecked: Callable[..., EngineOutput]
-    #: which scenario fields the engine honours (:mod:`subflow.fields`)
+    #: which scenario fields the engine honours (:mod:`subflow.runplan.capabilities`)
     fields: Declaration
     available: bool = True
     strategies: tuple[str, ...] = ()
@@ -44,7 +44,7 @@ class EngineInfo:
         ------
         EngineCannotRun
             Naming the scenario field (``links[3].jitter_ms=20``) the engine does not honour
-            (:func:`subflow.fields.check_fields`), or the parameter this host cannot apply.
+            (:func:`subflow.runplan.capabilities.check_fields`), or the parameter this host cannot apply.
         """
         if plan.scenario is not None:
             check_fields(plan.scenario, self.fields, self.name)
@@ -57,8 +57,8 @@ class EngineInfo:
         return self.run_unchecked(plan, **kwargs)
 
     def capabilities(self) -> dict[str, Any]:
-        """The engine's entry of ``GET /capabilities`` (:class:`subflow.agent_api.EngineCapabilities`),
-        its field declaration as ``fields`` (:func:`subflow.fields.describe`)."""
+        """The engine's entry of ``GET /capabilities`` (:class:`subflow.service.agent_api.EngineCapabilities`),
+        its field declaration as ``fields`` (:func:`subflow.runplan.capabilities.describe`)."""
         return {
             "name": self.name,
             "description": self.description,

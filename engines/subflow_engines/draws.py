@@ -18,7 +18,7 @@ import hashlib
 
 import numpy as np
 
-from subflow._kernels import njit
+from subflow.compiled import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _STEP = np.uint64(0xD1B54A32D192ED03)

@@ -1,7 +1,7 @@
 """Engine ``mininet-wifi``: run a scenario on a Mininet-WiFi testbed where the host has one.
 
 The translation of a plan into a standalone Mininet-WiFi script is
-:func:`subflow.exports.generate_script` (see that module for the mapping);
+:func:`subflow.io.exports.generate_script` (see that module for the mapping);
 this module detects Mininet-WiFi (``mac80211_hwsim``, ``hostapd``, ``mn_wifi``),
 runs the script and turns the iperf3 JSON it prints into the engine output.
 
@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from subflow.fields import PLANNED, RADIO_FIELDS, Honours, Refuses
-from subflow.exports import RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for  # noqa: F401
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput, FlowResult, SubflowResult
+from subflow.io.exports import RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for  # noqa: F401
+from subflow.results.document import EngineOutput, FlowResult, SubflowResult
+from subflow.runplan.capabilities import Honours, PLANNED, RADIO_FIELDS, Refuses
+from subflow.runplan.document import RunPlan
 
 from subflow_engines.linux import iperf3
 from subflow_engines.linux.commands import EngineCannotRun
@@ -38,7 +38,7 @@ DESCRIPTION = (
 
 _NO_TRANSPORT = "the generated testbed runs the kernel's TCP defaults; only congestion_control is applied"
 
-#: the scenario fields this engine honours (:mod:`subflow.fields`); see :func:`subflow.exports.generate_script`
+#: the scenario fields this engine honours (:mod:`subflow.runplan.capabilities`); see :func:`subflow.io.exports.generate_script`
 FIELDS = {
     **PLANNED,
     "SatelliteNode.ephemeris": Refuses("the generated script gives each link a fixed TCLink delay and never takes "

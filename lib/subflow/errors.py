@@ -128,7 +128,7 @@ class EngineCannotRun(SubflowError):
 
 
 class LimitExceeded(ScenarioInvalid):
-    """A request larger than a configured bound (:class:`subflow.limits.Limits`).
+    """A request larger than a configured bound (:class:`subflow.service.limits.Limits`).
 
     A :class:`ScenarioInvalid` (the API answers 422) whose single entry has ``type``
     ``"limit_exceeded"`` and a message naming the setting, e.g.

@@ -43,7 +43,7 @@ from typing import Any
 import httpx
 import pytest
 
-from subflow.testbeds.processes import exited_check, free_port, tail, wait_http
+from subflow_testbeds.processes import exited_check, free_port, tail, wait_http
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

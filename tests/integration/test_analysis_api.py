@@ -6,10 +6,10 @@ import uuid
 
 import pytest
 
-from subflow.capacity import CapacityRequest, capacity_search
-from subflow.compare import compare
-from subflow.failures import FailureRequest, analyse_failures
-from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
+from subflow.analysis.capacity import CapacityRequest, capacity_search
+from subflow.analysis.failures import FailureRequest, analyse_failures
+from subflow.comparison.compare import compare
+from subflow.comparison.sweeps import SweepSpec, aggregate, expand, unit_summary
 from subflow_engines import run_plan
 
 from tests.integration.test_timeline_events import sse_messages

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from subflow.compare import compare
-from subflow.results import ZERO_THRESHOLD_MBPS
+from subflow.comparison.compare import compare
+from subflow.results.document import ZERO_THRESHOLD_MBPS
 from subflow_engines import run_plan
 
 pytestmark = pytest.mark.integration

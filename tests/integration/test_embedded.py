@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from subflow.compare import compare
+from subflow.comparison.compare import compare
 from subflow_engines import run_plan
 
 from tests.integration.conftest import PYTHON, ROOT

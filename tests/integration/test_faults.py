@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 import pytest
 
-from subflow.testbeds.processes import free_port, sign_in, start_serve, stop_group, tail, wait_http
+from subflow_testbeds.processes import free_port, sign_in, start_serve, stop_group, tail, wait_http
 from tests.integration.conftest import REDIS_URL, ROOT, _example, base_env
 
 pytestmark = pytest.mark.integration

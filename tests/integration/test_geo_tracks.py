@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from subflow.geo import geodesic_distance_m
-from subflow.tracks import read_gpx
+from subflow.io.tracks import read_gpx
+from subflow.scenario.geodesy import geodesic_distance_m
 
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import _wait_comparison

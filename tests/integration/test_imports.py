@@ -45,7 +45,7 @@ def test_unreadable_imports_are_422_and_store_nothing(pg_stack):
 
 
 def test_xml_with_entities_is_422_and_stores_nothing(pg_stack, tmp_path):
-    from tests.unit.test_planning_imports import BILLION_LAUGHS, _external_entity
+    from tests.unit.io.test_topology_imports import BILLION_LAUGHS, _external_entity
 
     before = pg_stack.api.get("/scenarios").json()["count"]
     r = pg_stack.api.post("/imports", files={"file": ("lol.graphml", BILLION_LAUGHS, "application/xml")})

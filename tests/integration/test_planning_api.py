@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from subflow.network import Network
-from subflow.shortest_paths import route_report
+from subflow.planning.network import Network
+from subflow.planning.shortest_paths import route_report
 
 from tests.conftest import load_example
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from subflow.compare import compare
-from subflow.sweeps import SweepSpec, aggregate, expand, unit_summary
+from subflow.comparison.compare import compare
+from subflow.comparison.sweeps import SweepSpec, aggregate, expand, unit_summary
 from subflow_engines import run_plan
 
 pytestmark = pytest.mark.integration

@@ -89,7 +89,7 @@ def path_cut_moving_ap(duration_s: float = 28.0) -> dict:
     """:func:`path_cut` seen from the other side, on the map: the station ``m`` is static
     and the access point moves (a UAV on waypoints, latitude/longitude), taking the station out of
     its 100 m range for [10, 17.5) s: the same wireless cut [10, 18) with the 0.5 s association delay."""
-    from subflow.geo import destination
+    from subflow.scenario.geodesy import destination
 
     lat0, lon0 = 51.03, 1.52
 

@@ -26,9 +26,9 @@ import time
 
 import pytest
 
-from subflow.resolve import resolve_plan
+from subflow.runplan.resolve import resolve_plan
 from subflow_engines.linux.delayline import STALLED_P90_US, host_stalled
-from subflow.testbeds import grid
+from subflow_testbeds import grid
 
 pytestmark = pytest.mark.linux
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from subflow.resolve import resolve_plan
+from subflow.runplan.resolve import resolve_plan
 from subflow_engines import linux
 from subflow_engines.fluid import run as fluid_run
 
@@ -57,7 +57,7 @@ def test_path_cut_phases_match_real_tcp(need_mptcp, no_leftovers):
 
 
 # ---------------------------------------------------------------- loss: the validation grid, sampled
-# Cells of subflow.testbeds.grid, 25 s runs, goodput after 5 s, compared at the scenario's (configured)
+# Cells of subflow_testbeds.grid, 25 s runs, goodput after 5 s, compared at the scenario's (configured)
 # RTT: the kernel honours it within max(0.5 ms, 3 %) (test_delay_accuracy.py; before the delay line held
 # packets from the kernel's receive timestamp its own latency lengthened the kernel's RTT, and this test ran
 # the fluid engine at the RTT the kernel measured). The fluid figure is the mean over the grid's
@@ -87,7 +87,7 @@ KNOWN_MISSES = {
 
 
 def _grid_cells():
-    from subflow.testbeds.grid import REPRESENTATIVE_CELLS, cells
+    from subflow_testbeds.grid import REPRESENTATIVE_CELLS, cells
 
     by_key = {f"{c.row} | {c.label}": c for c in cells(duration_s=25.0)}
     return [pytest.param(by_key[k], id=k, marks=[pytest.mark.xfail(reason=KNOWN_MISSES[k], strict=False)]
@@ -102,7 +102,7 @@ def _window(cell) -> tuple[float, float]:
 def _fluid(cell) -> float:
     """Mean goodput (Mbit/s, over :func:`_window`) of the fluid engine on ``cell``, mean over the grid's
     ``FLUID_SEEDS``."""
-    from subflow.testbeds.grid import FLUID_SEEDS
+    from subflow_testbeds.grid import FLUID_SEEDS
 
     doc = cell.scenario
     runs = []

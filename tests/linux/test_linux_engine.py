@@ -30,11 +30,11 @@ from pathlib import Path
 
 import pytest
 
-from subflow.compare import run_strategy
+from subflow.comparison.compare import run_strategy
 from subflow.errors import RunCancelled
-from subflow.resolve import resolve_plan
-from subflow.results import ResultDocument, StrategyResult, comparison_document
-from subflow.scenario import load_scenario
+from subflow.results.document import ResultDocument, StrategyResult, comparison_document
+from subflow.runplan.resolve import resolve_plan
+from subflow.scenario.document import load_scenario
 from subflow_engines import linux
 from subflow_engines.linux import iperf3
 
@@ -207,7 +207,7 @@ def test_killed_agent_leftovers_are_removed_at_startup(need_linux, no_leftovers,
         "import sys\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
         "from scenarios import two_path\n"
-        "from subflow.resolve import resolve_plan\n"
+        "from subflow.runplan.resolve import resolve_plan\n"
         "from subflow_engines import linux\n"
         "linux.run(resolve_plan(two_path(30.0), 'sptcp', 'linux'))\n"
     )
@@ -247,7 +247,7 @@ def _with_limits(plan, limits):
 
 
 def test_fdm_rate_limits_and_scheduled_link_failures(need_linux, no_leftovers):
-    from subflow.plan import SubflowPath
+    from subflow.runplan.document import SubflowPath
 
     if "rate_limit_mbps" not in SubflowPath.model_fields:
         pytest.skip("this library version has no rate_limit_mbps")

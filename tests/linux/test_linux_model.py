@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from subflow.resolve import resolve_plan
+from subflow.runplan.resolve import resolve_plan
 from subflow_engines.linux import EngineCannotRun, HostCapabilities, validate
 from subflow_engines.linux.routing import address_flows, boundaries, desired_state
 from subflow_engines.linux.topology import build_model, hops_up_at

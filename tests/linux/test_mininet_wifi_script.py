@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from subflow.scenario import load_scenario
+from subflow.runplan.resolve import resolve_plan
+from subflow.scenario.document import load_scenario
 from subflow_engines import all_engines, mininet_wifi
 from subflow_engines.linux import EngineCannotRun
-from subflow.resolve import resolve_plan
 
 pytestmark = pytest.mark.linux
 

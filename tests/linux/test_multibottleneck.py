@@ -1,4 +1,4 @@
-"""The fluid engine against kernel TCP where flows share several bottlenecks (subflow.testbeds.multibottleneck).
+"""The fluid engine against kernel TCP where flows share several bottlenecks (subflow_testbeds.multibottleneck).
 
 The reference is the kernel: the linux engine's runs stored in docs/validation/multibottleneck_kernel.json
 (three per testbed, by ``scripts/validation.py --kernel-multibottleneck``), and one live run of the parking
@@ -13,7 +13,7 @@ import statistics
 
 import pytest
 
-from subflow.testbeds import multibottleneck as mb
+from subflow_testbeds import multibottleneck as mb
 
 pytestmark = pytest.mark.linux
 

@@ -1,7 +1,7 @@
 """The linux engine follows a plan's delay change (SATCOM slant range) on the real kernel.
 
 One 100 Mbit/s link whose one-way delay the plan raises from 15 ms to 75 ms at t = 8 s (both
-directions; as :mod:`subflow.satcom` changes a SATCOM link's delay). The netem qdisc is changed in
+directions; as :mod:`subflow.space.satcom` changes a SATCOM link's delay). The netem qdisc is changed in
 place, or the NFQUEUE delay line gets a command. References, not computed by the engine:
 
 * a receive-window-limited TCP flow carries window / RTT, so its throughput after the change is
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from subflow.plan import DelayChange
-from subflow.resolve import resolve_plan
+from subflow.runplan.document import DelayChange
+from subflow.runplan.resolve import resolve_plan
 from subflow_engines import linux
 
 pytestmark = pytest.mark.linux

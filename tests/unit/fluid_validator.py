@@ -1,7 +1,7 @@
 """An independent check that a ``fluid`` engine output is physically possible for its plan.
 
-Written from the plan contract (:mod:`subflow.plan`) and the output contract
-(:mod:`subflow.results`) only: nothing here imports the engine or reuses its invariant code or
+Written from the plan contract (:mod:`subflow.runplan.document`) and the output contract
+(:mod:`subflow.results.document`) only: nothing here imports the engine or reuses its invariant code or
 its per-step numbers. What it checks, per output sample ``k`` of length ``L_k`` (``interval_s``,
 shorter for a last partial sample), in bits unless said:
 
@@ -24,9 +24,9 @@ shorter for a last partial sample), in bits unless said:
    hold (``Σ B_r``, as in 3);
 6. a finite transfer delivers at most ``size_bytes`` plus one MSS (one segment of slack for the
    goodput rounding);
-7. the summary that :func:`subflow.results.summarize` builds from the output (as
-   :func:`subflow.compare.run_strategy` does), and the output's own summary when it is a
-   :class:`~subflow.results.StrategyResult`, have finite numbers and Jain's index in [1/n, 1].
+7. the summary that :func:`subflow.results.document.summarize` builds from the output (as
+   :func:`subflow.comparison.compare.run_strategy` does), and the output's own summary when it is a
+   :class:`~subflow.results.document.StrategyResult`, have finite numbers and Jain's index in [1/n, 1].
 
 The bounds hold for any fluid or packet network with drop-tail FIFO queues that does not
 create bits; the tolerances only grow with buffers, so a steady overshoot of 2× (or 10^96)
@@ -40,8 +40,8 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput, summarize
+from subflow.results.document import EngineOutput, summarize
+from subflow.runplan.document import RunPlan
 
 #: bytes a full-size frame carries besides the payload: IPv4 (20) + TCP (20) + timestamps
 #: option (12) + Ethernet header and FCS (14)

@@ -15,7 +15,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from subflow.network import Network
+from subflow.planning.network import Network
 
 ROOT = Path(__file__).resolve().parents[2]
 #: ``$SUBFLOW_SHARED_DIR/data`` when set (worktrees live elsewhere), else ``../shared/data``

@@ -1,8 +1,8 @@
 """HTTP client of the emulator agent (contract in DEVELOPERS.md).
 
-:meth:`AgentClient.run` submits a :class:`subflow.plan.RunPlan`, polls it until
-it finishes and returns its :class:`subflow.results.EngineOutput`, so it can be
-the *runner* of :func:`subflow.compare.compare`.
+:meth:`AgentClient.run` submits a :class:`subflow.runplan.document.RunPlan`, polls it until
+it finishes and returns its :class:`subflow.results.document.EngineOutput`, so it can be
+the *runner* of :func:`subflow.comparison.compare.compare`.
 
 Errors
 ------
@@ -25,11 +25,11 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from subflow.agent_api import Capabilities, RunPublic
 from subflow.errors import AgentRejected, AgentUnavailable
-from subflow.observability import outgoing_headers
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput
+from subflow.results.document import EngineOutput
+from subflow.runplan.document import RunPlan
+from subflow.service.agent_api import Capabilities, RunPublic
+from subflow.service.observability import outgoing_headers
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ class AgentClient:
 
     def status(self, run_id: str, wait_s: float = 0.0) -> RunPublic:
         """``GET /runs/{id}``: ``{id, status, progress, error, output}`` (output validated as
-        :class:`~subflow.results.EngineOutput`; a malformed one raises :class:`AgentRejected`).
+        :class:`~subflow.results.document.EngineOutput`; a malformed one raises :class:`AgentRejected`).
         ``wait_s`` > 0 long-polls: the agent answers when the run finishes or progresses, at most
         after ``wait_s`` seconds."""
         params = {"wait_s": f"{wait_s:g}"} if wait_s > 0 else None

@@ -1,6 +1,6 @@
-"""Structured logs of the worker (see :mod:`subflow.observability`).
+"""Structured logs of the worker (see :mod:`subflow.service.observability`).
 
-Celery leaves logging to :func:`subflow.observability.configure_logging` (``setup_logging``
+Celery leaves logging to :func:`subflow.service.observability.configure_logging` (``setup_logging``
 signal), so every line is JSON with ``service: "worker"``. While a task runs, its lines carry
 ``task`` (name), ``task_id``, the ``comparison_id`` it works on (comparison tasks) and the
 ``request_id`` of the API request that queued it (a message header, set by the backend's
@@ -15,7 +15,7 @@ from typing import Any
 import structlog
 from celery.signals import before_task_publish, setup_logging, task_postrun, task_prerun
 
-from subflow.observability import configure_logging, current_ids, request_id_from
+from subflow.service.observability import configure_logging, current_ids, request_id_from
 
 from subflow_backend.queue import AGGREGATE_UNITS_TASK, RUN_COMPARISON_TASK, RUN_UNIT_TASK
 

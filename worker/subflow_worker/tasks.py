@@ -1,7 +1,7 @@
 """Celery tasks of the worker.
 
 ``subflow.run_comparison(comparison_id)`` runs a stored comparison through the
-one comparison code path, :func:`subflow.compare.compare`, with the emulator
+one comparison code path, :func:`subflow.comparison.compare.compare`, with the emulator
 agent (:class:`subflow_worker.agent_client.AgentClient`) as the runner.
 Tasks take ids and re-read the row, so a redelivered or retried message is
 harmless: a deleted or finished comparison is left alone, a message of an older
@@ -25,12 +25,12 @@ from datetime import timedelta
 from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.utils.log import get_task_logger
-from subflow.compare import compare
-from subflow.errors import AgentUnavailable, SubflowError
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput, ResultDocument
-from subflow.sweeps import (SweepSpec, Unit, aggregate, point_count, representative_points, unit_at, unit_count,
+from subflow.comparison.compare import compare
+from subflow.comparison.sweeps import (SweepSpec, Unit, aggregate, point_count, representative_points, unit_at, unit_count,
                             unit_summary)
+from subflow.errors import AgentUnavailable, SubflowError
+from subflow.results.document import EngineOutput, ResultDocument
+from subflow.runplan.document import RunPlan
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
@@ -359,9 +359,9 @@ def _scenario_document(scenario_id: str, version: int) -> dict[str, Any]:
 
 @celery_app.task(name=ROUTES_TASK, bind=True, acks_late=True, ignore_result=False)
 def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
-    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning_requests`);
+    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning.requests`);
     the job's progress is the node pairs done so far (``done``/``total``), written as they go."""
-    from subflow.planning_requests import RoutesRequest, routes_document
+    from subflow.planning.requests import RoutesRequest, routes_document
 
     job_id = self.request.id
     with liveness.running_job(job_id):
@@ -372,7 +372,7 @@ def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str
 @celery_app.task(name=ALLOCATE_TASK, bind=True, acks_late=True, ignore_result=False)
 def allocate(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
     """Background ``POST /api/scenarios/{id}/allocations``: the FDM allocation document."""
-    from subflow.planning_requests import AllocationRequest, allocation_document
+    from subflow.planning.requests import AllocationRequest, allocation_document
 
     with liveness.running_job(self.request.id):
         return allocation_document(_scenario_document(scenario_id, version), AllocationRequest(**request))
@@ -381,8 +381,8 @@ def allocate(self: Task, scenario_id: str, version: int, request: dict[str, Any]
 @celery_app.task(name=FAILURES_TASK, bind=True, acks_late=True, ignore_result=False)
 def analyse_failures(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
     """Background ``POST /api/scenarios/{id}/failures``: the failure analysis document
-    (:mod:`subflow.failures`), reporting failures done / total as it goes."""
-    from subflow.failures import FailureRequest, analyse_failures as analyse
+    (:mod:`subflow.analysis.failures`), reporting failures done / total as it goes."""
+    from subflow.analysis.failures import FailureRequest, analyse_failures as analyse
 
     job_id = self.request.id
     with liveness.running_job(job_id):
@@ -400,10 +400,10 @@ def analyse_failures(self: Task, scenario_id: str, version: int, request: dict[s
                  retry_backoff=True)
 def capacity_search(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
     """Background ``POST /api/scenarios/{id}/capacity-searches``: bisection over a scenario parameter
-    (:func:`subflow.capacity.capacity_search`), each run on the emulator agent. Reports
+    (:func:`subflow.analysis.capacity.capacity_search`), each run on the emulator agent. Reports
     ``runs_done`` / ``runs_total`` (the bound ``max_steps`` × ``repetitions``) after each run.
     Only an unreachable agent (transient) is retried; a retry starts the search again."""
-    from subflow.capacity import CapacityRequest, capacity_search as search, max_runs
+    from subflow.analysis.capacity import CapacityRequest, capacity_search as search, max_runs
 
     job_id = self.request.id
     body = CapacityRequest(**request)

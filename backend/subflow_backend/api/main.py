@@ -7,9 +7,27 @@ token (:func:`subflow_backend.api.deps.get_principal`); routes check project rol
 from fastapi import APIRouter, Depends
 
 from subflow_backend.api.deps import get_principal
-from subflow_backend.api.routes import audit, auth, comparisons, projects, scenarios, strategies, users, utils, versions
-from subflow_backend.api.routes import analysis, checks, coverage, engines, events, exports, imports, planning, timeline
-from subflow_backend.api.routes import tracks
+from subflow_backend.api.routes import (
+    analysis,
+    audit,
+    auth,
+    checks,
+    comparisons,
+    coverage,
+    engines,
+    events,
+    exports,
+    imports,
+    planning,
+    projects,
+    scenarios,
+    strategies,
+    timeline,
+    tracks,
+    users,
+    utils,
+    versions,
+)
 
 _signed_in = [Depends(get_principal)]
 

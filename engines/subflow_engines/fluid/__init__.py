@@ -13,7 +13,7 @@ access point with a ``radio`` (and no ``rate_table``) the planner sets that capa
 802.11 DCF capacity — each station's bulk TCP goodput from its MCS's airtime (preamble, SIFS,
 DIFS/AIFS, backoff, Ack/BlockAck, A-MPDU for n/ac, the TCP ACKs' accesses; IEEE 802.11-2020
 10.3, 10.12) shared by equal transmission opportunities, n/Σ(1/g_i) (Heusse et al., INFOCOM
-2003) — stated as a shaper's rate (:func:`subflow.plan.capacity_for_goodput_mbps`), so that the
+2003) — stated as a shaper's rate (:func:`subflow.runplan.document.capacity_for_goodput_mbps`), so that the
 framing conversion below gives the airtime goodput back (docs/radio.md). Otherwise the air runs
 at ``wireless_bandwidth_mbps``, or at the slowest associated station's ``rate_table`` rate. The
 engine itself adds no 802.11 overhead and no per-station queues: the subflows crossing the air
@@ -23,7 +23,7 @@ Equations (``dt`` is the step, ``q`` a queue in bits, ``C`` a capacity in bit/s,
 ``A`` the sum of arrival rates)::
 
     C_l     = rate_l · MSS/(MSS + 66)                (goodput share of a frame: IPv4, TCP,
-                                                      timestamps, Ethernet; subflow.plan.goodput_fraction)
+                                                      timestamps, Ethernet; subflow.runplan.document.goodput_fraction)
     RTT_i   = 2·Σ_l d_l + Σ_l q_l / C_l + Σ_m q_m / C_m
                                                      (propagation + queueing of the data on the path's
                                                       resources l + queueing of its ACKs on the reverse
@@ -178,9 +178,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from subflow.errors import RunCancelled
-from subflow.fields import PLANNED, Honours
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput
+from subflow.results.document import EngineOutput
+from subflow.runplan.capabilities import Honours, PLANNED
+from subflow.runplan.document import RunPlan
 
 from subflow_engines.fluid import vectorised
 from subflow_engines.fluid.common import (
@@ -201,7 +201,7 @@ __all__ = [
     "simulator", "timeout_probability",
 ]
 
-#: the scenario fields this engine honours (:mod:`subflow.fields`); the rest come resolved in the plan
+#: the scenario fields this engine honours (:mod:`subflow.runplan.capabilities`); the rest come resolved in the plan
 FIELDS = {
     **PLANNED,
     "Link.bandwidth_mbps": Honours("capacity of each direction (fluid drop-tail queue)"),
@@ -270,7 +270,7 @@ def run(
     Parameters
     ----------
     plan : RunPlan
-        From :func:`subflow.resolve.resolve_plan`.
+        From :func:`subflow.runplan.resolve.resolve_plan`.
     on_progress : callable, optional
         Called with the simulated fraction in [0, 1] about every 2 % of the run.
     should_stop : callable, optional

@@ -1,5 +1,5 @@
 """What the fluid engine's two kernels share: constants, the framing overhead
-(:func:`~subflow.plan.goodput_fraction`, defined with the plan so that the planner and the engine
+(:func:`~subflow.runplan.document.goodput_fraction`, defined with the plan so that the planner and the engine
 share one conversion between capacity and goodput), the timeout probability of a loss episode
 (:func:`timeout_probability`), the time grid, set-up of the plan's resources, events,
 progress and cancellation, and the output document.
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from subflow._kernels import njit
+from subflow.compiled import njit
 from subflow.errors import RunCancelled
-from subflow.plan import FRAME_OVERHEAD_BYTES, FlowPlan, RunPlan, SubflowPath, goodput_fraction  # noqa: F401
-from subflow.results import EngineOutput, FlowResult, SubflowResult
-from subflow.strategies import STRATEGIES
+from subflow.results.document import EngineOutput, FlowResult, SubflowResult
+from subflow.runplan.document import FRAME_OVERHEAD_BYTES, FlowPlan, RunPlan, SubflowPath, goodput_fraction  # noqa: F401
+from subflow.runplan.strategies import STRATEGIES
 
 from subflow_engines.fluid.invariants import SampleLedger
 from subflow_engines.fluid.queues import Incidence, downstream_backlog, row_state
@@ -73,7 +73,7 @@ DELAYED_ACK_SEGMENTS = 2
 #: E[max_k (U_k − k·r)] for U_k uniform in [−1, 1] and packets r apart (in units of the jitter):
 #: the mean extra delay, in jitters, of a FIFO line that holds each packet d ± jitter but never
 #: releases one before the packet ahead of it; computed from the exact distribution
-#: P(max ≤ y) = Π_k min(1, (y + k·r + 1)/2) (checked by simulation in tests/unit/test_fluid_tcp_model.py)
+#: P(max ≤ y) = Π_k min(1, (y + k·r + 1)/2) (checked by simulation in tests/unit/engines/test_fluid_tcp_model.py)
 FIFO_JITTER_R = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.65, 0.8, 1.0,
                  1.25, 1.5, 1.75, 2.0)
 FIFO_JITTER_G = (1.0, 0.9448, 0.9224, 0.8788, 0.8311, 0.766, 0.6453, 0.5228, 0.4385, 0.374, 0.2792, 0.2122,
@@ -190,7 +190,7 @@ def linger_fill(w, linger, budget, x):
 
 def reverse_resource_id(rid: str) -> str:
     """The resource that carries the ACKs of data crossing ``rid``: the opposite direction of a
-    wired link (``"l:a>b"`` → ``"l:b>a"``, :mod:`subflow.plan`); an access point's air is
+    wired link (``"l:a>b"`` → ``"l:b>a"``, :mod:`subflow.runplan.document`); an access point's air is
     shared by both directions (itself)."""
     link, sep, ends = rid.rpartition(":")
     if not sep or ">" not in ends or rid.startswith("air:"):
@@ -363,7 +363,7 @@ class FluidSimulator:
     Parameters
     ----------
     plan : RunPlan
-        From :func:`subflow.resolve.resolve_plan`.
+        From :func:`subflow.runplan.resolve.resolve_plan`.
 
     A subclass sets :attr:`clock` (:meth:`Clock.for_plan` with its own base-RTT formula), then
     calls :meth:`init_network`, rebuilds the network's rows when paths change

@@ -56,7 +56,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from subflow._kernels import njit
+from subflow.compiled import njit
 
 
 def forwarding_order(paths: Sequence[Sequence[int]], n_res: int) -> tuple[list[int], np.ndarray]:

@@ -11,7 +11,7 @@ import math
 import random
 from collections import deque
 
-from subflow.plan import FlowPlan, RunPlan, SubflowPath
+from subflow.runplan.document import FlowPlan, RunPlan, SubflowPath
 
 import numpy as np
 

@@ -32,11 +32,10 @@ import math
 
 import numpy as np
 
-from subflow.plan import RunPlan, SubflowPath
-from subflow._kernels import njit
+from subflow.compiled import njit
+from subflow.runplan.document import RunPlan, SubflowPath
 
 from subflow_engines import draws
-from subflow_engines.fluid.queues import serve
 from subflow_engines.fluid.common import (
     ACK_RING_ENTRIES,
     CLOCK_GRANULARITY_S,
@@ -56,6 +55,7 @@ from subflow_engines.fluid.common import (
     rate_limit_bps,
     tail_probe_pause_s,
 )
+from subflow_engines.fluid.queues import serve
 
 # phases
 DEAD, HANDSHAKE, OPEN, STALLED = 0, 1, 2, 3

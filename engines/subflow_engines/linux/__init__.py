@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subflow.fields import PLANNED, RADIO_FIELDS, Honours, Refuses
+from subflow.runplan.capabilities import PLANNED, RADIO_FIELDS, Honours, Refuses
 
 from .capabilities import HostCapabilities, detect
 from .cleanup import cleanup_stale, leftovers
@@ -26,7 +26,7 @@ DESCRIPTION = (
 )
 
 
-#: the scenario fields this engine honours (:mod:`subflow.fields`); the host may still lack a
+#: the scenario fields this engine honours (:mod:`subflow.runplan.capabilities`); the host may still lack a
 #: mechanism (netem, the statistic match): :func:`validate` then refuses naming the field
 FIELDS = {
     **PLANNED,
@@ -105,7 +105,7 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
 
 def supported_strategies() -> tuple[str, ...]:
     """Strategies this engine runs: TCP/MPTCP families with ``bare`` handovers."""
-    from subflow.strategies import STRATEGIES
+    from subflow.runplan.strategies import STRATEGIES
 
     out = []
     for name, st in STRATEGIES.items():

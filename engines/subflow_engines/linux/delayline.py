@@ -10,7 +10,7 @@ Each ``--queue NUM:DELAY_MS:JITTER_MS`` binds netfilter queue ``NUM`` (iptables
 namespace) and holds every packet for ``DELAY_MS`` ± a uniform jitter in
 [-JITTER_MS, +JITTER_MS] (netem's default jitter distribution, seeded). A line
 ``NUM DELAY_MS`` on stdin sets queue ``NUM``'s delay from then on (the engine's delay
-changes: a SATCOM link's slant range, :mod:`subflow.satcom`). Release
+changes: a SATCOM link's slant range, :mod:`subflow.space.satcom`). Release
 times never decrease, so the line keeps packet order (unlike netem with jitter,
 which reorders); that is the one behavioural difference, stated in
 ``GET /capabilities``. Packets are released with ``NF_ACCEPT`` verdicts from a

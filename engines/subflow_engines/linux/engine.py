@@ -26,7 +26,7 @@ One run, in order (every step an argument-list command, nothing through a shell)
 (set-up and the plan state at each boundary), :class:`~.traffic.Traffic` (iperf3 servers and
 clients, their reports) and :class:`~.sampler.Sampler` (the ``ss`` sampling thread).
 
-Output: the :class:`~subflow.results.EngineOutput` shape of the embedded engine, with
+Output: the :class:`~subflow.results.document.EngineOutput` shape of the embedded engine, with
 ``t_s`` on the plan's grid. Extras: per flow ``iperf3`` (client and server totals, the
 receiver timeline re-aligned to the run clock) and ``observed_subflows_max``; per
 subflow ``observed_s``; top level ``linux`` (mechanisms used, notes on parameters that
@@ -45,9 +45,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from subflow.errors import RunCancelled
-from subflow.plan import RunPlan
-from subflow.results import EngineOutput, FlowResult, SubflowResult
-from subflow.strategies import STRATEGIES
+from subflow.results.document import EngineOutput, FlowResult, SubflowResult
+from subflow.runplan.document import RunPlan
+from subflow.runplan.strategies import STRATEGIES
 
 from . import commands
 from .capabilities import HostCapabilities, detect
@@ -423,7 +423,7 @@ def run(
     Parameters
     ----------
     plan : RunPlan
-        From :func:`subflow.resolve.resolve_plan`; must carry ``scenario``.
+        From :func:`subflow.runplan.resolve.resolve_plan`; must carry ``scenario``.
     on_progress : callable, optional
         Called with the elapsed fraction of ``duration_s`` about every 0.5 s.
     should_stop : callable, optional

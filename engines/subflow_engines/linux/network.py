@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from subflow.plan import RunPlan
+from subflow.runplan.document import RunPlan
 
 from . import commands
 from .cleanup import RunRecord

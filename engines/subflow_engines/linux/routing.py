@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from subflow.plan import FlowPlan, RunPlan
+from subflow.runplan.document import FlowPlan, RunPlan
 
 from .commands import EngineCannotRun
 from .topology import RULE_PRIORITY, TABLE_BASE, Model

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from subflow.plan import RunPlan
+from subflow.runplan.document import RunPlan
 
 from . import sockets
 from .routing import active_segment

@@ -1,6 +1,6 @@
 """The ``linux`` engine's model of a scenario: namespaces, interfaces, addresses, shaping.
 
-:func:`build_model` is pure (no system calls): it maps a :class:`~subflow.plan.RunPlan`
+:func:`build_model` is pure (no system calls): it maps a :class:`~subflow.runplan.document.RunPlan`
 onto network namespaces and veth pairs with generated names and addresses, so it
 can be unit-tested anywhere. :func:`create` then materialises the model with
 ``ip``/``tc``/``iptables`` argument lists.
@@ -35,9 +35,9 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from subflow.association import Association, association_timeline
-from subflow.plan import RunPlan
-from subflow.scenario import AccessPointNode, Scenario, StationNode, load_scenario
+from subflow.radio.association import Association, association_timeline
+from subflow.runplan.document import RunPlan
+from subflow.scenario.document import AccessPointNode, Scenario, StationNode, load_scenario
 
 from .commands import IFNAME_MAX, EngineCannotRun, check_name
 
@@ -291,8 +291,8 @@ def build_model(plan: RunPlan, prefix: str, use_netem: bool) -> Model:
 def link_outages(scenario: Scenario) -> list[tuple[str, float, float]]:
     """Down intervals ``(link id, t_down_s, t_up_s)`` of wired links from ``scenario.link_events``
     (a ``down`` opens an interval, the next ``up`` of that link closes it; an interval left open
-    lasts to the end of the run) — the same reading as :mod:`subflow.plan` — and of SATCOM links
-    (satellite below the elevation mask or not in use, :func:`subflow.satcom.satcom_timeline`)."""
+    lasts to the end of the run) — the same reading as :mod:`subflow.runplan.document` — and of SATCOM links
+    (satellite below the elevation mask or not in use, :func:`subflow.space.satcom.satcom_timeline`)."""
     duration = scenario.run.duration_s
     down_since: dict[str, float] = {}
     out: list[tuple[str, float, float]] = []
@@ -303,7 +303,7 @@ def link_outages(scenario: Scenario) -> list[tuple[str, float, float]]:
             out.append((ev.link, down_since.pop(ev.link), ev.t_s))
     out.extend((link, t0, duration) for link, t0 in down_since.items())
     if getattr(scenario, "satcom", None) is not None:
-        from subflow.satcom import satcom_timeline
+        from subflow.space.satcom import satcom_timeline
 
         out.extend(satcom_timeline(scenario).down_intervals(duration))
     return out

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from subflow.plan import FlowPlan, RunPlan
+from subflow.runplan.document import FlowPlan, RunPlan
 
 from . import commands, iperf3
 from .commands import EngineCannotRun

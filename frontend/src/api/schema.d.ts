@@ -82,7 +82,7 @@ export interface paths {
          *
          *     Per cell: the rate a station standing there (ground level, no radio of its own) would get from
          *     the best access point in range — from its ``rate_table``, else from the MCS its SNR reaches under
-         *     ``radio.propagation`` (:mod:`subflow.radio`, IEEE 802.11-2020 sensitivity tables), else
+         *     ``radio.propagation`` (:mod:`subflow.radio.propagation`, IEEE 802.11-2020 sensitivity tables), else
          *     ``wireless_bandwidth_mbps``.
          */
         post: operations["compute_coverage_api_coverage_post"];
@@ -154,7 +154,7 @@ export interface paths {
          * Import File
          * @description Convert an uploaded topology to a scenario and store it (version 1).
          *
-         *     Conventions (:mod:`subflow.imports`): Topology Zoo nodes keyed by id, delay from the
+         *     Conventions (:mod:`subflow.io.imports`): Topology Zoo nodes keyed by id, delay from the
          *     great-circle distance at 2/3 c, capacity from ``LinkSpeedRaw`` or a stated default;
          *     SNDlib capacity = pre-installed capacity if positive else the first module's, demands
          *     become flows with ``rate_mbps``. The scenario's description records the source, its
@@ -445,8 +445,8 @@ export interface paths {
          * @description Start a capacity search (a worker job): the smallest value of the numeric scenario field
          *     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
          *     ``repetitions`` runs of ``strategy``) is ≥ ``min_mean_mbps`` and its time at zero ≤
-         *     ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.capacity`). The job's result is a
-         *     :class:`subflow.capacity.CapacityResult` with the trace of every step. 422 names a parameter
+         *     ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.analysis.capacity`). The job's result is a
+         *     :class:`subflow.analysis.capacity.CapacityResult` with the trace of every step. 422 names a parameter
          *     path naming no field, a bound that makes the scenario invalid, an unknown strategy, or
          *     ``MAX_SWEEP_UNITS`` when ``max_steps`` × ``repetitions`` exceed it — all before any run.
          *     Like a comparison it needs edit rights (it runs the engine).
@@ -477,7 +477,7 @@ export interface paths {
          * @description Queue a comparison of ``body.strategies`` on the current version of the scenario.
          *
          *     The request is checked without resolving run plans or waiting for the agent
-         *     (:mod:`subflow_backend.comparison_checks`); the worker resolves the plans, and a
+         *     (:mod:`subflow_backend.request_checks`); the worker resolves the plans, and a
          *     plan the agent's host cannot honour makes the comparison ``failed`` with the reason.
          *     Returns 202 with the comparison (``status`` ``queued``, ``progress`` 0); poll
          *     ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
@@ -564,7 +564,7 @@ export interface paths {
          *     "t1_s", "subflows": [{"flow", "subflow", "planned_mbps": [Mbit/s | null per sample]}], "links":
          *     [{"link", "src", "dst", "bandwidth_mbps", "planned_mbps", "measured_mbps", "planned_utilization",
          *     "measured_utilization"}]}``, link loads averaged over ``[t0_s, t1_s)`` (busier direction;
-         *     :func:`subflow.planned.plan_comparison`). 422 names ``strategy`` when the comparison did not run
+         *     :func:`subflow.results.planned.plan_comparison`). 422 names ``strategy`` when the comparison did not run
          *     it or its plan sets no rate, ``t1_s`` when it is not after ``t0_s``; 409 before a result exists.
          */
         get: operations["read_planned_api_scenarios__scenario_id__comparisons__comparison_id__planned_get"];
@@ -635,7 +635,7 @@ export interface paths {
          *     * ``json``: the scenario document (re-importable with ``POST /api/scenarios``);
          *     * ``mininet-wifi``: a standalone Python script (``sudo python3 file.py`` on a host with
          *       Mininet-WiFi) that builds the topology, replays the mobility and runs iperf3 per flow
-         *       with ``strategy`` (see :mod:`subflow.exports`);
+         *       with ``strategy`` (see :mod:`subflow.io.exports`);
          *     * ``ns2``: the stations' movements as an ns-2 ``setdest`` trace (positions in metres,
          *       times in seconds).
          */
@@ -663,7 +663,7 @@ export interface paths {
          *     routes under ``metric`` and the FDM allocation of the rated flows, with each flow's impact
          *     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
          *     sorted worst first (most demand lost, most flows cut, largest added delay). Shape:
-         *     :class:`subflow.failures.FailureReport`. 422 names an unknown link in ``links``, or
+         *     :class:`subflow.analysis.failures.FailureReport`. 422 names an unknown link in ``links``, or
          *     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work).
          */
         post: operations["failures_api_scenarios__scenario_id__failures_post"];
@@ -708,7 +708,7 @@ export interface paths {
          * @description Make node ``node_id`` follow an uploaded track; answers the scenario at its new version.
          *
          *     The fixes (absolute UTC times) become ``waypoints`` relative to the first fix, sampled every
-         *     ``run.interval_s`` up to ``run.duration_s`` along WGS84 geodesics (:func:`subflow.tracks.resample`);
+         *     ``run.interval_s`` up to ``run.duration_s`` along WGS84 geodesics (:func:`subflow.io.tracks.resample`);
          *     the node's ``position`` becomes the first fix. The scenario must be geographic.
          */
         post: operations["import_track_api_scenarios__scenario_id__nodes__node_id__track_post"];
@@ -836,7 +836,7 @@ export interface paths {
         /**
          * List Strategies
          * @description Every registered strategy: ``[{name, family, multipath, routing, paths, coupling,
-         *     handover, description, source}]`` (see :mod:`subflow.strategies`).
+         *     handover, description, source}]`` (see :mod:`subflow.runplan.strategies`).
          */
         get: operations["list_strategies_api_strategies_get"];
         put?: never;
@@ -863,9 +863,9 @@ export interface paths {
          *     The document is validated as ``POST /api/scenarios`` validates it (422 naming
          *     each field, ``loc`` starting with ``"body"``). For a geographic scenario the
          *     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
-         *     aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``. With satellites on
+         *     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
          *     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
-         *     link's one-way delay over each use (:mod:`subflow.satcom`).
+         *     link's one-way delay over each use (:mod:`subflow.space.satcom`).
          */
         post: operations["compute_timeline_api_timeline_post"];
         delete?: never;
@@ -1024,7 +1024,7 @@ export interface components {
          * @description A Wi-Fi access point (e.g. carried by a UAV).
          *
          *     A station within ``range_m`` of the access point can associate with it. How long a
-         *     handover takes follows from its mechanisms (:func:`subflow.association.handover_timing`,
+         *     handover takes follows from its mechanisms (:func:`subflow.radio.association.handover_timing`,
          *     docs/radio.md): a station notices it lost its access point after ``radio.handover.missed_beacons``
          *     beacons of ``beacon_interval_ms``, scans, then authenticates and associates; ``association_delay_s``,
          *     when set, replaces that model by a fixed delay from the moment the station leaves the range
@@ -1684,7 +1684,7 @@ export interface components {
         /**
          * ComparisonPublic
          * @description A comparison with its result document (null until ``succeeded``);
-         *     see :mod:`subflow.results` for the shape.
+         *     see :mod:`subflow.results.document` for the shape.
          */
         ComparisonPublic: {
             /**
@@ -2053,7 +2053,7 @@ export interface components {
         };
         /**
          * FailureAnalysisRequest
-         * @description :class:`subflow.failures.FailureRequest` plus ``background`` (run in the worker, answer 202).
+         * @description :class:`subflow.analysis.failures.FailureRequest` plus ``background`` (run in the worker, answer 202).
          */
         FailureAnalysisRequest: {
             /**
@@ -2132,7 +2132,7 @@ export interface components {
         };
         /**
          * FieldDeclaration
-         * @description Which scenario fields an engine honours (:func:`subflow.fields.describe`): every field of the
+         * @description Which scenario fields an engine honours (:func:`subflow.runplan.capabilities.describe`): every field of the
          *     scenario JSON Schema, named ``"<definition>.<property>"`` (``"Link.jitter_ms"``), in exactly one
          *     of the three maps. A scenario that sets a refused (or undeclared) field is refused naming it.
          */
@@ -2420,7 +2420,7 @@ export interface components {
          * @description Origin of the local projected frame of a geographic scenario.
          *
          *     Engines work in x/y metres of an azimuthal equidistant projection centred on
-         *     this origin (``+proj=aeqd``, :mod:`subflow.geo`); without ``Scenario.geo``
+         *     this origin (``+proj=aeqd``, :mod:`subflow.scenario.geodesy`); without ``Scenario.geo``
          *     the origin is the centroid of the node positions.
          */
         GeoSettings: {
@@ -2478,7 +2478,7 @@ export interface components {
         };
         /**
          * HandoverSettings
-         * @description How a station notices a lost access point and finds the next (:func:`subflow.association.handover_timing`).
+         * @description How a station notices a lost access point and finds the next (:func:`subflow.radio.association.handover_timing`).
          *
          *     The defaults are ns-3's (``StaWifiMac``: ``MaxMissedBeacons`` 10, passive scanning on the current
          *     channel for ``WaitBeaconTimeout`` 120 ms; ``ProbeRequestTimeout`` 50 ms when active), which the
@@ -2913,7 +2913,7 @@ export interface components {
          *     ``start_s``, then flies the pattern at ``speed_mps`` (``clockwise`` seen from
          *     above). ``alt_m`` is its altitude (``center.alt_m`` is not used). Trajectories
          *     approximate arcs by chords with a radial error below 0.5 % of ``radius_m``
-         *     (:func:`subflow.mobility.trajectory`).
+         *     (:func:`subflow.space.mobility.trajectory`).
          */
         LoiterMobility: {
             /**
@@ -2999,7 +2999,7 @@ export interface components {
          * @description The 802.11 radio of an access point or a station (transmit power, antenna, channel, PHY).
          *
          *     With a ``radio`` on an access point, the range and the air rate of each station follow from the
-         *     propagation model of ``Scenario.radio.propagation`` (:mod:`subflow.radio`): received power →
+         *     propagation model of ``Scenario.radio.propagation`` (:mod:`subflow.radio.propagation`): received power →
          *     SNR → the fastest MCS of the access point's PHY the SNR reaches; the range is where the slowest
          *     MCS fails. A hop between an access point and a station uses the access point's frequency, PHY and
          *     channel width, the smaller of the two transmit powers, and both antenna gains.
@@ -3239,7 +3239,7 @@ export interface components {
         };
         /**
          * PropagationSettings
-         * @description The path-loss model of every radio hop, and the noise floor (:mod:`subflow.radio`).
+         * @description The path-loss model of every radio hop, and the noise floor (:mod:`subflow.radio.propagation`).
          *
          *     ``friis`` (free space), ``log_distance`` (``exponent``, ``reference_distance_m``,
          *     ``reference_loss_db``; null = Friis at the reference distance, as ns-3 computes its 46.68 dB
@@ -3289,7 +3289,7 @@ export interface components {
          *     ``ssf``: strongest signal (nearest) first; ``llf``: least loaded (fewest
          *     associated stations) first, nearest breaking ties — Mininet-WiFi's
          *     ``ac_method`` values. ``rate_selection``: how a hop's SNR picks its MCS
-         *     (:class:`subflow.radio.LinkBudget`, docs/radio.md).
+         *     (:class:`subflow.radio.propagation.LinkBudget`, docs/radio.md).
          */
         RadioSettings: {
             /**
@@ -3693,7 +3693,7 @@ export interface components {
         };
         /**
          * SatcomSettings
-         * @description Satellite links computed from orbits (:mod:`subflow.satcom`; docs/satcom.md).
+         * @description Satellite links computed from orbits (:mod:`subflow.space.satcom`; docs/satcom.md).
          *
          *     A link between a ground terminal (any node that is not a satellite) and a satellite
          *     with an ``ephemeris`` is a SATCOM link: its one-way delay is slant range / c at each
@@ -3784,7 +3784,7 @@ export interface components {
          *     scenario with ``satcom`` settings) the satellite moves on its orbit: each of its links to a
          *     ground terminal gets its one-way delay from the slant range and is up only while the
          *     satellite is above the terminal's elevation mask and is the one the terminal uses
-         *     (:mod:`subflow.satcom`); the node's ``position`` is then only where it is drawn.
+         *     (:mod:`subflow.space.satcom`); the node's ``position`` is then only where it is drawn.
          */
         SatelliteNode: {
             /**
@@ -4336,7 +4336,7 @@ export interface components {
         /**
          * SweepPointRunPublic
          * @description The representative run of one sweep point: the scenario as run and every strategy's
-         *     per-flow series, events and summary (shapes of :class:`subflow.results.StrategyResult`).
+         *     per-flow series, events and summary (shapes of :class:`subflow.results.document.StrategyResult`).
          */
         SweepPointRunPublic: {
             /** Point */

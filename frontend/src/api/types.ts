@@ -4,7 +4,7 @@
  * Generated: `schema.d.ts` comes from the backend's OpenAPI document
  * (`npm run api:generate`, see scripts/generate-api.sh); every request and
  * response shape below is an alias of a generated schema (the result document
- * is `subflow.results.ResultDocument`). Nothing here re-types a backend shape.
+ * is `subflow.results.document.ResultDocument`). Nothing here re-types a backend shape.
  */
 import type { components } from "./schema";
 
@@ -78,7 +78,7 @@ export type ComparisonsPublic = S["ComparisonsPublic"];
 export type ComparisonPublic = S["ComparisonPublic"];
 export type ValidationErrorItem = S["ValidationError"];
 export type TimelinePublic = S["TimelinePublic"];
-/** Answer of POST /api/scenario-checks and one of its warnings (`subflow.checks.ScenarioWarning`). */
+/** Answer of POST /api/scenario-checks and one of its warnings (`subflow.comparison.connectivity.ScenarioWarning`). */
 export type ScenarioChecksPublic = S["ScenarioChecksPublic"];
 export type ScenarioWarning = S["ScenarioWarning"];
 export type AssociationPublic = S["AssociationPublic"];

@@ -1,2 +1,2 @@
-/** Throughput below this (Mbit/s) counts as zero, as `subflow.results.ZERO_THRESHOLD_MBPS` (1 kbit/s). */
+/** Throughput below this (Mbit/s) counts as zero, as `subflow.results.document.ZERO_THRESHOLD_MBPS` (1 kbit/s). */
 export const ZERO_MBPS = 1e-3;

@@ -1,7 +1,7 @@
 /**
  * Human names of sweep parameters (pure): `links.l3.delay_ms` → "Link l3 (uav–ship) delay, ms",
  * `nodes.ap1.range_m` → "Access point ap1 range, m", `run.duration_s` → "Run duration, s".
- * Paths follow lib/subflow/sweeps.py (dotted; list items addressed by id).
+ * Paths follow lib/subflow/comparison/sweeps.py (dotted; list items addressed by id).
  */
 import type { ScenarioDocument } from "../api/types";
 import { kindName } from "./topology";

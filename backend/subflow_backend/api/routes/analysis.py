@@ -17,16 +17,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from subflow.capacity import CapacityRequest, check_request
+from subflow.analysis.capacity import CapacityRequest, check_request
+from subflow.analysis.failures import FailureReport, FailureRequest, analyse_failures, failure_count
 from subflow.errors import LimitExceeded, ScenarioInvalid
-from subflow.failures import FailureReport, FailureRequest, analyse_failures, failure_count
-from subflow.scenario import load_scenario
+from subflow.scenario.document import load_scenario
 
 from subflow_backend.api.deps import CeleryDep, PrincipalDep, ScenarioDep, ScenarioEditDep, check_engine_permission
 from subflow_backend.api.routes.events import EventStreamResponse, poll_events
 from subflow_backend.api.routes.planning import job as read_job
-from subflow_backend.comparison_checks import check_request as check_comparison
 from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK, send_job
+from subflow_backend.request_checks import check_request as check_comparison
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -36,7 +36,7 @@ _QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
 
 
 class FailureAnalysisRequest(FailureRequest):
-    """:class:`subflow.failures.FailureRequest` plus ``background`` (run in the worker, answer 202)."""
+    """:class:`subflow.analysis.failures.FailureRequest` plus ``background`` (run in the worker, answer 202)."""
 
     background: bool = Field(default=False, strict=True, description="Run in the worker; answer 202 with a job.")
 
@@ -60,7 +60,7 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
     routes under ``metric`` and the FDM allocation of the rated flows, with each flow's impact
     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
     sorted worst first (most demand lost, most flows cut, largest added delay). Shape:
-    :class:`subflow.failures.FailureReport`. 422 names an unknown link in ``links``, or
+    :class:`subflow.analysis.failures.FailureReport`. 422 names an unknown link in ``links``, or
     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work)."""
     request = FailureRequest(**body.model_dump(exclude={"background"}))
     sc = load_scenario(scenario.document)
@@ -85,8 +85,8 @@ def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: 
     """Start a capacity search (a worker job): the smallest value of the numeric scenario field
     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
     ``repetitions`` runs of ``strategy``) is ≥ ``min_mean_mbps`` and its time at zero ≤
-    ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.capacity`). The job's result is a
-    :class:`subflow.capacity.CapacityResult` with the trace of every step. 422 names a parameter
+    ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.analysis.capacity`). The job's result is a
+    :class:`subflow.analysis.capacity.CapacityResult` with the trace of every step. 422 names a parameter
     path naming no field, a bound that makes the scenario invalid, an unknown strategy, or
     ``MAX_SWEEP_UNITS`` when ``max_steps`` × ``repetitions`` exceed it — all before any run.
     Like a comparison it needs edit rights (it runs the engine)."""

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response, status
 from fastapi.security import OAuth2PasswordRequestForm
 
 from subflow_backend import accounts, audit
-from subflow_backend.api.deps import SESSION_COOKIE, PrincipalDep, SessionDep, client_ip, oauth2_scheme
+from subflow_backend.api.deps import PrincipalDep, SESSION_COOKIE, SessionDep, client_ip, oauth2_scheme
 from subflow_backend.schemas_accounts import AccessToken
 from subflow_backend.settings import settings
 

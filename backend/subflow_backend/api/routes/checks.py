@@ -2,7 +2,7 @@
 
 The editor posts the document it has just saved and shows the answer as warnings next to the
 elements they name (a flow without a path part of the time, a waypoint path longer than the run);
-the computation is the domain library's (:func:`subflow.checks.scenario_warnings`).
+the computation is the domain library's (:func:`subflow.comparison.connectivity.scenario_warnings`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel
 
-from subflow.checks import ScenarioWarning, scenario_warnings
-from subflow.limits import check_scenario
-from subflow.scenario import load_scenario
+from subflow.comparison.connectivity import ScenarioWarning, scenario_warnings
+from subflow.scenario.document import load_scenario
+from subflow.service.limits import check_scenario
 
 from subflow_backend.settings import settings
 

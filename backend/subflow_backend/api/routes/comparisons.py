@@ -7,10 +7,10 @@ import logging
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 
-from subflow.planned import has_rate_plan, plan_comparison
-from subflow.results import PlanComparison, ResultDocument
+from subflow.results.document import PlanComparison, ResultDocument
+from subflow.results.planned import has_rate_plan, plan_comparison
 
-from subflow.sweeps import SweepSpec, point_values
+from subflow.comparison.sweeps import SweepSpec, point_values
 
 from subflow_backend import audit, crud
 from subflow_backend.api.deps import (
@@ -23,7 +23,6 @@ from subflow_backend.api.deps import (
     client_ip,
 )
 from subflow_backend.queue import RUN_COMPARISON_TASK
-from subflow_backend.settings import settings
 from subflow_backend.schemas import (
     ComparisonCreate,
     ComparisonPublic,
@@ -33,6 +32,7 @@ from subflow_backend.schemas import (
     SweepPointRunsPublic,
     SweepPointRunSummary,
 )
+from subflow_backend.settings import settings
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def create_comparison(
     """Queue a comparison of ``body.strategies`` on the current version of the scenario.
 
     The request is checked without resolving run plans or waiting for the agent
-    (:mod:`subflow_backend.comparison_checks`); the worker resolves the plans, and a
+    (:mod:`subflow_backend.request_checks`); the worker resolves the plans, and a
     plan the agent's host cannot honour makes the comparison ``failed`` with the reason.
     Returns 202 with the comparison (``status`` ``queued``, ``progress`` 0); poll
     ``GET .../comparisons/{cid}`` until ``status`` is ``succeeded`` or ``failed``.
@@ -207,7 +207,7 @@ def read_planned(
     "t1_s", "subflows": [{"flow", "subflow", "planned_mbps": [Mbit/s | null per sample]}], "links":
     [{"link", "src", "dst", "bandwidth_mbps", "planned_mbps", "measured_mbps", "planned_utilization",
     "measured_utilization"}]}``, link loads averaged over ``[t0_s, t1_s)`` (busier direction;
-    :func:`subflow.planned.plan_comparison`). 422 names ``strategy`` when the comparison did not run
+    :func:`subflow.results.planned.plan_comparison`). 422 names ``strategy`` when the comparison did not run
     it or its plan sets no rate, ``t1_s`` when it is not after ``t0_s``; 409 before a result exists."""
     row = crud.get_comparison(session, scenario.id, comparison_id)
     if row is None:

@@ -2,7 +2,7 @@
 
 The editor posts the document it is editing (saved or not) and the scrubbed time, and draws the answer
 as a heat map with its legend; nothing is stored. The grid is the domain library's
-(:func:`subflow.coverage.coverage_grid`), whose rule is the run planner's.
+(:func:`subflow.radio.coverage.coverage_grid`), whose rule is the run planner's.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
-from subflow.coverage import coverage_grid
-from subflow.geo import frame_of
-from subflow.limits import check_scenario
-from subflow.scenario import load_scenario
+from subflow.radio.coverage import coverage_grid
+from subflow.scenario.document import load_scenario
+from subflow.scenario.geodesy import frame_of
+from subflow.service.limits import check_scenario
 
 from subflow_backend.settings import settings
 
@@ -64,7 +64,7 @@ def compute_coverage(
 
     Per cell: the rate a station standing there (ground level, no radio of its own) would get from
     the best access point in range — from its ``rate_table``, else from the MCS its SNR reaches under
-    ``radio.propagation`` (:mod:`subflow.radio`, IEEE 802.11-2020 sensitivity tables), else
+    ``radio.propagation`` (:mod:`subflow.radio.propagation`, IEEE 802.11-2020 sensitivity tables), else
     ``wireless_bandwidth_mbps``.
     """
     scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge, loc ["body", ...path]

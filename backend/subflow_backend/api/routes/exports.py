@@ -9,8 +9,8 @@ from typing import Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from subflow.exports import ns2_setdest, script_for
-from subflow.strategies import get_strategy
+from subflow.io.exports import ns2_setdest, script_for
+from subflow.runplan.strategies import get_strategy
 
 from subflow_backend.api.deps import ScenarioDep
 
@@ -39,7 +39,7 @@ def export_scenario(
     * ``json``: the scenario document (re-importable with ``POST /api/scenarios``);
     * ``mininet-wifi``: a standalone Python script (``sudo python3 file.py`` on a host with
       Mininet-WiFi) that builds the topology, replays the mobility and runs iperf3 per flow
-      with ``strategy`` (see :mod:`subflow.exports`);
+      with ``strategy`` (see :mod:`subflow.io.exports`);
     * ``ns2``: the stations' movements as an ns-2 ``setdest`` trace (positions in metres,
       times in seconds).
     """

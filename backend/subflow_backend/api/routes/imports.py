@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile, status
 from fastapi.concurrency import run_in_threadpool
 
-from subflow.imports import import_scenario
+from subflow.io.imports import import_scenario
 
 from subflow_backend import audit, crud
 from subflow_backend.api.deps import PrincipalDep, SessionDep, client_ip, target_project
@@ -42,7 +42,7 @@ async def import_file(
 ) -> ScenarioPublic:
     """Convert an uploaded topology to a scenario and store it (version 1).
 
-    Conventions (:mod:`subflow.imports`): Topology Zoo nodes keyed by id, delay from the
+    Conventions (:mod:`subflow.io.imports`): Topology Zoo nodes keyed by id, delay from the
     great-circle distance at 2/3 c, capacity from ``LinkSpeedRaw`` or a stated default;
     SNDlib capacity = pre-installed capacity if positive else the first module's, demands
     become flows with ``rate_mbps``. The scenario's description records the source, its

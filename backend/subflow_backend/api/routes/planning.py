@@ -16,9 +16,9 @@ from fastapi import APIRouter, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from subflow.fdm import Allocation
-from subflow.planning_requests import AllocationRequest, RoutesRequest, allocation_document, routes_document
-from subflow.shortest_paths import Routes
+from subflow.planning.fdm import Allocation
+from subflow.planning.requests import AllocationRequest, RoutesRequest, allocation_document, routes_document
+from subflow.planning.shortest_paths import Routes
 
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK, send_job

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 
-from subflow.scenario import Scenario, scenario_json_schema
+from subflow.scenario.document import Scenario, scenario_json_schema
 
 from subflow_backend import access, audit, crud, history, models
 from subflow_backend.api.deps import (

@@ -2,7 +2,7 @@
 
 The editor's time scrubber posts the document it is editing (saved or not) and
 animates the answer; nothing is stored. The computation is the domain
-library's (:func:`subflow.association.association_timeline`), so the scrubber
+library's (:func:`subflow.radio.association.association_timeline`), so the scrubber
 shows exactly the associations a run would use.
 """
 
@@ -13,13 +13,13 @@ from typing import Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field
 
-from subflow.association import association_timeline
-from subflow.geo import frame_of, geo_corners
-from subflow.limits import check_scenario
-from subflow.mobility import Leg
-from subflow.results import RadioEvent, parse_radio_events
-from subflow.satcom import SatcomUse, satcom_uses
-from subflow.scenario import load_scenario
+from subflow.radio.association import association_timeline
+from subflow.results.document import RadioEvent, parse_radio_events
+from subflow.scenario.document import load_scenario
+from subflow.scenario.geodesy import frame_of, geo_corners
+from subflow.service.limits import check_scenario
+from subflow.space.mobility import Leg
+from subflow.space.satcom import SatcomUse, satcom_uses
 
 from subflow_backend.settings import settings
 
@@ -90,9 +90,9 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     The document is validated as ``POST /api/scenarios`` validates it (422 naming
     each field, ``loc`` starting with ``"body"``). For a geographic scenario the
     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
-    aeqd frame, :mod:`subflow.geo`) and the frame's ``origin``. With satellites on
+    aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
-    link's one-way delay over each use (:mod:`subflow.satcom`).
+    link's one-way delay over each use (:mod:`subflow.space.satcom`).
     """
     scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
     check_scenario(scenario, settings.limits)  # LimitExceeded → 422 naming the MAX_* setting

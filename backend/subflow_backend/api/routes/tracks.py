@@ -1,6 +1,6 @@
 """``/api/scenarios/{id}/nodes/{node}/track``: import a GPX / AIS / NMEA track as a node's motion; GPX export.
 
-Import: the file is read by :mod:`subflow.tracks` (gpxpy, pyais), resampled onto the run's clock
+Import: the file is read by :mod:`subflow.io.tracks` (gpxpy, pyais), resampled onto the run's clock
 and stored as the node's ``waypoints`` mobility in a new version of the scenario (the replaced
 version stays in the history). Any error leaves the stored scenario unchanged.
 """
@@ -12,10 +12,10 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Header, HTTPException, Query, Request, Response, UploadFile, status
 
-from subflow.mobility import node_geo_track
-from subflow.limits import check_scenario
-from subflow.scenario import load_scenario
-from subflow.tracks import apply_track, check_size, read_track, write_gpx
+from subflow.io.tracks import apply_track, check_size, read_track, write_gpx
+from subflow.scenario.document import load_scenario
+from subflow.service.limits import check_scenario
+from subflow.space.mobility import node_geo_track
 
 from subflow_backend import audit, history
 from subflow_backend.api.deps import PrincipalDep, ScenarioDep, ScenarioEditDep, SessionDep, client_ip
@@ -59,7 +59,7 @@ async def import_track(
     """Make node ``node_id`` follow an uploaded track; answers the scenario at its new version.
 
     The fixes (absolute UTC times) become ``waypoints`` relative to the first fix, sampled every
-    ``run.interval_s`` up to ``run.duration_s`` along WGS84 geodesics (:func:`subflow.tracks.resample`);
+    ``run.interval_s`` up to ``run.duration_s`` along WGS84 geodesics (:func:`subflow.io.tracks.resample`);
     the node's ``position`` becomes the first fix. The scenario must be geographic.
     """
     limit = settings.MAX_TRACK_BYTES

@@ -1,0 +1,96 @@
+"""One comparison code path shared by the CLI, the worker and the tests.
+
+:func:`compare` resolves a plan per strategy, hands it to a *runner* (the
+in-process engine for the CLI, the emulator agent over HTTP for the worker),
+summarises each output and assembles the versioned result document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from subflow.results.document import (
+    EngineOutput,
+    ResultDocument,
+    StrategyResult,
+    comparison_document,
+    event_order,
+    parse_events,
+    summarize,
+)
+from subflow.results.planned import has_rate_plan, plan_comparison
+from subflow.runplan.document import RunPlan
+from subflow.runplan.resolve import resolve_plan
+from subflow.runplan.strategies import get_strategy
+from subflow.scenario.document import Scenario, load_scenario
+
+Runner = Callable[[RunPlan], EngineOutput]
+
+
+def run_strategy(scenario: Scenario, strategy: str, runner: Runner, engine: str = "fluid") -> StrategyResult:
+    """Resolve, run and summarise one strategy on ``scenario``.
+
+    Raises
+    ------
+    ScenarioInvalid, UnknownStrategy, Unreachable
+        From :func:`subflow.runplan.resolve.resolve_plan`.
+    """
+    plan = resolve_plan(scenario, strategy, engine)
+    output = runner(plan)
+    windows = {f.id: (f.start_s, f.stop_s) for f in plan.flows}
+    result = summarize(output, plan.interval_s, windows)
+    # radio events of the plan and transport events of the engine, in time order
+    result.events = sorted(parse_events(plan.events) + result.events, key=event_order)
+    if has_rate_plan(result):
+        result.planned = plan_comparison(scenario, result)
+    return result
+
+
+def compare(
+    scenario: Scenario | dict[str, Any],
+    strategies: list[str],
+    runner: Runner,
+    engine: str = "fluid",
+    on_progress: Callable[[float, str, StrategyResult], None] | None = None,
+) -> ResultDocument:
+    """Run every strategy on ``scenario`` and return the result document.
+
+    Parameters
+    ----------
+    scenario : Scenario or dict
+    strategies : list of str
+        Names from :data:`subflow.runplan.strategies.STRATEGIES`, at least one, no repeats.
+    runner : callable
+        ``RunPlan -> EngineOutput``.
+    engine : str
+        Engine name recorded in each plan.
+    on_progress : callable, optional
+        Called after each strategy with (fraction done in [0, 1], name, result).
+
+    Returns
+    -------
+    ResultDocument
+        The version-1 result document of :mod:`subflow.results.document` (``model_dump(mode="json")``
+        gives the stored JSON).
+
+    Raises
+    ------
+    ValueError
+        If ``strategies`` is empty or repeats a name.
+    UnknownStrategy
+        Before anything runs, if a name is unknown.
+    """
+    scenario = load_scenario(scenario)
+    if not strategies:
+        raise ValueError("strategies: at least one strategy is required")
+    if len(set(strategies)) != len(strategies):
+        raise ValueError("strategies: a strategy is listed twice")
+    for name in strategies:
+        get_strategy(name)
+    results: dict[str, StrategyResult] = {}
+    for i, name in enumerate(strategies):
+        results[name] = run_strategy(scenario, name, runner, engine)
+        if on_progress:
+            on_progress((i + 1) / len(strategies), name, results[name])
+    return comparison_document(scenario, results)

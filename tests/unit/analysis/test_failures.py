@@ -1,0 +1,102 @@
+"""Failure analysis against an independent recomputation with networkx."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from subflow.analysis.failures import FailureRequest, analyse_failures
+from subflow.errors import LimitExceeded, ScenarioInvalid
+
+# a ring with a chord; distinct delays so every shortest path is unique
+LINKS = [  # id, a, b, delay_ms, bandwidth_mbps
+    ("ab", "a", "b", 1.0, 10.0),
+    ("bc", "b", "c", 2.0, 4.0),
+    ("cd", "c", "d", 4.0, 10.0),
+    ("da", "d", "a", 8.0, 6.0),
+    ("ac", "a", "c", 5.0, 3.0),
+    ("de", "d", "e", 3.0, 10.0),
+]
+NODES = ["a", "b", "c", "d", "e"]
+
+
+def scenario(flows):
+    return {
+        "schema_version": 1, "name": "ring",
+        "nodes": [{"id": n, "kind": "host", "position": {"x_m": i * 100.0, "y_m": 0.0}} for i, n in enumerate(NODES)],
+        "links": [{"id": i, "src": a, "dst": b, "delay_ms": d, "bandwidth_mbps": c} for i, a, b, d, c in LINKS],
+        "flows": flows, "run": {"duration_s": 10, "interval_s": 1, "seed": 1},
+    }
+
+
+def graph(removed_links=(), removed_node=None):
+    g = nx.Graph()
+    g.add_nodes_from(n for n in NODES if n != removed_node)
+    for i, a, b, d, c in LINKS:
+        if i not in removed_links and removed_node not in (a, b):
+            g.add_edge(a, b, delay=d, capacity=c)
+    return g
+
+
+def ref_route(g, s, t):
+    if s not in g or t not in g or not nx.has_path(g, s, t):
+        return None, None
+    path = nx.dijkstra_path(g, s, t, weight="delay")
+    return path, nx.path_weight(g, path, "delay")
+
+
+FLOWS = [{"id": "f1", "src": "a", "dst": "c", "rate_mbps": 2.0},
+         {"id": "f2", "src": "b", "dst": "e"},
+         {"id": "f3", "src": "e", "dst": "a", "rate_mbps": 1.0}]
+
+
+def test_routes_and_reachability_match_networkx_for_every_link_and_node():
+    report = analyse_failures(scenario(FLOWS), FailureRequest(metric="delay", nodes=True))
+    assert len(report.cases) == len(LINKS) + len(NODES)
+    for case in report.cases:
+        node = case.element if case.kind == "node" else None
+        g = graph(case.links, node)
+        g0 = graph()
+        for imp in case.flows:
+            path, delay = ref_route(g, imp.src, imp.dst)
+            path0, delay0 = ref_route(g0, imp.src, imp.dst)
+            assert imp.reachable == (path is not None), (case.element, imp.flow)
+            assert imp.path == (path or []), (case.element, imp.flow)
+            assert imp.intact_path == path0
+            if path is not None:
+                assert imp.delay_ms == pytest.approx(delay)
+                assert imp.delay_change_ms == pytest.approx(delay - delay0)
+            assert imp.path_changed == (path != path0)
+        # a cut rated flow delivers nothing
+        for imp in case.flows:
+            if imp.requested_mbps is not None and not imp.reachable:
+                assert imp.delivered_mbps == 0.0
+                assert imp.lost_mbps == pytest.approx(imp.intact_delivered_mbps)
+
+
+def test_single_flow_delivery_is_min_of_demand_and_tempered_max_flow():
+    """One flow: FDM delivers the demand if the max-flow exceeds it, else θ·max-flow (θ = 0.9,
+    the tempering margin); max flow from networkx on each reduced graph."""
+    flows = [{"id": "f1", "src": "b", "dst": "d", "rate_mbps": 9.0}]
+    report = analyse_failures(scenario(flows), FailureRequest())
+    for case in report.cases:
+        g = graph(case.links)
+        mf = nx.maximum_flow_value(g.to_directed(), "b", "d") if nx.has_path(g, "b", "d") else 0.0
+        expected = 9.0 if mf > 9.0 else 0.9 * mf
+        assert case.flows[0].delivered_mbps == pytest.approx(expected, rel=1e-6), case.element
+    # worst first: the lost demand never increases down the list
+    lost = [c.lost_mbps for c in report.cases]
+    assert lost == sorted(lost, reverse=True)
+    g0 = graph()
+    intact = min(9.0, 0.9 * nx.maximum_flow_value(g0.to_directed(), "b", "d"))
+    worst = max(LINKS, key=lambda l: intact - (lambda mf: 9.0 if mf > 9.0 else 0.9 * mf)(
+        nx.maximum_flow_value(graph([l[0]]).to_directed(), "b", "d")))
+    assert report.cases[0].element == worst[0]
+
+
+def test_unknown_link_and_limit_are_refused():
+    with pytest.raises(ScenarioInvalid) as e:
+        analyse_failures(scenario(FLOWS), FailureRequest(links=["ab", "zz"]))
+    assert e.value.errors[0]["loc"] == ["links", 1]
+    with pytest.raises(LimitExceeded):
+        analyse_failures(scenario(FLOWS), FailureRequest(nodes=True), max_cases=5)

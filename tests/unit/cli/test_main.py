@@ -1,0 +1,78 @@
+"""The `subflow` command: same numbers as the library, clear errors."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from subflow.comparison.compare import compare
+from subflow_cli.main import app
+from subflow_engines import run_plan
+
+from tests.conftest import EXAMPLES
+
+runner = CliRunner()
+SCENARIO = str(EXAMPLES / "naval-direct-move.json")
+
+
+def test_compare_json_is_the_library_result(naval_direct):
+    out = runner.invoke(app, ["compare", SCENARIO, "--strategies", "sptcp,mptcp", "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["version"] == 1 and list(doc["strategies"]) == ["sptcp", "mptcp"]
+    assert doc == json.loads(compare(naval_direct, ["sptcp", "mptcp"], run_plan).model_dump_json())
+
+
+def test_compare_table_prints_the_summary(naval_direct):
+    out = runner.invoke(app, ["compare", SCENARIO, "--strategies", "sptcp,mptcp"])
+    assert out.exit_code == 0, out.output
+    doc = compare(naval_direct, ["sptcp", "mptcp"], run_plan).model_dump()
+    jain = doc["strategies"]["sptcp"]["summary"]["jain_index"]
+    mean_f1 = doc["strategies"]["mptcp"]["summary"]["flows"][0]["mean_mbps"]
+    assert "naval-direct-move" in out.stdout
+    assert f"{jain:.3f}" in out.stdout and f"{mean_f1:.3f}" in out.stdout
+
+
+def test_seed_override_is_applied(tmp_path):
+    doc = json.loads((EXAMPLES / "naval-direct-move.json").read_text())
+    doc["links"][2]["loss"] = 0.01
+    path = tmp_path / "lossy.json"
+    path.write_text(json.dumps(doc))
+    a = json.loads(runner.invoke(app, ["compare", str(path), "--strategies", "sptcp", "--seed", "1", "--json"]).stdout)
+    b = json.loads(runner.invoke(app, ["compare", str(path), "--strategies", "sptcp", "--seed", "2", "--json"]).stdout)
+    assert a["scenario"]["run"]["seed"] == 1 and b["scenario"]["run"]["seed"] == 2
+    assert a["strategies"]["sptcp"]["flows"] != b["strategies"]["sptcp"]["flows"]
+
+
+def test_bad_inputs_exit_2_with_the_reason(tmp_path):
+    bad = json.loads((EXAMPLES / "naval-direct-move.json").read_text())
+    bad["links"][0]["dst"] = "nowhere"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    out = runner.invoke(app, ["compare", str(path)])
+    assert out.exit_code == 2 and "links.0.dst" in out.output and "unknown node" in out.output
+    out = runner.invoke(app, ["compare", SCENARIO, "--strategies", "sptcp,carrier-pigeon"])
+    assert out.exit_code == 2 and "carrier-pigeon" in out.output
+    out = runner.invoke(app, ["compare", SCENARIO, "--engine", "warp"])
+    assert out.exit_code == 2 and "warp" in out.output
+    out = runner.invoke(app, ["compare", str(tmp_path / "missing.json")])
+    assert out.exit_code == 2 and "no such file" in out.output
+
+
+def test_satcom_lists_the_satellites_in_use_as_the_timeline_does(tmp_path):
+    leo = str(EXAMPLES / "naval-leo.json")
+    out = runner.invoke(app, ["satcom", leo, "--json"])
+    assert out.exit_code == 0, out.output
+    uses = json.loads(out.output)
+    ship1 = sorted((u for u in uses if u["terminal"] == "ship1" and u["satellite"] != "geosat"),
+                   key=lambda u: u["t_start_s"])
+    assert len(ship1) >= 3 and all(b["t_start_s"] == a["t_end_s"] for a, b in zip(ship1, ship1[1:]))
+    table = runner.invoke(app, ["satcom", leo])
+    assert table.exit_code == 0 and ship1[1]["satellite"] in table.output
+    doc = json.loads((EXAMPLES / "naval-leo.json").read_text())
+    doc["satcom"]["elevation_mask_deg"] = 95
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    out = runner.invoke(app, ["satcom", str(bad)])
+    assert out.exit_code == 2 and "satcom.elevation_mask_deg" in out.output

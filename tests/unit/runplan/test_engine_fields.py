@@ -1,0 +1,130 @@
+"""No scenario field is silently ignored: every engine declares every field of the schema,
+and a run that sets a field its engine does not honour is refused naming the field."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from fastapi.testclient import TestClient
+
+from subflow.errors import EngineCannotRun
+from subflow.runplan.capabilities import Describes, Honours, Refuses, check_fields, schema_fields, undeclared
+from subflow.runplan.resolve import resolve_plan
+from subflow.scenario.document import Scenario
+from subflow_agent.app import app, settings
+from subflow_engines import ENGINES, fluid, linux, mininet_wifi, run_plan
+
+DECLARATIONS = {"fluid": fluid.FIELDS, "linux": linux.FIELDS, "mininet-wifi": mininet_wifi.FIELDS}
+
+
+def _walk_schema() -> set[str]:
+    """Every property of the scenario JSON Schema, found by following $ref/anyOf/oneOf/items
+    from the root (independently of subflow.runplan.capabilities.schema_fields, which reads $defs)."""
+    schema = Scenario.model_json_schema()
+    defs = schema["$defs"]
+    seen: set[str] = set()
+    out: set[str] = set()
+
+    def visit(node, owner: str) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref:
+                name = ref.rsplit("/", 1)[-1]
+                if name not in seen:
+                    seen.add(name)
+                    visit(defs[name], name)
+                return
+            for prop, sub in node.get("properties", {}).items():
+                out.add(f"{owner}.{prop}")
+                visit(sub, owner)
+            for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+                for sub in node.get(key, []):
+                    visit(sub, owner)
+            for key in ("items", "additionalProperties"):
+                if isinstance(node.get(key), dict):
+                    visit(node[key], owner)
+            if "discriminator" in node:
+                for ref_ in node["discriminator"].get("mapping", {}).values():
+                    visit({"$ref": ref_}, owner)
+
+    visit(schema, "Scenario")
+    return out
+
+
+def test_the_schema_walk_reaches_every_definition():
+    walked = _walk_schema()
+    assert walked == schema_fields()
+    assert {"Link.jitter_ms", "AccessPointNode.rate_table", "Waypoint.t_s", "TransportSettings.rbuf_bytes"} <= walked
+
+
+@pytest.mark.parametrize("engine", sorted(DECLARATIONS))
+def test_every_engine_declares_every_schema_field(engine):
+    missing, stale = undeclared(DECLARATIONS[engine])
+    assert not missing, f"engine {engine}: no declaration for {sorted(missing)}"
+    assert not stale, f"engine {engine}: declarations of fields the schema lacks: {sorted(stale)}"
+    for name, decl in DECLARATIONS[engine].items():
+        assert isinstance(decl, (Honours, Refuses, Describes)), name
+        assert (getattr(decl, "how", None) or getattr(decl, "reason", None) or getattr(decl, "what", "")).strip(), name
+
+
+def test_every_registered_engine_has_its_declaration():
+    assert ENGINES["fluid"].fields is fluid.FIELDS
+
+
+def test_a_field_without_a_declaration_is_refused_by_its_path(naval_direct):
+    partial = {k: v for k, v in fluid.FIELDS.items() if k != "Link.jitter_ms"}
+    with pytest.raises(EngineCannotRun, match=r"^links\[0\]\.jitter_ms: engine fluid does not declare"):
+        check_fields(naval_direct, partial, "fluid")
+
+
+def test_a_refused_field_is_refused_only_when_set(naval_direct):
+    check_fields(naval_direct, mininet_wifi.FIELDS | {"AccessPointNode.association_delay_s": Honours("t")}, "m")
+    doc = copy.deepcopy(naval_direct)
+    doc["flows"][1]["size_bytes"] = 1_000_000
+    with pytest.raises(EngineCannotRun) as exc:
+        check_fields(doc, mininet_wifi.FIELDS | {"AccessPointNode.association_delay_s": Honours("t")}, "mininet-wifi")
+    assert str(exc.value).startswith("flows[1].size_bytes=1000000: engine mininet-wifi does not honour it")
+
+
+def test_the_linux_engine_refuses_a_rate_table_by_its_path(naval_direct):
+    naval_direct["nodes"][2]["rate_table"] = [{"distance_m": 100, "bandwidth_mbps": 10}]
+    with pytest.raises(EngineCannotRun, match=r"^nodes\[2\]\.rate_table=.*not supported by the linux engine"):
+        check_fields(naval_direct, linux.FIELDS, "linux")
+
+
+def _with_jitter(doc: dict, jitter_ms: float) -> dict:
+    doc = copy.deepcopy(doc)
+    for link in doc["links"]:
+        link["jitter_ms"] = jitter_ms
+    return doc
+
+
+def test_fluid_honours_jitter_it_changes_the_timelines(naval_direct):
+    """jitter_ms 200 on every link changes the fluid engine's throughput timelines and its RTO events."""
+    plain = run_plan(resolve_plan(naval_direct, "sptcp"))
+    jittery = run_plan(resolve_plan(_with_jitter(naval_direct, 200.0), "sptcp"))
+    a = [f.throughput_mbps for f in plain.flows]
+    b = [f.throughput_mbps for f in jittery.flows]
+    assert a != b
+    rto = lambda out: sorted(e.rto_s for e in out.events if e.kind == "rto")  # noqa: E731
+    # the RTT variance raises the retransmission timeout the handover waits for
+    assert rto(jittery) and max(rto(jittery)) > max(rto(plain) or [0.0])
+
+
+def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_direct, monkeypatch):
+    partial = {k: v for k, v in fluid.FIELDS.items()}
+    partial["Link.jitter_ms"] = Refuses("test declaration")
+    monkeypatch.setitem(ENGINES, "fluid", ENGINES["fluid"].__class__(
+        **{**ENGINES["fluid"].__dict__, "fields": partial}))
+    plan = resolve_plan(_with_jitter(naval_direct, 5.0), "sptcp")
+    client = TestClient(app)
+    r = client.post("/runs", json=plan.model_dump(mode="json"),
+                    headers={"Authorization": f"Bearer {settings.agent_token}"})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["msg"].startswith("links[0].jitter_ms=5: engine fluid does not honour it")
+    caps = client.get("/capabilities", headers={"Authorization": f"Bearer {settings.agent_token}"}).json()
+    fields = next(e for e in caps["engines"] if e["name"] == "fluid")["fields"]
+    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris) besides the test's declaration
+    assert fields["refuses"] == {"Link.jitter_ms": "test declaration",
+                                 "SatelliteNode.mobility": fluid.FIELDS["SatelliteNode.mobility"].reason}
