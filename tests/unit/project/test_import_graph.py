@@ -121,3 +121,19 @@ def test_the_library_imports_no_other_package(graph):
     outward = [f"{a} → {b}" for a, b in graph.edges if a.startswith("subflow.") and not b.startswith("subflow.")
                and b != "subflow"]
     assert outward == [], "\n".join(outward)
+
+
+def test_the_library_imports_its_modules_at_the_top():
+    """No module of ``subflow`` imports another one inside a function: with the layers, nothing needs to hide
+    an import, and an import at the top is one a reader sees (``TYPE_CHECKING`` blocks are at the top too)."""
+    hidden = []
+    for path in sorted((ROOT / "lib" / "subflow").rglob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(fn):
+                    module = getattr(node, "module", None) if isinstance(node, ast.ImportFrom) else None
+                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [module or ""]
+                    if any(n == "subflow" or n.startswith("subflow.") for n in names):
+                        hidden.append(f"{path.relative_to(ROOT)}:{node.lineno} in {fn.name}()")
+    assert hidden == [], "\n".join(hidden)
