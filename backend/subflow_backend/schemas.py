@@ -14,9 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from subflow.analysis.capacity import CapacityResult
 from subflow.analysis.failures import FailureReport
+from subflow.analysis.planning import AllocationOverTime, RoutesOverTime
 from subflow.comparison.sweeps import SweepSpec
-from subflow.planning.fdm import Allocation
-from subflow.planning.shortest_paths import Routes
 from subflow.results.document import ResultDocument, StrategyResult
 from subflow.scenario.document import Scenario
 from subflow.service.agent_api import Capabilities
@@ -186,7 +185,7 @@ class JobPublic(BaseModel):
                                                               "when the job does not count them.")
     total: int | None = Field(default=None, ge=0, description="Items in all (routes: node pairs); null when "
                                                                "the job does not count them.")
-    result: Routes | Allocation | FailureReport | CapacityResult | None = Field(
+    result: RoutesOverTime | AllocationOverTime | FailureReport | CapacityResult | None = Field(
         description="The routes, allocation, failure analysis or capacity search document once succeeded.")
     error: str | None
     runs_done: int | None = Field(default=None, description="Engine runs finished so far (jobs that run the engine).")

@@ -1,7 +1,9 @@
 """Planning commands of ``subflow``: routes, allocation and topology import.
 
-``subflow routes FILE --metric hop|delay|loss|tcpbp|tcpbp-greedy [--k K] [--pairs all|A:B,...] [--json]``
-    Best route(s) per node pair. ``--json`` prints
+``subflow routes FILE --metric hop|delay|loss|tcpbp|tcpbp-greedy [--k K] [--pairs all|A:B,...] [--at T] [--json]``
+    Best route(s) per node pair; on a scenario, on its network at ``--at T`` s into the run or, by default,
+    over the whole run window by window (:mod:`subflow.analysis.planning`; the JSON adds ``t_s``,
+    ``duration_s`` and ``windows``). ``--json`` prints
     ``{"metric", "cost_unit", "routes": [{"src", "dst", "reachable",
     "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs": [...]}``
     with paths best first; ``delay_ms`` is the one-way delay (ms), ``loss`` the
@@ -10,9 +12,10 @@
     ``{"src", "dst", "exact_cost", "greedy_cost", "exact_nodes", "greedy_nodes"}``
     for the pairs where the thesis's Algorithm 1 misses the optimum.
 
-``subflow allocate FILE --method fdm [--demand-scale F] [--json]``
+``subflow allocate FILE --method fdm [--demand-scale F] [--at T] [--no-propagation] [--json]``
     Flow Deviation allocation of the file's demands (scenario flows with a
-    ``rate_mbps``, or SNDlib demands). ``--json`` prints ``{"method", "gamma"
+    ``rate_mbps`` live at the time, or SNDlib demands); a scenario's on its network at ``--at T`` or over
+    the whole run (the JSON adds ``t_s``, ``duration_s``, ``include_propagation``, ``windows``). ``--json`` prints ``{"method", "gamma"
     (total offered traffic, Mbit/s), "sum_flow_over_residual" (Σ f/(C−f)),
     "mean_delay_s", "tempered" (demand factor applied, 1 if none), "lambda_max",
     "relative_gap", "iterations", "moved_mbps", "moved_fraction",
@@ -40,10 +43,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from subflow.errors import ScenarioInvalid, SubflowError
-from subflow.io.imports import import_scenario, load_network
-from subflow.planning.fdm import allocate_fdm
+from pydantic import ValidationError
+
+from subflow.analysis.planning import AllocationRequest, RoutesRequest, allocation_document, routes_document
+from subflow.errors import ImportFailed, ScenarioInvalid, SubflowError
+from subflow.io.imports import import_scenario, read_topology
+from subflow.planning.fdm import Allocation, allocate_fdm
+from subflow.planning.network import Network
 from subflow.planning.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
+from subflow.scenario.document import Scenario
 from subflow_cli.output import error_lines, fail as _fail
 
 planning_app = typer.Typer(add_completion=False, help="Routes, bandwidth allocation and topology import.")
@@ -59,11 +67,27 @@ def _explain(file: Path, exc: Exception) -> NoReturn:
     _fail(f"{file}: {exc}")
 
 
-def _read_network(file: Path):
+def _read(file: Path) -> tuple[Scenario | None, Network]:
+    """The scenario in FILE (None for GraphML/SNDlib) and its network (a scenario's wired links, for node ids)."""
     try:
-        return load_network(file)
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise ImportFailed(str(file), exc.strerror or str(exc)) from None
+        topo = read_topology(data, str(file))
+        if isinstance(topo, Scenario):
+            return topo, Network.from_scenario(topo)
+        return None, topo.network()
     except (SubflowError, ValueError) as exc:
         _explain(file, exc)
+
+
+def _when(doc: dict) -> str:
+    """Which time a routes or allocation document answers for."""
+    if doc["t_s"] is not None:
+        w = doc["windows"][0]
+        return f"at t = {doc['t_s']:g} s (network fixed over {w['t_start_s']:g}–{w['t_end_s']:g} s of the run)"
+    return f"at the run's start (t = 0 s of {doc['duration_s']:g} s; {len(doc['windows'])} window(s) over the run)"
 
 
 def _path_text(nodes: list[str], limit: int = 12) -> str:
@@ -80,18 +104,32 @@ def routes(
     pairs: Annotated[str, typer.Option(help="'all' (every ordered pair) or SRC:DST,SRC:DST.")] = "all",
     summary: Annotated[int | None, typer.Option(help="Summary: count the best routes crossing each link and keep "
                                                      "only the N costliest routes (k = 1).")] = None,
+    at: Annotated[float | None, typer.Option("--at", help="Scenario files: the time, s into the run, whose network "
+                                                          "to route on (default: the whole run, window by window).")
+                  ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON document.")] = False,
 ) -> None:
-    """Best routes of FILE's node pairs under a metric."""
+    """Best routes of FILE's node pairs under a metric (a scenario's: on its network over the run)."""
     if metric not in ROUTING_METRICS:
         _fail(f"unknown metric {metric!r}; choose one of {', '.join(ROUTING_METRICS)}")
     if k < 1:
         _fail("--k must be at least 1")
-    net = _read_network(file)
+    scenario, net = _read(file)
+    if scenario is None and at is not None:
+        _fail("--at needs a scenario file (GraphML and SNDlib networks do not change over time)")
     try:
         if summary is not None and summary < 1:
             raise ValueError("--summary must be at least 1")
-        doc = route_report(net, metric, k, parse_pairs(pairs, net), summary_limit=summary)
+        chosen = parse_pairs(pairs, net)
+        if scenario is not None:
+            doc = routes_document(scenario, RoutesRequest(metric=metric, k=k, pairs=chosen, summary_limit=summary,
+                                                          t_s=at))
+        else:
+            doc = route_report(net, metric, k, chosen, summary_limit=summary)
+    except ValidationError as exc:
+        _fail("invalid request\n" + error_lines(exc.errors()))
+    except ScenarioInvalid as exc:
+        _fail("invalid request\n" + error_lines(exc.errors))
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
@@ -99,7 +137,8 @@ def routes(
         sys.stdout.write("\n")
         return
     result = Routes.model_validate(doc)
-    table = Table(title=f"{net.name or file.name} — {metric} routes (cost in {result.cost_unit})")
+    when = f" {_when(doc)}" if scenario is not None else ""
+    table = Table(title=f"{net.name or file.name} — {metric} routes{when} (cost in {result.cost_unit})")
     for col in ("src", "dst", "#", "hops", "delay ms", "loss", "cost", "path"):
         table.add_column(col, justify="left" if col in ("src", "dst", "path") else "right")
     for r in result.routes:
@@ -118,6 +157,8 @@ def routes(
                       "routes above are the costliest and the unreachable ones. Busiest links (best routes crossing):")
         for u in sorted(result.link_use, key=lambda u: -u.routes)[:10]:
             console.print(f"  {u.link}: {u.routes}")
+    if scenario is not None and len(doc["windows"]) > 1:
+        _print_windows(console, doc["windows"])
     if metric in ("tcpbp", "tcpbp-greedy"):
         console.print(f"tcpbp-greedy (thesis Algorithm 1) misses the exact optimum on {len(result.greedy_differs)} pair(s)")
         for g in result.greedy_differs[:20]:
@@ -127,30 +168,59 @@ def routes(
             )
 
 
+def _print_windows(console: Console, windows: list[dict], limit: int = 40) -> None:
+    """The best route of each pair over each window of the run, one line per (window, pair)."""
+    console.print("Over the run (best route of each pair, window by window):")
+    lines = [f"  {w['t_start_s']:9.3f}–{w['t_end_s']:9.3f} s  {r['src']} → {r['dst']}: "
+             + (_path_text(r["paths"][0]["nodes"]) if r["reachable"] else "unreachable")
+             for w in windows for r in w["routes"]]
+    for line in lines[:limit]:
+        console.print(line)
+    if len(lines) > limit:
+        console.print(f"  … {len(lines) - limit} more (use --json)")
+
+
 @planning_app.command()
 def allocate(
     file: Annotated[Path, typer.Argument(help="Scenario JSON or SNDlib native file with demands.")],
     method: Annotated[str, typer.Option(help="Allocation method: fdm.")] = "fdm",
     demand_scale: Annotated[float, typer.Option(help="Multiply every demand by F before allocating.")] = 1.0,
+    at: Annotated[float | None, typer.Option("--at", help="Scenario files: the time, s into the run (default: the "
+                                                          "whole run, window by window).")] = None,
+    propagation: Annotated[bool, typer.Option(help="Scenario files: add the paths' propagation delay to the delay "
+                                                   "minimised (SATCOM included).")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON document.")] = False,
 ) -> None:
-    """Minimum-delay bandwidth allocation of FILE's demands."""
+    """Minimum-delay bandwidth allocation of FILE's demands (a scenario's: on its network over the run)."""
     if method not in METHODS:
         _fail(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if not demand_scale > 0:
         _fail("--demand-scale must be > 0")
-    net = _read_network(file)
+    scenario, net = _read(file)
+    if scenario is None and at is not None:
+        _fail("--at needs a scenario file (SNDlib networks do not change over time)")
     if not net.demands:
         _fail(f"{file}: no demands to allocate (scenario flows need a rate_mbps; SNDlib needs DEMANDS)")
     try:
-        result = allocate_fdm(net, demand_scale=demand_scale)
+        if scenario is not None:
+            doc = allocation_document(scenario, AllocationRequest(demand_scale=demand_scale, t_s=at,
+                                                                  include_propagation=propagation))
+        else:
+            doc = allocate_fdm(net, demand_scale=demand_scale).model_dump(mode="json")
+    except ValidationError as exc:
+        _fail("invalid request\n" + error_lines(exc.errors()))
+    except ScenarioInvalid as exc:
+        _fail("invalid request\n" + error_lines(exc.errors))
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
-        json.dump(result.model_dump(mode="json"), sys.stdout)
+        json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return
+    result = Allocation.model_validate(doc)
     console = Console()
+    if scenario is not None:
+        console.print(f"{_when(doc)}; propagation delay {'included' if doc['include_propagation'] else 'left out'}")
     console.print(
         f"[bold]{net.name or file.name}[/bold] — FDM: γ = {result.gamma:.6g} Mbit/s, "
         f"Σ f/(C−f) = {result.sum_flow_over_residual:.6g}, T = {result.mean_delay_s * 1000:.6g} ms, "

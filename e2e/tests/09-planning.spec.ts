@@ -82,6 +82,13 @@ test("routes overlay on naval-direct-move: several pairs drawn as the REST route
     await expect(row).toContainText(String(r.paths[0]!.hops));
     await expect(row).toContainText(String(Number(r.paths[0]!.delay_ms.toPrecision(4))));
   }
+  // the routes are the network's at the run's start, and the panel says where over the run they change: at 63 s
+  // the stations reach the UAV's range and route through it (the REST windows; the run's plan agrees,
+  // tests/unit/analysis/test_network_over_time.py)
+  const windows = (rest as unknown as { windows: { t_start_s: number; routes: { paths: { nodes: string[] }[] }[] }[] }).windows;
+  expect(windows.map((w) => w.t_start_s)).toEqual([0, 63]);
+  expect(windows[1]!.routes[0]!.paths[0]!.nodes).toEqual(["sta1", "uav", "ship"]);
+  await expect(panel.getByTestId("routes-time")).toHaveText("At the run's start (t = 0 of 100 s); the answer changes at 63 s.");
   // drawn: exactly the links of the REST paths, in the rank-1 colour
   const want = expectedOverlay(doc, rest.routes.map((r) => ({ rank: 0, nodes: r.paths[0]!.nodes })));
   expect(Object.keys(want).length).toBeGreaterThan(2);

@@ -359,9 +359,9 @@ def _scenario_document(scenario_id: str, version: int) -> dict[str, Any]:
 
 @celery_app.task(name=ROUTES_TASK, bind=True, acks_late=True, ignore_result=False)
 def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
-    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.planning.requests`);
+    """Background ``POST /api/scenarios/{id}/routes``: the routes document (see :mod:`subflow.analysis.planning`);
     the job's progress is the node pairs done so far (``done``/``total``), written as they go."""
-    from subflow.planning.requests import RoutesRequest, routes_document
+    from subflow.analysis.planning import RoutesRequest, routes_document
 
     job_id = self.request.id
     with liveness.running_job(job_id):
@@ -372,7 +372,7 @@ def compute_routes(self: Task, scenario_id: str, version: int, request: dict[str
 @celery_app.task(name=ALLOCATE_TASK, bind=True, acks_late=True, ignore_result=False)
 def allocate(self: Task, scenario_id: str, version: int, request: dict[str, Any]) -> dict[str, Any]:
     """Background ``POST /api/scenarios/{id}/allocations``: the FDM allocation document."""
-    from subflow.planning.requests import AllocationRequest, allocation_document
+    from subflow.analysis.planning import AllocationRequest, allocation_document
 
     with liveness.running_job(self.request.id):
         return allocation_document(_scenario_document(scenario_id, version), AllocationRequest(**request))

@@ -421,8 +421,11 @@ export interface paths {
          * @description Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
          *     "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
          *     "flow", "capacity", "utilization"}], "demands": [{"src", "dst", "demand", "paths": [{"nodes",
-         *     "rate"}]}]}`` (rates in Mbit/s). 422 names a zero-capacity link, an unreachable demand, or
-         *     says the scenario has no rated flow.
+         *     "rate"}]}], "t_s", "duration_s", "include_propagation", "windows": [{"t_start_s", "t_end_s",
+         *     "allocation"}]}`` (rates in Mbit/s, delays in s, propagation included by default), on the run's
+         *     network at ``t_s`` or, without it, over each window of the run (the top level: its start). 422 names
+         *     a zero-capacity link, an unreachable demand, a ``t_s`` after the run, or says the scenario has no
+         *     rated flow.
          */
         post: operations["allocations_api_scenarios__scenario_id__allocations_post"];
         delete?: never;
@@ -755,9 +758,12 @@ export interface paths {
          * @description Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
          *     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
          *     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
-         *     "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs"}``;
-         *     delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node, or ``MAX_ROUTE_PATHS``
-         *     when pairs × ``k`` exceed it (refused before any work).
+         *     "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs", "t_s",
+         *     "duration_s", "windows": [{"t_start_s", "t_end_s", "routes"}]}``; delay in ms one-way, loss composed
+         *     1−Π(1−p). The network is the run's at ``t_s`` (SATCOM delays from the orbits, Wi-Fi hops from
+         *     association, link events; :mod:`subflow.analysis.planning`); without ``t_s`` ``windows`` covers the
+         *     whole run and the top level is its start. 422 names a bad link or node, a ``t_s`` after the run, or
+         *     ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work).
          */
         post: operations["routes_api_scenarios__scenario_id__routes_post"];
         delete?: never;
@@ -1240,8 +1246,61 @@ export interface components {
             tempered: number;
         };
         /**
+         * AllocationOverTime
+         * @description :class:`~subflow.planning.fdm.Allocation` at ``t_s`` (or at the run's start when ``t_s`` is null), the
+         *     propagation choice made, and ``windows``: the allocation over each window of the run where the network or
+         *     the live demands differ.
+         */
+        AllocationOverTime: {
+            /** Demands */
+            demands: components["schemas"]["DemandAllocation"][];
+            /**
+             * Duration S
+             * @description The run's duration, s.
+             */
+            duration_s: number;
+            /** Gamma */
+            gamma: number;
+            /**
+             * Include Propagation
+             * @description Whether the paths' propagation delay was minimised too.
+             */
+            include_propagation: boolean;
+            /** Iterations */
+            iterations: number;
+            /** Lambda Max */
+            lambda_max: number | null;
+            /** Links */
+            links: components["schemas"]["LinkLoad"][];
+            /** Mean Delay S */
+            mean_delay_s: number;
+            /**
+             * Method
+             * @default fdm
+             */
+            method?: string;
+            /** Moved Fraction */
+            moved_fraction?: number | null;
+            /** Moved Mbps */
+            moved_mbps?: number | null;
+            /** Relative Gap */
+            relative_gap: number;
+            /** Sum Flow Over Residual */
+            sum_flow_over_residual: number;
+            /**
+             * T S
+             * @description The time asked for, s; null: the whole run.
+             */
+            t_s: number | null;
+            /** Tempered */
+            tempered: number;
+            /** Windows */
+            windows: components["schemas"]["AllocationWindow"][];
+        };
+        /**
          * AllocationRequest
-         * @description Flow Deviation allocation of the scenario's flows that have a ``rate_mbps``.
+         * @description Flow Deviation allocation of the scenario's flows that have a ``rate_mbps`` (those live at the time),
+         *     at ``t_s`` or over the whole run.
          */
         AllocationRequest: {
             /**
@@ -1257,7 +1316,8 @@ export interface components {
             demand_scale?: number;
             /**
              * Include Propagation
-             * @default false
+             * @description Add the paths' propagation delay (a SATCOM hop's hundreds of ms included) to the mean delay minimised and reported; false: queueing and transmission delay only (Kleinrock's T).
+             * @default true
              */
             include_propagation?: boolean;
             /**
@@ -1266,6 +1326,22 @@ export interface components {
              * @constant
              */
             method?: "fdm";
+            /**
+             * T S
+             * @description The time the answer is for, s into the run (0 to the run's duration, its end included); null: the whole run, one answer per window where it differs (`windows`).
+             */
+            t_s?: number | null;
+        };
+        /**
+         * AllocationWindow
+         * @description The allocation over one window of the run (``t_start_s`` ≤ t < ``t_end_s``, s).
+         */
+        AllocationWindow: {
+            allocation: components["schemas"]["Allocation"];
+            /** T End S */
+            t_end_s: number;
+            /** T Start S */
+            t_start_s: number;
         };
         /**
          * ApiTokenCreate
@@ -2639,7 +2715,7 @@ export interface components {
              * Result
              * @description The routes, allocation, failure analysis or capacity search document once succeeded.
              */
-            result: components["schemas"]["Routes"] | components["schemas"]["Allocation"] | components["schemas"]["FailureReport"] | components["schemas"]["CapacityResult"] | null;
+            result: components["schemas"]["RoutesOverTime"] | components["schemas"]["AllocationOverTime"] | components["schemas"]["FailureReport"] | components["schemas"]["CapacityResult"] | null;
             /**
              * Runs Done
              * @description Engine runs finished so far (jobs that run the engine).
@@ -3543,16 +3619,19 @@ export interface components {
             position?: components["schemas"]["Position"];
         };
         /**
-         * Routes
-         * @description Output of :func:`compute_routes` (the ``routes --json`` document).
-         *
-         *     A summary (``summary_limit`` of :func:`route_report`) keeps in ``routes`` only
-         *     the costliest reachable pairs and the unreachable ones (``truncated`` true)
-         *     and adds ``link_use``, counted over every pair's best route.
+         * RoutesOverTime
+         * @description :class:`~subflow.planning.shortest_paths.Routes` at ``t_s`` (or at the run's start when ``t_s`` is
+         *     null), and ``windows``: the routes over each window of the run where they differ (one window, the one
+         *     holding ``t_s``, when a time was asked).
          */
-        Routes: {
+        RoutesOverTime: {
             /** Cost Unit */
             cost_unit: string;
+            /**
+             * Duration S
+             * @description The run's duration, s.
+             */
+            duration_s: number;
             /** Greedy Differs */
             greedy_differs: components["schemas"]["GreedyDiff"][];
             /**
@@ -3575,16 +3654,23 @@ export interface components {
             /** Routes */
             routes: components["schemas"]["PairRoutes"][];
             /**
+             * T S
+             * @description The time asked for, s; null: the whole run.
+             */
+            t_s: number | null;
+            /**
              * Truncated
              * @description ``routes`` holds only part of the pairs (a summary).
              * @default false
              */
             truncated?: boolean;
+            /** Windows */
+            windows: components["schemas"]["RoutesWindow"][];
         };
         /**
          * RoutesRequest
          * @description Routes of node pairs: ``pairs`` as ``[[src, dst], ...]`` (null: every ordered pair),
-         *     ``k`` paths per pair (Yen).
+         *     ``k`` paths per pair (Yen), at ``t_s`` or over the whole run.
          */
         RoutesRequest: {
             /**
@@ -3614,6 +3700,27 @@ export interface components {
              * @description Answer a summary: per-link counts of the best routes (`link_use`) and only this many costliest routes (plus unreachable pairs); k must be 1. For all pairs of large topologies.
              */
             summary_limit?: number | null;
+            /**
+             * T S
+             * @description The time the answer is for, s into the run (0 to the run's duration, its end included); null: the whole run, one answer per window where it differs (`windows`).
+             */
+            t_s?: number | null;
+        };
+        /**
+         * RoutesWindow
+         * @description The routes over one window of the run (``t_start_s`` ≤ t < ``t_end_s``, s).
+         */
+        RoutesWindow: {
+            /** Link Use */
+            link_use?: components["schemas"]["LinkUse"][] | null;
+            /** Pairs Reachable */
+            pairs_reachable?: number | null;
+            /** Routes */
+            routes: components["schemas"]["PairRoutes"][];
+            /** T End S */
+            t_end_s: number;
+            /** T Start S */
+            t_start_s: number;
         };
         /**
          * Rto
@@ -6098,7 +6205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Allocation"];
+                    "application/json": components["schemas"]["AllocationOverTime"];
                 };
             };
             /** @description Queued (background). */
@@ -6975,7 +7082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Routes"];
+                    "application/json": components["schemas"]["RoutesOverTime"];
                 };
             };
             /** @description Queued (background). */

@@ -120,12 +120,12 @@ export type CoveragePublic = S["CoveragePublic"];
 // ----------------------------------------------------------------------------- planning (routes, allocations, planned vs measured)
 
 export type RoutesRequest = S["RoutesRequest"];
-export type RoutesDocument = S["Routes"];
+export type RoutesDocument = S["RoutesOverTime"];
 export type PairRoutes = S["PairRoutes"];
 export type RoutePath = S["PathOut"];
 export type GreedyDiff = S["GreedyDiff"];
 export type AllocationRequest = S["AllocationRequest"];
-export type AllocationDocument = S["Allocation"];
+export type AllocationDocument = S["AllocationOverTime"];
 export type JobAccepted = S["JobAccepted"];
 export type JobPublic = S["JobPublic"];
 export type PlanComparison = S["PlanComparison"];

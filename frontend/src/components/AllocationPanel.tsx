@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import { api, isAbort } from "../api/client";
 import type { AllocationDocument, Id, ScenarioDocument } from "../api/types";
 import { errorLines } from "../lib/errors";
-import { allocationHighlight, allocationUtilization, UTILIZATION_LEGEND } from "../lib/planning";
+import { allocationHighlight, allocationUtilization, UTILIZATION_LEGEND, timeNote } from "../lib/planning";
 import type { Highlight } from "./topologyCy";
 import { FieldErrors, SwatchLegend } from "./Legend";
 
@@ -19,7 +19,7 @@ function fmt(v: number | null | undefined, digits = 4): string {
 
 export function AllocationPanel({ scenarioId, doc, dirty, onOverlay }: { scenarioId: Id; doc: ScenarioDocument; dirty: boolean; onOverlay: (h: Highlight | null) => void }) {
   const [scale, setScale] = useState(1);
-  const [propagation, setPropagation] = useState(false);
+  const [propagation, setPropagation] = useState(true);
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<string[]>([]);
   const [alloc, setAlloc] = useState<AllocationDocument | null>(null);
@@ -78,6 +78,7 @@ export function AllocationPanel({ scenarioId, doc, dirty, onOverlay }: { scenari
       <FieldErrors errors={errors} />
       {alloc ? (
         <div className="small" data-testid="allocation-result">
+          <p data-testid="alloc-time">{timeNote(alloc)} Propagation delay {alloc.include_propagation ? "included" : "left out"}.</p>
           <dl className="details planning-stats">
             <dt>Mean delay</dt>
             <dd data-testid="alloc-mean-delay">{fmt(alloc.mean_delay_s * 1000)} ms</dd>

@@ -13,7 +13,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { api, isAbort } from "../api/client";
 import type { GreedyDiff, Id, PairRoutes, RoutesDocument, RoutesRequest, ScenarioDocument } from "../api/types";
 import { errorLines } from "../lib/errors";
-import { linkUseHighlight, parsePairs, pathsHighlight, rankColor, rankedPaths, SHARE_BUCKETS } from "../lib/planning";
+import { linkUseHighlight, parsePairs, pathsHighlight, rankColor, rankedPaths, SHARE_BUCKETS, timeNote } from "../lib/planning";
 import { ProgressBar } from "./ProgressBar";
 import type { Highlight } from "./topologyCy";
 import { FieldErrors, SwatchLegend } from "./Legend";
@@ -220,6 +220,7 @@ function RoutesResult({ doc, rows, selected, onPick }: { doc: RoutesDocument; ro
   const shown = rows.slice(0, 300);
   return (
     <>
+      <p className="small" data-testid="routes-time">{timeNote(doc)}</p>
       {doc.link_use ? (
         <div className="small" data-testid="route-summary">
           <p>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AllocationDocument, ScenarioDocument, StrategyResult } from "../api/types";
-import { allocationHighlight, allocationUtilization, linkUseHighlight, parsePairs, pathsHighlight, plannedLines, rankColor, shareColor, SHARE_BUCKETS } from "./planning";
+import { allocationHighlight, allocationUtilization, linkUseHighlight, parsePairs, pathsHighlight, plannedLines, rankColor, shareColor, SHARE_BUCKETS, timeNote } from "./planning";
 import { utilizationColor } from "./routes";
 
 /** naval-direct-move's wired links (the air hops sta–uav have no link). */
@@ -115,5 +115,19 @@ describe("routes panel overlay choice", async () => {
   it("draws a summary as link shares", () => {
     const h = overlayOf(DOC, { ...(routes as object), link_use: [{ link: "uav-ship", routes: 20 }], pairs_reachable: 40 } as never, null);
     expect(h.links["uav-ship"]).toMatchObject({ color: "#172554", label: "20", classes: "util" });
+  });
+});
+
+describe("timeNote", () => {
+  it("names the time asked for and the window it falls in", () => {
+    expect(timeNote({ t_s: 42, duration_s: 900, windows: [{ t_start_s: 20.0538, t_end_s: 132.05 }] })).toBe(
+      "At t = 42 s of 900 s (the network is the same from 20.05 to 132.1 s).",
+    );
+  });
+  it("lists where the answer changes over the whole run", () => {
+    expect(timeNote({ t_s: null, duration_s: 900, windows: [{ t_start_s: 0, t_end_s: 20 }, { t_start_s: 20, t_end_s: 132 }, { t_start_s: 132, t_end_s: 900 }] })).toBe(
+      "At the run's start (t = 0 of 900 s); the answer changes at 20 s, 132 s.",
+    );
+    expect(timeNote({ t_s: null, duration_s: 60, windows: [{ t_start_s: 0, t_end_s: 60 }] })).toBe("The whole run (0–60 s): the network does not change.");
   });
 });

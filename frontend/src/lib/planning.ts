@@ -175,3 +175,17 @@ export function parsePairs(text: string, nodeIds: ReadonlySet<string>): { pairs:
   }
   return { pairs, errors };
 }
+
+/** What a planning answer over the run's network says about time (`t_s`, `duration_s`, `windows` of
+ * `POST .../routes` and `.../allocations`): the time it is for, and where over the run the answer changes. */
+export function timeNote(doc: { t_s?: number | null; duration_s: number; windows: readonly { t_start_s: number; t_end_s: number }[] }): string {
+  const s = (v: number) => String(Number(v.toPrecision(4)));
+  if (doc.t_s != null) {
+    const w = doc.windows[0];
+    return `At t = ${s(doc.t_s)} s of ${s(doc.duration_s)} s (the network is the same from ${s(w?.t_start_s ?? 0)} to ${s(w?.t_end_s ?? doc.duration_s)} s).`;
+  }
+  const changes = doc.windows.slice(1).map((w) => `${s(w.t_start_s)} s`);
+  return changes.length
+    ? `At the run's start (t = 0 of ${s(doc.duration_s)} s); the answer changes at ${changes.join(", ")}.`
+    : `The whole run (0–${s(doc.duration_s)} s): the network does not change.`;
+}

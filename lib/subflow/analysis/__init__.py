@@ -22,6 +22,16 @@ from subflow.analysis.failures import (
     failure_count,
     analyse_failures,
 )
+from subflow.analysis.planning import (
+    RoutesRequest,
+    AllocationRequest,
+    RoutesWindow,
+    RoutesOverTime,
+    AllocationWindow,
+    AllocationOverTime,
+    routes_document,
+    allocation_document,
+)
 
 __all__ = [
     "CapacityRequest",
@@ -38,4 +48,12 @@ __all__ = [
     "FailureReport",
     "failure_count",
     "analyse_failures",
+    "RoutesRequest",
+    "AllocationRequest",
+    "RoutesWindow",
+    "RoutesOverTime",
+    "AllocationWindow",
+    "AllocationOverTime",
+    "routes_document",
+    "allocation_document",
 ]

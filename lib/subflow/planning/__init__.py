@@ -42,12 +42,6 @@ from subflow.planning.network import (
     Demand,
     Network,
 )
-from subflow.planning.requests import (
-    RoutesRequest,
-    AllocationRequest,
-    routes_document,
-    allocation_document,
-)
 from subflow.planning.shortest_paths import (
     ROUTING_METRICS,
     COST_UNITS,
@@ -112,10 +106,6 @@ __all__ = [
     "Arc",
     "Demand",
     "Network",
-    "RoutesRequest",
-    "AllocationRequest",
-    "routes_document",
-    "allocation_document",
     "ROUTING_METRICS",
     "COST_UNITS",
     "isotonicity_counterexample",

@@ -45,7 +45,7 @@ from subflow.scenario.document import end_points, load_scenario
 RoutingMetric = Literal["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"]
 """A route metric over the arcs (hops, Σ delay_ms, composed loss, TCPBP's d·√p, or the thesis's
 greedy TCPBP); defined by :mod:`subflow.planning.shortest_paths` (``ROUTING_METRICS``) and kept here,
-light to import, for the request documents of :mod:`subflow.planning.requests`."""
+light to import, for the request documents of :mod:`subflow.analysis.planning`."""
 
 
 class Arc(NamedTuple):

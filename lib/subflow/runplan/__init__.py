@@ -57,13 +57,18 @@ from subflow.runplan.path_policies import (
     PATH_POLICIES,
 )
 from subflow.runplan.resolve import (
-    AdhocLink,
     resolve_plan,
 )
 from subflow.runplan.strategies import (
     Strategy,
     STRATEGIES,
     get_strategy,
+)
+from subflow.runplan.topology import (
+    AdhocLink,
+    stop_of,
+    link_name,
+    NetworkTimeline,
 )
 
 __all__ = [
@@ -109,9 +114,12 @@ __all__ = [
     "lba_routes",
     "lba",
     "PATH_POLICIES",
-    "AdhocLink",
     "resolve_plan",
     "Strategy",
     "STRATEGIES",
     "get_strategy",
+    "AdhocLink",
+    "stop_of",
+    "link_name",
+    "NetworkTimeline",
 ]

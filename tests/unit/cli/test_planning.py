@@ -29,7 +29,11 @@ def test_routes_json_is_the_library_document():
     assert out.exit_code == 0, out.output
     doc = json.loads(out.stdout)
     net = Network.from_scenario(load_example("hsln-10node"))
-    assert doc == json.loads(compute_routes(net, "tcpbp", 2, [("s1", "s10"), ("s2", "s6")]).model_dump_json())
+    library = json.loads(compute_routes(net, "tcpbp", 2, [("s1", "s10"), ("s2", "s6")]).model_dump_json())
+    # a scenario's routes are those of its network over the run; hsln-10node's is fixed: one window, all of it
+    assert {key: doc[key] for key in library} == library
+    assert doc["t_s"] is None and [(w["t_start_s"], w["t_end_s"]) for w in doc["windows"]] == [(0.0, doc["duration_s"])]
+    assert doc["windows"][0]["routes"] == doc["routes"]
     assert doc["routes"][0]["paths"][0]["nodes"] == ["s1", "s3", "s4", "s10"]
     assert doc["greedy_differs"][0]["src"] == "s2"
 
@@ -147,4 +151,24 @@ def test_routes_summary_counts_links_and_keeps_the_costliest():
     table = runner.invoke(planning_app, ["routes", HSLN, "--metric", "hop", "--summary", "3"])
     assert table.exit_code == 0 and "Busiest links" in table.output
     bad = runner.invoke(planning_app, ["routes", HSLN, "--summary", "2", "--k", "2"])
-    assert bad.exit_code != 0 and "k = 1" in bad.output
+    assert bad.exit_code != 0 and "summary_limit" in bad.output and "k must be 1" in bad.output
+
+
+def test_routes_and_allocation_at_a_time_on_a_scenario():
+    """``--at`` routes on the network then (naval-leo: the UAV path while the ship is in its range, a LEO one
+    otherwise); the table says which time it shows and lists the windows of the whole run; a time after the run
+    is refused naming ``t_s``."""
+    leo = str(EXAMPLES / "naval-leo.json")
+    at = json.loads(runner.invoke(planning_app, ["routes", leo, "--metric", "delay", "--pairs", "ship1:shore",
+                                                 "--at", "100", "--json"]).stdout)
+    assert at["t_s"] == 100.0 and at["routes"][0]["paths"][0]["nodes"] == ["ship1", "uav", "shore"]
+    later = json.loads(runner.invoke(planning_app, ["routes", leo, "--metric", "delay", "--pairs", "ship1:shore",
+                                                    "--at", "300", "--json"]).stdout)
+    assert later["routes"][0]["paths"][0]["nodes"][1].startswith("leo-")
+    table = runner.invoke(planning_app, ["routes", leo, "--metric", "delay", "--pairs", "ship1:shore"])
+    assert table.exit_code == 0 and "at the run's start" in table.output and "Over the run" in table.output
+    late = runner.invoke(planning_app, ["routes", leo, "--pairs", "ship1:shore", "--at", "901"])
+    assert late.exit_code == 2 and "t_s" in late.output and "after the run's end" in late.output
+    alloc = runner.invoke(planning_app, ["allocate", str(EXAMPLES / "uav-backhaul-planning.json"),
+                                         "--at", "5"])
+    assert alloc.exit_code == 0 and "at t = 5 s" in alloc.output and "propagation delay included" in alloc.output

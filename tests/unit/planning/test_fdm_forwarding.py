@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from subflow.planning.requests import AllocationRequest, allocation_document
+from subflow.analysis.planning import AllocationRequest, allocation_document
 
 
 def _scenario(relay: bool, rate_mbps: float) -> dict:

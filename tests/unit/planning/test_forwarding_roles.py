@@ -118,7 +118,7 @@ def test_the_route_search_honours_the_end_points_of_a_network():
 
 @pytest.mark.parametrize("metric", ["hop", "delay", "loss", "tcpbp", "tcpbp-greedy"])
 def test_planning_routes_obey_the_roles_for_every_metric(metric):
-    from subflow.planning.requests import RoutesRequest, routes_document
+    from subflow.analysis.planning import RoutesRequest, routes_document
 
     doc = json.loads((EXAMPLES / "naval-direct-move.json").read_text())
     routes = {(r["src"], r["dst"]): r for r in routes_document(doc, RoutesRequest(metric=metric))["routes"]}

@@ -80,13 +80,13 @@ def test_every_strategy_path_name_has_a_policy():
 @pytest.mark.parametrize(("strategy", "metric"), [("sptcp", "hop"), ("sptcp-delay", "delay"), ("sptcp-tcpbp", "tcpbp")])
 def test_runs_take_the_routes_the_routes_api_answers(strategy, metric):
     """A wired scenario's single-path run routes each flow where the routes API (``POST .../routes``,
-    :func:`subflow.planning.requests.routes_document`) says its best route goes, under the same metric:
+    :func:`subflow.analysis.planning.routes_document`) says its best route goes, under the same metric:
     on a Topology Zoo graph with 60 flows between random node pairs, every one of them."""
     import json
     import random
 
     from subflow.io.imports import import_scenario
-    from subflow.planning.requests import RoutesRequest, routes_document
+    from subflow.analysis.planning import RoutesRequest, routes_document
     from subflow.runplan.resolve import resolve_plan
     from tests.unit.planning_helpers import ZOO, data_file
 

@@ -16,9 +16,14 @@ from fastapi import APIRouter, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from subflow.planning.fdm import Allocation
-from subflow.planning.requests import AllocationRequest, RoutesRequest, allocation_document, routes_document
-from subflow.planning.shortest_paths import Routes
+from subflow.analysis.planning import (
+    AllocationOverTime,
+    AllocationRequest,
+    RoutesOverTime,
+    RoutesRequest,
+    allocation_document,
+    routes_document,
+)
 
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK, send_job
@@ -53,27 +58,33 @@ def _check_route_paths(document: dict[str, Any], body: RoutesRequest) -> None:
 _QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
 
 
-@router.post("/scenarios/{scenario_id}/routes", response_model=Routes, responses=_QUEUED)
+@router.post("/scenarios/{scenario_id}/routes", response_model=RoutesOverTime, responses=_QUEUED)
 def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any:
     """Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
-    "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs"}``;
-    delay in ms one-way, loss composed 1−Π(1−p). 422 names a bad link or node, or ``MAX_ROUTE_PATHS``
-    when pairs × ``k`` exceed it (refused before any work)."""
+    "reachable", "paths": [{"nodes", "hops", "delay_ms", "loss", "cost"}]}], "greedy_differs", "t_s",
+    "duration_s", "windows": [{"t_start_s", "t_end_s", "routes"}]}``; delay in ms one-way, loss composed
+    1−Π(1−p). The network is the run's at ``t_s`` (SATCOM delays from the orbits, Wi-Fi hops from
+    association, link events; :mod:`subflow.analysis.planning`); without ``t_s`` ``windows`` covers the
+    whole run and the top level is its start. 422 names a bad link or node, a ``t_s`` after the run, or
+    ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work)."""
     _check_route_paths(scenario.document, body)
     if body.background:
         return _job(celery, ROUTES_TASK, scenario, body)
     return routes_document(scenario.document, body)
 
 
-@router.post("/scenarios/{scenario_id}/allocations", response_model=Allocation, responses=_QUEUED)
+@router.post("/scenarios/{scenario_id}/allocations", response_model=AllocationOverTime, responses=_QUEUED)
 def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep) -> Any:
     """Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
     "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
     "flow", "capacity", "utilization"}], "demands": [{"src", "dst", "demand", "paths": [{"nodes",
-    "rate"}]}]}`` (rates in Mbit/s). 422 names a zero-capacity link, an unreachable demand, or
-    says the scenario has no rated flow."""
+    "rate"}]}], "t_s", "duration_s", "include_propagation", "windows": [{"t_start_s", "t_end_s",
+    "allocation"}]}`` (rates in Mbit/s, delays in s, propagation included by default), on the run's
+    network at ``t_s`` or, without it, over each window of the run (the top level: its start). 422 names
+    a zero-capacity link, an unreachable demand, a ``t_s`` after the run, or says the scenario has no
+    rated flow."""
     if body.background:
         return _job(celery, ALLOCATE_TASK, scenario, body)
     return allocation_document(scenario.document, body)
