@@ -65,29 +65,34 @@ def failures(
     metric: Annotated[str, typer.Option(help="Routing metric: hop, delay, loss, tcpbp, tcpbp-greedy.")] = "delay",
     links: Annotated[Optional[str], typer.Option(help="Comma-separated link ids to fail (default: every link).")] = None,
     nodes: Annotated[bool, typer.Option("--nodes", help="Also fail every node.")] = False,
+    at: Annotated[Optional[float], typer.Option("--at", help="The time analysed, s into the run (default: every "
+                                                              "window of the run, each failure at its worst).")
+                  ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Single link (and node) failures, re-planned, worst first."""
+    """Single link (and node) failures, re-planned on the run's network, worst first."""
     from subflow.analysis.failures import FailureRequest, analyse_failures
 
     doc = _read(file)
     try:
-        request = FailureRequest(metric=metric, links=links.split(",") if links else None, nodes=nodes)
+        request = FailureRequest(metric=metric, links=links.split(",") if links else None, nodes=nodes, t_s=at)
         report = analyse_failures(doc, request)
     except (SubflowError, ValueError) as exc:
         _explain(file, exc)
     if as_json:
         typer.echo(report.model_dump_json())
         return
-    table = Table(title=f"{file.name}: single failures, worst first "
-                        f"(intact: {report.intact_delivered_mbps:.2f} Mbit/s delivered)")
-    for col in ("failure", "lost Mbit/s", "flows cut", "paths changed", "max +delay ms", "worst flow"):
+    when = (f"at t = {report.t_s:g} s" if report.t_s is not None
+            else f"over the run's {report.duration_s:g} s, each at its worst window")
+    table = Table(title=f"{file.name}: single failures {when}, worst first "
+                        f"(intact: {report.intact_delivered_mbps:.2f} Mbit/s delivered at the start)")
+    for col in ("failure", "at s", "lost Mbit/s", "flows cut", "paths changed", "max +delay ms", "worst flow"):
         table.add_column(col)
     for c in report.cases:
         w = c.flows[0] if c.flows else None
         worst = (f"{w.flow}: {_num(w.delivered_mbps)} of {_num(w.intact_delivered_mbps)} Mbit/s"
                  + ("" if w.reachable else " (cut)")) if w else "—"
-        table.add_row(f"{c.kind} {c.element}", f"{c.lost_mbps:.2f}", str(c.flows_cut), str(c.paths_changed),
+        table.add_row(f"{c.kind} {c.element}", f"{c.t_s:g}", f"{c.lost_mbps:.2f}", str(c.flows_cut), str(c.paths_changed),
                       _num(c.max_delay_change_ms, "{:+.1f}"), worst)
     Console().print(table)
 

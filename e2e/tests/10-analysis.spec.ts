@@ -40,6 +40,10 @@ test("failure table: worst row as REST says, shown on the topology", async ({ pa
   await expect(first).toHaveAttribute("data-kind", worst.kind);
   await expect(first).toHaveAttribute("data-element", worst.element);
   expect(Number(await first.getAttribute("data-lost"))).toBeCloseTo(worst.lost_mbps, 9);
+  // the analysis covers the whole run and each row says when its failure was analysed (its worst time)
+  expect(report.t_s).toBeNull();
+  await expect(first.getByTestId("failure-at")).toHaveText(worst.t_s.toFixed(1));
+  await expect(table.locator("caption")).toContainText("over the whole run");
   // worst first: the lost demand never grows down the table
   const lost = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute("data-lost"))));
   expect(lost).toEqual([...lost].sort((a, b) => b - a));

@@ -2140,7 +2140,7 @@ export interface components {
             background?: boolean;
             /**
              * Include Propagation
-             * @default false
+             * @default true
              */
             include_propagation?: boolean;
             /** Links */
@@ -2156,6 +2156,11 @@ export interface components {
              * @default false
              */
             nodes?: boolean;
+            /**
+             * T S
+             * @description The time analysed, s into the run; null: every window of the run, each failure reported where it loses the most.
+             */
+            t_s?: number | null;
         };
         /**
          * FailureCase
@@ -2190,6 +2195,11 @@ export interface components {
             mean_delay_s: number | null;
             /** Paths Changed */
             paths_changed: number;
+            /**
+             * T S
+             * @description Start of the window analysed (the worst one over the run), s.
+             */
+            t_s: number;
         };
         /**
          * FailureReport
@@ -2199,12 +2209,25 @@ export interface components {
         FailureReport: {
             /** Cases */
             cases: components["schemas"]["FailureCase"][];
-            /** Intact Delivered Mbps */
+            /**
+             * Duration S
+             * @description The run's duration, s.
+             */
+            duration_s: number;
+            /**
+             * Intact Delivered Mbps
+             * @description Σ delivered rate of the intact plan at the start of the time analysed (t_s, or t = 0), Mbit/s.
+             */
             intact_delivered_mbps: number;
             /** Intact Mean Delay S */
             intact_mean_delay_s: number | null;
             /** Metric */
             metric: string;
+            /**
+             * T S
+             * @description The time asked for, s; null: the whole run.
+             */
+            t_s: number | null;
         };
         /**
          * FieldDeclaration
@@ -2325,8 +2348,9 @@ export interface components {
          * @description One flow under one failure, against the intact plan.
          *
          *     ``requested_mbps``: the flow's ``rate_mbps`` (null for a bulk flow);
-         *     ``delivered_mbps`` / ``intact_delivered_mbps``: the FDM allocation's rate after
-         *     and before the failure (Mbit/s; 0 if cut off; null for a bulk flow);
+         *     ``delivered_mbps`` / ``intact_delivered_mbps``: the rate after and before the failure
+         *     (Mbit/s; 0 if cut off): the FDM allocation's for a rated flow, the max-min fair share
+         *     of what rated flows leave for a bulk flow;
          *     ``lost_mbps`` = intact − delivered; ``path`` / ``intact_path``: the route's node
          *     ids under ``metric`` (empty when unreachable); ``delay_ms`` / ``intact_delay_ms``:
          *     one-way route delay (null when unreachable); ``delay_change_ms``: their

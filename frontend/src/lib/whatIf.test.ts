@@ -20,7 +20,7 @@ describe("failure overlay", () => {
     expect(linksOfPath(["c", "b", "a"], LINKS)).toEqual(["bc", "ab"]);
   });
   it("draws the failed link red and dashed, re-planned routes blue, the rest dimmed", () => {
-    const c: FailureCase = { kind: "link", element: "ac", links: ["ac"], lost_mbps: 0, flows_cut: 0, paths_changed: 1,
+    const c: FailureCase = { kind: "link", t_s: 0, element: "ac", links: ["ac"], lost_mbps: 0, flows_cut: 0, paths_changed: 1,
       max_delay_change_ms: 2, mean_delay_s: 0.01, max_utilization: 0.5,
       flows: [flow({ path_changed: true, path: ["a", "b", "c"] }), flow({ flow: "g", path: ["a", "b"] })] };
     const h = failureHighlight(c, LINKS);
@@ -31,7 +31,7 @@ describe("failure overlay", () => {
     expect(Object.keys(h.links).sort()).toEqual(["ab", "ac", "bc"]);
   });
   it("marks a failed node", () => {
-    const c: FailureCase = { kind: "node", element: "b", links: ["ab", "bc"], lost_mbps: 1, flows_cut: 1, paths_changed: 1,
+    const c: FailureCase = { kind: "node", t_s: 0, element: "b", links: ["ab", "bc"], lost_mbps: 1, flows_cut: 1, paths_changed: 1,
       max_delay_change_ms: null, mean_delay_s: null, max_utilization: null, flows: [flow({ reachable: false, path: [] })] };
     const h = failureHighlight(c, LINKS);
     expect(h.nodes.b).toBe("failed");

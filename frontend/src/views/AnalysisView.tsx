@@ -110,9 +110,12 @@ function FailuresSection({ scenario }: { scenario: ScenarioPublic }) {
         <div className="analysis-grid">
           <div>
             <table className="summary" data-testid="failure-table">
-              <caption>Worst first; intact plan delivers {formatFixed3(report.intact_delivered_mbps)} Mbit/s. Select a row to see it on the topology.</caption>
+              <caption>
+                Worst first, on the run&apos;s network {report.t_s != null ? `at t = ${report.t_s} s` : "over the whole run, each failure at the time it hurts most (column “at”)"};
+                intact plan delivers {formatFixed3(report.intact_delivered_mbps)} Mbit/s at the start (bulk flows: their fair share). Select a row to see it on the topology.
+              </caption>
               <thead>
-                <tr><th>failure</th><th>lost Mbit/s</th><th>flows cut</th><th>paths changed</th><th>max +delay ms</th></tr>
+                <tr><th>failure</th><th>at s</th><th>lost Mbit/s</th><th>flows cut</th><th>paths changed</th><th>max +delay ms</th></tr>
               </thead>
               <tbody>
                 {report.cases.map((c, i) => (
@@ -120,6 +123,7 @@ function FailuresSection({ scenario }: { scenario: ScenarioPublic }) {
                       data-lost={c.lost_mbps} aria-selected={i === selected} className={i === selected ? "selected" : undefined}
                       onClick={() => setSelected(i)}>
                     <td><button type="button" className="link-button" onClick={() => setSelected(i)}>{c.kind} {c.element}</button></td>
+                    <td data-testid="failure-at">{num(c.t_s, 1)}</td>
                     <td>{formatFixed3(c.lost_mbps)}</td>
                     <td>{c.flows_cut}</td>
                     <td>{c.paths_changed}</td>

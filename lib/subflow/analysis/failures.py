@@ -1,16 +1,26 @@
 """Failure analysis (what-if): the plan again with one link or one node removed.
 
 For every single link failure (and, on request, every single node failure) the
-routes of the scenario's flows and the Flow Deviation allocation of its rated
-flows are computed again on the topology without that element, and each flow's
-*impact* is reported against the intact plan: the demand still delivered, whether
-its route changed, and how its one-way route delay changed. Failures are sorted
-worst first (most demand lost, then most flows cut off, then the largest added
-delay). This is planning only, no engine runs: the numbers are those of
-``POST /api/scenarios/{id}/routes`` and ``/allocations`` on the reduced topology.
+routes of the scenario's flows and the rates they get are computed again on the
+network without that element, and each flow's *impact* is reported against the
+intact plan: the rate still delivered, whether its route changed, and how its
+one-way route delay changed. Failures are sorted worst first (most rate lost, then
+most flows cut off, then the largest added delay). This is planning only, no engine
+runs: the numbers are those of ``POST /api/scenarios/{id}/routes`` and ``/allocations``
+on the reduced network.
 
-A failed link removes both its directions; a failed node removes every link that
-ends at it, and a flow from or to a failed node delivers nothing.
+The network is the run's (:class:`subflow.runplan.topology.NetworkTimeline`): Wi-Fi
+hops of the associated stations, SATCOM links while their satellite is in use, at
+their slant-range delay, link events. ``t_s`` picks one time; without it every window
+of the run is analysed and each failure is reported at the window where it loses the
+most (``FailureCase.t_s``).
+
+Rates: flows with a ``rate_mbps`` get the Flow Deviation allocation (demands that do
+not fit tempered, as ``/allocations`` does); bulk flows share what the rated flows
+leave, max-min fairly along their routes (progressive filling, the fair share TCP
+flows converge to on their bottlenecks). A failed link removes both its directions;
+a failed node removes every link and air hop that ends at it, and a flow from or to
+a failed node delivers nothing.
 
 References
 ----------
@@ -27,12 +37,15 @@ import math
 from collections.abc import Callable
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from subflow.errors import LimitExceeded, ScenarioInvalid
 from subflow.planning.fdm import FdmOptions, allocate_fdm
+from subflow.planning.mptcp_path_selection import max_min_fair
 from subflow.planning.network import Demand, Network, RoutingMetric
 from subflow.planning.shortest_paths import shortest_path
+from subflow.runplan.topology import NetworkTimeline, stop_of
 from subflow.scenario.document import Scenario, load_scenario
 
 
@@ -41,7 +54,8 @@ class FailureRequest(BaseModel):
 
     ``links``: ids of the links to fail one at a time (null: every link);
     ``nodes``: also fail every node one at a time; ``metric``: the routing metric of
-    each flow's route; ``include_propagation``: as in the allocation request.
+    each flow's route; ``include_propagation``: as in the allocation request;
+    ``t_s``: the time analysed (null: every window of the run, each case at its worst).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -49,15 +63,19 @@ class FailureRequest(BaseModel):
     metric: RoutingMetric = "delay"
     links: list[str] | None = Field(default=None, max_length=10_000)
     nodes: bool = Field(default=False, strict=True)
-    include_propagation: bool = Field(default=False, strict=True)
+    include_propagation: bool = Field(default=True, strict=True)
+    t_s: float | None = Field(default=None, ge=0, le=1e7,
+                              description="The time analysed, s into the run; null: every window of the run, "
+                                          "each failure reported where it loses the most.")
 
 
 class FlowImpact(BaseModel):
     """One flow under one failure, against the intact plan.
 
     ``requested_mbps``: the flow's ``rate_mbps`` (null for a bulk flow);
-    ``delivered_mbps`` / ``intact_delivered_mbps``: the FDM allocation's rate after
-    and before the failure (Mbit/s; 0 if cut off; null for a bulk flow);
+    ``delivered_mbps`` / ``intact_delivered_mbps``: the rate after and before the failure
+    (Mbit/s; 0 if cut off): the FDM allocation's for a rated flow, the max-min fair share
+    of what rated flows leave for a bulk flow;
     ``lost_mbps`` = intact − delivered; ``path`` / ``intact_path``: the route's node
     ids under ``metric`` (empty when unreachable); ``delay_ms`` / ``intact_delay_ms``:
     one-way route delay (null when unreachable); ``delay_change_ms``: their
@@ -92,6 +110,7 @@ class FailureCase(BaseModel):
     kind: Literal["link", "node"]
     element: str
     links: list[str]
+    t_s: float = Field(description="Start of the window analysed (the worst one over the run), s.")
     lost_mbps: float
     flows_cut: int
     paths_changed: int
@@ -106,7 +125,10 @@ class FailureReport(BaseModel):
     /api/scenarios/{id}/failures``): the intact plan's per-flow figures and the cases, worst first."""
 
     metric: str
-    intact_delivered_mbps: float
+    t_s: float | None = Field(description="The time asked for, s; null: the whole run.")
+    duration_s: float = Field(description="The run's duration, s.")
+    intact_delivered_mbps: float = Field(description="Σ delivered rate of the intact plan at the start of the "
+                                                     "time analysed (t_s, or t = 0), Mbit/s.")
     intact_mean_delay_s: float | None
     cases: list[FailureCase]
 
@@ -117,41 +139,48 @@ def failure_count(scenario: Scenario, request: FailureRequest) -> int:
     return n_links + (len(scenario.nodes) if request.nodes else 0)
 
 
-def _network(sc: Scenario, removed_links: set[str]) -> Network:
-    return Network.from_links(
-        [n.id for n in sc.nodes],
-        ((l.id, l.src, l.dst, l.delay_ms, l.loss, l.bandwidth_mbps) for l in sc.links if l.id not in removed_links),
-        name=sc.name,
-    )
+def _live(sc: Scenario, t_s: float) -> list:
+    return [f for f in sc.flows if f.start_s <= t_s < stop_of(f, sc.run.duration_s)]
 
 
-def _plan(sc: Scenario, removed_links: set[str], removed_node: str | None, request: FailureRequest):
-    """Routes and delivered rates of every flow on the reduced topology.
+def _plan(network: NetworkTimeline, t_s: float, removed_links: set[str], removed_node: str | None,
+          request: FailureRequest):
+    """Routes and delivered rates of the flows live at ``t_s`` on the network then, without the failed elements.
 
     Returns ``(routes, delivered, mean_delay_s, max_utilization)``: ``routes[flow] = Path | None``,
-    ``delivered[flow] = Mbit/s`` (rated flows only).
+    ``delivered[flow] = Mbit/s`` (every live flow: FDM for rated flows, max-min fair share for bulk ones).
     """
-    net = _network(sc, removed_links)
+    arcs = [a for a in network.arcs_at(t_s) if a.resource not in removed_links
+            and (removed_node is None or removed_node not in (a.src, a.dst))]
+    net = Network.from_arcs(network.nodes, arcs, no_transit=network.no_transit, name=network.scenario.name)
+    flows = _live(network.scenario, t_s)
     routes: dict[str, Any] = {}
-    for f in sc.flows:
+    for f in flows:
         cut = removed_node is not None and removed_node in (f.src, f.dst)
         routes[f.id] = None if cut else shortest_path(net, f.src, f.dst, request.metric)
-    demands = [Demand(f.src, f.dst, float(f.rate_mbps), id=f.id) for f in sc.flows
-               if f.rate_mbps is not None and routes[f.id] is not None]
-    delivered = {f.id: 0.0 for f in sc.flows if f.rate_mbps is not None}
+    delivered = {f.id: 0.0 for f in flows}
     mean_delay_s = max_util = None
-    # a zero-capacity link carries nothing: left out of the allocation, as a failed one
-    usable = _network(sc, removed_links | {l.id for l in sc.links if not l.bandwidth_mbps > 0})
-    reachable = []
-    for d in demands:
-        if shortest_path(usable, d.src, d.dst, "hop") is not None:
-            reachable.append(d)
-    if reachable:
-        alloc = allocate_fdm(usable, reachable, options=FdmOptions(include_propagation=request.include_propagation))
-        for d, a in zip(reachable, alloc.demands):
+    # a zero-capacity hop carries nothing: left out of the allocation, as a failed one
+    usable = Network.from_arcs(network.nodes, [a for a in arcs if a.capacity_mbps > 0],
+                               no_transit=network.no_transit, name=network.scenario.name)
+    rated = [Demand(f.src, f.dst, float(f.rate_mbps), id=f.id) for f in flows
+             if f.rate_mbps is not None and routes[f.id] is not None
+             and shortest_path(usable, f.src, f.dst, "hop") is not None]
+    load: dict[tuple[str, str, str], float] = {}
+    if rated:
+        alloc = allocate_fdm(usable, rated, options=FdmOptions(include_propagation=request.include_propagation))
+        for d, a in zip(rated, alloc.demands):
             delivered[d.id] = a.demand
+        load = {(ln.link, ln.src, ln.dst): ln.flow for ln in alloc.links}
         mean_delay_s = alloc.mean_delay_s
         max_util = max((ln.utilization for ln in alloc.links), default=0.0)
+    bulk = [f for f in flows if f.rate_mbps is None and routes[f.id] is not None]
+    if bulk:
+        residual = np.array([max(0.0, net.capacity_mbps[i] - load.get((net.link[i], net.nodes[net.src[i]],
+                                                                          net.nodes[net.dst[i]]), 0.0))
+                             for i in range(net.m)])
+        for f, rate in zip(bulk, max_min_fair(residual, [list(routes[f.id].arcs) for f in bulk])):
+            delivered[f.id] = float(rate)
     return routes, delivered, mean_delay_s, max_util
 
 
@@ -185,7 +214,8 @@ def analyse_failures(
     Raises
     ------
     ScenarioInvalid
-        Invalid scenario, or ``links`` naming an unknown link (``loc ["links", i]``).
+        Invalid scenario, ``links`` naming an unknown link (``loc ["links", i]``), or ``t_s`` after the run's
+        end (``loc ["t_s"]``).
     LimitExceeded
         More failures than ``max_cases`` (``loc ["links"]``).
     DemandUnreachable, LinkInvalid
@@ -200,46 +230,65 @@ def analyse_failures(
     total = failure_count(sc, request)
     if total > max_cases:
         raise LimitExceeded("MAX_FAILURE_CASES", max_cases, total, ["links"], "failure cases (links + nodes)")
-    rate = {f.id: f.rate_mbps for f in sc.flows}
-    base_routes, base_delivered, base_delay, _ = _plan(sc, set(), None, request)
-
+    network = NetworkTimeline(sc)
+    times = _times(network, request.t_s)
     failures: list[tuple[str, str, set[str]]] = []
     for lid in (list(dict.fromkeys(request.links)) if request.links is not None else [l.id for l in sc.links]):
         failures.append(("link", lid, {lid}))
     if request.nodes:
         for n in sc.nodes:
             failures.append(("node", n.id, {l.id for l in sc.links if n.id in (l.src, l.dst)}))
-
+    intact = [_plan(network, t, set(), None, request) for t in times]
     cases: list[FailureCase] = []
     for done, (kind, element, removed) in enumerate(failures, start=1):
-        routes, delivered, mean_delay_s, max_util = _plan(sc, removed, element if kind == "node" else None, request)
-        flows: list[FlowImpact] = []
-        for f in sc.flows:
-            before, after = base_routes[f.id], routes[f.id]
-            d_before = base_delivered.get(f.id)
-            d_after = delivered.get(f.id)
-            change = after.delay_ms - before.delay_ms if before is not None and after is not None else None
-            flows.append(FlowImpact(
-                flow=f.id, src=f.src, dst=f.dst, reachable=after is not None,
-                path_changed=(list(after.nodes) if after else []) != (list(before.nodes) if before else []),
-                path=list(after.nodes) if after else [], intact_path=list(before.nodes) if before else [],
-                delay_ms=after.delay_ms if after else None, intact_delay_ms=before.delay_ms if before else None,
-                delay_change_ms=change, requested_mbps=rate[f.id],
-                delivered_mbps=d_after, intact_delivered_mbps=d_before,
-                lost_mbps=max(0.0, (d_before or 0.0) - (d_after or 0.0)),
-            ))
-        flows.sort(key=lambda x: (-x.lost_mbps, x.reachable, -(x.delay_change_ms or 0.0), x.flow))
-        changes = [x.delay_change_ms for x in flows if x.delay_change_ms is not None]
-        cases.append(FailureCase(
-            kind=kind, element=element, links=sorted(removed),
-            lost_mbps=math.fsum(x.lost_mbps for x in flows),
-            flows_cut=sum(1 for x in flows if not x.reachable and base_routes[x.flow] is not None),
-            paths_changed=sum(1 for x in flows if x.path_changed),
-            max_delay_change_ms=max(changes) if changes else None,
-            mean_delay_s=mean_delay_s, max_utilization=max_util, flows=flows,
-        ))
+        worst = [_case(sc, t, kind, element, removed, base, _plan(network, t, removed, element if kind == "node"
+                                                                  else None, request))
+                 for t, base in zip(times, intact)]
+        cases.append(min(worst, key=_severity))
         if on_progress:
             on_progress(done, len(failures))
     cases.sort(key=_severity)
-    return FailureReport(metric=request.metric, intact_delivered_mbps=math.fsum(base_delivered.values()),
+    base_delivered, base_delay = intact[0][1], intact[0][2]
+    return FailureReport(metric=request.metric, t_s=request.t_s, duration_s=network.duration_s,
+                         intact_delivered_mbps=math.fsum(base_delivered.values()),
                          intact_mean_delay_s=base_delay, cases=cases)
+
+
+def _times(network: NetworkTimeline, t_s: float | None) -> list[float]:
+    """The times analysed: ``t_s``, or the start of every window of the run."""
+    if t_s is None:
+        return [t0 for t0, _ in network.windows()]
+    if t_s > network.duration_s:
+        raise ScenarioInvalid([{"loc": ["t_s"], "msg": f"{t_s:g} s is after the run's end, "
+                                                        f"{network.duration_s:g} s"}])
+    return [t_s]
+
+
+def _case(sc: Scenario, t_s: float, kind: str, element: str, removed: set[str], base, after) -> FailureCase:
+    """One failure at one time: each live flow's impact against the intact plan then, worst first."""
+    base_routes, base_delivered = base[0], base[1]
+    routes, delivered, mean_delay_s, max_util = after
+    flows: list[FlowImpact] = []
+    for f in _live(sc, t_s):
+        before, now = base_routes[f.id], routes[f.id]
+        d_before, d_after = base_delivered.get(f.id), delivered.get(f.id)
+        change = now.delay_ms - before.delay_ms if before is not None and now is not None else None
+        flows.append(FlowImpact(
+            flow=f.id, src=f.src, dst=f.dst, reachable=now is not None,
+            path_changed=(list(now.nodes) if now else []) != (list(before.nodes) if before else []),
+            path=list(now.nodes) if now else [], intact_path=list(before.nodes) if before else [],
+            delay_ms=now.delay_ms if now else None, intact_delay_ms=before.delay_ms if before else None,
+            delay_change_ms=change, requested_mbps=f.rate_mbps,
+            delivered_mbps=d_after, intact_delivered_mbps=d_before,
+            lost_mbps=max(0.0, (d_before or 0.0) - (d_after or 0.0)),
+        ))
+    flows.sort(key=lambda x: (-x.lost_mbps, x.reachable, -(x.delay_change_ms or 0.0), x.flow))
+    changes = [x.delay_change_ms for x in flows if x.delay_change_ms is not None]
+    return FailureCase(
+        kind=kind, element=element, links=sorted(removed), t_s=t_s,
+        lost_mbps=math.fsum(x.lost_mbps for x in flows),
+        flows_cut=sum(1 for x in flows if not x.reachable and base_routes[x.flow] is not None),
+        paths_changed=sum(1 for x in flows if x.path_changed),
+        max_delay_change_ms=max(changes) if changes else None,
+        mean_delay_s=mean_delay_s, max_utilization=max_util, flows=flows,
+    )

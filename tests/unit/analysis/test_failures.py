@@ -23,7 +23,8 @@ NODES = ["a", "b", "c", "d", "e"]
 def scenario(flows):
     return {
         "schema_version": 1, "name": "ring",
-        "nodes": [{"id": n, "kind": "host", "position": {"x_m": i * 100.0, "y_m": 0.0}} for i, n in enumerate(NODES)],
+        # routers: every node forwards (hosts are end points, through which no route passes)
+        "nodes": [{"id": n, "kind": "router", "position": {"x_m": i * 100.0, "y_m": 0.0}} for i, n in enumerate(NODES)],
         "links": [{"id": i, "src": a, "dst": b, "delay_ms": d, "bandwidth_mbps": c} for i, a, b, d, c in LINKS],
         "flows": flows, "run": {"duration_s": 10, "interval_s": 1, "seed": 1},
     }
@@ -100,3 +101,38 @@ def test_unknown_link_and_limit_are_refused():
     assert e.value.errors[0]["loc"] == ["links", 1]
     with pytest.raises(LimitExceeded):
         analyse_failures(scenario(FLOWS), FailureRequest(nodes=True), max_cases=5)
+
+
+def test_losing_the_satcom_backhaul_leaves_the_uav_carrying_both_flows_as_the_run_does():
+    """uav-backhaul-planning: both users are inside the UAV's 300 m range. Failing ``satcom-ship`` moves both flows
+    onto the UAV (the failure analysis reads the run's network, Wi-Fi hops included), and the rate it plans there is
+    within ±10 % of what the fluid engine delivers with the link down from the start."""
+    import json
+
+    from subflow.comparison.compare import run_strategy
+    from subflow.scenario.document import load_scenario
+    from subflow_engines import run_plan
+
+    from tests.conftest import EXAMPLES
+
+    doc = json.loads((EXAMPLES / "uav-backhaul-planning.json").read_text())
+    case = analyse_failures(doc, FailureRequest(links=["satcom-ship"])).cases[0]
+    assert case.flows_cut == 0 and all(f.reachable and f.path[1] == "uav" for f in case.flows)
+    planned = sum(f.delivered_mbps for f in case.flows)
+    failed = dict(doc, link_events=[{"t_s": 0.0, "link": "satcom-ship", "state": "down"}])
+    simulated = sum(f.mean_mbps for f in run_strategy(load_scenario(failed), "sptcp", run_plan).summary.flows)
+    assert simulated > 0.8  # the UAV's 1 Mbit/s backhaul, shared by the two flows
+    assert planned == pytest.approx(simulated, rel=0.10)
+
+
+def test_bulk_flows_count_by_their_fair_share():
+    """hsln-10node's flow is bulk: the intact plan delivers its max-min fair share (its 1 Gbit/s bottleneck, not 0);
+    no single link failure loses it (the mesh reroutes), failing an end node does, and the report says so."""
+    from tests.conftest import load_example
+
+    doc = load_example("hsln-10node")
+    report = analyse_failures(doc, FailureRequest(nodes=True))
+    assert report.intact_delivered_mbps == pytest.approx(1000.0)
+    assert all(c.lost_mbps == 0.0 for c in report.cases if c.kind == "link")
+    worst = report.cases[0]
+    assert worst.kind == "node" and worst.lost_mbps == pytest.approx(1000.0) and worst.flows[0].delivered_mbps == 0.0

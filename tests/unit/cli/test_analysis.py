@@ -19,13 +19,15 @@ def test_failures_json_names_the_satcom_backhaul_worst():
     out = runner.invoke(app, ["failures", NAVAL, "--json"])
     assert out.exit_code == 0, out.output
     report = json.loads(out.stdout)
-    # both users reach the ship only over satcom-ship in the planning graph: its loss cuts both 3 Mbit/s flows
+    # until the users reach the UAV's range (63 s) satcom-ship is their only way to the ship: its loss cuts both
+    # 3 Mbit/s flows, the worst case of the run
     worst = report["cases"][0]
-    assert (worst["kind"], worst["element"], worst["flows_cut"]) == ("link", "satcom-ship", 2)
-    assert worst["lost_mbps"] == 6.0 and report["intact_delivered_mbps"] == 6.0
-    # the UAV backhaul carries no planned flow: failing it changes nothing
+    assert (worst["kind"], worst["element"], worst["flows_cut"], worst["t_s"]) == ("link", "satcom-ship", 2, 0.0)
+    assert worst["lost_mbps"] == 6.0 and report["intact_delivered_mbps"] == 6.0 and report["t_s"] is None
+    # from 63 s the users route over the UAV; losing its backhaul sends both back over SATCOM: nothing lost
     uav = next(c for c in report["cases"] if c["element"] == "uav-ship")
-    assert (uav["lost_mbps"], uav["paths_changed"]) == (0.0, 0) and uav is report["cases"][-1]
+    assert (uav["lost_mbps"], uav["flows_cut"], uav["paths_changed"], uav["t_s"]) == (0.0, 0, 2, 63.0)
+    assert uav is report["cases"][-1]
     table = runner.invoke(app, ["failures", NAVAL, "--nodes"])
     assert table.exit_code == 0 and "satcom-sh" in table.stdout and "node" in table.stdout
 
