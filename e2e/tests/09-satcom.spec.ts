@@ -21,6 +21,16 @@ test("the time scrubber shows the satellite in use and its delay, across a LEO h
   const [first, second] = uses.sort((a, b) => a.t_start_s - b.t_start_s);
 
   await page.goto(`/scenarios/${sid}`);
+  // the first view fits the ground nodes (the Dover Strait), not the GEO satellite's point over the equator
+  await expect(page.locator(".geo-map").first()).toBeVisible();
+  await expect.poll(() => page.evaluate(() => Boolean((window as any).__subflowMap?.map))).toBe(true);
+  const view = await page.evaluate(() => {
+    const b = (window as any).__subflowMap.map.getBounds();
+    return { s: b.getSouth(), n: b.getNorth() };
+  });
+  const ground = doc.nodes.filter((n: any) => n.kind !== "satellite" && n.position?.lat_deg !== undefined).map((n: any) => n.position.lat_deg);
+  expect(view.s).toBeGreaterThan(Math.min(...ground) - 5);
+  expect(view.n).toBeLessThan(Math.max(...ground) + 5);
   const scrubber = page.getByRole("region", { name: "Mobility over time" });
   await scrubber.getByLabel("Show").check();
   const satcom = scrubber.getByRole("list", { name: "SATCOM at this time" });
@@ -37,6 +47,10 @@ test("the time scrubber shows the satellite in use and its delay, across a LEO h
     expect(shown).toBeGreaterThanOrEqual(lo - 0.05);
     expect(shown).toBeLessThanOrEqual(hi + 0.05);
   }
+  // the run's end (900 s) is part of the run: the GEO satellite in use 0–900 s is still shown then
+  await time.fill(String(doc.run.duration_s));
+  await expect(satcom.locator('[data-terminal="ship1"]')).toContainText("geosat, 128.");
+  await expect(satcom.locator('[data-terminal="ship1"]')).not.toContainText("no satellite in view");
   const chart = scrubber.getByRole("img", { name: /LEO SATCOM one-way delay/ });
   await expect(chart).toBeVisible();
   await expect(chart.locator(`polyline[data-satellite="${second.satellite}"]`).first()).toBeAttached();

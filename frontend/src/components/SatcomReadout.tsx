@@ -9,7 +9,7 @@ import { satcomAt, satcomSeries } from "../lib/timeline";
 type Uses = NonNullable<TimelinePublic["satcom"]>;
 
 export function SatcomReadout({ uses, t, duration, label }: { uses: Uses; t: number; duration: number; label: string }) {
-  const now = satcomAt(uses, t);
+  const now = satcomAt(uses, t, duration);
   return (
     <>
       <ul className="assoc-list" aria-label={label}>

@@ -146,6 +146,20 @@ describe("scenario GeoJSON", () => {
     ]);
     expect(geoBounds({ name: "x", nodes: [{ id: "a", kind: "host", position: { x_m: 0, y_m: 0 } }] })).toBeNull();
   });
+  it("bounds the ground nodes, not a GEO satellite over the equator or its links", () => {
+    const doc = naval();
+    doc.nodes.push({ id: "geosat", kind: "satellite", position: { lat_deg: 0, lon_deg: 9 } } as (typeof doc.nodes)[number]);
+    doc.links = [...(doc.links ?? []), { id: "ship1-geo", src: "ship1", dst: "geosat", delay_ms: 0, bandwidth_mbps: 10 } as NonNullable<typeof doc.links>[number]];
+    expect(geoBounds(doc)).toEqual([
+      [50.4, -1.4],
+      [50.8, -0.6],
+    ]);
+    // satellites alone: bounded by them
+    expect(geoBounds({ name: "sky", nodes: [{ id: "geosat", kind: "satellite", position: { lat_deg: 0, lon_deg: 9 } }] } as Parameters<typeof geoBounds>[0])).toEqual([
+      [0, 9],
+      [0, 9],
+    ]);
+  });
 });
 
 describe("geographic scenarios in the editor", () => {

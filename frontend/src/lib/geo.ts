@@ -164,13 +164,20 @@ export function scenarioGeoJson(doc: ScenarioDocument): FeatureCollection<Point 
   return { type: "FeatureCollection", features };
 }
 
-/** South-west and north-east corners ([lat, lon]) of every placed node and track point; null if none. */
+/**
+ * South-west and north-east corners ([lat, lon]) of every placed ground node and track point; null if none.
+ * Satellites (a GEO satellite sits over the equator, tens of degrees from the ships) and their links are left
+ * out, so the first view shows the area the ground nodes span; a scenario of satellites alone is bounded by them.
+ */
 export function geoBounds(doc: ScenarioDocument): [[number, number], [number, number]] | null {
+  const sats = new Set(doc.nodes.filter((n) => n.kind === "satellite").map((n) => n.id));
+  const all = scenarioGeoJson(doc).features;
+  const ground = all.filter((f) => !sats.has(f.properties.id) && !sats.has(f.properties.src ?? "") && !sats.has(f.properties.dst ?? ""));
   let s = Infinity;
   let w = Infinity;
   let n = -Infinity;
   let e = -Infinity;
-  for (const f of scenarioGeoJson(doc).features) {
+  for (const f of ground.length ? ground : all) {
     const coords = f.geometry.type === "Point" ? [f.geometry.coordinates] : f.geometry.coordinates;
     for (const [lon, lat] of coords) {
       s = Math.min(s, lat!);

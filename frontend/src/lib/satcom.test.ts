@@ -24,6 +24,12 @@ describe("SATCOM timeline at t", () => {
     expect(satcomAt(null, 1)).toEqual([]);
   });
 
+  it("at the run's end shows the satellites in use until then (the last interval is closed)", () => {
+    expect(satcomAt(uses, 900, 900).map((s) => s.satellite)).toEqual(["geosat", "leo-b"]);
+    expect(satcomAt(uses, 900)).toEqual([]); // without the run's duration, [t_start_s, t_end_s) as given
+    expect(satcomAt(uses, 199.999, 900).map((s) => s.satellite)).toEqual(["geosat", "leo-a"]);
+  });
+
   it("series for the chart leave out the GEO use above the bound", () => {
     expect(satcomSeries(uses, "ship1", 50).map((s) => s.satellite)).toEqual(["leo-a", "leo-b"]);
     expect(satcomSeries(uses, "ship2")).toEqual([]);

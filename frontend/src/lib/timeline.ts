@@ -83,11 +83,16 @@ export function delayAt(points: readonly (readonly [number, number])[], t: numbe
   return p ? p.x_m : null;
 }
 
-/** The satellites each ground terminal uses at `t` (`POST /api/timeline` `satcom`), with the link's delay. */
-export function satcomAt(uses: readonly SatcomUse[] | null | undefined, t: number): SatcomState[] {
+/**
+ * The satellites each ground terminal uses at `t` (`POST /api/timeline` `satcom`), with the link's delay.
+ * A use holds over [t_start_s, t_end_s), so a handover switches at t_end_s; with the run's `duration`, the
+ * run's end belongs to the uses that last until it (the last interval is closed).
+ */
+export function satcomAt(uses: readonly SatcomUse[] | null | undefined, t: number, duration?: number): SatcomState[] {
   const out: SatcomState[] = [];
   for (const u of uses ?? []) {
-    if (t < u.t_start_s || t >= u.t_end_s) continue;
+    const atEnd = duration !== undefined && t >= duration && u.t_end_s >= duration;
+    if (t < u.t_start_s || (t >= u.t_end_s && !atEnd)) continue;
     const d = delayAt(u.delay_ms as unknown as [number, number][], t);
     if (d !== null) out.push({ terminal: u.terminal, satellite: u.satellite, link: u.link, delay_ms: d });
   }
