@@ -86,7 +86,8 @@ def failures(
             else f"over the run's {report.duration_s:g} s, each at its worst window")
     table = Table(title=f"{file.name}: single failures {when}, worst first "
                         f"(intact: {report.intact_delivered_mbps:.2f} Mbit/s delivered at the start)")
-    for col in ("failure", "at s", "lost Mbit/s", "flows cut", "paths changed", "max +delay ms", "worst flow"):
+    table.add_column("failure", no_wrap=True)
+    for col in ("at s", "lost Mbit/s", "flows cut", "paths changed", "max +delay ms", "worst flow"):
         table.add_column(col)
     for c in report.cases:
         w = c.flows[0] if c.flows else None

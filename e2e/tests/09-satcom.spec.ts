@@ -56,3 +56,36 @@ test("the time scrubber shows the satellite in use and its delay, across a LEO h
   await expect(chart.locator(`polyline[data-satellite="${second.satellite}"]`).first()).toBeAttached();
   await snap(page, testInfo, "01-satcom");
 });
+
+test("a comparison on naval-leo draws its subflows' routes on the map", async ({ page, request }, testInfo) => {
+  const doc = JSON.parse(fs.readFileSync(writeScenario(testInfo, "naval-leo.json", uniqueName("naval-leo-routes")), "utf8"));
+  const created = await request.post("/api/scenarios", { data: doc });
+  expect(created.status()).toBe(201);
+  const sid = (await created.json()).id;
+  await page.goto(`/scenarios/${sid}`);
+  await page.getByRole("button", { name: "Compare" }).click();
+  await page.getByRole("dialog", { name: "Compare strategies" }).getByRole("button", { name: "Run" }).click();
+  await expect(page).toHaveURL(/\/comparisons\/[^/]+$/);
+  await expect(page.getByTestId("comparison-status")).toHaveText("succeeded", { timeout: 120_000 });
+  const routes = page.getByRole("region", { name: "Routes and link utilisation" });
+  await routes.scrollIntoViewIfNeeded();
+  // a geographic scenario's routes are drawn on its map (the planar canvas had no place for lat/lon nodes)
+  await expect(routes.getByRole("region", { name: /on the map$/ })).toBeVisible();
+  const active = routes.getByRole("list", { name: "Active subflows" }).locator("li[data-path]");
+  await expect(active.first()).toBeVisible();
+  const paths = await active.evaluateAll((lis) => lis.map((li) => li.getAttribute("data-path")!.split(" ")));
+  const byPair = new Map<string, string>();
+  for (const l of doc.links as { id: string; src: string; dst: string }[]) byPair.set([l.src, l.dst].sort().join("|"), l.id);
+  const want = new Set<string>();
+  for (const p of paths) for (let i = 1; i < p.length; i++) {
+    const id = byPair.get([p[i - 1]!, p[i]!].sort().join("|"));
+    if (id) want.add(id);
+  }
+  expect(want.size).toBeGreaterThan(0);
+  const drawn = () => page.evaluate(() => {
+    const styles = (window as any).__subflowRouteMap.linkStyles() as Record<string, { label: string | null }>;
+    return Object.entries(styles).filter(([, s]) => s.label !== null).map(([id]) => id).sort();
+  });
+  await expect.poll(drawn).toEqual([...want].sort());
+  await snap(page, testInfo, "02-routes-on-the-map");
+});

@@ -9,7 +9,7 @@ import type { GeoCorner, ScenarioDocument } from "../api/types";
 import { geoBounds, niceNauticalLength } from "../lib/geo";
 import { loadTileUrl, TILE_URL_KEY } from "../lib/mapSettings";
 import { niceLength } from "../lib/scaleBar";
-import { GeoMapOwner, type GeoMapCallbacks, type LatLon } from "./geoLeaflet";
+import { GeoMapOwner, type GeoMapCallbacks, type LatLon, type TestHookName } from "./geoLeaflet";
 import type { Highlight } from "./topologyCy";
 
 export interface GeoMapProps extends GeoMapCallbacks {
@@ -29,6 +29,8 @@ export interface GeoMapProps extends GeoMapCallbacks {
   /** Route / utilisation overlay on the links (the planning panels'). */
   highlight?: Highlight | null;
   className?: string;
+  /** Where the e2e build exposes the map's test hook (a second map on a page takes its own name). */
+  testHook?: TestHookName;
 }
 
 /** The saved tile URL, following changes made in the settings (same tab or another). */
@@ -60,7 +62,7 @@ export function GeoMap(props: GeoMapProps) {
   useEffect(() => {
     const container = containerRef.current;
     if (!container) return;
-    const owner = new GeoMapOwner({ container, editable, callbacks: () => propsRef.current, onViewport: setPxPerMetre });
+    const owner = new GeoMapOwner({ container, editable, callbacks: () => propsRef.current, onViewport: setPxPerMetre, testHook: props.testHook });
     ownerRef.current = owner;
     return () => {
       owner.destroy();

@@ -2,16 +2,19 @@
  * The comparison's topology at a chosen time: stations where they are at that time (trajectories
  * of `POST /api/timeline` for the scenario as run) and either the paths the active subflows of one
  * strategy use at that time (following their `route_change` events), or every wired link coloured
- * by its utilisation.
+ * by its utilisation. A geographic scenario is drawn on its map (the nodes' lat/lon have no place on
+ * the planar canvas), a planar one on the topology canvas.
  */
 import { useEffect, useMemo, useState } from "react";
 import { api, isAbort } from "../api/client";
-import type { ResultDocument, TimelinePublic } from "../api/types";
+import type { GeoCorner, ResultDocument, TimelinePublic } from "../api/types";
 import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
+import { geoPositionsAt, isGeoScenario } from "../lib/geo";
 import { activePaths, hopKeys, linkUtilization, utilizationColor } from "../lib/routes";
 import { docAt, type Corner } from "../lib/timeline";
 import { modelExtent, scaleFor } from "../lib/topology";
+import { GeoMap } from "./GeoMap";
 import { TopologyGraph, type Highlight } from "./TopologyGraph";
 
 const SUBFLOW_COLORS = ["#2563eb", "#dc2626", "#059669", "#9333ea", "#ea580c"];
@@ -30,7 +33,8 @@ export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDoc
   const scenario = result.scenario;
   const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
   const [timelineError, setTimelineError] = useState<string | null>(null);
-  const moving = scenario.nodes.some((n) => n.kind === "station" && n.mobility);
+  const geographic = isGeoScenario(scenario);
+  const moving = scenario.nodes.some((n) => n.mobility);
   useEffect(() => {
     if (!moving) return;
     const ctl = new AbortController();
@@ -73,6 +77,10 @@ export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDoc
   }, [r, doc, mode, flowId, time]);
 
   const active = r ? activePaths(r, flowId || null, time) : [];
+  const geoPositions = useMemo(
+    () => (geographic && timeline?.geo_trajectories ? geoPositionsAt(timeline.geo_trajectories as Record<string, GeoCorner[]>, time) : null),
+    [geographic, timeline, time],
+  );
 
   return (
     <section className="card route-overlay" aria-labelledby="routes-title">
@@ -112,7 +120,13 @@ export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDoc
         </div>
       </div>
       {timelineError ? <p className="field-error">Station positions over time not available: {timelineError}</p> : null}
-      <TopologyGraph doc={doc} scale={scale} label={`Routes of ${strategy}`} highlight={highlight} className="topology-small" />
+      {geographic ? (
+        <div data-testid="route-map">
+          <GeoMap doc={scenario} label={`Routes of ${strategy} on the map`} positions={geoPositions} highlight={highlight} className="topology-small" testHook="__subflowRouteMap" />
+        </div>
+      ) : (
+        <TopologyGraph doc={doc} scale={scale} label={`Routes of ${strategy}`} highlight={highlight} className="topology-small" />
+      )}
       {mode === "routes" ? (
         <ul className="small route-list" aria-label="Active subflows">
           {active.length ? (

@@ -40,7 +40,12 @@ export interface GeoMapOptions {
   callbacks: () => GeoMapCallbacks;
   /** Pixels per metre at the view's centre, after every move/zoom (for the scale bar). */
   onViewport?: (pxPerMetre: number) => void;
+  /** Where the e2e build exposes this map's test hook (default `__subflowMap`; a second map on a page takes another). */
+  testHook?: TestHookName;
 }
+
+/** The window properties the e2e build's map hooks live on. */
+export type TestHookName = "__subflowMap" | "__subflowRouteMap";
 
 /** What the e2e hook (`window.__subflowMap`) exposes. */
 export interface GeoMapHook {
@@ -62,7 +67,7 @@ export interface GeoMapHook {
 
 /** The test hook (`window.__subflowMap`), compiled in only by the e2e build (`VITE_E2E_HOOKS=1`). */
 const E2E_HOOKS = import.meta.env.VITE_E2E_HOOKS === "1";
-type HookWindow = { __subflowMap?: GeoMapHook };
+type HookWindow = Partial<Record<TestHookName, GeoMapHook>>;
 
 type Basemap = { land: GeoJsonObject; borders: GeoJsonObject };
 let basemapPromise: Promise<Basemap> | null = null;
@@ -147,7 +152,7 @@ export class GeoMapOwner {
       .catch(() => {
         opts.container.dataset.basemap = "failed";
       });
-    if (E2E_HOOKS) (window as unknown as HookWindow).__subflowMap = this.hook();
+    if (E2E_HOOKS) (window as unknown as HookWindow)[opts.testHook ?? "__subflowMap"] = this.hook();
     queueMicrotask(() => this.reportViewport());
   }
 
@@ -424,7 +429,8 @@ export class GeoMapOwner {
     this.map.remove();
     if (E2E_HOOKS) {
       const w = window as unknown as HookWindow;
-      if (w.__subflowMap?.map === this.map) delete w.__subflowMap;
+      const name = this.opts.testHook ?? "__subflowMap";
+      if (w[name]?.map === this.map) delete w[name];
     }
   }
 }
