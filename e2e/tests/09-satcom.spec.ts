@@ -54,6 +54,14 @@ test("the time scrubber shows the satellite in use and its delay, across a LEO h
   const chart = scrubber.getByRole("img", { name: /LEO SATCOM one-way delay/ });
   await expect(chart).toBeVisible();
   await expect(chart.locator(`polyline[data-satellite="${second.satellite}"]`).first()).toBeAttached();
+  // the chart has its axes with units, and beside it each terminal's handover times (REST's uses' starts)
+  await expect(chart.locator('[data-axis="y-label"]')).toHaveText("ms");
+  await expect(chart.locator('[data-axis="x-label"]')).toHaveText("time (s)");
+  await expect(chart.locator('[data-axis="x-max"]')).toHaveText(String(doc.run.duration_s));
+  const handovers = scrubber.getByRole("list", { name: "SATCOM handovers" });
+  for (const u of uses.filter((u) => u.t_start_s > 0)) {
+    await expect(handovers.locator(`li[data-terminal="ship1"][data-t="${u.t_start_s}"]`)).toContainText(`${u.satellite}`);
+  }
   await snap(page, testInfo, "01-satcom");
 });
 

@@ -4,7 +4,7 @@
  * the run whose jumps are the handovers. Used by the editor's time scrubber and the results' map.
  */
 import type { TimelinePublic } from "../api/types";
-import { satcomAt, satcomSeries } from "../lib/timeline";
+import { satcomAt, satcomHandovers, satcomSeries } from "../lib/timeline";
 
 type Uses = NonNullable<TimelinePublic["satcom"]>;
 
@@ -24,6 +24,7 @@ export function SatcomReadout({ uses, t, duration, label }: { uses: Uses; t: num
         })}
       </ul>
       <SatcomDelayChart uses={uses} duration={duration} t={t} />
+      <SatcomHandoverList uses={uses} />
     </>
   );
 }
@@ -37,10 +38,13 @@ function SatcomDelayChart({ uses, duration, t }: { uses: Uses; duration: number;
   const all = series.flatMap((s) => s.points.map(([, d]) => d));
   const lo = Math.min(...all);
   const hi = Math.max(...all);
-  const W = 320;
-  const H = 90;
-  const x = (ts: number) => (ts / Math.max(duration, 1e-9)) * W;
-  const y = (d: number) => H - 4 - ((d - lo) / Math.max(hi - lo, 1e-9)) * (H - 8);
+  // plot area inside margins for the axes: delay (ms) on the left, time (s) below
+  const W = 360;
+  const H = 120;
+  const L = 40;
+  const B = 24;
+  const x = (ts: number) => L + (ts / Math.max(duration, 1e-9)) * (W - L - 6);
+  const y = (d: number) => H - B - ((d - lo) / Math.max(hi - lo, 1e-9)) * (H - B - 8);
   const colour = (term: string) => `hsl(${(terminals.indexOf(term) * 137) % 360} 60% 40%)`;
   return (
     <figure className="satcom-chart">
@@ -50,11 +54,36 @@ function SatcomDelayChart({ uses, duration, t }: { uses: Uses; duration: number;
           <polyline key={k} data-satellite={s.satellite} fill="none" stroke={colour(s.term)} strokeWidth={1.5}
             points={s.points.map(([ts, d]) => `${x(ts).toFixed(1)},${y(d).toFixed(1)}`).join(" ")} />
         ))}
-        <line x1={x(t)} x2={x(t)} y1={0} y2={H} stroke="currentColor" strokeDasharray="2 2" />
+        <line x1={x(t)} x2={x(t)} y1={4} y2={H - B} stroke="currentColor" strokeDasharray="2 2" />
+        <g className="axis" fontSize={11} fill="currentColor">
+          <line x1={L} x2={L} y1={4} y2={H - B} stroke="currentColor" />
+          <line x1={L} x2={W - 6} y1={H - B} y2={H - B} stroke="currentColor" />
+          <text x={L - 4} y={y(hi) + 4} textAnchor="end" data-axis="y-max">{hi.toFixed(1)}</text>
+          <text x={L - 4} y={y(lo) + 4} textAnchor="end" data-axis="y-min">{lo.toFixed(1)}</text>
+          <text x={4} y={12} data-axis="y-label">ms</text>
+          <text x={L} y={H - B + 14} textAnchor="middle" data-axis="x-min">0</text>
+          <text x={W - 6} y={H - B + 14} textAnchor="end" data-axis="x-max">{duration.toFixed(0)}</text>
+          <text x={(L + W) / 2} y={H - 2} textAnchor="middle" data-axis="x-label">time (s)</text>
+        </g>
       </svg>
       <figcaption className="muted small">
         LEO one-way delay {lo.toFixed(1)}–{hi.toFixed(1)} ms over the run ({terminals.join(", ")}); jumps are handovers.
       </figcaption>
     </figure>
+  );
+}
+
+/** Each terminal's handover times over the run, beside the delay chart. */
+function SatcomHandoverList({ uses }: { uses: Uses }) {
+  const handovers = satcomHandovers(uses);
+  if (!handovers.length) return null;
+  return (
+    <ul className="small satcom-handovers" aria-label="SATCOM handovers">
+      {handovers.map((h) => (
+        <li key={`${h.terminal}@${h.t_s}@${h.satellite}`} data-terminal={h.terminal} data-t={h.t_s}>
+          <code>{h.terminal}</code> at {h.t_s.toFixed(1)} s: {h.from ? `${h.from} → ` : ""}{h.satellite}
+        </li>
+      ))}
+    </ul>
   );
 }

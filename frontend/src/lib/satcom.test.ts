@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SatcomUse } from "../api/types";
-import { delayAt, satcomAt, satcomSeries } from "./timeline";
+import { delayAt, satcomAt, satcomHandovers, satcomSeries } from "./timeline";
 
 const uses: SatcomUse[] = [
   { terminal: "ship1", satellite: "geosat", link: "ship1-geo", t_start_s: 0, t_end_s: 900, delay_ms: [[0, 128.34], [900, 128.33]] },
@@ -33,5 +33,12 @@ describe("SATCOM timeline at t", () => {
   it("series for the chart leave out the GEO use above the bound", () => {
     expect(satcomSeries(uses, "ship1", 50).map((s) => s.satellite)).toEqual(["leo-a", "leo-b"]);
     expect(satcomSeries(uses, "ship2")).toEqual([]);
+  });
+});
+
+describe("satcomHandovers", () => {
+  it("lists each change of satellite with the one left, not the uses that start with the run", () => {
+    expect(satcomHandovers(uses)).toEqual([{ terminal: "ship1", t_s: 200, satellite: "leo-b", from: "leo-a" }]);
+    expect(satcomHandovers(null)).toEqual([]);
   });
 });

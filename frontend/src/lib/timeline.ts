@@ -109,3 +109,27 @@ export function satcomSeries(uses: readonly SatcomUse[] | null | undefined, term
     .filter((u) => u.terminal === terminal && u.delay_ms.every(([, d]) => d <= maxDelayMs))
     .map((u) => ({ satellite: u.satellite, points: u.delay_ms.map(([ts, d]) => [ts, d] as [number, number]) }));
 }
+
+export interface SatcomHandover {
+  terminal: string;
+  /** when the terminal starts using `satellite`, s */
+  t_s: number;
+  satellite: string;
+  /** the satellite it leaves then (null: it had none in this role just before) */
+  from: string | null;
+}
+
+/**
+ * Each terminal's handovers over the run (`POST /api/timeline` `satcom`): every use that starts after the
+ * run's start, with the satellite whose use ended at that moment (within 1 ms). Sorted by terminal, then time.
+ */
+export function satcomHandovers(uses: readonly SatcomUse[] | null | undefined): SatcomHandover[] {
+  const list = [...(uses ?? [])];
+  const out: SatcomHandover[] = [];
+  for (const u of list) {
+    if (u.t_start_s <= 1e-9) continue;
+    const prev = list.find((p) => p.terminal === u.terminal && p !== u && Math.abs(p.t_end_s - u.t_start_s) < 1e-3);
+    out.push({ terminal: u.terminal, t_s: u.t_start_s, satellite: u.satellite, from: prev ? prev.satellite : null });
+  }
+  return out.sort((a, b) => a.terminal.localeCompare(b.terminal) || a.t_s - b.t_s);
+}
