@@ -65,6 +65,9 @@ def failures(
     metric: Annotated[str, typer.Option(help="Routing metric: hop, delay, loss, tcpbp, tcpbp-greedy.")] = "delay",
     links: Annotated[Optional[str], typer.Option(help="Comma-separated link ids to fail (default: every link).")] = None,
     nodes: Annotated[bool, typer.Option("--nodes", help="Also fail every node.")] = False,
+    k: Annotated[int, typer.Option("--k", help="Elements failing at once (1-3): every combination of k.")] = 1,
+    shared_risk: Annotated[bool, typer.Option("--shared-risk", help="Also fail every SATCOM link at once, and each "
+                                                                    "constellation's links.")] = False,
     at: Annotated[Optional[float], typer.Option("--at", help="The time analysed, s into the run (default: every "
                                                               "window of the run, each failure at its worst).")
                   ] = None,
@@ -75,7 +78,8 @@ def failures(
 
     doc = _read(file)
     try:
-        request = FailureRequest(metric=metric, links=links.split(",") if links else None, nodes=nodes, t_s=at)
+        request = FailureRequest(metric=metric, links=links.split(",") if links else None, nodes=nodes, t_s=at,
+                                 k=k, shared_risk=shared_risk)
         report = analyse_failures(doc, request)
     except (SubflowError, ValueError) as exc:
         _explain(file, exc)
@@ -84,7 +88,7 @@ def failures(
         return
     when = (f"at t = {report.t_s:g} s" if report.t_s is not None
             else f"over the run's {report.duration_s:g} s, each at its worst window")
-    table = Table(title=f"{file.name}: single failures {when}, worst first "
+    table = Table(title=f"{file.name}: failures {when}, worst first "
                         f"(intact: {report.intact_delivered_mbps:.2f} Mbit/s delivered at the start)")
     table.add_column("failure", no_wrap=True)
     for col in ("at s", "lost Mbit/s", "flows cut", "paths changed", "max +delay ms", "worst flow"):

@@ -121,3 +121,19 @@ test("2-D sweep heatmap: one cell per pair with mean ± CI as REST stores it", a
   }
   await snap(page, testInfo, "03-heatmap");
 });
+
+test("shared-risk groups: losing every SATCOM link at once on naval-leo, as REST reports it", async ({ page, request }) => {
+  const sid = await createScenario(request, "naval-leo.json", "shared-risk");
+  const rest = await request.post(`/api/scenarios/${sid}/failures`, { data: { metric: "delay", shared_risk: true } });
+  expect(rest.status(), await rest.text()).toBe(200);
+  const satcom = (await rest.json()).cases.find((c: any) => c.kind === "group" && c.element === "satcom");
+  expect(satcom.flows_cut).toBe(2); // at the start neither ship has the UAV: SATCOM is all they have
+  await page.goto(`/scenarios/${sid}/analysis`);
+  await page.getByLabel("Routing metric").selectOption("delay");
+  await page.getByLabel("Shared-risk groups (all SATCOM, each constellation)").check();
+  await page.getByRole("button", { name: "Analyse failures" }).click();
+  const row = page.getByTestId("failure-table").locator('tr[data-kind="group"][data-element="satcom"]');
+  await expect(row).toBeVisible({ timeout: 30_000 });
+  expect(Number(await row.getAttribute("data-lost"))).toBeCloseTo(satcom.lost_mbps, 9);
+  await expect(row.getByTestId("failure-at")).toHaveText(satcom.t_s.toFixed(1));
+});

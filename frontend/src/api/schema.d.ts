@@ -2139,10 +2139,21 @@ export interface components {
              */
             background?: boolean;
             /**
+             * Groups
+             * @description Shared-risk groups of the planner's, each failed at once.
+             */
+            groups?: components["schemas"]["RiskGroup"][] | null;
+            /**
              * Include Propagation
              * @default true
              */
             include_propagation?: boolean;
+            /**
+             * K
+             * @description How many elements fail at once: every combination of k of the links (and of the nodes, with `nodes`).
+             * @default 1
+             */
+            k?: number;
             /** Links */
             links?: string[] | null;
             /**
@@ -2157,6 +2168,12 @@ export interface components {
              */
             nodes?: boolean;
             /**
+             * Shared Risk
+             * @description Also fail each built-in shared-risk group at once: every SATCOM link (`satcom`), the links to each constellation (`constellation:<id>`).
+             * @default false
+             */
+            shared_risk?: boolean;
+            /**
              * T S
              * @description The time analysed, s into the run; null: every window of the run, each failure reported where it loses the most.
              */
@@ -2164,7 +2181,8 @@ export interface components {
         };
         /**
          * FailureCase
-         * @description One failure: ``kind`` link or node, ``element`` its id, ``links`` the links it removes.
+         * @description One failure: ``kind`` link, node, combination (``k`` elements) or group (a shared risk),
+         *     ``element`` its name, ``links`` the links it removes, ``nodes`` the nodes it removes.
          *
          *     Totals over flows: ``lost_mbps`` (Σ lost demand, Mbit/s), ``flows_cut`` (flows with no
          *     route left), ``paths_changed``, ``max_delay_change_ms`` (null if no flow keeps a route
@@ -2172,7 +2190,10 @@ export interface components {
          *     allocation (null without rated flows still reachable); ``flows`` worst first.
          */
         FailureCase: {
-            /** Element */
+            /**
+             * Element
+             * @description The link or node id; a combination's ids joined by `+`; a group's id.
+             */
             element: string;
             /** Flows */
             flows: components["schemas"]["FlowImpact"][];
@@ -2182,7 +2203,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "link" | "node";
+            kind: "link" | "node" | "combination" | "group";
             /** Links */
             links: string[];
             /** Lost Mbps */
@@ -2193,6 +2214,8 @@ export interface components {
             max_utilization: number | null;
             /** Mean Delay S */
             mean_delay_s: number | null;
+            /** Nodes */
+            nodes?: string[];
             /** Paths Changed */
             paths_changed: number;
             /**
@@ -3543,6 +3566,21 @@ export interface components {
              * @constant
              */
             version?: 1;
+        };
+        /**
+         * RiskGroup
+         * @description Elements that fail together (a shared risk: one power supply, one satellite operator, one UAV).
+         */
+        RiskGroup: {
+            /**
+             * Id
+             * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
+             */
+            id: string;
+            /** Links */
+            links?: string[];
+            /** Nodes */
+            nodes?: string[];
         };
         /**
          * RouteChange

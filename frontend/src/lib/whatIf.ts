@@ -33,6 +33,7 @@ export function failureHighlight(c: FailureCase, links: readonly { id: string; s
   }
   for (const id of c.links) h.links[id] = { color: FAILED_COLOR, width: 5, classes: "failed" };
   if (c.kind === "node") h.nodes[c.element] = "failed";
+  for (const n of c.nodes ?? []) h.nodes[n] = "failed";
   return h;
 }
 

@@ -69,6 +69,7 @@ function FailuresSection({ scenario }: { scenario: ScenarioPublic }) {
   const doc = scenario.scenario;
   const [metric, setMetric] = useState<(typeof METRICS)[number]>("delay");
   const [nodes, setNodes] = useState(false);
+  const [sharedRisk, setSharedRisk] = useState(false);
   const [report, setReport] = useState<FailureReport | null>(null);
   const [selected, setSelected] = useState<number>(0);
   const [busy, setBusy] = useState(false);
@@ -77,7 +78,7 @@ function FailuresSection({ scenario }: { scenario: ScenarioPublic }) {
     setBusy(true);
     setErrors([]);
     try {
-      setReport(await analysisApi.failures(String(scenario.id), { metric, nodes }));
+      setReport(await analysisApi.failures(String(scenario.id), { metric, nodes, shared_risk: sharedRisk }));
       setSelected(0);
     } catch (err) {
       setErrors(errorLines(err));
@@ -92,7 +93,7 @@ function FailuresSection({ scenario }: { scenario: ScenarioPublic }) {
       <div className="card-head">
         <h2 id="failures-title">Failure analysis</h2>
       </div>
-      <p className="muted">Every single link (and node) failure: routes and FDM allocation re-planned without it, each flow against the intact plan. No engine runs.</p>
+      <p className="muted">Every single link (and node) failure, and on request the shared-risk groups: routes and rates re-planned on the run&apos;s network without them, each flow against the intact plan. No engine runs.</p>
       <div className="run-options">
         <div className="field">
           <label htmlFor="failures-metric">Routing metric</label>
@@ -102,6 +103,9 @@ function FailuresSection({ scenario }: { scenario: ScenarioPublic }) {
         </div>
         <label className="field">
           <span><input type="checkbox" checked={nodes} onChange={(e) => setNodes(e.currentTarget.checked)} /> Also fail each node</span>
+        </label>
+        <label className="field">
+          <span><input type="checkbox" checked={sharedRisk} onChange={(e) => setSharedRisk(e.currentTarget.checked)} /> Shared-risk groups (all SATCOM, each constellation)</span>
         </label>
         <button type="button" className="btn btn-primary" onClick={run} disabled={busy}>{busy ? "Analysing…" : "Analyse failures"}</button>
       </div>

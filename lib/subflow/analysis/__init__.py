@@ -15,6 +15,7 @@ from subflow.analysis.capacity import (
     capacity_search,
 )
 from subflow.analysis.failures import (
+    RiskGroup,
     FailureRequest,
     FlowImpact,
     FailureCase,
@@ -42,6 +43,7 @@ __all__ = [
     "check_request",
     "evaluate",
     "capacity_search",
+    "RiskGroup",
     "FailureRequest",
     "FlowImpact",
     "FailureCase",

@@ -33,6 +33,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any, Literal
@@ -46,7 +47,17 @@ from subflow.planning.mptcp_path_selection import max_min_fair
 from subflow.planning.network import Demand, Network, RoutingMetric
 from subflow.planning.shortest_paths import shortest_path
 from subflow.runplan.topology import NetworkTimeline, stop_of
-from subflow.scenario.document import Scenario, load_scenario
+from subflow.scenario.document import Identifier, SatelliteNode, Scenario, load_scenario
+
+
+class RiskGroup(BaseModel):
+    """Elements that fail together (a shared risk: one power supply, one satellite operator, one UAV)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Identifier
+    links: list[str] = Field(default_factory=list, max_length=10_000)
+    nodes: list[str] = Field(default_factory=list, max_length=10_000)
 
 
 class FailureRequest(BaseModel):
@@ -55,7 +66,10 @@ class FailureRequest(BaseModel):
     ``links``: ids of the links to fail one at a time (null: every link);
     ``nodes``: also fail every node one at a time; ``metric``: the routing metric of
     each flow's route; ``include_propagation``: as in the allocation request;
-    ``t_s``: the time analysed (null: every window of the run, each case at its worst).
+    ``t_s``: the time analysed (null: every window of the run, each case at its worst);
+    ``k``: elements failing together (every combination of ``k`` of the links, and nodes with
+    ``nodes``); ``shared_risk``: also fail each built-in shared-risk group (every SATCOM link; the
+    links to each constellation's satellites); ``groups``: the planner's own groups.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -67,6 +81,13 @@ class FailureRequest(BaseModel):
     t_s: float | None = Field(default=None, ge=0, le=1e7,
                               description="The time analysed, s into the run; null: every window of the run, "
                                           "each failure reported where it loses the most.")
+    k: int = Field(default=1, ge=1, le=3, description="How many elements fail at once: every combination of k "
+                                                      "of the links (and of the nodes, with `nodes`).")
+    shared_risk: bool = Field(default=False, strict=True,
+                              description="Also fail each built-in shared-risk group at once: every SATCOM link "
+                                          "(`satcom`), the links to each constellation (`constellation:<id>`).")
+    groups: list[RiskGroup] | None = Field(default=None, max_length=1000,
+                                           description="Shared-risk groups of the planner's, each failed at once.")
 
 
 class FlowImpact(BaseModel):
@@ -99,7 +120,8 @@ class FlowImpact(BaseModel):
 
 
 class FailureCase(BaseModel):
-    """One failure: ``kind`` link or node, ``element`` its id, ``links`` the links it removes.
+    """One failure: ``kind`` link, node, combination (``k`` elements) or group (a shared risk),
+    ``element`` its name, ``links`` the links it removes, ``nodes`` the nodes it removes.
 
     Totals over flows: ``lost_mbps`` (Σ lost demand, Mbit/s), ``flows_cut`` (flows with no
     route left), ``paths_changed``, ``max_delay_change_ms`` (null if no flow keeps a route
@@ -107,9 +129,10 @@ class FailureCase(BaseModel):
     allocation (null without rated flows still reachable); ``flows`` worst first.
     """
 
-    kind: Literal["link", "node"]
-    element: str
+    kind: Literal["link", "node", "combination", "group"]
+    element: str = Field(description="The link or node id; a combination's ids joined by `+`; a group's id.")
     links: list[str]
+    nodes: list[str] = Field(default_factory=list)
     t_s: float = Field(description="Start of the window analysed (the worst one over the run), s.")
     lost_mbps: float
     flows_cut: int
@@ -134,16 +157,51 @@ class FailureReport(BaseModel):
 
 
 def failure_count(scenario: Scenario, request: FailureRequest) -> int:
-    """How many failures :func:`analyse_failures` evaluates (links asked for, plus nodes)."""
+    """How many failures :func:`analyse_failures` evaluates: combinations of ``k`` of the elements, plus groups."""
     n_links = len(scenario.links) if request.links is None else len(set(request.links))
-    return n_links + (len(scenario.nodes) if request.nodes else 0)
+    n = n_links + (len(scenario.nodes) if request.nodes else 0)
+    return math.comb(n, request.k) + len(_groups(scenario, request))
+
+
+def _groups(sc: Scenario, request: FailureRequest) -> list[tuple[str, set[str], set[str]]]:
+    """``(id, links, nodes)`` of every shared-risk group asked for (built-in ones, then the request's)."""
+    out: list[tuple[str, set[str], set[str]]] = []
+    if request.shared_risk:
+        sats = {n.id: n for n in sc.nodes if isinstance(n, SatelliteNode)}
+        satcom = {l.id for l in sc.links if l.src in sats or l.dst in sats}
+        if satcom:
+            out.append(("satcom", satcom, set()))
+        for name in sorted({n.constellation for n in sats.values() if n.constellation}):
+            members = {s for s, n in sats.items() if n.constellation == name}
+            out.append((f"constellation:{name}",
+                        {l.id for l in sc.links if l.src in members or l.dst in members}, set()))
+    for g in request.groups or []:
+        out.append((g.id, set(g.links), set(g.nodes)))
+    return out
+
+
+def _failures(sc: Scenario, request: FailureRequest) -> list[tuple[str, str, set[str], set[str]]]:
+    """``(kind, element, links removed, nodes removed)`` of every failure asked for."""
+    links = list(dict.fromkeys(request.links)) if request.links is not None else [l.id for l in sc.links]
+    elements: list[tuple[str, str]] = [("link", lid) for lid in links]
+    if request.nodes:
+        elements += [("node", n.id) for n in sc.nodes]
+    out: list[tuple[str, str, set[str], set[str]]] = []
+    for combo in itertools.combinations(elements, request.k):
+        nodes = {e for kind, e in combo if kind == "node"}
+        removed = {e for kind, e in combo if kind == "link"} | {l.id for l in sc.links if {l.src, l.dst} & nodes}
+        kind = combo[0][0] if len(combo) == 1 else "combination"
+        out.append((kind, "+".join(e for _, e in combo), removed, nodes))
+    for gid, glinks, gnodes in _groups(sc, request):
+        out.append(("group", gid, glinks | {l.id for l in sc.links if {l.src, l.dst} & gnodes}, gnodes))
+    return out
 
 
 def _live(sc: Scenario, t_s: float) -> list:
     return [f for f in sc.flows if f.start_s <= t_s < stop_of(f, sc.run.duration_s)]
 
 
-def _plan(network: NetworkTimeline, t_s: float, removed_links: set[str], removed_node: str | None,
+def _plan(network: NetworkTimeline, t_s: float, removed_links: set[str], removed_nodes: set[str],
           request: FailureRequest):
     """Routes and delivered rates of the flows live at ``t_s`` on the network then, without the failed elements.
 
@@ -151,12 +209,12 @@ def _plan(network: NetworkTimeline, t_s: float, removed_links: set[str], removed
     ``delivered[flow] = Mbit/s`` (every live flow: FDM for rated flows, max-min fair share for bulk ones).
     """
     arcs = [a for a in network.arcs_at(t_s) if a.resource not in removed_links
-            and (removed_node is None or removed_node not in (a.src, a.dst))]
+            and a.src not in removed_nodes and a.dst not in removed_nodes]
     net = Network.from_arcs(network.nodes, arcs, no_transit=network.no_transit, name=network.scenario.name)
     flows = _live(network.scenario, t_s)
     routes: dict[str, Any] = {}
     for f in flows:
-        cut = removed_node is not None and removed_node in (f.src, f.dst)
+        cut = f.src in removed_nodes or f.dst in removed_nodes
         routes[f.id] = None if cut else shortest_path(net, f.src, f.dst, request.metric)
     delivered = {f.id: 0.0 for f in flows}
     mean_delay_s = max_util = None
@@ -214,8 +272,9 @@ def analyse_failures(
     Raises
     ------
     ScenarioInvalid
-        Invalid scenario, ``links`` naming an unknown link (``loc ["links", i]``), or ``t_s`` after the run's
-        end (``loc ["t_s"]``).
+        Invalid scenario, ``links`` naming an unknown link (``loc ["links", i]``), a group naming an unknown
+        link or node (``loc ["groups", i, "links"|"nodes", j]``) or nothing, or ``t_s`` after the run's end
+        (``loc ["t_s"]``).
     LimitExceeded
         More failures than ``max_cases`` (``loc ["links"]``).
     DemandUnreachable, LinkInvalid
@@ -227,22 +286,25 @@ def analyse_failures(
         for i, lid in enumerate(request.links):
             if lid not in known:
                 raise ScenarioInvalid([{"loc": ["links", i], "msg": f"no link with id {lid!r}"}])
+    node_ids = {n.id for n in sc.nodes}
+    for i, g in enumerate(request.groups or []):
+        for field, ids, have in (("links", g.links, known), ("nodes", g.nodes, node_ids)):
+            for j, x in enumerate(ids):
+                if x not in have:
+                    raise ScenarioInvalid([{"loc": ["groups", i, field, j], "msg": f"no {field[:-1]} with id {x!r}"}])
+        if not g.links and not g.nodes:
+            raise ScenarioInvalid([{"loc": ["groups", i], "msg": "a group names at least one link or node"}])
     total = failure_count(sc, request)
     if total > max_cases:
-        raise LimitExceeded("MAX_FAILURE_CASES", max_cases, total, ["links"], "failure cases (links + nodes)")
+        raise LimitExceeded("MAX_FAILURE_CASES", max_cases, total, ["links"],
+                            "failure cases (combinations of k links and nodes, plus groups)")
     network = NetworkTimeline(sc)
     times = _times(network, request.t_s)
-    failures: list[tuple[str, str, set[str]]] = []
-    for lid in (list(dict.fromkeys(request.links)) if request.links is not None else [l.id for l in sc.links]):
-        failures.append(("link", lid, {lid}))
-    if request.nodes:
-        for n in sc.nodes:
-            failures.append(("node", n.id, {l.id for l in sc.links if n.id in (l.src, l.dst)}))
-    intact = [_plan(network, t, set(), None, request) for t in times]
+    failures = _failures(sc, request)
+    intact = [_plan(network, t, set(), set(), request) for t in times]
     cases: list[FailureCase] = []
-    for done, (kind, element, removed) in enumerate(failures, start=1):
-        worst = [_case(sc, t, kind, element, removed, base, _plan(network, t, removed, element if kind == "node"
-                                                                  else None, request))
+    for done, (kind, element, removed, nodes) in enumerate(failures, start=1):
+        worst = [_case(sc, t, kind, element, removed, nodes, base, _plan(network, t, removed, nodes, request))
                  for t, base in zip(times, intact)]
         cases.append(min(worst, key=_severity))
         if on_progress:
@@ -264,7 +326,8 @@ def _times(network: NetworkTimeline, t_s: float | None) -> list[float]:
     return [t_s]
 
 
-def _case(sc: Scenario, t_s: float, kind: str, element: str, removed: set[str], base, after) -> FailureCase:
+def _case(sc: Scenario, t_s: float, kind: str, element: str, removed: set[str], nodes: set[str], base, after
+          ) -> FailureCase:
     """One failure at one time: each live flow's impact against the intact plan then, worst first."""
     base_routes, base_delivered = base[0], base[1]
     routes, delivered, mean_delay_s, max_util = after
@@ -285,7 +348,7 @@ def _case(sc: Scenario, t_s: float, kind: str, element: str, removed: set[str], 
     flows.sort(key=lambda x: (-x.lost_mbps, x.reachable, -(x.delay_change_ms or 0.0), x.flow))
     changes = [x.delay_change_ms for x in flows if x.delay_change_ms is not None]
     return FailureCase(
-        kind=kind, element=element, links=sorted(removed), t_s=t_s,
+        kind=kind, element=element, links=sorted(removed), nodes=sorted(nodes), t_s=t_s,
         lost_mbps=math.fsum(x.lost_mbps for x in flows),
         flows_cut=sum(1 for x in flows if not x.reachable and base_routes[x.flow] is not None),
         paths_changed=sum(1 for x in flows if x.path_changed),

@@ -136,3 +136,47 @@ def test_bulk_flows_count_by_their_fair_share():
     assert all(c.lost_mbps == 0.0 for c in report.cases if c.kind == "link")
     worst = report.cases[0]
     assert worst.kind == "node" and worst.lost_mbps == pytest.approx(1000.0) and worst.flows[0].delivered_mbps == 0.0
+
+
+def test_two_simultaneous_failures_match_networkx():
+    """k = 2: every pair of links (and nodes) fails at once; reachability and routes as networkx finds them on
+    the graph without both."""
+    import itertools
+
+    report = analyse_failures(scenario(FLOWS), FailureRequest(metric="delay", k=2, nodes=True))
+    elements = [("link", i) for i, *_ in LINKS] + [("node", n) for n in NODES]
+    assert len(report.cases) == len(list(itertools.combinations(elements, 2)))
+    for case in report.cases:
+        assert case.kind == "combination" and len(case.element.split("+")) == 2
+        g = nx.Graph()
+        g.add_nodes_from(n for n in NODES if n not in case.nodes)
+        for i, a, b, d, c in LINKS:
+            if i not in case.links and a not in case.nodes and b not in case.nodes:
+                g.add_edge(a, b, delay=d)
+        for imp in case.flows:
+            path, _ = ref_route(g, imp.src, imp.dst)
+            assert imp.reachable == (path is not None), (case.element, imp.flow)
+            assert imp.path == (path or []), (case.element, imp.flow)
+
+
+def test_shared_risk_groups_fail_together():
+    """naval-leo: losing every SATCOM link at once cuts both ships at the start (the UAV is not yet in range);
+    the Walker constellation's links fail together; a planner's group (the UAV lost) removes its node and links;
+    a group naming an unknown element is refused naming it."""
+    from tests.conftest import load_example
+
+    doc = load_example("naval-leo")
+    report = analyse_failures(doc, FailureRequest(links=[], shared_risk=True,
+                                                  groups=[{"id": "uav-lost", "nodes": ["uav"]}]))
+    cases = {c.element: c for c in report.cases}
+    assert set(cases) == {"satcom", "constellation:walker", "uav-lost"}
+    satellites = {n["id"] for n in doc["nodes"] if n["kind"] == "satellite"}
+    satcom_links = {l["id"] for l in doc["links"] if {l["src"], l["dst"]} & satellites}
+    assert set(cases["satcom"].links) == satcom_links
+    assert cases["satcom"].flows_cut == len(doc["flows"]) and cases["satcom"].t_s == 0.0
+    leo = {n["id"] for n in doc["nodes"] if n.get("constellation") == "walker"}
+    assert set(cases["constellation:walker"].links) == {l["id"] for l in doc["links"] if {l["src"], l["dst"]} & leo}
+    assert cases["uav-lost"].nodes == ["uav"] and cases["uav-lost"].kind == "group"
+    with pytest.raises(ScenarioInvalid) as err:
+        analyse_failures(doc, FailureRequest(groups=[{"id": "g", "links": ["no-such-link"]}]))
+    assert err.value.errors[0]["loc"] == ["groups", 0, "links", 0]
