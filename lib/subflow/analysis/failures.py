@@ -56,8 +56,8 @@ class RiskGroup(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: Identifier
-    links: list[str] = Field(default_factory=list, max_length=10_000)
-    nodes: list[str] = Field(default_factory=list, max_length=10_000)
+    links: list[str] = Field(default_factory=list, max_length=1000)
+    nodes: list[str] = Field(default_factory=list, max_length=1000)
 
 
 class FailureRequest(BaseModel):
@@ -86,7 +86,7 @@ class FailureRequest(BaseModel):
     shared_risk: bool = Field(default=False, strict=True,
                               description="Also fail each built-in shared-risk group at once: every SATCOM link "
                                           "(`satcom`), the links to each constellation (`constellation:<id>`).")
-    groups: list[RiskGroup] | None = Field(default=None, max_length=1000,
+    groups: list[RiskGroup] | None = Field(default=None, max_length=100,
                                            description="Shared-risk groups of the planner's, each failed at once.")
 
 
