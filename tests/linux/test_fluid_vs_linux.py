@@ -83,6 +83,11 @@ KNOWN_MISSES = {
         "at the configured 20 ms the engine is 1.22x the kernel (2.81 against 2.31 [2.18-2.38] Mbit/s over 30 s "
         "runs); the kernel's smoothed RTT averages 22.6 ms (minimum 20.1 ms, idle path 20.0-20.4 ms), TCP's own "
         "excess, not the delay line's; it matched (0.92) only when compared at that longer RTT",
+    "jitter on every link (newreno, RTT 100 ms, 0.5 % loss on one link) | ±5 ms":
+        "the engine reads 1.99-2.04 Mbit/s, 1.16 of the kernel's pooled median (1.61 over eleven runs, 1.37-2.31) "
+        "and 1.21-1.25 against three CI runs (1.63-1.77); the kernel's mean RTT is 110 ms against the engine's "
+        "~101 ms: the unpaced kernel sends its window in bursts, which queue behind late jitter draws on every "
+        "hop, while the engine spaces packets at the flow's mean rate (docs/validation, reading the grid, item 3)",
 }
 
 
