@@ -115,6 +115,8 @@ def capacity(
     repetitions: Annotated[int, typer.Option(min=1, max=50, help="Seeds per step.")] = 2,
     tolerance: Annotated[Optional[float], typer.Option(help="Stop when the bracket is narrower (default (high-low)/64).")] = None,
     max_steps: Annotated[int, typer.Option(min=2, max=40, help="Steps at most.")] = 12,
+    window: Annotated[Optional[tuple[float, float]], typer.Option(
+        help="Judge the target over this part of the run only: START END, seconds (default: the whole run).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result and trace as JSON.")] = False,
 ) -> None:
     """Smallest parameter value meeting a per-flow throughput / outage target (bisection)."""
@@ -126,7 +128,7 @@ def capacity(
         request = CapacityRequest(parameter=parameter, low=low, high=high, min_mean_mbps=min_mean,
                                   max_zero_s=max_zero, strategy=strategy, engine=engine, repetitions=repetitions,
                                   tolerance=tolerance if tolerance is not None else max((high - low) / 64, 1e-9),
-                                  max_steps=max_steps)
+                                  max_steps=max_steps, window_s=window)
         check_request(doc, request, max_sweep_units=10**6)
         info = get_engine(engine)
 
@@ -141,6 +143,8 @@ def capacity(
     if as_json:
         typer.echo(result.model_dump_json())
         return
+    t0, t1 = result.window_s
+    judged = f"each flow judged over {t0:g}-{t1:g} s of the run"
     table = Table(title=f"{parameter}: trace")
     for col in ("step", "value", "pass", *(f"{f.flow} mean / zero" for f in result.trace[0].flows)):
         table.add_column(col)
@@ -149,6 +153,6 @@ def capacity(
                       *(f"{f.mean_mbps:.3f} Mbit/s / {f.zero_s:.1f} s" for f in s.flows))
     Console().print(table)
     if result.status == "not_found":
-        typer.echo(f"not found: {parameter} = {high:g} (high) does not meet the target")
+        typer.echo(f"not found: {parameter} = {high:g} (high) does not meet the target ({judged})")
     else:
-        typer.echo(f"{result.status}: {parameter} = {result.value:g} ({result.runs} runs)")
+        typer.echo(f"{result.status}: {parameter} = {result.value:g} ({result.runs} runs; {judged})")

@@ -58,6 +58,18 @@ test("multi-select move, undo/redo, keyboard delete, bounds and the time scrubbe
   await time.fill("70");
   await expect(assoc.locator('[data-station="sta1"]')).toContainText("uav (associated)");
   await expect.poll(() => page.evaluate(() => (window as any).__subflowCy.elements("edge.assoc").length)).toBe(2);
+  // the network window of the scrubbed time is the timeline's (REST), and "Next change" jumps to the next one
+  const tl = await request.post("/api/timeline", { data: JSON.parse(fs.readFileSync(file, "utf8")) });
+  expect(tl.status()).toBe(200);
+  const windows: [number, number][] = (await tl.json()).windows;
+  const k = windows.findIndex(([a, b]) => a <= 70 && 70 < b);
+  expect(k).toBeGreaterThan(0);
+  const win = scrubber.getByTestId("network-window");
+  await expect(win).toHaveAttribute("data-index", String(k));
+  await expect(win).toHaveAttribute("data-start", String(windows[k][0]));
+  await expect(win).toContainText(`Network window ${k + 1} of ${windows.length}`);
+  await win.getByRole("button", { name: "Previous change" }).click();
+  await expect(win).toHaveAttribute("data-index", String(k - 1));
   await snap(page, testInfo, "01-scrubber");
   await scrubber.getByLabel("Show").uncheck();
 

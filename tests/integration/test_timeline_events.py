@@ -70,6 +70,19 @@ def test_timeline_matches_the_scenario_geometry(pg_stack, example):
     kinds = [e["kind"] for e in body["events"]]
     assert kinds.count("handover_start") == 2 and kinds.count("association") == 2
     assert [e["t_s"] for e in body["events"]] == sorted(e["t_s"] for e in body["events"])
+    # the network's windows: contiguous over the run, cut at every association change; the routes request
+    # answers on the same windows (merged where the routes do not change)
+    windows = body["windows"]
+    assert windows[0][0] == 0 and windows[-1][1] == body["duration_s"]
+    assert all(w0 < w1 for w0, w1 in windows) and all(a[1] == b[0] for a, b in zip(windows, windows[1:]))
+    starts = {w[0] for w in windows}
+    for a in body["associations"]:
+        for t in (a["t_start_s"], a["t_associated_s"], a["t_end_s"]):
+            assert t >= body["duration_s"] or t in starts, t
+    sid = api.post("/scenarios", json=doc).json()["id"]
+    routes = api.post(f"/scenarios/{sid}/routes", json={"metric": "hop", "pairs": [["sta1", "ship"]]})
+    assert routes.status_code == 200, routes.text
+    assert {w["t_start_s"] for w in routes.json()["windows"]} <= starts
 
 
 def test_timeline_rejects_an_invalid_document_naming_the_field(pg_stack, example):

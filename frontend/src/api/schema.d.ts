@@ -871,7 +871,8 @@ export interface paths {
          *     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
          *     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
          *     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
-         *     link's one-way delay over each use (:mod:`subflow.space.satcom`).
+         *     link's one-way delay over each use (:mod:`subflow.space.satcom`). ``windows`` are the times between
+         *     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
          */
         post: operations["compute_timeline_api_timeline_post"];
         delete?: never;
@@ -1651,6 +1652,14 @@ export interface components {
             strategy?: string;
             /** Tolerance */
             tolerance: number;
+            /**
+             * Window S
+             * @description ``[t_start_s, t_end_s]``: judge the target over this part of the run only (each flow over its active window within it), seconds; null: the whole run.
+             */
+            window_s?: [
+                number,
+                number
+            ] | null;
         };
         /**
          * CapacityResult
@@ -1684,6 +1693,14 @@ export interface components {
             trace: components["schemas"]["CapacityStep"][];
             /** Value */
             value: number | null;
+            /**
+             * Window S
+             * @description The part of the run the target was judged over, seconds.
+             */
+            window_s: [
+                number,
+                number
+            ];
         };
         /**
          * CapacityStep
@@ -4677,6 +4694,14 @@ export interface components {
                     number
                 ][];
             };
+            /**
+             * Windows
+             * @description The run cut where the network changes (an association starts or ends, a link or SATCOM outage starts or ends, an ad-hoc hop comes or goes): ``[t_start_s, t_end_s]`` pairs covering [0, duration_s], seconds. The routes, allocation and failure requests answer per window.
+             */
+            windows: [
+                number,
+                number
+            ][];
         };
         /**
          * TleEphemeris

@@ -9,7 +9,7 @@ import { api, isAbort } from "../api/client";
 import type { ScenarioDocument, TimelinePublic } from "../api/types";
 import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
-import { associationsAt, positionAt, type Corner } from "../lib/timeline";
+import { associationsAt, positionAt, windowIndexAt, type Corner } from "../lib/timeline";
 import { SatcomReadout } from "./SatcomReadout";
 import type { Ghosts } from "./TopologyGraph";
 
@@ -123,6 +123,9 @@ export function TimeScrubber({ doc, onGhosts, onTimeline, onTime }: { doc: Scena
             />
             <output aria-label="Current time">{formatSeconds(t)} s</output>
           </div>
+          {timeline?.windows?.length ? (
+            <NetworkWindow windows={timeline.windows} t={t} onJump={(x) => { setPlaying(false); setT(x); }} />
+          ) : null}
           {error ? <p className="field-error">Timeline not available: {error}</p> : null}
           <ul className="assoc-list" aria-label="Associations at this time">
             {stations.map((sid) => {
@@ -142,3 +145,24 @@ export function TimeScrubber({ doc, onGhosts, onTimeline, onTime }: { doc: Scena
   );
 }
 
+
+/**
+ * Which network window the scrubbed time is in (the run cut where an association, a link or SATCOM outage or an
+ * ad-hoc hop starts or ends: the windows the routes, allocation and failure panels answer per), with buttons to
+ * jump to the previous or next change.
+ */
+function NetworkWindow({ windows, t, onJump }: { windows: readonly (readonly [number, number])[]; t: number; onJump: (t: number) => void }) {
+  const i = windowIndexAt(windows, t);
+  const here = windows[i];
+  if (!here) return null;
+  const [a, b] = here;
+  const previous = windows[i - 1];
+  const next = windows[i + 1];
+  return (
+    <p className="small scrubber-window" data-testid="network-window" data-index={i} data-start={a} data-end={b}>
+      <button type="button" className="btn btn-small" disabled={!previous} onClick={() => previous && onJump(previous[0])}>◀ Previous change</button>{" "}
+      Network window {i + 1} of {windows.length}: {formatSeconds(a)}–{formatSeconds(b)} s (the network is fixed inside it; the planners answer per window){" "}
+      <button type="button" className="btn btn-small" disabled={!next} onClick={() => next && onJump(next[0])}>Next change ▶</button>
+    </p>
+  );
+}

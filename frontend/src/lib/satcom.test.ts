@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SatcomUse } from "../api/types";
-import { delayAt, satcomAt, satcomHandovers, satcomSeries } from "./timeline";
+import { delayAt, satcomAt, satcomHandovers, satcomSeries, windowIndexAt } from "./timeline";
 
 const uses: SatcomUse[] = [
   { terminal: "ship1", satellite: "geosat", link: "ship1-geo", t_start_s: 0, t_end_s: 900, delay_ms: [[0, 128.34], [900, 128.33]] },
@@ -40,5 +40,22 @@ describe("satcomHandovers", () => {
   it("lists each change of satellite with the one left, not the uses that start with the run", () => {
     expect(satcomHandovers(uses)).toEqual([{ terminal: "ship1", t_s: 200, satellite: "leo-b", from: "leo-a" }]);
     expect(satcomHandovers(null)).toEqual([]);
+  });
+});
+
+describe("network windows", () => {
+  const windows: [number, number][] = [[0, 60.5], [60.5, 63.5], [63.5, 100]];
+  it("finds the window holding a time, the last one closed at the run's end", () => {
+    expect(windowIndexAt(windows, 0)).toBe(0);
+    expect(windowIndexAt(windows, 60.4999)).toBe(0);
+    expect(windowIndexAt(windows, 60.5)).toBe(1);
+    expect(windowIndexAt(windows, 99.9)).toBe(2);
+    expect(windowIndexAt(windows, 100)).toBe(2);
+  });
+  it("answers -1 outside the run or without windows", () => {
+    expect(windowIndexAt(windows, 100.1)).toBe(-1);
+    expect(windowIndexAt(windows, -1)).toBe(-1);
+    expect(windowIndexAt([], 5)).toBe(-1);
+    expect(windowIndexAt(undefined, 5)).toBe(-1);
   });
 });

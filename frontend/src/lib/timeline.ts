@@ -51,6 +51,19 @@ export function associationsAt(assocs: readonly AssociationPublic[], t: number):
 }
 
 /**
+ * Index of the network window holding `t` in `windows` (`[t_start_s, t_end_s]` pairs covering the run, from
+ * `POST /api/timeline`): `t_start_s <= t < t_end_s`, the last window closed at the run's end (as
+ * `NetworkTimeline.window_at`); -1 when `windows` is empty or `t` is outside them.
+ */
+export function windowIndexAt(windows: readonly (readonly [number, number])[] | null | undefined, t: number): number {
+  if (!windows?.length) return -1;
+  const i = windows.findIndex(([a, b]) => a <= t && t < b);
+  if (i >= 0) return i;
+  const last = windows.length - 1;
+  return t === windows[last]?.[1] ? last : -1;
+}
+
+/**
  * `doc` with every station that has a trajectory moved to where it is at `t` (metres; the
  * trajectories of `POST /api/timeline`); other nodes, and the document itself, are unchanged.
  */

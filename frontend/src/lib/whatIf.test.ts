@@ -41,7 +41,7 @@ describe("failure overlay", () => {
 
 describe("capacity trace", () => {
   it("takes the worst flow of each step", () => {
-    const pts = tracePoints({ parameter: "p", strategy: "s", min_mean_mbps: 2, max_zero_s: null, status: "found", value: 3,
+    const pts = tracePoints({ parameter: "p", strategy: "s", min_mean_mbps: 2, max_zero_s: null, window_s: [0, 60], status: "found", value: 3,
       bracket: [2, 3], runs: 2, trace: [
         { step: 0, value: 4, passed: true, runs: 1, flows: [{ flow: "a", mean_mbps: 3, zero_s: 0, passed: true }, { flow: "b", mean_mbps: 2.5, zero_s: 1, passed: true }] },
         { step: 1, value: 2, passed: false, runs: 1, flows: [{ flow: "a", mean_mbps: 1.5, zero_s: 2, passed: false }] },

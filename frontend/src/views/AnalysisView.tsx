@@ -246,6 +246,8 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
   const [strategy, setStrategy] = useState("mptcp");
   const [repetitions, setRepetitions] = useState("1");
   const [tolerance, setTolerance] = useState("0.25");
+  const [windowFrom, setWindowFrom] = useState("");
+  const [windowTo, setWindowTo] = useState("");
   const [job, setJob] = useState<JobPublic | null>(null);
   const [result, setResult] = useState<CapacityResult | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
@@ -259,6 +261,9 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
         parameter, low: Number(low), high: Number(high), min_mean_mbps: Number(minMean),
         max_zero_s: maxZero.trim() ? Number(maxZero) : null, strategy, engine: "fluid",
         repetitions: Number(repetitions), tolerance: Number(tolerance), max_steps: 12, integer: false,
+        window_s: windowFrom.trim() || windowTo.trim()
+          ? [Number(windowFrom.trim() || "0"), Number(windowTo.trim() || String(doc.run?.duration_s ?? 100))]
+          : null,
       });
       setJob({ job_id: accepted.job_id, status: "queued", progress: 0, result: null, error: null });
       stop.current = followProgress<JobPublic>(analysisApi.jobEventsUrl(accepted.job_id), setJob, async (last) => {
@@ -293,6 +298,8 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
         <div className="field"><label htmlFor="cap-strategy">Strategy</label><input id="cap-strategy" value={strategy} onChange={(e) => setStrategy(e.currentTarget.value)} /></div>
         <div className="field"><label htmlFor="cap-reps">Repetitions per step</label><input id="cap-reps" type="number" min={1} value={repetitions} onChange={(e) => setRepetitions(e.currentTarget.value)} /></div>
         <div className="field"><label htmlFor="cap-tol">Tolerance</label><input id="cap-tol" type="number" value={tolerance} onChange={(e) => setTolerance(e.currentTarget.value)} /></div>
+        <div className="field"><label htmlFor="cap-from">Judged from (s, optional)</label><input id="cap-from" type="number" min={0} value={windowFrom} onChange={(e) => setWindowFrom(e.currentTarget.value)} /></div>
+        <div className="field"><label htmlFor="cap-to">to (s, optional)</label><input id="cap-to" type="number" min={0} value={windowTo} onChange={(e) => setWindowTo(e.currentTarget.value)} /></div>
         <button type="button" className="btn btn-primary" onClick={start} disabled={running}>{running ? "Searching…" : "Find capacity"}</button>
       </div>
       <ErrorList title="The search was refused or failed:" items={errors} />
@@ -303,6 +310,7 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
             {result.status === "not_found"
               ? `Not found: even ${result.parameter} = ${high} misses the target.`
               : `${result.parameter} = ${formatFixed3(result.value)} is enough (${result.status === "low_passes" ? "already at the lower end" : `between ${formatFixed3(result.bracket?.[0])} and ${formatFixed3(result.bracket?.[1])}`}); ${result.runs} runs.`}
+            {` Each flow judged over ${result.window_s[0]}–${result.window_s[1]} s of the run.`}
           </p>
           <CapacityTraceChart points={tracePoints(result)} target={result.min_mean_mbps} parameter={result.parameter} answer={result.value ?? null} />
         </>

@@ -7,7 +7,8 @@ paths sweeps accept, :func:`subflow.comparison.sweeps.apply_parameter`), assumin
 in the parameter (more bandwidth never hurts). Each step is one sweep point: ``repetitions``
 runs of one strategy through :func:`subflow.comparison.compare.compare` with seeds ``run.seed + r``; the
 step *passes* when, averaged over the repetitions, every flow's mean throughput is
-≥ ``min_mean_mbps`` and every flow's time at zero is ≤ ``max_zero_s``.
+≥ ``min_mean_mbps`` and every flow's time at zero is ≤ ``max_zero_s``, both over the flow's active
+window within ``window_s`` (the whole run by default; e.g. only the minutes a LEO satellite is in view).
 
 The search first checks ``high`` (if it fails, there is no answer in the range) and ``low``
 (if it passes, ``low`` is the answer), then halves the bracket ``[passing, failing]`` until it
@@ -32,6 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from subflow.comparison.compare import Runner, compare
 from subflow.comparison.sweeps import apply_parameter
 from subflow.errors import LimitExceeded, ScenarioInvalid
+from subflow.results.document import FlowSummary, StrategyResult, summarize_flow
+from subflow.runplan.topology import stop_of
 from subflow.scenario.document import load_scenario
 
 
@@ -56,11 +59,19 @@ class CapacityRequest(BaseModel):
     tolerance: float = Field(gt=0, allow_inf_nan=False)
     max_steps: int = Field(default=12, ge=2, le=40)
     integer: bool = Field(default=False, strict=True, description="Only whole values (e.g. a count).")
+    window_s: tuple[float, float] | None = Field(
+        default=None, description="``[t_start_s, t_end_s]``: judge the target over this part of the run only "
+        "(each flow over its active window within it), seconds; null: the whole run.")
 
     @model_validator(mode="after")
     def _bracket(self) -> "CapacityRequest":
         if not self.low < self.high:
             raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
+        if self.window_s is not None:
+            t0, t1 = self.window_s
+            if not (math.isfinite(t0) and math.isfinite(t1) and 0 <= t0 < t1):
+                raise ValueError(f"window_s must be [t_start_s, t_end_s] with 0 <= t_start_s < t_end_s "
+                                 f"(got [{t0:g}, {t1:g}])")
         return self
 
 
@@ -95,6 +106,7 @@ class CapacityResult(BaseModel):
     strategy: str
     min_mean_mbps: float
     max_zero_s: float | None
+    window_s: tuple[float, float] = Field(description="The part of the run the target was judged over, seconds.")
     status: Literal["found", "low_passes", "not_found"]
     value: float | None
     bracket: tuple[float, float] | None
@@ -124,6 +136,9 @@ def check_request(doc: dict[str, Any], request: CapacityRequest, max_sweep_units
             load_scenario(point)
         except ScenarioInvalid as exc:
             raise ScenarioInvalid([{"loc": [name, *e["loc"]], "msg": e["msg"]} for e in exc.errors]) from None
+    if request.window_s is not None and request.window_s[0] >= load_scenario(doc).run.duration_s:
+        raise ScenarioInvalid([{"loc": ["window_s"], "msg": f"starts at {request.window_s[0]:g} s, at or after the "
+                                f"run's end ({load_scenario(doc).run.duration_s:g} s)"}])
     if max_runs(request) > max_sweep_units:
         raise LimitExceeded("MAX_SWEEP_UNITS", max_sweep_units, max_runs(request), ["max_steps"],
                             "runs (max_steps x repetitions)")
@@ -138,7 +153,7 @@ def evaluate(doc: dict[str, Any], request: CapacityRequest, value: float, runner
     for r in range(request.repetitions):
         point.setdefault("run", {})["seed"] = base_seed + r
         result = compare(point, [request.strategy], runner, engine=request.engine)
-        for fs in result.strategies[request.strategy].summary.flows:
+        for fs in _judged(point, request, result.strategies[request.strategy]):
             per_flow.setdefault(fs.id, []).append((fs.mean_mbps, fs.zero_s))
         if on_run:
             on_run()
@@ -150,6 +165,28 @@ def evaluate(doc: dict[str, Any], request: CapacityRequest, value: float, runner
         flows.append(FlowFigures(flow=fid, mean_mbps=mean, zero_s=zero, passed=ok))
     return CapacityStep(step=step, value=value, passed=bool(flows) and all(f.passed for f in flows),
                         runs=request.repetitions, flows=flows)
+
+
+def judged_window(doc: dict[str, Any], request: CapacityRequest) -> tuple[float, float]:
+    """``request.window_s`` clipped to the run, or the whole run ``(0, run.duration_s)``, seconds."""
+    duration = load_scenario(doc).run.duration_s
+    if request.window_s is None:
+        return 0.0, duration
+    return request.window_s[0], min(request.window_s[1], duration)
+
+
+def _judged(doc: dict[str, Any], request: CapacityRequest, result: StrategyResult) -> list[FlowSummary]:
+    """Per flow of ``result``: its summary over its active window within :func:`judged_window`."""
+    if request.window_s is None:
+        return result.summary.flows
+    t0, t1 = judged_window(doc, request)
+    scenario = load_scenario(doc)
+    active = {f.id: (f.start_s, stop_of(f, scenario.run.duration_s)) for f in scenario.flows}
+    out = []
+    for flow in result.flows:
+        a0, a1 = active.get(flow.id, (0.0, scenario.run.duration_s))
+        out.append(summarize_flow(flow, scenario.run.interval_s, max(a0, t0), max(max(a0, t0), min(a1, t1))))
+    return out
 
 
 def _midpoint(lo: float, hi: float, integer: bool) -> float:
@@ -208,7 +245,7 @@ def capacity_search(
     def done(status: str, value: float | None, bracket: tuple[float, float] | None) -> CapacityResult:
         return CapacityResult(parameter=request.parameter, strategy=request.strategy,
                               min_mean_mbps=request.min_mean_mbps, max_zero_s=request.max_zero_s,
-                              status=status, value=value, bracket=bracket, runs=sum(t.runs for t in trace),
+                              window_s=judged_window(doc, request), status=status, value=value, bracket=bracket, runs=sum(t.runs for t in trace),
                               trace=trace)
 
     lo, hi = float(request.low), float(request.high)

@@ -104,6 +104,74 @@ def station_queue_resources(scenario: Scenario, timeline) -> list[Resource]:
     return out
 
 
+def table_rate_at(steps: list[tuple[float, float]], d: float) -> float:
+    """The rate (Mbit/s) of the first ``(distance_m, rate_mbps)`` step whose distance is at least ``d``
+    (metres; the last step's rate beyond the table): a ``rate_table`` read at a slant range."""
+    return next((r for dist, r in steps if dist >= d), steps[-1][1])
+
+
+class AirRates:
+    """What each air resource carries over time by the radio model, for one station alone.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        In its local frame (:func:`subflow.space.mobility.to_local`).
+    timeline : AssociationTimeline
+        :func:`subflow.radio.association.association_timeline` of the scenario.
+
+    Notes
+    -----
+    Each association's rate steps by distance (:func:`subflow.radio.association.hop_rate_steps`) are
+    computed once; :meth:`at` reads them at a time.
+    """
+
+    def __init__(self, scenario: Scenario, timeline):
+        nodes = {n.id: n for n in scenario.nodes}
+        self.trajectories = timeline.trajectories
+        mss = scenario.transport.mss_bytes
+        self.members: list[tuple[object, AccessPointNode, list[tuple[float, float]], bool]] = []
+        for a in timeline.associations:
+            ap = nodes[a.access_point]
+            if not isinstance(ap, AccessPointNode) or (ap.radio is None and not ap.rate_table):
+                continue
+            steps = hop_rate_steps(hop_budget(scenario, ap, nodes[a.station], self.trajectories), ap)
+            queues = has_station_queues(ap)
+            if queues:
+                r = ap.radio
+                steps = [(dist, capacity_for_goodput_mbps(
+                    station_tcp_goodput_mbps(r.phy, r.channel_width_mhz, r.frequency_mhz, rate, mss), mss))
+                    for dist, rate in steps]
+            self.members.append((a, ap, steps, queues))
+
+    def at(self, t_s: float) -> dict[str, float]:
+        """Rates at ``t_s`` (s), Mbit/s, per resource id.
+
+        For the shared ``"air:<ap>"`` of an access point with a ``rate_table``: the table rate of its slowest
+        station associated at ``t_s`` (the run's rule, ``_air_capacity_changes`` of
+        :mod:`subflow.runplan.resolve`). For each per-station queue (:func:`has_station_queues`) of a member
+        associated at ``t_s``: the shaper rate (:func:`subflow.runplan.document.capacity_for_goodput_mbps`)
+        of the bulk TCP goodput its MCS at that distance carries alone (:func:`station_tcp_goodput_mbps`;
+        0 beyond the radio's range). Both capped by ``wireless_bandwidth_mbps``. Resources with no member
+        associated at ``t_s`` are absent (they keep ``wireless_bandwidth_mbps``). How a cell's stations
+        share its airtime (:func:`station_queue_capacity_changes`) depends on which queues carry traffic,
+        and is the run's.
+        """
+        out: dict[str, float] = {}
+        for a, ap, steps, queues in self.members:
+            if not a.t_associated_s <= t_s < a.t_end_s:
+                continue
+            d = distance_at(self.trajectories[a.station], self.trajectories[ap.id], t_s)
+            cap = ap.wireless_bandwidth_mbps
+            if queues:
+                for rid, *_ in air_arcs(a.station, ap):
+                    out[rid] = min(cap, _goodput_at(steps, d))
+            else:
+                rid = f"air:{ap.id}"
+                out[rid] = min(out.get(rid, cap), table_rate_at(steps, d))
+        return out
+
+
 @lru_cache(maxsize=None)
 def station_tcp_goodput_mbps(phy: str, channel_width_mhz: int, frequency_mhz: float, rate_mbps: float,
                              mss_bytes: int) -> float:

@@ -39,7 +39,7 @@ import math
 
 from subflow.errors import Unreachable
 from subflow.radio.association import hop_budget, hop_rate_steps, range_windows
-from subflow.runplan.air_cells import station_queue_capacity_changes
+from subflow.runplan.air_cells import station_queue_capacity_changes, table_rate_at
 from subflow.runplan.controller import apply_fdm
 from subflow.runplan.document import CapacityChange, FlowPlan, RunPlan, Segment, SubflowPath
 from subflow.runplan.path_policies import PATH_POLICIES
@@ -49,17 +49,12 @@ from subflow.scenario.document import AccessPointNode, Scenario
 from subflow.space.mobility import distance_at, to_local
 
 
-def _rate_at(steps: list[tuple[float, float]], d: float) -> float:
-    """The rate of the first step whose distance is at least ``d`` (the last beyond the table)."""
-    return next((r for dist, r in steps if dist >= d), steps[-1][1])
-
-
 def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, str, float, float, list]],
                       trajectories, duration: float) -> list[CapacityChange]:
     """Capacity changes of a shared resource whose rate follows its members' distances.
 
     ``members``: ``(node_a, node_b, t_from_s, t_to_s, steps)`` — a hop between two nodes that
-    uses the resource over [t_from, t_to) with rate ``_rate_at(steps, distance)``. The capacity is
+    uses the resource over [t_from, t_to) with rate ``table_rate_at(steps, distance)``. The capacity is
     the smallest member rate, capped by ``cap_mbps``; with no member present it is ``cap_mbps``.
     """
     cuts = {0.0}
@@ -73,7 +68,7 @@ def _stepped_capacity(resource: str, cap_mbps: float, members: list[tuple[str, s
     current = cap_mbps
     for t0, t1 in zip(times, times[1:] + [math.inf]):
         mid = t0 + (0.5 * (t1 - t0) if t1 < math.inf else 1e-6)
-        rates = [_rate_at(steps, distance_at(trajectories[a], trajectories[b], mid))
+        rates = [table_rate_at(steps, distance_at(trajectories[a], trajectories[b], mid))
                  for a, b, t_from, t_to, steps in members if t_from <= mid < t_to]
         rate = min([cap_mbps, *rates])
         if rate != current or (t0 == 0.0 and rate != cap_mbps):

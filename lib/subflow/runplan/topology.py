@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 from subflow.planning.network import Arc, Demand, Network
 from subflow.radio.association import Association, association_timeline, radio_budget, range_windows
-from subflow.runplan.air_cells import air_arcs, has_station_queues, station_queue_resources
+from subflow.runplan.air_cells import AirRates, air_arcs, has_station_queues, station_queue_resources, table_rate_at
 from subflow.runplan.document import DelayChange, Resource
 from subflow.runplan.path_policies import Interval
 from subflow.scenario.document import AccessPointNode, Scenario, StationNode, end_points, load_scenario
-from subflow.space.mobility import to_local
+from subflow.space.mobility import distance_at, to_local
 from subflow.space.satcom import SatcomTimeline, satcom_timeline
 
 
@@ -34,9 +34,10 @@ class AdhocLink:
     windows: list[tuple[float, float]]
     steps: list[tuple[float, float]]
 
-    def arcs(self) -> list[Arc]:
-        """Both directions; the delay and loss of an ad-hoc hop are 0 (the shared resource carries the rate)."""
-        cap = self.steps[0][1]
+    def arcs(self, capacity_mbps: float | None = None) -> list[Arc]:
+        """Both directions at ``capacity_mbps`` (default: the best rate step, Mbit/s); the delay and loss of an
+        ad-hoc hop are 0 (the shared resource carries the rate)."""
+        cap = self.steps[0][1] if capacity_mbps is None else capacity_mbps
         return [Arc(self.resource, self.a, self.b, 0.0, 0.0, cap), Arc(self.resource, self.b, self.a, 0.0, 0.0, cap)]
 
 
@@ -230,6 +231,7 @@ class NetworkTimeline:
         self.outages += satcom_outages
         self.link_events += satcom_events
         self.capacity = {r.id: r.capacity_mbps for r in self.resources}
+        self.air_rates = AirRates(to_local(scenario), self.timeline)
         self.nodes = [n.id for n in scenario.nodes]
         self.aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
         self.own_delay = {link.id: link.delay_ms for link in scenario.links}
@@ -303,16 +305,20 @@ class NetworkTimeline:
         sat = self.satcom.links
         arcs = [arc if link not in sat else _with_delay(arc, sat[link].delay_at(mid) + self.own_delay[link])
                 for link, arc in self.wired if link not in down]
+        capacity = {**self.capacity, **self.air_rates.at(mid)}
         for a in active:
-            arcs += air_arcs(a.station, self.aps[a.access_point])
+            arcs += [arc._replace(capacity_mbps=capacity[arc.resource])
+                     for arc in air_arcs(a.station, self.aps[a.access_point])]
+        tr = self.timeline.trajectories
         for link in self.adhoc:
             if any(w0 <= mid < w1 for w0, w1 in link.windows):
-                arcs += link.arcs()
+                capacity[link.resource] = table_rate_at(link.steps, distance_at(tr[link.a], tr[link.b], mid))
+                arcs += link.arcs(capacity[link.resource])
         duration = self.scenario.run.duration_s
         return Interval(
             nodes=self.nodes,
             arcs=arcs,
-            capacity=self.capacity,
+            capacity=capacity,
             live_flows=[g for g in self.scenario.flows if g.start_s <= mid < stop_of(g, duration)],
             pending=[(a.station, air_arcs(a.station, self.aps[a.access_point])) for a in pending],
             no_transit=self.no_transit,

@@ -380,10 +380,11 @@ class SatcomUse(BaseModel):
         "at the end; as the run plan's delay changes.")
 
 
-def satcom_uses(scenario: Scenario) -> list[SatcomUse]:
+def satcom_uses(scenario: Scenario, timeline: SatcomTimeline | None = None) -> list[SatcomUse]:
     """Every use of a satellite by a ground terminal of a validated scenario, in time order (empty without
-    satellites on orbits), with the link's delay over the use (see :class:`SatcomUse`)."""
-    tl = satcom_timeline(scenario)
+    satellites on orbits), with the link's delay over the use (see :class:`SatcomUse`). ``timeline``: the
+    scenario's :func:`satcom_timeline` when the caller has it already (computed here otherwise)."""
+    tl = satcom_timeline(scenario) if timeline is None else timeline
     if not tl.links:
         return []
     own = {link.id: link.delay_ms for link in scenario.links}

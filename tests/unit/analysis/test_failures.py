@@ -180,3 +180,61 @@ def test_shared_risk_groups_fail_together():
     with pytest.raises(ScenarioInvalid) as err:
         analyse_failures(doc, FailureRequest(groups=[{"id": "g", "links": ["no-such-link"]}]))
     assert err.value.errors[0]["loc"] == ["groups", 0, "links", 0]
+
+
+def test_two_hundred_flows_on_a_topology_zoo_graph_stay_physical_and_match_networkx():
+    """Kdl (Topology Zoo, 754 nodes, 895 links) with 200 flows between random pairs, half bulk and half rated:
+    30 random single-link failures. Every figure is finite and non-negative, no rated flow gets more than it asks,
+    the rated flows' allocation keeps every link below its capacity, the bulk flows (on their routes) share what
+    is left within each link's capacity, and reachability and each route's delay are networkx's on the graph
+    without the failed link. (A rated flow's allocation may split over several paths, Flow Deviation: its rate
+    is not all on its reported route.)"""
+    import math
+    import random
+
+    from subflow_testbeds.loads import random_bulk_flows
+
+    from tests.unit.engines.test_fluid_validity import zoo
+
+    doc = random_bulk_flows(zoo("Kdl"), 200, 10.0, seed=3)
+    rng = random.Random(5)
+    for f in doc["flows"][::2]:
+        f["rate_mbps"] = round(rng.uniform(0.5, 20.0), 2)
+    failed = [link["id"] for link in rng.sample(doc["links"], 30)]
+    report = analyse_failures(doc, FailureRequest(metric="delay", links=failed, t_s=0.0))
+    assert sorted(c.element for c in report.cases) == sorted(failed)
+    assert math.isfinite(report.intact_delivered_mbps) and report.intact_delivered_mbps > 0
+    links = {link["id"]: link for link in doc["links"]}
+    for case in report.cases:
+        g = nx.Graph()
+        g.add_nodes_from(n["id"] for n in doc["nodes"])
+        pair_capacity: dict[frozenset, float] = {}
+        for link in doc["links"]:
+            if link["id"] in case.links:
+                continue
+            key = frozenset((link["src"], link["dst"]))
+            delay = link.get("delay_ms", 0.0)
+            if not g.has_edge(link["src"], link["dst"]) or g[link["src"]][link["dst"]]["delay"] > delay:
+                g.add_edge(link["src"], link["dst"], delay=delay)
+            pair_capacity[key] = pair_capacity.get(key, 0.0) + links[link["id"]].get("bandwidth_mbps", 100.0)
+        assert math.isfinite(case.lost_mbps) and case.lost_mbps >= -1e-9, case.element
+        assert case.max_utilization is not None and 0.0 <= case.max_utilization < 1.0, case.element
+        load: dict[tuple[str, str], float] = {}
+        for fi in case.flows:
+            assert fi.reachable == nx.has_path(g, fi.src, fi.dst), (case.element, fi.flow)
+            if fi.delivered_mbps is not None:
+                assert math.isfinite(fi.delivered_mbps) and fi.delivered_mbps >= 0.0, (case.element, fi.flow)
+            if fi.requested_mbps is not None and fi.delivered_mbps is not None:
+                assert fi.delivered_mbps <= fi.requested_mbps * (1 + 1e-9), (case.element, fi.flow)
+            if not fi.reachable:
+                assert not fi.delivered_mbps, (case.element, fi.flow)
+                continue
+            assert fi.delay_ms == pytest.approx(nx.dijkstra_path_length(g, fi.src, fi.dst, weight="delay"),
+                                                rel=1e-9, abs=1e-9), (case.element, fi.flow)
+            for a, b in zip(fi.path, fi.path[1:]):
+                assert frozenset((a, b)) in pair_capacity, (case.element, fi.flow, a, b)
+                if fi.requested_mbps is None:
+                    load[a, b] = load.get((a, b), 0.0) + (fi.delivered_mbps or 0.0)
+        for (a, b), mbps in load.items():
+            # each direction within the capacity of the links joining the two nodes
+            assert mbps <= pair_capacity[frozenset((a, b))] * (1 + 1e-9), (case.element, a, b, mbps)

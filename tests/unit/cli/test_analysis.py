@@ -56,3 +56,14 @@ def test_capacity_bad_parameter_exits_2():
     out = runner.invoke(app, ["capacity", UAV, "--parameter", "links.nope.bandwidth_mbps", "--low", "1",
                               "--high", "2", "--min-mean", "1"])
     assert out.exit_code == 2 and "nope" in out.output
+
+
+def test_capacity_window_is_echoed_and_a_window_after_the_run_exits_2():
+    out = runner.invoke(app, ["capacity", UAV, "--parameter", "links.uav-ship.bandwidth_mbps", "--low", "0.5",
+                              "--high", "10", "--min-mean", "2.5", "--repetitions", "1", "--tolerance", "2",
+                              "--max-steps", "3", "--window", "10", "20"])
+    assert out.exit_code == 0, out.output
+    assert "judged over 10-20 s of the run" in out.output.splitlines()[-1]
+    out = runner.invoke(app, ["capacity", UAV, "--parameter", "links.uav-ship.bandwidth_mbps", "--low", "0.5",
+                              "--high", "10", "--min-mean", "2.5", "--window", "5000", "6000"])
+    assert out.exit_code == 2 and "window_s" in out.output

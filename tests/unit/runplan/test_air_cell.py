@@ -201,3 +201,38 @@ def test_dcf_shares_fill_the_airtime_with_equal_saturated_shares(contenders):
     else:
         assert all(si >= di * (1 - 1e-9) for di, si in zip(d, s))
     assert all(0 < si <= gi * (1 + 1e-12) for gi, si in zip(g, s))
+
+
+# ----------------------------------------------------------------------------- the planners read the same radio
+def test_the_planners_air_hops_carry_each_stations_radio_rate():
+    # the routes, allocation and failure requests read NetworkTimeline's arcs: a station's air hops carry what its
+    # MCS carries alone (the hand airtime above), not the access point's nominal 54 Mbit/s; the plan's own queue for
+    # a station alone in the cell (its flow the only one) gets the same figure
+    from subflow.analysis.planning import AllocationRequest, allocation_document
+    from subflow.runplan.topology import NetworkTimeline
+
+    doc = _with_flows([10, 50], [(0, 5.0, False)])
+    doc["flows"].append({"id": "f1", "src": "h1", "dst": "sta1", "rate_mbps": 5.0})
+    caps = {a.resource: a.capacity_mbps for a in NetworkTimeline(doc).interval(10.0).arcs}
+    assert caps["air:ap1:ap1>sta0"] == pytest.approx(_tcp_goodput_mbps(54) * FRAME / MSS, rel=1e-9)
+    assert caps["air:ap1:sta0>ap1"] == pytest.approx(_tcp_goodput_mbps(54) * FRAME / MSS, rel=1e-9)
+    assert caps["air:ap1:ap1>sta1"] == pytest.approx(_tcp_goodput_mbps(36) * FRAME / MSS, rel=1e-9)
+    alone = _air_capacities(_with_flows([10, 50], [(0, None, False)]))
+    assert caps["air:ap1:ap1>sta0"] == pytest.approx(alone["air:ap1:ap1>sta0"], rel=1e-12)
+    allocation = allocation_document(doc, AllocationRequest(t_s=10.0))
+    loads = {(ld["link"], ld["dst"]): ld for ld in allocation["links"]}
+    assert loads["air:ap1:sta1", "sta1"]["capacity"] == pytest.approx(_tcp_goodput_mbps(36) * FRAME / MSS, rel=1e-9)
+
+
+def test_a_station_moving_away_loses_rate_in_the_planners_too():
+    # sta0 walks from 10 m to 50 m: 54 Mbit/s at the start, 36 Mbit/s (error_rate) at the end
+    from subflow.runplan.topology import NetworkTimeline
+
+    doc = _scenario([10])
+    doc["nodes"][2]["mobility"] = {"model": "waypoints", "points": [{"t_s": 0, "x_m": 10, "y_m": 0},
+                                                                    {"t_s": 20, "x_m": 50, "y_m": 0}]}
+    net = NetworkTimeline(doc)
+    start = {a.resource: a.capacity_mbps for a in net.interval(0.1).arcs}
+    end = {a.resource: a.capacity_mbps for a in net.interval(19.9).arcs}
+    assert start["air:ap1:ap1>sta0"] == pytest.approx(_tcp_goodput_mbps(54) * FRAME / MSS, rel=1e-9)
+    assert end["air:ap1:ap1>sta0"] == pytest.approx(_tcp_goodput_mbps(36) * FRAME / MSS, rel=1e-9)

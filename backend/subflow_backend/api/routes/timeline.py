@@ -1,9 +1,9 @@
 """``/api/timeline``: node trajectories, the association timeline and the SATCOM uses of a scenario document.
 
 The editor's time scrubber posts the document it is editing (saved or not) and
-animates the answer; nothing is stored. The computation is the domain
-library's (:func:`subflow.radio.association.association_timeline`), so the scrubber
-shows exactly the associations a run would use.
+animates the answer; nothing is stored. The answer is read from the scenario's one network model over
+time (:class:`subflow.runplan.topology.NetworkTimeline`, which runs and the planning requests read too),
+so the scrubber shows exactly the associations, SATCOM uses and network windows a run and the planners use.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field
 
-from subflow.radio.association import association_timeline
 from subflow.results.document import RadioEvent, parse_radio_events
 from subflow.scenario.document import load_scenario
 from subflow.scenario.geodesy import frame_of, geo_corners
 from subflow.service.limits import check_scenario
 from subflow.space.mobility import Leg
 from subflow.space.satcom import SatcomUse, satcom_uses
+from subflow.runplan.topology import NetworkTimeline
 
 from subflow_backend.settings import settings
 
@@ -62,6 +62,10 @@ class TimelinePublic(BaseModel):
         default_factory=list,
         description="Scenarios with satellites on orbits (satcom settings): every use of a satellite by a "
         "ground terminal, in time order, with the link's delay over it; empty otherwise.")
+    windows: list[tuple[float, float]] = Field(
+        description="The run cut where the network changes (an association starts or ends, a link or SATCOM "
+        "outage starts or ends, an ad-hoc hop comes or goes): ``[t_start_s, t_end_s]`` pairs covering "
+        "[0, duration_s], seconds. The routes, allocation and failure requests answer per window.")
 
 
 def corners(legs: list[Leg]) -> list[tuple[float, float, float]]:
@@ -92,11 +96,13 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
-    link's one-way delay over each use (:mod:`subflow.space.satcom`).
+    link's one-way delay over each use (:mod:`subflow.space.satcom`). ``windows`` are the times between
+    which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
     """
     scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
     check_scenario(scenario, settings.limits)  # LimitExceeded → 422 naming the MAX_* setting
-    tl = association_timeline(scenario)
+    network = NetworkTimeline(scenario)
+    tl = network.timeline
     frame = frame_of(scenario)
     return TimelinePublic(
         duration_s=scenario.run.duration_s,
@@ -106,5 +112,6 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
         origin=None if frame is None else (frame.origin_lat_deg, frame.origin_lon_deg),
         associations=[AssociationPublic(**a.__dict__) for a in tl.associations],
         events=parse_radio_events(tl.events),
-        satcom=satcom_uses(scenario),
+        satcom=satcom_uses(scenario, network.satcom),
+        windows=network.windows(),
     )
