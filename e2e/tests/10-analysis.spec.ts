@@ -75,6 +75,9 @@ test("capacity search: the UAV backhaul two 2.5 Mbit/s users need", async ({ pag
   const answer = page.getByTestId("capacity-answer-text");
   await expect(answer).toBeVisible({ timeout: 120_000 });
   await expect(answer).toHaveAttribute("data-status", "found");
+  // no window asked: the whole run was judged, and the answer says so
+  const duration = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "examples", "uav-backhaul-planning.json"), "utf8")).run.duration_s;
+  await expect(answer).toContainText(`Each flow judged over 0–${duration} s of the run.`);
   const value = Number(await answer.getAttribute("data-value"));
   // SATCOM 2 Mbit/s + UAV backhaul B carry (2 + B)·1448/1514 of goodput; 2 × 2.5 Mbit/s needs B ≥ 3.228
   expect(value).toBeGreaterThanOrEqual(5 * 1514 / 1448 - 2);
