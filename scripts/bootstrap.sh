@@ -76,6 +76,11 @@ for tool in iperf3:iperf3 iptables:iptables mptcpize:mptcpd; do
   command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install "${tool##*:}"; }
 done
 
+# --- the Debian VM testbed (real 802.11 on mac80211_hwsim, which this host's kernel lacks): mmdebstrap, QEMU, cpio
+for tool in mmdebstrap:mmdebstrap qemu-system-x86_64:qemu-system-x86 cpio:cpio; do
+  command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install --no-install-recommends "${tool##*:}"; }
+done
+
 # --- browser and e2e packages ------------------------------------------------------------------
 command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || { say "installing Chromium"; apt_install chromium; }
 if [ -f e2e/package.json ]; then

@@ -32,6 +32,8 @@ step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib
 step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q -m integration tests/integration
 step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --reruns 1 --reruns-delay 2 tests/linux \
   engines/subflow_engines/linux/iperf3.py engines/subflow_engines/linux/sockets.py
+step "Debian VM: real 802.11 association and roam (mac80211_hwsim, hostapd, wpa_supplicant; QEMU)" \
+  .venv/bin/python -m pytest -q -s tests/vm
 if [ -f frontend/package.json ]; then
   step "frontend: API types match the backend's OpenAPI, type-check, unit tests (vitest)" bash -c 'cd frontend && npm run --silent api:check && npm test --silent'
   step "frontend: the production bundle has no test hook, the e2e build has it" bash -c 'cd frontend && npm run --silent check:bundle'
