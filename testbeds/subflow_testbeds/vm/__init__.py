@@ -7,7 +7,7 @@ printed and the files it sent back, and :mod:`.wifi_roam` is the job that associ
 access point and roams it to another with a TCP flow across the roam.
 """
 
-from subflow_testbeds.vm.image import PACKAGES, VmImage, build_image, ensure_image
+from subflow_testbeds.vm.image import FLAVOURS, PACKAGES, VmImage, build_image, ensure_image
 from subflow_testbeds.vm.qemu import VmError, VmJobResult, run_job
 
-__all__ = ["PACKAGES", "VmError", "VmImage", "VmJobResult", "build_image", "ensure_image", "run_job"]
+__all__ = ["FLAVOURS", "PACKAGES", "VmError", "VmImage", "VmJobResult", "build_image", "ensure_image", "run_job"]

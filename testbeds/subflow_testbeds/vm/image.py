@@ -44,6 +44,16 @@ KEPT_MODULES = ("net/", "lib/", "crypto/", "arch/", "drivers/net/wireless/mac802
 #: top-level modules of ``drivers/net`` (veth, tun, dummy, macvlan, ifb…) are kept too
 KEPT_NET_DRIVER_FILES = True
 HERE = Path(__file__).resolve().parent
+#: the Mininet-WiFi flavour adds what building and running Mininet, Mininet-WiFi, wmediumd and hwsim_mgmt
+#: from their sources needs (compilers and headers, the Python packages ``mn_wifi`` imports, Mininet's tools)
+MININET_WIFI_PACKAGES = (
+    "gcc", "make", "libc6-dev", "pkg-config", "libnl-3-dev", "libnl-genl-3-dev", "libnl-route-3-dev",
+    "libconfig-dev", "libevent-dev", "python3-setuptools", "python3-pip", "python3-numpy", "python3-matplotlib",
+    "python3-requests", "python3-six", "python3-bitstring", "python3-pil", "openvswitch-testcontroller",
+    "net-tools", "ethtool", "socat", "psmisc", "mptcpd", "iptables", "wireless-tools", "rfkill",
+)
+#: image flavours: the packages of each
+FLAVOURS = {"wifi": PACKAGES, "mininet-wifi": PACKAGES + MININET_WIFI_PACKAGES}
 #: version of how :func:`build_image` makes an image (bump when the pruning or packing changes)
 IMAGE_FORMAT = 1
 
@@ -76,11 +86,11 @@ def apt_sources() -> Path:
     return path
 
 
-def image_key() -> str:
-    """A digest of everything that makes an image: :data:`IMAGE_FORMAT`, suite, packages, kept modules, the
-    init script."""
+def image_key(flavour: str = "wifi") -> str:
+    """A digest of everything that makes an image of ``flavour`` (:data:`FLAVOURS`): :data:`IMAGE_FORMAT`,
+    suite, packages, kept modules, the init script."""
     h = hashlib.sha256()
-    for part in (str(IMAGE_FORMAT), SUITE, *PACKAGES, *KEPT_MODULES, str(KEPT_NET_DRIVER_FILES)):
+    for part in (str(IMAGE_FORMAT), SUITE, flavour, *FLAVOURS[flavour], *KEPT_MODULES, str(KEPT_NET_DRIVER_FILES)):
         h.update(part.encode() + b"\0")
     h.update((HERE / "init.sh").read_bytes())
     return h.hexdigest()[:16]
@@ -123,8 +133,9 @@ def _slim(root: Path) -> None:
         initrd.unlink()
 
 
-def build_image(out: Path) -> VmImage:
-    """Build the image into ``out`` (created): ``vmlinuz``, ``rootfs.cpio`` and ``key`` (:func:`image_key`).
+def build_image(out: Path, flavour: str = "wifi") -> VmImage:
+    """Build the image of ``flavour`` (:data:`FLAVOURS`) into ``out`` (created): ``vmlinuz``, ``rootfs.cpio`` and
+    ``key`` (:func:`image_key`).
 
     Needs root (mmdebstrap's default mode, device nodes in the archive, ``chroot`` for the image's ``depmod``),
     ``mmdebstrap`` and ``cpio`` on the host, and the host's apt sources reachable. About 1.5 minutes here; the archive is ~300 MB.
@@ -140,7 +151,7 @@ def build_image(out: Path) -> VmImage:
     with tempfile.TemporaryDirectory(prefix="subflow-vm-") as tmp:
         tar = Path(tmp) / "rootfs.tar"
         subprocess.run(
-            ["mmdebstrap", "--quiet", "--variant=apt", f"--include={','.join(PACKAGES)}",
+            ["mmdebstrap", "--quiet", "--variant=apt", f"--include={','.join(FLAVOURS[flavour])}",
              "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
              "--dpkgopt=path-exclude=/usr/share/locale/*", SUITE, str(tar), str(apt_sources())],
             check=True, capture_output=True, text=True)
@@ -161,23 +172,25 @@ def build_image(out: Path) -> VmImage:
             subprocess.run(["cpio", "--null", "--quiet", "-o", "-H", "newc"], cwd=root, input=files,
                            stdout=archive, check=True)
     (out / "kernel_version").write_text(version)
-    (out / "key").write_text(image_key())
+    (out / "key").write_text(image_key(flavour))
     return VmImage(out / "vmlinuz", out / "rootfs.cpio", version)
 
 
-def ensure_image() -> VmImage:
-    """The cached image for the current inputs (:func:`image_key`), built first when missing or stale (the
-    images of other inputs are removed then).
+def ensure_image(flavour: str = "wifi") -> VmImage:
+    """The cached image of ``flavour`` (:data:`FLAVOURS`) for the current inputs (:func:`image_key`), built first
+    when missing or stale (the flavour's images of other inputs are removed then).
 
     Raises
     ------
+    KeyError
+        For an unknown flavour.
     subprocess.CalledProcessError, FileNotFoundError
         From :func:`build_image`.
     """
-    out = cache_dir() / image_key()
-    if (out / "key").is_file() and (out / "key").read_text() == image_key():
+    key = image_key(flavour)
+    out = cache_dir() / flavour / key
+    if (out / "key").is_file() and (out / "key").read_text() == key:
         return VmImage(out / "vmlinuz", out / "rootfs.cpio", (out / "kernel_version").read_text())
-    for stale in cache_dir().glob("*/key"):  # images of other inputs: ~300 MB each
+    for stale in (cache_dir() / flavour).glob("*/key"):  # images of other inputs: 300 MB or more each
         shutil.rmtree(stale.parent, ignore_errors=True)
-    shutil.rmtree(out, ignore_errors=True)
-    return build_image(out)
+    return build_image(out, flavour)

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Build Mininet, Mininet-WiFi, wmediumd and mac80211_hwsim_mgmt from the source trees the host packed
+# (src-<name>.tar), install the Python wheels it packed (wheels.tar: what mn_wifi imports that Debian lacks),
+# start Open vSwitch, then run every script-<name>.py as the mininet-wifi engine runs a script (python3, its
+# stdout parsed on the host) and send back its stdout and stderr. Parameters in params.sh: SCRIPT_TIMEOUT_S.
+. /subflow/lib.sh
+. /subflow/params.sh
+LOG=/tmp/build.log
+SRC=/opt/src
+fail() { echo "mininet-wifi job: $*"; tail -n 60 $LOG; emit build.log $LOG; exit 1; }
+step() { echo "== $*" >> $LOG; }
+
+# the root file system is the initramfs, a tmpfs of half the memory by default: the image fills most of it
+mount -o remount,size=85% / || fail "growing the root file system"
+mkdir -p $SRC /tmp/wheels
+for t in mininet mininet-wifi wmediumd hwsim_mgmt; do
+  mkdir -p $SRC/$t
+  tar -xf /subflow/src-$t.tar -C $SRC/$t || fail "unpacking $t"
+done
+tar -xf /subflow/wheels.tar -C /tmp/wheels || fail "unpacking the wheels"
+PIP="pip3 install --quiet --no-index --no-deps --no-build-isolation --break-system-packages"
+step mininet
+(cd $SRC/mininet && make mnexec PYTHON=python3 && install -m 0755 mnexec /usr/bin/mnexec && $PIP .) >> $LOG 2>&1 || fail "building Mininet"
+step wheels
+$PIP /tmp/wheels/*.whl >> $LOG 2>&1 || fail "installing the wheels"
+step mininet-wifi
+(cd $SRC/mininet-wifi && $PIP .) >> $LOG 2>&1 || fail "installing Mininet-WiFi"
+step wmediumd
+(cd $SRC/wmediumd && make && make install) >> $LOG 2>&1 || fail "building wmediumd"
+step hwsim_mgmt
+(cd $SRC/hwsim_mgmt && make install) >> $LOG 2>&1 || fail "building mac80211_hwsim_mgmt"
+step services
+mkdir -p /var/run/openvswitch /var/log/openvswitch /etc/openvswitch
+/usr/share/openvswitch/scripts/ovs-ctl start --system-id=random >> $LOG 2>&1 || fail "starting Open vSwitch"
+sysctl -q -w net.mptcp.enabled=1 >> $LOG 2>&1
+python3 -c "import mn_wifi.net, mininet.net" >> $LOG 2>&1 || fail "mn_wifi does not import"
+echo "built: $(python3 -c 'from mn_wifi.net import VERSION; print(VERSION)') Mininet-WiFi, $(python3 -c 'from mininet.net import VERSION; print(VERSION)') Mininet"
+emit build.log $LOG
+
+for script in /subflow/script-*.py; do
+  name=$(basename "$script" .py)
+  name=${name#script-}
+  start=$(now)
+  timeout "$SCRIPT_TIMEOUT_S" python3 "$script" > /tmp/$name.out 2> /tmp/$name.err
+  rc=$?
+  echo "ran $name: rc $rc in $(echo "$(now) - $start" | awk '{print $1 - $3}') s"
+  echo "$rc" > /tmp/$name.rc
+  emit "$name.out" /tmp/$name.out
+  emit "$name.err" /tmp/$name.err
+  emit "$name.rc" /tmp/$name.rc
+  mn -c > /dev/null 2>&1
+done
