@@ -82,8 +82,27 @@ FIELDS = {
     "TransportSettings.initial_rto_s": Refuses(_NO_TRANSPORT),
     "TransportSettings.congestion_control": Honours("tcp_congestion_control sysctl (newreno -> reno)"),
     "TransportSettings.rbuf_bytes": Refuses(_NO_TRANSPORT),
-    **{f: Refuses("radio from propagation is not mapped to Mininet-WiFi's txpower/propagationModel yet")
-       for f in RADIO_FIELDS},
+    **{f: Refuses("not mapped to Mininet-WiFi") for f in RADIO_FIELDS},
+    "AccessPointNode.radio": Honours("txpower, antennaGain, antennaHeight, channel and mode of the access point; "
+                                     "its range is Mininet-WiFi's from its propagation model"),
+    "StationNode.radio": Honours("txpower, antennaGain and antennaHeight of the station"),
+    "NodeRadio.tx_power_dbm": Honours("txpower (whole dBm; other values are refused)"),
+    "NodeRadio.antenna_gain_dbi": Honours("antennaGain (whole dBi; other values are refused)"),
+    "NodeRadio.antenna_height_m": Honours("antennaHeight"),
+    "NodeRadio.frequency_mhz": Honours("the access point's channel (a frequency that is no channel's centre is "
+                                      "refused)"),
+    "NodeRadio.channel": Honours("the access point's channel"),
+    "NodeRadio.phy": Honours("the access point's mode"),
+    "NodeRadio.channel_width_mhz": Refuses("the script configures 20 MHz channels"),
+    "RadioSettings.propagation": Honours("setPropagationModel (with a node radio)"),
+    "PropagationSettings.model": Honours("setPropagationModel(model='friis'|'logDistance'); two_ray is refused "
+                                         "(Mininet-WiFi's twoRayGround takes the channel width as its frequency)"),
+    "PropagationSettings.exponent": Honours("setPropagationModel(exp=)"),
+    "PropagationSettings.system_loss_db": Honours("setPropagationModel(sL=10^(dB/10))"),
+    "PropagationSettings.reference_distance_m": Refuses("Mininet-WiFi's reference distance is 1 m"),
+    "PropagationSettings.reference_loss_db": Refuses("Mininet-WiFi's reference loss is Friis at 1 m"),
+    "PropagationSettings.noise_floor_dbm": Refuses("Mininet-WiFi's range ends at its noise_th threshold"),
+    "RadioSettings.rate_selection": Refuses("the kernel's rate control (minstrel) picks the MCS"),
     "AccessPointNode.uplink": Refuses("wireless backhaul between access points is not exported yet"),
     "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not exported yet"),
 }

@@ -28,8 +28,8 @@ pytestmark = pytest.mark.linux
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
-#: examples the script refuses, with the field it names (checked below): orbits and radio from propagation
-REFUSED = {"naval-leo": "ephemeris", "uav-relay-chain": "radio"}
+#: examples the script refuses, with the field it names (checked below): orbits and wireless backhaul
+REFUSED = {"naval-leo": "ephemeris", "uav-relay-chain": "uplink"}
 #: examples the script exports
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if p.stem not in REFUSED)
 CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]
@@ -81,7 +81,7 @@ def test_script_contains_the_scenario(example, strategy):
 
 
 @pytest.mark.parametrize("example, field", sorted(REFUSED.items()))
-def test_orbits_and_radio_are_refused_naming_the_field(example, field):
+def test_orbits_and_backhaul_are_refused_naming_the_field(example, field):
     from subflow.errors import FieldNotHonoured
 
     with pytest.raises(FieldNotHonoured) as exc:

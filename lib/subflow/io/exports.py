@@ -30,9 +30,16 @@ names ``<node>-eth<k>`` must fit 15 characters; ``k`` follows Mininet-WiFi's por
   endpoints added and deleted as the plan's subflows come and go (the script plays mptcpd).
   Association timing is Mininet-WiFi's: routes and endpoints out of a wlan wait until
   Mininet-WiFi reports it associated, and the plan's association delays are not imposed.
-* radio: ``setPropagationModel(model='logDistance', exp=...)``, per-AP ``range``,
-  ``Mininet_wifi(ac_method=<radio.association_policy>)``. Air delay/loss: netem on the stations'
-  ``wlan0``. The scenario's ``association_delay_s`` is not imposed (stated in the script's header).
+* radio: ``Mininet_wifi(ac_method=<radio.association_policy>)``. Without any node ``radio``: per-AP
+  ``range`` (Mininet-WiFi then sets the transmit power that reaches it) under
+  ``setPropagationModel(model='logDistance', exp=3)``. With one: each radio's ``txpower`` (dBm),
+  ``antennaGain`` (dBi), ``antennaHeight`` (m), an access point's ``channel`` and ``mode`` (its PHY)
+  and no ``range`` (Mininet-WiFi derives it from the model), stations without a radio at
+  :class:`~subflow.scenario.document.NodeRadio`'s defaults, and the scenario's propagation as
+  ``setPropagationModel(model='friis'|'logDistance', exp=, sL=)`` (``sL`` linear); what Mininet-WiFi
+  cannot take is refused naming the field (:func:`_refuse_radio`). Air delay/loss: netem on the
+  stations' ``wlan0``. The scenario's ``association_delay_s`` is not imposed (stated in the script's
+  header).
 * mobility: every model of every wireless node (stations and access points, e.g. a loitering
   UAV) is replayed from the domain library's trajectory (:func:`subflow.space.mobility.trajectory`)
   by the script itself: ``setPosition`` every :data:`MOTION_TICK_S` on the run's clock (the clock
@@ -74,7 +81,7 @@ from typing import Any
 from subflow.errors import EngineCannotRun, FieldNotHonoured
 from subflow.runplan.document import RunPlan
 from subflow.runplan.resolve import resolve_plan
-from subflow.scenario.document import AccessPointNode, Scenario, StationNode, load_scenario
+from subflow.scenario.document import AccessPointNode, NodeRadio, Scenario, StationNode, load_scenario
 from subflow.space.mobility import effective_seed, to_local, trajectory
 
 RESULT_BEGIN = "SUBFLOW-RESULT-BEGIN"
@@ -484,13 +491,15 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     EngineCannotRun
         Without ``plan.scenario``, or when the plan's paths cannot be routed in the generated topology;
         :class:`~subflow.errors.FieldNotHonoured` when the scenario sets a field the script cannot carry
-        (:func:`_refuse_unexported`: a satellite's ``ephemeris``, a node's ``radio`` or ``uplink``, or
-        ``radio.adhoc_links``; ``subflow_engines.mininet_wifi.FIELDS`` refuses them too).
+        (:func:`_refuse_unexported`: a satellite's ``ephemeris``, an access point's ``uplink``, or
+        ``radio.adhoc_links``; :func:`_refuse_radio`: radio values Mininet-WiFi cannot take;
+        ``subflow_engines.mininet_wifi.FIELDS`` declares them).
     """
     if plan.scenario is None:
         raise EngineCannotRun("plan.scenario: the mininet-wifi engine needs the scenario document")
     _refuse_unexported(plan.scenario)
     sc = to_local(load_scenario(plan.scenario))
+    _refuse_radio(sc)
     names = _Names(sc)
     segments, ends = _topology(sc, names)
     routing = _Routing(plan, sc, names, segments)
@@ -566,12 +575,17 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
     for n in sc.nodes:
         if not isinstance(n, (AccessPointNode, StationNode)):
             L.append(f"    {names.of[n.id]} = net.addHost({names.of[n.id]!r}, ip=None)  # {_comment(n.id)} ({n.kind})")
+    mapped = _radio_mapped(sc)
     for k, ap in enumerate(aps):
         nm = names.of[ap.id]
-        L.append(f"    {nm} = net.addAccessPoint({nm!r}, ssid={nm + '-ssid'!r}, mode='g', channel='{1 + 5 * (k % 3)}', "
-                 f"position='{ap.position.x_m:g},{ap.position.y_m:g},{ap.position.alt_m:g}', range={ap.range_m:g}, "
-                 f"failMode='standalone')"
-                 f"  # {_comment(ap.id)}")
+        r = getattr(ap, "radio", None)
+        if r is not None:
+            tune, reach = f"mode={r.phy!r}, channel='{_channel_of(r.frequency_mhz)}'", _radio_params(r)
+        else:
+            tune, reach = f"mode='g', channel='{1 + 5 * (k % 3)}'", f"range={ap.range_m:g}"
+        L.append(f"    {nm} = net.addAccessPoint({nm!r}, ssid={nm + '-ssid'!r}, {tune}, "
+                 f"position='{ap.position.x_m:g},{ap.position.y_m:g},{ap.position.alt_m:g}', {reach}, "
+                 f"failMode='standalone')  # {_comment(ap.id)}")
     for st in stations:
         nm = names.of[st.id]
         if _native_walk(st, random_models):
@@ -580,10 +594,17 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
                      f"min_v={st.mobility.speed_min_mps:g}, max_v={st.mobility.speed_max_mps:g}")
         else:
             where = f"position='{st.position.x_m:g},{st.position.y_m:g},{st.position.alt_m:g}'"
+        if mapped:
+            where += ", " + _radio_params(getattr(st, "radio", None) or NodeRadio())
         L.append(f"    {nm} = net.addStation({nm!r}, ip=None, wlans={max(1, len(nets))}, {where})"
                  f"  # {_comment(st.id)}")
-    if radios:
+    if mapped:
+        p = sc.radio.propagation
+        L.append(f"    net.setPropagationModel(model={_PPM[p.model]!r}, exp={p.exponent:g}, "
+                 f"sL={10 ** (p.system_loss_db / 10):.6g})")
+    elif radios:
         L.append(f"    net.setPropagationModel(model='logDistance', exp={PATH_LOSS_EXPONENT:g})")
+    if radios:
         L.append("    net.configureWifiNodes()")
     for link in sc.links:
         a, b = names.of[link.src], names.of[link.dst]
@@ -604,6 +625,87 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
     L += ["    net.build()", "    for ap in net.aps:", "        ap.start([])", "    reapply_shaping(net)",
           "    return net", "", ""]
     return L
+
+
+#: Mininet-WiFi's propagation models by the scenario's names (``mn_wifi/propagationModels.py``:
+#: ``PropagationModel.friis``/``logDistance``; its ``twoRayGround`` is refused, :func:`_refuse_radio`)
+_PPM = {"friis": "friis", "log_distance": "logDistance"}
+
+
+def _radio_mapped(sc: Scenario) -> bool:
+    """True when a station or an access point has a ``radio``: transmit powers, antenna gains, channels
+    and the scenario's propagation model are then given to Mininet-WiFi."""
+    return any(getattr(n, "radio", None) is not None for n in sc.nodes
+               if isinstance(n, (StationNode, AccessPointNode)))
+
+
+def _radio_params(r: NodeRadio) -> str:
+    """``txpower`` (dBm), ``antennaGain`` (dBi) and ``antennaHeight`` (m) of a Mininet-WiFi node
+    (``mn_wifi/link.py``: ``WirelessLink.set_attrs``; an access point given no ``range`` gets the range
+    its propagation model gives these, ``mn_wifi/net.py`` ``config_range``)."""
+    return f"txpower={int(r.tx_power_dbm)}, antennaGain={int(r.antenna_gain_dbi)}, antennaHeight={r.antenna_height_m:g}"
+
+
+def _channel_of(frequency_mhz: float) -> int | None:
+    """The 802.11 channel whose centre is ``frequency_mhz`` (MHz), or None (the inverse of
+    :func:`subflow.scenario.document.channel_frequency_mhz`)."""
+    if abs(frequency_mhz - 2484.0) < 1e-6:
+        return 14
+    for base, lo, hi in ((2407.0, 1, 13), (5000.0, 32, 177)):
+        n = (frequency_mhz - base) / 5.0
+        if abs(n - round(n)) < 1e-6 and lo <= round(n) <= hi:
+            return int(round(n))
+    return None
+
+
+def _refuse_radio(sc: Scenario) -> None:
+    """Raise :class:`~subflow.errors.FieldNotHonoured` naming the first radio field Mininet-WiFi
+    cannot carry as the scenario means it.
+
+    Mininet-WiFi computes received power and range with whole dB (``int(txpower)``,
+    ``int(antennaGain)``), a 1 m reference distance with Friis loss there, and a ``noise_th``
+    threshold (``mn_wifi/propagationModels.py``: ``PropagationModel.logDistance``,
+    ``SetSignalRange``); its ``twoRayGround`` takes the channel width (``intf.band``) as the
+    frequency; it tunes radios by channel number; the script sets 20 MHz channels; the kernel's rate
+    control (minstrel) picks the MCS.
+    """
+    for i, n in enumerate(sc.nodes):
+        r = getattr(n, "radio", None)
+        if r is None:
+            continue
+        for name in ("tx_power_dbm", "antenna_gain_dbi"):
+            v = getattr(r, name)
+            if v != int(v):
+                _refuse(["nodes", i, "radio", name], v, "Mininet-WiFi computes ranges in whole dB")
+        if _channel_of(r.frequency_mhz) is None:
+            _refuse(["nodes", i, "radio", "frequency_mhz"], r.frequency_mhz,
+                    "not an 802.11 channel's centre; Mininet-WiFi tunes radios by channel number")
+        if r.channel_width_mhz != 20:
+            _refuse(["nodes", i, "radio", "channel_width_mhz"], r.channel_width_mhz,
+                    "the script configures 20 MHz channels")
+    radio = getattr(sc, "radio", None)
+    if radio is None:
+        return
+    p = radio.propagation
+    if p.model not in _PPM:
+        _refuse(["radio", "propagation", "model"], p.model,
+                "Mininet-WiFi's twoRayGround takes the channel width as its frequency")
+    if p.reference_distance_m != 1.0:
+        _refuse(["radio", "propagation", "reference_distance_m"], p.reference_distance_m,
+                "Mininet-WiFi's reference distance is 1 m")
+    if p.reference_loss_db is not None:
+        _refuse(["radio", "propagation", "reference_loss_db"], p.reference_loss_db,
+                "Mininet-WiFi's reference loss is Friis at 1 m")
+    if p.noise_floor_dbm is not None:
+        _refuse(["radio", "propagation", "noise_floor_dbm"], p.noise_floor_dbm,
+                "Mininet-WiFi's range ends at its noise_th threshold, not at an MCS's SNR over a noise floor")
+    if radio.rate_selection != "error_rate":
+        _refuse(["radio", "rate_selection"], radio.rate_selection, "the kernel's rate control picks the MCS")
+
+
+def _refuse(loc: list[Any], value: Any, why: str) -> None:
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    raise FieldNotHonoured(f"{path}={value}: engine mininet-wifi does not honour it ({why})", "mininet-wifi", loc)
 
 
 def _script_addressing(sc: Scenario, names: _Names, segments: list[dict], ends: dict, routing: _Routing) -> list[str]:
@@ -896,17 +998,16 @@ def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
 #: node fields the script cannot carry, and why (``subflow_engines.mininet_wifi.FIELDS`` refuses them too)
 _UNEXPORTED_NODE_FIELDS = {
     "ephemeris": "TCLink delays are fixed and links never go down: orbits are not exported",
-    "radio": "radio from propagation is not mapped to Mininet-WiFi's txpower/propagationModel yet",
     "uplink": "wireless backhaul between access points is not exported yet",
 }
-#: scenario ``radio`` settings the script cannot carry (their values other than the default); the
-#: propagation model matters only with a node ``radio``, refused above
+#: scenario ``radio`` settings the script cannot carry (their values other than the default)
 _UNEXPORTED_RADIO = {"adhoc_links": False}
 
 
 def _refuse_unexported(doc: dict) -> None:
     """Raise :class:`~subflow.errors.FieldNotHonoured` naming the first field of ``doc`` the script
-    would silently drop: a satellite's orbit, a node's radio or uplink, or ad-hoc links."""
+    would silently drop: a satellite's orbit, an access point's uplink, or ad-hoc links (radio fields:
+    :func:`_refuse_radio`)."""
     for i, n in enumerate(doc.get("nodes", [])):
         for name, why in _UNEXPORTED_NODE_FIELDS.items():
             if n.get(name) is not None:

@@ -245,3 +245,51 @@ def test_every_exported_example_runs_through_on_the_fake(tmp_path, example, stra
     clients = [c for _n, c, _t in _cmds(result) if "iperf3" in c and " -c " in c]
     assert len(clients) == len(result["scenario"]["flows"])
     assert any(c.startswith("ip route replace ") for _n, c, _t in _cmds(result))
+
+
+# ----------------------------------------------------------------------------- radio fields
+
+
+def _with_radio(ap_radio: dict, propagation: dict | None = None) -> dict:
+    doc = copy.deepcopy(load_example("naval-direct-move"))
+    for n in doc["nodes"]:
+        if n["id"] == "uav":
+            n["radio"] = ap_radio
+        if n["id"] == "sta1":
+            n["radio"] = {"tx_power_dbm": 15, "antenna_gain_dbi": 2}
+    doc["radio"] = {"propagation": propagation or {"model": "log_distance", "exponent": 2.5, "system_loss_db": 3}}
+    return doc
+
+
+def test_radio_fields_reach_mininet_wifi(tmp_path):
+    """Rule (mn_wifi/link.py WirelessLink.set_attrs/assign_params_to_intf: txpower, antennaGain,
+    antennaHeight, channel, mode are node parameters; mn_wifi/net.py config_range: an access point
+    given a range gets the transmit power that reaches it, one without gets the range its model gives;
+    mn_wifi/propagationModels.py: exp, sL linear)."""
+    doc = _with_radio({"tx_power_dbm": 20, "antenna_gain_dbi": 6, "channel": 36, "phy": "n", "antenna_height_m": 10})
+    result = run_with_fake_mininet(tmp_path, script_for(doc, "sptcp"))
+    (ap,) = [c[2] for c in result["calls"] if c[0] == "addAccessPoint"]
+    assert {k: ap[k] for k in ("txpower", "antennaGain", "antennaHeight", "channel", "mode")} == {
+        "txpower": "20", "antennaGain": "6", "antennaHeight": "10", "channel": "'36'", "mode": "'n'"}
+    assert "range" not in ap
+    stations = {c[1]: c[2] for c in result["calls"] if c[0] == "addStation"}
+    assert (stations["sta1"]["txpower"], stations["sta1"]["antennaGain"]) == ("15", "2")
+    assert (stations["sta2"]["txpower"], stations["sta2"]["antennaGain"]) == ("20", "0")  # NodeRadio's defaults
+    (ppm,) = [c[2] for c in result["calls"] if c[0] == "setPropagationModel"]
+    assert ppm["model"] == "'logDistance'" and float(ppm["exp"]) == 2.5
+    assert float(ppm["sL"]) == pytest.approx(10 ** 0.3, rel=1e-5)
+
+
+@pytest.mark.parametrize("ap_radio, propagation, loc", [
+    ({"tx_power_dbm": 20.5}, None, ["nodes", 2, "radio", "tx_power_dbm"]),
+    ({"frequency_mhz": 2413}, None, ["nodes", 2, "radio", "frequency_mhz"]),
+    ({"phy": "n", "channel": 36, "channel_width_mhz": 40}, None, ["nodes", 2, "radio", "channel_width_mhz"]),
+    ({}, {"model": "two_ray"}, ["radio", "propagation", "model"]),
+    ({}, {"model": "log_distance", "reference_distance_m": 10}, ["radio", "propagation", "reference_distance_m"]),
+])
+def test_radio_values_mininet_wifi_cannot_take_are_refused_naming_the_field(ap_radio, propagation, loc):
+    from subflow.errors import FieldNotHonoured
+
+    with pytest.raises(FieldNotHonoured) as exc:
+        script_for(_with_radio(ap_radio, propagation), "sptcp")
+    assert exc.value.loc == loc and "engine mininet-wifi does not honour it" in str(exc.value)
