@@ -229,7 +229,7 @@ FAKE_MODULES = {
 #: ``REAL_SLEEP_S`` caps the real seconds a fake sleep takes, ``DURATION_S`` (if not None) cuts the run
 RUNNER = textwrap.dedent(
     """
-    import importlib.util, json, sys, tempfile, time as real_time
+    import importlib.util, json, shutil, sys, tempfile, time as real_time
     from mininet import _fake_calls
 
     class FakeClock:
@@ -264,6 +264,7 @@ RUNNER = textwrap.dedent(
     net.stop()
     shaping = {n.name: {i.name: i.shaping for i in n.nameToIntf.values() if hasattr(i, "shaping")}
                for n in net.nodes.values()}
+    shutil.rmtree(run_dir, ignore_errors=True)
     print("FAKE-CALLS", json.dumps({"calls": _fake_calls.CALLS, "scenario": mod.SCENARIO, "shaping": shaping}))
     """
 )
