@@ -215,19 +215,19 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
         payload = json.loads(stdout.split(RESULT_BEGIN, 1)[1].split(RESULT_END, 1)[0])
     except json.JSONDecodeError as exc:
         raise EngineFailed(NAME, f"the script's result is not JSON ({exc.msg})") from None
-    unfinished = {fid: role for fid, role in payload.get("unfinished", [])}
+    unfinished = {(fid, role) for fid, role in payload.get("unfinished", [])}
     n_bins = max(1, int(math.ceil(plan.duration_s / plan.interval_s - 1e-9)))
     t_s = [round(k * plan.interval_s, 9) for k in range(n_bins)]
     flows = []
     for fp in plan.flows:
-        if fp.id in unfinished:
-            raise EngineFailed(NAME, f"iperf3 {unfinished[fp.id]} still running {RESULT_WAIT_S:g} s after the "
-                                     "flow's end; its report is incomplete", fp.id)
         raw = payload.get("flows", {}).get(fp.id)
         if not isinstance(raw, dict):
             raise EngineFailed(NAME, "the script reported nothing for this flow", fp.id)
         reports = {}
-        for role in ("client", "server"):
+        for role in ("client", "server"):  # the client's own error first: it says why the server had nothing
+            if (fp.id, role) in unfinished:
+                raise EngineFailed(NAME, f"iperf3 {role} still running {RESULT_WAIT_S:g} s after the flow's end; "
+                                         "its report is incomplete", fp.id)
             try:
                 reports[role] = iperf3.parse(raw.get(role) or "")
             except iperf3.Iperf3ParseError as exc:

@@ -78,3 +78,10 @@ def test_a_script_that_printed_no_result_is_an_error():
     with pytest.raises(EngineFailed, match="printed no result .exit status 1.: .*wmediumd") as exc:
         mininet_wifi.output(_plan(), "", 1, "ConnectionRefusedError: wmediumd")
     assert exc.value.flow is None
+
+
+def test_the_clients_error_is_named_before_a_server_left_waiting():
+    stdout = _stdout({"f1": _flow(CLIENT, SERVER), "f2": _flow(UNREACHABLE, "")}, unfinished=[["f2", "server"]])
+    with pytest.raises(EngineFailed, match="Network is unreachable") as exc:
+        mininet_wifi.output(_plan(), stdout)
+    assert exc.value.flow == "f2"
