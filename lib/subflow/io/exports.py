@@ -297,6 +297,11 @@ class _Routing:
         return self.seg_of[seg]["members"][node]
 
     def _address(self, i: int, fp) -> dict[str, Any]:
+        for end in ("src", "dst"):
+            if getattr(fp, end) in self.aps:
+                raise FieldNotHonoured(f"flows[{i}].{end}={getattr(fp, end)}: engine mininet-wifi does not honour it "
+                                       "(an access point is an Open vSwitch L2 switch in the script: it has no "
+                                       "address to end a flow)", "mininet-wifi", ["flows", i, end])
         paths = [(sp, self._hops(i, sp.nodes, sp.resources)) for seg in self.segments[fp.id]
                  for sp in seg.subflows if len(sp.nodes) > 1]
         if not paths:

@@ -293,3 +293,14 @@ def test_radio_values_mininet_wifi_cannot_take_are_refused_naming_the_field(ap_r
     with pytest.raises(FieldNotHonoured) as exc:
         script_for(_with_radio(ap_radio, propagation), "sptcp")
     assert exc.value.loc == loc and "engine mininet-wifi does not honour it" in str(exc.value)
+
+
+def test_a_flow_ending_at_an_access_point_is_refused_naming_the_field():
+    """An access point is an Open vSwitch L2 switch (OVSKernelAP, failMode='standalone'): no address."""
+    from subflow.errors import FieldNotHonoured
+
+    doc = load_example("naval-direct-move")
+    doc["flows"][0]["dst"] = "uav"
+    with pytest.raises(FieldNotHonoured) as exc:
+        script_for(doc, "sptcp")
+    assert exc.value.loc == ["flows", 0, "dst"]
