@@ -3,7 +3,9 @@
 The translation of a plan into a standalone Mininet-WiFi script is
 :func:`subflow.io.exports.generate_script` (see that module for the mapping);
 this module detects Mininet-WiFi (``mac80211_hwsim``, ``hostapd``, ``mn_wifi``),
-runs the script and turns the iperf3 JSON it prints into the engine output.
+runs the script and turns the iperf3 JSON it prints into the engine output
+(:func:`output`). A flow whose iperf3 failed is an error naming the flow
+(:class:`subflow.errors.EngineFailed`), never a run of zeros.
 
 Reference: Fontes et al., "Mininet-WiFi: Emulating software-defined wireless
 networks", CNSM 2015.
@@ -22,7 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from subflow.io.exports import RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for  # noqa: F401
+from subflow.errors import EngineFailed
+from subflow.io.exports import (  # noqa: F401
+    RESULT_BEGIN, RESULT_END, RESULT_WAIT_S, generate_script, ns2_setdest, script_for,
+)
 from subflow.results.document import EngineOutput, FlowResult, SubflowResult
 from subflow.runplan.capabilities import Honours, PLANNED, RADIO_FIELDS, Refuses
 from subflow.runplan.document import RunPlan
@@ -66,7 +71,7 @@ FIELDS = {
     "Position.alt_m": Honours("z of the node's Mininet-WiFi position (its distances are 3-D)"),
     "Waypoint.alt_m": Honours("z of the replayed mobility legs"),
     "LoiterMobility.alt_m": Honours("z of the replayed mobility legs"),
-    "AccessPointNode.mobility": Honours("replayed leg by leg (net.mobility start/stop) like a station's"),
+    "AccessPointNode.mobility": Honours("replayed by the script (setPosition every 0.1 s) like a station's"),
     "Flow.rate_mbps": Honours("iperf3 -b"),
     "Flow.size_bytes": Refuses("the generated script runs iperf3 for the flow's duration (-t), not a byte count"),
     "TransportSettings.mss_bytes": Refuses(_NO_TRANSPORT),
@@ -77,8 +82,27 @@ FIELDS = {
     "TransportSettings.initial_rto_s": Refuses(_NO_TRANSPORT),
     "TransportSettings.congestion_control": Honours("tcp_congestion_control sysctl (newreno -> reno)"),
     "TransportSettings.rbuf_bytes": Refuses(_NO_TRANSPORT),
-    **{f: Refuses("radio from propagation is not mapped to Mininet-WiFi's txpower/propagationModel yet")
-       for f in RADIO_FIELDS},
+    **{f: Refuses("not mapped to Mininet-WiFi") for f in RADIO_FIELDS},
+    "AccessPointNode.radio": Honours("txpower, antennaGain, antennaHeight, channel and mode of the access point; "
+                                     "its range is Mininet-WiFi's from its propagation model"),
+    "StationNode.radio": Honours("txpower, antennaGain and antennaHeight of the station"),
+    "NodeRadio.tx_power_dbm": Honours("txpower (whole dBm; other values are refused)"),
+    "NodeRadio.antenna_gain_dbi": Honours("antennaGain (whole dBi; other values are refused)"),
+    "NodeRadio.antenna_height_m": Honours("antennaHeight"),
+    "NodeRadio.frequency_mhz": Honours("the access point's channel (a frequency that is no channel's centre is "
+                                      "refused)"),
+    "NodeRadio.channel": Honours("the access point's channel"),
+    "NodeRadio.phy": Honours("the access point's mode"),
+    "NodeRadio.channel_width_mhz": Refuses("the script configures 20 MHz channels"),
+    "RadioSettings.propagation": Honours("setPropagationModel (with a node radio)"),
+    "PropagationSettings.model": Honours("setPropagationModel(model='friis'|'logDistance'); two_ray is refused "
+                                         "(Mininet-WiFi's twoRayGround takes the channel width as its frequency)"),
+    "PropagationSettings.exponent": Honours("setPropagationModel(exp=)"),
+    "PropagationSettings.system_loss_db": Honours("setPropagationModel(sL=10^(dB/10))"),
+    "PropagationSettings.reference_distance_m": Refuses("Mininet-WiFi's reference distance is 1 m"),
+    "PropagationSettings.reference_loss_db": Refuses("Mininet-WiFi's reference loss is Friis at 1 m"),
+    "PropagationSettings.noise_floor_dbm": Refuses("Mininet-WiFi's range ends at its noise_th threshold"),
+    "RadioSettings.rate_selection": Refuses("the kernel's rate control (minstrel) picks the MCS"),
     "AccessPointNode.uplink": Refuses("wireless backhaul between access points is not exported yet"),
     "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not exported yet"),
 }
@@ -116,9 +140,10 @@ def supports() -> dict[str, Any]:
     """The ``supports`` entry of ``GET /capabilities``."""
     return {
         "link_parameters": ["bandwidth_mbps", "delay_ms", "jitter_ms", "loss", "queue_packets"],
-        "mobility": "replayed leg by leg from the planned trajectory (mobility start/stop), "
+        "mobility": "the planned trajectory replayed by the script (setPosition every 0.1 s on the run's clock), "
         "or setMobilityModel(seed=) for random walks",
-        "association": "Mininet-WiFi's own (ac_method = radio.association_policy); association_delay_s not imposed",
+        "association": "Mininet-WiFi's own (ac_method = radio.association_policy); association_delay_s not imposed; "
+        "routes and MPTCP endpoints follow the plan's segments, a wlan's once Mininet-WiFi reports it associated",
         "export": "standalone Python script (generate_script); ns-2 setdest trace (ns2_setdest)",
         "real_time": True,
         "host": detect(),
@@ -135,41 +160,88 @@ def run(
     Raises
     ------
     EngineCannotRun
-        If Mininet-WiFi is not available on this host (naming what is missing), or the
-        script's run fails.
+        If Mininet-WiFi is not available on this host (naming what is missing).
+    EngineFailed
+        If the script's run fails or times out, or a flow's iperf3 failed (:func:`output`).
     """
     if not available():
         missing = [k for k, v in detect().items() if not v]
         raise EngineCannotRun(f"engine mininet-wifi: this host lacks {', '.join(missing)}")
     script = generate_script(plan)
+    longest = max([fp.stop_s for fp in plan.flows] + [plan.duration_s])
     with tempfile.TemporaryDirectory(prefix="subflow-mnwifi-") as tmp:
         path = Path(tmp) / "scenario.py"
         path.write_text(script)
         try:
             proc = subprocess.run(["python3", str(path)], capture_output=True, text=True,
-                                  timeout=plan.duration_s + 120)
+                                  timeout=longest + RESULT_WAIT_S + 120)
         except subprocess.TimeoutExpired as exc:
-            raise EngineCannotRun(f"mininet-wifi run timed out after {exc.timeout} s") from None
-    text = proc.stdout
-    if RESULT_BEGIN not in text:
-        raise EngineCannotRun(f"mininet-wifi script failed ({proc.returncode}): {proc.stderr[-500:]}")
-    payload = json.loads(text.split(RESULT_BEGIN, 1)[1].split(RESULT_END, 1)[0])
+            raise EngineFailed(NAME, f"the script's run timed out after {exc.timeout} s") from None
+    out = output(plan, proc.stdout, proc.returncode, proc.stderr)
+    if on_progress is not None:
+        on_progress(1.0)
+    return out
+
+
+def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") -> EngineOutput:
+    """The engine output from the generated script's standard output.
+
+    Each flow's throughput is its iperf3 server's per-interval report, placed on the run clock at the
+    client's launch time (``launched_s``).
+
+    Parameters
+    ----------
+    plan : RunPlan
+        The plan the script ran.
+    stdout, stderr : str
+        The script's output streams; ``stdout`` holds the JSON between ``SUBFLOW-RESULT`` markers.
+    returncode : int
+        The script's exit status (reported when the markers are missing).
+
+    Returns
+    -------
+    EngineOutput
+
+    Raises
+    ------
+    EngineFailed
+        Naming the flow, when its iperf3 client reports an error (e.g. "Network is unreachable"), its
+        server report is unreadable, holds an error or no interval, or either process was still running
+        when the script stopped waiting; naming no flow when the script printed no result.
+    """
+    if RESULT_BEGIN not in stdout or RESULT_END not in stdout:
+        raise EngineFailed(NAME, f"the script printed no result (exit status {returncode}): {stderr[-500:]}")
+    try:
+        payload = json.loads(stdout.split(RESULT_BEGIN, 1)[1].split(RESULT_END, 1)[0])
+    except json.JSONDecodeError as exc:
+        raise EngineFailed(NAME, f"the script's result is not JSON ({exc.msg})") from None
+    unfinished = {(fid, role) for fid, role in payload.get("unfinished", [])}
     n_bins = max(1, int(math.ceil(plan.duration_s / plan.interval_s - 1e-9)))
     t_s = [round(k * plan.interval_s, 9) for k in range(n_bins)]
     flows = []
     for fp in plan.flows:
-        raw = payload["flows"].get(fp.id, {})
-        try:
-            server = iperf3.parse(raw.get("server", ""))
-            thr = iperf3.timeline(server.intervals, plan.interval_s, n_bins, payload["launched_s"].get(fp.id, fp.start_s))
-            summary = server.summary()
-        except iperf3.Iperf3ParseError as exc:
-            thr, summary = [0.0] * n_bins, {"error": str(exc)}
+        raw = payload.get("flows", {}).get(fp.id)
+        if not isinstance(raw, dict):
+            raise EngineFailed(NAME, "the script reported nothing for this flow", fp.id)
+        reports = {}
+        for role in ("client", "server"):  # the client's own error first: it says why the server had nothing
+            if (fp.id, role) in unfinished:
+                raise EngineFailed(NAME, f"iperf3 {role} still running {RESULT_WAIT_S:g} s after the flow's end; "
+                                         "its report is incomplete", fp.id)
+            try:
+                reports[role] = iperf3.parse(raw.get(role) or "")
+            except iperf3.Iperf3ParseError as exc:
+                raise EngineFailed(NAME, f"iperf3 {role} report unreadable: {exc}", fp.id) from None
+            if reports[role].error:
+                raise EngineFailed(NAME, f"iperf3 {role}: {reports[role].error}", fp.id)
+        server = reports["server"]
+        if not server.intervals:
+            raise EngineFailed(NAME, "iperf3 server report holds no interval (no data was received)", fp.id)
+        thr = iperf3.timeline(server.intervals, plan.interval_s, n_bins,
+                              payload.get("launched_s", {}).get(fp.id, fp.start_s))
         sub_id = fp.segments[0].subflows[0].id if fp.segments and fp.segments[0].subflows else f"{fp.id}/tcp"
         path = fp.segments[0].subflows[0].nodes if fp.segments and fp.segments[0].subflows else [fp.src, fp.dst]
         flows.append(FlowResult(id=fp.id, src=fp.src, dst=fp.dst, t_s=t_s, throughput_mbps=thr,
                                 subflows=[SubflowResult(id=sub_id, path=path, t_s=t_s, throughput_mbps=thr)],
-                                iperf3={"server": summary}))
-    if on_progress is not None:
-        on_progress(1.0)
+                                iperf3={"server": server.summary(), "client": reports["client"].summary()}))
     return EngineOutput(engine=NAME, strategy=plan.strategy, flows=flows, events=[])

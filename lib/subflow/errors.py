@@ -127,6 +127,28 @@ class EngineCannotRun(SubflowError):
     """
 
 
+class EngineFailed(SubflowError):
+    """An engine started a run and the run failed: its measurement is not a result.
+
+    Raised instead of returning a run of zeros, e.g. when an iperf3 client reports an error
+    ("Network is unreachable"), a server's report is empty, or the testbed's script dies.
+
+    Parameters
+    ----------
+    engine : str
+        The engine's name, e.g. ``"mininet-wifi"``.
+    reason : str
+        What failed, as the testbed reported it.
+    flow : str, optional
+        The plan's flow id the failure belongs to (None: the whole run).
+    """
+
+    def __init__(self, engine: str, reason: str, flow: str | None = None):
+        self.engine, self.reason, self.flow = engine, reason, flow
+        where = f" flow {flow}:" if flow is not None else ""
+        super().__init__(f"engine {engine}:{where} {reason}")
+
+
 class LimitExceeded(ScenarioInvalid):
     """A request larger than a configured bound (:class:`subflow.service.limits.Limits`).
 

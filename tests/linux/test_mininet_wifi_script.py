@@ -1,11 +1,12 @@
 """The Mininet-WiFi script generator (engine ``mininet-wifi``) and the ns-2 setdest export.
 
 Generated scripts for every example compile, contain the expected nodes, links, link
-parameters and mobility calls, and equal the checked-in expected files under
+parameters and replayed motion, and equal the checked-in expected files under
 ``expected/mininet_wifi/`` (reviewed by hand; regenerate with
 ``SUBFLOW_UPDATE_EXPECTED=1 pytest tests/linux/test_mininet_wifi_script.py`` and review the diff).
 Mininet-WiFi itself cannot run on the CI machines (no mac80211_hwsim): only detection is
-checked there.
+checked there; the scripts' behaviour against Mininet-WiFi's rules is checked with a fake
+package in ``tests/unit/io/test_mininet_wifi_script_rules.py``.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ pytestmark = pytest.mark.linux
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
-#: examples the script refuses, with the field it names (checked below): orbits and radio from propagation
-REFUSED = {"naval-leo": "ephemeris", "uav-relay-chain": "radio"}
+#: examples the script refuses, with the field it names (checked below): orbits and wireless backhaul
+REFUSED = {"naval-leo": "ephemeris", "uav-relay-chain": "uplink"}
 #: examples the script exports
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if p.stem not in REFUSED)
 CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]
@@ -67,12 +68,12 @@ def test_script_contains_the_scenario(example, strategy):
         assert f"delay='{link.delay_ms:g}ms'" in line
         assert f"max_queue_size={link.queue_packets}" in line
         assert ("loss=" in line) == (link.loss > 0)
-    mobile = [n for n in sc.nodes if n.kind == "station" and n.mobility.model != "static"]
-    for st in mobile:
-        assert re.search(rf"net\.mobility\(\w+, 'start', time=", src)
-    if mobile:
-        assert "net.startMobility(time=0, ac_method='ssf')" in src
-        assert f"net.stopMobility(time={sc.run.duration_s:g})" in src
+    mobile = [n for n in sc.nodes if n.kind in ("station", "access_point") and n.mobility.model != "static"]
+    motion = json.loads(ast.literal_eval(re.search(r"^MOTION = json\.loads\((.*)\)$", src, re.M).group(1)))
+    assert len(motion) == len(mobile)  # every moving wireless node is replayed by the script
+    assert "net.mobility(" not in src and "startMobility" not in src
+    if any(n.kind in ("station", "access_point") for n in sc.nodes):
+        assert "ac_method='ssf')" in src and "net.configureWifiNodes()" in src
     assert src.count("-J") >= 2  # iperf3 JSON server and client
     assert ("MULTIPATH = True" in src) == (strategy == "mptcp")
     for n in sc.nodes:  # every scenario id is listed in the header, mapped to a generated name
@@ -80,7 +81,7 @@ def test_script_contains_the_scenario(example, strategy):
 
 
 @pytest.mark.parametrize("example, field", sorted(REFUSED.items()))
-def test_orbits_and_radio_are_refused_naming_the_field(example, field):
+def test_orbits_and_backhaul_are_refused_naming_the_field(example, field):
     from subflow.errors import FieldNotHonoured
 
     with pytest.raises(FieldNotHonoured) as exc:
@@ -105,11 +106,13 @@ def test_naval_direct_move_details():
     assert "net.addLink(sta1, r1, cls=TCLink, bw=50, delay='250ms', max_queue_size=1000)  # sta1-satcom" in src
     assert "net.addLink(ap1, h1, cls=TCLink, bw=1, delay='10ms', max_queue_size=100)  # uav-ship" in src
     # straight legs at 10 m/s over 800 m: 0 s -> 80 s
-    assert "net.mobility(sta1, 'start', time=0.000, position='100.000,0.000,0')" in src
-    assert "net.mobility(sta1, 'stop', time=80.000, position='900.000,0.000,0')" in src
-    assert "(0, 'sta1', 'h1', 5201, 3000000, 0, 100),  # f1" in src
+    assert '"sta1": [[0.0, 100.0, 0.0, 0.0], [80.0, 900.0, 0.0, 0.0], [100.0, 900.0, 0.0, 0.0]]' in src
+    # the client binds to its SATCOM address, the UAV address is an MPTCP endpoint from the handover on
+    assert "(0, 'sta1', 'h1', 5201, 3000000, 0, 100, '10.1.0.1', '10.255.0.1'),  # f1" in src
     assert '"flows": ["f1", "f2"], "name": "naval-direct-move"' in src
-    assert "'sta1': [('sta1-eth0', '10.1.0.1', '10.1.0.2'), ('sta1-wlan0', '10.200.0.100', '10.200.0.1')]" in src
+    assert "('sta1', 'sta1-eth1', '10.1.0.1/24')" in src and "AP_WIRED = {" in src and "'ap1': ['ap1-eth2']" in src
+    assert "('sta1', '10.200.0.100', 3, 'sta1-wlan0', 'subflow')" in src.split("(60.0, ")[1]
+    assert "sta1-wlan0', 'subflow')" not in src.split("(60.0, ")[0]
     native = mininet_wifi.script_for(_doc("naval-random-walk"), "mptcp", random_models="native")
     assert "net.setMobilityModel(time=0, model='RandomWalk'" in native and "seed=" in native
 

@@ -12,24 +12,43 @@ produces the script, so users can run a scenario on their own testbed (``sudo
 python3 script.py``).
 
 Translation (names are generated, never taken from the scenario: Mininet interface
-names ``<node>-eth<k>`` must fit 15 characters):
+names ``<node>-eth<k>`` must fit 15 characters; ``k`` follows Mininet-WiFi's port numbering,
+:func:`first_wired_port`: a station's wlans hold its first ports, an access point's ``wlan1`` port 1):
 
 * hosts -> ``h<k>``; switches, routers and satellites -> Linux routers ``r<k>``
   (hosts with ``ip_forward``); access points -> OVS APs ``ap<k>`` (``failMode='standalone'``,
-  an L2 segment with the hosts wired to them); stations -> ``sta<k>``.
+  an L2 segment with the hosts wired to them); stations -> ``sta<k>``. A scenario without
+  stations and access points creates no radio: no ``wmediumd``, no ``configureWifiNodes``.
 * wired links -> ``TCLink`` with ``bw`` (Mbit/s), ``delay``, ``jitter``, ``loss`` (percent)
   and ``max_queue_size`` (packets); one /24 per link ``10.<1+j//256>.<j%256>.0/24``,
-  the AP segment ``k`` is ``10.200.<k>.0/24``.
-* routes: static, minimum-hop per destination subnet (BFS over nodes and segments, ties by
-  generated name), plus per-interface policy tables on multi-homed hosts and stations.
-* radio: ``setPropagationModel(model='logDistance', exp=...)``, per-AP ``range``,
-  ``startMobility(time=0, ac_method=<radio.association_policy>)``. Air delay/loss: netem on
-  the stations' ``wlan0``. Mininet-WiFi associates in its own time: the scenario's
-  ``association_delay_s`` is not imposed (stated in the script's header).
+  the AP segment ``k`` is ``10.200.<k>.0/24``. Open vSwitch resets the qdisc of every port it
+  adds and Mininet-WiFi's ``OVSAP.TCReapply`` (``mn_wifi/node.py``) reapplies only wireless
+  interfaces, so the script reapplies the access points' wired shaping after they start, as
+  Mininet's own ``OVSSwitch.TCReapply`` (``mininet/node.py``) does for switches.
+* routes: the plan's subflow paths over time, by the ``linux`` engine's rules (:class:`_Routing`):
+  per-address policy tables, replaced at every plan boundary on the script's clock; MPTCP
+  endpoints added and deleted as the plan's subflows come and go (the script plays mptcpd).
+  Association timing is Mininet-WiFi's: routes and endpoints out of a wlan wait until
+  Mininet-WiFi reports it associated, and the plan's association delays are not imposed.
+* radio: ``Mininet_wifi(ac_method=<radio.association_policy>)``. Without any node ``radio``: per-AP
+  ``range`` (Mininet-WiFi then sets the transmit power that reaches it) under
+  ``setPropagationModel(model='logDistance', exp=3)``. With one: each radio's ``txpower`` (dBm),
+  ``antennaGain`` (dBi), ``antennaHeight`` (m), an access point's ``channel`` and ``mode`` (its PHY)
+  and no ``range`` (Mininet-WiFi derives it from the model), stations without a radio at
+  :class:`~subflow.scenario.document.NodeRadio`'s defaults, and the scenario's propagation as
+  ``setPropagationModel(model='friis'|'logDistance', exp=, sL=)`` (``sL`` linear); what Mininet-WiFi
+  cannot take is refused naming the field (:func:`_refuse_radio`). Air delay/loss: netem on the
+  stations' ``wlan0``. The scenario's ``association_delay_s`` is not imposed (stated in the script's
+  header).
 * mobility: every model of every wireless node (stations and access points, e.g. a loitering
-  UAV) is replayed from the domain library's trajectory (:func:`subflow.space.mobility.trajectory`):
-  one ``mobility(node, 'start'/'stop', ...)`` pair per straight leg (``x,y,z`` with the altitude),
-  so the testbed follows exactly the planned path; with ``random_models="native"`` random walks
+  UAV) is replayed from the domain library's trajectory (:func:`subflow.space.mobility.trajectory`)
+  by the script itself: ``setPosition`` every :data:`MOTION_TICK_S` on the run's clock (the clock
+  of the flows and routes), which makes Mininet-WiFi recompute positions in wmediumd and
+  associations (``mn_wifi/node.py``: ``Node_wifi.setPosition`` -> ``configLinks``). Mininet-WiFi's
+  own tracked mobility cannot carry the plan: it keeps one ``mobility(node, 'start'/'stop')`` pair
+  per node (``mn_wifi/mobility.py``: ``ConfigMobility`` overwrites ``startTime``/``initPos``), needs
+  whole-second times (``Tracked.create_coord``: ``range((endTime - startTime) * 10)``) and starts
+  its clock at ``build()``, seconds before the flows. With ``random_models="native"`` random walks
   of stations use ``setMobilityModel(..., seed=)`` instead. Wired nodes (hosts, switches, routers)
   have no position in Mininet; their planned motion is carried as data (``WIRED_MOTION``:
   corners ``(t_s, x_m, y_m, z_m)``), as it changes nothing on a wired link.
@@ -41,12 +60,15 @@ names ``<node>-eth<k>`` must fit 15 characters):
   is a JSON document inside one Python string literal made by :func:`repr` (so no
   character of it can end the literal), parsed with ``json.loads``; comments hold only
   identifiers checked against :data:`_PLAIN` (anything else is written with :func:`repr`,
-  which never produces a line break); iperf3 output files are named by port number; the
-  ns-2 trace keeps only a fixed set of characters in its comments.
-* traffic: one ``iperf3 -s -1 -J`` per flow at the destination, ``iperf3 -c ... -J`` at the
-  source at ``start_s`` (``mptcpize run`` and ``ip mptcp endpoint`` for MPTCP strategies); the
-  script prints every iperf3 JSON between ``SUBFLOW-RESULT`` markers, which the agent's
-  ``mininet-wifi`` engine turns into the engine output.
+  which never produces a line break); iperf3 output files are named by port number in a
+  fresh directory (``tempfile.mkdtemp``); the ns-2 trace keeps only a fixed set of characters
+  in its comments.
+* traffic: one ``iperf3 -s -1 -J`` per flow at the destination, ``iperf3 -c ... -B ... -J`` at the
+  source at ``start_s`` (``mptcpize run`` for MPTCP strategies); after the run the script waits
+  until every iperf3 process has exited (at most :data:`RESULT_WAIT_S` after the flow's end,
+  else the flow is reported ``unfinished``), then prints every iperf3 JSON between
+  ``SUBFLOW-RESULT`` markers, which the agent's ``mininet-wifi`` engine turns into the engine
+  output (or an error naming the flow).
 """
 
 from __future__ import annotations
@@ -54,19 +76,26 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import deque
 from typing import Any
 
 from subflow.errors import EngineCannotRun, FieldNotHonoured
 from subflow.runplan.document import RunPlan
 from subflow.runplan.resolve import resolve_plan
-from subflow.scenario.document import AccessPointNode, Scenario, StationNode, load_scenario
+from subflow.scenario.document import AccessPointNode, NodeRadio, Scenario, StationNode, load_scenario
 from subflow.space.mobility import effective_seed, to_local, trajectory
 
 RESULT_BEGIN = "SUBFLOW-RESULT-BEGIN"
 RESULT_END = "SUBFLOW-RESULT-END"
 #: log-distance path-loss exponent used for the propagation model
 PATH_LOSS_EXPONENT = 3.0
+#: seconds between two steps of the script's clock: positions of moving nodes (Mininet-WiFi's own
+#: tracked mobility also steps every 0.1 s: ``mn_wifi/mobility.py``, ``Tracked.run``), routes, MPTCP
+#: endpoints, link events and flow starts
+MOTION_TICK_S = 0.1
+#: seconds the script waits for iperf3 after a flow's planned end before it reports the flow unfinished
+RESULT_WAIT_S = 30
+#: first policy routing table of the script (one table per subflow address)
+TABLE_BASE = 100
 #: text written as-is into a comment of a generated file (scenario identifiers); anything else is repr()'d
 _PLAIN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: congestion controls the script may hand to ``iperf3 -C`` (scenario names -> Linux names)
@@ -109,19 +138,74 @@ def _networks(scenario: Scenario) -> list[str]:
     return sorted({getattr(ap, "network", "wlan") for ap in scenario.nodes if isinstance(ap, AccessPointNode)})
 
 
+def _has_radios(scenario: Scenario) -> bool:
+    """True when the scenario has a station or an access point (Mininet-WiFi must create radios)."""
+    return any(isinstance(n, (StationNode, AccessPointNode)) for n in scenario.nodes)
+
+
+def first_wired_port(kind: str, n_station_wlans: int) -> int:
+    """Port number of the first wired interface ``<node>-eth<port>`` Mininet-WiFi gives a node.
+
+    Mininet numbers a node's interfaces from its class's ``portBase`` and gives each new link
+    ``max(ports) + 1`` (``mininet/node.py``: ``Node.newPort``; ``mininet/link.py``:
+    ``Link.intfName`` = ``<node>-eth<port>``). The generated script creates the radios
+    (``configureWifiNodes``) before any wired link, so the radios hold the first ports:
+
+    * a station (``mn_wifi/node.py``: ``Node_wifi.portBase = 0``) has ``<sta>-wlan<k>`` on port ``k``
+      (``mn_wifi/link.py``: ``managed`` calls ``addWIntf(port=wlan)``): its first wired port is its
+      number of wlans;
+    * an access point (``AP.portBase = 1``) has ``<ap>-wlan1`` on port 1 (``mn_wifi/net.py``:
+      ``configMasterIntf`` → ``TCWirelessLink`` with ``newPort()``): its first wired port is 2;
+    * hosts (and the routers made of hosts) are Mininet's ``Host`` (``portBase = 0``): port 0.
+
+    Parameters
+    ----------
+    kind : str
+        Scenario node kind.
+    n_station_wlans : int
+        Wlan interfaces of every station of the script (``wlans=`` of ``addStation``).
+
+    Returns
+    -------
+    int
+        The port number.
+    """
+    if kind == "station":
+        return n_station_wlans
+    if kind == "access_point":
+        return 2
+    return 0
+
+
+def _node_address(index: int) -> str:
+    """The /32 address of the ``index``-th node on its loopback (``10.255.0.0/16``), which a
+    single-path connection keeps while its route changes interface."""
+    return f"10.255.{index // 250}.{1 + index % 250}"
+
+
 def _topology(scenario: Scenario, names: _Names):
-    """Segments (wired links, and one radio segment per network) with each member's
-    (interface, address). Access points are L2 switches of their network's segment."""
+    """Wired interface names, segments and adjacency.
+
+    Returns
+    -------
+    segments : list of dict
+        Wired links and one radio segment per network, each with its members' (interface, address).
+        Access points are L2 switches of their network's segment.
+    ends : dict
+        Link id -> (interface at ``src``, interface at ``dst``), named by :func:`first_wired_port`.
+    """
     aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
     nets = _networks(scenario)
-    segments: list[dict[str, Any]] = []
-    intf_count: dict[str, int] = {}
+    n_wlans = max(1, len(nets))
+    next_port: dict[str, int] = {}
 
     def intf(node: str) -> str:
-        k = intf_count.get(node, 0)
-        intf_count[node] = k + 1
+        k = next_port.get(node, first_wired_port(names.kind[node], n_wlans))
+        next_port[node] = k + 1
         return f"{names.of[node]}-eth{k}"
 
+    ends = {link.id: (intf(link.src), intf(link.dst)) for link in scenario.links}
+    segments: list[dict[str, Any]] = []
     radio: dict[str, dict[str, Any]] = {}
     for k, net in enumerate(nets):
         radio[net] = {"id": f"radio:{net}", "subnet": f"10.200.{k}.0/24", "members": {}, "ap": True, "next": 1,
@@ -134,13 +218,14 @@ def _topology(scenario: Scenario, names: _Names):
                 continue  # AP to AP: an L2 bridge inside the radio segment
             seg = radio[getattr(aps[ap_end], "network", "wlan")]
             if other not in seg["members"]:
-                seg["members"][other] = (intf(other), f"10.200.{seg['k']}.{seg['next']}")
+                seg["members"][other] = (ends[link.id][0 if other == link.src else 1],
+                                         f"10.200.{seg['k']}.{seg['next']}")
                 seg["next"] += 1
             continue
         subnet = f"10.{1 + j // 256}.{j % 256}"
         segments.append({
             "id": link.id, "subnet": f"{subnet}.0/24", "ap": False,
-            "members": {link.src: (intf(link.src), f"{subnet}.1"), link.dst: (intf(link.dst), f"{subnet}.2")},
+            "members": {link.src: (ends[link.id][0], f"{subnet}.1"), link.dst: (ends[link.id][1], f"{subnet}.2")},
         })
     stations = [n for n in scenario.nodes if isinstance(n, StationNode)]
     for net in nets:
@@ -148,83 +233,225 @@ def _topology(scenario: Scenario, names: _Names):
         for m, st in enumerate(stations):
             seg["members"][st.id] = (f"{names.of[st.id]}-wlan{seg['k']}", f"10.200.{seg['k']}.{100 + m}")
         segments.append(seg)
-    return segments
+    return segments, ends
 
 
-def _routes(scenario: Scenario, segments: list[dict[str, Any]]) -> dict[str, list[tuple[str, str]]]:
-    """Minimum-hop static routes ``node -> [(subnet, via)]`` (BFS over nodes and segments;
-    stations never forward, ties go to the lower address)."""
-    attached: dict[str, list[int]] = {}
-    for i, seg in enumerate(segments):
-        for node in seg["members"]:
-            attached.setdefault(node, []).append(i)
-    stations = {n.id for n in scenario.nodes if isinstance(n, StationNode)}
-    out: dict[str, list[tuple[str, str]]] = {}
-    for src in sorted(attached):
-        first: dict[int, str | None] = {}
-        seen_nodes = {src}
-        q: deque[tuple[str, str | None]] = deque([(src, None)])
-        while q:
-            node, hop = q.popleft()
-            if node != src and node in stations:
-                continue  # a station is an end host, not a transit router
-            for si in attached.get(node, []):
-                if si in first:
+# --------------------------------------------------------------------------- routes over time
+
+
+class _Routing:
+    """The plan's subflow paths as policy routes and MPTCP endpoints of the script, per plan boundary.
+
+    Association timing is Mininet-WiFi's own (``association_delay_s`` is not imposed): a segment that
+    starts when the plan completes an association (its ``association`` event) starts instead at the
+    matching ``handover_start``, and the script installs a station's routes and MPTCP endpoints on a
+    wlan once Mininet-WiFi reports that wlan associated (``mn_wifi/link.py``: ``associatedTo``, set by
+    ``associate_infra``, cleared by ``disconnect``).
+
+    The same rules as the ``linux`` engine (:mod:`subflow_engines.linux.routing`): each subflow has an
+    address pair ``(S, D)`` (``single``: the end nodes' loopback addresses, so a route change moves the
+    same connection; ``src``: ``S`` is the client's address on the first hop, an MPTCP ``subflow``
+    endpoint; ``dst``: ``D`` is the server's address on the last hop, a ``signal`` endpoint); at node
+    ``n_j`` of a path the route to ``D`` via ``n_{j+1}`` lives in table ``T(S)`` and the route to ``S``
+    via ``n_{j-1}`` in ``T(D)``, each table selected by ``ip rule from <addr>``. Access points are L2:
+    a hop across one (or a bridge of them) joins its two neighbours over the network's radio segment.
+    """
+
+    def __init__(self, plan: RunPlan, sc: Scenario, names: _Names, segments: list[dict[str, Any]]):
+        self.plan, self.sc, self.names = plan, sc, names
+        self.aps = {n.id: n for n in sc.nodes if isinstance(n, AccessPointNode)}
+        self.node_addr = {n.id: _node_address(i) for i, n in enumerate(sc.nodes) if n.id not in self.aps}
+        self.seg_of = {seg["id"]: seg for seg in segments}
+        self.addr_table: dict[str, int] = {}
+        self.segments = {fp.id: _unimposed_association(fp, plan.events) for fp in plan.flows}
+        self.flows: list[dict[str, Any]] = []
+        for i, fp in enumerate(plan.flows):
+            self.flows.append(self._address(i, fp))
+
+    # -- hops
+    def _hops(self, i: int, nodes: list[str], resources: list[str]) -> list[tuple[str, str, str]]:
+        """L3 hops ``(a, b, segment id)`` of a plan path: access points removed, the hop across them
+        on their network's radio segment, a wired hop on the link its resource names."""
+        hops: list[tuple[str, str, str]] = []
+        prev, via_ap = nodes[0], None
+        for node in nodes[1:]:
+            if node in self.aps:
+                if via_ap is None:
+                    via_ap = node
+                continue
+            if via_ap is not None:
+                seg = f"radio:{getattr(self.aps[via_ap], 'network', 'wlan')}"
+            else:
+                rid = next((r for r in resources if r.endswith(f":{prev}>{node}")), None)
+                seg = rid.rsplit(":", 1)[0] if rid else next(
+                    (ln.id for ln in self.sc.links if {ln.src, ln.dst} == {prev, node}), "")
+            members = self.seg_of.get(seg, {}).get("members", {})
+            if prev not in members or node not in members:
+                raise EngineCannotRun(f"flows[{i}]: the plan's hop {prev} -> {node} crosses no segment of the "
+                                      "generated Mininet-WiFi topology")
+            hops.append((prev, node, seg))
+            prev, via_ap = node, None
+        return hops
+
+    def _member(self, node: str, seg: str) -> tuple[str, str]:
+        return self.seg_of[seg]["members"][node]
+
+    def _address(self, i: int, fp) -> dict[str, Any]:
+        for end in ("src", "dst"):
+            if getattr(fp, end) in self.aps:
+                raise FieldNotHonoured(f"flows[{i}].{end}={getattr(fp, end)}: engine mininet-wifi does not honour it "
+                                       "(an access point is an Open vSwitch L2 switch in the script: it has no "
+                                       "address to end a flow)", "mininet-wifi", ["flows", i, end])
+        paths = [(sp, self._hops(i, sp.nodes, sp.resources)) for seg in self.segments[fp.id]
+                 for sp in seg.subflows if len(sp.nodes) > 1]
+        if not paths:
+            raise EngineCannotRun(f"flows[{i}] ({fp.id}): no subflow path in the plan")
+        firsts = {hs[0][1:] for _sp, hs in paths}  # (next node, segment) of the first hop
+        lasts = {(hs[-1][0], hs[-1][2]) for _sp, hs in paths}  # (previous node, segment) of the last hop
+        mode = "single"
+        if fp.multipath and len(firsts) > 1:
+            mode = "src"
+        elif fp.multipath and len(lasts) > 1:
+            mode = "dst"
+        keys: dict[str, tuple[str, str]] = {}
+        endpoint: dict[str, tuple[str, str, str]] = {}  # subflow -> (node, address, device)
+        for sp, hs in paths:
+            s, d = self.node_addr[fp.src], self.node_addr[fp.dst]
+            if mode == "src":
+                dev, s = self._member(fp.src, hs[0][2])
+                endpoint.setdefault(sp.id, (fp.src, s, dev))
+            elif mode == "dst":
+                dev, d = self._member(fp.dst, hs[-1][2])
+                endpoint.setdefault(sp.id, (fp.dst, d, dev))
+            if keys.setdefault(sp.id, (s, d)) != (s, d):
+                raise EngineCannotRun(f"flows[{i}] ({fp.id}): subflow {sp.id} changes interface during the run; "
+                                      "the mininet-wifi script maps a subflow to one interface")
+            for a in (s, d):
+                self.addr_table.setdefault(a, TABLE_BASE + len(self.addr_table))
+        bind, connect = keys[paths[0][0].id]
+        if mode != "src":
+            bind = self.node_addr[fp.src]
+        return {"index": i, "plan": fp, "mode": mode, "keys": keys, "endpoint": endpoint,
+                "bind": bind, "connect": connect}
+
+    # -- states
+    def _routes(self, fl: dict[str, Any], sp) -> list[tuple[str, int, str, str, str]]:
+        s, d = fl["keys"][sp.id]
+        out = []
+        for a, b, seg in self._hops(fl["index"], sp.nodes, sp.resources):
+            (dev_a, addr_a), (dev_b, addr_b) = self._member(a, seg), self._member(b, seg)
+            out.append((a, self.addr_table[s], d, addr_b, dev_a))
+            out.append((b, self.addr_table[d], s, addr_a, dev_b))
+        return out
+
+    def boundaries(self) -> list[float]:
+        """Times (s) at which a flow's segment starts or ends, in ``[0, duration)``, with 0."""
+        ts = {0.0}
+        for segs in self.segments.values():
+            for seg in segs:
+                ts.update((seg.t_start_s, seg.t_end_s))
+        return sorted(t for t in ts if 0.0 <= t < self.plan.duration_s - 1e-9)
+
+    def state(self, t_s: float) -> tuple[list, list]:
+        """Routes ``(node, table, address, via, device)`` and MPTCP endpoints ``(node, address, id, device,
+        flag)`` the plan wants at ``t_s``, in generated node names.
+
+        Raises
+        ------
+        EngineCannotRun
+            When two active subflows need two next hops towards one address in one table of a node.
+        """
+        routes: dict[tuple[str, int, str], tuple[str, int, str, str, str]] = {}
+        endpoints: dict[tuple[str, str], tuple[str, str, int, str, str]] = {}
+        for fl in self.flows:
+            fp = fl["plan"]
+            seg = next((g for g in self.segments[fp.id] if g.t_start_s <= t_s + 1e-9 and t_s < g.t_end_s - 1e-9),
+                       None)
+            if seg is None:
+                continue
+            for sp in seg.subflows:
+                if len(sp.nodes) < 2:
                     continue
-                first[si] = hop
-                for other, (_intf, addr) in sorted(segments[si]["members"].items(), key=lambda kv: kv[1][1]):
-                    if other in seen_nodes:
-                        continue
-                    seen_nodes.add(other)
-                    q.append((other, hop if hop is not None else addr))
-        out[src] = [(segments[si]["subnet"], hop) for si, hop in sorted(first.items()) if hop is not None]
+                for r in self._routes(fl, sp):
+                    other = routes.setdefault(r[:3], r)
+                    if other != r:
+                        raise EngineCannotRun(
+                            f"flows[{fl['index']}] ({fp.id}): at t={t_s:g} s node {r[0]} would need two next hops "
+                            "towards one address in one table; the mininet-wifi script cannot route these subflows")
+                if fl["mode"] in ("src", "dst"):
+                    node, addr, dev = fl["endpoint"][sp.id]
+                    if fl["mode"] == "dst" and addr == fl["connect"]:
+                        continue  # the initial subflow's address is not announced
+                    flag = "subflow" if fl["mode"] == "src" else "signal"
+                    endpoints[(node, addr)] = (node, addr, self.addr_table[addr] - TABLE_BASE + 1, dev, flag)
+        n = self.names.of
+        return (sorted((n[a], t, d, via, dev) for a, t, d, via, dev in routes.values()),
+                sorted((n[a], addr, eid, dev, flag) for a, addr, eid, dev, flag in endpoints.values()))
+
+    def rules(self) -> dict[str, list[tuple[str, int]]]:
+        """``ip rule from <address> lookup <table>`` per node: every node that holds a route of that table
+        at some boundary."""
+        by_table = {t: a for a, t in self.addr_table.items()}
+        need: dict[str, set[tuple[str, int]]] = {}
+        for t in self.boundaries():
+            for node, table, *_ in self.state(t)[0]:
+                need.setdefault(node, set()).add((by_table[table], table))
+        return {node: sorted(v, key=lambda x: x[1]) for node, v in sorted(need.items())}
+
+
+def _unimposed_association(fp, events: list[dict]) -> list:
+    """``fp``'s segments with each planned association delay removed: a segment starting at an
+    ``association`` event of the flow's source or destination starts at that association's
+    ``handover_start`` instead (the segments before it end there)."""
+    segs = list(fp.segments)
+    started: dict[tuple[str, str], float] = {}
+    for ev in sorted(events, key=lambda e: e.get("t_s", 0.0)):
+        key = (ev.get("node"), ev.get("access_point"))
+        if ev.get("kind") == "handover_start":
+            started[key] = float(ev["t_s"])
+        elif ev.get("kind") == "association" and key in started and key[0] in (fp.src, fp.dst):
+            t_h, t_a = started.pop(key), float(ev["t_s"])
+            out = []
+            for g in segs:
+                if abs(g.t_start_s - t_a) < 1e-6:
+                    g = g.model_copy(update={"t_start_s": t_h})
+                elif g.t_start_s >= t_h - 1e-9 and g.t_end_s <= t_a + 1e-6:
+                    continue  # the planned gap: Mininet-WiFi's association takes its place
+                elif g.t_end_s > t_h + 1e-9 and abs(g.t_end_s - t_a) < 1e-6:
+                    g = g.model_copy(update={"t_end_s": t_h})
+                out.append(g)
+            segs = out
+    return segs
+
+
+# --------------------------------------------------------------------------- motion
+
+
+def _motion(scenario: Scenario, names: _Names, random_models: str) -> dict[str, list[tuple[float, ...]]]:
+    """Corners ``(t_s, x_m, y_m, z_m)`` of the planned path of every moving wireless node (stations and
+    access points), from :func:`subflow.space.mobility.trajectory`; a native random walk is left to
+    Mininet-WiFi (``random_models="native"``)."""
+    out: dict[str, list[tuple[float, ...]]] = {}
+    for n in scenario.nodes:
+        if not isinstance(n, (StationNode, AccessPointNode)) or n.mobility.model == "static":
+            continue
+        if _native_walk(n, random_models):
+            continue
+        legs = trajectory(n, scenario.run.duration_s, scenario.run.seed)
+        corners = [(g.t0_s, g.x0_m, g.y0_m, g.z0_m) for g in legs] + [
+            (legs[-1].t1_s, legs[-1].x1_m, legs[-1].y1_m, legs[-1].z1_m)]
+        kept: list[tuple[float, ...]] = []
+        for c in corners:
+            c = tuple(round(v, 3) for v in c)
+            if not kept or c[0] > kept[-1][0]:
+                kept.append(c)
+        if any(c[1:] != kept[0][1:] for c in kept):
+            out[names.of[n.id]] = kept
     return out
 
 
-def _gateways(segments: list[dict[str, Any]], stations: set[str]) -> dict[str, list[tuple[str, str, str]]]:
-    """Per multi-homed node: (interface, address, gateway) for its per-interface policy table;
-    the gateway is the first non-station member of the interface's segment."""
-    per: dict[str, list[tuple[str, str, str]]] = {}
-    for seg in segments:
-        routers = [(a, n) for n, (_i, a) in seg["members"].items() if n not in stations]
-        for node, (itf, addr) in seg["members"].items():
-            gw = next((a for a, n in sorted(routers) if n != node), None)
-            if gw is not None:
-                per.setdefault(node, []).append((itf, addr, gw))
-    return {n: sorted(v) for n, v in per.items() if len(v) > 1}
-
-
-# --------------------------------------------------------------------------- script
-
-
-def _legs_code(scenario: Scenario, names: _Names, random_models: str) -> list[str]:
-    lines: list[str] = []
-    duration = scenario.run.duration_s
-    for st in (n for n in scenario.nodes if isinstance(n, (StationNode, AccessPointNode))):
-        name = names.of[st.id]
-        model = st.mobility.model
-        if model == "static":
-            continue
-        if random_models == "native" and model == "random_walk" and isinstance(st, StationNode):
-            b = st.mobility.bounds
-            lines.append(
-                f"    net.setMobilityModel(time=0, model='RandomWalk', max_x={b.x_max_m:g}, max_y={b.y_max_m:g}, "
-                f"min_v={st.mobility.speed_min_mps:g}, max_v={st.mobility.speed_max_mps:g}, "
-                f"seed={effective_seed(st.mobility.seed, scenario.run.seed)})  # {name}"
-            )
-            continue
-        legs = [leg for leg in trajectory(st, duration, scenario.run.seed)
-                if (leg.x0_m, leg.y0_m, leg.z0_m) != (leg.x1_m, leg.y1_m, leg.z1_m) and leg.t1_s > leg.t0_s]
-        for leg in legs:
-            lines.append(
-                f"    net.mobility({name}, 'start', time={leg.t0_s:.3f}, "
-                f"position='{leg.x0_m:.3f},{leg.y0_m:.3f},{_z(leg.z0_m)}')"
-            )
-            lines.append(
-                f"    net.mobility({name}, 'stop', time={leg.t1_s:.3f}, "
-                f"position='{leg.x1_m:.3f},{leg.y1_m:.3f},{_z(leg.z1_m)}')"
-            )
-    return lines
+def _native_walk(node, random_models: str) -> bool:
+    return random_models == "native" and isinstance(node, StationNode) and node.mobility.model == "random_walk"
 
 
 def _z(z_m: float) -> str:
@@ -243,6 +470,9 @@ def _wired_motion(scenario: Scenario, names: _Names) -> dict[str, list[tuple[flo
             (legs[-1].t1_s, legs[-1].x1_m, legs[-1].y1_m, legs[-1].z1_m)]
         out[names.of[n.id]] = [tuple(round(v, 3) for v in c) for c in corners]
     return out
+
+
+# --------------------------------------------------------------------------- script
 
 
 def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
@@ -264,29 +494,32 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     Raises
     ------
     EngineCannotRun
-        Without ``plan.scenario``; :class:`~subflow.errors.FieldNotHonoured` when the scenario sets a
-        field the script cannot carry (:func:`_refuse_unexported`: a satellite's ``ephemeris``, a node's
-        ``radio`` or ``uplink``, or ``radio.adhoc_links``; ``subflow_engines.mininet_wifi.FIELDS``
-        refuses them too).
+        Without ``plan.scenario``, or when the plan's paths cannot be routed in the generated topology;
+        :class:`~subflow.errors.FieldNotHonoured` when the scenario sets a field the script cannot carry
+        (:func:`_refuse_unexported`: a satellite's ``ephemeris``, an access point's ``uplink``, or
+        ``radio.adhoc_links``; :func:`_refuse_radio`: radio values Mininet-WiFi cannot take;
+        ``subflow_engines.mininet_wifi.FIELDS`` declares them).
     """
     if plan.scenario is None:
         raise EngineCannotRun("plan.scenario: the mininet-wifi engine needs the scenario document")
     _refuse_unexported(plan.scenario)
     sc = to_local(load_scenario(plan.scenario))
+    _refuse_radio(sc)
     names = _Names(sc)
-    segments = _topology(sc, names)
+    segments, ends = _topology(sc, names)
+    routing = _Routing(plan, sc, names, segments)
     return "\n".join([
         *_script_header(sc, names),
         *_script_constants(plan, sc, names),
         *_script_topology(sc, names, random_models),
-        *_script_addressing(sc, names, segments),
-        *_script_schedule(plan, sc, names),
+        *_script_addressing(sc, names, segments, ends, routing),
+        *_script_schedule(plan, sc, names, ends, routing, random_models),
         _RUNTIME,
     ]) + "\n"
 
 
 def _script_header(sc: Scenario, names: _Names) -> list[str]:
-    """The script's docstring, the node-name key and its imports."""
+    """The script's docstring, the node-name key and its imports (wmediumd only with radios)."""
     L = ["#!/usr/bin/env python3",
          '"""Mininet-WiFi script generated by Subflow (scenario and strategy: see SCENARIO below).',
          "",
@@ -296,12 +529,15 @@ def _script_header(sc: Scenario, names: _Names) -> list[str]:
          '"""',
          "# Node names (scenario id -> Mininet name):"]
     L += [f"#   {_comment(n.id)} -> {names.of[n.id]} ({n.kind})" for n in sc.nodes]
-    L += ["", "import json", "import sys", "import threading", "import time", "",
-          "from mininet.log import setLogLevel", "from mininet.node import Controller",
-          "from mn_wifi.link import wmediumd", "from mn_wifi.net import Mininet_wifi",
-          "from mn_wifi.node import OVSKernelAP", "from mn_wifi.wmediumdConnector import interference",
-          "from mininet.link import TCLink", ""]
-    return L
+    L += ["", "import json", "import os", "import shutil", "import signal", "import sys", "import tempfile",
+          "import time", "", "from mininet.link import TCLink", "from mininet.log import setLogLevel"]
+    if _has_radios(sc):
+        L += ["from mininet.node import Controller", "from mn_wifi.link import wmediumd",
+              "from mn_wifi.net import Mininet_wifi", "from mn_wifi.node import OVSKernelAP",
+              "from mn_wifi.wmediumdConnector import interference"]
+    else:
+        L += ["from mn_wifi.net import Mininet_wifi"]
+    return L + [""]
 
 
 def _script_constants(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
@@ -317,6 +553,8 @@ def _script_constants(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
             f"SCENARIO = {_data(meta)}",
             f"DURATION_S = {sc.run.duration_s:g}",
             f"INTERVAL_S = {sc.run.interval_s:g}",
+            f"TICK_S = {MOTION_TICK_S:g}  # clock of the run: positions, routes, link events and flow starts",
+            f"RESULT_WAIT_S = {RESULT_WAIT_S:g}  # longest wait for iperf3 after a flow's planned end",
             f"MULTIPATH = {any(fp.multipath for fp in plan.flows)}",
             f"CONGESTION_CONTROL = {_CC[sc.transport.congestion_control]!r}",
             f"RESULT_BEGIN, RESULT_END = {RESULT_BEGIN!r}, {RESULT_END!r}",
@@ -324,29 +562,55 @@ def _script_constants(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
 
 
 def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[str]:
-    """``topology()``: the nodes, the wired links (TCLink) and the mobility, then the build."""
+    """``topology()``: the nodes, the radios (only when there are any), the wired links (TCLink), then
+    the build, the access points' start and the shaping Open vSwitch cleared."""
     aps = [n for n in sc.nodes if isinstance(n, AccessPointNode)]
     stations = [n for n in sc.nodes if isinstance(n, StationNode)]
     nets = _networks(sc)
-    L = ["def topology():",
-         "    net = Mininet_wifi(controller=Controller, accessPoint=OVSKernelAP, link=wmediumd,",
-         "                       wmediumd_mode=interference)",
-         "    net.addController('c0')"]
+    radios = _has_radios(sc)
+    policy = getattr(sc, "radio", None)
+    ac = policy.association_policy if policy is not None else "ssf"
+    L = ["def topology():"]
+    if radios:
+        L += ["    net = Mininet_wifi(controller=Controller, accessPoint=OVSKernelAP, link=wmediumd,",
+              f"                       wmediumd_mode=interference, ac_method={ac!r})",
+              "    net.addController('c0')"]
+    else:
+        L += ["    net = Mininet_wifi()  # no station, no access point: no radio, no wmediumd"]
     for n in sc.nodes:
         if not isinstance(n, (AccessPointNode, StationNode)):
             L.append(f"    {names.of[n.id]} = net.addHost({names.of[n.id]!r}, ip=None)  # {_comment(n.id)} ({n.kind})")
+    mapped = _radio_mapped(sc)
     for k, ap in enumerate(aps):
         nm = names.of[ap.id]
-        L.append(f"    {nm} = net.addAccessPoint({nm!r}, ssid={nm + '-ssid'!r}, mode='g', channel='{1 + 5 * (k % 3)}', "
-                 f"position='{ap.position.x_m:g},{ap.position.y_m:g},{ap.position.alt_m:g}', range={ap.range_m:g}, "
-                 f"failMode='standalone')"
-                 f"  # {_comment(ap.id)}")
+        r = getattr(ap, "radio", None)
+        if r is not None:
+            tune, reach = f"mode={r.phy!r}, channel='{_channel_of(r.frequency_mhz)}'", _radio_params(r)
+        else:
+            tune, reach = f"mode='g', channel='{1 + 5 * (k % 3)}'", f"range={ap.range_m:g}"
+        L.append(f"    {nm} = net.addAccessPoint({nm!r}, ssid={nm + '-ssid'!r}, {tune}, "
+                 f"position='{ap.position.x_m:g},{ap.position.y_m:g},{ap.position.alt_m:g}', {reach}, "
+                 f"failMode='standalone')  # {_comment(ap.id)}")
     for st in stations:
         nm = names.of[st.id]
-        L.append(f"    {nm} = net.addStation({nm!r}, ip=None, wlans={max(1, len(nets))}, "
-                 f"position='{st.position.x_m:g},{st.position.y_m:g},{st.position.alt_m:g}')  # {_comment(st.id)}")
-    L.append(f"    net.setPropagationModel(model='logDistance', exp={PATH_LOSS_EXPONENT:g})")
-    L.append("    net.configureWifiNodes()")
+        if _native_walk(st, random_models):
+            b = st.mobility.bounds
+            where = (f"min_x={b.x_min_m:g}, max_x={b.x_max_m:g}, min_y={b.y_min_m:g}, max_y={b.y_max_m:g}, "
+                     f"min_v={st.mobility.speed_min_mps:g}, max_v={st.mobility.speed_max_mps:g}")
+        else:
+            where = f"position='{st.position.x_m:g},{st.position.y_m:g},{st.position.alt_m:g}'"
+        if mapped:
+            where += ", " + _radio_params(getattr(st, "radio", None) or NodeRadio())
+        L.append(f"    {nm} = net.addStation({nm!r}, ip=None, wlans={max(1, len(nets))}, {where})"
+                 f"  # {_comment(st.id)}")
+    if mapped:
+        p = sc.radio.propagation
+        L.append(f"    net.setPropagationModel(model={_PPM[p.model]!r}, exp={p.exponent:g}, "
+                 f"sL={10 ** (p.system_loss_db / 10):.6g})")
+    elif radios:
+        L.append(f"    net.setPropagationModel(model='logDistance', exp={PATH_LOSS_EXPONENT:g})")
+    if radios:
+        L.append("    net.configureWifiNodes()")
     for link in sc.links:
         a, b = names.of[link.src], names.of[link.dst]
         params = [f"bw={link.bandwidth_mbps:g}", f"delay='{link.delay_ms:g}ms'",
@@ -356,57 +620,157 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
         if link.jitter_ms > 0:
             params.append(f"jitter='{link.jitter_ms:g}ms'")
         L.append(f"    net.addLink({a}, {b}, cls=TCLink, {', '.join(params)})  # {_comment(link.id)}")
-    policy = getattr(sc, "radio", None)
-    ac = policy.association_policy if policy is not None else "ssf"
-    L += ["", f"    net.startMobility(time=0, ac_method={ac!r})"]
-    L += _legs_code(sc, names, random_models)
-    L += [f"    net.stopMobility(time={sc.run.duration_s:g})", "    net.build()", "    for ap in net.aps:",
-          "        ap.start([])", "    return net", "", ""]
+    native = [st for st in stations if _native_walk(st, random_models)]
+    if native:
+        st = native[0]
+        b = st.mobility.bounds
+        L.append(f"    net.setMobilityModel(time=0, model='RandomWalk', max_x={b.x_max_m:g}, max_y={b.y_max_m:g}, "
+                 f"seed={effective_seed(st.mobility.seed, sc.run.seed)})  # "
+                 + ", ".join(names.of[s.id] for s in native))
+    L += ["    net.build()", "    for ap in net.aps:", "        ap.start([])", "    reapply_shaping(net)",
+          "    return net", "", ""]
     return L
 
 
-def _script_addressing(sc: Scenario, names: _Names, segments: list[dict]) -> list[str]:
-    """ADDRESSES, ROUTES (minimum-hop static routes), POLICY (per-interface tables) and AIR (netem of the air)."""
+#: Mininet-WiFi's propagation models by the scenario's names (``mn_wifi/propagationModels.py``:
+#: ``PropagationModel.friis``/``logDistance``; its ``twoRayGround`` is refused, :func:`_refuse_radio`)
+_PPM = {"friis": "friis", "log_distance": "logDistance"}
+
+
+def _radio_mapped(sc: Scenario) -> bool:
+    """True when a station or an access point has a ``radio``: transmit powers, antenna gains, channels
+    and the scenario's propagation model are then given to Mininet-WiFi."""
+    return any(getattr(n, "radio", None) is not None for n in sc.nodes
+               if isinstance(n, (StationNode, AccessPointNode)))
+
+
+def _radio_params(r: NodeRadio) -> str:
+    """``txpower`` (dBm), ``antennaGain`` (dBi) and ``antennaHeight`` (m) of a Mininet-WiFi node
+    (``mn_wifi/link.py``: ``WirelessLink.set_attrs``; an access point given no ``range`` gets the range
+    its propagation model gives these, ``mn_wifi/net.py`` ``config_range``)."""
+    return f"txpower={int(r.tx_power_dbm)}, antennaGain={int(r.antenna_gain_dbi)}, antennaHeight={r.antenna_height_m:g}"
+
+
+def _channel_of(frequency_mhz: float) -> int | None:
+    """The 802.11 channel whose centre is ``frequency_mhz`` (MHz), or None (the inverse of
+    :func:`subflow.scenario.document.channel_frequency_mhz`)."""
+    if abs(frequency_mhz - 2484.0) < 1e-6:
+        return 14
+    for base, lo, hi in ((2407.0, 1, 13), (5000.0, 32, 177)):
+        n = (frequency_mhz - base) / 5.0
+        if abs(n - round(n)) < 1e-6 and lo <= round(n) <= hi:
+            return int(round(n))
+    return None
+
+
+def _refuse_radio(sc: Scenario) -> None:
+    """Raise :class:`~subflow.errors.FieldNotHonoured` naming the first radio field Mininet-WiFi
+    cannot carry as the scenario means it.
+
+    Mininet-WiFi computes received power and range with whole dB (``int(txpower)``,
+    ``int(antennaGain)``), a 1 m reference distance with Friis loss there, and a ``noise_th``
+    threshold (``mn_wifi/propagationModels.py``: ``PropagationModel.logDistance``,
+    ``SetSignalRange``); its ``twoRayGround`` takes the channel width (``intf.band``) as the
+    frequency; it tunes radios by channel number; the script sets 20 MHz channels; the kernel's rate
+    control (minstrel) picks the MCS.
+    """
+    for i, n in enumerate(sc.nodes):
+        r = getattr(n, "radio", None)
+        if r is None:
+            continue
+        for name in ("tx_power_dbm", "antenna_gain_dbi"):
+            v = getattr(r, name)
+            if v != int(v):
+                _refuse(["nodes", i, "radio", name], v, "Mininet-WiFi computes ranges in whole dB")
+        if _channel_of(r.frequency_mhz) is None:
+            _refuse(["nodes", i, "radio", "frequency_mhz"], r.frequency_mhz,
+                    "not an 802.11 channel's centre; Mininet-WiFi tunes radios by channel number")
+        if r.channel_width_mhz != 20:
+            _refuse(["nodes", i, "radio", "channel_width_mhz"], r.channel_width_mhz,
+                    "the script configures 20 MHz channels")
+    radio = getattr(sc, "radio", None)
+    if radio is None:
+        return
+    p = radio.propagation
+    if p.model not in _PPM:
+        _refuse(["radio", "propagation", "model"], p.model,
+                "Mininet-WiFi's twoRayGround takes the channel width as its frequency")
+    if p.reference_distance_m != 1.0:
+        _refuse(["radio", "propagation", "reference_distance_m"], p.reference_distance_m,
+                "Mininet-WiFi's reference distance is 1 m")
+    if p.reference_loss_db is not None:
+        _refuse(["radio", "propagation", "reference_loss_db"], p.reference_loss_db,
+                "Mininet-WiFi's reference loss is Friis at 1 m")
+    if p.noise_floor_dbm is not None:
+        _refuse(["radio", "propagation", "noise_floor_dbm"], p.noise_floor_dbm,
+                "Mininet-WiFi's range ends at its noise_th threshold, not at an MCS's SNR over a noise floor")
+    if radio.rate_selection != "error_rate":
+        _refuse(["radio", "rate_selection"], radio.rate_selection, "the kernel's rate control picks the MCS")
+
+
+def _refuse(loc: list[Any], value: Any, why: str) -> None:
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    raise FieldNotHonoured(f"{path}={value}: engine mininet-wifi does not honour it ({why})", "mininet-wifi", loc)
+
+
+def _script_addressing(sc: Scenario, names: _Names, segments: list[dict], ends: dict, routing: _Routing) -> list[str]:
+    """ADDRESSES, NODE_ADDRESSES, RULES (policy tables), AIR (netem of the air) and AP_WIRED (the access
+    points' wired interfaces and their shaping)."""
     aps = [n for n in sc.nodes if isinstance(n, AccessPointNode)]
     stations = [n for n in sc.nodes if isinstance(n, StationNode)]
     nets = _networks(sc)
-    routes = _routes(sc, segments)
-    gateways = _gateways(segments, {st.id for st in stations})
     L = ["ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network"]
     for seg in segments:
         for node, (itf, addr) in sorted(seg["members"].items(), key=lambda kv: kv[1]):
             L.append(f"    ({names.of[node]!r}, {itf!r}, '{addr}/24'),")
-    L += ["]", "ROUTES = {  # node -> [(subnet, via)]: minimum-hop static routes"]
-    for node, rs in sorted(routes.items(), key=lambda kv: names.of[kv[0]]):
-        if rs:
-            L.append(f"    {names.of[node]!r}: {rs!r},")
-    L += ["}", "POLICY = {  # multi-homed node -> [(interface, address, gateway)]: one routing table per interface"]
-    for node, entries in sorted(gateways.items(), key=lambda kv: names.of[kv[0]]):
-        L.append(f"    {names.of[node]!r}: {entries!r},")
+    L += ["]", "NODE_ADDRESSES = {  # node -> its /32 on lo (the address a single-path connection keeps)"]
+    for node, addr in routing.node_addr.items():
+        L.append(f"    {names.of[node]!r}: {addr!r},")
+    L += ["}", "RULES = {  # node -> [(address, table)]: ip rule from <address> lookup <table>"]
+    for node, entries in routing.rules().items():
+        L.append(f"    {node!r}: {entries!r},")
     L += ["}", "AIR = {  # station wlan interface -> netem (delay ms, loss %) of its network's air"]
     for st in stations:
         for k, net in enumerate(nets):
             ap = next(a for a in aps if getattr(a, "network", "wlan") == net)
             if ap.wireless_delay_ms > 0 or ap.wireless_loss > 0:
                 L.append(f"    '{names.of[st.id]}-wlan{k}': ({ap.wireless_delay_ms:g}, {ap.wireless_loss * 100:g}),")
+    L += ["}", "AP_WIRED = {  # access point -> its wired interfaces (TCLink shaping to reapply after OVS starts)"]
+    for ap in aps:
+        mine = [ends[ln.id][0 if ln.src == ap.id else 1] for ln in sc.links if ap.id in (ln.src, ln.dst)]
+        if mine:
+            L.append(f"    {names.of[ap.id]!r}: {mine!r},")
     L.append("}")
     return L
 
 
-def _script_schedule(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
-    """LINK_EVENTS, FLOWS (iperf3 per flow) and the planned motion of wired nodes."""
-    L = ["LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down')"]
-    ends = {link.id: (names.of[link.src], names.of[link.dst]) for link in sc.links}
+def _script_schedule(plan: RunPlan, sc: Scenario, names: _Names, ends: dict, routing: _Routing,
+                     random_models: str) -> list[str]:
+    """SCHEDULE (routes and endpoints per plan boundary), LINK_EVENTS, FLOWS, MOTION (the planned paths
+    of moving wireless nodes) and the planned motion of wired nodes."""
+    L = ["SCHEDULE = [  # (t_s, routes [(node, table, address, via, device)], endpoints [(node, address, id, "
+         "device, flag)])"]
+    for t in routing.boundaries():
+        routes, endpoints = routing.state(t)
+        L.append(f"    ({round(t, 3)!r}, {routes!r}, {endpoints!r}),")
+    L += ["]", "LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down', interfaces [(node, device)])"]
+    links = {link.id: link for link in sc.links}
     for ev in sorted(getattr(sc, "link_events", []) or [], key=lambda e: e.t_s):
-        a, b = ends[ev.link]
-        L.append(f"    ({ev.t_s:g}, {a!r}, {b!r}, {ev.state!r}),  # {_comment(ev.link)}")
-    L += ["]", "FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), start_s, seconds"]
-    for i, fp in enumerate(plan.flows):
+        ln = links[ev.link]
+        a, b = names.of[ln.src], names.of[ln.dst]
+        devs = [(a, ends[ln.id][0]), (b, ends[ln.id][1])]
+        L.append(f"    ({ev.t_s:g}, {a!r}, {b!r}, {ev.state!r}, {devs!r}),  # {_comment(ev.link)}")
+    L += ["]", "FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), start_s, seconds, "
+          "bind address, server address"]
+    for fl in routing.flows:
+        fp = fl["plan"]
         rate = None if fp.rate_mbps is None else int(fp.rate_mbps * 1e6)
         secs = max(1, int(round(fp.stop_s - fp.start_s)))
-        L.append(f"    ({i}, {names.of[fp.src]!r}, {names.of[fp.dst]!r}, {5201 + i}, {rate!r}, {fp.start_s:g}, {secs}),"
-                 f"  # {_comment(fp.id)}")
-    L.append("]")
+        L.append(f"    ({fl['index']}, {names.of[fp.src]!r}, {names.of[fp.dst]!r}, {5201 + fl['index']}, {rate!r}, "
+                 f"{fp.start_s:g}, {secs}, {fl['bind']!r}, {fl['connect']!r}),  # {_comment(fp.id)}")
+    L += ["]", "# Planned paths of moving stations and access points, replayed by the script (setPosition every",
+          "# TICK_S): node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.",
+          f"MOTION = {_data(_motion(sc, names, random_models))}"]
     wired = _wired_motion(sc, names)
     if wired:
         L += ["# Planned motion of wired nodes (no position in Mininet; nothing on a wired link depends on it):",
@@ -417,64 +781,164 @@ def _script_schedule(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
 
 
 _RUNTIME = '''
+def reapply_shaping(net):
+    """Open vSwitch resets the qdisc of a port it adds, and Mininet-WiFi's OVSAP.TCReapply only
+    reapplies wireless interfaces: set each access point's wired TCLink shaping again."""
+    for ap, names in AP_WIRED.items():
+        node = net.get(ap)
+        for name in names:
+            intf = node.intf(name)
+            intf.config(**intf.params)
+
+
 def configure(net):
     for node, intf, cidr in ADDRESSES:
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")
         n.cmd(f"ip addr add {cidr} dev {intf}")
+    for node, addr in NODE_ADDRESSES.items():
+        net.get(node).cmd(f"ip addr add {addr}/32 dev lo")
     for n in net.hosts + net.stations:
-        n.cmd("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.mptcp.enabled=1")
-    for node, routes in ROUTES.items():
-        n = net.get(node)
-        for subnet, via in routes:
-            n.cmd(f"ip route replace {subnet} via {via}")
+        n.cmd("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
+              "net.ipv4.conf.default.rp_filter=0 net.mptcp.enabled=1")
+        n.cmd("for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done")
     for intf, (delay, loss) in AIR.items():
         node = intf.split("-")[0]
         net.get(node).cmd(f"tc qdisc replace dev {intf} root netem delay {delay}ms loss {loss}%")
-    for node, entries in POLICY.items():
+    for node, entries in RULES.items():
         n = net.get(node)
-        for k, (intf, addr, gw) in enumerate(entries):
-            table = 100 + k
-            n.cmd(f"ip rule add from {addr} table {table}")
-            n.cmd(f"ip route replace default via {gw} dev {intf} table {table}")
-            if MULTIPATH:
-                n.cmd(f"ip mptcp endpoint add {addr} dev {intf} subflow")
+        for addr, table in entries:
+            n.cmd(f"ip rule add from {addr} lookup {table} priority 100")
     if MULTIPATH:
         for n in net.hosts + net.stations:
             n.cmd("ip mptcp limits set subflows 8 add_addr_accepted 8")
 
 
-def link_events(net, t0):
-    for t_s, a, b, state in LINK_EVENTS:
-        time.sleep(max(0.0, t0 + t_s - time.time()))
-        net.configLinkStatus(a, b, state)
+def associated(net, node, dev):
+    """False while Mininet-WiFi reports the wlan interface dev of node not associated."""
+    for intf in getattr(net.get(node), "wintfs", {}).values():
+        if getattr(intf, "name", None) == dev:
+            return bool(getattr(intf, "associatedTo", None))
+    return True
 
 
-def traffic(net):
+def apply_routes(net, state):
+    """Bring the routes to state["want"]: delete the ones the plan dropped, replace the others; a route
+    out of a wlan waits until Mininet-WiFi reports the wlan associated."""
+    want = {r[:3]: r for r in state["want"]
+            if (r[0], r[4]) not in state["down"] and associated(net, r[0], r[4])}
+    for key, r in sorted(state["routes"].items()):
+        if key not in want:
+            net.get(r[0]).cmd(f"ip route del {r[2]}/32 table {r[1]}")
+    for key, r in sorted(want.items()):
+        if state["routes"].get(key) != r:
+            node, table, addr, via, dev = r
+            net.get(node).cmd(f"ip route replace {addr}/32 via {via} dev {dev} table {table}")
+    state["routes"] = want
+
+
+def apply_endpoints(net, state):
+    """MPTCP endpoints the plan wants now, each added once Mininet-WiFi reports its interface associated
+    (the agent plays mptcpd's part); the ones the plan dropped are deleted."""
+    want = {(e[0], e[1]): e for e in state["endpoints_want"]}
+    for key, e in sorted(state["endpoints"].items()):
+        if key not in want:
+            net.get(e[0]).cmd(f"ip mptcp endpoint delete id {e[2]}")
+            del state["endpoints"][key]
+    for key, e in sorted(want.items()):
+        if key not in state["endpoints"] and associated(net, e[0], e[3]):
+            node, addr, eid, dev, flag = e
+            net.get(node).cmd(f"ip mptcp endpoint add {addr} dev {dev} id {eid} {flag}")
+            state["endpoints"][key] = e
+
+
+def position_at(corners, t_s):
+    """x,y,z (m) of a piecewise-linear path at t_s: the corner before it, moved along its leg."""
+    prev = corners[0]
+    for c in corners:
+        if c[0] >= t_s:
+            if c[0] == prev[0]:
+                return tuple(c[1:])
+            f = (t_s - prev[0]) / (c[0] - prev[0])
+            return tuple(round(a + f * (b - a), 3) for a, b in zip(prev[1:], c[1:]))
+        prev = c
+    return tuple(prev[1:])
+
+
+def alive(pid):
+    """True while process pid runs (a zombie has finished)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def run(net, run_dir):
     wrap = "mptcpize run " if MULTIPATH else ""
-    dst_addr = {}
-    for node, intf, cidr in ADDRESSES:
-        dst_addr.setdefault(node, cidr.split("/")[0])
-    for _i, src, dst, port, rate, start, secs in FLOWS:
-        net.get(dst).cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > /tmp/subflow-{port}-server.json 2>&1 &")
+    state = {"routes": {}, "want": SCHEDULE[0][1], "endpoints": {}, "endpoints_want": SCHEDULE[0][2],
+             "down": set()}
+    apply_routes(net, state)
+    apply_endpoints(net, state)
+    pids = {}
+    for i, src, dst, port, rate, start, secs, bind, connect in FLOWS:
+        n = net.get(dst)
+        n.cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > {run_dir}/{port}-server.json 2>&1 &")
+        pids[(i, "server")] = n.lastPid
     time.sleep(1.0)
     t0 = time.time()
-    threading.Thread(target=link_events, args=(net, t0), daemon=True).start()
+    flows = sorted(FLOWS, key=lambda f: (f[5], f[0]))
+    next_state, next_event, next_flow = 1, 0, 0
+    moved = {}
     launched = {}
-    for i, src, dst, port, rate, start, secs in sorted(FLOWS, key=lambda f: f[5]):
-        time.sleep(max(0.0, t0 + start - time.time()))
-        pace = f" -b {rate} -l 16384" if rate else ""
-        net.get(src).cmd(f"{wrap}iperf3 -4 -c {dst_addr[dst]} -p {port} -t {secs} -i {INTERVAL_S} -J "
-                         f"-C {CONGESTION_CONTROL}{pace} > /tmp/subflow-{port}-client.json 2>&1 &")
-        launched[SCENARIO["flows"][i]] = time.time() - t0
-    time.sleep(max(0.0, t0 + DURATION_S + 5.0 - time.time()))
-    out = {"launched_s": launched, "flows": {}}
+    for k in range(int(round(DURATION_S / TICK_S)) + 1):
+        t = round(k * TICK_S, 6)
+        time.sleep(max(0.0, t0 + t - time.time()))
+        while next_event < len(LINK_EVENTS) and LINK_EVENTS[next_event][0] <= t + 1e-9:
+            _t, a, b, status, devs = LINK_EVENTS[next_event]
+            net.configLinkStatus(a, b, status)
+            for dev in devs:
+                (state["down"].add if status == "down" else state["down"].discard)(tuple(dev))
+            state["routes"] = {key: r for key, r in state["routes"].items() if (r[0], r[4]) not in state["down"]}
+            apply_routes(net, state)
+            next_event += 1
+        while next_state < len(SCHEDULE) and SCHEDULE[next_state][0] <= t + 1e-9:
+            state["want"], state["endpoints_want"] = SCHEDULE[next_state][1], SCHEDULE[next_state][2]
+            apply_routes(net, state)
+            next_state += 1
+        for node, corners in MOTION.items():
+            pos = position_at(corners, t)
+            if moved.get(node) != pos:
+                net.get(node).setPosition("%.3f,%.3f,%.3f" % pos)
+                moved[node] = pos
+        apply_routes(net, state)
+        apply_endpoints(net, state)
+        while next_flow < len(flows) and flows[next_flow][5] <= t + 1e-9:
+            i, src, dst, port, rate, start, secs, bind, connect = flows[next_flow]
+            pace = f" -b {rate} -l 16384" if rate else ""
+            n = net.get(src)
+            n.cmd(f"{wrap}iperf3 -4 -c {connect} -B {bind} -p {port} -t {secs} -i {INTERVAL_S} -J "
+                  f"-C {CONGESTION_CONTROL}{pace} > {run_dir}/{port}-client.json 2>&1 &")
+            pids[(i, "client")] = n.lastPid
+            launched[SCENARIO["flows"][i]] = time.time() - t0
+            next_flow += 1
+    deadline = t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]) + RESULT_WAIT_S
+    while any(alive(p) for p in pids.values() if p) and time.time() < deadline:
+        time.sleep(0.2)
+    out = {"launched_s": launched, "flows": {}, "unfinished": []}
+    for (i, role), pid in sorted(pids.items()):
+        if pid and alive(pid):
+            out["unfinished"].append([SCENARIO["flows"][i], role])
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
     for i, _src, _dst, port, *_ in FLOWS:
         fid = SCENARIO["flows"][i]
         out["flows"][fid] = {}
         for role in ("client", "server"):
             try:
-                with open(f"/tmp/subflow-{port}-{role}.json") as fh:
+                with open(f"{run_dir}/{port}-{role}.json") as fh:
                     out["flows"][fid][role] = fh.read()
             except OSError as exc:
                 out["flows"][fid][role] = json.dumps({"error": str(exc)})
@@ -487,11 +951,13 @@ def traffic(net):
 if __name__ == "__main__":
     setLogLevel("warning")
     net = topology()
+    run_dir = tempfile.mkdtemp(prefix="subflow-mnwifi-")
     try:
         configure(net)
-        traffic(net)
+        run(net, run_dir)
     finally:
-        net.stop()'''
+        net.stop()
+        shutil.rmtree(run_dir, ignore_errors=True)'''
 
 
 #: characters kept in a comment of the ns-2 (Tcl) trace; every other one becomes ``_`` (no backslash,
@@ -537,17 +1003,16 @@ def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
 #: node fields the script cannot carry, and why (``subflow_engines.mininet_wifi.FIELDS`` refuses them too)
 _UNEXPORTED_NODE_FIELDS = {
     "ephemeris": "TCLink delays are fixed and links never go down: orbits are not exported",
-    "radio": "radio from propagation is not mapped to Mininet-WiFi's txpower/propagationModel yet",
     "uplink": "wireless backhaul between access points is not exported yet",
 }
-#: scenario ``radio`` settings the script cannot carry (their values other than the default); the
-#: propagation model matters only with a node ``radio``, refused above
+#: scenario ``radio`` settings the script cannot carry (their values other than the default)
 _UNEXPORTED_RADIO = {"adhoc_links": False}
 
 
 def _refuse_unexported(doc: dict) -> None:
     """Raise :class:`~subflow.errors.FieldNotHonoured` naming the first field of ``doc`` the script
-    would silently drop: a satellite's orbit, a node's radio or uplink, or ad-hoc links."""
+    would silently drop: a satellite's orbit, an access point's uplink, or ad-hoc links (radio fields:
+    :func:`_refuse_radio`)."""
     for i, n in enumerate(doc.get("nodes", [])):
         for name, why in _UNEXPORTED_NODE_FIELDS.items():
             if n.get(name) is not None:

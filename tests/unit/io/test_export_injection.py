@@ -19,11 +19,7 @@ from __future__ import annotations
 
 import ast
 import copy
-import json
 import re
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -34,6 +30,7 @@ from subflow.runplan.document import FlowPlan
 from subflow.runplan.resolve import resolve_plan
 
 from tests.conftest import load_example
+from tests.unit.io.fake_mininet_wifi import run_with_fake_mininet
 
 PAYLOADS = [
     'x"""+__import__("os").system("touch pwned")+"""',
@@ -46,88 +43,6 @@ PAYLOADS = [
     '$(touch pwned); `touch pwned`; "; touch pwned; #',
     "{*}[exec touch pwned] $::env(HOME) \\",
 ]
-
-#: a fake of Mininet-WiFi's Python API: records calls; node.cmd() records the shell command
-FAKE_MODULES = {
-    "mininet/__init__.py": "",
-    "mininet/_fake_calls.py": "CALLS = []\n",
-    "mininet/log.py": "from mininet._fake_calls import CALLS\n"
-                      "def setLogLevel(level):\n    CALLS.append(['setLogLevel', level])\n",
-    "mininet/node.py": "class Controller:\n    pass\n",
-    "mininet/link.py": "class TCLink:\n    pass\n",
-    "mn_wifi/__init__.py": "",
-    "mn_wifi/link.py": "class wmediumd:\n    pass\n",
-    "mn_wifi/node.py": "class OVSKernelAP:\n    pass\n",
-    "mn_wifi/wmediumdConnector.py": "interference = 'interference'\n",
-    "mn_wifi/net.py": textwrap.dedent(
-        """
-        from mininet._fake_calls import CALLS
-
-
-        class FakeNode:
-            def __init__(self, name):
-                self.name = name
-
-            def cmd(self, command):
-                CALLS.append(["cmd", self.name, command])
-                return ""
-
-            def start(self, controllers):
-                CALLS.append(["start", self.name])
-
-
-        class Mininet_wifi:
-            def __init__(self, **kwargs):
-                self.nodes, self.hosts, self.stations, self.aps = {}, [], [], []
-
-            def _add(self, kind, name, group, **kwargs):
-                CALLS.append([kind, name, {k: repr(v) for k, v in kwargs.items()}])
-                node = self.nodes[name] = FakeNode(name)
-                group.append(node)
-                return node
-
-            def addController(self, name, **kwargs):
-                CALLS.append(["addController", name])
-
-            def addHost(self, name, **kwargs):
-                return self._add("addHost", name, self.hosts, **kwargs)
-
-            def addStation(self, name, **kwargs):
-                return self._add("addStation", name, self.stations, **kwargs)
-
-            def addAccessPoint(self, name, **kwargs):
-                return self._add("addAccessPoint", name, self.aps, **kwargs)
-
-            def get(self, name):
-                return self.nodes[name]
-
-            def __getattr__(self, method):  # addLink, mobility, setPropagationModel, build, stop, ...
-                def record(*args, **kwargs):
-                    CALLS.append([method, [getattr(a, "name", repr(a)) for a in args],
-                                  {k: repr(v) for k, v in kwargs.items()}])
-                return record
-        """
-    ),
-}
-
-#: runs the generated script's functions as ``__main__`` does, with the run cut to 0 s
-RUNNER = textwrap.dedent(
-    """
-    import importlib.util, json, sys
-    spec = importlib.util.spec_from_file_location("generated", "script.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.DURATION_S = 0
-    mod.time.sleep = lambda s: None
-    from mininet._fake_calls import CALLS
-    net = mod.topology()
-    mod.configure(net)
-    mod.traffic(net)
-    net.stop()
-    print("FAKE-CALLS", json.dumps({"calls": CALLS, "scenario": mod.SCENARIO}))
-    """
-)
-
 
 def _with_text(doc: dict, text: str) -> dict:
     """``doc`` with ``text`` in every free-text field: name, description, every node's label."""
@@ -149,20 +64,7 @@ def _shape(src: str) -> str:
 
 
 def _run_with_fake_mininet(tmp_path: Path, script: str) -> dict:
-    fake = tmp_path / "fake_mininet"
-    for rel, text in FAKE_MODULES.items():
-        path = fake / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "script.py").write_text(script)
-    proc = subprocess.run([sys.executable, "-I", "-B", "-c", f"import sys; sys.path.insert(0, {str(fake)!r}); "
-                           f"exec({RUNNER!r})"], cwd=work, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert sorted(p.name for p in work.iterdir()) == ["script.py"], "the script created a file"
-    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("FAKE-CALLS "))
-    return json.loads(line[len("FAKE-CALLS "):])
+    return run_with_fake_mininet(tmp_path, script)
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
@@ -189,7 +91,7 @@ def test_script_with_injections_runs_as_data_against_a_fake_mininet(tmp_path, pa
         assert "pwned" not in c and "$(" not in c and "`" not in c
     iperf = [c for c in commands if "iperf3" in c]
     assert len(iperf) == 4  # a server and a client per flow, output files named by port
-    assert all(re.search(r"> /tmp/subflow-520[12]-(server|client)\.json 2>&1 &$", c) for c in iperf)
+    assert all(re.search(r"> /tmp/subflow-fake-\w+/520[12]-(server|client)\.json 2>&1 &$", c) for c in iperf)
     added = {c[1] for c in result["calls"] if c[0] in ("addHost", "addStation", "addAccessPoint")}
     assert added == {"h1", "r1", "ap1", "sta1", "sta2"}
 

@@ -13,23 +13,28 @@ scenario's ids. Not imposed by Mininet-WiFi: association_delay_s (real associati
 #   ship2 -> sta2 (station)
 
 import json
+import os
+import shutil
+import signal
 import sys
-import threading
+import tempfile
 import time
 
+from mininet.link import TCLink
 from mininet.log import setLogLevel
 from mininet.node import Controller
 from mn_wifi.link import wmediumd
 from mn_wifi.net import Mininet_wifi
 from mn_wifi.node import OVSKernelAP
 from mn_wifi.wmediumdConnector import interference
-from mininet.link import TCLink
 
 # The scenario's own text, as data (JSON in one string literal): name, strategy, generated
 # node name -> scenario node, flow ids in FLOWS order.
 SCENARIO = json.loads('{"flows": ["f1", "f2"], "name": "naval-geo", "nodes": {"ap1": {"id": "uav", "kind": "access_point"}, "h1": {"id": "shore", "kind": "host"}, "r1": {"id": "geosat", "kind": "satellite"}, "sta1": {"id": "ship1", "kind": "station"}, "sta2": {"id": "ship2", "kind": "station"}}, "strategy": "sptcp"}')
 DURATION_S = 1800
 INTERVAL_S = 1
+TICK_S = 0.1  # clock of the run: positions, routes, link events and flow starts
+RESULT_WAIT_S = 30  # longest wait for iperf3 after a flow's planned end
 MULTIPATH = False
 CONGESTION_CONTROL = 'reno'
 RESULT_BEGIN, RESULT_END = 'SUBFLOW-RESULT-BEGIN', 'SUBFLOW-RESULT-END'
@@ -37,7 +42,7 @@ RESULT_BEGIN, RESULT_END = 'SUBFLOW-RESULT-BEGIN', 'SUBFLOW-RESULT-END'
 
 def topology():
     net = Mininet_wifi(controller=Controller, accessPoint=OVSKernelAP, link=wmediumd,
-                       wmediumd_mode=interference)
+                       wmediumd_mode=interference, ac_method='ssf')
     net.addController('c0')
     h1 = net.addHost('h1', ip=None)  # shore (host)
     r1 = net.addHost('r1', ip=None)  # geosat (satellite)
@@ -50,528 +55,73 @@ def topology():
     net.addLink(sta2, r1, cls=TCLink, bw=2, delay='125ms', max_queue_size=500)  # ship2-sat
     net.addLink(r1, h1, cls=TCLink, bw=50, delay='125ms', max_queue_size=1000)  # sat-shore
     net.addLink(ap1, h1, cls=TCLink, bw=10, delay='1ms', max_queue_size=200)  # uav-shore
-
-    net.startMobility(time=0, ac_method='ssf')
-    net.mobility(ap1, 'start', time=0.000, position='0.000,3000.000,1500.000')
-    net.mobility(ap1, 'stop', time=14.960, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'start', time=14.960, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=29.920, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'start', time=29.920, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=44.880, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'start', time=44.880, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=59.840, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'start', time=59.840, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=74.800, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'start', time=74.800, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=89.760, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'start', time=89.760, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=104.720, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'start', time=104.720, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=119.680, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'start', time=119.680, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'stop', time=134.640, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'start', time=134.640, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'stop', time=149.600, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'start', time=149.600, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'stop', time=164.560, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'start', time=164.560, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=179.520, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'start', time=179.520, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=194.480, position='2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'start', time=194.480, position='2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=209.440, position='1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'start', time=209.440, position='1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=224.399, position='1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'start', time=224.399, position='1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=239.359, position='1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'start', time=239.359, position='1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=254.319, position='520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'start', time=254.319, position='520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=269.279, position='0.000,-3000.000,1500.000')
-    net.mobility(ap1, 'start', time=269.279, position='0.000,-3000.000,1500.000')
-    net.mobility(ap1, 'stop', time=284.239, position='-520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'start', time=284.239, position='-520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=299.199, position='-1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'start', time=299.199, position='-1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=314.159, position='-1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'start', time=314.159, position='-1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=329.119, position='-1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'start', time=329.119, position='-1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=344.079, position='-2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'start', time=344.079, position='-2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=359.039, position='-2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'start', time=359.039, position='-2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=373.999, position='-2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'start', time=373.999, position='-2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=388.959, position='-2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'start', time=388.959, position='-2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'stop', time=403.919, position='-3000.000,-0.000,1500.000')
-    net.mobility(ap1, 'start', time=403.919, position='-3000.000,-0.000,1500.000')
-    net.mobility(ap1, 'stop', time=418.879, position='-2954.423,520.945,1500.000')
-    net.mobility(ap1, 'start', time=418.879, position='-2954.423,520.945,1500.000')
-    net.mobility(ap1, 'stop', time=433.839, position='-2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'start', time=433.839, position='-2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=448.799, position='-2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'start', time=448.799, position='-2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=463.759, position='-2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'start', time=463.759, position='-2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=478.719, position='-1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'start', time=478.719, position='-1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=493.679, position='-1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'start', time=493.679, position='-1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=508.639, position='-1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'start', time=508.639, position='-1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=523.599, position='-520.945,2954.423,1500.000')
-    net.mobility(ap1, 'start', time=523.599, position='-520.945,2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=538.559, position='-0.000,3000.000,1500.000')
-    net.mobility(ap1, 'start', time=538.559, position='-0.000,3000.000,1500.000')
-    net.mobility(ap1, 'stop', time=553.519, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'start', time=553.519, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=568.479, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'start', time=568.479, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=583.439, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'start', time=583.439, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=598.399, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'start', time=598.399, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=613.359, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'start', time=613.359, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=628.319, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'start', time=628.319, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=643.278, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'start', time=643.278, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=658.238, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'start', time=658.238, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'stop', time=673.198, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'start', time=673.198, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'stop', time=688.158, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'start', time=688.158, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'stop', time=703.118, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'start', time=703.118, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=718.078, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'start', time=718.078, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=733.038, position='2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'start', time=733.038, position='2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=747.998, position='1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'start', time=747.998, position='1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=762.958, position='1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'start', time=762.958, position='1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=777.918, position='1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'start', time=777.918, position='1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=792.878, position='520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'start', time=792.878, position='520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=807.838, position='0.000,-3000.000,1500.000')
-    net.mobility(ap1, 'start', time=807.838, position='0.000,-3000.000,1500.000')
-    net.mobility(ap1, 'stop', time=822.798, position='-520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'start', time=822.798, position='-520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=837.758, position='-1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'start', time=837.758, position='-1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=852.718, position='-1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'start', time=852.718, position='-1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=867.678, position='-1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'start', time=867.678, position='-1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=882.638, position='-2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'start', time=882.638, position='-2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=897.598, position='-2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'start', time=897.598, position='-2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=912.558, position='-2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'start', time=912.558, position='-2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=927.518, position='-2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'start', time=927.518, position='-2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'stop', time=942.478, position='-3000.000,-0.000,1500.000')
-    net.mobility(ap1, 'start', time=942.478, position='-3000.000,-0.000,1500.000')
-    net.mobility(ap1, 'stop', time=957.438, position='-2954.423,520.945,1500.000')
-    net.mobility(ap1, 'start', time=957.438, position='-2954.423,520.945,1500.000')
-    net.mobility(ap1, 'stop', time=972.398, position='-2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'start', time=972.398, position='-2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=987.358, position='-2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'start', time=987.358, position='-2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=1002.318, position='-2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'start', time=1002.318, position='-2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=1017.278, position='-1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'start', time=1017.278, position='-1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=1032.238, position='-1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'start', time=1032.238, position='-1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=1047.198, position='-1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'start', time=1047.198, position='-1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=1062.158, position='-520.945,2954.423,1500.000')
-    net.mobility(ap1, 'start', time=1062.158, position='-520.945,2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=1077.117, position='-0.000,3000.000,1500.000')
-    net.mobility(ap1, 'start', time=1077.117, position='-0.000,3000.000,1500.000')
-    net.mobility(ap1, 'stop', time=1092.077, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'start', time=1092.077, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=1107.037, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'start', time=1107.037, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=1121.997, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'start', time=1121.997, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=1136.957, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'start', time=1136.957, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=1151.917, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'start', time=1151.917, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=1166.877, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'start', time=1166.877, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=1181.837, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'start', time=1181.837, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=1196.797, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'start', time=1196.797, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'stop', time=1211.757, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'start', time=1211.757, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'stop', time=1226.717, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'start', time=1226.717, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'stop', time=1241.677, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'start', time=1241.677, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=1256.637, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'start', time=1256.637, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=1271.597, position='2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'start', time=1271.597, position='2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=1286.557, position='1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'start', time=1286.557, position='1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=1301.517, position='1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'start', time=1301.517, position='1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=1316.477, position='1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'start', time=1316.477, position='1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=1331.437, position='520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'start', time=1331.437, position='520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=1346.397, position='0.000,-3000.000,1500.000')
-    net.mobility(ap1, 'start', time=1346.397, position='0.000,-3000.000,1500.000')
-    net.mobility(ap1, 'stop', time=1361.357, position='-520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'start', time=1361.357, position='-520.945,-2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=1376.317, position='-1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'start', time=1376.317, position='-1026.060,-2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=1391.277, position='-1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'start', time=1391.277, position='-1500.000,-2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=1406.237, position='-1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'start', time=1406.237, position='-1928.363,-2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=1421.197, position='-2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'start', time=1421.197, position='-2298.133,-1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=1436.157, position='-2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'start', time=1436.157, position='-2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=1451.117, position='-2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'start', time=1451.117, position='-2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=1466.077, position='-2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'start', time=1466.077, position='-2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'stop', time=1481.037, position='-3000.000,-0.000,1500.000')
-    net.mobility(ap1, 'start', time=1481.037, position='-3000.000,-0.000,1500.000')
-    net.mobility(ap1, 'stop', time=1495.997, position='-2954.423,520.945,1500.000')
-    net.mobility(ap1, 'start', time=1495.997, position='-2954.423,520.945,1500.000')
-    net.mobility(ap1, 'stop', time=1510.956, position='-2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'start', time=1510.956, position='-2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=1525.916, position='-2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'start', time=1525.916, position='-2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=1540.876, position='-2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'start', time=1540.876, position='-2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=1555.836, position='-1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'start', time=1555.836, position='-1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=1570.796, position='-1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'start', time=1570.796, position='-1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=1585.756, position='-1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'start', time=1585.756, position='-1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=1600.716, position='-520.945,2954.423,1500.000')
-    net.mobility(ap1, 'start', time=1600.716, position='-520.945,2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=1615.676, position='-0.000,3000.000,1500.000')
-    net.mobility(ap1, 'start', time=1615.676, position='-0.000,3000.000,1500.000')
-    net.mobility(ap1, 'stop', time=1630.636, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'start', time=1630.636, position='520.945,2954.423,1500.000')
-    net.mobility(ap1, 'stop', time=1645.596, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'start', time=1645.596, position='1026.060,2819.078,1500.000')
-    net.mobility(ap1, 'stop', time=1660.556, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'start', time=1660.556, position='1500.000,2598.076,1500.000')
-    net.mobility(ap1, 'stop', time=1675.516, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'start', time=1675.516, position='1928.363,2298.133,1500.000')
-    net.mobility(ap1, 'stop', time=1690.476, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'start', time=1690.476, position='2298.133,1928.363,1500.000')
-    net.mobility(ap1, 'stop', time=1705.436, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'start', time=1705.436, position='2598.076,1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=1720.396, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'start', time=1720.396, position='2819.078,1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=1735.356, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'start', time=1735.356, position='2954.423,520.945,1500.000')
-    net.mobility(ap1, 'stop', time=1750.316, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'start', time=1750.316, position='3000.000,0.000,1500.000')
-    net.mobility(ap1, 'stop', time=1765.276, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'start', time=1765.276, position='2954.423,-520.945,1500.000')
-    net.mobility(ap1, 'stop', time=1780.236, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'start', time=1780.236, position='2819.078,-1026.060,1500.000')
-    net.mobility(ap1, 'stop', time=1795.196, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'start', time=1795.196, position='2598.076,-1500.000,1500.000')
-    net.mobility(ap1, 'stop', time=1800.000, position='2501.753,-1637.563,1500.000')
-    net.mobility(sta1, 'start', time=0.000, position='5605.547,6121.759,0')
-    net.mobility(sta1, 'stop', time=30.000, position='5474.726,5990.678,0')
-    net.mobility(sta1, 'start', time=30.000, position='5474.726,5990.678,0')
-    net.mobility(sta1, 'stop', time=60.000, position='5343.899,5859.599,0')
-    net.mobility(sta1, 'start', time=60.000, position='5343.899,5859.599,0')
-    net.mobility(sta1, 'stop', time=90.000, position='5213.065,5728.524,0')
-    net.mobility(sta1, 'start', time=90.000, position='5213.065,5728.524,0')
-    net.mobility(sta1, 'stop', time=120.000, position='5082.295,5597.342,0')
-    net.mobility(sta1, 'start', time=120.000, position='5082.295,5597.342,0')
-    net.mobility(sta1, 'stop', time=150.000, position='4951.447,5466.273,0')
-    net.mobility(sta1, 'start', time=150.000, position='4951.447,5466.273,0')
-    net.mobility(sta1, 'stop', time=180.000, position='4820.593,5335.208,0')
-    net.mobility(sta1, 'start', time=180.000, position='4820.593,5335.208,0')
-    net.mobility(sta1, 'stop', time=210.000, position='4689.803,5204.147,0')
-    net.mobility(sta1, 'start', time=210.000, position='4689.803,5204.147,0')
-    net.mobility(sta1, 'stop', time=240.000, position='4558.936,5073.089,0')
-    net.mobility(sta1, 'start', time=240.000, position='4558.936,5073.089,0')
-    net.mobility(sta1, 'stop', time=270.000, position='4428.132,4942.034,0')
-    net.mobility(sta1, 'start', time=270.000, position='4428.132,4942.034,0')
-    net.mobility(sta1, 'stop', time=300.000, position='4297.252,4810.871,0')
-    net.mobility(sta1, 'start', time=300.000, position='4297.252,4810.871,0')
-    net.mobility(sta1, 'stop', time=330.000, position='4166.435,4679.823,0')
-    net.mobility(sta1, 'start', time=330.000, position='4166.435,4679.823,0')
-    net.mobility(sta1, 'stop', time=360.000, position='4035.541,4548.778,0')
-    net.mobility(sta1, 'start', time=360.000, position='4035.541,4548.778,0')
-    net.mobility(sta1, 'stop', time=390.000, position='3904.710,4417.737,0')
-    net.mobility(sta1, 'start', time=390.000, position='3904.710,4417.737,0')
-    net.mobility(sta1, 'stop', time=420.000, position='3773.874,4286.699,0')
-    net.mobility(sta1, 'start', time=420.000, position='3773.874,4286.699,0')
-    net.mobility(sta1, 'stop', time=450.000, position='3642.960,4155.664,0')
-    net.mobility(sta1, 'start', time=450.000, position='3642.960,4155.664,0')
-    net.mobility(sta1, 'stop', time=480.000, position='3512.110,4024.633,0')
-    net.mobility(sta1, 'start', time=480.000, position='3512.110,4024.633,0')
-    net.mobility(sta1, 'stop', time=510.000, position='3381.253,3893.493,0')
-    net.mobility(sta1, 'start', time=510.000, position='3381.253,3893.493,0')
-    net.mobility(sta1, 'stop', time=540.000, position='3250.389,3762.469,0')
-    net.mobility(sta1, 'start', time=540.000, position='3250.389,3762.469,0')
-    net.mobility(sta1, 'stop', time=570.000, position='3119.519,3631.447,0')
-    net.mobility(sta1, 'start', time=570.000, position='3119.519,3631.447,0')
-    net.mobility(sta1, 'stop', time=600.000, position='2988.642,3500.429,0')
-    net.mobility(sta1, 'start', time=600.000, position='2988.642,3500.429,0')
-    net.mobility(sta1, 'stop', time=630.000, position='2857.759,3369.414,0')
-    net.mobility(sta1, 'start', time=630.000, position='2857.759,3369.414,0')
-    net.mobility(sta1, 'stop', time=660.000, position='2726.868,3238.403,0')
-    net.mobility(sta1, 'start', time=660.000, position='2726.868,3238.403,0')
-    net.mobility(sta1, 'stop', time=690.000, position='2595.972,3107.284,0')
-    net.mobility(sta1, 'start', time=690.000, position='2595.972,3107.284,0')
-    net.mobility(sta1, 'stop', time=720.000, position='2465.068,2976.279,0')
-    net.mobility(sta1, 'start', time=720.000, position='2465.068,2976.279,0')
-    net.mobility(sta1, 'stop', time=750.000, position='2334.228,2845.278,0')
-    net.mobility(sta1, 'start', time=750.000, position='2334.228,2845.278,0')
-    net.mobility(sta1, 'stop', time=780.000, position='2203.312,2714.280,0')
-    net.mobility(sta1, 'start', time=780.000, position='2203.312,2714.280,0')
-    net.mobility(sta1, 'stop', time=810.000, position='2072.388,2583.285,0')
-    net.mobility(sta1, 'start', time=810.000, position='2072.388,2583.285,0')
-    net.mobility(sta1, 'stop', time=840.000, position='1941.528,2452.294,0')
-    net.mobility(sta1, 'start', time=840.000, position='1941.528,2452.294,0')
-    net.mobility(sta1, 'stop', time=870.000, position='1810.592,2321.306,0')
-    net.mobility(sta1, 'start', time=870.000, position='1810.592,2321.306,0')
-    net.mobility(sta1, 'stop', time=900.000, position='1679.719,2190.210,0')
-    net.mobility(sta1, 'start', time=900.000, position='1679.719,2190.210,0')
-    net.mobility(sta1, 'stop', time=930.000, position='1573.529,2038.544,0')
-    net.mobility(sta1, 'start', time=930.000, position='1573.529,2038.544,0')
-    net.mobility(sta1, 'stop', time=960.000, position='1467.333,1886.769,0')
-    net.mobility(sta1, 'start', time=960.000, position='1467.333,1886.769,0')
-    net.mobility(sta1, 'stop', time=990.000, position='1361.131,1734.996,0')
-    net.mobility(sta1, 'start', time=990.000, position='1361.131,1734.996,0')
-    net.mobility(sta1, 'stop', time=1020.000, position='1254.923,1583.337,0')
-    net.mobility(sta1, 'start', time=1020.000, position='1254.923,1583.337,0')
-    net.mobility(sta1, 'stop', time=1050.000, position='1148.778,1431.568,0')
-    net.mobility(sta1, 'start', time=1050.000, position='1148.778,1431.568,0')
-    net.mobility(sta1, 'stop', time=1080.000, position='1042.557,1279.802,0')
-    net.mobility(sta1, 'start', time=1080.000, position='1042.557,1279.802,0')
-    net.mobility(sta1, 'stop', time=1110.000, position='936.400,1128.149,0')
-    net.mobility(sta1, 'start', time=1110.000, position='936.400,1128.149,0')
-    net.mobility(sta1, 'stop', time=1140.000, position='830.167,976.387,0')
-    net.mobility(sta1, 'start', time=1140.000, position='830.167,976.387,0')
-    net.mobility(sta1, 'stop', time=1170.000, position='723.998,824.628,0')
-    net.mobility(sta1, 'start', time=1170.000, position='723.998,824.628,0')
-    net.mobility(sta1, 'stop', time=1200.000, position='617.752,672.982,0')
-    net.mobility(sta1, 'start', time=1200.000, position='617.752,672.982,0')
-    net.mobility(sta1, 'stop', time=1230.000, position='511.570,521.226,0')
-    net.mobility(sta1, 'start', time=1230.000, position='511.570,521.226,0')
-    net.mobility(sta1, 'stop', time=1260.000, position='405.382,369.473,0')
-    net.mobility(sta1, 'start', time=1260.000, position='405.382,369.473,0')
-    net.mobility(sta1, 'stop', time=1290.000, position='299.117,217.834,0')
-    net.mobility(sta1, 'start', time=1290.000, position='299.117,217.834,0')
-    net.mobility(sta1, 'stop', time=1320.000, position='192.917,66.085,0')
-    net.mobility(sta1, 'start', time=1320.000, position='192.917,66.085,0')
-    net.mobility(sta1, 'stop', time=1350.000, position='86.710,-85.661,0')
-    net.mobility(sta1, 'start', time=1350.000, position='86.710,-85.661,0')
-    net.mobility(sta1, 'stop', time=1380.000, position='-19.503,-237.294,0')
-    net.mobility(sta1, 'start', time=1380.000, position='-19.503,-237.294,0')
-    net.mobility(sta1, 'stop', time=1410.000, position='-125.723,-389.036,0')
-    net.mobility(sta1, 'start', time=1410.000, position='-125.723,-389.036,0')
-    net.mobility(sta1, 'stop', time=1440.000, position='-231.948,-540.775,0')
-    net.mobility(sta1, 'start', time=1440.000, position='-231.948,-540.775,0')
-    net.mobility(sta1, 'stop', time=1470.000, position='-338.180,-692.513,0')
-    net.mobility(sta1, 'start', time=1470.000, position='-338.180,-692.513,0')
-    net.mobility(sta1, 'stop', time=1500.000, position='-444.418,-844.137,0')
-    net.mobility(sta1, 'start', time=1500.000, position='-444.418,-844.137,0')
-    net.mobility(sta1, 'stop', time=1530.000, position='-550.662,-995.870,0')
-    net.mobility(sta1, 'start', time=1530.000, position='-550.662,-995.870,0')
-    net.mobility(sta1, 'stop', time=1560.000, position='-656.913,-1147.600,0')
-    net.mobility(sta1, 'start', time=1560.000, position='-656.913,-1147.600,0')
-    net.mobility(sta1, 'stop', time=1590.000, position='-763.169,-1299.218,0')
-    net.mobility(sta1, 'start', time=1590.000, position='-763.169,-1299.218,0')
-    net.mobility(sta1, 'stop', time=1620.000, position='-869.432,-1450.944,0')
-    net.mobility(sta1, 'start', time=1620.000, position='-869.432,-1450.944,0')
-    net.mobility(sta1, 'stop', time=1650.000, position='-975.701,-1602.668,0')
-    net.mobility(sta1, 'start', time=1650.000, position='-975.701,-1602.668,0')
-    net.mobility(sta1, 'stop', time=1680.000, position='-1081.907,-1754.279,0')
-    net.mobility(sta1, 'start', time=1680.000, position='-1081.907,-1754.279,0')
-    net.mobility(sta1, 'stop', time=1710.000, position='-1188.188,-1905.999,0')
-    net.mobility(sta1, 'start', time=1710.000, position='-1188.188,-1905.999,0')
-    net.mobility(sta1, 'stop', time=1740.000, position='-1294.476,-2057.716,0')
-    net.mobility(sta1, 'start', time=1740.000, position='-1294.476,-2057.716,0')
-    net.mobility(sta1, 'stop', time=1770.000, position='-1400.700,-2209.320,0')
-    net.mobility(sta1, 'start', time=1770.000, position='-1400.700,-2209.320,0')
-    net.mobility(sta1, 'stop', time=1800.000, position='-1507.000,-2361.033,0')
-    net.mobility(sta2, 'start', time=0.000, position='-6321.185,-6114.799,0')
-    net.mobility(sta2, 'stop', time=30.000, position='-6168.241,-5962.240,0')
-    net.mobility(sta2, 'start', time=30.000, position='-6168.241,-5962.240,0')
-    net.mobility(sta2, 'stop', time=60.000, position='-6015.236,-5809.565,0')
-    net.mobility(sta2, 'start', time=60.000, position='-6015.236,-5809.565,0')
-    net.mobility(sta2, 'stop', time=90.000, position='-5862.310,-5656.997,0')
-    net.mobility(sta2, 'start', time=90.000, position='-5862.310,-5656.997,0')
-    net.mobility(sta2, 'stop', time=120.000, position='-5709.323,-5504.425,0')
-    net.mobility(sta2, 'start', time=120.000, position='-5709.323,-5504.425,0')
-    net.mobility(sta2, 'stop', time=150.000, position='-5556.415,-5351.737,0')
-    net.mobility(sta2, 'start', time=150.000, position='-5556.415,-5351.737,0')
-    net.mobility(sta2, 'stop', time=180.000, position='-5403.446,-5199.155,0')
-    net.mobility(sta2, 'start', time=180.000, position='-5403.446,-5199.155,0')
-    net.mobility(sta2, 'stop', time=210.000, position='-5250.486,-5046.569,0')
-    net.mobility(sta2, 'start', time=210.000, position='-5250.486,-5046.569,0')
-    net.mobility(sta2, 'stop', time=240.000, position='-5097.535,-4893.867,0')
-    net.mobility(sta2, 'start', time=240.000, position='-5097.535,-4893.867,0')
-    net.mobility(sta2, 'stop', time=270.000, position='-4944.663,-4741.272,0')
-    net.mobility(sta2, 'start', time=270.000, position='-4944.663,-4741.272,0')
-    net.mobility(sta2, 'stop', time=300.000, position='-4791.730,-4588.672,0')
-    net.mobility(sta2, 'start', time=300.000, position='-4791.730,-4588.672,0')
-    net.mobility(sta2, 'stop', time=330.000, position='-4638.806,-4435.956,0')
-    net.mobility(sta2, 'start', time=330.000, position='-4638.806,-4435.956,0')
-    net.mobility(sta2, 'stop', time=360.000, position='-4485.891,-4283.347,0')
-    net.mobility(sta2, 'start', time=360.000, position='-4485.891,-4283.347,0')
-    net.mobility(sta2, 'stop', time=390.000, position='-4332.915,-4130.734,0')
-    net.mobility(sta2, 'start', time=390.000, position='-4332.915,-4130.734,0')
-    net.mobility(sta2, 'stop', time=420.000, position='-4180.018,-3978.005,0')
-    net.mobility(sta2, 'start', time=420.000, position='-4180.018,-3978.005,0')
-    net.mobility(sta2, 'stop', time=450.000, position='-4027.130,-3825.382,0')
-    net.mobility(sta2, 'start', time=450.000, position='-4027.130,-3825.382,0')
-    net.mobility(sta2, 'stop', time=480.000, position='-3874.251,-3672.755,0')
-    net.mobility(sta2, 'start', time=480.000, position='-3874.251,-3672.755,0')
-    net.mobility(sta2, 'stop', time=510.000, position='-3721.311,-3520.012,0')
-    net.mobility(sta2, 'start', time=510.000, position='-3721.311,-3520.012,0')
-    net.mobility(sta2, 'stop', time=540.000, position='-3568.450,-3367.376,0')
-    net.mobility(sta2, 'start', time=540.000, position='-3568.450,-3367.376,0')
-    net.mobility(sta2, 'stop', time=570.000, position='-3415.528,-3214.735,0')
-    net.mobility(sta2, 'start', time=570.000, position='-3415.528,-3214.735,0')
-    net.mobility(sta2, 'stop', time=600.000, position='-3262.685,-3061.979,0')
-    net.mobility(sta2, 'start', time=600.000, position='-3262.685,-3061.979,0')
-    net.mobility(sta2, 'stop', time=630.000, position='-3097.085,-2923.242,0')
-    net.mobility(sta2, 'start', time=630.000, position='-3097.085,-2923.242,0')
-    net.mobility(sta2, 'stop', time=660.000, position='-2931.493,-2784.501,0')
-    net.mobility(sta2, 'start', time=660.000, position='-2931.493,-2784.501,0')
-    net.mobility(sta2, 'stop', time=690.000, position='-2765.840,-2645.643,0')
-    net.mobility(sta2, 'start', time=690.000, position='-2765.840,-2645.643,0')
-    net.mobility(sta2, 'stop', time=720.000, position='-2600.266,-2506.891,0')
-    net.mobility(sta2, 'start', time=720.000, position='-2600.266,-2506.891,0')
-    net.mobility(sta2, 'stop', time=750.000, position='-2434.702,-2368.022,0')
-    net.mobility(sta2, 'start', time=750.000, position='-2434.702,-2368.022,0')
-    net.mobility(sta2, 'stop', time=780.000, position='-2269.075,-2229.259,0')
-    net.mobility(sta2, 'start', time=780.000, position='-2269.075,-2229.259,0')
-    net.mobility(sta2, 'stop', time=810.000, position='-2103.528,-2090.491,0')
-    net.mobility(sta2, 'start', time=810.000, position='-2103.528,-2090.491,0')
-    net.mobility(sta2, 'stop', time=840.000, position='-1937.990,-1951.606,0')
-    net.mobility(sta2, 'start', time=840.000, position='-1937.990,-1951.606,0')
-    net.mobility(sta2, 'stop', time=870.000, position='-1772.390,-1812.828,0')
-    net.mobility(sta2, 'start', time=870.000, position='-1772.390,-1812.828,0')
-    net.mobility(sta2, 'stop', time=900.000, position='-1606.800,-1673.932,0')
-    net.mobility(sta2, 'start', time=900.000, position='-1606.800,-1673.932,0')
-    net.mobility(sta2, 'stop', time=930.000, position='-1441.288,-1535.143,0')
-    net.mobility(sta2, 'start', time=930.000, position='-1441.288,-1535.143,0')
-    net.mobility(sta2, 'stop', time=960.000, position='-1275.715,-1396.348,0')
-    net.mobility(sta2, 'start', time=960.000, position='-1275.715,-1396.348,0')
-    net.mobility(sta2, 'stop', time=990.000, position='-1110.151,-1257.437,0')
-    net.mobility(sta2, 'start', time=990.000, position='-1110.151,-1257.437,0')
-    net.mobility(sta2, 'stop', time=1020.000, position='-944.596,-1118.631,0')
-    net.mobility(sta2, 'start', time=1020.000, position='-944.596,-1118.631,0')
-    net.mobility(sta2, 'stop', time=1050.000, position='-779.050,-979.820,0')
-    net.mobility(sta2, 'start', time=1050.000, position='-779.050,-979.820,0')
-    net.mobility(sta2, 'stop', time=1080.000, position='-613.512,-840.893,0')
-    net.mobility(sta2, 'start', time=1080.000, position='-613.512,-840.893,0')
-    net.mobility(sta2, 'stop', time=1110.000, position='-447.984,-702.072,0')
-    net.mobility(sta2, 'start', time=1110.000, position='-447.984,-702.072,0')
-    net.mobility(sta2, 'stop', time=1140.000, position='-282.464,-563.134,0')
-    net.mobility(sta2, 'start', time=1140.000, position='-282.464,-563.134,0')
-    net.mobility(sta2, 'stop', time=1170.000, position='-116.954,-424.302,0')
-    net.mobility(sta2, 'start', time=1170.000, position='-116.954,-424.302,0')
-    net.mobility(sta2, 'stop', time=1200.000, position='48.548,-285.464,0')
-    net.mobility(sta2, 'start', time=1200.000, position='48.548,-285.464,0')
-    net.mobility(sta2, 'stop', time=1230.000, position='214.111,-146.510,0')
-    net.mobility(sta2, 'start', time=1230.000, position='214.111,-146.510,0')
-    net.mobility(sta2, 'stop', time=1260.000, position='379.595,-7.662,0')
-    net.mobility(sta2, 'start', time=1260.000, position='379.595,-7.662,0')
-    net.mobility(sta2, 'stop', time=1290.000, position='545.070,131.302,0')
-    net.mobility(sta2, 'start', time=1290.000, position='545.070,131.302,0')
-    net.mobility(sta2, 'stop', time=1320.000, position='710.607,270.161,0')
-    net.mobility(sta2, 'start', time=1320.000, position='710.607,270.161,0')
-    net.mobility(sta2, 'stop', time=1350.000, position='876.134,409.025,0')
-    net.mobility(sta2, 'start', time=1350.000, position='876.134,409.025,0')
-    net.mobility(sta2, 'stop', time=1380.000, position='1041.583,548.006,0')
-    net.mobility(sta2, 'start', time=1380.000, position='1041.583,548.006,0')
-    net.mobility(sta2, 'stop', time=1410.000, position='1207.092,686.880,0')
-    net.mobility(sta2, 'start', time=1410.000, position='1207.092,686.880,0')
-    net.mobility(sta2, 'stop', time=1440.000, position='1372.593,825.872,0')
-    net.mobility(sta2, 'start', time=1440.000, position='1372.593,825.872,0')
-    net.mobility(sta2, 'stop', time=1470.000, position='1538.085,964.757,0')
-    net.mobility(sta2, 'start', time=1470.000, position='1538.085,964.757,0')
-    net.mobility(sta2, 'stop', time=1500.000, position='1703.498,1103.648,0')
-    net.mobility(sta2, 'start', time=1500.000, position='1703.498,1103.648,0')
-    net.mobility(sta2, 'stop', time=1530.000, position='1868.972,1242.655,0')
-    net.mobility(sta2, 'start', time=1530.000, position='1868.972,1242.655,0')
-    net.mobility(sta2, 'stop', time=1560.000, position='2034.437,1381.556,0')
-    net.mobility(sta2, 'start', time=1560.000, position='2034.437,1381.556,0')
-    net.mobility(sta2, 'stop', time=1590.000, position='2199.893,1520.574,0')
-    net.mobility(sta2, 'start', time=1590.000, position='2199.893,1520.574,0')
-    net.mobility(sta2, 'stop', time=1620.000, position='2365.411,1659.486,0')
-    net.mobility(sta2, 'start', time=1620.000, position='2365.411,1659.486,0')
-    net.mobility(sta2, 'stop', time=1650.000, position='2530.849,1798.404,0')
-    net.mobility(sta2, 'start', time=1650.000, position='2530.849,1798.404,0')
-    net.mobility(sta2, 'stop', time=1680.000, position='2696.279,1937.438,0')
-    net.mobility(sta2, 'start', time=1680.000, position='2696.279,1937.438,0')
-    net.mobility(sta2, 'stop', time=1710.000, position='2861.700,2076.366,0')
-    net.mobility(sta2, 'start', time=1710.000, position='2861.700,2076.366,0')
-    net.mobility(sta2, 'stop', time=1740.000, position='3027.182,2215.410,0')
-    net.mobility(sta2, 'start', time=1740.000, position='3027.182,2215.410,0')
-    net.mobility(sta2, 'stop', time=1770.000, position='3192.584,2354.349,0')
-    net.mobility(sta2, 'start', time=1770.000, position='3192.584,2354.349,0')
-    net.mobility(sta2, 'stop', time=1800.000, position='3358.049,2493.293,0')
-    net.stopMobility(time=1800)
     net.build()
     for ap in net.aps:
         ap.start([])
+    reapply_shaping(net)
     return net
 
 
 ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network
     ('r1', 'r1-eth0', '10.1.0.2/24'),
-    ('sta1', 'sta1-eth0', '10.1.0.1/24'),
+    ('sta1', 'sta1-eth1', '10.1.0.1/24'),
     ('r1', 'r1-eth1', '10.1.1.2/24'),
-    ('sta2', 'sta2-eth0', '10.1.1.1/24'),
+    ('sta2', 'sta2-eth1', '10.1.1.1/24'),
     ('h1', 'h1-eth0', '10.1.2.2/24'),
     ('r1', 'r1-eth2', '10.1.2.1/24'),
     ('h1', 'h1-eth1', '10.200.0.1/24'),
     ('sta1', 'sta1-wlan0', '10.200.0.100/24'),
     ('sta2', 'sta2-wlan0', '10.200.0.101/24'),
 ]
-ROUTES = {  # node -> [(subnet, via)]: minimum-hop static routes
-    'h1': [('10.1.0.0/24', '10.1.2.1'), ('10.1.1.0/24', '10.1.2.1')],
-    'r1': [('10.200.0.0/24', '10.1.2.2')],
-    'sta1': [('10.1.1.0/24', '10.1.0.2'), ('10.1.2.0/24', '10.1.0.2')],
-    'sta2': [('10.1.0.0/24', '10.1.1.2'), ('10.1.2.0/24', '10.1.1.2')],
+NODE_ADDRESSES = {  # node -> its /32 on lo (the address a single-path connection keeps)
+    'h1': '10.255.0.1',
+    'r1': '10.255.0.2',
+    'sta1': '10.255.0.4',
+    'sta2': '10.255.0.5',
 }
-POLICY = {  # multi-homed node -> [(interface, address, gateway)]: one routing table per interface
-    'sta1': [('sta1-eth0', '10.1.0.1', '10.1.0.2'), ('sta1-wlan0', '10.200.0.100', '10.200.0.1')],
-    'sta2': [('sta2-eth0', '10.1.1.1', '10.1.1.2'), ('sta2-wlan0', '10.200.0.101', '10.200.0.1')],
+RULES = {  # node -> [(address, table)]: ip rule from <address> lookup <table>
+    'h1': [('10.255.0.1', 101)],
+    'r1': [('10.255.0.4', 100), ('10.255.0.1', 101), ('10.255.0.5', 102)],
+    'sta1': [('10.255.0.4', 100)],
+    'sta2': [('10.255.0.5', 102)],
 }
 AIR = {  # station wlan interface -> netem (delay ms, loss %) of its network's air
     'sta1-wlan0': (2, 0),
     'sta2-wlan0': (2, 0),
 }
-LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down')
+AP_WIRED = {  # access point -> its wired interfaces (TCLink shaping to reapply after OVS starts)
+    'ap1': ['ap1-eth2'],
+}
+SCHEDULE = [  # (t_s, routes [(node, table, address, via, device)], endpoints [(node, address, id, device, flag)])
+    (0.0, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (18.013, [('h1', 101, '10.255.0.4', '10.200.0.100', 'h1-eth1'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.200.0.1', 'sta1-wlan0'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (131.54, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (255.352, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.200.0.101', 'h1-eth1'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.200.0.1', 'sta2-wlan0')], []),
+    (459.597, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (476.134, [('h1', 101, '10.255.0.4', '10.200.0.100', 'h1-eth1'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.200.0.1', 'sta1-wlan0'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (699.857, [('h1', 101, '10.255.0.4', '10.200.0.100', 'h1-eth1'), ('h1', 101, '10.255.0.5', '10.200.0.101', 'h1-eth1'), ('sta1', 100, '10.255.0.1', '10.200.0.1', 'sta1-wlan0'), ('sta2', 102, '10.255.0.1', '10.200.0.1', 'sta2-wlan0')], []),
+    (790.173, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.200.0.101', 'h1-eth1'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.200.0.1', 'sta2-wlan0')], []),
+    (884.506, [('h1', 101, '10.255.0.4', '10.200.0.100', 'h1-eth1'), ('h1', 101, '10.255.0.5', '10.200.0.101', 'h1-eth1'), ('sta1', 100, '10.255.0.1', '10.200.0.1', 'sta1-wlan0'), ('sta2', 102, '10.255.0.1', '10.200.0.1', 'sta2-wlan0')], []),
 ]
-FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), start_s, seconds
-    (0, 'sta1', 'h1', 5201, 4000000, 0, 1800),  # f1
-    (1, 'sta2', 'h1', 5202, 4000000, 0, 1800),  # f2
+LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down', interfaces [(node, device)])
 ]
+FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), start_s, seconds, bind address, server address
+    (0, 'sta1', 'h1', 5201, 4000000, 0, 1800, '10.255.0.4', '10.255.0.1'),  # f1
+    (1, 'sta2', 'h1', 5202, 4000000, 0, 1800, '10.255.0.5', '10.255.0.1'),  # f2
+]
+# Planned paths of moving stations and access points, replayed by the script (setPosition every
+# TICK_S): node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.
+MOTION = json.loads('{"ap1": [[0.0, 0.0, 3000.0, 1500.0], [14.96, 520.945, 2954.423, 1500.0], [29.92, 1026.06, 2819.078, 1500.0], [44.88, 1500.0, 2598.076, 1500.0], [59.84, 1928.363, 2298.133, 1500.0], [74.8, 2298.133, 1928.363, 1500.0], [89.76, 2598.076, 1500.0, 1500.0], [104.72, 2819.078, 1026.06, 1500.0], [119.68, 2954.423, 520.945, 1500.0], [134.64, 3000.0, 0.0, 1500.0], [149.6, 2954.423, -520.945, 1500.0], [164.56, 2819.078, -1026.06, 1500.0], [179.52, 2598.076, -1500.0, 1500.0], [194.48, 2298.133, -1928.363, 1500.0], [209.44, 1928.363, -2298.133, 1500.0], [224.399, 1500.0, -2598.076, 1500.0], [239.359, 1026.06, -2819.078, 1500.0], [254.319, 520.945, -2954.423, 1500.0], [269.279, 0.0, -3000.0, 1500.0], [284.239, -520.945, -2954.423, 1500.0], [299.199, -1026.06, -2819.078, 1500.0], [314.159, -1500.0, -2598.076, 1500.0], [329.119, -1928.363, -2298.133, 1500.0], [344.079, -2298.133, -1928.363, 1500.0], [359.039, -2598.076, -1500.0, 1500.0], [373.999, -2819.078, -1026.06, 1500.0], [388.959, -2954.423, -520.945, 1500.0], [403.919, -3000.0, -0.0, 1500.0], [418.879, -2954.423, 520.945, 1500.0], [433.839, -2819.078, 1026.06, 1500.0], [448.799, -2598.076, 1500.0, 1500.0], [463.759, -2298.133, 1928.363, 1500.0], [478.719, -1928.363, 2298.133, 1500.0], [493.679, -1500.0, 2598.076, 1500.0], [508.639, -1026.06, 2819.078, 1500.0], [523.599, -520.945, 2954.423, 1500.0], [538.559, -0.0, 3000.0, 1500.0], [553.519, 520.945, 2954.423, 1500.0], [568.479, 1026.06, 2819.078, 1500.0], [583.439, 1500.0, 2598.076, 1500.0], [598.399, 1928.363, 2298.133, 1500.0], [613.359, 2298.133, 1928.363, 1500.0], [628.319, 2598.076, 1500.0, 1500.0], [643.278, 2819.078, 1026.06, 1500.0], [658.238, 2954.423, 520.945, 1500.0], [673.198, 3000.0, 0.0, 1500.0], [688.158, 2954.423, -520.945, 1500.0], [703.118, 2819.078, -1026.06, 1500.0], [718.078, 2598.076, -1500.0, 1500.0], [733.038, 2298.133, -1928.363, 1500.0], [747.998, 1928.363, -2298.133, 1500.0], [762.958, 1500.0, -2598.076, 1500.0], [777.918, 1026.06, -2819.078, 1500.0], [792.878, 520.945, -2954.423, 1500.0], [807.838, 0.0, -3000.0, 1500.0], [822.798, -520.945, -2954.423, 1500.0], [837.758, -1026.06, -2819.078, 1500.0], [852.718, -1500.0, -2598.076, 1500.0], [867.678, -1928.363, -2298.133, 1500.0], [882.638, -2298.133, -1928.363, 1500.0], [897.598, -2598.076, -1500.0, 1500.0], [912.558, -2819.078, -1026.06, 1500.0], [927.518, -2954.423, -520.945, 1500.0], [942.478, -3000.0, -0.0, 1500.0], [957.438, -2954.423, 520.945, 1500.0], [972.398, -2819.078, 1026.06, 1500.0], [987.358, -2598.076, 1500.0, 1500.0], [1002.318, -2298.133, 1928.363, 1500.0], [1017.278, -1928.363, 2298.133, 1500.0], [1032.238, -1500.0, 2598.076, 1500.0], [1047.198, -1026.06, 2819.078, 1500.0], [1062.158, -520.945, 2954.423, 1500.0], [1077.117, -0.0, 3000.0, 1500.0], [1092.077, 520.945, 2954.423, 1500.0], [1107.037, 1026.06, 2819.078, 1500.0], [1121.997, 1500.0, 2598.076, 1500.0], [1136.957, 1928.363, 2298.133, 1500.0], [1151.917, 2298.133, 1928.363, 1500.0], [1166.877, 2598.076, 1500.0, 1500.0], [1181.837, 2819.078, 1026.06, 1500.0], [1196.797, 2954.423, 520.945, 1500.0], [1211.757, 3000.0, 0.0, 1500.0], [1226.717, 2954.423, -520.945, 1500.0], [1241.677, 2819.078, -1026.06, 1500.0], [1256.637, 2598.076, -1500.0, 1500.0], [1271.597, 2298.133, -1928.363, 1500.0], [1286.557, 1928.363, -2298.133, 1500.0], [1301.517, 1500.0, -2598.076, 1500.0], [1316.477, 1026.06, -2819.078, 1500.0], [1331.437, 520.945, -2954.423, 1500.0], [1346.397, 0.0, -3000.0, 1500.0], [1361.357, -520.945, -2954.423, 1500.0], [1376.317, -1026.06, -2819.078, 1500.0], [1391.277, -1500.0, -2598.076, 1500.0], [1406.237, -1928.363, -2298.133, 1500.0], [1421.197, -2298.133, -1928.363, 1500.0], [1436.157, -2598.076, -1500.0, 1500.0], [1451.117, -2819.078, -1026.06, 1500.0], [1466.077, -2954.423, -520.945, 1500.0], [1481.037, -3000.0, -0.0, 1500.0], [1495.997, -2954.423, 520.945, 1500.0], [1510.956, -2819.078, 1026.06, 1500.0], [1525.916, -2598.076, 1500.0, 1500.0], [1540.876, -2298.133, 1928.363, 1500.0], [1555.836, -1928.363, 2298.133, 1500.0], [1570.796, -1500.0, 2598.076, 1500.0], [1585.756, -1026.06, 2819.078, 1500.0], [1600.716, -520.945, 2954.423, 1500.0], [1615.676, -0.0, 3000.0, 1500.0], [1630.636, 520.945, 2954.423, 1500.0], [1645.596, 1026.06, 2819.078, 1500.0], [1660.556, 1500.0, 2598.076, 1500.0], [1675.516, 1928.363, 2298.133, 1500.0], [1690.476, 2298.133, 1928.363, 1500.0], [1705.436, 2598.076, 1500.0, 1500.0], [1720.396, 2819.078, 1026.06, 1500.0], [1735.356, 2954.423, 520.945, 1500.0], [1750.316, 3000.0, 0.0, 1500.0], [1765.276, 2954.423, -520.945, 1500.0], [1780.236, 2819.078, -1026.06, 1500.0], [1795.196, 2598.076, -1500.0, 1500.0], [1800.0, 2501.753, -1637.563, 1500.0]], "sta1": [[0.0, 5605.547, 6121.759, 0.0], [30.0, 5474.726, 5990.678, 0.0], [60.0, 5343.899, 5859.599, 0.0], [90.0, 5213.065, 5728.524, 0.0], [120.0, 5082.295, 5597.342, 0.0], [150.0, 4951.447, 5466.273, 0.0], [180.0, 4820.593, 5335.208, 0.0], [210.0, 4689.803, 5204.147, 0.0], [240.0, 4558.936, 5073.089, 0.0], [270.0, 4428.132, 4942.034, 0.0], [300.0, 4297.252, 4810.871, 0.0], [330.0, 4166.435, 4679.823, 0.0], [360.0, 4035.541, 4548.778, 0.0], [390.0, 3904.71, 4417.737, 0.0], [420.0, 3773.874, 4286.699, 0.0], [450.0, 3642.96, 4155.664, 0.0], [480.0, 3512.11, 4024.633, 0.0], [510.0, 3381.253, 3893.493, 0.0], [540.0, 3250.389, 3762.469, 0.0], [570.0, 3119.519, 3631.447, 0.0], [600.0, 2988.642, 3500.429, 0.0], [630.0, 2857.759, 3369.414, 0.0], [660.0, 2726.868, 3238.403, 0.0], [690.0, 2595.972, 3107.284, 0.0], [720.0, 2465.068, 2976.279, 0.0], [750.0, 2334.228, 2845.278, 0.0], [780.0, 2203.312, 2714.28, 0.0], [810.0, 2072.388, 2583.285, 0.0], [840.0, 1941.528, 2452.294, 0.0], [870.0, 1810.592, 2321.306, 0.0], [900.0, 1679.719, 2190.21, 0.0], [930.0, 1573.529, 2038.544, 0.0], [960.0, 1467.333, 1886.769, 0.0], [990.0, 1361.131, 1734.996, 0.0], [1020.0, 1254.923, 1583.337, 0.0], [1050.0, 1148.778, 1431.568, 0.0], [1080.0, 1042.557, 1279.802, 0.0], [1110.0, 936.4, 1128.149, 0.0], [1140.0, 830.167, 976.387, 0.0], [1170.0, 723.998, 824.628, 0.0], [1200.0, 617.752, 672.982, 0.0], [1230.0, 511.57, 521.226, 0.0], [1260.0, 405.382, 369.473, 0.0], [1290.0, 299.117, 217.834, 0.0], [1320.0, 192.917, 66.085, 0.0], [1350.0, 86.71, -85.661, 0.0], [1380.0, -19.503, -237.294, 0.0], [1410.0, -125.723, -389.036, 0.0], [1440.0, -231.948, -540.775, 0.0], [1470.0, -338.18, -692.513, 0.0], [1500.0, -444.418, -844.137, 0.0], [1530.0, -550.662, -995.87, 0.0], [1560.0, -656.913, -1147.6, 0.0], [1590.0, -763.169, -1299.218, 0.0], [1620.0, -869.432, -1450.944, 0.0], [1650.0, -975.701, -1602.668, 0.0], [1680.0, -1081.907, -1754.279, 0.0], [1710.0, -1188.188, -1905.999, 0.0], [1740.0, -1294.476, -2057.716, 0.0], [1770.0, -1400.7, -2209.32, 0.0], [1800.0, -1507.0, -2361.033, 0.0]], "sta2": [[0.0, -6321.185, -6114.799, 0.0], [30.0, -6168.241, -5962.24, 0.0], [60.0, -6015.236, -5809.565, 0.0], [90.0, -5862.31, -5656.997, 0.0], [120.0, -5709.323, -5504.425, 0.0], [150.0, -5556.415, -5351.737, 0.0], [180.0, -5403.446, -5199.155, 0.0], [210.0, -5250.486, -5046.569, 0.0], [240.0, -5097.535, -4893.867, 0.0], [270.0, -4944.663, -4741.272, 0.0], [300.0, -4791.73, -4588.672, 0.0], [330.0, -4638.806, -4435.956, 0.0], [360.0, -4485.891, -4283.347, 0.0], [390.0, -4332.915, -4130.734, 0.0], [420.0, -4180.018, -3978.005, 0.0], [450.0, -4027.13, -3825.382, 0.0], [480.0, -3874.251, -3672.755, 0.0], [510.0, -3721.311, -3520.012, 0.0], [540.0, -3568.45, -3367.376, 0.0], [570.0, -3415.528, -3214.735, 0.0], [600.0, -3262.685, -3061.979, 0.0], [630.0, -3097.085, -2923.242, 0.0], [660.0, -2931.493, -2784.501, 0.0], [690.0, -2765.84, -2645.643, 0.0], [720.0, -2600.266, -2506.891, 0.0], [750.0, -2434.702, -2368.022, 0.0], [780.0, -2269.075, -2229.259, 0.0], [810.0, -2103.528, -2090.491, 0.0], [840.0, -1937.99, -1951.606, 0.0], [870.0, -1772.39, -1812.828, 0.0], [900.0, -1606.8, -1673.932, 0.0], [930.0, -1441.288, -1535.143, 0.0], [960.0, -1275.715, -1396.348, 0.0], [990.0, -1110.151, -1257.437, 0.0], [1020.0, -944.596, -1118.631, 0.0], [1050.0, -779.05, -979.82, 0.0], [1080.0, -613.512, -840.893, 0.0], [1110.0, -447.984, -702.072, 0.0], [1140.0, -282.464, -563.134, 0.0], [1170.0, -116.954, -424.302, 0.0], [1200.0, 48.548, -285.464, 0.0], [1230.0, 214.111, -146.51, 0.0], [1260.0, 379.595, -7.662, 0.0], [1290.0, 545.07, 131.302, 0.0], [1320.0, 710.607, 270.161, 0.0], [1350.0, 876.134, 409.025, 0.0], [1380.0, 1041.583, 548.006, 0.0], [1410.0, 1207.092, 686.88, 0.0], [1440.0, 1372.593, 825.872, 0.0], [1470.0, 1538.085, 964.757, 0.0], [1500.0, 1703.498, 1103.648, 0.0], [1530.0, 1868.972, 1242.655, 0.0], [1560.0, 2034.437, 1381.556, 0.0], [1590.0, 2199.893, 1520.574, 0.0], [1620.0, 2365.411, 1659.486, 0.0], [1650.0, 2530.849, 1798.404, 0.0], [1680.0, 2696.279, 1937.438, 0.0], [1710.0, 2861.7, 2076.366, 0.0], [1740.0, 3027.182, 2215.41, 0.0], [1770.0, 3192.584, 2354.349, 0.0], [1800.0, 3358.049, 2493.293, 0.0]]}')
+
+
+def reapply_shaping(net):
+    """Open vSwitch resets the qdisc of a port it adds, and Mininet-WiFi's OVSAP.TCReapply only
+    reapplies wireless interfaces: set each access point's wired TCLink shaping again."""
+    for ap, names in AP_WIRED.items():
+        node = net.get(ap)
+        for name in names:
+            intf = node.intf(name)
+            intf.config(**intf.params)
 
 
 def configure(net):
@@ -579,59 +129,149 @@ def configure(net):
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")
         n.cmd(f"ip addr add {cidr} dev {intf}")
+    for node, addr in NODE_ADDRESSES.items():
+        net.get(node).cmd(f"ip addr add {addr}/32 dev lo")
     for n in net.hosts + net.stations:
-        n.cmd("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.mptcp.enabled=1")
-    for node, routes in ROUTES.items():
-        n = net.get(node)
-        for subnet, via in routes:
-            n.cmd(f"ip route replace {subnet} via {via}")
+        n.cmd("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
+              "net.ipv4.conf.default.rp_filter=0 net.mptcp.enabled=1")
+        n.cmd("for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done")
     for intf, (delay, loss) in AIR.items():
         node = intf.split("-")[0]
         net.get(node).cmd(f"tc qdisc replace dev {intf} root netem delay {delay}ms loss {loss}%")
-    for node, entries in POLICY.items():
+    for node, entries in RULES.items():
         n = net.get(node)
-        for k, (intf, addr, gw) in enumerate(entries):
-            table = 100 + k
-            n.cmd(f"ip rule add from {addr} table {table}")
-            n.cmd(f"ip route replace default via {gw} dev {intf} table {table}")
-            if MULTIPATH:
-                n.cmd(f"ip mptcp endpoint add {addr} dev {intf} subflow")
+        for addr, table in entries:
+            n.cmd(f"ip rule add from {addr} lookup {table} priority 100")
     if MULTIPATH:
         for n in net.hosts + net.stations:
             n.cmd("ip mptcp limits set subflows 8 add_addr_accepted 8")
 
 
-def link_events(net, t0):
-    for t_s, a, b, state in LINK_EVENTS:
-        time.sleep(max(0.0, t0 + t_s - time.time()))
-        net.configLinkStatus(a, b, state)
+def associated(net, node, dev):
+    """False while Mininet-WiFi reports the wlan interface dev of node not associated."""
+    for intf in getattr(net.get(node), "wintfs", {}).values():
+        if getattr(intf, "name", None) == dev:
+            return bool(getattr(intf, "associatedTo", None))
+    return True
 
 
-def traffic(net):
+def apply_routes(net, state):
+    """Bring the routes to state["want"]: delete the ones the plan dropped, replace the others; a route
+    out of a wlan waits until Mininet-WiFi reports the wlan associated."""
+    want = {r[:3]: r for r in state["want"]
+            if (r[0], r[4]) not in state["down"] and associated(net, r[0], r[4])}
+    for key, r in sorted(state["routes"].items()):
+        if key not in want:
+            net.get(r[0]).cmd(f"ip route del {r[2]}/32 table {r[1]}")
+    for key, r in sorted(want.items()):
+        if state["routes"].get(key) != r:
+            node, table, addr, via, dev = r
+            net.get(node).cmd(f"ip route replace {addr}/32 via {via} dev {dev} table {table}")
+    state["routes"] = want
+
+
+def apply_endpoints(net, state):
+    """MPTCP endpoints the plan wants now, each added once Mininet-WiFi reports its interface associated
+    (the agent plays mptcpd's part); the ones the plan dropped are deleted."""
+    want = {(e[0], e[1]): e for e in state["endpoints_want"]}
+    for key, e in sorted(state["endpoints"].items()):
+        if key not in want:
+            net.get(e[0]).cmd(f"ip mptcp endpoint delete id {e[2]}")
+            del state["endpoints"][key]
+    for key, e in sorted(want.items()):
+        if key not in state["endpoints"] and associated(net, e[0], e[3]):
+            node, addr, eid, dev, flag = e
+            net.get(node).cmd(f"ip mptcp endpoint add {addr} dev {dev} id {eid} {flag}")
+            state["endpoints"][key] = e
+
+
+def position_at(corners, t_s):
+    """x,y,z (m) of a piecewise-linear path at t_s: the corner before it, moved along its leg."""
+    prev = corners[0]
+    for c in corners:
+        if c[0] >= t_s:
+            if c[0] == prev[0]:
+                return tuple(c[1:])
+            f = (t_s - prev[0]) / (c[0] - prev[0])
+            return tuple(round(a + f * (b - a), 3) for a, b in zip(prev[1:], c[1:]))
+        prev = c
+    return tuple(prev[1:])
+
+
+def alive(pid):
+    """True while process pid runs (a zombie has finished)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def run(net, run_dir):
     wrap = "mptcpize run " if MULTIPATH else ""
-    dst_addr = {}
-    for node, intf, cidr in ADDRESSES:
-        dst_addr.setdefault(node, cidr.split("/")[0])
-    for _i, src, dst, port, rate, start, secs in FLOWS:
-        net.get(dst).cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > /tmp/subflow-{port}-server.json 2>&1 &")
+    state = {"routes": {}, "want": SCHEDULE[0][1], "endpoints": {}, "endpoints_want": SCHEDULE[0][2],
+             "down": set()}
+    apply_routes(net, state)
+    apply_endpoints(net, state)
+    pids = {}
+    for i, src, dst, port, rate, start, secs, bind, connect in FLOWS:
+        n = net.get(dst)
+        n.cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > {run_dir}/{port}-server.json 2>&1 &")
+        pids[(i, "server")] = n.lastPid
     time.sleep(1.0)
     t0 = time.time()
-    threading.Thread(target=link_events, args=(net, t0), daemon=True).start()
+    flows = sorted(FLOWS, key=lambda f: (f[5], f[0]))
+    next_state, next_event, next_flow = 1, 0, 0
+    moved = {}
     launched = {}
-    for i, src, dst, port, rate, start, secs in sorted(FLOWS, key=lambda f: f[5]):
-        time.sleep(max(0.0, t0 + start - time.time()))
-        pace = f" -b {rate} -l 16384" if rate else ""
-        net.get(src).cmd(f"{wrap}iperf3 -4 -c {dst_addr[dst]} -p {port} -t {secs} -i {INTERVAL_S} -J "
-                         f"-C {CONGESTION_CONTROL}{pace} > /tmp/subflow-{port}-client.json 2>&1 &")
-        launched[SCENARIO["flows"][i]] = time.time() - t0
-    time.sleep(max(0.0, t0 + DURATION_S + 5.0 - time.time()))
-    out = {"launched_s": launched, "flows": {}}
+    for k in range(int(round(DURATION_S / TICK_S)) + 1):
+        t = round(k * TICK_S, 6)
+        time.sleep(max(0.0, t0 + t - time.time()))
+        while next_event < len(LINK_EVENTS) and LINK_EVENTS[next_event][0] <= t + 1e-9:
+            _t, a, b, status, devs = LINK_EVENTS[next_event]
+            net.configLinkStatus(a, b, status)
+            for dev in devs:
+                (state["down"].add if status == "down" else state["down"].discard)(tuple(dev))
+            state["routes"] = {key: r for key, r in state["routes"].items() if (r[0], r[4]) not in state["down"]}
+            apply_routes(net, state)
+            next_event += 1
+        while next_state < len(SCHEDULE) and SCHEDULE[next_state][0] <= t + 1e-9:
+            state["want"], state["endpoints_want"] = SCHEDULE[next_state][1], SCHEDULE[next_state][2]
+            apply_routes(net, state)
+            next_state += 1
+        for node, corners in MOTION.items():
+            pos = position_at(corners, t)
+            if moved.get(node) != pos:
+                net.get(node).setPosition("%.3f,%.3f,%.3f" % pos)
+                moved[node] = pos
+        apply_routes(net, state)
+        apply_endpoints(net, state)
+        while next_flow < len(flows) and flows[next_flow][5] <= t + 1e-9:
+            i, src, dst, port, rate, start, secs, bind, connect = flows[next_flow]
+            pace = f" -b {rate} -l 16384" if rate else ""
+            n = net.get(src)
+            n.cmd(f"{wrap}iperf3 -4 -c {connect} -B {bind} -p {port} -t {secs} -i {INTERVAL_S} -J "
+                  f"-C {CONGESTION_CONTROL}{pace} > {run_dir}/{port}-client.json 2>&1 &")
+            pids[(i, "client")] = n.lastPid
+            launched[SCENARIO["flows"][i]] = time.time() - t0
+            next_flow += 1
+    deadline = t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]) + RESULT_WAIT_S
+    while any(alive(p) for p in pids.values() if p) and time.time() < deadline:
+        time.sleep(0.2)
+    out = {"launched_s": launched, "flows": {}, "unfinished": []}
+    for (i, role), pid in sorted(pids.items()):
+        if pid and alive(pid):
+            out["unfinished"].append([SCENARIO["flows"][i], role])
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
     for i, _src, _dst, port, *_ in FLOWS:
         fid = SCENARIO["flows"][i]
         out["flows"][fid] = {}
         for role in ("client", "server"):
             try:
-                with open(f"/tmp/subflow-{port}-{role}.json") as fh:
+                with open(f"{run_dir}/{port}-{role}.json") as fh:
                     out["flows"][fid][role] = fh.read()
             except OSError as exc:
                 out["flows"][fid][role] = json.dumps({"error": str(exc)})
@@ -644,8 +284,10 @@ def traffic(net):
 if __name__ == "__main__":
     setLogLevel("warning")
     net = topology()
+    run_dir = tempfile.mkdtemp(prefix="subflow-mnwifi-")
     try:
         configure(net)
-        traffic(net)
+        run(net, run_dir)
     finally:
         net.stop()
+        shutil.rmtree(run_dir, ignore_errors=True)

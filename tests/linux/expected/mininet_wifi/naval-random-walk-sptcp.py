@@ -13,23 +13,28 @@ scenario's ids. Not imposed by Mininet-WiFi: association_delay_s (real associati
 #   sta2 -> sta2 (station)
 
 import json
+import os
+import shutil
+import signal
 import sys
-import threading
+import tempfile
 import time
 
+from mininet.link import TCLink
 from mininet.log import setLogLevel
 from mininet.node import Controller
 from mn_wifi.link import wmediumd
 from mn_wifi.net import Mininet_wifi
 from mn_wifi.node import OVSKernelAP
 from mn_wifi.wmediumdConnector import interference
-from mininet.link import TCLink
 
 # The scenario's own text, as data (JSON in one string literal): name, strategy, generated
 # node name -> scenario node, flow ids in FLOWS order.
 SCENARIO = json.loads('{"flows": ["f1", "f2"], "name": "naval-random-walk", "nodes": {"ap1": {"id": "uav", "kind": "access_point"}, "h1": {"id": "ship", "kind": "host"}, "r1": {"id": "satcom", "kind": "switch"}, "sta1": {"id": "sta1", "kind": "station"}, "sta2": {"id": "sta2", "kind": "station"}}, "strategy": "sptcp"}')
 DURATION_S = 100
 INTERVAL_S = 1
+TICK_S = 0.1  # clock of the run: positions, routes, link events and flow starts
+RESULT_WAIT_S = 30  # longest wait for iperf3 after a flow's planned end
 MULTIPATH = False
 CONGESTION_CONTROL = 'reno'
 RESULT_BEGIN, RESULT_END = 'SUBFLOW-RESULT-BEGIN', 'SUBFLOW-RESULT-END'
@@ -37,7 +42,7 @@ RESULT_BEGIN, RESULT_END = 'SUBFLOW-RESULT-BEGIN', 'SUBFLOW-RESULT-END'
 
 def topology():
     net = Mininet_wifi(controller=Controller, accessPoint=OVSKernelAP, link=wmediumd,
-                       wmediumd_mode=interference)
+                       wmediumd_mode=interference, ac_method='ssf')
     net.addController('c0')
     h1 = net.addHost('h1', ip=None)  # ship (host)
     r1 = net.addHost('r1', ip=None)  # satcom (switch)
@@ -50,130 +55,71 @@ def topology():
     net.addLink(sta2, r1, cls=TCLink, bw=50, delay='250ms', max_queue_size=1000)  # sta2-satcom
     net.addLink(r1, h1, cls=TCLink, bw=50, delay='1ms', max_queue_size=1000)  # satcom-ship
     net.addLink(ap1, h1, cls=TCLink, bw=1, delay='10ms', max_queue_size=100)  # uav-ship
-
-    net.startMobility(time=0, ac_method='ssf')
-    net.mobility(sta1, 'start', time=0.000, position='700.000,-200.000,0')
-    net.mobility(sta1, 'stop', time=5.000, position='723.305,-283.454,0')
-    net.mobility(sta1, 'start', time=5.000, position='723.305,-283.454,0')
-    net.mobility(sta1, 'stop', time=10.000, position='678.880,-279.264,0')
-    net.mobility(sta1, 'start', time=10.000, position='678.880,-279.264,0')
-    net.mobility(sta1, 'stop', time=15.000, position='753.591,-279.052,0')
-    net.mobility(sta1, 'start', time=15.000, position='753.591,-279.052,0')
-    net.mobility(sta1, 'stop', time=20.000, position='673.039,-263.819,0')
-    net.mobility(sta1, 'start', time=20.000, position='673.039,-263.819,0')
-    net.mobility(sta1, 'stop', time=25.000, position='615.199,-204.626,0')
-    net.mobility(sta1, 'start', time=25.000, position='615.199,-204.626,0')
-    net.mobility(sta1, 'stop', time=30.000, position='603.097,-120.347,0')
-    net.mobility(sta1, 'start', time=30.000, position='603.097,-120.347,0')
-    net.mobility(sta1, 'stop', time=32.185, position='600.000,-144.647,0')
-    net.mobility(sta1, 'start', time=33.185, position='600.000,-144.647,0')
-    net.mobility(sta1, 'stop', time=38.185, position='623.324,-82.349,0')
-    net.mobility(sta1, 'start', time=38.185, position='623.324,-82.349,0')
-    net.mobility(sta1, 'stop', time=43.185, position='638.571,-124.596,0')
-    net.mobility(sta1, 'start', time=43.185, position='638.571,-124.596,0')
-    net.mobility(sta1, 'stop', time=48.185, position='663.720,-196.767,0')
-    net.mobility(sta1, 'start', time=48.185, position='663.720,-196.767,0')
-    net.mobility(sta1, 'stop', time=53.185, position='691.731,-238.387,0')
-    net.mobility(sta1, 'start', time=53.185, position='691.731,-238.387,0')
-    net.mobility(sta1, 'stop', time=58.185, position='762.606,-191.425,0')
-    net.mobility(sta1, 'start', time=58.185, position='762.606,-191.425,0')
-    net.mobility(sta1, 'stop', time=63.185, position='782.310,-246.391,0')
-    net.mobility(sta1, 'start', time=63.185, position='782.310,-246.391,0')
-    net.mobility(sta1, 'stop', time=68.185, position='815.387,-224.281,0')
-    net.mobility(sta1, 'start', time=68.185, position='815.387,-224.281,0')
-    net.mobility(sta1, 'stop', time=73.185, position='784.394,-259.399,0')
-    net.mobility(sta1, 'start', time=73.185, position='784.394,-259.399,0')
-    net.mobility(sta1, 'stop', time=78.185, position='850.335,-280.197,0')
-    net.mobility(sta1, 'start', time=78.185, position='850.335,-280.197,0')
-    net.mobility(sta1, 'stop', time=83.185, position='872.862,-209.547,0')
-    net.mobility(sta1, 'start', time=83.185, position='872.862,-209.547,0')
-    net.mobility(sta1, 'stop', time=88.185, position='812.161,-136.527,0')
-    net.mobility(sta1, 'start', time=88.185, position='812.161,-136.527,0')
-    net.mobility(sta1, 'stop', time=93.185, position='865.755,-170.770,0')
-    net.mobility(sta1, 'start', time=93.185, position='865.755,-170.770,0')
-    net.mobility(sta1, 'stop', time=98.185, position='818.186,-231.755,0')
-    net.mobility(sta1, 'start', time=98.185, position='818.186,-231.755,0')
-    net.mobility(sta1, 'stop', time=100.000, position='830.369,-265.261,0')
-    net.mobility(sta2, 'start', time=0.000, position='1300.000,250.000,0')
-    net.mobility(sta2, 'stop', time=5.000, position='1277.361,160.228,0')
-    net.mobility(sta2, 'start', time=5.000, position='1277.361,160.228,0')
-    net.mobility(sta2, 'stop', time=10.000, position='1372.486,170.284,0')
-    net.mobility(sta2, 'start', time=10.000, position='1372.486,170.284,0')
-    net.mobility(sta2, 'stop', time=15.000, position='1385.107,143.896,0')
-    net.mobility(sta2, 'start', time=15.000, position='1385.107,143.896,0')
-    net.mobility(sta2, 'stop', time=17.518, position='1400.000,103.587,0')
-    net.mobility(sta2, 'start', time=18.518, position='1400.000,103.587,0')
-    net.mobility(sta2, 'stop', time=23.518, position='1361.400,147.965,0')
-    net.mobility(sta2, 'start', time=23.518, position='1361.400,147.965,0')
-    net.mobility(sta2, 'stop', time=28.518, position='1317.758,84.812,0')
-    net.mobility(sta2, 'start', time=28.518, position='1317.758,84.812,0')
-    net.mobility(sta2, 'stop', time=33.518, position='1316.760,38.963,0')
-    net.mobility(sta2, 'start', time=33.518, position='1316.760,38.963,0')
-    net.mobility(sta2, 'stop', time=38.518, position='1281.632,42.506,0')
-    net.mobility(sta2, 'start', time=38.518, position='1281.632,42.506,0')
-    net.mobility(sta2, 'stop', time=43.518, position='1272.036,103.562,0')
-    net.mobility(sta2, 'start', time=43.518, position='1272.036,103.562,0')
-    net.mobility(sta2, 'stop', time=48.518, position='1317.693,126.649,0')
-    net.mobility(sta2, 'start', time=48.518, position='1317.693,126.649,0')
-    net.mobility(sta2, 'stop', time=53.518, position='1332.963,91.404,0')
-    net.mobility(sta2, 'start', time=53.518, position='1332.963,91.404,0')
-    net.mobility(sta2, 'stop', time=58.518, position='1307.553,102.697,0')
-    net.mobility(sta2, 'start', time=58.518, position='1307.553,102.697,0')
-    net.mobility(sta2, 'stop', time=63.518, position='1305.004,70.284,0')
-    net.mobility(sta2, 'start', time=63.518, position='1305.004,70.284,0')
-    net.mobility(sta2, 'stop', time=68.518, position='1338.630,143.864,0')
-    net.mobility(sta2, 'start', time=68.518, position='1338.630,143.864,0')
-    net.mobility(sta2, 'stop', time=73.518, position='1276.473,167.454,0')
-    net.mobility(sta2, 'start', time=73.518, position='1276.473,167.454,0')
-    net.mobility(sta2, 'stop', time=78.518, position='1228.310,128.016,0')
-    net.mobility(sta2, 'start', time=78.518, position='1228.310,128.016,0')
-    net.mobility(sta2, 'stop', time=83.518, position='1195.813,144.656,0')
-    net.mobility(sta2, 'start', time=83.518, position='1195.813,144.656,0')
-    net.mobility(sta2, 'stop', time=88.518, position='1221.065,176.047,0')
-    net.mobility(sta2, 'start', time=88.518, position='1221.065,176.047,0')
-    net.mobility(sta2, 'stop', time=93.518, position='1222.704,225.123,0')
-    net.mobility(sta2, 'start', time=93.518, position='1222.704,225.123,0')
-    net.mobility(sta2, 'stop', time=98.518, position='1254.602,199.341,0')
-    net.mobility(sta2, 'start', time=98.518, position='1254.602,199.341,0')
-    net.mobility(sta2, 'stop', time=100.000, position='1263.698,209.165,0')
-    net.stopMobility(time=100)
     net.build()
     for ap in net.aps:
         ap.start([])
+    reapply_shaping(net)
     return net
 
 
 ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network
     ('r1', 'r1-eth0', '10.1.0.2/24'),
-    ('sta1', 'sta1-eth0', '10.1.0.1/24'),
+    ('sta1', 'sta1-eth1', '10.1.0.1/24'),
     ('r1', 'r1-eth1', '10.1.1.2/24'),
-    ('sta2', 'sta2-eth0', '10.1.1.1/24'),
+    ('sta2', 'sta2-eth1', '10.1.1.1/24'),
     ('h1', 'h1-eth0', '10.1.2.2/24'),
     ('r1', 'r1-eth2', '10.1.2.1/24'),
     ('h1', 'h1-eth1', '10.200.0.1/24'),
     ('sta1', 'sta1-wlan0', '10.200.0.100/24'),
     ('sta2', 'sta2-wlan0', '10.200.0.101/24'),
 ]
-ROUTES = {  # node -> [(subnet, via)]: minimum-hop static routes
-    'h1': [('10.1.0.0/24', '10.1.2.1'), ('10.1.1.0/24', '10.1.2.1')],
-    'r1': [('10.200.0.0/24', '10.1.2.2')],
-    'sta1': [('10.1.1.0/24', '10.1.0.2'), ('10.1.2.0/24', '10.1.0.2')],
-    'sta2': [('10.1.0.0/24', '10.1.1.2'), ('10.1.2.0/24', '10.1.1.2')],
+NODE_ADDRESSES = {  # node -> its /32 on lo (the address a single-path connection keeps)
+    'h1': '10.255.0.1',
+    'r1': '10.255.0.2',
+    'sta1': '10.255.0.4',
+    'sta2': '10.255.0.5',
 }
-POLICY = {  # multi-homed node -> [(interface, address, gateway)]: one routing table per interface
-    'sta1': [('sta1-eth0', '10.1.0.1', '10.1.0.2'), ('sta1-wlan0', '10.200.0.100', '10.200.0.1')],
-    'sta2': [('sta2-eth0', '10.1.1.1', '10.1.1.2'), ('sta2-wlan0', '10.200.0.101', '10.200.0.1')],
+RULES = {  # node -> [(address, table)]: ip rule from <address> lookup <table>
+    'h1': [('10.255.0.1', 101)],
+    'r1': [('10.255.0.4', 100), ('10.255.0.1', 101), ('10.255.0.5', 102)],
+    'sta1': [('10.255.0.4', 100)],
+    'sta2': [('10.255.0.5', 102)],
 }
 AIR = {  # station wlan interface -> netem (delay ms, loss %) of its network's air
     'sta1-wlan0': (1, 0),
     'sta2-wlan0': (1, 0),
 }
-LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down')
+AP_WIRED = {  # access point -> its wired interfaces (TCLink shaping to reapply after OVS starts)
+    'ap1': ['ap1-eth2'],
+}
+SCHEDULE = [  # (t_s, routes [(node, table, address, via, device)], endpoints [(node, address, id, device, flag)])
+    (0.0, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (36.303, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.200.0.101', 'h1-eth1'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.200.0.1', 'sta2-wlan0')], []),
+    (44.394, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (75.404, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.200.0.101', 'h1-eth1'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.200.0.1', 'sta2-wlan0')], []),
+    (79.397, [('h1', 101, '10.255.0.4', '10.200.0.100', 'h1-eth1'), ('h1', 101, '10.255.0.5', '10.200.0.101', 'h1-eth1'), ('sta1', 100, '10.255.0.1', '10.200.0.1', 'sta1-wlan0'), ('sta2', 102, '10.255.0.1', '10.200.0.1', 'sta2-wlan0')], []),
+    (91.148, [('h1', 101, '10.255.0.4', '10.200.0.100', 'h1-eth1'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.200.0.1', 'sta1-wlan0'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
+    (98.697, [('h1', 101, '10.255.0.4', '10.1.2.1', 'h1-eth0'), ('h1', 101, '10.255.0.5', '10.1.2.1', 'h1-eth0'), ('r1', 100, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('r1', 101, '10.255.0.4', '10.1.0.1', 'r1-eth0'), ('r1', 101, '10.255.0.5', '10.1.1.1', 'r1-eth1'), ('r1', 102, '10.255.0.1', '10.1.2.2', 'r1-eth2'), ('sta1', 100, '10.255.0.1', '10.1.0.2', 'sta1-eth1'), ('sta2', 102, '10.255.0.1', '10.1.1.2', 'sta2-eth1')], []),
 ]
-FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), start_s, seconds
-    (0, 'sta1', 'h1', 5201, 3000000, 0, 100),  # f1
-    (1, 'sta2', 'h1', 5202, 3000000, 0, 100),  # f2
+LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down', interfaces [(node, device)])
 ]
+FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), start_s, seconds, bind address, server address
+    (0, 'sta1', 'h1', 5201, 3000000, 0, 100, '10.255.0.4', '10.255.0.1'),  # f1
+    (1, 'sta2', 'h1', 5202, 3000000, 0, 100, '10.255.0.5', '10.255.0.1'),  # f2
+]
+# Planned paths of moving stations and access points, replayed by the script (setPosition every
+# TICK_S): node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.
+MOTION = json.loads('{"sta1": [[0.0, 700.0, -200.0, 0.0], [5.0, 723.305, -283.454, 0.0], [10.0, 678.88, -279.264, 0.0], [15.0, 753.591, -279.052, 0.0], [20.0, 673.039, -263.819, 0.0], [25.0, 615.199, -204.626, 0.0], [30.0, 603.097, -120.347, 0.0], [32.185, 600.0, -144.647, 0.0], [33.185, 600.0, -144.647, 0.0], [38.185, 623.324, -82.349, 0.0], [43.185, 638.571, -124.596, 0.0], [48.185, 663.72, -196.767, 0.0], [53.185, 691.731, -238.387, 0.0], [58.185, 762.606, -191.425, 0.0], [63.185, 782.31, -246.391, 0.0], [68.185, 815.387, -224.281, 0.0], [73.185, 784.394, -259.399, 0.0], [78.185, 850.335, -280.197, 0.0], [83.185, 872.862, -209.547, 0.0], [88.185, 812.161, -136.527, 0.0], [93.185, 865.755, -170.77, 0.0], [98.185, 818.186, -231.755, 0.0], [100.0, 830.369, -265.261, 0.0]], "sta2": [[0.0, 1300.0, 250.0, 0.0], [5.0, 1277.361, 160.228, 0.0], [10.0, 1372.486, 170.284, 0.0], [15.0, 1385.107, 143.896, 0.0], [17.518, 1400.0, 103.587, 0.0], [18.518, 1400.0, 103.587, 0.0], [23.518, 1361.4, 147.965, 0.0], [28.518, 1317.758, 84.812, 0.0], [33.518, 1316.76, 38.963, 0.0], [38.518, 1281.632, 42.506, 0.0], [43.518, 1272.036, 103.562, 0.0], [48.518, 1317.693, 126.649, 0.0], [53.518, 1332.963, 91.404, 0.0], [58.518, 1307.553, 102.697, 0.0], [63.518, 1305.004, 70.284, 0.0], [68.518, 1338.63, 143.864, 0.0], [73.518, 1276.473, 167.454, 0.0], [78.518, 1228.31, 128.016, 0.0], [83.518, 1195.813, 144.656, 0.0], [88.518, 1221.065, 176.047, 0.0], [93.518, 1222.704, 225.123, 0.0], [98.518, 1254.602, 199.341, 0.0], [100.0, 1263.698, 209.165, 0.0]]}')
+
+
+def reapply_shaping(net):
+    """Open vSwitch resets the qdisc of a port it adds, and Mininet-WiFi's OVSAP.TCReapply only
+    reapplies wireless interfaces: set each access point's wired TCLink shaping again."""
+    for ap, names in AP_WIRED.items():
+        node = net.get(ap)
+        for name in names:
+            intf = node.intf(name)
+            intf.config(**intf.params)
 
 
 def configure(net):
@@ -181,59 +127,149 @@ def configure(net):
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")
         n.cmd(f"ip addr add {cidr} dev {intf}")
+    for node, addr in NODE_ADDRESSES.items():
+        net.get(node).cmd(f"ip addr add {addr}/32 dev lo")
     for n in net.hosts + net.stations:
-        n.cmd("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.mptcp.enabled=1")
-    for node, routes in ROUTES.items():
-        n = net.get(node)
-        for subnet, via in routes:
-            n.cmd(f"ip route replace {subnet} via {via}")
+        n.cmd("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
+              "net.ipv4.conf.default.rp_filter=0 net.mptcp.enabled=1")
+        n.cmd("for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done")
     for intf, (delay, loss) in AIR.items():
         node = intf.split("-")[0]
         net.get(node).cmd(f"tc qdisc replace dev {intf} root netem delay {delay}ms loss {loss}%")
-    for node, entries in POLICY.items():
+    for node, entries in RULES.items():
         n = net.get(node)
-        for k, (intf, addr, gw) in enumerate(entries):
-            table = 100 + k
-            n.cmd(f"ip rule add from {addr} table {table}")
-            n.cmd(f"ip route replace default via {gw} dev {intf} table {table}")
-            if MULTIPATH:
-                n.cmd(f"ip mptcp endpoint add {addr} dev {intf} subflow")
+        for addr, table in entries:
+            n.cmd(f"ip rule add from {addr} lookup {table} priority 100")
     if MULTIPATH:
         for n in net.hosts + net.stations:
             n.cmd("ip mptcp limits set subflows 8 add_addr_accepted 8")
 
 
-def link_events(net, t0):
-    for t_s, a, b, state in LINK_EVENTS:
-        time.sleep(max(0.0, t0 + t_s - time.time()))
-        net.configLinkStatus(a, b, state)
+def associated(net, node, dev):
+    """False while Mininet-WiFi reports the wlan interface dev of node not associated."""
+    for intf in getattr(net.get(node), "wintfs", {}).values():
+        if getattr(intf, "name", None) == dev:
+            return bool(getattr(intf, "associatedTo", None))
+    return True
 
 
-def traffic(net):
+def apply_routes(net, state):
+    """Bring the routes to state["want"]: delete the ones the plan dropped, replace the others; a route
+    out of a wlan waits until Mininet-WiFi reports the wlan associated."""
+    want = {r[:3]: r for r in state["want"]
+            if (r[0], r[4]) not in state["down"] and associated(net, r[0], r[4])}
+    for key, r in sorted(state["routes"].items()):
+        if key not in want:
+            net.get(r[0]).cmd(f"ip route del {r[2]}/32 table {r[1]}")
+    for key, r in sorted(want.items()):
+        if state["routes"].get(key) != r:
+            node, table, addr, via, dev = r
+            net.get(node).cmd(f"ip route replace {addr}/32 via {via} dev {dev} table {table}")
+    state["routes"] = want
+
+
+def apply_endpoints(net, state):
+    """MPTCP endpoints the plan wants now, each added once Mininet-WiFi reports its interface associated
+    (the agent plays mptcpd's part); the ones the plan dropped are deleted."""
+    want = {(e[0], e[1]): e for e in state["endpoints_want"]}
+    for key, e in sorted(state["endpoints"].items()):
+        if key not in want:
+            net.get(e[0]).cmd(f"ip mptcp endpoint delete id {e[2]}")
+            del state["endpoints"][key]
+    for key, e in sorted(want.items()):
+        if key not in state["endpoints"] and associated(net, e[0], e[3]):
+            node, addr, eid, dev, flag = e
+            net.get(node).cmd(f"ip mptcp endpoint add {addr} dev {dev} id {eid} {flag}")
+            state["endpoints"][key] = e
+
+
+def position_at(corners, t_s):
+    """x,y,z (m) of a piecewise-linear path at t_s: the corner before it, moved along its leg."""
+    prev = corners[0]
+    for c in corners:
+        if c[0] >= t_s:
+            if c[0] == prev[0]:
+                return tuple(c[1:])
+            f = (t_s - prev[0]) / (c[0] - prev[0])
+            return tuple(round(a + f * (b - a), 3) for a, b in zip(prev[1:], c[1:]))
+        prev = c
+    return tuple(prev[1:])
+
+
+def alive(pid):
+    """True while process pid runs (a zombie has finished)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def run(net, run_dir):
     wrap = "mptcpize run " if MULTIPATH else ""
-    dst_addr = {}
-    for node, intf, cidr in ADDRESSES:
-        dst_addr.setdefault(node, cidr.split("/")[0])
-    for _i, src, dst, port, rate, start, secs in FLOWS:
-        net.get(dst).cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > /tmp/subflow-{port}-server.json 2>&1 &")
+    state = {"routes": {}, "want": SCHEDULE[0][1], "endpoints": {}, "endpoints_want": SCHEDULE[0][2],
+             "down": set()}
+    apply_routes(net, state)
+    apply_endpoints(net, state)
+    pids = {}
+    for i, src, dst, port, rate, start, secs, bind, connect in FLOWS:
+        n = net.get(dst)
+        n.cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > {run_dir}/{port}-server.json 2>&1 &")
+        pids[(i, "server")] = n.lastPid
     time.sleep(1.0)
     t0 = time.time()
-    threading.Thread(target=link_events, args=(net, t0), daemon=True).start()
+    flows = sorted(FLOWS, key=lambda f: (f[5], f[0]))
+    next_state, next_event, next_flow = 1, 0, 0
+    moved = {}
     launched = {}
-    for i, src, dst, port, rate, start, secs in sorted(FLOWS, key=lambda f: f[5]):
-        time.sleep(max(0.0, t0 + start - time.time()))
-        pace = f" -b {rate} -l 16384" if rate else ""
-        net.get(src).cmd(f"{wrap}iperf3 -4 -c {dst_addr[dst]} -p {port} -t {secs} -i {INTERVAL_S} -J "
-                         f"-C {CONGESTION_CONTROL}{pace} > /tmp/subflow-{port}-client.json 2>&1 &")
-        launched[SCENARIO["flows"][i]] = time.time() - t0
-    time.sleep(max(0.0, t0 + DURATION_S + 5.0 - time.time()))
-    out = {"launched_s": launched, "flows": {}}
+    for k in range(int(round(DURATION_S / TICK_S)) + 1):
+        t = round(k * TICK_S, 6)
+        time.sleep(max(0.0, t0 + t - time.time()))
+        while next_event < len(LINK_EVENTS) and LINK_EVENTS[next_event][0] <= t + 1e-9:
+            _t, a, b, status, devs = LINK_EVENTS[next_event]
+            net.configLinkStatus(a, b, status)
+            for dev in devs:
+                (state["down"].add if status == "down" else state["down"].discard)(tuple(dev))
+            state["routes"] = {key: r for key, r in state["routes"].items() if (r[0], r[4]) not in state["down"]}
+            apply_routes(net, state)
+            next_event += 1
+        while next_state < len(SCHEDULE) and SCHEDULE[next_state][0] <= t + 1e-9:
+            state["want"], state["endpoints_want"] = SCHEDULE[next_state][1], SCHEDULE[next_state][2]
+            apply_routes(net, state)
+            next_state += 1
+        for node, corners in MOTION.items():
+            pos = position_at(corners, t)
+            if moved.get(node) != pos:
+                net.get(node).setPosition("%.3f,%.3f,%.3f" % pos)
+                moved[node] = pos
+        apply_routes(net, state)
+        apply_endpoints(net, state)
+        while next_flow < len(flows) and flows[next_flow][5] <= t + 1e-9:
+            i, src, dst, port, rate, start, secs, bind, connect = flows[next_flow]
+            pace = f" -b {rate} -l 16384" if rate else ""
+            n = net.get(src)
+            n.cmd(f"{wrap}iperf3 -4 -c {connect} -B {bind} -p {port} -t {secs} -i {INTERVAL_S} -J "
+                  f"-C {CONGESTION_CONTROL}{pace} > {run_dir}/{port}-client.json 2>&1 &")
+            pids[(i, "client")] = n.lastPid
+            launched[SCENARIO["flows"][i]] = time.time() - t0
+            next_flow += 1
+    deadline = t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]) + RESULT_WAIT_S
+    while any(alive(p) for p in pids.values() if p) and time.time() < deadline:
+        time.sleep(0.2)
+    out = {"launched_s": launched, "flows": {}, "unfinished": []}
+    for (i, role), pid in sorted(pids.items()):
+        if pid and alive(pid):
+            out["unfinished"].append([SCENARIO["flows"][i], role])
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
     for i, _src, _dst, port, *_ in FLOWS:
         fid = SCENARIO["flows"][i]
         out["flows"][fid] = {}
         for role in ("client", "server"):
             try:
-                with open(f"/tmp/subflow-{port}-{role}.json") as fh:
+                with open(f"{run_dir}/{port}-{role}.json") as fh:
                     out["flows"][fid][role] = fh.read()
             except OSError as exc:
                 out["flows"][fid][role] = json.dumps({"error": str(exc)})
@@ -246,8 +282,10 @@ def traffic(net):
 if __name__ == "__main__":
     setLogLevel("warning")
     net = topology()
+    run_dir = tempfile.mkdtemp(prefix="subflow-mnwifi-")
     try:
         configure(net)
-        traffic(net)
+        run(net, run_dir)
     finally:
         net.stop()
+        shutil.rmtree(run_dir, ignore_errors=True)

@@ -1,0 +1,87 @@
+"""The ``mininet-wifi`` engine fails loudly: a flow whose iperf3 failed is an error naming the flow.
+
+On real Mininet-WiFi every iperf3 client of the first scripts failed with "Network is unreachable"
+while the engine reported 0 Mbit/s for the whole run (Jain's index 1.0). :func:`output` reads the
+script's printed result; these are the reports iperf3 3.12 writes (``-J``) in those cases.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from subflow.errors import EngineFailed
+from subflow.runplan.resolve import resolve_plan
+from subflow_engines import mininet_wifi
+
+from tests.conftest import load_example
+
+CLIENT = {"start": {"connecting_to": {"host": "10.255.0.1", "port": 5201}},
+          "intervals": [{"sum": {"start": 0, "end": 1, "bytes": 375000, "bits_per_second": 3e6}}],
+          "end": {"sum_sent": {"bytes": 375000, "bits_per_second": 3e6, "retransmits": 0}}}
+SERVER = {"start": {"accepted_connection": {"host": "10.255.0.4", "port": 40000}},
+          "intervals": [{"sum": {"start": k, "end": k + 1, "bytes": 375000, "bits_per_second": 3e6}}
+                        for k in range(100)],
+          "end": {"sum_received": {"bytes": 37500000, "bits_per_second": 3e6}}}
+UNREACHABLE = {"start": {"connecting_to": {"host": "10.255.0.1", "port": 5201}}, "intervals": [], "end": {},
+               "error": "unable to connect to server - server may have stopped running or use a different "
+                        "port, firewall issue, etc.: Network is unreachable"}
+
+
+def _plan():
+    return resolve_plan(load_example("naval-direct-move"), "sptcp", "mininet-wifi")
+
+
+def _stdout(flows: dict, unfinished: list | None = None) -> str:
+    payload = {"launched_s": {"f1": 0.0, "f2": 0.0}, "flows": flows, "unfinished": unfinished or []}
+    return f"noise\n{mininet_wifi.RESULT_BEGIN}\n{json.dumps(payload)}\n{mininet_wifi.RESULT_END}\n"
+
+
+def _flow(client: dict | str, server: dict | str) -> dict:
+    return {"client": client if isinstance(client, str) else json.dumps(client),
+            "server": server if isinstance(server, str) else json.dumps(server)}
+
+
+def test_complete_reports_give_the_servers_throughput():
+    out = mininet_wifi.output(_plan(), _stdout({"f1": _flow(CLIENT, SERVER), "f2": _flow(CLIENT, SERVER)}))
+    assert [f.id for f in out.flows] == ["f1", "f2"]
+    assert out.flows[0].throughput_mbps[:3] == [3.0, 3.0, 3.0]
+
+
+def test_an_unreachable_network_is_an_error_naming_the_flow():
+    stdout = _stdout({"f1": _flow(CLIENT, SERVER), "f2": _flow(UNREACHABLE, "")})
+    with pytest.raises(EngineFailed, match="Network is unreachable") as exc:
+        mininet_wifi.output(_plan(), stdout)
+    assert exc.value.flow == "f2" and exc.value.engine == "mininet-wifi" and "flow f2" in str(exc.value)
+
+
+@pytest.mark.parametrize("server, words", [
+    ("", "server report unreadable"),
+    (json.dumps({"error": "[Errno 2] No such file or directory: '/tmp/x/5201-server.json'"}), "No such file"),
+    ({**SERVER, "intervals": []}, "no interval"),
+])
+def test_an_empty_server_report_is_an_error_naming_the_flow(server, words):
+    with pytest.raises(EngineFailed, match=words) as exc:
+        mininet_wifi.output(_plan(), _stdout({"f1": _flow(CLIENT, server), "f2": _flow(CLIENT, SERVER)}))
+    assert exc.value.flow == "f1"
+
+
+def test_an_iperf3_still_running_is_an_error_naming_the_flow():
+    flows = {"f1": _flow(CLIENT, SERVER), "f2": _flow(CLIENT, SERVER)}
+    with pytest.raises(EngineFailed, match="still running") as exc:
+        mininet_wifi.output(_plan(), _stdout(flows, unfinished=[["f2", "client"]]))
+    assert exc.value.flow == "f2"
+
+
+def test_a_script_that_printed_no_result_is_an_error():
+    with pytest.raises(EngineFailed, match="printed no result .exit status 1.: .*wmediumd") as exc:
+        mininet_wifi.output(_plan(), "", 1, "ConnectionRefusedError: wmediumd")
+    assert exc.value.flow is None
+
+
+def test_the_clients_error_is_named_before_a_server_left_waiting():
+    stdout = _stdout({"f1": _flow(CLIENT, SERVER), "f2": _flow(UNREACHABLE, "")}, unfinished=[["f2", "server"]])
+    with pytest.raises(EngineFailed, match="Network is unreachable") as exc:
+        mininet_wifi.output(_plan(), stdout)
+    assert exc.value.flow == "f2"

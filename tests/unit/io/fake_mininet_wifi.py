@@ -1,0 +1,300 @@
+"""A FAKE of Mininet-WiFi's Python API (``mininet`` + ``mn_wifi``) for running generated scripts on CI.
+
+Mininet-WiFi needs ``mac80211_hwsim``, Open vSwitch and root; this fake records every call and
+shell command instead, and models only the rules of the real source that the generated scripts
+depend on, each named here and checked by ``test_mininet_wifi_script_rules.py``:
+
+* port numbering (``mininet/node.py`` ``Node.newPort``: ``max(ports) + 1``, else the class's
+  ``portBase``; ``mininet/link.py`` ``Link.intfName``: ``<node>-eth<port>``): hosts and stations
+  start at port 0, access points at 1 (``mn_wifi/node.py`` ``AP.portBase``); ``configureWifiNodes``
+  puts a station's ``<sta>-wlan<k>`` on port ``k`` (``mn_wifi/link.py`` ``managed``) and an access
+  point's ``<ap>-wlan1`` on its next port (``mn_wifi/net.py`` ``configMasterIntf``). A command naming
+  a device the node does not have is recorded as ``missing-dev`` ("Cannot find device");
+* ``mobility(node, 'start'|'stop', time=...)`` keeps one start/stop pair per node and computes
+  ``range((endTime - startTime) * 10)`` on ``'stop'`` (``mn_wifi/mobility.py``: ``ConfigMobility``,
+  ``Tracked.create_coord``), so a float time meets the real ``TypeError``, recorded as
+  ``mobility-thread-died`` (on Mininet-WiFi it ends the mobility thread, and the script runs on);
+* Open vSwitch resets the qdisc of every port an access point's ``start()`` adds, and nothing
+  reapplies a wired interface's TCLink shaping (``mn_wifi/node.py`` ``OVSAP.TCReapply`` only handles
+  wireless interfaces): an interface's ``shaping`` is its TCLink parameters until then, ``None`` after,
+  and ``intf.config(**params)`` sets it again (``mininet/link.py`` ``TCIntf.config``);
+* association by range: a station's wlan is associated (``associatedTo``) with the nearest access
+  point whose ``range`` covers it, re-evaluated at ``build()`` and on every ``setPosition``
+  (``mn_wifi/mobility.py`` ``check_in_range``; ``mn_wifi/node.py`` ``setPosition`` -> ``configLinks``).
+
+Commands ending in ``&`` get ``lastPid`` as Mininet's ``Node.sendCmd`` sets it; with
+``_fake_calls.IPERF = "late"`` an iperf3 command starts a real process that writes a small iperf3
+JSON to its ``> file`` redirect one second later (an iperf3 that finishes after its planned end).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+FAKE_MODULES = {
+    "mininet/__init__.py": "",
+    "mininet/_fake_calls.py": "CALLS = []\nCLOCK = None\nIPERF = 'none'\n\n\n"
+                              "def now():\n    return None if CLOCK is None else round(CLOCK.t, 6)\n",
+    "mininet/log.py": "from mininet._fake_calls import CALLS\n"
+                      "def setLogLevel(level):\n    CALLS.append(['setLogLevel', level])\n",
+    "mininet/node.py": "class Controller:\n    pass\n",
+    "mininet/link.py": "class TCLink:\n    pass\n",
+    "mn_wifi/__init__.py": "",
+    "mn_wifi/link.py": "class wmediumd:\n    pass\n",
+    "mn_wifi/node.py": "class OVSKernelAP:\n    pass\n",
+    "mn_wifi/wmediumdConnector.py": "interference = 'interference'\n",
+    "mn_wifi/net.py": textwrap.dedent(
+        '''
+        import json, math, re, subprocess, sys
+        from mininet import _fake_calls
+        from mininet._fake_calls import CALLS
+
+        LATE_IPERF = (
+            "import json, sys, time; time.sleep(1.0); "
+            "role = sys.argv[2]; key = 'accepted_connection' if role == 'server' else 'connecting_to'; "
+            "doc = {'start': {key: {}}, 'intervals': [{'sum': {'start': 0, 'end': 1, 'bytes': 125000, "
+            "'bits_per_second': 1e6}}], 'end': {}}; open(sys.argv[1], 'w').write(json.dumps(doc))"
+        )
+
+
+        class FakeIntf:
+            def __init__(self, node, name, params):
+                self.node, self.name, self.params = node, name, dict(params)
+                self.shaping = dict(params) if params else None
+
+            def config(self, **params):
+                CALLS.append(["intf.config", self.node.name, self.name, {k: repr(v) for k, v in params.items()}])
+                self.shaping = dict(params)
+
+
+        class FakeWlan:
+            def __init__(self, node, name):
+                self.node, self.name, self.associatedTo, self.range = node, name, None, 0
+
+
+        class FakeNode:
+            portBase = 0
+
+            def __init__(self, name, net, params):
+                self.name, self.net, self.params = name, net, params
+                self.ports, self.nameToIntf, self.wintfs, self.lastPid = {}, {}, {}, None
+                if "position" in params:
+                    self.position = [float(v) for v in str(params["position"]).split(",")]
+
+            def newPort(self):
+                return max(self.ports.values()) + 1 if self.ports else self.portBase
+
+            def addIntf(self, intf, port):
+                self.ports[intf.name] = port
+                self.nameToIntf[intf.name] = intf
+
+            def intf(self, name):
+                return self.nameToIntf[name]
+
+            def cmd(self, command):
+                CALLS.append(["cmd", self.name, command, _fake_calls.now()])
+                for dev in re.findall(r"\\bdev (\\S+)", command):
+                    if dev != "lo" and dev not in self.nameToIntf:
+                        CALLS.append(["missing-dev", self.name, dev, command])
+                self.lastPid = None
+                if command.endswith("&"):
+                    m = re.search(r"> (\\S+) 2>&1 &$", command)
+                    if "iperf3" in command and m and _fake_calls.IPERF == "late":
+                        role = "server" if " -s " in command else "client"
+                        proc = subprocess.Popen([sys.executable, "-c", LATE_IPERF, m.group(1), role])
+                        self.lastPid = proc.pid
+                return ""
+
+            def setPosition(self, pos):
+                CALLS.append(["setPosition", self.name, pos, _fake_calls.now()])
+                self.position = [float(v) for v in pos.split(",")]
+                self.net._associate()
+
+            def start(self, controllers):
+                CALLS.append(["start", self.name])
+                for name, intf in self.nameToIntf.items():
+                    if isinstance(intf, FakeIntf):
+                        intf.shaping = None  # Open vSwitch took the port: the TCLink qdisc is gone
+
+
+        class FakeHost(FakeNode):
+            portBase = 0
+
+
+        class FakeStation(FakeNode):
+            portBase = 0
+
+
+        class FakeAP(FakeNode):
+            portBase = 1
+
+
+        class Mininet_wifi:
+            def __init__(self, **kwargs):
+                CALLS.append(["Mininet_wifi", {k: getattr(v, "__name__", repr(v)) for k, v in kwargs.items()}])
+                self.kwargs = kwargs
+                self.nodes, self.hosts, self.stations, self.aps = {}, [], [], []
+                self.mob = {}
+
+            def _add(self, kind, cls, name, group, **kwargs):
+                CALLS.append([kind, name, {k: repr(v) for k, v in kwargs.items()}])
+                node = self.nodes[name] = cls(name, self, kwargs)
+                group.append(node)
+                return node
+
+            def addController(self, name, **kwargs):
+                CALLS.append(["addController", name])
+
+            def addHost(self, name, **kwargs):
+                return self._add("addHost", FakeHost, name, self.hosts, **kwargs)
+
+            def addStation(self, name, **kwargs):
+                return self._add("addStation", FakeStation, name, self.stations, **kwargs)
+
+            def addAccessPoint(self, name, **kwargs):
+                return self._add("addAccessPoint", FakeAP, name, self.aps, **kwargs)
+
+            def configureWifiNodes(self):
+                CALLS.append(["configureWifiNodes"])
+                for sta in self.stations:
+                    for k in range(int(sta.params.get("wlans", 1))):
+                        w = FakeWlan(sta, f"{sta.name}-wlan{k}")
+                        sta.wintfs[k] = w
+                        sta.addIntf(w, k)
+                for ap in self.aps:
+                    port = ap.newPort()
+                    w = FakeWlan(ap, f"{ap.name}-wlan{port}")
+                    w.range = float(ap.params.get("range", 0))
+                    ap.wintfs[0] = w
+                    ap.addIntf(w, port)
+
+            def addLink(self, node1, node2, **params):
+                params.pop("cls", None)
+                names = []
+                for node in (node1, node2):
+                    port = node.newPort()
+                    name = f"{node.name}-eth{port}"
+                    node.addIntf(FakeIntf(node, name, params), port)
+                    names.append(name)
+                CALLS.append(["addLink", [node1.name, node2.name], names, {k: repr(v) for k, v in params.items()}])
+
+            def mobility(self, node, stage, time=None, position=None):
+                CALLS.append(["mobility", node.name, stage, repr(time)])
+                start = self.mob.get(node.name, (None,))[0]
+                if stage == "start":
+                    self.mob[node.name] = (time,)
+                else:
+                    try:
+                        range((time - start) * 10)  # Tracked.create_coord's rule: whole seconds only
+                    except TypeError as exc:  # on Mininet-WiFi it kills the mobility thread, not the script
+                        CALLS.append(["mobility-thread-died", node.name, str(exc)])
+                    self.mob[node.name] = (start, time)
+
+            def _associate(self):
+                for sta in self.stations:
+                    for w in sta.wintfs.values():
+                        best = None
+                        for ap in self.aps:
+                            if not hasattr(ap, "position") or not hasattr(sta, "position") or not ap.wintfs:
+                                continue
+                            d = math.dist(sta.position, ap.position)
+                            if d <= ap.wintfs[0].range and (best is None or d < best[0]):
+                                best = (d, ap.wintfs[0])
+                        new = best[1] if best else None
+                        if new is not w.associatedTo:
+                            CALLS.append(["association", w.name, new.node.name if new else None, _fake_calls.now()])
+                        w.associatedTo = new
+
+            def build(self):
+                CALLS.append(["build"])
+                self._associate()
+
+            def get(self, name):
+                return self.nodes[name]
+
+            def __getattr__(self, method):  # setPropagationModel, configLinkStatus, stop, ...
+                def record(*args, **kwargs):
+                    CALLS.append([method, [getattr(a, "name", repr(a)) for a in args],
+                                  {k: repr(v) for k, v in kwargs.items()}])
+                return record
+        '''
+    ),
+}
+
+#: runs the generated script as ``__main__`` does, on a fake clock (``time.time``/``time.sleep``):
+#: ``REAL_SLEEP_S`` caps the real seconds a fake sleep takes, ``DURATION_S`` (if not None) cuts the run
+RUNNER = textwrap.dedent(
+    """
+    import importlib.util, json, shutil, sys, tempfile, time as real_time
+    from mininet import _fake_calls
+
+    class FakeClock:
+        def __init__(self):
+            self.t = 1000.0
+
+        def time(self):
+            return self.t
+
+        def sleep(self, s):
+            if s > 0:
+                self.t += s
+                if REAL_SLEEP_S:
+                    real_time.sleep(min(s, REAL_SLEEP_S))
+
+    spec = importlib.util.spec_from_file_location("generated", "script.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    clock = FakeClock()
+    _fake_calls.CLOCK = clock
+    _fake_calls.IPERF = IPERF
+    mod.time = clock
+    if DURATION_S is not None:
+        mod.DURATION_S = DURATION_S
+    net = mod.topology()
+    mod.configure(net)
+    run_dir = tempfile.mkdtemp(prefix="subflow-fake-")
+    if hasattr(mod, "run"):
+        mod.run(net, run_dir)
+    else:
+        mod.traffic(net)
+    net.stop()
+    shaping = {n.name: {i.name: i.shaping for i in n.nameToIntf.values() if hasattr(i, "shaping")}
+               for n in net.nodes.values()}
+    shutil.rmtree(run_dir, ignore_errors=True)
+    print("FAKE-CALLS", json.dumps({"calls": _fake_calls.CALLS, "scenario": mod.SCENARIO, "shaping": shaping}))
+    """
+)
+
+
+def run_with_fake_mininet(tmp_path: Path, script: str, *, duration_s: float | None = 0, iperf: str = "none",
+                          real_sleep_s: float = 0.0) -> dict:
+    """Run ``script`` in a subprocess, in a fresh working directory, against the fake package.
+
+    Returns
+    -------
+    dict
+        ``calls`` (every recorded call, ``cmd`` entries with the fake clock's time), ``scenario``
+        (the script's SCENARIO), ``shaping`` (node -> wired interface -> TCLink parameters in force at
+        the end, None where Open vSwitch cleared them), ``stdout`` (the script's own output).
+    """
+    fake = tmp_path / "fake_mininet"
+    for rel, text in FAKE_MODULES.items():
+        path = fake / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "script.py").write_text(script)
+    runner = f"DURATION_S = {duration_s!r}\nIPERF = {iperf!r}\nREAL_SLEEP_S = {real_sleep_s!r}\n" + RUNNER
+    proc = subprocess.run([sys.executable, "-I", "-B", "-c", f"import sys; sys.path.insert(0, {str(fake)!r}); "
+                           f"exec({runner!r})"], cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(p.name for p in work.iterdir()) == ["script.py"], "the script created a file"
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("FAKE-CALLS "))
+    out = json.loads(line[len("FAKE-CALLS "):])
+    out["stdout"] = proc.stdout
+    return out
