@@ -34,6 +34,8 @@ from subflow.runplan.document import RunPlan
 
 from subflow_engines.linux import iperf3
 from subflow_engines.linux.commands import EngineCannotRun
+from subflow_engines.vm.mininet_wifi import run_scripts, sources_from_env
+from subflow_engines.vm.qemu import VmError
 
 NAME = "mininet-wifi"
 DESCRIPTION = (
@@ -132,8 +134,21 @@ def detect() -> dict[str, Any]:
 
 
 def available() -> bool:
-    """True when every requirement of :func:`detect` is met."""
-    return all(detect().values())
+    """True when every requirement of :func:`detect` is met here, or the Debian VM can run Mininet-WiFi
+    (:func:`vm_runner`)."""
+    return all(detect().values()) or vm_runner() is not None
+
+
+def vm_runner() -> tuple[dict[str, Path], Path] | None:
+    """The source trees and wheels the Debian VM builds Mininet-WiFi from
+    (:func:`subflow_engines.vm.mininet_wifi.sources_from_env`: ``SUBFLOW_MININET_WIFI_SOURCES``) when this host
+    lacks Mininet-WiFi but has what boots the VM (root, ``qemu-system-x86_64``, ``mmdebstrap``, ``cpio``); else
+    None."""
+    if all(detect().values()) or os.geteuid() != 0:
+        return None
+    if not all(shutil.which(tool) for tool in ("qemu-system-x86_64", "mmdebstrap", "cpio")):
+        return None
+    return sources_from_env()
 
 
 def supports() -> dict[str, Any]:
@@ -147,6 +162,7 @@ def supports() -> dict[str, Any]:
         "export": "standalone Python script (generate_script); ns-2 setdest trace (ns2_setdest)",
         "real_time": True,
         "host": detect(),
+        "debian_vm": vm_runner() is not None,
     }
 
 
@@ -155,7 +171,9 @@ def run(
     on_progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> EngineOutput:
-    """Run ``plan`` on Mininet-WiFi (a subprocess executing the generated script).
+    """Run ``plan`` on Mininet-WiFi (a subprocess executing the generated script), here or, on a host without
+    ``mac80211_hwsim``, in the Debian VM (:func:`vm_runner`; each run builds Mininet-WiFi there first, minutes under
+    software emulation).
 
     Raises
     ------
@@ -166,9 +184,20 @@ def run(
     """
     if not available():
         missing = [k for k, v in detect().items() if not v]
-        raise EngineCannotRun(f"engine mininet-wifi: this host lacks {', '.join(missing)}")
+        raise EngineCannotRun(f"engine mininet-wifi: this host lacks {', '.join(missing)} (or set "
+                              "SUBFLOW_MININET_WIFI_SOURCES to run it in the Debian VM)")
     script = generate_script(plan)
     longest = max([fp.stop_s for fp in plan.flows] + [plan.duration_s])
+    vm = vm_runner()
+    if vm is not None:
+        try:
+            ran = run_scripts(*vm, {"scenario": script}, script_timeout_s=longest + RESULT_WAIT_S + 120)["scenario"]
+        except VmError as exc:
+            raise EngineFailed(NAME, f"the Debian VM: {exc}") from None
+        out = output(plan, ran.stdout, ran.rc, ran.stderr)
+        if on_progress is not None:
+            on_progress(1.0)
+        return out
     with tempfile.TemporaryDirectory(prefix="subflow-mnwifi-") as tmp:
         path = Path(tmp) / "scenario.py"
         path.write_text(script)

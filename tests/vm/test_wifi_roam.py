@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from subflow_testbeds.vm import ensure_image
+from subflow_engines.vm import ensure_image
 from subflow_testbeds.vm.wifi_roam import run_roam
 
 DURATION_S = 12.0

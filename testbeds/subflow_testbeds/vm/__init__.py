@@ -1,13 +1,3 @@
-"""A Debian VM for what this host's kernel cannot do: real 802.11 on ``mac80211_hwsim`` (hostapd, wpa_supplicant),
-netem and Open vSwitch.
-
-:mod:`.image` builds the VM (Debian's kernel and packages by ``mmdebstrap``, the whole root file system as one
-initramfs), :mod:`.qemu` boots it under QEMU with a job (a shell script and its files) and returns what the job
-printed and the files it sent back, and :mod:`.wifi_roam` is the job that associates a station with one hostapd
-access point and roams it to another with a TCP flow across the roam.
-"""
-
-from subflow_testbeds.vm.image import FLAVOURS, PACKAGES, VmImage, build_image, ensure_image
-from subflow_testbeds.vm.qemu import VmError, VmJobResult, run_job
-
-__all__ = ["FLAVOURS", "PACKAGES", "VmError", "VmImage", "VmJobResult", "build_image", "ensure_image", "run_job"]
+"""Testbeds in the Debian VM of :mod:`subflow_engines.vm`: a real 802.11 association and roam
+(:mod:`.wifi_roam`), and the exported examples on real Mininet-WiFi beside ``fluid`` and ``linux``
+(:mod:`.mininet_wifi`, ``make mininet-wifi-testbed``)."""

@@ -1,11 +1,9 @@
 """Mininet-WiFi in the testbed VM: the exported examples run on real Mininet-WiFi, beside ``fluid`` and ``linux``.
 
 Mininet-WiFi, Mininet (2.3.1), wmediumd and mac80211_hwsim_mgmt do not come from a package registry, so the user
-points this at their source trees; the VM (the ``mininet-wifi`` flavour of :mod:`.image`: Debian's kernel with
-``mac80211_hwsim``, hostapd, wpa_supplicant, Open vSwitch, mptcpize, iperf3, compilers and the Python packages
-``mn_wifi`` imports) builds them, starts Open vSwitch and runs each script of
-:func:`subflow.io.exports.generate_script` as the ``mininet-wifi`` engine runs one (``python3 script.py``); the
-host parses each script's output with the engine's own parser (:func:`subflow_engines.mininet_wifi.output`)
+points this at their source trees; the VM builds them and runs each script of
+:func:`subflow.io.exports.generate_script` as the ``mininet-wifi`` engine runs one
+(:func:`subflow_engines.vm.mininet_wifi.run_scripts`); the host parses each script's output with the engine's own parser (:func:`subflow_engines.mininet_wifi.output`)
 and prints it next to the ``fluid`` and ``linux`` engines' runs of the same plan.
 
 Usage (``make mininet-wifi-testbed`` sets these from MININET_SRC, MININET_WIFI_SRC, WMEDIUMD_SRC, HWSIM_MGMT_SRC)::
@@ -22,123 +20,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
-import tarfile
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from subflow_testbeds.vm.image import ensure_image
-from subflow_testbeds.vm.qemu import VmError, run_job
+from subflow_engines.vm.mininet_wifi import SOURCES, download_wheels, run_scripts
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[2]
+REPO = Path(__file__).resolve().parents[3]
 #: the examples of the comparison in docs/validation: (example, strategy)
 EXAMPLES = (("naval-direct-move", "sptcp"), ("naval-direct-move", "mptcp"), ("naval-random-walk", "sptcp"),
             ("uav-backhaul-planning", "sptcp"), ("uav-backhaul-planning", "mptcp"))
-#: Python packages ``mn_wifi`` imports that Debian bookworm does not package; ``mn_wifi.net`` imports the module
-#: ``FlightRadar24``, which FlightRadarAPI renamed in 1.6.0
-WHEELS = ("FlightRadarAPI==1.5.3",)
-SOURCES = ("mininet", "mininet-wifi", "wmediumd", "hwsim_mgmt")
-
-
-@dataclass(frozen=True)
-class ScriptRun:
-    """One script's run in the VM: its exit code, standard output and error."""
-
-    rc: int
-    stdout: str
-    stderr: str
-
-
-def _tar(tree: Path) -> bytes:
-    """The source tree as a tar archive (its ``.git`` left out)."""
-    if not tree.is_dir():
-        raise FileNotFoundError(f"source tree {tree} is not a directory")
-    with tempfile.TemporaryFile() as buf:
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            tar.add(tree, arcname=".", filter=lambda ti: None if "/.git" in f"/{ti.name}" else ti)
-        buf.seek(0)
-        return buf.read()
-
-
-def download_wheels(out: Path) -> Path:
-    """``pip download`` :data:`WHEELS` (with their dependencies) for the VM's Python (Debian bookworm's 3.11.2) on
-    x86-64 into ``out``.
-
-    Raises
-    ------
-    subprocess.CalledProcessError
-        If pip cannot download them.
-    """
-    out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(out), "--only-binary=:all:",
-                    "--python-version", "3.11.2", "--platform", "manylinux2014_x86_64", "--implementation", "cp",
-                    *WHEELS], check=True)
-    return out
-
-
-def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str], script_timeout_s: float = 600.0,
-                timeout_s: float | None = None) -> dict[str, ScriptRun]:
-    """Boot the ``mininet-wifi`` VM, build the sources and run each script.
-
-    Parameters
-    ----------
-    sources : dict
-        :data:`SOURCES` name → source tree.
-    wheels : Path
-        A folder of wheels for the VM's Python (:func:`download_wheels`).
-    scripts : dict
-        Name (letters, digits, ``-``, ``_``) → script text (:func:`subflow.io.exports.generate_script`).
-    script_timeout_s : float
-        Limit of each script's run, s.
-    timeout_s : float, optional
-        Limit of the whole VM, s (default: 20 minutes for the build plus each script's limit).
-
-    Returns
-    -------
-    dict
-        Name → :class:`ScriptRun`.
-
-    Raises
-    ------
-    VmError
-        If the VM does not boot, a build step fails (the build log's tail in the message) or a script sends
-        nothing back.
-    FileNotFoundError
-        If a source tree is missing.
-    """
-    missing = [s for s in SOURCES if s not in sources]
-    if missing:
-        raise FileNotFoundError(f"no source tree for {', '.join(missing)}")
-    files = {f"src-{name}.tar": _tar(Path(sources[name])) for name in SOURCES}
-    with tempfile.TemporaryFile() as buf:
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            for whl in sorted(Path(wheels).glob("*.whl")):
-                tar.add(whl, arcname=whl.name)
-        buf.seek(0)
-        files["wheels.tar"] = buf.read()
-    for name, text in scripts.items():
-        files[f"script-{name}.py"] = text.encode()
-    files["params.sh"] = f"SCRIPT_TIMEOUT_S={int(script_timeout_s)}\n".encode()
-    limit = timeout_s if timeout_s is not None else 1200.0 + len(scripts) * (script_timeout_s + 60.0)
-    result = run_job(ensure_image("mininet-wifi"), (HERE / "mininet_wifi.sh").read_text(), files, timeout_s=limit,
-                     memory_mb=6144)
-    if result.rc != 0:
-        log = result.files.get("build.log", b"").decode(errors="replace")[-3000:]
-        raise VmError(f"the Mininet-WiFi job failed (rc {result.rc}):\n{log}\n"
-                      + "\n".join(result.console.splitlines()[-20:]))
-    out = {}
-    for name in scripts:
-        if f"{name}.rc" not in result.files:
-            raise VmError(f"script {name} sent nothing back; console:\n" + "\n".join(result.console.splitlines()[-30:]))
-        out[name] = ScriptRun(rc=int(result.files[f"{name}.rc"].strip() or b"-1"),
-                              stdout=result.files.get(f"{name}.out", b"").decode(errors="replace"),
-                              stderr=result.files.get(f"{name}.err", b"").decode(errors="replace"))
-    return out
-
-
 def _figures(output, plan) -> dict[str, dict[str, float]]:
     """Per flow: mean Mbit/s over its window, seconds at zero, and its longest run at zero (the handover gap)."""
     from subflow.results.document import summarize_flow

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from subflow_testbeds.vm.image import VmImage, cache_dir
+from subflow_engines.vm.image import VmImage, cache_dir
 
 #: shell helpers every job gets as /subflow/lib.sh
 JOB_LIB = r"""

@@ -30,6 +30,7 @@ step wmediumd
 step hwsim_mgmt
 (cd $SRC/hwsim_mgmt && make install) >> $LOG 2>&1 || fail "building mac80211_hwsim_mgmt"
 step services
+mount -t debugfs debugfs /sys/kernel/debug || fail "mounting debugfs (Mininet-WiFi reads /sys/kernel/debug/ieee80211)"
 mkdir -p /var/run/openvswitch /var/log/openvswitch /etc/openvswitch
 /usr/share/openvswitch/scripts/ovs-ctl start --system-id=random >> $LOG 2>&1 || fail "starting Open vSwitch"
 sysctl -q -w net.mptcp.enabled=1 >> $LOG 2>&1
