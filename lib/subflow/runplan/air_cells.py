@@ -135,13 +135,12 @@ class AirRates:
             ap = nodes[a.access_point]
             if not isinstance(ap, AccessPointNode) or (ap.radio is None and not ap.rate_table):
                 continue
-            steps = hop_rate_steps(hop_budget(scenario, ap, nodes[a.station], self.trajectories), ap)
             queues = has_station_queues(ap)
             if queues:
-                r = ap.radio
-                steps = [(dist, capacity_for_goodput_mbps(
-                    station_tcp_goodput_mbps(r.phy, r.channel_width_mhz, r.frequency_mhz, rate, mss), mss))
-                    for dist, rate in steps]
+                steps = [(dist, capacity_for_goodput_mbps(g, mss))
+                         for dist, g in _goodput_steps(scenario, ap, nodes[a.station], self.trajectories, mss)]
+            else:
+                steps = hop_rate_steps(hop_budget(scenario, ap, nodes[a.station], self.trajectories), ap)
             self.members.append((a, ap, steps, queues))
 
     def at(self, t_s: float) -> dict[str, float]:
@@ -322,6 +321,16 @@ class _Cell:
         self.members: list[tuple[str, float, float, list[tuple[float, float]]]] = []
 
 
+def _goodput_steps(scenario: Scenario, ap: AccessPointNode, station, trajectories, mss_bytes: int
+                   ) -> list[tuple[float, float]]:
+    """``(distance_m, goodput_mbps)`` steps of ``station``'s hop to ``ap`` (a radio, per-station queues): the bulk
+    TCP goodput of the MCS its link budget reaches up to each distance (:func:`station_tcp_goodput_mbps`)."""
+    r = ap.radio
+    steps = hop_rate_steps(hop_budget(scenario, ap, station, trajectories), ap)
+    return [(d, station_tcp_goodput_mbps(r.phy, r.channel_width_mhz, r.frequency_mhz, rate, mss_bytes))
+            for d, rate in steps]
+
+
 def _cells(scenario: Scenario, timeline, mss_bytes: int) -> dict[str, _Cell]:
     nodes = {n.id: n for n in scenario.nodes}
     cells: dict[str, _Cell] = {}
@@ -332,10 +341,7 @@ def _cells(scenario: Scenario, timeline, mss_bytes: int) -> dict[str, _Cell]:
         cell = cells.get(a.access_point)
         if cell is None:
             continue
-        r = cell.ap.radio
-        steps = hop_rate_steps(hop_budget(scenario, cell.ap, nodes[a.station], timeline.trajectories), cell.ap)
-        goodput = [(d, station_tcp_goodput_mbps(r.phy, r.channel_width_mhz, r.frequency_mhz, rate, mss_bytes))
-                   for d, rate in steps]
+        goodput = _goodput_steps(scenario, cell.ap, nodes[a.station], timeline.trajectories, mss_bytes)
         cell.members.append((a.station, a.t_associated_s, a.t_end_s, goodput))
     return cells
 
