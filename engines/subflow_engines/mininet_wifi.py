@@ -212,6 +212,14 @@ def run(
     return out
 
 
+def _stderr_note(text: object) -> str:
+    """`` (stderr: …)`` with the last lines of an iperf3 process's standard error, or ``""`` when it said nothing."""
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return " (stderr: " + " | ".join(lines[-3:])[-300:] + ")"
+
+
 def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") -> EngineOutput:
     """The engine output from the generated script's standard output.
 
@@ -235,7 +243,8 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
     ------
     EngineFailed
         Naming the flow, when its iperf3 client reports an error (e.g. "Network is unreachable"), its
-        server report is unreadable, holds an error or no interval, or either process was still running
+        server report is unreadable (with the tail of that iperf3's standard error, e.g. a missing
+        ``mptcpize``), holds an error or no interval, or either process was still running
         when the script stopped waiting; naming no flow when the script printed no result.
     """
     if RESULT_BEGIN not in stdout or RESULT_END not in stdout:
@@ -257,12 +266,13 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
             if (fp.id, role) in unfinished:
                 raise EngineFailed(NAME, f"iperf3 {role} still running {RESULT_WAIT_S:g} s after the flow's end; "
                                          "its report is incomplete", fp.id)
+            said = _stderr_note(raw.get(f"{role}_stderr"))
             try:
                 reports[role] = iperf3.parse(raw.get(role) or "")
             except iperf3.Iperf3ParseError as exc:
-                raise EngineFailed(NAME, f"iperf3 {role} report unreadable: {exc}", fp.id) from None
+                raise EngineFailed(NAME, f"iperf3 {role} report unreadable: {exc}{said}", fp.id) from None
             if reports[role].error:
-                raise EngineFailed(NAME, f"iperf3 {role}: {reports[role].error}", fp.id)
+                raise EngineFailed(NAME, f"iperf3 {role}: {reports[role].error}{said}", fp.id)
         server = reports["server"]
         if not server.intervals:
             raise EngineFailed(NAME, "iperf3 server report holds no interval (no data was received)", fp.id)

@@ -50,7 +50,8 @@ MININET_WIFI_PACKAGES = (
     "gcc", "make", "libc6-dev", "pkg-config", "libnl-3-dev", "libnl-genl-3-dev", "libnl-route-3-dev",
     "libconfig-dev", "libevent-dev", "python3-setuptools", "python3-pip", "python3-numpy", "python3-matplotlib",
     "python3-requests", "python3-six", "python3-bitstring", "python3-pil", "openvswitch-testcontroller",
-    "net-tools", "ethtool", "socat", "psmisc", "mptcpd", "iptables", "wireless-tools", "rfkill", "telnet",
+    "net-tools", "ethtool", "socat", "psmisc", "mptcpd", "mptcpize", "iptables", "wireless-tools", "rfkill",
+    "telnet",
 )
 #: image flavours: the packages of each
 FLAVOURS = {"wifi": PACKAGES, "mininet-wifi": PACKAGES + MININET_WIFI_PACKAGES}

@@ -66,8 +66,8 @@ names ``<node>-eth<k>`` must fit 15 characters; ``k`` follows Mininet-WiFi's por
 * traffic: one ``iperf3 -s -1 -J`` per flow at the destination, ``iperf3 -c ... -B ... -J`` at the
   source at ``start_s`` (``mptcpize run`` for MPTCP strategies); after the run the script waits
   until every iperf3 process has exited (at most :data:`RESULT_WAIT_S` after the flow's end,
-  else the flow is reported ``unfinished``), then prints every iperf3 JSON between
-  ``SUBFLOW-RESULT`` markers, which the agent's ``mininet-wifi`` engine turns into the engine
+  else the flow is reported ``unfinished``), then prints every iperf3 JSON (and the tail of each
+  iperf3 process's standard error, kept apart from its JSON) between ``SUBFLOW-RESULT`` markers, which the agent's ``mininet-wifi`` engine turns into the engine
   output (or an error naming the flow).
 """
 
@@ -94,6 +94,8 @@ PATH_LOSS_EXPONENT = 3.0
 MOTION_TICK_S = 0.1
 #: seconds the script waits for iperf3 after a flow's planned end before it reports the flow unfinished
 RESULT_WAIT_S = 30
+#: characters of each iperf3 process's standard error the script sends back (its tail), for the engine's errors
+STDERR_KEPT = 2000
 #: first policy routing table of the script (one table per subflow address)
 TABLE_BASE = 100
 #: text written as-is into a comment of a generated file (scenario identifiers); anything else is repr()'d
@@ -555,6 +557,7 @@ def _script_constants(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
             f"INTERVAL_S = {sc.run.interval_s:g}",
             f"TICK_S = {MOTION_TICK_S:g}  # clock of the run: positions, routes, link events and flow starts",
             f"RESULT_WAIT_S = {RESULT_WAIT_S:g}  # longest wait for iperf3 after a flow's planned end",
+            f"STDERR_KEPT = {STDERR_KEPT}  # characters of each iperf3 standard error sent back (its tail)",
             f"MULTIPATH = {any(fp.multipath for fp in plan.flows)}",
             f"CONGESTION_CONTROL = {_CC[sc.transport.congestion_control]!r}",
             f"RESULT_BEGIN, RESULT_END = {RESULT_BEGIN!r}, {RESULT_END!r}",
@@ -883,7 +886,7 @@ def run(net, run_dir):
     pids = {}
     for i, src, dst, port, rate, start, secs, bind, connect in FLOWS:
         n = net.get(dst)
-        n.cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > {run_dir}/{port}-server.json 2>&1 &")
+        n.cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > {run_dir}/{port}-server.json 2> {run_dir}/{port}-server.err &")
         pids[(i, "server")] = n.lastPid
     time.sleep(1.0)
     t0 = time.time()
@@ -918,7 +921,7 @@ def run(net, run_dir):
             pace = f" -b {rate} -l 16384" if rate else ""
             n = net.get(src)
             n.cmd(f"{wrap}iperf3 -4 -c {connect} -B {bind} -p {port} -t {secs} -i {INTERVAL_S} -J "
-                  f"-C {CONGESTION_CONTROL}{pace} > {run_dir}/{port}-client.json 2>&1 &")
+                  f"-C {CONGESTION_CONTROL}{pace} > {run_dir}/{port}-client.json 2> {run_dir}/{port}-client.err &")
             pids[(i, "client")] = n.lastPid
             launched[SCENARIO["flows"][i]] = time.time() - t0
             next_flow += 1
@@ -942,6 +945,11 @@ def run(net, run_dir):
                     out["flows"][fid][role] = fh.read()
             except OSError as exc:
                 out["flows"][fid][role] = json.dumps({"error": str(exc)})
+            try:
+                with open(f"{run_dir}/{port}-{role}.err") as fh:
+                    out["flows"][fid][role + "_stderr"] = fh.read()[-STDERR_KEPT:]
+            except OSError:
+                pass
     print(RESULT_BEGIN)
     print(json.dumps(out))
     print(RESULT_END)

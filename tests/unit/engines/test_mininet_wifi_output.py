@@ -85,3 +85,21 @@ def test_the_clients_error_is_named_before_a_server_left_waiting():
     with pytest.raises(EngineFailed, match="Network is unreachable") as exc:
         mininet_wifi.output(_plan(), stdout)
     assert exc.value.flow == "f2"
+
+
+def test_an_empty_report_names_what_iperf3_said_on_its_standard_error():
+    """The first MPTCP runs on real Mininet-WiFi left both reports empty: the VM lacked ``mptcpize``, and
+    the shell said so on standard error, which the script keeps apart from the JSON and sends back."""
+    f1 = {**_flow("", ""), "client_stderr": "bash: mptcpize: command not found\n"}
+    with pytest.raises(EngineFailed, match=r"client report unreadable: .*\(stderr: bash: mptcpize: command not found\)"
+                       ) as exc:
+        mininet_wifi.output(_plan(), _stdout({"f1": f1, "f2": _flow(CLIENT, SERVER)}))
+    assert exc.value.flow == "f1"
+
+
+def test_a_report_with_an_error_keeps_only_the_last_lines_of_standard_error():
+    said = "\n".join(f"line {k}" for k in range(10)) + "\n\n"
+    f2 = {**_flow(UNREACHABLE, ""), "client_stderr": said}
+    with pytest.raises(EngineFailed) as exc:
+        mininet_wifi.output(_plan(), _stdout({"f1": _flow(CLIENT, SERVER), "f2": f2}))
+    assert str(exc.value).endswith("(stderr: line 7 | line 8 | line 9)")

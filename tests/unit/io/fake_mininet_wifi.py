@@ -102,7 +102,7 @@ FAKE_MODULES = {
                         CALLS.append(["missing-dev", self.name, dev, command])
                 self.lastPid = None
                 if command.endswith("&"):
-                    m = re.search(r"> (\\S+) 2>&1 &$", command)
+                    m = re.search(r"> (\\S+) 2> \\S+ &$", command)
                     if "iperf3" in command and m and _fake_calls.IPERF == "late":
                         role = "server" if " -s " in command else "client"
                         proc = subprocess.Popen([sys.executable, "-c", LATE_IPERF, m.group(1), role])

@@ -91,7 +91,8 @@ def test_script_with_injections_runs_as_data_against_a_fake_mininet(tmp_path, pa
         assert "pwned" not in c and "$(" not in c and "`" not in c
     iperf = [c for c in commands if "iperf3" in c]
     assert len(iperf) == 4  # a server and a client per flow, output files named by port
-    assert all(re.search(r"> /tmp/subflow-fake-\w+/520[12]-(server|client)\.json 2>&1 &$", c) for c in iperf)
+    files = r"/tmp/subflow-fake-\w+/520[12]-(server|client)"
+    assert all(re.search(rf"> {files}\.json 2> {files}\.err &$", c) for c in iperf)
     added = {c[1] for c in result["calls"] if c[0] in ("addHost", "addStation", "addAccessPoint")}
     assert added == {"h1", "r1", "ap1", "sta1", "sta2"}
 

@@ -35,6 +35,7 @@ DURATION_S = 1800
 INTERVAL_S = 1
 TICK_S = 0.1  # clock of the run: positions, routes, link events and flow starts
 RESULT_WAIT_S = 30  # longest wait for iperf3 after a flow's planned end
+STDERR_KEPT = 2000  # characters of each iperf3 standard error sent back (its tail)
 MULTIPATH = False
 CONGESTION_CONTROL = 'reno'
 RESULT_BEGIN, RESULT_END = 'SUBFLOW-RESULT-BEGIN', 'SUBFLOW-RESULT-END'
@@ -216,7 +217,7 @@ def run(net, run_dir):
     pids = {}
     for i, src, dst, port, rate, start, secs, bind, connect in FLOWS:
         n = net.get(dst)
-        n.cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > {run_dir}/{port}-server.json 2>&1 &")
+        n.cmd(f"{wrap}iperf3 -4 -s -1 -J -p {port} > {run_dir}/{port}-server.json 2> {run_dir}/{port}-server.err &")
         pids[(i, "server")] = n.lastPid
     time.sleep(1.0)
     t0 = time.time()
@@ -251,7 +252,7 @@ def run(net, run_dir):
             pace = f" -b {rate} -l 16384" if rate else ""
             n = net.get(src)
             n.cmd(f"{wrap}iperf3 -4 -c {connect} -B {bind} -p {port} -t {secs} -i {INTERVAL_S} -J "
-                  f"-C {CONGESTION_CONTROL}{pace} > {run_dir}/{port}-client.json 2>&1 &")
+                  f"-C {CONGESTION_CONTROL}{pace} > {run_dir}/{port}-client.json 2> {run_dir}/{port}-client.err &")
             pids[(i, "client")] = n.lastPid
             launched[SCENARIO["flows"][i]] = time.time() - t0
             next_flow += 1
@@ -275,6 +276,11 @@ def run(net, run_dir):
                     out["flows"][fid][role] = fh.read()
             except OSError as exc:
                 out["flows"][fid][role] = json.dumps({"error": str(exc)})
+            try:
+                with open(f"{run_dir}/{port}-{role}.err") as fh:
+                    out["flows"][fid][role + "_stderr"] = fh.read()[-STDERR_KEPT:]
+            except OSError:
+                pass
     print(RESULT_BEGIN)
     print(json.dumps(out))
     print(RESULT_END)
