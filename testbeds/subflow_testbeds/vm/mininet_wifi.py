@@ -28,7 +28,7 @@ from subflow_engines.vm.mininet_wifi import SOURCES, download_wheels, run_script
 REPO = Path(__file__).resolve().parents[3]
 #: the examples of the comparison in docs/validation: (example, strategy)
 EXAMPLES = (("naval-direct-move", "sptcp"), ("naval-direct-move", "mptcp"), ("naval-random-walk", "sptcp"),
-            ("uav-backhaul-planning", "sptcp"), ("uav-backhaul-planning", "mptcp"))
+            ("naval-random-walk", "mptcp"), ("uav-backhaul-planning", "sptcp"), ("uav-backhaul-planning", "mptcp"))
 def _figures(output, plan) -> dict[str, dict[str, float]]:
     """Per flow: mean Mbit/s over its window, seconds at zero, and its longest run at zero (the handover gap)."""
     from subflow.results.document import summarize_flow
