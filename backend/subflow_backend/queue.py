@@ -30,11 +30,11 @@ FAILURES_TASK = "subflow.analyse_failures"
 CAPACITY_TASK = "subflow.capacity_search"
 
 
-def send_job(celery: Celery, task: str, args: list[Any]) -> str:
-    """Queue a background job and return its id. The job is recorded as ``RECEIVED`` in the result
-    backend before the message is sent (so the worker's later states always follow it), which lets
-    ``GET /api/jobs/{id}/events`` tell a submitted job (queued) from an unknown id (404)."""
-    job_id = str(uuid.uuid4())
+def send_job(celery: Celery, task: str, args: list[Any], job_id: str | None = None) -> str:
+    """Queue a background job and return its id (``job_id``, or a new UUID). The job is recorded as
+    ``RECEIVED`` in the result backend before the message is sent (so the worker's later states always
+    follow it). Its project is recorded by :func:`subflow_backend.jobs.submit`, the API's way in."""
+    job_id = job_id or str(uuid.uuid4())
     celery.backend.store_result(job_id, {"progress": 0.0}, "RECEIVED")
     celery.send_task(task, args=args, task_id=job_id)
     return job_id
