@@ -152,3 +152,15 @@ def test_lock_guard_serialises_sqlite_transactions(sessions):  # noqa: F811 - fi
     assert returned and returned[0] >= released
     first.close()
     second.close()
+
+
+def test_import_with_a_bad_link_speed_is_422_naming_edge_and_value(api):
+    graphml = (b'<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+               b'<key id="s" for="edge" attr.name="LinkSpeedRaw" attr.type="double"/>'
+               b'<graph id="G" edgedefault="undirected"><node id="a"/><node id="b"/>'
+               b'<edge id="e1" source="a" target="b"><data key="s">-1</data></edge></graph></graphml>')
+    r = api.post("/api/imports", files={"file": ("zoo.graphml", graphml, "application/xml")})
+    assert r.status_code == 422, r.text
+    [error] = r.json()["detail"]
+    assert error["loc"] == ["body", "file"]
+    assert "edge 'e1' (a>b): LinkSpeedRaw = -1.0 is not a bit rate > 0" in error["msg"]
