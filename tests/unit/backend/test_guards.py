@@ -164,3 +164,19 @@ def test_import_with_a_bad_link_speed_is_422_naming_edge_and_value(api):
     [error] = r.json()["detail"]
     assert error["loc"] == ["body", "file"]
     assert "edge 'e1' (a>b): LinkSpeedRaw = -1.0 is not a bit rate > 0" in error["msg"]
+
+
+def test_deleting_the_only_owner_of_a_project_is_409_naming_it(api):
+    username, password = _user(api)
+    uid = next(u["id"] for u in api.get("/api/users").json()["data"] if u["username"] == username)
+    access = api.post("/api/auth/login", data={"username": username, "password": password}).json()["access_token"]
+    name = f"sole-{uuid.uuid4().hex[:8]}"
+    r = api.post("/api/projects", json={"name": name}, headers={"Authorization": f"Bearer {access}"})
+    assert r.status_code == 201, r.text
+    r = api.delete(f"/api/users/{uid}")
+    assert r.status_code == 409 and f"only owner of project(s) {name!r}" in r.json()["detail"]
+    pid = next(p["id"] for p in api.get("/api/projects").json()["data"] if p["name"] == name)
+    r = api.put(f"/api/projects/{pid}/members/{uid}", json={"role": "viewer"})
+    assert r.status_code == 409 and r.json()["detail"] == "the project would have no owner"
+    assert api.delete(f"/api/projects/{pid}").status_code == 204  # the project removed whole: the account may go
+    assert api.delete(f"/api/users/{uid}").status_code == 204

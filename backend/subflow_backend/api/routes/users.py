@@ -6,6 +6,7 @@ from subflow.errors import UsernameTaken
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 from sqlalchemy import func, select
+from sqlalchemy.orm import aliased
 
 from subflow_backend import accounts, audit, crud, models
 from subflow_backend.api.deps import AdminReader, AdminUser, CurrentUser, SessionDep, WriteAccess, client_ip
@@ -95,9 +96,10 @@ def _other_active_admins(session: SessionDep, user_id: str) -> int:
 
 def sole_owner_of(session: SessionDep, user_id: str) -> list[str]:
     """Names of the projects whose only owner is ``user_id``."""
-    owners = (select(func.count()).select_from(models.ProjectMember)
-              .where(models.ProjectMember.project_id == models.Project.id, models.ProjectMember.role == "owner")
-              .scalar_subquery())
+    other = aliased(models.ProjectMember)
+    owners = (select(func.count()).select_from(other)
+              .where(other.project_id == models.Project.id, other.role == "owner")
+              .correlate(models.Project).scalar_subquery())
     return list(session.scalars(
         select(models.Project.name).join(models.ProjectMember, models.ProjectMember.project_id == models.Project.id)
         .where(models.ProjectMember.user_id == user_id, models.ProjectMember.role == "owner", owners == 1)
