@@ -73,7 +73,7 @@ def celery_config(s: Settings) -> dict[str, Any]:
         "task_ignore_result": True,  # only background planning jobs keep results
         "result_backend": s.CELERY_RESULT_BACKEND,
         # results (planning jobs) outlive any redelivery: a day, and at least twice the visibility timeout
-        "result_expires": max(86400, 2 * visibility_timeout(s)),
+        "result_expires": result_expires_s(s),
         "database_table_names": {"task": "celery_taskmeta", "group": "celery_groupmeta"},
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
@@ -101,6 +101,11 @@ def celery_config(s: Settings) -> dict[str, Any]:
         # an unacknowledged (acks_late) task is redelivered after this; keep it above the hard limit
         conf["broker_transport_options"] = {"visibility_timeout": visibility_timeout(s)}
     return conf
+
+
+def result_expires_s(s: Settings) -> int:
+    """Seconds a background job's result is kept: a day, and at least twice the visibility timeout."""
+    return max(86400, 2 * visibility_timeout(s))
 
 
 def visibility_timeout(s: Settings) -> int:

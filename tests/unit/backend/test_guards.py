@@ -180,3 +180,24 @@ def test_deleting_the_only_owner_of_a_project_is_409_naming_it(api):
     assert r.status_code == 409 and r.json()["detail"] == "the project would have no owner"
     assert api.delete(f"/api/projects/{pid}").status_code == 204  # the project removed whole: the account may go
     assert api.delete(f"/api/users/{uid}").status_code == 204
+
+
+def test_a_job_is_recorded_with_its_project_and_hidden_from_outsiders(api, queue, sessions):  # noqa: F811
+    from subflow_backend import models
+
+    doc = json.loads((EXAMPLES / "naval-direct-move.json").read_text())
+    scenario = api.post("/api/scenarios", json=doc).json()
+    r = api.post(f"/api/scenarios/{scenario['id']}/routes", json={"metric": "hop", "background": True})
+    assert r.status_code == 202, r.text
+    job_id = r.json()["job_id"]
+    with sessions() as s:
+        row = s.get(models.BackgroundJob, job_id)
+        assert (row.project_id, row.scenario_id, row.task) == (scenario["project_id"], scenario["id"],
+                                                               "subflow.compute_routes")
+    username, password = _user(api)
+    access = api.post("/api/auth/login", data={"username": username, "password": password}).json()["access_token"]
+    outsider = {"Authorization": f"Bearer {access}"}
+    for path in (f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/events"):
+        r = api.get(path, headers=outsider)
+        assert r.status_code == 404 and r.json()["detail"] == f"job {job_id!r} not found"
+    assert api.get(f"/api/scenarios/{scenario['id']}", headers=outsider).status_code == 404  # as the scenario
