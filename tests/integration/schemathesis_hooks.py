@@ -6,8 +6,10 @@ into 401s, so that one value is never generated. Every other id is fair game.
 
 Inputs JSON Schema generators rarely produce, which once answered 500: a lone UTF-16 surrogate in a
 text field (``"\\ud800"`` is valid JSON but no UTF-8 text) and integers beyond 64 bits (2^64 + 1, past
-every database integer). Each generated JSON body, path and query is sent as generated or with one
-such value put in (the first string / integer met), chosen by hypothesis like the rest of the case.
+every database integer). Each generated JSON body is sent as generated or with one such value put in
+(the first string / integer met), each path and query as generated or with a 65-bit integer, chosen by
+hypothesis like the rest of the case. A lone surrogate travels only in JSON (escaped as ``\\ud800``):
+a URL, a form or a multipart body would need it in UTF-8, which the client cannot write.
 """
 
 from __future__ import annotations
@@ -48,22 +50,29 @@ def _replace_first(value: Any, kind: type, new: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def _variants(value: Any) -> st.SearchStrategy:
-    surrogate, _ = _replace_first(value, str, lambda s: s + LONE_SURROGATE)
-    huge, _ = _replace_first(value, int, lambda _i: HUGE_INT)
-    return st.sampled_from([value, surrogate, huge])
+def _json_body(ctx) -> bool:  # noqa: ANN001 - schemathesis HookContext
+    """Whether the operation's request body is JSON (the only place a lone surrogate can travel)."""
+    raw = getattr(getattr(getattr(ctx, "operation", None), "definition", None), "raw", None) or {}
+    return any("json" in media for media in ((raw.get("requestBody") or {}).get("content") or {}))
 
 
 @schemathesis.hook
 def flatmap_body(ctx, body):  # noqa: ANN001 - schemathesis hook signature
     """A JSON body as generated, or with a lone surrogate or a 65-bit integer in it."""
-    return _variants(body) if isinstance(body, (dict, list)) else st.just(body)
+    if not isinstance(body, (dict, list)) or not _json_body(ctx):
+        return st.just(body)
+    surrogate, _ = _replace_first(body, str, lambda s: s + LONE_SURROGATE)
+    huge, _ = _replace_first(body, int, lambda _i: HUGE_INT)
+    return st.sampled_from([body, surrogate, huge])
 
 
 @schemathesis.hook
 def flatmap_query(ctx, query):  # noqa: ANN001 - schemathesis hook signature
-    """A query as generated, or with a lone surrogate or a 65-bit integer in it."""
-    return _variants(query) if isinstance(query, dict) else st.just(query)
+    """A query as generated, or with a 65-bit integer in it."""
+    if not isinstance(query, dict):
+        return st.just(query)
+    huge, _ = _replace_first(query, int, lambda _i: HUGE_INT)
+    return st.sampled_from([query, huge])
 
 
 @schemathesis.hook
