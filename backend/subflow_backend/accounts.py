@@ -21,7 +21,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from pwdlib import PasswordHash
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from subflow.errors import UsernameTaken
@@ -81,7 +84,11 @@ def create_user(
         is_active=True,
     )
     session.add(user)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:  # created by a concurrent request since the check above (unique username)
+        session.rollback()
+        raise UsernameTaken(username) from None
     session.refresh(user)
     return user
 
@@ -188,33 +195,95 @@ def find_api_token(session: Session, secret: str) -> models.ApiToken | None:
 # --------------------------------------------------------------------------- sign-in rate limit
 
 
-def recent_failures(session: Session, username: str, ip: str | None, now: datetime | None = None) -> list[datetime]:
-    """Times of failed sign-ins for ``username`` from ``ip`` within ``LOGIN_WINDOW_S``, oldest first
-    (read from the audit log, so the limit holds across API processes)."""
-    now = now or models.utcnow()
+@dataclass(frozen=True)
+class Refusal:
+    """A sign-in refused by the rate limit: ``key`` (``user:<name>`` or ``ip:<address>``), seconds
+    until its window ends, and ``first`` (true once per lockout: the one that gets an audit row)."""
+
+    key: str
+    retry_after_s: int
+    first: bool
+
+
+def _insert_ignore(session: Session, key: str, now: datetime) -> None:
+    table = models.LoginCounter.__table__
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    session.execute(insert(table).values(key=key, window_start=now, attempts=0, noted=False)
+                    .on_conflict_do_nothing(index_elements=["key"]))
+
+
+def _claim(session: Session, key: str, limit: int, now: datetime) -> Refusal | None:
+    """Take one attempt of ``key`` (None) or say why not, in the caller's transaction.
+
+    Each statement is one conditional UPDATE of the key's row: PostgreSQL re-checks the condition on
+    the row's newest version after a concurrent writer commits (READ COMMITTED), SQLite serialises
+    writers; so N concurrent claims get at most ``limit`` slots (OWASP Authentication Cheat Sheet,
+    "Protect Against Automated Attacks")."""
+    counter = models.LoginCounter
     since = now - timedelta(seconds=settings.LOGIN_WINDOW_S)
-    return list(
-        session.scalars(
-            select(models.AuditEntry.at)
-            .where(
-                models.AuditEntry.action == "login_failed",
-                models.AuditEntry.target == username[:200],
-                models.AuditEntry.ip == ip,
-                models.AuditEntry.at > since,
-            )
-            .order_by(models.AuditEntry.at)
-        ).all()
-    )
+    _insert_ignore(session, key, now)
+    session.execute(update(counter).where(counter.key == key, counter.window_start <= since)
+                    .values(window_start=now, attempts=0, noted=False).execution_options(synchronize_session=False))
+    taken = session.execute(update(counter).where(counter.key == key, counter.attempts < limit)
+                            .values(attempts=counter.attempts + 1).execution_options(synchronize_session=False))
+    if taken.rowcount == 1:
+        return None
+    first = session.execute(update(counter).where(counter.key == key, counter.noted.is_(False))
+                            .values(noted=True).execution_options(synchronize_session=False)).rowcount == 1
+    start = session.scalar(select(counter.window_start).where(counter.key == key)) or now
+    wait = (start + timedelta(seconds=settings.LOGIN_WINDOW_S) - now).total_seconds()
+    return Refusal(key, max(1, int(wait) + 1), first)
 
 
-def retry_after_s(session: Session, username: str, ip: str | None) -> int:
-    """Seconds until ``username`` may try to sign in again from ``ip`` (0: now)."""
+def _keys(username: str, ip: str | None) -> tuple[str, str]:
+    return "user:" + username[:64], "ip:" + (ip or "unknown")[:64]
+
+
+def claim_sign_in(session: Session, username: str, ip: str | None) -> Refusal | None:
+    """Claim one sign-in attempt for ``username`` (``LOGIN_MAX_FAILURES`` per ``LOGIN_WINDOW_S``) and
+    for the client address ``ip`` across usernames (``LOGIN_MAX_FAILURES_PER_ADDRESS``) before the
+    password hash is checked; None if both were taken (committed), else the :class:`Refusal`.
+    A failed sign-in keeps its slots; :func:`sign_in_succeeded` gives them back."""
     now = models.utcnow()
-    failures = recent_failures(session, username, ip, now)
-    if len(failures) < settings.LOGIN_MAX_FAILURES:
-        return 0
-    oldest_counted = failures[-settings.LOGIN_MAX_FAILURES]
-    return max(1, int((oldest_counted + timedelta(seconds=settings.LOGIN_WINDOW_S) - now).total_seconds()) + 1)
+    user_key, ip_key = _keys(username, ip)
+    refused = _claim(session, user_key, settings.LOGIN_MAX_FAILURES, now)
+    if refused is None:
+        refused = _claim(session, ip_key, settings.LOGIN_MAX_FAILURES_PER_ADDRESS, now)
+        if refused is not None:  # the user's slot goes back: this attempt was never checked
+            _release(session, user_key)
+    session.commit()
+    return refused
+
+
+def _release(session: Session, key: str, *, reset: bool = False) -> None:
+    counter = models.LoginCounter
+    session.execute(update(counter).where(counter.key == key, counter.attempts > 0)
+                    .values(attempts=0 if reset else counter.attempts - 1)
+                    .execution_options(synchronize_session=False))
+
+
+def sign_in_succeeded(session: Session, username: str, ip: str | None) -> None:
+    """After a right password: the user's failures are forgotten, the address gets its slot back."""
+    user_key, ip_key = _keys(username, ip)
+    _release(session, user_key, reset=True)
+    _release(session, ip_key)
+    session.commit()
+
+
+# --------------------------------------------------------------------------- guards of invariants
+
+
+def lock_guard(session: Session, name: str) -> None:
+    """Serialise the transactions guarding one invariant (the last active admin, a project's last
+    owner) until the caller commits or rolls back: on PostgreSQL a transaction-level advisory lock
+    on ``name``, on SQLite the database's write lock (taken by a write that changes nothing). The
+    caller then counts and changes inside the same transaction, so two concurrent requests cannot
+    both see the other still there."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": name})
+    else:
+        session.execute(update(models.LoginCounter).where(text("0 = 1")).values(attempts=0)
+                        .execution_options(synchronize_session=False))
 
 
 # --------------------------------------------------------------------------- first admin

@@ -3,7 +3,9 @@
 Entries are written by the API edge (routes and :mod:`subflow_backend.api.deps`) with
 :func:`record`; admins read them with ``GET /api/audit``. Actions:
 
-``login``, ``login_failed``, ``login_throttled``, ``logout``, ``token_used`` (a personal
+``login``, ``login_failed`` (only attempts under the sign-in limit reach the password check, so at
+most ``LOGIN_MAX_FAILURES`` per username and window), ``login_throttled`` (once per lockout of a
+username or an address, ``detail.key`` ``user`` or ``ip``), ``logout``, ``token_used`` (a personal
 API token, at most once per token per :data:`TOKEN_USE_INTERVAL_S`), ``token_create``,
 ``token_revoke``, ``user_create``, ``user_update``, ``user_delete``, ``project_create``,
 ``project_update``, ``project_delete``, ``member_set``, ``member_remove``,

@@ -172,6 +172,22 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _text_safe(value: Any) -> Any:
+    """``value`` with each lone UTF-16 surrogate in its strings (``"\\ud800"`` in a JSON body decodes to
+    one, and UTF-8 cannot encode it) replaced by U+FFFD, so that an answer echoing the input serialises."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+        return value
+    if isinstance(value, dict):
+        return {_text_safe(k): _text_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_text_safe(v) for v in value]
+    return value
+
+
 def _echo(value: Any) -> Any:
     """The refused input as echoed in a 422: as is if short, else its JSON cut to
     :data:`INPUT_ECHO_CHARS` characters and marked ``…``."""
@@ -205,13 +221,14 @@ async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
     if mapping is None:  # registered only for classes of ERRORS, so never here
         raise exc
     if mapping.loc is None:
-        return JSONResponse(status_code=mapping.status, content={"detail": _cut(str(exc))})
-    return JSONResponse(status_code=mapping.status, content={"detail": _finite(_details(exc, request, mapping))})
+        return JSONResponse(status_code=mapping.status, content={"detail": _text_safe(_cut(str(exc)))})
+    return JSONResponse(status_code=mapping.status,
+                        content={"detail": _text_safe(_finite(_details(exc, request, mapping)))})
 
 
 async def _request_invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
     """FastAPI's 422 (``detail: [{loc, msg, type, input, ctx}]``), with ``input`` cut short and
-    non-finite numbers written as strings, so that it always serialises."""
+    non-finite numbers written as strings and lone surrogates replaced, so that it always serialises."""
     detail = []
     for error in exc.errors():
         item = {k: v for k, v in error.items() if k not in ("input", "ctx", "url")}
@@ -219,7 +236,7 @@ async def _request_invalid(_request: Request, exc: RequestValidationError) -> JS
             item["input"] = _echo(error["input"])
         if error.get("ctx"):
             item["ctx"] = _finite(jsonable_encoder(error["ctx"], custom_encoder={Exception: str}))
-        detail.append(_finite(jsonable_encoder(item)))
+        detail.append(_text_safe(_finite(jsonable_encoder(item))))
     return JSONResponse(status_code=_422, content={"detail": detail})
 
 
@@ -392,6 +409,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
             status_code=exc.status_code,
             headers={"Allow": ", ".join(sorted(allowed))},
         )
+    if not isinstance(exc.detail, str) or _text_safe(exc.detail) is not exc.detail:  # a detail quoting the input
+        exc = StarletteHTTPException(exc.status_code, _text_safe(exc.detail), getattr(exc, "headers", None))
     return await http_exception_handler(request, exc)
 
 

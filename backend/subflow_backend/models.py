@@ -187,6 +187,36 @@ class AuditEntry(Base):
     detail: Mapped[dict[str, Any] | None]
 
 
+class LoginCounter(Base):
+    """Sign-in attempts of one key (``user:<username>`` or ``ip:<address>``) in the current window.
+
+    A sign-in claims a slot with one conditional UPDATE (``attempts < limit``) before the password
+    hash is checked, so concurrent attempts cannot overrun the limit (the row lock serialises them on
+    PostgreSQL, the write lock on SQLite); a success gives its slots back. ``noted`` says the lockout
+    of this window has its one ``login_throttled`` audit row.
+    """
+
+    __tablename__ = "login_counter"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    window_start: Mapped[datetime] = mapped_column(default=utcnow)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    noted: Mapped[bool] = mapped_column(default=False)
+
+
+class BackgroundJob(Base):
+    """A background job queued by the API (planning, failure analysis, capacity search): the
+    project and scenario it reads, so its state and result are shown only to members of that project."""
+
+    __tablename__ = "background_job"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    project_id: Mapped[str] = mapped_column(String(36), ForeignKey("project.id", ondelete="CASCADE"), index=True)
+    scenario_id: Mapped[str | None] = mapped_column(String(36))
+    task: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Scenario(Base):
     """A stored scenario document; ``version`` counts its revisions from 1."""
 

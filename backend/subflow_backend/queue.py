@@ -30,11 +30,11 @@ FAILURES_TASK = "subflow.analyse_failures"
 CAPACITY_TASK = "subflow.capacity_search"
 
 
-def send_job(celery: Celery, task: str, args: list[Any]) -> str:
-    """Queue a background job and return its id. The job is recorded as ``RECEIVED`` in the result
-    backend before the message is sent (so the worker's later states always follow it), which lets
-    ``GET /api/jobs/{id}/events`` tell a submitted job (queued) from an unknown id (404)."""
-    job_id = str(uuid.uuid4())
+def send_job(celery: Celery, task: str, args: list[Any], job_id: str | None = None) -> str:
+    """Queue a background job and return its id (``job_id``, or a new UUID). The job is recorded as
+    ``RECEIVED`` in the result backend before the message is sent (so the worker's later states always
+    follow it). Its project is recorded by :func:`subflow_backend.jobs.submit`, the API's way in."""
+    job_id = job_id or str(uuid.uuid4())
     celery.backend.store_result(job_id, {"progress": 0.0}, "RECEIVED")
     celery.send_task(task, args=args, task_id=job_id)
     return job_id
@@ -73,7 +73,7 @@ def celery_config(s: Settings) -> dict[str, Any]:
         "task_ignore_result": True,  # only background planning jobs keep results
         "result_backend": s.CELERY_RESULT_BACKEND,
         # results (planning jobs) outlive any redelivery: a day, and at least twice the visibility timeout
-        "result_expires": max(86400, 2 * visibility_timeout(s)),
+        "result_expires": result_expires_s(s),
         "database_table_names": {"task": "celery_taskmeta", "group": "celery_groupmeta"},
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
@@ -101,6 +101,11 @@ def celery_config(s: Settings) -> dict[str, Any]:
         # an unacknowledged (acks_late) task is redelivered after this; keep it above the hard limit
         conf["broker_transport_options"] = {"visibility_timeout": visibility_timeout(s)}
     return conf
+
+
+def result_expires_s(s: Settings) -> int:
+    """Seconds a background job's result is kept: a day, and at least twice the visibility timeout."""
+    return max(86400, 2 * visibility_timeout(s))
 
 
 def visibility_timeout(s: Settings) -> int:

@@ -4,16 +4,30 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from subflow_backend import passwords
 
 Role = Literal["viewer", "editor", "owner"]
 Scope = Literal["read", "write"]
 
 _USERNAME = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$",
                   description="Letters, digits and _ . @ -, at most 64.")
-_PASSWORD = Field(min_length=8, max_length=256, description="At least 8 characters.")
+
+
+def _policy(password: str) -> str:
+    reason = passwords.problem(password)
+    if reason is not None:
+        raise ValueError(reason)
+    return password
+
+
+#: A new password: 8 to 256 characters, not one of the 10 000 most common (:mod:`subflow_backend.passwords`).
+Password = Annotated[str, Field(min_length=8, max_length=256, description=(
+    "At least 8 characters, not one of the 10 000 most common passwords, not the username.")),
+    AfterValidator(_policy)]
 
 
 class AccessToken(BaseModel):
@@ -51,9 +65,15 @@ class UserCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     username: str = _USERNAME
-    password: str = _PASSWORD
+    password: Password
     is_admin: bool = False
     can_run_linux: bool = False
+
+    @model_validator(mode="after")
+    def _not_the_username(self) -> "UserCreate":
+        if self.password.lower() == self.username.lower():
+            raise ValueError("password: the password may not be the username")
+        return self
 
 
 class UserUpdate(BaseModel):
@@ -61,7 +81,7 @@ class UserUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    password: str | None = Field(default=None, min_length=8, max_length=256)
+    password: Password | None = None
     is_admin: bool | None = None
     is_active: bool | None = None
     can_run_linux: bool | None = None
@@ -73,7 +93,7 @@ class PasswordChange(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     current_password: str = Field(max_length=256)
-    new_password: str = _PASSWORD
+    new_password: Password
 
 
 class ApiTokenCreate(BaseModel):

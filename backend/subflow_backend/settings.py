@@ -63,11 +63,14 @@ class Settings(BaseSettings):
     #: Lifetime of a browser session (cookie) and of a bearer access token from ``POST /api/auth/login``.
     SESSION_TTL_S: int = Field(default=12 * 3600, gt=0)
     ACCESS_TOKEN_TTL_S: int = Field(default=30 * 60, gt=0)
-    #: Set the session cookie's ``Secure`` flag (serve over HTTPS when true).
+    #: Always set the session cookie's ``Secure`` flag (the compose file does); without it the flag is
+    #: set when the request came over HTTPS (``X-Forwarded-Proto`` trusted from ``FORWARDED_ALLOW_IPS``).
     SESSION_COOKIE_SECURE: bool = False
-    #: Sign-in rate limit: at most this many failures per username and client address
-    #: within ``LOGIN_WINDOW_S`` seconds; then 429 until the window has passed.
+    #: Sign-in rate limit: at most this many failed attempts per username, and
+    #: ``LOGIN_MAX_FAILURES_PER_ADDRESS`` per client address across usernames, within
+    #: ``LOGIN_WINDOW_S`` seconds; then 429 until the window has passed.
     LOGIN_MAX_FAILURES: int = Field(default=5, ge=1)
+    LOGIN_MAX_FAILURES_PER_ADDRESS: int = Field(default=50, ge=1)
     LOGIN_WINDOW_S: int = Field(default=300, gt=0)
     #: Bounds of one request (413/422 naming the variable): bytes of a request body, bytes of an
     #: uploaded file (``POST /api/imports``), and the :class:`subflow.service.limits.Limits` of a scenario.

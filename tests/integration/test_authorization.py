@@ -12,6 +12,7 @@ every operation the API publishes, so a new route cannot skip it.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -73,6 +74,7 @@ class World:
     comparison: str = ""
     doc: dict = field(default_factory=dict)
     geo: str = ""  # a geographic scenario of P (naval-geo), for the track routes
+    job: str = ""  # a finished background routes job on S
 
     def client(self, role: str) -> httpx.Client:
         return self.stack.client(self.creds[role])
@@ -136,6 +138,13 @@ def world(pg_stack) -> World:
     w.comparison = r.json()["id"]
     done, _ = _wait_comparison(pg_stack, w.scenario, w.comparison)
     assert done["status"] == "succeeded", done["error"]
+    r = pg_stack.api.post(f"/scenarios/{w.scenario}/routes", json={"metric": "hop", "background": True})
+    assert r.status_code == 202, r.text
+    w.job = r.json()["job_id"]
+    deadline = time.monotonic() + 120
+    while pg_stack.api.get(f"/jobs/{w.job}").json()["status"] != "succeeded":
+        assert time.monotonic() < deadline, pg_stack.api.get(f"/jobs/{w.job}").text
+        time.sleep(0.2)
     return w
 
 
@@ -224,7 +233,10 @@ CASES: list[tuple[str, str, Callable[[World, str], Request], dict[str, int]]] = 
      lambda w, r: {"path": {"scenario_id": w.scenario}, "json": {"metric": "hop"}}, member_read(200)),
     ("POST", "/api/scenarios/{scenario_id}/allocations",
      lambda w, r: {"path": {"scenario_id": w.scenario}, "json": {"method": "fdm"}}, member_read(200)),
-    ("GET", "/api/jobs/{job_id}", lambda w, r: {"path": {"job_id": str(uuid.uuid4())}}, signed_in(200)),
+    # a job of P (its state and result) is P's members' only; an outsider is told it does not exist
+    ("GET", "/api/jobs/{job_id}", lambda w, r: {"path": {"job_id": w.job}}, member_read(200)),
+    ("GET", "/api/jobs/{job_id}/events", lambda w, r: {"path": {"job_id": w.job}}, member_read(200)),
+    ("GET", "/api/jobs/{job_id}", lambda w, r: {"path": {"job_id": str(uuid.uuid4())}}, signed_in(404)),
     ("GET", "/api/jobs/{job_id}/events", lambda w, r: {"path": {"job_id": str(uuid.uuid4())}}, signed_in(404)),
     ("POST", "/api/scenarios/{scenario_id}/failures",
      lambda w, r: {"path": {"scenario_id": w.scenario}, "json": {"metric": "hop"}}, member_read(200)),

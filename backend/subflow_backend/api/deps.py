@@ -70,7 +70,9 @@ def _unauthorized(detail: str) -> HTTPException:
     return HTTPException(status.HTTP_401_UNAUTHORIZED, detail, headers={"WWW-Authenticate": "Bearer"})
 
 
-def _same_origin(request: Request) -> bool:
+def same_origin(request: Request) -> bool:
+    """True if the request comes from this origin: ``Sec-Fetch-Site`` ``same-origin``/``none``, or
+    (without it) no ``Origin`` or one naming this host."""
     site = request.headers.get("sec-fetch-site")
     if site is not None:
         return site in ("same-origin", "none")
@@ -114,7 +116,7 @@ def get_principal(
         row = accounts.find_session(session, cookie, "cookie") if cookie else None
         if row is None:
             raise _unauthorized("not signed in")
-        if request.method not in _SAFE_METHODS and not _same_origin(request):
+        if request.method not in _SAFE_METHODS and not same_origin(request):
             raise HTTPException(status.HTTP_403_FORBIDDEN, "cross-origin request refused")
         via = "cookie"
     user = session.get(models.User, row.user_id)

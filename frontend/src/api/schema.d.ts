@@ -176,8 +176,8 @@ export interface paths {
         };
         /**
          * Job
-         * @description State of a background planning job: ``{"job_id", "status", "progress" (0–1), "done", "total",
-         *     "result", "error"}`` (``done``/``total``: node pairs of a routes job, updated as it goes); an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+         * @description State of a background job of one of your projects: ``{"job_id", "status", "progress" (0–1), "done",
+         *     "total", "result", "error"}`` (``done``/``total``: node pairs of a routes job, updated as it goes).
          *     A running job whose worker stopped renewing its heartbeat for ``STALE_AFTER_S`` seconds
          *     (the worker died) reads as ``failed`` with the reason; submit it again.
          */
@@ -292,13 +292,15 @@ export interface paths {
         get?: never;
         /**
          * Set Member
-         * @description Add a user to the project or change their role (owners).
+         * @description Add a user to the project or change their role (owners). 409 if it would leave the project
+         *     without an owner (checked under a lock, :func:`subflow_backend.accounts.lock_guard`, so owners
+         *     demoting each other at once cannot both succeed).
          */
         put: operations["set_member_api_projects__project_id__members__user_id__put"];
         post?: never;
         /**
          * Remove Member
-         * @description Remove a member (owners).
+         * @description Remove a member (owners); 409 for the last owner (checked under the same lock as :func:`set_member`).
          */
         delete: operations["remove_member_api_projects__project_id__members__user_id__delete"];
         options?: never;
@@ -611,7 +613,8 @@ export interface paths {
         };
         /**
          * Read Sweep Point Run
-         * @description The representative run of sweep point ``point`` (0-based index into ``sweep.values``): the
+         * @description The representative run of sweep point ``point`` (0-based index into ``sweep.values``, at most
+         *     2^31 − 1: larger is 422 naming ``point``, as the database's integers go no further): the
          *     scenario as run (parameter and seed applied) and each strategy's result (series in Mbit/s over
          *     seconds, events, summary).
          */
@@ -1008,8 +1011,10 @@ export interface paths {
         post?: never;
         /**
          * Delete User
-         * @description Delete an account with its sessions, tokens and memberships (admins; not yourself).
-         *     Scenario versions it saved keep its username.
+         * @description Delete an account with its sessions, tokens and memberships (admins; not yourself, not the last
+         *     active admin, not the only owner of a project: 409 naming it). Scenario versions it saved keep its
+         *     username. The checks run under the guards' locks (:func:`subflow_backend.accounts.lock_guard`),
+         *     so concurrent deletions and demotions cannot together break them.
          */
         delete: operations["delete_user_api_users__user_id__delete"];
         options?: never;
@@ -1017,7 +1022,9 @@ export interface paths {
         /**
          * Update User
          * @description Change an account (admins): password, admin flag, active flag, ``can_run_linux``.
-         *     Disabling an account or changing its password ends its sessions.
+         *     Disabling an account or changing its password ends its sessions. 409 if it would leave no active
+         *     admin, checked under a lock (:func:`subflow_backend.accounts.lock_guard`) so two admins disabling
+         *     each other at once cannot both succeed.
          */
         patch: operations["update_user_api_users__user_id__patch"];
         trace?: never;
@@ -3213,7 +3220,7 @@ export interface components {
             current_password: string;
             /**
              * New Password
-             * @description At least 8 characters.
+             * @description At least 8 characters, not one of the 10 000 most common passwords, not the username.
              */
             new_password: string;
         };
@@ -4800,7 +4807,7 @@ export interface components {
             is_admin?: boolean;
             /**
              * Password
-             * @description At least 8 characters.
+             * @description At least 8 characters, not one of the 10 000 most common passwords, not the username.
              */
             password: string;
             /**
@@ -5123,6 +5130,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The form was posted from another site (Origin / Sec-Fetch-Site). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -5132,7 +5146,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Too many failed sign-ins for this username from this address; see Retry-After. */
+            /** @description Too many failed sign-ins for this username, or from this address; see Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5402,6 +5416,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No such job, or it belongs to a project you are not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -5440,7 +5461,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No job with this id was submitted (or its record expired). */
+            /** @description No job with this id was submitted (or its record expired), or it belongs to a project you are not a member of. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6787,6 +6808,7 @@ export interface operations {
             header?: never;
             path: {
                 comparison_id: string;
+                /** @description 0-based index of the sweep point. */
                 point: number;
                 scenario_id: string;
             };
@@ -7869,7 +7891,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description You cannot delete yourself. */
+            /** @description Yourself, the last active admin, or the only owner of a project. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -148,6 +148,40 @@ def _float(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+def _coordinate(raw: Any, low: float, high: float) -> float | None:
+    """``raw`` as a finite number in [``low``, ``high``], or None if it is not one."""
+    v = _float(raw)
+    return v if v is not None and low <= v <= high else None
+
+
+def _graphml_coords(source: str, nid: str, attrs: dict[str, Any]) -> tuple[float, float] | None:
+    """A node's (``Latitude``, ``Longitude``) in degrees, None if it has neither; ImportFailed naming
+    the node, the attribute and its value if one is missing or not a finite number in range."""
+    raw = {"Latitude": attrs.get("Latitude"), "Longitude": attrs.get("Longitude")}
+    if raw["Latitude"] is None and raw["Longitude"] is None:
+        return None
+    bounds = {"Latitude": (-90.0, 90.0), "Longitude": (-180.0, 180.0)}
+    values = {k: _coordinate(v, *bounds[k]) for k, v in raw.items()}
+    for key, value in values.items():
+        if value is None:
+            low, high = bounds[key]
+            raise ImportFailed(source, f"node {nid!r}: {key} = {raw[key]!r} is not a finite number of degrees "
+                                       f"in [{low:g}, {high:g}]")
+    return values["Latitude"], values["Longitude"]
+
+
+def _graphml_capacity(source: str, lid: str, ends: str, attrs: dict[str, Any]) -> float | None:
+    """An edge's capacity in Mbit/s from the Zoo's ``LinkSpeedRaw`` (bit/s), None without it;
+    ImportFailed naming the edge and the value if it is not a finite number > 0."""
+    raw = attrs.get("LinkSpeedRaw")
+    if raw is None:
+        return None
+    speed = _float(raw)
+    if speed is None or speed <= 0:
+        raise ImportFailed(source, f"edge {lid!r} ({ends}): LinkSpeedRaw = {raw!r} is not a bit rate > 0 (bit/s)")
+    return speed / 1e6
+
+
 def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
     """Parse Topology Zoo or user GraphML (see the module conventions).
 
@@ -167,7 +201,9 @@ def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
     ImportFailed
         If the content is not GraphML networkx can read, or holds a DTD, an entity
         declaration or an external reference (refused by defusedxml before networkx
-        parses it: no entity expansion, no external entities).
+        parses it: no entity expansion, no external entities); or a node's ``Latitude`` /
+        ``Longitude`` or an edge's ``LinkSpeedRaw`` is present but not a finite number in range
+        (the message names the node or edge, the attribute and the value).
     LinkInvalid
         If an edge's ``delay_ms``, ``loss`` or ``bandwidth_mbps`` is invalid.
     """
@@ -187,9 +223,9 @@ def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
         topo.licence = "Internet Topology Zoo data, CC BY 4.0; cite Knight et al., IEEE JSAC 29(9), 2011."
     for n, attrs in g.nodes(data=True):
         nid = ids[str(n)]
-        lat, lon = _float(attrs.get("Latitude")), _float(attrs.get("Longitude"))
-        if lat is not None and lon is not None:
-            topo.coords[nid] = (lat, lon)
+        coords = _graphml_coords(source, nid, attrs)
+        if coords is not None:
+            topo.coords[nid] = coords
         if attrs.get("label") is not None:
             topo.labels[nid] = str(attrs["label"])
         elif nid != str(n):
@@ -212,10 +248,8 @@ def read_graphml(data: bytes | str, source: str = "graphml") -> Topology:
         p = attrs.get("loss", 0.0)
         c = attrs.get("bandwidth_mbps")
         if c is None:
-            raw_speed = _float(attrs.get("LinkSpeedRaw"))
-            if raw_speed is not None and raw_speed > 0:
-                c = raw_speed / 1e6
-            else:
+            c = _graphml_capacity(source, lid, f"{a}>{b}", attrs)
+            if c is None:
                 c = DEFAULT_CAPACITY_MBPS
                 defaults_cap += 1
         for fld, val in (("delay_ms", d), ("loss", p), ("bandwidth_mbps", c)):
@@ -300,7 +334,8 @@ def read_sndlib(text: str, source: str = "sndlib") -> Topology:
     Raises
     ------
     ImportFailed
-        On a malformed section, naming the line.
+        On a malformed section, naming the line; on a node's coordinates that are not finite
+        degrees in range (longitude [-180, 180], latitude [-90, 90]), naming the line, node and value.
     """
     if not text.lstrip().startswith("?SNDlib native format"):
         raise ImportFailed(source, "not an SNDlib native file (missing '?SNDlib native format' header)")
@@ -325,10 +360,11 @@ def read_sndlib(text: str, source: str = "sndlib") -> Topology:
         if nid != tok[0]:
             topo.labels[nid] = tok[0]
         if len(tok) >= 5 and tok[1] == "(":
-            try:
-                lon, lat = float(tok[2]), float(tok[3])
-            except ValueError:
-                raise ImportFailed(source, f"line {lineno}: bad coordinates for node {nid!r}") from None
+            lon, lat = _coordinate(tok[2], -180.0, 180.0), _coordinate(tok[3], -90.0, 90.0)
+            if lon is None or lat is None:
+                bad, value, rng = ("longitude", tok[2], "[-180, 180]") if lon is None else ("latitude", tok[3], "[-90, 90]")
+                raise ImportFailed(source, f"line {lineno}: node {nid!r}: {bad} = {value!r} is not a finite number "
+                                           f"of degrees in {rng}")
             topo.coords[nid] = (lat, lon)
     zero: list[str] = []
     for lineno, line in sections["LINKS"]:

@@ -242,3 +242,51 @@ def test_a_plain_doctype_is_refused_too():
     with pytest.raises(ImportFailed, match="DTDForbidden"):
         read_graphml(doc, "dtd.graphml")
     assert len(read_graphml(doc.replace(b"<!DOCTYPE graphml>", b""), "ok.graphml").links) == 1
+
+
+ZOO_LIKE = """<?xml version="1.0" encoding="UTF-8"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="lat" for="node" attr.name="Latitude" attr.type="double"/>
+  <key id="lon" for="node" attr.name="Longitude" attr.type="double"/>
+  <key id="s" for="edge" attr.name="LinkSpeedRaw" attr.type="double"/>
+  <graph id="G" edgedefault="undirected">
+    <node id="a"><data key="lat">52.5</data><data key="lon">13.4</data></node>
+    <node id="b"><data key="lat">48.1</data><data key="lon">11.6</data></node>
+    <edge id="e1" source="a" target="b"><data key="s">1000000000</data></edge>
+  </graph>
+</graphml>
+"""
+
+
+def test_zoo_like_graphml_reads_coordinates_and_link_speed():
+    topo = read_graphml(ZOO_LIKE, "zoo.graphml")
+    assert topo.coords == {"a": (52.5, 13.4), "b": (48.1, 11.6)}
+    assert topo.links[0][5] == 1000.0  # 1e9 bit/s
+
+
+@pytest.mark.parametrize("value, shown", [("NaN", "nan"), ("INF", "inf"), ("-Infinity", "-inf"), ("1e400", "inf"),
+                                          ("90.5", "90.5")])
+def test_graphml_bad_latitude_is_refused_naming_node_and_value(value, shown):
+    bad = ZOO_LIKE.replace('<data key="lat">48.1</data>', f'<data key="lat">{value}</data>')
+    with pytest.raises(ImportFailed) as err:
+        read_graphml(bad, "zoo.graphml")
+    assert str(err.value) == f"zoo.graphml: node 'b': Latitude = {shown} is not a finite number of degrees in [-90, 90]"
+
+
+@pytest.mark.parametrize("value", ["NaN", "-1", "0"])
+def test_graphml_bad_link_speed_is_refused_naming_edge_and_value(value):
+    bad = ZOO_LIKE.replace('<data key="s">1000000000</data>', f'<data key="s">{value}</data>')
+    with pytest.raises(ImportFailed) as err:
+        read_graphml(bad, "zoo.graphml")
+    shown = {"NaN": "nan", "-1": "-1.0", "0": "0.0"}[value]  # networkx reads the double
+    assert str(err.value) == f"zoo.graphml: edge 'e1' (a>b): LinkSpeedRaw = {shown} is not a bit rate > 0 (bit/s)"
+
+
+@pytest.mark.parametrize("coords, named", [("nan 0.0", "longitude = 'nan'"), ("1.0 inf", "latitude = 'inf'"),
+                                           ("200.0 0.0", "longitude = '200.0'"), ("0.0 -91", "latitude = '-91'")])
+def test_sndlib_bad_coordinates_name_the_line_node_and_value(coords, named):
+    bad = SNDLIB_TEXT.replace("B ( 1.0 0.0 )", f"B ( {coords} )")
+    with pytest.raises(ImportFailed) as err:
+        read_sndlib(bad, "tiny.txt")
+    assert str(err.value).startswith("tiny.txt: line 5: node 'B': " + named), str(err.value)
+    assert "delay_ms" not in str(err.value)

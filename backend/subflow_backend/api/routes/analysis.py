@@ -22,10 +22,18 @@ from subflow.analysis.failures import FailureReport, FailureRequest, analyse_fai
 from subflow.errors import LimitExceeded, ScenarioInvalid
 from subflow.scenario.document import load_scenario
 
-from subflow_backend.api.deps import CeleryDep, PrincipalDep, ScenarioDep, ScenarioEditDep, check_engine_permission
+from subflow_backend import jobs
+from subflow_backend.api.deps import (
+    CeleryDep,
+    PrincipalDep,
+    ScenarioDep,
+    ScenarioEditDep,
+    SessionDep,
+    check_engine_permission,
+)
 from subflow_backend.api.routes.events import EventStreamResponse, poll_events
-from subflow_backend.api.routes.planning import job as read_job
-from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK, send_job
+from subflow_backend.api.routes.planning import VisibleJob, job_state
+from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK
 from subflow_backend.request_checks import check_request as check_comparison
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
@@ -48,14 +56,14 @@ def _body_errors(exc: ScenarioInvalid) -> RequestValidationError:
                                     "input": None} for e in exc.errors])
 
 
-def _accepted(celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
-    job_id = send_job(celery, task, [scenario.id, scenario.version, body])
+def _accepted(session, celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
+    job_id = jobs.submit(session, celery, task, scenario, body)
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
 @router.post("/scenarios/{scenario_id}/failures", response_model=FailureReport, responses=_QUEUED)
-def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: CeleryDep) -> Any:
+def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: CeleryDep, session: SessionDep) -> Any:
     """Every single link failure (and with ``"nodes": true`` every node failure) re-planned:
     routes under ``metric`` and the FDM allocation of the rated flows, with each flow's impact
     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
@@ -74,14 +82,14 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
         raise _body_errors(LimitExceeded("MAX_FAILURE_CASES", settings.MAX_FAILURE_CASES, n, ["links"],
                                          "failure cases (links + nodes)"))
     if body.background:
-        return _accepted(celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
+        return _accepted(session, celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
     return analyse_failures(scenario.document, request, max_cases=settings.MAX_FAILURE_CASES)
 
 
 @router.post("/scenarios/{scenario_id}/capacity-searches", status_code=202, response_model=JobAccepted, responses={
     403: {"description": "Viewer or read-only token, or a root engine without the `can_run_linux` permission."}})
 def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: CeleryDep,
-                      principal: PrincipalDep) -> Any:
+                      principal: PrincipalDep, session: SessionDep) -> Any:
     """Start a capacity search (a worker job): the smallest value of the numeric scenario field
     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
     ``repetitions`` runs of ``strategy``) is ≥ ``min_mean_mbps`` and its time at zero ≤
@@ -96,7 +104,7 @@ def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: 
         check_request(scenario.document, body, settings.MAX_SWEEP_UNITS)
     except ScenarioInvalid as exc:
         raise _body_errors(exc) from None
-    return _accepted(celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
+    return _accepted(session, celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
 
 
 #: Seconds between two reads of a job's state by its event stream.
@@ -107,7 +115,7 @@ def job_events(request: Request, job_id: str, celery, poll_s: float = JOB_POLL_S
     """One SSE message per change of the job's :class:`JobPublic` (without its result: fetch it once
     finished), until it succeeds or fails or the client goes (:func:`events.poll_events`)."""
     def read() -> dict:
-        return read_job(job_id, celery).model_dump(mode="json", exclude={"result"})
+        return job_state(job_id, celery).model_dump(mode="json", exclude={"result"})
 
     def message(brief: dict) -> str:
         return f"data: {JobPublic.model_validate({**brief, 'result': None}).model_dump_json()}\n\n"
@@ -119,8 +127,9 @@ def job_events(request: Request, job_id: str, celery, poll_s: float = JOB_POLL_S
 @router.get("/jobs/{job_id}/events", response_class=EventStreamResponse, responses={
     200: {"model": JobPublic, "description": "Server-sent events: `data: JobPublic` (JSON, `result` null) on every "
           "change of status or progress; the stream ends after `succeeded` or `failed`."},
-    404: {"description": "No job with this id was submitted (or its record expired)."}})
-def stream_job_events(request: Request, job_id: str, celery: CeleryDep) -> EventStreamResponse:
+    404: {"description": "No job with this id was submitted (or its record expired), or it belongs to a project "
+          "you are not a member of."}})
+def stream_job_events(request: Request, job_id: VisibleJob, celery: CeleryDep) -> EventStreamResponse:
     """Follow a background job (``status``, ``progress``, ``runs_done`` / ``runs_total``) without polling."""
     if AsyncResult(job_id, app=celery).state == "PENDING":  # never recorded: jobs are RECEIVED on submission
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"job {job_id!r} not found")

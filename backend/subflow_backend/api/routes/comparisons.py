@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, HTTPException, Path, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 
 from subflow.results.document import PlanComparison, ResultDocument
@@ -147,13 +147,18 @@ def list_sweep_point_runs(session: SessionDep, scenario: ScenarioDep, comparison
                                 data=[_point_summary(row, p) for p in points])
 
 
+_POINT = Path(ge=0, le=2**31 - 1, description="0-based index of the sweep point.")
+
+
 @router.get(
     "/{comparison_id}/sweep-points/{point}",
     response_model=SweepPointRunPublic,
     responses={404: {"description": "No such comparison, or no stored run for this point (see the list)."}},
 )
-def read_sweep_point_run(session: SessionDep, scenario: ScenarioDep, comparison_id: str, point: int) -> SweepPointRunPublic:
-    """The representative run of sweep point ``point`` (0-based index into ``sweep.values``): the
+def read_sweep_point_run(session: SessionDep, scenario: ScenarioDep, comparison_id: str,
+                         point: int = _POINT) -> SweepPointRunPublic:
+    """The representative run of sweep point ``point`` (0-based index into ``sweep.values``, at most
+    2^31 − 1: larger is 422 naming ``point``, as the database's integers go no further): the
     scenario as run (parameter and seed applied) and each strategy's result (series in Mbit/s over
     seconds, events, summary)."""
     row = _comparison_or_404(session, scenario, comparison_id)

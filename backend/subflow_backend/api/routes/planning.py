@@ -9,10 +9,10 @@ reports ``{"status": "queued|running|succeeded|failed", "progress", "result",
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Annotated, Any
 
 from celery.result import AsyncResult
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Depends, HTTPException, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
@@ -25,8 +25,9 @@ from subflow.analysis.planning import (
     routes_document,
 )
 
-from subflow_backend.api.deps import CeleryDep, ScenarioDep
-from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK, send_job
+from subflow_backend import jobs
+from subflow_backend.api.deps import CeleryDep, CurrentUser, ScenarioDep, SessionDep
+from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -36,8 +37,8 @@ _STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PRO
            "RETRY": "queued", "SUCCESS": "succeeded", "FAILURE": "failed", "REVOKED": "failed"}
 
 
-def _job(celery, task: str, scenario, body) -> JSONResponse:
-    job_id = send_job(celery, task, [scenario.id, scenario.version, body.model_dump(mode="json")])
+def _job(session, celery, task: str, scenario, body) -> JSONResponse:
+    job_id = jobs.submit(session, celery, task, scenario, body.model_dump(mode="json"))
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
@@ -59,7 +60,7 @@ _QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
 
 
 @router.post("/scenarios/{scenario_id}/routes", response_model=RoutesOverTime, responses=_QUEUED)
-def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any:
+def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep, session: SessionDep) -> Any:
     """Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
@@ -71,12 +72,12 @@ def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any
     ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work)."""
     _check_route_paths(scenario.document, body)
     if body.background:
-        return _job(celery, ROUTES_TASK, scenario, body)
+        return _job(session, celery, ROUTES_TASK, scenario, body)
     return routes_document(scenario.document, body)
 
 
 @router.post("/scenarios/{scenario_id}/allocations", response_model=AllocationOverTime, responses=_QUEUED)
-def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep) -> Any:
+def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep, session: SessionDep) -> Any:
     """Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
     "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
     "flow", "capacity", "utilization"}], "demands": [{"src", "dst", "demand", "paths": [{"nodes",
@@ -86,16 +87,33 @@ def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDe
     a zero-capacity link, an unreachable demand, a ``t_s`` after the run, or says the scenario has no
     rated flow."""
     if body.background:
-        return _job(celery, ALLOCATE_TASK, scenario, body)
+        return _job(session, celery, ALLOCATE_TASK, scenario, body)
     return allocation_document(scenario.document, body)
 
 
-@router.get("/jobs/{job_id}", response_model=JobPublic)
-def job(job_id: str, celery: CeleryDep) -> JobPublic:
-    """State of a background planning job: ``{"job_id", "status", "progress" (0–1), "done", "total",
-    "result", "error"}`` (``done``/``total``: node pairs of a routes job, updated as it goes); an unknown id reads as ``queued`` (Celery cannot tell it from a pending job).
+def visible_job_or_404(job_id: str, session: SessionDep, user: CurrentUser) -> str:
+    """The ``job_id`` path parameter if the caller is a member of the job's project; 404 otherwise
+    (an id never submitted, or a job of a project the caller cannot see: :mod:`subflow_backend.jobs`)."""
+    if jobs.visible(session, user, job_id) is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"job {job_id!r} not found")
+    return job_id
+
+
+VisibleJob = Annotated[str, Depends(visible_job_or_404)]
+
+
+@router.get("/jobs/{job_id}", response_model=JobPublic,
+            responses={404: {"description": "No such job, or it belongs to a project you are not a member of."}})
+def job(job_id: VisibleJob, celery: CeleryDep) -> JobPublic:
+    """State of a background job of one of your projects: ``{"job_id", "status", "progress" (0–1), "done",
+    "total", "result", "error"}`` (``done``/``total``: node pairs of a routes job, updated as it goes).
     A running job whose worker stopped renewing its heartbeat for ``STALE_AFTER_S`` seconds
     (the worker died) reads as ``failed`` with the reason; submit it again."""
+    return job_state(job_id, celery)
+
+
+def job_state(job_id: str, celery) -> JobPublic:
+    """The job's :class:`JobPublic` as the result backend holds it (no access check: callers check)."""
     res = AsyncResult(job_id, app=celery)
     state = res.state
     info = res.info if isinstance(res.info, dict) else {}

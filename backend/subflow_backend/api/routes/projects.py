@@ -11,8 +11,9 @@ from fastapi import APIRouter, HTTPException, Request, Response, status
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from subflow_backend import access, audit, models
+from subflow_backend import access, accounts, audit, models
 from subflow_backend.api.deps import CurrentUser, PrincipalDep, SessionDep, WriteAccess, client_ip, require_role
+from subflow_backend.api.routes.users import OWNERS_GUARD
 from subflow_backend.schemas_accounts import (
     MemberPublic,
     MemberSet,
@@ -146,7 +147,10 @@ def _owners(session: SessionDep, project_id: str) -> int:
 def set_member(
     request: Request, session: SessionDep, principal: PrincipalDep, project_id: str, user_id: str, body: MemberSet
 ) -> MemberPublic:
-    """Add a user to the project or change their role (owners)."""
+    """Add a user to the project or change their role (owners). 409 if it would leave the project
+    without an owner (checked under a lock, :func:`subflow_backend.accounts.lock_guard`, so owners
+    demoting each other at once cannot both succeed)."""
+    accounts.lock_guard(session, OWNERS_GUARD)  # held until the commit below
     _owned(session, principal, project_id)
     user = session.get(models.User, user_id)
     if user is None:
@@ -154,6 +158,7 @@ def set_member(
                             [{"loc": ["path", "user_id"], "msg": f"no user {user_id!r}", "type": "unknown_user"}])
     member = session.get(models.ProjectMember, (project_id, user_id))
     if member is not None and member.role == "owner" and body.role != "owner" and _owners(session, project_id) <= 1:
+        session.rollback()
         raise HTTPException(status.HTTP_409_CONFLICT, "the project would have no owner")
     if member is None:
         session.add(models.ProjectMember(project_id=project_id, user_id=user_id, role=body.role))
@@ -168,12 +173,14 @@ def set_member(
 @router.delete("/{project_id}/members/{user_id}", status_code=status.HTTP_204_NO_CONTENT,
                responses={**_NOT_FOUND, **_FORBIDDEN, 409: {"description": "The last owner cannot leave."}})
 def remove_member(request: Request, session: SessionDep, principal: PrincipalDep, project_id: str, user_id: str) -> Response:
-    """Remove a member (owners)."""
+    """Remove a member (owners); 409 for the last owner (checked under the same lock as :func:`set_member`)."""
+    accounts.lock_guard(session, OWNERS_GUARD)  # held until the commit below
     _owned(session, principal, project_id)
     member = session.get(models.ProjectMember, (project_id, user_id))
     if member is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"user {user_id!r} is not a member")
     if member.role == "owner" and _owners(session, project_id) <= 1:
+        session.rollback()
         raise HTTPException(status.HTTP_409_CONFLICT, "the project would have no owner")
     session.delete(member)
     audit.record(session, "member_remove", user=principal.user, target=project_id, ip=client_ip(request),

@@ -6,6 +6,7 @@ from subflow.errors import UsernameTaken
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 from sqlalchemy import func, select
+from sqlalchemy.orm import aliased
 
 from subflow_backend import accounts, audit, crud, models
 from subflow_backend.api.deps import AdminReader, AdminUser, CurrentUser, SessionDep, WriteAccess, client_ip
@@ -82,6 +83,29 @@ def revoke_token(request: Request, session: SessionDep, principal: WriteAccess, 
 # --------------------------------------------------------------------------- admin
 
 
+#: Name of the lock serialising changes that could leave no active admin (:func:`accounts.lock_guard`).
+ADMINS_GUARD = "subflow:active-admins"
+#: Name of the lock serialising changes that could leave a project without an owner.
+OWNERS_GUARD = "subflow:project-owners"
+
+
+def _other_active_admins(session: SessionDep, user_id: str) -> int:
+    return session.scalar(select(func.count()).select_from(models.User).where(
+        models.User.is_admin.is_(True), models.User.is_active.is_(True), models.User.id != user_id)) or 0
+
+
+def sole_owner_of(session: SessionDep, user_id: str) -> list[str]:
+    """Names of the projects whose only owner is ``user_id``."""
+    other = aliased(models.ProjectMember)
+    owners = (select(func.count()).select_from(other)
+              .where(other.project_id == models.Project.id, other.role == "owner")
+              .correlate(models.Project).scalar_subquery())
+    return list(session.scalars(
+        select(models.Project.name).join(models.ProjectMember, models.ProjectMember.project_id == models.Project.id)
+        .where(models.ProjectMember.user_id == user_id, models.ProjectMember.role == "owner", owners == 1)
+        .order_by(models.Project.name)))
+
+
 def _user_or_404(session: SessionDep, user_id: str) -> models.User:
     user = session.get(models.User, user_id)
     if user is None:
@@ -125,14 +149,17 @@ def read_user(session: SessionDep, _admin: AdminReader, user_id: str) -> UserPub
               responses={**_ADMIN, **_NO_USER, 409: {"description": "It would leave no active admin."}})
 def update_user(request: Request, session: SessionDep, admin: AdminUser, user_id: str, body: UserUpdate) -> UserPublic:
     """Change an account (admins): password, admin flag, active flag, ``can_run_linux``.
-    Disabling an account or changing its password ends its sessions."""
+    Disabling an account or changing its password ends its sessions. 409 if it would leave no active
+    admin, checked under a lock (:func:`subflow_backend.accounts.lock_guard`) so two admins disabling
+    each other at once cannot both succeed."""
     user = _user_or_404(session, user_id)
     changes = body.model_dump(exclude_unset=True, exclude_none=True)
-    if (changes.get("is_admin") is False or changes.get("is_active") is False) and user.is_admin:
-        others = session.scalar(select(func.count()).select_from(models.User).where(
-            models.User.is_admin.is_(True), models.User.is_active.is_(True), models.User.id != user.id)) or 0
-        if not others:
-            raise HTTPException(status.HTTP_409_CONFLICT, "this is the last active admin")
+    if changes.get("is_admin") is False or changes.get("is_active") is False:
+        accounts.lock_guard(session, ADMINS_GUARD)  # held until the commit below
+        session.refresh(user)
+        if user.is_admin and user.is_active and not _other_active_admins(session, user.id):
+            session.rollback()
+            raise HTTPException(status.HTTP_409_CONFLICT, f"{user.username!r} is the last active admin")
     for field in ("is_admin", "is_active", "can_run_linux"):
         if field in changes:
             setattr(user, field, changes[field])
@@ -148,13 +175,27 @@ def update_user(request: Request, session: SessionDep, admin: AdminUser, user_id
 
 
 @router.delete("/{user_id}", status_code=status.HTTP_204_NO_CONTENT,
-               responses={**_ADMIN, **_NO_USER, 409: {"description": "You cannot delete yourself."}})
+               responses={**_ADMIN, **_NO_USER, 409: {"description": "Yourself, the last active admin, or the only "
+                                                                  "owner of a project."}})
 def delete_user(request: Request, session: SessionDep, admin: AdminUser, user_id: str) -> Response:
-    """Delete an account with its sessions, tokens and memberships (admins; not yourself).
-    Scenario versions it saved keep its username."""
+    """Delete an account with its sessions, tokens and memberships (admins; not yourself, not the last
+    active admin, not the only owner of a project: 409 naming it). Scenario versions it saved keep its
+    username. The checks run under the guards' locks (:func:`subflow_backend.accounts.lock_guard`),
+    so concurrent deletions and demotions cannot together break them."""
     user = _user_or_404(session, user_id)
     if user.id == admin.id:
         raise HTTPException(status.HTTP_409_CONFLICT, "you cannot delete your own account")
+    accounts.lock_guard(session, ADMINS_GUARD)  # both held until the commit below
+    accounts.lock_guard(session, OWNERS_GUARD)
+    session.refresh(user)
+    if user.is_admin and user.is_active and not _other_active_admins(session, user.id):
+        session.rollback()
+        raise HTTPException(status.HTTP_409_CONFLICT, f"{user.username!r} is the last active admin")
+    owned = sole_owner_of(session, user.id)
+    if owned:
+        session.rollback()
+        raise HTTPException(status.HTTP_409_CONFLICT, f"{user.username!r} is the only owner of project(s) "
+                            f"{', '.join(repr(n) for n in owned)}; make someone else owner or delete the project first")
     session.delete(user)
     audit.record(session, "user_delete", user=admin, target=user.username, ip=client_ip(request), commit=False)
     session.commit()
