@@ -52,8 +52,8 @@ WAYS = ("timeout", "cancel", "kill")
 PHASES = ("setup", "traffic", "teardown")
 
 
-def _plan():
-    doc = two_path(DURATION_S, with_slow_path=False, delay_ms=5.0)
+def _plan(duration_s: float = DURATION_S):
+    doc = two_path(duration_s, with_slow_path=False, delay_ms=5.0)
     doc["links"][0]["loss"] = 0.05
     return resolve_plan(doc, "sptcp", "linux")
 
@@ -348,3 +348,49 @@ def _check_gone(seen: Seen, when: str) -> None:
     assert not _alive(seen.pids), f"{when}: processes of {seen.prefix} alive: {_alive(seen.pids)}"
     inside = _processes_in(set(seen.namespaces.values()))
     assert not inside, f"{when}: processes in the namespaces of {seen.prefix}: {inside}"
+
+
+def test_sigterm_of_the_agent_or_of_a_script_tears_the_run_down(need_linux, tmp_path):
+    """SIGTERM during the traffic: the agent (uvicorn's shutdown cancels its runs and waits for their
+    teardown) and a script running the engine in its main thread (SIGTERM becomes a cancel) both
+    exit with nothing of their run left, before any sweep."""
+    plan = _plan(30.0)  # stopped well before its end
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import json, sys\n"
+        "from subflow.runplan.document import RunPlan\n"
+        "from subflow_engines import linux\n"
+        "linux.run(RunPlan.model_validate(json.load(open(sys.argv[1]))))\n")
+    (tmp_path / "plan.json").write_text(plan.model_dump_json())
+    agent = Agent(tmp_path, "sigterm")
+    procs = {}
+    try:
+        procs["script"] = subprocess.Popen([sys.executable, str(script), str(tmp_path / "plan.json")],
+                                           stderr=subprocess.PIPE, text=True)
+        agent.ready()
+        assert agent.http.post("/runs", json=plan.model_dump(mode="json")).status_code == 202
+        procs["agent"] = agent.proc
+        seen = {name: Seen() for name in procs}
+        deadline = time.monotonic() + 25
+        while time.monotonic() < deadline and not all(len(_alive(s.pids)) >= 3 for s in seen.values()):
+            for name, s in seen.items():
+                s.look(procs[name].pid)  # namespaces, then the delay lines and iperf3 server, client
+            time.sleep(0.05)
+        for name, s in seen.items():
+            assert s.prefix is not None and len(_alive(s.pids)) >= 3, (name, s)
+        for p in procs.values():
+            p.terminate()
+        t_term = time.monotonic()
+        agent.proc.wait(timeout=60)  # uvicorn re-raises the SIGTERM after its shutdown: the code is -15
+        # its run was cancelled, not waited for: 20 s of its traffic were still to come
+        assert time.monotonic() - t_term < 15.0
+        assert "Application shutdown complete" in agent.log.read_text(errors="replace"), tail(agent.log)
+        procs["script"].wait(timeout=60)
+        assert "RunCancelled" in procs["script"].stderr.read()
+        for name, s in seen.items():
+            _check_gone(s, f"after SIGTERM of the {name}")
+    finally:
+        agent.stop()
+        if "script" in procs and procs["script"].poll() is None:
+            procs["script"].kill()
+            procs["script"].wait()
