@@ -8,7 +8,7 @@ at a point drawn from a seeded generator:
 * ways: the agent's time budget (``AGENT_RUN_TIME_BUDGET_S``, the engine's ``should_stop``), a
   cancel (``DELETE /runs/{id}``), SIGKILL of the agent process that runs the engine;
 * phases: namespace set-up (after the run's record appears), traffic (after the run reports
-  progress), teardown (after the first of its namespaces is deleted). A time budget is fixed when
+  progress), teardown (after the first of its delay lines is stopped). A time budget is fixed when
   its agent starts, so its points are times: within set-up, within traffic, or just after the
   traffic's end.
 
@@ -79,7 +79,7 @@ def _lanes(rng: random.Random) -> list[list[Case]]:
                       "teardown": rng.uniform(8.0, 9.5)}[phase]
             else:
                 at = {"setup": rng.uniform(0.0, 0.6), "traffic": rng.uniform(0.3, 3.0),
-                      "teardown": rng.uniform(0.0, 0.05)}[phase]
+                      "teardown": rng.uniform(0.0, 0.15)}[phase]
             cases.append(Case(way, phase, round(at, 3)))
     rng.shuffle(cases)
     kills = [c for c in cases if c.way == "kill"]
@@ -134,6 +134,8 @@ class Seen:
     namespaces: dict[str, int] = field(default_factory=dict)
     #: (pid, start time) of the processes the run recorded
     pids: set[tuple[int, int | None]] = field(default_factory=set)
+    #: the recorded processes that are delay lines (they end only in the teardown)
+    delay_lines: set[tuple[int, int | None]] = field(default_factory=set)
     progressed: bool = False
     #: what existed when the test stopped the run: namespaces, recorded processes
     at_stop: tuple[int, int] = (0, 0)
@@ -155,7 +157,18 @@ class Seen:
                 except OSError:
                     pass
         for p, s in (cleanup.read_record(self.prefix) or {}).get("pids", []):
-            self.pids.add((int(p), s))
+            if (int(p), s) not in self.pids:
+                self.pids.add((int(p), s))
+                try:
+                    if b"delayline" in Path(f"/proc/{p}/cmdline").read_bytes():
+                        self.delay_lines.add((int(p), s))
+                except OSError:
+                    pass
+
+    def tearing_down(self) -> bool:
+        """Whether the run's teardown began: one of its delay lines was stopped, or a namespace deleted."""
+        return bool(self.delay_lines and len(_alive(self.delay_lines)) < len(self.delay_lines)
+                    or self.namespaces and self.live_namespaces() < len(self.namespaces))
 
     def live_namespaces(self) -> int:
         return sum(1 for ns in cleanup.list_namespaces() if ns in self.namespaces)
@@ -194,7 +207,7 @@ def _stop_run(agent: Agent, case: Case, run_id: str, seen: Seen, posted_t: float
         if case.way != "timeout" and trigger_t is None:
             if case.phase == "setup" and seen.prefix is not None:
                 trigger_t = now
-            elif case.phase == "teardown" and seen.namespaces and seen.live_namespaces() < len(seen.namespaces):
+            elif case.phase == "teardown" and seen.progressed and seen.tearing_down():
                 trigger_t = now
         if now - last_poll > 0.2:
             last_poll = now
@@ -210,8 +223,7 @@ def _stop_run(agent: Agent, case: Case, run_id: str, seen: Seen, posted_t: float
             break
         time.sleep(0.01)
     seen.at_stop = (seen.live_namespaces(), len(_alive(seen.pids)))
-    phase = ("setup" if not seen.progressed else
-             "traffic" if seen.at_stop[0] == len(seen.namespaces) else "teardown")
+    phase = "setup" if not seen.progressed else "teardown" if seen.tearing_down() else "traffic"
     if case.way == "cancel":
         agent.http.delete(f"/runs/{run_id}")
     elif case.way == "kill":

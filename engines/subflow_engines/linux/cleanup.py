@@ -64,8 +64,14 @@ def _start_time(pid: int) -> int | None:
 
 
 def _alive(pid: int, start: int | None) -> bool:
-    st = _start_time(pid)
-    return st is not None and (start is None or st == start)
+    """Whether ``pid`` runs and started at ``start`` (clock ticks; None: any start). A zombie (exited,
+    not yet reaped by its parent) does not run: waiting for it to exit would wait in vain."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    fields = stat.rsplit(")", 1)[1].split()
+    return fields[0] not in ("Z", "X") and (start is None or int(fields[19]) == start)
 
 
 #: where ``ip netns add`` mounts the named namespaces
