@@ -10,6 +10,7 @@ Run with ``uvicorn subflow_agent.app:app --port 8001``.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import hmac
 import logging
@@ -39,11 +40,34 @@ configure_logging("agent")
 log = logging.getLogger("subflow_agent.runs")
 
 
+#: seconds the agent's shutdown waits for its runs to stop and tear down
+SHUTDOWN_WAIT_S = 60.0
+
+
 @asynccontextmanager
 async def lifespan(_app: FastAPI):
-    """Probe the host's engines and clean up what dead runs left behind, before serving."""
+    """Probe the host's engines and clean up what dead runs left behind, before serving; at
+    shutdown (uvicorn's, on SIGTERM or SIGINT), cancel every queued or running run and wait for
+    their teardown (:func:`stop_runs`)."""
     startup()
     yield
+    await asyncio.to_thread(stop_runs, SHUTDOWN_WAIT_S)
+
+
+def stop_runs(timeout_s: float) -> list[str]:
+    """Ask every queued or running run to stop and wait up to ``timeout_s`` seconds for each to
+    end (a ``linux`` run tears its namespaces and processes down before it ends). Returns the ids
+    of the runs still under way after the wait."""
+    with _lock:
+        runs = [r for r in _runs.values() if r.status in ("queued", "running")]
+    for run in runs:
+        run.cancel.set()
+    deadline = time.monotonic() + timeout_s
+    for run in runs:
+        with run.changed:
+            run.changed.wait_for(lambda run=run: run.status not in ("queued", "running"),
+                                 timeout=max(0.0, deadline - time.monotonic()))
+    return [r.id for r in runs if r.status in ("queued", "running")]
 
 
 app = FastAPI(title="Subflow emulator agent", version="0.1.0", lifespan=lifespan)

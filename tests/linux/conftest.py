@@ -53,13 +53,24 @@ def need_mptcp(caps):
     return caps
 
 
+def assert_no_leftovers(prefix: str | None = None, owner_pid: int | None = None, before: dict | None = None) -> None:
+    """None of the linux engine's namespaces, host links, records (and work directories) or recorded
+    processes of run ``prefix`` / of the runs owned by process ``owner_pid``
+    (:func:`subflow_engines.linux.leftovers`), beyond those in ``before``."""
+    before = before or {}
+    left = {kind: sorted(set(items) - set(before.get(kind, [])))
+            for kind, items in linux.leftovers(prefix, owner_pid=owner_pid).items()}
+    assert left == {"namespaces": [], "host_links": [], "records": [], "processes": []}, left
+
+
 @pytest.fixture
 def no_leftovers():
-    """After the test: none of the linux engine's namespaces, host links, records or processes
-    that were not on the host before it (another run on the host, e.g. a validation batch, keeps
-    its own)."""
-    before = linux.leftovers() if os.geteuid() == 0 else {}
+    """After the test: none of the linux engine's namespaces, host links, records or processes of
+    the runs this process owns (their records name it) that were not on the host before it. Runs of
+    other processes on the host (a validation batch, another test session, whose runs may start
+    and end during this test) are theirs to check; a test that runs the engine in a child process
+    checks that child's runs itself (tests/linux/test_stopped_runs.py)."""
+    before = linux.leftovers(owner_pid=os.getpid()) if os.geteuid() == 0 else {}
     yield
     if os.geteuid() == 0:
-        left = {kind: sorted(set(items) - set(before.get(kind, []))) for kind, items in linux.leftovers().items()}
-        assert left == {"namespaces": [], "host_links": [], "records": [], "processes": []}, left
+        assert_no_leftovers(owner_pid=os.getpid(), before=before)

@@ -200,8 +200,9 @@ def test_cancel_mid_run_cleans_everything(need_linux, no_leftovers):
 
 
 def test_killed_agent_leftovers_are_removed_at_startup(need_linux, no_leftovers, tmp_path):
-    """A process running the engine is SIGKILLed mid-run; the next start-up cleans its namespaces,
-    its iperf3 and delay-line processes (by recorded PID) and its record."""
+    """A process running the engine is SIGKILLed mid-run: its iperf3 and delay-line processes die
+    with it (PR_SET_PDEATHSIG), and the next start-up's sweep removes its namespaces and record.
+    (tests/linux/test_stopped_runs.py stops runs at random points under load.)"""
     script = tmp_path / "victim.py"
     script.write_text(
         "import sys\n"
@@ -214,16 +215,22 @@ def test_killed_agent_leftovers_are_removed_at_startup(need_linux, no_leftovers,
     proc = subprocess.Popen([sys.executable, str(script)], env={**os.environ})
     try:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not linux.leftovers()["processes"]:
+        while time.monotonic() < deadline and not linux.leftovers(owner_pid=proc.pid)["processes"]:
             time.sleep(0.2)
         time.sleep(2.0)
-        left = linux.leftovers()
+        left = linux.leftovers(owner_pid=proc.pid)
         assert left["namespaces"] and left["processes"], left
+        prefix = left["namespaces"][0].split("-")[0]
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
-        assert linux.leftovers()["namespaces"]  # the killed run left its namespaces behind
-        cleaned = linux.cleanup_stale()
-        assert cleaned
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and linux.leftovers(prefix)["processes"]:
+            time.sleep(0.1)
+        after_kill = linux.leftovers(prefix)
+        assert after_kill["processes"] == [], after_kill  # died with their owner
+        assert after_kill["namespaces"] and after_kill["records"]  # the killed run left these behind
+        assert prefix in linux.cleanup_stale()
+        assert linux.leftovers(prefix) == {"namespaces": [], "host_links": [], "records": [], "processes": []}
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -276,12 +283,12 @@ def test_no_namespace_inherits_the_hosts_congestion_control(need_linux, no_lefto
     doc = two_path(20.0, with_slow_path=False)
     doc["transport"] = {"congestion_control": "cubic"}
     seen: dict[str, str] = {}
-    before = set(linux.leftovers()["namespaces"])  # another run's, if one is under way
+    before = set(linux.leftovers(owner_pid=os.getpid())["namespaces"])  # this process's runs only
     t0 = time.monotonic()
 
     def read_then_stop() -> bool:
         if not seen and time.monotonic() - t0 > 2.0:
-            for ns in set(linux.leftovers()["namespaces"]) - before:
+            for ns in set(linux.leftovers(owner_pid=os.getpid())["namespaces"]) - before:
                 seen[ns] = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-n", "net.ipv4.tcp_congestion_control"],
                                           capture_output=True, text=True, check=True).stdout.strip()
         return bool(seen)

@@ -7,9 +7,12 @@ counters) or are addresses/numbers it computed; scenario ids never do.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import os
 import re
+import signal
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -36,6 +39,22 @@ def check_name(name: str, max_len: int | None = None) -> str:
     if not _NAME_RE.match(name) or (max_len is not None and len(name) > max_len):
         raise ValueError(f"not an engine-generated name: {name!r}")
     return name
+
+
+#: prctl(2) option: the signal a process gets when the thread that forked it ends
+PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """``preexec_fn`` of a process a run owns: ask the kernel for SIGKILL when the thread that
+    started it ends (prctl ``PR_SET_PDEATHSIG``, kept across ``execve`` of a program that is not
+    set-uid, so ``ip netns exec`` passes it on), and exit at once if ``parent_pid`` already died
+    between the fork and this call. A SIGKILLed owner so leaves no delay line or iperf3 behind,
+    only what :func:`.cleanup.cleanup_stale` removes (namespaces, the record)."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:
+        os._exit(1)
 
 
 def which(tool: str) -> str | None:

@@ -20,7 +20,8 @@ One run, in order (every step an argument-list command, nothing through a shell)
    boundary: receiver ``bytes_received`` per subflow socket gives the per-interval
    goodput (run-clock aligned), sender ``cwnd``/``retrans``/``backoff`` give cwnd,
    retransmissions and observed RTO events.
-6. Teardown (always: success, failure, cancel): processes by PID, namespaces, record.
+6. Teardown (always: success, failure, cancel, timeout, SIGTERM): processes by PID, namespaces,
+   record (:func:`run`'s docstring lists the guarantees).
 
 :class:`LinuxRun` drives steps 3-6 with three collaborators: :class:`~.network.KernelNetwork`
 (set-up and the plan state at each boundary), :class:`~.traffic.Traffic` (iperf3 servers and
@@ -35,13 +36,17 @@ Linux fixes, the run prefix and the PIDs it started).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import secrets
 import shutil
+import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 from subflow.errors import RunCancelled
@@ -51,7 +56,7 @@ from subflow.runplan.strategies import STRATEGIES
 
 from . import commands
 from .capabilities import HostCapabilities, detect
-from .cleanup import RunRecord, teardown, work_dir
+from .cleanup import RunRecord, cleanup_stale, teardown, work_dir
 from .commands import EngineCannotRun
 from .delayline import host_stalled, late_p90_us
 from .network import KernelNetwork
@@ -61,6 +66,7 @@ from .topology import Model, build_model
 from .traffic import MIN_INTERVAL_S, FlowRun, Traffic
 
 NAME = "linux"
+log = logging.getLogger("subflow_engines.linux")
 
 
 def _max_duration() -> float:
@@ -222,9 +228,9 @@ class LinuxRun:
         self.procs: list[subprocess.Popen] = []
         self.events: list[dict] = []
         self.t0: float | None = None
-        # outputs of iperf3 and the delay lines; removed by teardown (also a stale one's)
+        # outputs of iperf3 and the delay lines, made by setup after the record; removed by teardown
+        # (also a stale one's)
         self.tmp = work_dir(self.prefix)
-        self.tmp.mkdir(parents=True, exist_ok=True)
         self.setup_s = 0.0
         mptcp_ns = sorted({self.model.ns(n) for fp in plan.flows if fp.multipath for n in (fp.src, fp.dst)})
         self.network = KernelNetwork(plan, self.model, states, rules(self.model, self.addressing), caps.netem,
@@ -241,9 +247,11 @@ class LinuxRun:
         """Start a process the run owns, output to ``out``; ``stdin``: give it a pipe (the delay line's
         commands), else /dev/null."""
         exe = commands.which(args[0]) or args[0]
+        owner = os.getpid()
         with open(out, "wb") as fh:
             p = subprocess.Popen([exe] + args[1:], stdout=fh, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
+                                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                 preexec_fn=lambda: commands.die_with_parent(owner))
         self.procs.append(p)
         self.record.add_pid(p.pid)
         return p
@@ -256,15 +264,29 @@ class LinuxRun:
         self.events.append(ev)
 
     # ------------------------------------------------------------------ set-up
-    def setup(self) -> None:
-        """The ownership record, the network, the state at t = 0 and the iperf3 servers."""
+    def setup(self, should_stop: Callable[[], bool] | None = None) -> None:
+        """The ownership record (first: nothing of the run exists without it), the work directory,
+        the network, the state at t = 0 and the iperf3 servers.
+
+        Raises
+        ------
+        RunCancelled
+            When ``should_stop`` (polled between the steps and between namespaces) returned True.
+        """
+        def check() -> None:
+            if should_stop is not None and should_stop():
+                raise RunCancelled()
+
         t_start = time.monotonic()
         self.record.write()
-        self.network.build()
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        self.network.build(check)
+        check()
         self.apply(0.0)
         for fl in self.flows.values():
             self.traffic.start_server(fl)
         for fl in self.flows.values():
+            check()
             self.traffic.wait_listening(fl)
         self.setup_s = time.monotonic() - t_start
 
@@ -398,7 +420,8 @@ class LinuxRun:
     # ------------------------------------------------------------------ teardown
     def close(self) -> list[str]:
         """Stop the sampler and every process, remove the namespaces, the record and the work
-        directory; returns what could not be removed."""
+        directory; returns what could not be removed (never raises: a record whose namespaces
+        remain stays, abandoned, for the next sweep, :func:`.cleanup.cleanup_stale`)."""
         self.sampler.stop(timeout=5)
         for p in self.procs:
             if p.poll() is None:
@@ -411,6 +434,60 @@ class LinuxRun:
                 pass
         shutil.rmtree(self.tmp, ignore_errors=True)
         return problems
+
+
+class _SignalGuard:
+    """SIGTERM and SIGINT while a run is under way: before its teardown they raise
+    (:class:`subflow.errors.RunCancelled`, :class:`KeyboardInterrupt`) so the run's ``finally``
+    tears it down; during the teardown (:attr:`closing`) they are held and raised once it is done,
+    so a second signal cannot cut the teardown short."""
+
+    def __init__(self) -> None:
+        self.closing = False
+        self.pending: BaseException | None = None
+
+    def handle(self, signum: int, _frame) -> None:
+        exc: BaseException = RunCancelled() if signum == signal.SIGTERM else KeyboardInterrupt()
+        if self.closing:
+            self.pending = self.pending or exc
+            return
+        raise exc
+
+    def raise_pending(self) -> None:
+        """Raise the signal held during the teardown, if one came."""
+        if self.pending is not None:
+            raise self.pending
+
+
+@contextmanager
+def _signals_tear_down():
+    """A :class:`_SignalGuard` installed, for the run's duration, on the signals that are at their
+    default action (SIGTERM: ``SIG_DFL``; SIGINT: Python's ``KeyboardInterrupt``) in the main thread
+    of the process (the CLI, a script, a test); elsewhere (the agent's worker threads, a process
+    with its own handlers) it is installed on nothing. SIGKILL cannot be caught: the sweep at the
+    next run or agent start-up (:func:`.cleanup.cleanup_stale`) removes what a killed owner left."""
+    guard = _SignalGuard()
+    installed: list[tuple[int, object]] = []
+    if threading.current_thread() is threading.main_thread():
+        for signum, default in ((signal.SIGTERM, signal.SIG_DFL), (signal.SIGINT, signal.default_int_handler)):
+            previous = signal.getsignal(signum)
+            if previous == default:
+                signal.signal(signum, guard.handle)
+                installed.append((signum, previous))
+    try:
+        yield guard
+    finally:
+        for signum, previous in installed:
+            signal.signal(signum, previous)
+
+
+def sweep() -> list[str]:
+    """:func:`.cleanup.cleanup_stale` that never fails a run: the prefixes removed (a failure is logged)."""
+    try:
+        return cleanup_stale()
+    except Exception as exc:  # a failing sweep must not stop the run that triggered it
+        log.warning("stale cleanup failed: %s: %s", type(exc).__name__, exc)
+        return []
 
 
 def run(
@@ -439,16 +516,29 @@ def run(
     ------
     EngineCannotRun
         Before anything is created, naming the parameter this host cannot honour.
+    RunCancelled
+        When ``should_stop`` returned True, or (in a main thread with the default SIGTERM action)
+        on SIGTERM; the run was torn down first.
+
+    Every way a run ends tears it down before :func:`run` returns or raises (success, an error at
+    any step, ``should_stop``, SIGTERM, KeyboardInterrupt): its processes, namespaces, work
+    directory and record are gone. Its processes die with the thread that started them
+    (``PR_SET_PDEATHSIG``); what a SIGKILLed owner leaves (namespaces, record) is removed by the
+    sweep each run starts with (:func:`sweep`) and by the agent's start-up.
     """
     caps = detect()
     notes = validate(plan, caps)
+    sweep()
     lr = LinuxRun(plan, caps, notes)
-    try:
-        lr.setup()
-        lr.execute(on_progress, should_stop)
-        out = lr.output()
-    finally:
-        problems = lr.close()
+    with _signals_tear_down() as guard:
+        try:
+            lr.setup(should_stop)
+            lr.execute(on_progress, should_stop)
+            out = lr.output()
+        finally:
+            guard.closing = True
+            problems = lr.close()
+        guard.raise_pending()
     if problems:
         out.linux["cleanup_problems"] = problems  # type: ignore[attr-defined]
     if on_progress is not None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from subflow.runplan.document import RunPlan
 
-from . import commands
+from . import commands, delayline
 from .cleanup import RunRecord
 from .commands import EngineCannotRun, ip, tc
 from .routing import DesiredState, Route
@@ -92,11 +92,14 @@ class KernelNetwork:
         self.delay_log: list[dict] = []
 
     # ------------------------------------------------------------------ set-up
-    def build(self) -> None:
+    def build(self, check: Callable[[], None] | None = None) -> None:
         """Namespaces, veths, bridges, wireless hops (up as at t = 0), HTB shapers with their
-        queues, impairments, policy rules and MPTCP limits."""
+        queues, impairments, policy rules and MPTCP limits. ``check`` is called before each
+        namespace and each later step (a cancel raises from it)."""
+        check = check or (lambda: None)
         m = self.model
         for node in m.nodes.values():
+            check()
             self.record.add_namespace(node.ns)
             commands.run(["ip", "netns", "add", node.ns])
             commands.in_ns(
@@ -107,6 +110,7 @@ class KernelNetwork:
             )
             ip(node.ns, "link", "set", "dev", "lo", "up")
             ip(node.ns, "addr", "add", f"{node.addr}/32", "dev", "lo")
+        check()
         for link in m.links:
             a, b = link.ifa, link.ifb
             ip(None, "link", "add", a.name, "netns", a.ns, "type", "veth", "peer", "name", b.name, "netns", b.ns)
@@ -134,6 +138,7 @@ class KernelNetwork:
             tc(sh.ns, "class", "add", "dev", sh.dev, "parent", "1:1", "classid", "1:10", "htb",
                "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
             self._leaf(sh, 10)
+        check()
         if not self.use_netem:
             self._impairments()
         for node_id, rs in self.rules.items():
@@ -172,8 +177,10 @@ class KernelNetwork:
         for ns, imps in by_ns.items():
             queues = [i for i in imps if i.queue_num >= 0]
             if queues:
+                # the module's file, not ``-m``: ``-m`` would import the package (the fluid engine,
+                # numba), seconds per line on a loaded host; -P keeps its folder off sys.path
                 args = ["ip", "netns", "exec", ns, os.environ.get("SUBFLOW_LINUX_PYTHON", sys.executable),
-                        "-m", "subflow_engines.linux.delayline", "--seed", str(self.plan.seed)]
+                        "-P", delayline.__file__, "--seed", str(self.plan.seed)]
                 for i in queues:
                     args += ["--queue", f"{i.queue_num}:{i.delay_ms:g}:{i.jitter_ms:g}"]
                 out = self.tmp / f"delayline-{ns}.log"
