@@ -1,4 +1,4 @@
-"""Where nodes are over time: trajectories of every mobility model, range-crossing times, satellite orbits (slant range, elevation, visibility, handover).
+"""Where nodes are over time: trajectories of every mobility model, range-crossing times, satellite orbits (slant range, elevation, visibility, handover), SATCOM link budgets (Es/N0, MODCOD, capacity).
 
 Public names of the package, by module; ``from subflow.space import X`` and ``from subflow.space.<module> import X``
 name the same object.
