@@ -150,6 +150,16 @@ def scale_rain_attenuation_db(a1_db, f1_ghz: float, f2_ghz: float):
     return a1 * (phi2 / phi1) ** (1.0 - h)
 
 
+def _contributions(lat_deg: float, lon_deg: float, frequency_ghz: float, elevation_deg: np.ndarray, p_pct: float,
+                   diameter_m: float, efficiency: float) -> tuple[np.ndarray, ...]:
+    """Gaseous, cloud, rain and scintillation attenuations exceeded ``p_pct`` % of the time, dB, by ``itur``
+    (elevations clamped to 5° at least)."""
+    el = np.maximum(np.atleast_1d(np.asarray(elevation_deg, dtype=float)), _MIN_ELEVATION_DEG)
+    ag, ac, ar, as_, _ = _itur().atmospheric_attenuation_slant_path(
+        lat_deg, lon_deg, frequency_ghz, el, p_pct, diameter_m, eta=efficiency, return_contributions=True)
+    return tuple(np.broadcast_to(np.asarray(x.value, dtype=float), el.shape) for x in (ag, ac, ar, as_))
+
+
 def atmospheric_attenuation_db(lat_deg: float, lon_deg: float, frequency_ghz: float, elevation_deg, p_pct: float,
                                diameter_m: float, efficiency: float,
                                rain_db=None) -> np.ndarray:
@@ -159,10 +169,7 @@ def atmospheric_attenuation_db(lat_deg: float, lon_deg: float, frequency_ghz: fl
 
     ``elevation_deg``: array (degrees, at least 5 — lower values are clamped).
     """
-    el = np.maximum(np.atleast_1d(np.asarray(elevation_deg, dtype=float)), _MIN_ELEVATION_DEG)
-    ag, ac, ar, as_, _ = _itur().atmospheric_attenuation_slant_path(
-        lat_deg, lon_deg, frequency_ghz, el, p_pct, diameter_m, eta=efficiency, return_contributions=True)
-    ag, ac, ar, as_ = (np.atleast_1d(np.asarray(x.value, dtype=float)) for x in (ag, ac, ar, as_))
+    ag, ac, ar, as_ = _contributions(lat_deg, lon_deg, frequency_ghz, elevation_deg, p_pct, diameter_m, efficiency)
     if rain_db is not None:
         ar = np.asarray(rain_db, dtype=float)
     return ag + np.sqrt((ar + ac) ** 2 + as_ ** 2)
@@ -187,34 +194,27 @@ class LegBudget:
 
 
 def _attenuation(b: SatcomBudget, lk: SatcomLink, frequency_ghz: float, downlink: bool) -> np.ndarray:
-    """Atmospheric attenuation of ``lk``'s path at ``frequency_ghz`` at every sample, dB (evaluated once per
-    0.1° of elevation and rain value; the terminal's location at the middle of the run)."""
+    """Atmospheric attenuation of ``lk``'s path at ``frequency_ghz`` at every sample, dB: the models evaluated
+    once per 0.1° of elevation (and per scripted rain rate), at the terminal's location at the middle of the
+    run."""
     mid = len(lk.t_s) // 2
     lat, lon = float(lk.lat_deg[mid]), float(lk.lon_deg[mid])
     el = np.round(np.maximum(lk.elevation_deg, _MIN_ELEVATION_DEG) / _ELEVATION_STEP_DEG) * _ELEVATION_STEP_DEG
-    p = b.exceedance_pct
+    levels, where = np.unique(el, return_inverse=True)
+    ag, ac, ar, as_ = (x[where] for x in _contributions(lat, lon, frequency_ghz, levels, b.exceedance_pct,
+                                                          b.antenna_diameter_m, b.antenna_efficiency))
     if b.rain_rate_mm_h is not None:
-        rain = _steps_at(b.rain_rate_mm_h, lk.t_s)
+        rate = _steps_at(b.rain_rate_mm_h, lk.t_s)
+        ar = np.zeros_like(el)
+        for r in np.unique(rate):
+            here = rate == r
+            lv, back = np.unique(el[here], return_inverse=True)
+            ar[here] = rain_attenuation_db(lat, lon, frequency_ghz, lv, 0.01, rain_rate_001_mm_h=float(r))[back]
     elif b.rain_attenuation_db is not None:
-        rain = _steps_at(b.rain_attenuation_db, lk.t_s)
-    else:
-        rain = np.zeros_like(el)
-    keys = np.unique(np.vstack([el, rain]), axis=1)
-    out = np.empty_like(el)
-    for e in np.unique(keys[0]):
-        rains = keys[1][keys[0] == e]
-        if b.rain_rate_mm_h is not None:
-            rain_db = np.concatenate([rain_attenuation_db(lat, lon, frequency_ghz, e, 0.01, rain_rate_001_mm_h=r)
-                                      for r in rains])
-        elif b.rain_attenuation_db is not None:
-            rain_db = rains if downlink else scale_rain_attenuation_db(rains, b.downlink_ghz, frequency_ghz)
-        else:
-            rain_db = None
-        total = atmospheric_attenuation_db(lat, lon, frequency_ghz, np.full(len(rains), e), p,
-                                           b.antenna_diameter_m, b.antenna_efficiency, rain_db)
-        for r, a in zip(rains, total):
-            out[(el == e) & (rain == r)] = a
-    return out
+        ar = _steps_at(b.rain_attenuation_db, lk.t_s)
+        if not downlink:
+            ar = scale_rain_attenuation_db(ar, b.downlink_ghz, frequency_ghz)
+    return ag + np.sqrt((ar + ac) ** 2 + as_ ** 2)
 
 
 def leg_budget(b: SatcomBudget, payload, lk: SatcomLink) -> LegBudget:
