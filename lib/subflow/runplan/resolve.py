@@ -176,7 +176,8 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     flows = [_resolve_flow(f, strat, policy, cuts, network) for f in scenario.flows]
     events = sorted(timeline.events + network.link_events, key=lambda e: e["t_s"])
     if strat.rate_limits == "fdm":
-        events = sorted(events + apply_fdm(flows, network.resources, duration, scenario.controller.interval_s),
+        events = sorted(events + apply_fdm(flows, network.resources, duration, scenario.controller.interval_s,
+                                           network.budget.capacity_changes),
                         key=lambda e: e["t_s"])
     return RunPlan(
         strategy=strat.name,

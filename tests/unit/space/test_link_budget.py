@@ -294,3 +294,14 @@ def test_fluid_honours_the_budget():
     from subflow_engines.fluid import FIELDS
 
     check_fields(_example(), FIELDS, "fluid")
+
+
+def test_fdm_controller_reallocates_at_the_modcod_steps():
+    """mptcp-fdm's controller allocates on the capacities in force: it re-allocates at each MODCOD step and never
+    gives the Ka subflow more than its carrier's capacity (QPSK 2/5 at 5 Msym/s in the fade, Table 13)."""
+    plan = resolve_plan(_example(), "mptcp-fdm")
+    changes = [e for e in plan.events if e["kind"] == "allocation_change"]
+    assert [e["t_s"] for e in changes] == [0.0, 120.0, 150.0, 180.0, 240.0, 270.0, 300.0]
+    fade = next(e for e in changes if e["t_s"] == 180.0)
+    assert fade["rates_mbps"]["f1/kasat"] <= 5 * 0.789412 + 1e-9
+    assert fade["rates_mbps"]["f1/kasat"] < next(e for e in changes if e["t_s"] == 0.0)["rates_mbps"]["f1/kasat"]
