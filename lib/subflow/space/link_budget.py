@@ -232,9 +232,10 @@ def leg_budget(b: SatcomBudget, payload, lk: SatcomLink) -> LegBudget:
 
 @dataclass
 class LinkBudgetSeries:
-    """A budgeted SATCOM link at every sample ``t_s``: the Es/N0 (dB), MODCOD (name or None) and capacity
-    (Mbit/s, 0: no MODCOD closes) of its ``up`` (terminal → satellite) and ``down`` (satellite → terminal)
-    directions, and the legs' budgets."""
+    """A budgeted SATCOM link at every sample ``t_s``: the carrier's C/N0 (dB·Hz, both legs of a bent pipe
+    combined), Es/N0 (dB), MODCOD (name or None), margin (Es/N0 above the MODCOD's required Es/N0, dB; NaN
+    where none closes) and capacity (Mbit/s, 0: no MODCOD closes) of its ``up`` (terminal → satellite) and
+    ``down`` (satellite → terminal) directions, and the terminal's legs."""
 
     link: str
     terminal: str
@@ -247,6 +248,10 @@ class LinkBudgetSeries:
     up_capacity_mbps: np.ndarray
     down_capacity_mbps: np.ndarray
     legs: LegBudget
+    up_cn0_dbhz: np.ndarray
+    down_cn0_dbhz: np.ndarray
+    up_margin_db: np.ndarray
+    down_margin_db: np.ndarray
 
 
 def link_budgets(scenario: Scenario, satcom: SatcomTimeline) -> dict[str, LinkBudgetSeries]:
@@ -278,5 +283,7 @@ def link_budgets(scenario: Scenario, satcom: SatcomTimeline) -> dict[str, LinkBu
             up_modcod=[m.name if m else None for m in up_m], down_modcod=[m.name if m else None for m in down_m],
             up_capacity_mbps=np.array([b.symbol_rate_msps * m.efficiency if m else 0.0 for m in up_m]),
             down_capacity_mbps=np.array([b.symbol_rate_msps * m.efficiency if m else 0.0 for m in down_m]),
-            legs=leg)
+            legs=leg, up_cn0_dbhz=up, down_cn0_dbhz=down,
+            up_margin_db=np.array([e - m.es_n0_db if m else math.nan for e, m in zip(up_es, up_m)]),
+            down_margin_db=np.array([e - m.es_n0_db if m else math.nan for e, m in zip(down_es, down_m)]))
     return out

@@ -305,3 +305,15 @@ def test_fdm_controller_reallocates_at_the_modcod_steps():
     fade = next(e for e in changes if e["t_s"] == 180.0)
     assert fade["rates_mbps"]["f1/kasat"] <= 5 * 0.789412 + 1e-9
     assert fade["rates_mbps"]["f1/kasat"] < next(e for e in changes if e["t_s"] == 0.0)["rates_mbps"]["f1/kasat"]
+
+
+def test_series_margin_and_bent_pipe_combination(timeline):
+    """Each closing step keeps at least margin_db (1 dB) above its MODCOD's Table 13 threshold; the return
+    carrier's C/N0 is the terminal's uplink combined with the gateway's downlink, below both legs."""
+    ka, gw = timeline.link_budgets["ship1-ka"], timeline.link_budgets["ka-gw"]
+    closing = ~np.isnan(ka.up_margin_db)
+    assert closing.all() and np.all(ka.up_margin_db[closing] >= 1.0 - 1e-9)
+    k = list(ka.t_s).index(200.0)
+    assert ka.up_cn0_dbhz[k] < min(ka.legs.up_cn0_dbhz[k], gw.legs.down_cn0_dbhz[k])
+    lin = 10 ** (-ka.legs.up_cn0_dbhz[k] / 10) + 10 ** (-gw.legs.down_cn0_dbhz[k] / 10)
+    assert ka.up_cn0_dbhz[k] == pytest.approx(-10 * math.log10(lin))
