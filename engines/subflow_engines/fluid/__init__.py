@@ -179,7 +179,7 @@ from collections.abc import Callable
 
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput
-from subflow.runplan.capabilities import Honours, PLANNED
+from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours
 from subflow.runplan.document import RunPlan
 
 from subflow_engines.fluid import vectorised
@@ -204,7 +204,9 @@ __all__ = [
 #: the scenario fields this engine honours (:mod:`subflow.runplan.capabilities`); the rest come resolved in the plan
 FIELDS = {
     **PLANNED,
-    "Link.bandwidth_mbps": Honours("capacity of each direction (fluid drop-tail queue)"),
+    **LINK_BUDGET_HONOURED,
+    "Link.bandwidth_mbps": Honours("capacity of each direction (fluid drop-tail queue); a link with a budget "
+                                   "follows its MODCOD instead (the plan's capacity changes)"),
     "Link.delay_ms": Honours("propagation delay of each direction, in every RTT; a SATCOM link's changes with the "
                              "slant range (the plan's delay_changes: base RTTs updated at their times)"),
     "Link.loss": Honours("random loss of data packets in each direction crossed (seeded)"),

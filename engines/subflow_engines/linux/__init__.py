@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subflow.runplan.capabilities import PLANNED, RADIO_FIELDS, Honours, Refuses
+from subflow.runplan.capabilities import PLANNED, RADIO_FIELDS, Honours, Refuses, link_budget_fields
 
 from .capabilities import HostCapabilities, detect
 from .cleanup import cleanup_stale, leftovers
@@ -61,6 +61,9 @@ FIELDS = {
     **{f: Refuses("radio-derived (distance-dependent) air rates are not supported by the linux engine yet")
        for f in RADIO_FIELDS},
     "AccessPointNode.uplink": Refuses("wireless backhaul between access points is not built by the linux engine yet"),
+    **link_budget_fields(Refuses, "a SATCOM link budget changes the link's capacity during the run (the plan's "
+                                  "capacity_changes), which the linux engine does not apply: its HTB rates are set "
+                                  "once"),
     "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not built by the linux engine yet"),
 }
 

@@ -2838,6 +2838,8 @@ export interface components {
         Link: {
             /** Bandwidth Mbps */
             bandwidth_mbps: number;
+            /** @description SATCOM link budget (a link to a satellite with an ephemeris and a payload): its capacity follows the MODCOD of each time step instead of bandwidth_mbps; null: bandwidth_mbps. */
+            budget?: components["schemas"]["SatcomBudget"] | null;
             /**
              * Delay Ms
              * @default 0
@@ -3885,6 +3887,111 @@ export interface components {
             seed?: number;
         };
         /**
+         * SatcomBudget
+         * @description The link budget of a SATCOM link (a link between a ground terminal and a satellite with an
+         *     ``ephemeris`` and a ``payload``), evaluated at every ``satcom.sample_s`` by
+         *     :mod:`subflow.space.link_budget` (docs/satcom.md): free-space loss from the slant range, gaseous,
+         *     cloud, rain attenuation and scintillation (ITU-R P.618/P.676/P.840/P.838/P.837 through ``itur``),
+         *     pointing and polarisation losses, Es/N0 per direction, the DVB-S2(X) MODCOD it closes with
+         *     ``margin_db`` and the link's capacity = symbol rate × spectral efficiency in each direction.
+         */
+        SatcomBudget: {
+            /**
+             * Antenna Diameter M
+             * @description Terminal antenna diameter, m (ITU-R P.618 §2.4 scintillation).
+             * @default 1.2
+             */
+            antenna_diameter_m?: number;
+            /**
+             * Antenna Efficiency
+             * @description Terminal antenna aperture efficiency, in (0, 1] (scintillation).
+             * @default 0.65
+             */
+            antenna_efficiency?: number;
+            /**
+             * Downlink Ghz
+             * @description Downlink (satellite → terminal) frequency, GHz, in [1, 55].
+             */
+            downlink_ghz: number;
+            /**
+             * Exceedance Pct
+             * @description Percentage of an average year the atmospheric attenuation is exceeded, %, in [0.001, 5] (ITU-R P.618 §2.2.1.1's range): rain from ITU-R P.837's rain rate at the terminal, gases, clouds and scintillation at this percentage.
+             * @default 0.1
+             */
+            exceedance_pct?: number;
+            /**
+             * Gateway Link
+             * @description Bent-pipe satellite: the link from the same satellite to the gateway whose budget gives the far leg (return: this terminal's uplink with the gateway's downlink; forward: the gateway's uplink with this terminal's downlink); null: this link's legs alone.
+             */
+            gateway_link?: string | null;
+            /**
+             * Margin Db
+             * @description Margin kept above a MODCOD's required Es/N0, dB, in [0, 20].
+             * @default 1
+             */
+            margin_db?: number;
+            /**
+             * Modcod
+             * @description null: adaptive coding and modulation (ACM), the most efficient MODCOD whose required Es/N0 plus margin_db is met at each step; a MODCOD name (e.g. 'QPSK 3/4'): constant coding and modulation (CCM), the link is down while it does not close.
+             */
+            modcod?: string | null;
+            /**
+             * Pointing Loss Db
+             * @description Antenna pointing loss, dB, each direction.
+             * @default 0.3
+             */
+            pointing_loss_db?: number;
+            /**
+             * Polarisation Loss Db
+             * @description Polarisation mismatch loss, dB, each direction.
+             * @default 0.1
+             */
+            polarisation_loss_db?: number;
+            /**
+             * Rain Attenuation Db
+             * @description Scripted rain attenuation instead: [[t_s, dB], ...] steps, dB in [0, 60], the attenuation at downlink_ghz; the uplink's is scaled to uplink_ghz by ITU-R P.618 §2.2.1.3 (long-term frequency scaling).
+             */
+            rain_attenuation_db?: [
+                number,
+                number
+            ][] | null;
+            /**
+             * Rain Rate Mm H
+             * @description Scripted rain instead of the P.837 statistic: [[t_s, mm/h], ...] steps (each rate holds from its t_s to the next), rain rate in [0, 250] mm/h; attenuation by ITU-R P.618 §2.2.1.1 with that rate over the path (P.838 specific attenuation).
+             */
+            rain_rate_mm_h?: [
+                number,
+                number
+            ][] | null;
+            /**
+             * Standard
+             * @description MODCOD table: dvb-s2 (EN 302 307-1 Table 13) or dvb-s2x (also EN 302 307-2 Table 20a).
+             * @default dvb-s2
+             * @enum {string}
+             */
+            standard?: "dvb-s2" | "dvb-s2x";
+            /**
+             * Symbol Rate Msps
+             * @description Symbol rate of the carrier in each direction, Msym/s (noise bandwidth = symbol rate); capacity = symbol rate × the MODCOD's bit/symbol, Mbit/s.
+             */
+            symbol_rate_msps: number;
+            /**
+             * Terminal Eirp Dbw
+             * @description Terminal EIRP toward the satellite, dBW, in [-20, 90].
+             */
+            terminal_eirp_dbw: number;
+            /**
+             * Terminal G T Dbk
+             * @description Terminal receive G/T, dB/K, in [-40, 50].
+             */
+            terminal_g_t_dbk: number;
+            /**
+             * Uplink Ghz
+             * @description Uplink (terminal → satellite) frequency, GHz, in [1, 55] (ITU-R P.618's range).
+             */
+            uplink_ghz: number;
+        };
+        /**
          * SatcomSettings
          * @description Satellite links computed from orbits (:mod:`subflow.space.satcom`; docs/satcom.md).
          *
@@ -4013,7 +4120,37 @@ export interface components {
              * @enum {string}
              */
             orbit?: "geo" | "meo" | "leo";
+            /** @description EIRP, G/T and transponder kind for the link budgets of its SATCOM links (Link.budget); null: its links keep their bandwidth_mbps. */
+            payload?: components["schemas"]["SatellitePayload"] | null;
             position?: components["schemas"]["Position"];
+        };
+        /**
+         * SatellitePayload
+         * @description What a satellite's payload offers a SATCOM link budget (:mod:`subflow.space.link_budget`).
+         *
+         *     ``eirp_dbw`` is the EIRP of one carrier toward a terminal (after output back-off), ``g_t_dbk`` the
+         *     receive figure of merit toward it; ``transponder``: ``bent_pipe`` (transparent: a carrier's
+         *     uplink and downlink noise add up, 1/(C/N) = 1/(C/N)up + 1/(C/N)down) or ``regenerative``
+         *     (demodulated on board: each leg picks its own MODCOD).
+         */
+        SatellitePayload: {
+            /**
+             * Eirp Dbw
+             * @description Satellite EIRP per carrier toward the terminals, dBW, in [-20, 80].
+             */
+            eirp_dbw: number;
+            /**
+             * G T Dbk
+             * @description Satellite receive G/T, dB/K, in [-40, 40].
+             */
+            g_t_dbk: number;
+            /**
+             * Transponder
+             * @description bent_pipe: transparent, a link budget naming a gateway_link combines both legs' C/N; regenerative: each leg (terminal up, terminal down) on its own.
+             * @default bent_pipe
+             * @enum {string}
+             */
+            transponder?: "bent_pipe" | "regenerative";
         };
         /**
          * Scenario

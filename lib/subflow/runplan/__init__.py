@@ -27,6 +27,10 @@ from subflow.runplan.capabilities import (
     describe,
     PLANNED,
     RADIO_FIELDS,
+    LINK_BUDGET_FIELDS,
+    LINK_BUDGET_HONOURED,
+    PAYLOAD_FIELDS,
+    link_budget_fields,
 )
 from subflow.runplan.controller import (
     apply_fdm,
@@ -66,6 +70,7 @@ from subflow.runplan.strategies import (
 )
 from subflow.runplan.topology import (
     AdhocLink,
+    BudgetPlan,
     stop_of,
     link_name,
     NetworkTimeline,
@@ -92,6 +97,10 @@ __all__ = [
     "describe",
     "PLANNED",
     "RADIO_FIELDS",
+    "LINK_BUDGET_FIELDS",
+    "LINK_BUDGET_HONOURED",
+    "PAYLOAD_FIELDS",
+    "link_budget_fields",
     "apply_fdm",
     "PLAN_VERSION",
     "FRAME_OVERHEAD_BYTES",
@@ -119,6 +128,7 @@ __all__ = [
     "STRATEGIES",
     "get_strategy",
     "AdhocLink",
+    "BudgetPlan",
     "stop_of",
     "link_name",
     "NetworkTimeline",

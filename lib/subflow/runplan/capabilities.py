@@ -261,6 +261,32 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
                                          "adhoc:<a>~<b>, their windows and rates)"),
 }
 
+#: the SATCOM link budget's fields (:mod:`subflow.space.link_budget`): the plan turns them into capacity changes of
+#: the link's two resources (a new one when a direction's MODCOD changes) and link down/up while no MODCOD closes
+LINK_BUDGET_FIELDS = ("Link.budget", *(f"SatcomBudget.{f}" for f in (
+    "terminal_eirp_dbw", "terminal_g_t_dbk", "uplink_ghz", "downlink_ghz", "symbol_rate_msps", "standard", "modcod",
+    "margin_db", "pointing_loss_db", "polarisation_loss_db", "antenna_diameter_m", "antenna_efficiency",
+    "exceedance_pct", "rain_rate_mm_h", "rain_attenuation_db", "gateway_link")))
+#: the satellite payload's fields, read only by a link budget
+PAYLOAD_FIELDS = ("SatelliteNode.payload", "SatellitePayload.eirp_dbw", "SatellitePayload.g_t_dbk",
+                  "SatellitePayload.transponder")
+_BUDGET = ("SATCOM link budget (subflow.space.link_budget): Es/N0 per direction and time step, DVB-S2/S2X MODCOD "
+           "(ACM or CCM), capacity = symbol rate x spectral efficiency as the plan's capacity_changes (a new value "
+           "when the MODCOD changes), link down while none closes")
+
+
+def link_budget_fields(kind: type, text: str) -> dict[str, Honours | Refuses | Describes]:
+    """The declaration of every link budget field (:data:`LINK_BUDGET_FIELDS`) as ``kind(text)``, and of the
+    payload's fields (:data:`PAYLOAD_FIELDS`): honoured with the budget, or described (they change no figure
+    without a budget, which the engine then refuses)."""
+    payload = Honours(_BUDGET) if kind is Honours else Describes(
+        "read only by Link.budget, which this engine refuses; changes no figure on its own")
+    return {**{f: kind(text) for f in LINK_BUDGET_FIELDS}, **{f: payload for f in PAYLOAD_FIELDS}}
+
+
+#: the link budget fields as every engine that applies the plan's capacity changes honours them
+LINK_BUDGET_HONOURED = link_budget_fields(Honours, _BUDGET)
+
 #: the radio fields (:mod:`subflow.radio.propagation`), for the engines that refuse them
 RADIO_FIELDS = ("AccessPointNode.radio", "StationNode.radio", "RadioSettings.propagation", "RadioSettings.rate_selection",
                 *(f"NodeRadio.{f}" for f in _NODE_RADIO), *(f"PropagationSettings.{f}" for f in _PROPAGATION))

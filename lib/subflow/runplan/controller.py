@@ -24,11 +24,12 @@ Modelling choices, stated:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from subflow.planning.fdm import FdmOptions, allocate_fdm
 from subflow.planning.network import Demand, Network
-from subflow.runplan.document import FlowPlan, Resource, Segment, SubflowPath
+from subflow.runplan.document import CapacityChange, FlowPlan, Resource, Segment, SubflowPath
 
 _BIG_MBPS = 1e9
 
@@ -97,7 +98,8 @@ def _fdm_network(paths: list[SubflowPath], resources: dict[str, Resource]) -> Ne
     return Network.from_arcs(nodes, list(arcs.values()))
 
 
-def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: float, interval_s: float) -> list[dict[str, Any]]:
+def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: float, interval_s: float,
+              capacity_changes: Sequence[CapacityChange] = ()) -> list[dict[str, Any]]:
     """Install FDM rate limits on the multipath ``flows`` in place; return the controller's events.
 
     Parameters
@@ -108,6 +110,9 @@ def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: floa
         Capacities (Mbit/s) and propagation delays (ms) of the plan.
     duration_s, interval_s : float
         Run length and the controller's polling period, seconds.
+    capacity_changes : sequence of CapacityChange
+        Capacities the controller follows (SATCOM link budgets' MODCOD steps): at each tick it allocates on
+        the capacities then in force, and re-allocates when one of them changed.
 
     Returns
     -------
@@ -120,8 +125,19 @@ def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: floa
     .. [1] Zhao et al., MILCOM 2018, §IV and §V.C (controller loop, OVS queues).
     .. [2] Fratta, Gerla, Kleinrock, Networks 3(2), 1973 (FDM).
     """
-    res = {r.id: r for r in resources}
+    base = {r.id: r for r in resources}
     kinds = {r.id: r.kind for r in resources}
+    followed = sorted({c.resource for c in capacity_changes})
+
+    def resources_at(t: float) -> dict[str, Resource]:
+        if not followed:
+            return base
+        out = dict(base)
+        for c in capacity_changes:
+            if c.t_s <= t + 1e-12:
+                out[c.resource] = out[c.resource].model_copy(update={"capacity_mbps": c.capacity_mbps})
+        return out
+
     targets = [f for f in flows if f.multipath]
     if not targets:
         return []
@@ -142,11 +158,12 @@ def apply_fdm(flows: list[FlowPlan], resources: list[Resource], duration_s: floa
     previous = None
     last_key: tuple | None = None
     for t in ticks:
-        key = state_at(t)
+        res = resources_at(t)
+        key = (state_at(t), tuple(res[r].capacity_mbps for r in followed)) if followed else state_at(t)
         if key == last_key:
             continue
         last_key = key
-        if not key:
+        if not (key[0] if followed else key):
             limits_from.append((t, {}))
             previous = None
             continue

@@ -126,9 +126,10 @@ def _resolve_flow(f, strat, policy, cuts: list[float], topology: NetworkTimeline
                     handover=strat.handover, segments=segments)
 
 
-def _capacity_changes(scenario: Scenario, timeline, flows: list[FlowPlan], adhoc: list[AdhocLink]
-                      ) -> list[CapacityChange]:
-    """Every resource's capacity changes, by time: rate-table air, per-station air queues, ad-hoc links."""
+def _capacity_changes(scenario: Scenario, timeline, flows: list[FlowPlan], adhoc: list[AdhocLink],
+                      budgeted: list[CapacityChange] = ()) -> list[CapacityChange]:
+    """Every resource's capacity changes, by time: rate-table air, per-station air queues, ad-hoc links,
+    SATCOM links with a link budget (``budgeted``: their MODCOD changes)."""
     duration = scenario.run.duration_s
     adhoc_changes = [
         c for link in adhoc for c in _stepped_capacity(
@@ -136,7 +137,8 @@ def _capacity_changes(scenario: Scenario, timeline, flows: list[FlowPlan], adhoc
             timeline.trajectories, duration)
         if c.capacity_mbps != link.steps[0][1] or c.t_s > 0]
     return sorted(_air_capacity_changes(scenario, timeline)
-                  + station_queue_capacity_changes(to_local(scenario), timeline, flows) + adhoc_changes,
+                  + station_queue_capacity_changes(to_local(scenario), timeline, flows) + adhoc_changes
+                  + list(budgeted),
                   key=lambda c: (c.t_s, c.resource))
 
 
@@ -174,7 +176,8 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
     flows = [_resolve_flow(f, strat, policy, cuts, network) for f in scenario.flows]
     events = sorted(timeline.events + network.link_events, key=lambda e: e["t_s"])
     if strat.rate_limits == "fdm":
-        events = sorted(events + apply_fdm(flows, network.resources, duration, scenario.controller.interval_s),
+        events = sorted(events + apply_fdm(flows, network.resources, duration, scenario.controller.interval_s,
+                                           network.budget.capacity_changes),
                         key=lambda e: e["t_s"])
     return RunPlan(
         strategy=strat.name,
@@ -186,7 +189,8 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         transport=scenario.transport,
         controller=scenario.controller,
         resources=network.resources,
-        capacity_changes=_capacity_changes(scenario, timeline, flows, network.adhoc),
+        capacity_changes=_capacity_changes(scenario, timeline, flows, network.adhoc,
+                                           network.budget.capacity_changes),
         delay_changes=network.delay_changes,
         flows=flows,
         events=events,

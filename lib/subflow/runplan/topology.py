@@ -11,16 +11,20 @@ gives the :class:`~subflow.planning.network.Network` of a window. The plan's int
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 from subflow.planning.network import Arc, Demand, Network
 from subflow.radio.association import Association, association_timeline, radio_budget, range_windows
 from subflow.runplan.air_cells import AirRates, air_arcs, has_station_queues, station_queue_resources, table_rate_at
-from subflow.runplan.document import DelayChange, Resource
+from subflow.runplan.document import CapacityChange, DelayChange, Resource
 from subflow.runplan.path_policies import Interval
 from subflow.scenario.document import AccessPointNode, Scenario, StationNode, end_points, load_scenario
 from subflow.space.mobility import distance_at, to_local
+from subflow.space.link_budget import LinkBudgetSeries, link_budgets
 from subflow.space.satcom import SatcomTimeline, satcom_timeline
 
 
@@ -42,14 +46,17 @@ class AdhocLink:
 
 
 def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = None,
+               initial_capacity_mbps: dict[str, float] | None = None,
                ) -> tuple[list[tuple[str, Arc]], list[Resource]]:
     """The wired arcs ``(link_id, arc)`` (both directions of each link, in ``links`` order) and every resource.
 
     ``initial_delay_ms``: per SATCOM link id, the delay its resources start with (ms; the link's own
-    ``delay_ms`` already included)."""
+    ``delay_ms`` already included); ``initial_capacity_mbps``: per resource id of a budgeted SATCOM link,
+    the capacity it starts with (Mbit/s)."""
     wired: list[tuple[str, Arc]] = []
     resources: list[Resource] = []
     initial_delay_ms = initial_delay_ms or {}
+    initial_capacity_mbps = initial_capacity_mbps or {}
     for link in scenario.links:
         for a, b in ((link.src, link.dst), (link.dst, link.src)):
             rid = f"{link.id}:{a}>{b}"
@@ -57,14 +64,15 @@ def _resources(scenario: Scenario, initial_delay_ms: dict[str, float] | None = N
                 Resource(
                     id=rid,
                     kind="link",
-                    capacity_mbps=link.bandwidth_mbps,
+                    capacity_mbps=initial_capacity_mbps.get(rid, link.bandwidth_mbps),
                     delay_ms=initial_delay_ms.get(link.id, link.delay_ms),
                     loss=link.loss,
                     jitter_ms=link.jitter_ms,
                     queue_packets=link.queue_packets,
                 )
             )
-            wired.append((link.id, Arc(rid, a, b, link.delay_ms, link.loss, link.bandwidth_mbps)))
+            wired.append((link.id, Arc(rid, a, b, link.delay_ms, link.loss,
+                                       initial_capacity_mbps.get(rid, link.bandwidth_mbps))))
     for n in scenario.nodes:
         if isinstance(n, AccessPointNode) and not has_station_queues(n):
             resources.append(
@@ -163,6 +171,82 @@ def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
     return initial, changes, satcom.down_intervals(duration), events
 
 
+@dataclass
+class BudgetPlan:
+    """What the SATCOM link budgets (:mod:`subflow.space.link_budget`) add to the plan.
+
+    Attributes
+    ----------
+    initial_capacity_mbps : dict
+        Resource id → its capacity at the start (the first MODCOD that closes), Mbit/s.
+    capacity_changes : list of CapacityChange
+        A resource's capacity whenever its MODCOD changes while its link is up (sorted by time, resource).
+    steps : dict
+        Resource id → ``(t_s, capacity_mbps)`` steps (the initial one at 0), for the windows' arcs.
+    outages : list of (link_id, t0_s, t1_s)
+        While no MODCOD closes in a direction of an up link (the link is down both ways).
+    events : list of dict
+        ``link_down`` / ``link_up`` of those outages (``node``: the terminal).
+    """
+
+    initial_capacity_mbps: dict[str, float]
+    capacity_changes: list[CapacityChange]
+    steps: dict[str, list[tuple[float, float]]]
+    outages: list[tuple[str, float, float]]
+    events: list[dict]
+
+    def capacity_at(self, t_s: float) -> dict[str, float]:
+        """Each budgeted resource's capacity at ``t_s``, Mbit/s."""
+        out = {}
+        for rid, steps in self.steps.items():
+            k = bisect_right([t for t, _ in steps], t_s) - 1
+            out[rid] = steps[max(k, 0)][1]
+        return out
+
+
+def _budget_plan(series: dict[str, LinkBudgetSeries], satcom: SatcomTimeline, duration_s: float) -> BudgetPlan:
+    """Capacity steps and outages of the budgeted SATCOM links: a new step only when a direction's MODCOD
+    changes at a sample where the link is up; an outage while either direction has none."""
+    plan = BudgetPlan({}, [], {}, [], [])
+    for lid, s in series.items():
+        lk = satcom.links[lid]
+        rids = (f"{lid}:{s.terminal}>{s.satellite}", f"{lid}:{s.satellite}>{s.terminal}")
+        caps = (s.up_capacity_mbps, s.down_capacity_mbps)
+        closing = np.flatnonzero((caps[0] > 0) & (caps[1] > 0))
+        first = int(closing[0]) if len(closing) else None
+        current = [float(caps[d][first]) if first is not None else None for d in (0, 1)]
+        for d in (0, 1):
+            if current[d] is not None:
+                plan.initial_capacity_mbps[rids[d]] = current[d]
+                plan.steps[rids[d]] = [(0.0, current[d])]
+        down_since: float | None = None
+        for k, t in enumerate(s.t_s):
+            t = float(t)
+            if not lk.is_up(t):
+                continue
+            closes = caps[0][k] > 0 and caps[1][k] > 0
+            if not closes:
+                if down_since is None:
+                    down_since = t
+                    plan.events.append({"t_s": t, "kind": "link_down", "node": s.terminal, "link": lid})
+                continue
+            if down_since is not None:
+                plan.outages.append((lid, down_since, t))
+                if t > 0:
+                    plan.events.append({"t_s": t, "kind": "link_up", "node": s.terminal, "link": lid})
+                down_since = None
+            for d in (0, 1):
+                value = float(caps[d][k])
+                if value != current[d]:
+                    current[d] = value
+                    plan.capacity_changes.append(CapacityChange(t_s=t, resource=rids[d], capacity_mbps=value))
+                    plan.steps[rids[d]].append((t, value))
+        if down_since is not None:
+            plan.outages.append((lid, down_since, duration_s))
+    plan.capacity_changes.sort(key=lambda c: (c.t_s, c.resource))
+    return plan
+
+
 def stop_of(f, duration: float) -> float:
     """When flow ``f`` stops, s: its ``stop_s``, else the run's end."""
     return f.stop_s if f.stop_s is not None else duration
@@ -221,15 +305,17 @@ class NetworkTimeline:
         self.timeline = association_timeline(scenario)
         self.satcom = satcom_timeline(scenario)
         initial_delay, self.delay_changes, satcom_outages, satcom_events = _satcom_plan(scenario, self.satcom)
-        self.wired, self.resources = _resources(scenario, initial_delay)
+        self.link_budgets = link_budgets(scenario, self.satcom)
+        self.budget = _budget_plan(self.link_budgets, self.satcom, scenario.run.duration_s)
+        self.wired, self.resources = _resources(scenario, initial_delay, self.budget.initial_capacity_mbps)
         self.resources += station_queue_resources(scenario, self.timeline)
         self.adhoc = _adhoc_links(scenario, self.timeline)
         for link in self.adhoc:
             self.resources.append(Resource(id=link.resource, kind="air", capacity_mbps=link.steps[0][1],
                                            delay_ms=0.0, loss=0.0, queue_packets=100))
         self.outages, self.link_events = _link_states(scenario)
-        self.outages += satcom_outages
-        self.link_events += satcom_events
+        self.outages += satcom_outages + self.budget.outages
+        self.link_events += satcom_events + self.budget.events
         self.capacity = {r.id: r.capacity_mbps for r in self.resources}
         self.air_rates = AirRates(to_local(scenario), self.timeline)
         self.nodes = [n.id for n in scenario.nodes]
@@ -246,7 +332,8 @@ class NetworkTimeline:
     def cut_times(self, flows: bool = True) -> list[float]:
         """Where the network changes (every association start/end, link or SATCOM outage, ad-hoc window) and,
         with ``flows``, where a flow starts or stops: times in [0, duration], sorted, both ends included."""
-        return _cut_times(self.scenario, self.timeline, self.adhoc, self.outages, flows)
+        return _cut_times(self.scenario, self.timeline, self.adhoc, self.outages, flows,
+                          [c.t_s for c in self.budget.capacity_changes])
 
     def windows(self) -> list[tuple[float, float]]:
         """The run cut where the network changes: ``(t_start_s, t_end_s)`` pairs covering [0, duration]."""
@@ -303,9 +390,12 @@ class NetworkTimeline:
         active: list[Association] = [a for a in associations if a.t_associated_s <= mid < a.t_end_s]
         pending = [a for a in associations if a.t_start_s <= mid < a.t_associated_s]
         sat = self.satcom.links
+        budgeted = self.budget.capacity_at(mid)
         arcs = [arc if link not in sat else _with_delay(arc, sat[link].delay_at(mid) + self.own_delay[link])
                 for link, arc in self.wired if link not in down]
-        capacity = {**self.capacity, **self.air_rates.at(mid)}
+        arcs = [arc._replace(capacity_mbps=budgeted[arc.resource]) if arc.resource in budgeted else arc
+                for arc in arcs]
+        capacity = {**self.capacity, **self.air_rates.at(mid), **budgeted}
         for a in active:
             arcs += [arc._replace(capacity_mbps=capacity[arc.resource])
                      for arc in air_arcs(a.station, self.aps[a.access_point])]
@@ -328,11 +418,11 @@ class NetworkTimeline:
 
 
 def _cut_times(scenario: Scenario, timeline, adhoc: list[AdhocLink], outages: list[tuple[str, float, float]],
-               flows: bool = True) -> list[float]:
-    """Where the run is cut: every association start/end, link or SATCOM outage, ad-hoc window and (with
-    ``flows``) flow start/stop, in [0, duration], sorted."""
+               flows: bool = True, changes: Iterable[float] = ()) -> list[float]:
+    """Where the run is cut: every association start/end, link or SATCOM outage, ad-hoc window, SATCOM MODCOD
+    change (``changes``) and (with ``flows``) flow start/stop, in [0, duration], sorted."""
     duration = scenario.run.duration_s
-    bounds = {0.0, duration}
+    bounds = {0.0, duration, *changes}
     for link in adhoc:
         for t0, t1 in link.windows:
             bounds.update((t0, t1))

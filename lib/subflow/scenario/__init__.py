@@ -50,6 +50,8 @@ from subflow.scenario.document import (
     RadioSettings,
     ControllerSettings,
     SatcomSettings,
+    SatcomBudget,
+    SatellitePayload,
     RunSettings,
     Scenario,
     check_references,
@@ -57,6 +59,13 @@ from subflow.scenario.document import (
     points_of,
     load_scenario,
     scenario_json_schema,
+)
+from subflow.scenario.modcod import (
+    DVB_S2,
+    DVB_S2X_EXTENSION,
+    MODCODS,
+    Modcod,
+    modcod_named,
 )
 from subflow.scenario.geodesy import (
     WGS84,
@@ -118,6 +127,8 @@ __all__ = [
     "RadioSettings",
     "ControllerSettings",
     "SatcomSettings",
+    "SatcomBudget",
+    "SatellitePayload",
     "RunSettings",
     "Scenario",
     "check_references",
@@ -136,4 +147,9 @@ __all__ = [
     "geo_corners",
     "geodesic_distance_m",
     "destination",
+    "DVB_S2",
+    "DVB_S2X_EXTENSION",
+    "MODCODS",
+    "Modcod",
+    "modcod_named",
 ]

@@ -33,6 +33,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from subflow.errors import ScenarioInvalid
 from subflow.scenario.geodesy import local_xy
+from subflow.scenario.modcod import MODCODS
 
 Identifier = Annotated[
     str,
@@ -373,6 +374,25 @@ class GeostationaryEphemeris(_Strict):
 Ephemeris = Annotated[Union[TleEphemeris, GeostationaryEphemeris], Field(discriminator="model")]
 
 
+class SatellitePayload(_Strict):
+    """What a satellite's payload offers a SATCOM link budget (:mod:`subflow.space.link_budget`).
+
+    ``eirp_dbw`` is the EIRP of one carrier toward a terminal (after output back-off), ``g_t_dbk`` the
+    receive figure of merit toward it; ``transponder``: ``bent_pipe`` (transparent: a carrier's
+    uplink and downlink noise add up, 1/(C/N) = 1/(C/N)up + 1/(C/N)down) or ``regenerative``
+    (demodulated on board: each leg picks its own MODCOD).
+    """
+
+    eirp_dbw: Annotated[float, Field(ge=-20, le=80, allow_inf_nan=False)] = Field(
+        description="Satellite EIRP per carrier toward the terminals, dBW, in [-20, 80].")
+    g_t_dbk: Annotated[float, Field(ge=-40, le=40, allow_inf_nan=False)] = Field(
+        description="Satellite receive G/T, dB/K, in [-40, 40].")
+    transponder: Literal["bent_pipe", "regenerative"] = Field(
+        default="bent_pipe",
+        description="bent_pipe: transparent, a link budget naming a gateway_link combines both legs' C/N; "
+        "regenerative: each leg (terminal up, terminal down) on its own.")
+
+
 class SatelliteNode(_NodeBase):
     """A satellite relay.
 
@@ -394,6 +414,11 @@ class SatelliteNode(_NodeBase):
         default=None,
         description="Constellation the satellite belongs to: a ground terminal linked to several satellites "
         "of one constellation uses one at a time (satcom.handover_policy); null: a constellation of its own.",
+    )
+    payload: SatellitePayload | None = Field(
+        default=None,
+        description="EIRP, G/T and transponder kind for the link budgets of its SATCOM links (Link.budget); "
+        "null: its links keep their bandwidth_mbps.",
     )
 
 
@@ -582,6 +607,66 @@ NODE_KINDS = ("host", "station", "access_point", "switch", "satellite", "router"
 # --------------------------------------------------------------------------- links and flows
 
 
+SeriesStep = tuple[Annotated[float, Field(ge=0, allow_inf_nan=False)], Annotated[float, Field(allow_inf_nan=False)]]
+
+
+class SatcomBudget(_Strict):
+    """The link budget of a SATCOM link (a link between a ground terminal and a satellite with an
+    ``ephemeris`` and a ``payload``), evaluated at every ``satcom.sample_s`` by
+    :mod:`subflow.space.link_budget` (docs/satcom.md): free-space loss from the slant range, gaseous,
+    cloud, rain attenuation and scintillation (ITU-R P.618/P.676/P.840/P.838/P.837 through ``itur``),
+    pointing and polarisation losses, Es/N0 per direction, the DVB-S2(X) MODCOD it closes with
+    ``margin_db`` and the link's capacity = symbol rate × spectral efficiency in each direction.
+    """
+
+    terminal_eirp_dbw: Annotated[float, Field(ge=-20, le=90, allow_inf_nan=False)] = Field(
+        description="Terminal EIRP toward the satellite, dBW, in [-20, 90].")
+    terminal_g_t_dbk: Annotated[float, Field(ge=-40, le=50, allow_inf_nan=False)] = Field(
+        description="Terminal receive G/T, dB/K, in [-40, 50].")
+    uplink_ghz: Annotated[float, Field(ge=1, le=55, allow_inf_nan=False)] = Field(
+        description="Uplink (terminal → satellite) frequency, GHz, in [1, 55] (ITU-R P.618's range).")
+    downlink_ghz: Annotated[float, Field(ge=1, le=55, allow_inf_nan=False)] = Field(
+        description="Downlink (satellite → terminal) frequency, GHz, in [1, 55].")
+    symbol_rate_msps: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] = Field(
+        description="Symbol rate of the carrier in each direction, Msym/s (noise bandwidth = symbol rate); "
+        "capacity = symbol rate × the MODCOD's bit/symbol, Mbit/s.")
+    standard: Literal["dvb-s2", "dvb-s2x"] = Field(
+        default="dvb-s2", description="MODCOD table: dvb-s2 (EN 302 307-1 Table 13) or dvb-s2x (also EN "
+        "302 307-2 Table 20a).")
+    modcod: str | None = Field(
+        default=None, description="null: adaptive coding and modulation (ACM), the most efficient MODCOD whose "
+        "required Es/N0 plus margin_db is met at each step; a MODCOD name (e.g. 'QPSK 3/4'): constant coding "
+        "and modulation (CCM), the link is down while it does not close.")
+    margin_db: Annotated[float, Field(ge=0, le=20, allow_inf_nan=False)] = Field(
+        default=1.0, description="Margin kept above a MODCOD's required Es/N0, dB, in [0, 20].")
+    pointing_loss_db: Annotated[float, Field(ge=0, le=20, allow_inf_nan=False)] = Field(
+        default=0.3, description="Antenna pointing loss, dB, each direction.")
+    polarisation_loss_db: Annotated[float, Field(ge=0, le=20, allow_inf_nan=False)] = Field(
+        default=0.1, description="Polarisation mismatch loss, dB, each direction.")
+    antenna_diameter_m: Annotated[float, Field(gt=0, le=30, allow_inf_nan=False)] = Field(
+        default=1.2, description="Terminal antenna diameter, m (ITU-R P.618 §2.4 scintillation).")
+    antenna_efficiency: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = Field(
+        default=0.65, description="Terminal antenna aperture efficiency, in (0, 1] (scintillation).")
+    exceedance_pct: Annotated[float, Field(ge=0.001, le=5, allow_inf_nan=False)] = Field(
+        default=0.1, description="Percentage of an average year the atmospheric attenuation is exceeded, %, in "
+        "[0.001, 5] (ITU-R P.618 §2.2.1.1's range): rain from ITU-R P.837's rain rate at the terminal, gases, "
+        "clouds and scintillation at this percentage.")
+    rain_rate_mm_h: list[SeriesStep] | None = Field(
+        default=None, max_length=10_000,
+        description="Scripted rain instead of the P.837 statistic: [[t_s, mm/h], ...] steps (each rate holds "
+        "from its t_s to the next), rain rate in [0, 250] mm/h; attenuation by ITU-R P.618 §2.2.1.1 with that "
+        "rate over the path (P.838 specific attenuation).")
+    rain_attenuation_db: list[SeriesStep] | None = Field(
+        default=None, max_length=10_000,
+        description="Scripted rain attenuation instead: [[t_s, dB], ...] steps, dB in [0, 60], the attenuation "
+        "at downlink_ghz; the uplink's is scaled to uplink_ghz by ITU-R P.618 §2.2.1.3 (long-term frequency "
+        "scaling).")
+    gateway_link: Identifier | None = Field(
+        default=None, description="Bent-pipe satellite: the link from the same satellite to the gateway whose "
+        "budget gives the far leg (return: this terminal's uplink with the gateway's downlink; forward: the "
+        "gateway's uplink with this terminal's downlink); null: this link's legs alone.")
+
+
 class Link(_Strict):
     """A full-duplex wired link; each direction has its own ``bandwidth_mbps``."""
 
@@ -593,6 +678,9 @@ class Link(_Strict):
     loss: LossFraction = 0.0
     jitter_ms: NonNegativeMs = 0.0
     queue_packets: Annotated[int, Field(ge=1, le=100_000)] = 100
+    budget: SatcomBudget | None = Field(
+        default=None, description="SATCOM link budget (a link to a satellite with an ephemeris and a payload): "
+        "its capacity follows the MODCOD of each time step instead of bandwidth_mbps; null: bandwidth_mbps.")
 
 
 class Flow(_Strict):
@@ -996,10 +1084,74 @@ def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[st
             elif isinstance(scenario.nodes[node_ids[g]], SatelliteNode):
                 errors.append({"loc": ["satcom", "gateways", k], "msg": "a gateway is a ground terminal, not a "
                                                                         "satellite"})
+    errors += _budget_errors(scenario, orbiting)
     for i, link in enumerate(scenario.links):
         if link.src in orbiting and link.dst in orbiting:
             errors.append({"loc": ["links", i], "msg": "a link between two satellites with an ephemeris "
                                                        "(inter-satellite link) is not modelled"})
+    return errors
+
+
+#: bounds of the scripted rain series: rain rates (mm/h) and attenuations (dB) the models are used for
+RAIN_RATE_MAX_MM_H = 250.0
+RAIN_ATTENUATION_MAX_DB = 60.0
+
+
+def _series_errors(loc: list[Any], series: list[tuple[float, float]], top: float, unit: str,
+                   duration: float) -> list[dict[str, Any]]:
+    """A scripted ``[[t_s, value], ...]`` series: times increasing within the run, values in [0, top]."""
+    errors: list[dict[str, Any]] = []
+    for k, (t, v) in enumerate(series):
+        if t > duration:
+            errors.append({"loc": [*loc, k, 0], "msg": f"t_s = {t:g} s is after run.duration_s"})
+        if k and t <= series[k - 1][0]:
+            errors.append({"loc": [*loc, k, 0], "msg": "times must increase"})
+        if not 0 <= v <= top:
+            errors.append({"loc": [*loc, k, 1], "msg": f"{v:g} {unit} is outside [0, {top:g}] {unit}"})
+    return errors
+
+
+def _budget_errors(scenario: Scenario, orbiting: set[str]) -> list[dict[str, Any]]:
+    """Rules of SATCOM link budgets: on a link between a ground terminal and a satellite with an ephemeris and
+    a payload; a MODCOD of the chosen standard; one rain series at most, within the models' range; a gateway
+    link that is another budgeted link of the same bent-pipe satellite."""
+    errors: list[dict[str, Any]] = []
+    nodes = {n.id: n for n in scenario.nodes}
+    links = {link.id: link for link in scenario.links}
+    duration = scenario.run.duration_s
+    for i, link in enumerate(scenario.links):
+        b = link.budget
+        if b is None:
+            continue
+        loc = ["links", i, "budget"]
+        sat = next((e for e in (link.src, link.dst) if e in orbiting), None)
+        if sat is None or (link.src in orbiting and link.dst in orbiting):
+            errors.append({"loc": loc, "msg": "a link budget needs a link between a ground terminal and a "
+                                              "satellite with an ephemeris"})
+            continue
+        if nodes[sat].payload is None:
+            errors.append({"loc": loc, "msg": f"satellite {sat!r} has no payload (eirp_dbw, g_t_dbk)"})
+        if b.modcod is not None and b.modcod not in {m.name for m in MODCODS[b.standard]}:
+            errors.append({"loc": [*loc, "modcod"], "msg": f"unknown {b.standard} MODCOD {b.modcod!r}"})
+        if b.rain_rate_mm_h is not None and b.rain_attenuation_db is not None:
+            errors.append({"loc": [*loc, "rain_attenuation_db"], "msg": "give rain_rate_mm_h or "
+                                                                        "rain_attenuation_db, not both"})
+        if b.rain_rate_mm_h is not None:
+            errors += _series_errors([*loc, "rain_rate_mm_h"], b.rain_rate_mm_h, RAIN_RATE_MAX_MM_H, "mm/h", duration)
+        if b.rain_attenuation_db is not None:
+            errors += _series_errors([*loc, "rain_attenuation_db"], b.rain_attenuation_db, RAIN_ATTENUATION_MAX_DB,
+                                     "dB", duration)
+        g = links.get(b.gateway_link) if b.gateway_link is not None else None
+        if b.gateway_link is None:
+            continue
+        if g is None or g.id == link.id:
+            errors.append({"loc": [*loc, "gateway_link"], "msg": f"{b.gateway_link!r} is not another link"})
+        elif sat not in (g.src, g.dst) or g.budget is None:
+            errors.append({"loc": [*loc, "gateway_link"], "msg": f"link {g.id!r} must join satellite {sat!r} "
+                                                                 "and carry its own budget"})
+        elif nodes[sat].payload is not None and nodes[sat].payload.transponder != "bent_pipe":
+            errors.append({"loc": [*loc, "gateway_link"], "msg": f"satellite {sat!r} is regenerative: each leg "
+                                                                 "closes on its own, no gateway_link"})
     return errors
 
 

@@ -1,4 +1,4 @@
-"""Where nodes are over time: trajectories of every mobility model, range-crossing times, satellite orbits (slant range, elevation, visibility, handover).
+"""Where nodes are over time: trajectories of every mobility model, range-crossing times, satellite orbits (slant range, elevation, visibility, handover), SATCOM link budgets (Es/N0, MODCOD, capacity).
 
 Public names of the package, by module; ``from subflow.space import X`` and ``from subflow.space.<module> import X``
 name the same object.
@@ -18,6 +18,22 @@ from subflow.space.mobility import (
     in_range_intervals,
     to_local,
     node_geo_track,
+)
+from subflow.space.link_budget import (
+    BOLTZMANN_DBW_K_HZ,
+    LegBudget,
+    LinkBudgetSeries,
+    atmospheric_attenuation_db,
+    capacity_mbps,
+    carrier_to_noise_density_dbhz,
+    combine_cn_db,
+    es_n0_db,
+    free_space_loss_db,
+    leg_budget,
+    link_budgets,
+    rain_attenuation_db,
+    scale_rain_attenuation_db,
+    select_modcod,
 )
 from subflow.space.satcom import (
     GEO_ALTITUDE_M,
@@ -60,4 +76,18 @@ __all__ = [
     "satellite_ecef_km",
     "satcom_uses",
     "skyfield_times",
+    "BOLTZMANN_DBW_K_HZ",
+    "LegBudget",
+    "LinkBudgetSeries",
+    "atmospheric_attenuation_db",
+    "capacity_mbps",
+    "carrier_to_noise_density_dbhz",
+    "combine_cn_db",
+    "es_n0_db",
+    "free_space_loss_db",
+    "leg_budget",
+    "link_budgets",
+    "rain_attenuation_db",
+    "scale_rain_attenuation_db",
+    "select_modcod",
 ]

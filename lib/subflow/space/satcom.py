@@ -158,7 +158,8 @@ class SatcomLink:
     """One SATCOM link (``link`` between ground ``terminal`` and ``satellite``).
 
     ``t_s``, ``elevation_deg``, ``delay_ms``: the geometry at every sample; ``up``:
-    the intervals [t0, t1) during which the link is up (the terminal uses the satellite).
+    the intervals [t0, t1) during which the link is up (the terminal uses the satellite);
+    ``lat_deg``, ``lon_deg``: the terminal's WGS84 position at every sample (link budgets).
     """
 
     link: str
@@ -168,6 +169,8 @@ class SatcomLink:
     elevation_deg: np.ndarray
     delay_ms: np.ndarray
     up: list[tuple[float, float]] = field(default_factory=list)
+    lat_deg: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    lon_deg: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def delay_at(self, t: float) -> float:
         """One-way delay at ``t`` seconds, ms (linear between samples)."""
@@ -342,7 +345,8 @@ def satcom_timeline(scenario: Scenario) -> SatcomTimeline:
                 e = np.where(bad, -90.0, e)
                 rho = np.where(bad, float(np.nanmin(rho)) if not bad.all() else 0.0, rho)
             elev[s] = e
-            links[lid] = SatcomLink(lid, term, s, t, e, rho / SPEED_OF_LIGHT_KM_S * 1000.0)
+            links[lid] = SatcomLink(lid, term, s, t, e, rho / SPEED_OF_LIGHT_KM_S * 1000.0,
+                                    lat_deg=lat, lon_deg=lon)
         windows = {s: _windows(t, elev[s], sc.elevation_mask_deg) for s in by_sat}
         if term in sc.gateways:
             term_uses = [Use(s, a, b) for s in sorted(by_sat) for a, b in windows[s]]
