@@ -83,6 +83,7 @@ from subflow_backend.body_limit import BodySizeLimit, limit_for_path
 from subflow_backend.headers import SecurityHeadersMiddleware
 from subflow_backend.json_paths import json_paths
 from subflow_backend.observability import metrics_allowed, metrics_text, request_context
+from subflow_backend.quotas import CallerQuotas, Quotas, make_store
 from subflow_backend.settings import settings
 
 log = logging.getLogger(__name__)
@@ -304,6 +305,11 @@ if settings.BACKEND_CORS_ORIGINS:
 app.add_middleware(AdmissionLimit, max_concurrent=min(settings.MAX_CONCURRENT_REQUESTS,
                                                       settings.DB_POOL_SIZE + settings.DB_MAX_OVERFLOW),
                    wait_s=settings.ADMISSION_WAIT_S)
+# per-caller quotas in front of that queue: one caller's requests beyond its share get 429 without waiting
+app.add_middleware(CallerQuotas, quotas=Quotas(
+    concurrent=settings.QUOTA_CONCURRENT, heavy_concurrent=settings.QUOTA_HEAVY_CONCURRENT,
+    streams=settings.QUOTA_STREAMS, requests_per_minute=settings.QUOTA_REQUESTS_PER_MINUTE,
+    heavy_per_minute=settings.QUOTA_HEAVY_PER_MINUTE), store=make_store(settings.quota_redis_url, settings.QUOTA_LEASE_S))
 # outermost: every answer (413s and 422s of the middlewares above included) has a request id and a log line
 app.add_middleware(request_context)
 

@@ -61,7 +61,8 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
     sorted worst first (most demand lost, most flows cut, largest added delay). Shape:
     :class:`subflow.analysis.failures.FailureReport`. 422 names an unknown link in ``links``, or
-    ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work)."""
+    ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work), or ``background`` when an
+    inline analysis has more than ``MAX_INLINE_FAILURE_CASES`` cases (send it to the worker)."""
     request = FailureRequest(**body.model_dump(exclude={"background"}))
     sc = load_scenario(scenario.document)
     known = {link.id for link in sc.links}
@@ -75,6 +76,11 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
                                          "failure cases (links + nodes)"))
     if body.background:
         return _accepted(celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
+    if n > settings.MAX_INLINE_FAILURE_CASES:
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("body", "background"), "input": False,
+            "msg": f"{n} failure cases, more than MAX_INLINE_FAILURE_CASES = {settings.MAX_INLINE_FAILURE_CASES} "
+                   f"computed inside the API; send it with \"background\": true (a worker job) or name fewer links"}])
     return analyse_failures(scenario.document, request, max_cases=settings.MAX_FAILURE_CASES)
 
 
@@ -112,7 +118,7 @@ def job_events(request: Request, job_id: str, celery, poll_s: float = JOB_POLL_S
     def message(brief: dict) -> str:
         return f"data: {JobPublic.model_validate({**brief, 'result': None}).model_dump_json()}\n\n"
 
-    return poll_events(request, read, message, lambda brief: brief["status"] in ("succeeded", "failed"),
+    return poll_events(request, ("job", job_id), read, message, lambda brief: brief["status"] in ("succeeded", "failed"),
                        lambda _last: "", poll_s, poll_s)
 
 

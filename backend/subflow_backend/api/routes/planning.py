@@ -22,6 +22,7 @@ from subflow.analysis.planning import (
     RoutesOverTime,
     RoutesRequest,
     allocation_document,
+    routes_cost,
     routes_document,
 )
 
@@ -55,6 +56,20 @@ def _check_route_paths(document: dict[str, Any], body: RoutesRequest) -> None:
         }])
 
 
+def _check_inline_cost(document: dict[str, Any], body: RoutesRequest) -> None:
+    """422 on ``background`` if the request's cost (pairs × k × windows, :func:`routes_cost`) exceeds
+    ``MAX_INLINE_ROUTE_COST``: it is too heavy to compute inside the API; the worker takes it."""
+    cost = routes_cost(document, body, settings.MAX_INLINE_ROUTE_COST)
+    if cost > settings.MAX_INLINE_ROUTE_COST:
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("body", "background"),
+            "msg": f"this request costs {cost} (node pairs × k × network windows), more than MAX_INLINE_ROUTE_COST = "
+                   f"{settings.MAX_INLINE_ROUTE_COST} computed inside the API; send it with \"background\": true "
+                   f"(a worker job), or ask for fewer pairs, a smaller k or one time t_s",
+            "input": False,
+        }])
+
+
 _QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
 
 
@@ -68,10 +83,12 @@ def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any
     1−Π(1−p). The network is the run's at ``t_s`` (SATCOM delays from the orbits, Wi-Fi hops from
     association, link events; :mod:`subflow.analysis.planning`); without ``t_s`` ``windows`` covers the
     whole run and the top level is its start. 422 names a bad link or node, a ``t_s`` after the run, or
-    ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work)."""
+    ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work), or ``background`` when an
+    inline request's cost (pairs × ``k`` × windows) exceeds ``MAX_INLINE_ROUTE_COST`` (send it to the worker)."""
     _check_route_paths(scenario.document, body)
     if body.background:
         return _job(celery, ROUTES_TASK, scenario, body)
+    _check_inline_cost(scenario.document, body)
     return routes_document(scenario.document, body)
 
 
