@@ -19,6 +19,7 @@ that proxies keep the connection open.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Hashable
+from contextlib import aclosing
 from typing import TypeVar
 
 from fastapi import APIRouter, HTTPException, Request, status
@@ -73,15 +74,16 @@ async def poll_events(
     runs in the threadpool (it may touch the database) once per tick whatever the number of streams; the
     wait between reads starts at ``first_poll_s`` after each change and grows ×1.5 up to ``poll_s`` (seconds)."""
     yield "retry: 2000\n\n"
-    async for kind, state in hub.follow(key, read, finished, poll_s, first_poll_s, KEEPALIVE_S):
-        if kind == "state":
-            yield message(state)
-        elif kind == "gone":
-            yield gone(state)
-        else:
-            yield ": keep-alive\n\n"
-        if await request.is_disconnected():
-            return
+    async with aclosing(hub.follow(key, read, finished, poll_s, first_poll_s, KEEPALIVE_S)) as events:
+        async for kind, state in events:
+            if kind == "state":
+                yield message(state)
+            elif kind == "gone":
+                yield gone(state)
+            else:
+                yield ": keep-alive\n\n"
+            if await request.is_disconnected():
+                return
 
 
 def comparison_events(
