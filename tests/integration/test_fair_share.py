@@ -1,0 +1,164 @@
+"""Fair share under abuse, on the real PostgreSQL + Redis stack: one viewer firing heavy planning requests
+as fast as it can, and holding progress streams open, leaves the other users' reads fast.
+
+The API under test is a second API process on the ``pg_stack``'s database and Redis (its worker serves
+the background jobs) with tighter per-caller quotas than the defaults (``QUOTA_HEAVY_CONCURRENT = 1``,
+``QUOTA_STREAMS = 4``): the load is the issue's reproducer scaled down to a minute — 16 concurrent
+all-pairs routes requests on a 121-node grid (14,520 node pairs, ~1 s of CPU each inline, just under
+``MAX_INLINE_ROUTE_COST``) sent again as soon as they come back, against 20 reader threads of 4 other users.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from subflow_testbeds.processes import free_port
+from tests.integration.conftest import PYTHON, Proc, Stack
+from tests.integration.test_faults import grid_scenario
+
+pytestmark = pytest.mark.integration
+
+TIGHT = {"QUOTA_HEAVY_CONCURRENT": "1", "QUOTA_STREAMS": "4", "QUOTA_HEAVY_PER_MINUTE": "100000"}
+ATTACK_S = 30.0
+
+
+@pytest.fixture(scope="module")
+def fair_api(pg_stack: Stack, logs_dir) -> Iterator[str]:
+    """Base URL of an API process on the pg_stack's database and Redis with the :data:`TIGHT` quotas."""
+    port = free_port()
+    proc = Proc.start("fair-api", [PYTHON, "-m", "uvicorn", "subflow_backend.main:app",
+                                   "--host", "127.0.0.1", "--port", str(port)],
+                      {**pg_stack.env, **TIGHT}, logs_dir / "fair-api.log")
+    try:
+        proc.wait_http(f"http://127.0.0.1:{port}/api/health")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.stop()
+
+
+def _user(pg_stack: Stack, project: str, role: str = "viewer") -> str:
+    """A new user with ``role`` in ``project``; returns a read token of theirs."""
+    password = uuid.uuid4().hex
+    r = pg_stack.api.post("/users", json={"username": f"fair-{uuid.uuid4().hex[:8]}", "password": password})
+    assert r.status_code == 201, r.text
+    user = r.json()
+    assert pg_stack.api.put(f"/projects/{project}/members/{user['id']}", json={"role": role}).status_code == 200
+    return pg_stack.new_token(pg_stack.login(user["username"], password), "read")
+
+
+@pytest.fixture(scope="module")
+def world(pg_stack: Stack) -> dict[str, Any]:
+    """A project with the grid scenario, one abusing viewer and four other viewers (read tokens)."""
+    r = pg_stack.api.post("/projects", json={"name": f"it-fair-{uuid.uuid4().hex[:8]}"})
+    assert r.status_code == 201, r.text
+    project = r.json()["id"]
+    r = pg_stack.api.post("/scenarios", json=grid_scenario(11), params={"project_id": project})
+    assert r.status_code == 201, r.text
+    return {"project": project, "grid": r.json()["id"], "abuser": _user(pg_stack, project),
+            "others": [_user(pg_stack, project) for _ in range(4)]}
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+def _read_loop(base: str, token: str, sid: str, until: float, out: list[tuple[int, float]]) -> None:
+    with httpx.Client(base_url=f"{base}/api", headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
+        while time.monotonic() < until:
+            for path in (f"/scenarios/{sid}", "/scenarios?limit=20"):
+                t0 = time.perf_counter()
+                status = c.get(path).status_code
+                out.append((status, (time.perf_counter() - t0) * 1000))
+            time.sleep(0.05)
+
+
+def _readers(base: str, world: dict[str, Any], seconds: float) -> list[tuple[int, float]]:
+    out: list[tuple[int, float]] = []
+    until = time.monotonic() + seconds
+    threads = [threading.Thread(target=_read_loop, args=(base, world["others"][i % 4], world["grid"], until, out))
+               for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def _abuse(base: str, token: str, sid: str, until: float, out: list[httpx.Response]) -> None:
+    body = {"metric": "hop", "t_s": 0}
+    with httpx.Client(base_url=f"{base}/api", headers={"Authorization": f"Bearer {token}"}, timeout=120) as c:
+        while time.monotonic() < until:
+            r = c.post(f"/scenarios/{sid}/routes", json=body)
+            out.append(r)
+            if r.status_code == 429:
+                time.sleep(0.05)  # an impatient client: far below the Retry-After it was given
+
+
+def test_one_viewers_heavy_requests_leave_the_others_reads_fast(fair_api, world):
+    # a request like the reproducer's (87,120 node pairs, ~8 s of CPU inline) is refused inline, naming what to do
+    abuser = httpx.Client(base_url=f"{fair_api}/api", headers={"Authorization": f"Bearer {world['abuser']}"}, timeout=60)
+    pairs = [[f"s{i % 11}_{i // 11}", f"s{j % 11}_{j // 11}"] for i in range(121) for j in range(121) if i != j]
+    r = abuser.post(f"/scenarios/{world['grid']}/routes", json={"metric": "hop", "pairs": pairs * 6})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "background"]
+    assert "MAX_INLINE_ROUTE_COST = 20000" in r.json()["detail"][0]["msg"]
+
+    baseline = _readers(fair_api, world, 5.0)
+    heavy: list[httpx.Response] = []
+    until = time.monotonic() + ATTACK_S
+    attackers = [threading.Thread(target=_abuse, args=(fair_api, world["abuser"], world["grid"], until, heavy))
+                 for _ in range(16)]
+    for t in attackers:
+        t.start()
+    time.sleep(2.0)  # the first heavy requests are in
+    reads = _readers(fair_api, world, ATTACK_S - 4.0)
+    for t in attackers:
+        t.join()
+
+    served = [r for r in heavy if r.status_code == 200]
+    refused = [r for r in heavy if r.status_code == 429]
+    print(f"\nbaseline reads: {len(baseline)}, p99 {_p99([ms for _, ms in baseline]):.1f} ms; under attack: "
+          f"{len(reads)} reads, p50 {sorted(ms for _, ms in reads)[len(reads) // 2]:.1f} ms, "
+          f"p99 {_p99([ms for _, ms in reads]):.1f} ms, max {max(ms for _, ms in reads):.1f} ms; "
+          f"heavy: {len(served)} served, {len(refused)} refused (429)")
+    assert {s for s, _ in baseline + reads} == {200}
+    assert served and len(served[0].json()["routes"]) == 121 * 120  # the abuser got its share, computed
+    assert refused and refused[0].headers["retry-after"] == "1"
+    assert "QUOTA_HEAVY_CONCURRENT = 1" in refused[0].json()["detail"]
+    assert {r.status_code for r in heavy} <= {200, 429}
+    assert _p99([ms for _, ms in reads]) < 200.0
+
+
+def test_progress_streams_are_capped_per_caller(fair_api, world, pg_stack):
+    # a background job on the grid (k = 3, all pairs) keeps the worker busy for seconds: its stream stays open
+    r = pg_stack.api.post(f"/scenarios/{world['grid']}/routes", json={"metric": "delay", "k": 3, "background": True})
+    assert r.status_code == 202, r.text
+    path = f"/api/jobs/{r.json()['job_id']}/events"
+    headers = {"Authorization": f"Bearer {world['abuser']}"}
+    with httpx.Client(base_url=fair_api, headers=headers, timeout=60) as c, httpx.Client(
+            base_url=fair_api, headers={"Authorization": f"Bearer {world['others'][0]}"}, timeout=60) as other:
+        streams = [c.stream("GET", path) for _ in range(5)]
+        opened = [s.__enter__() for s in streams[:4]]
+        try:
+            assert [s.status_code for s in opened] == [200] * 4
+            fifth = c.get(path)
+            assert fifth.status_code == 429, fifth.text
+            assert "QUOTA_STREAMS = 4" in fifth.json()["detail"] and fifth.headers["retry-after"] == "1"
+            with other.stream("GET", path) as theirs:  # another caller is not refused
+                assert theirs.status_code == 200
+                assert next(theirs.iter_lines()).startswith("retry:")
+        finally:
+            for s in streams[:4]:
+                s.__exit__(None, None, None)
+        deadline = time.monotonic() + 10
+        while (again := c.get(path)).status_code == 429 and time.monotonic() < deadline:
+            time.sleep(0.2)  # the slots come back once the streams are closed
+        assert again.status_code == 200, again.text
