@@ -667,7 +667,8 @@ export interface paths {
          *     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
          *     sorted worst first (most demand lost, most flows cut, largest added delay). Shape:
          *     :class:`subflow.analysis.failures.FailureReport`. 422 names an unknown link in ``links``, or
-         *     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work).
+         *     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work), or ``background`` when an
+         *     inline analysis has more than ``MAX_INLINE_FAILURE_CASES`` cases (send it to the worker).
          */
         post: operations["failures_api_scenarios__scenario_id__failures_post"];
         delete?: never;
@@ -763,7 +764,8 @@ export interface paths {
          *     1−Π(1−p). The network is the run's at ``t_s`` (SATCOM delays from the orbits, Wi-Fi hops from
          *     association, link events; :mod:`subflow.analysis.planning`); without ``t_s`` ``windows`` covers the
          *     whole run and the top level is its start. 422 names a bad link or node, a ``t_s`` after the run, or
-         *     ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work).
+         *     ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work), or ``background`` when an
+         *     inline request's cost (pairs × ``k`` × windows) exceeds ``MAX_INLINE_ROUTE_COST`` (send it to the worker).
          */
         post: operations["routes_api_scenarios__scenario_id__routes_post"];
         delete?: never;
@@ -5085,6 +5087,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     login_api_auth_login_post: {
@@ -5171,6 +5180,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     compute_coverage_api_coverage_post: {
@@ -5230,6 +5246,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_engines_api_engines_get: {
@@ -5267,6 +5290,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5373,6 +5403,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     job_api_jobs__job_id__get: {
@@ -5410,6 +5447,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5456,6 +5500,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_projects_api_projects_get: {
@@ -5478,6 +5529,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5544,6 +5602,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     read_project_api_projects__project_id__get: {
@@ -5588,6 +5653,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5645,6 +5717,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5716,6 +5795,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_members_api_projects__project_id__members_get: {
@@ -5760,6 +5846,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5830,6 +5923,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     remove_member_api_projects__project_id__members__user_id__delete: {
@@ -5888,6 +5988,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     check_document_api_scenario_checks_post: {
@@ -5942,6 +6049,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_scenarios_api_scenarios_get: {
@@ -5990,6 +6104,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6060,6 +6181,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     get_schema_api_scenarios_schema_get: {
@@ -6084,6 +6212,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6133,6 +6268,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6219,6 +6361,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     delete_scenario_api_scenarios__scenario_id__delete: {
@@ -6268,6 +6417,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6341,6 +6497,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     capacity_searches_api_scenarios__scenario_id__capacity_searches_post: {
@@ -6404,6 +6567,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_comparisons_api_scenarios__scenario_id__comparisons_get: {
@@ -6452,6 +6622,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6574,6 +6751,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     cancel_comparison_api_scenarios__scenario_id__comparisons__comparison_id__cancel_post: {
@@ -6627,6 +6811,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     stream_comparison_events_api_scenarios__scenario_id__comparisons__comparison_id__events_get: {
@@ -6672,6 +6863,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6733,6 +6931,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_sweep_point_runs_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points_get: {
@@ -6778,6 +6983,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6826,6 +7038,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     export_scenario_api_scenarios__scenario_id__export_get: {
@@ -6871,6 +7090,13 @@ export interface operations {
             };
             /** @description Unknown format or strategy. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6948,6 +7174,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     fork_scenario_api_scenarios__scenario_id__fork_post: {
@@ -7017,6 +7250,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7102,6 +7342,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     export_track_api_scenarios__scenario_id__nodes__node_id__track_gpx_get: {
@@ -7141,6 +7388,13 @@ export interface operations {
             };
             /** @description The scenario is planar (no geographic track); `loc` names the node's position. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7218,6 +7472,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_versions_api_scenarios__scenario_id__versions_get: {
@@ -7262,6 +7523,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7309,6 +7577,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7378,6 +7653,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_strategies_api_strategies_get: {
@@ -7400,6 +7682,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7459,6 +7748,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_users_api_users_get: {
@@ -7504,6 +7800,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7566,6 +7869,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     read_me_api_users_me_get: {
@@ -7588,6 +7898,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7645,6 +7962,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_tokens_api_users_me_tokens_get: {
@@ -7667,6 +7991,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7726,6 +8057,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     revoke_token_api_users_me_tokens__token_id__delete: {
@@ -7775,6 +8113,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7827,6 +8172,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7884,6 +8236,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7954,6 +8313,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
