@@ -10,7 +10,9 @@ quotas here sit in front of it and are counted per *caller*:
   timeline and import requests (:func:`request_kind`), the ones that cost seconds of CPU;
 * ``QUOTA_STREAMS``: progress streams (``.../events``) open at once;
 * ``QUOTA_REQUESTS_PER_MINUTE`` / ``QUOTA_HEAVY_PER_MINUTE``: requests (all / heavy) started per
-  minute (a fixed window aligned on the minute).
+  minute (a fixed window aligned on the minute);
+* ``QUOTA_JOBS``: background jobs (planning, analysis) queued or running at once, so that one caller
+  cannot fill the workers' queue (:class:`JobLedger`, checked by the routes that submit jobs).
 
 A request beyond a quota gets 429 at once with ``Retry-After`` (seconds: 1 for a concurrency quota,
 the rest of the minute for a rate quota) and a ``detail`` naming the setting (RFC 6585 §4; OWASP API
@@ -33,7 +35,9 @@ import asyncio
 import hashlib
 import logging
 import re
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -260,6 +264,65 @@ class CallerQuotas:
             await self.app(scope, receive, send)
         finally:
             await self._release(taken)
+
+
+class JobLedger:
+    """The background jobs (planning and analysis) each caller has queued or running, for ``QUOTA_JOBS``:
+    a hash ``job id → submitted at`` per caller in Redis (every API process sees it), or in the process.
+    Finished jobs are forgotten when the caller next submits one, and any entry older than ``max_age_s``
+    (longer than a job may run) too. Two submissions checked at the same instant may both pass: the
+    excess is bounded by ``QUOTA_HEAVY_CONCURRENT``."""
+
+    def __init__(self, redis_url: str, max_age_s: float, prefix: str = "subflow:quota:jobs:") -> None:
+        self.max_age_s, self.prefix = max_age_s, prefix
+        self._redis = None
+        if redis_url.startswith(("redis://", "rediss://", "unix://")):
+            import redis
+
+            self._redis = redis.Redis.from_url(redis_url, socket_timeout=2, socket_connect_timeout=2)
+        self._memory: dict[str, dict[str, float]] = {}
+        self._lock = threading.Lock()
+
+    def _entries(self, caller: str) -> dict[str, float]:
+        if self._redis is None:
+            with self._lock:
+                return dict(self._memory.get(caller, {}))
+        return {k.decode(): float(v) for k, v in self._redis.hgetall(self.prefix + caller).items()}
+
+    def _forget(self, caller: str, job_ids: list[str]) -> None:
+        if not job_ids:
+            return
+        if self._redis is not None:
+            self._redis.hdel(self.prefix + caller, *job_ids)
+            return
+        with self._lock:
+            jobs = self._memory.get(caller, {})
+            for job_id in job_ids:
+                jobs.pop(job_id, None)
+            if not jobs:
+                self._memory.pop(caller, None)
+
+    def check(self, caller: str, limit: int, finished: Callable[[str], bool]) -> None:
+        """Raise :class:`Refused` (``QUOTA_JOBS``) if ``caller`` has ``limit`` jobs not ``finished`` (0: off)."""
+        if limit <= 0:
+            return
+        now = time.time()
+        entries = self._entries(caller)
+        done = [j for j, at in entries.items() if now - at > self.max_age_s or finished(j)]
+        self._forget(caller, done)
+        if len(entries) - len(done) >= limit:
+            raise Refused("QUOTA_JOBS", limit, "background jobs queued or running", 5)
+
+    def add(self, caller: str, job_id: str) -> None:
+        """Record a job ``caller`` submitted."""
+        if self._redis is None:
+            with self._lock:
+                self._memory.setdefault(caller, {})[job_id] = time.time()
+            return
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hset(self.prefix + caller, job_id, time.time())
+        pipe.expire(self.prefix + caller, int(self.max_age_s))
+        pipe.execute()
 
 
 def make_store(redis_url: str, lease_s: int) -> QuotaStore:

@@ -150,6 +150,9 @@ class Settings(BaseSettings):
     #: Requests (all / heavy) one caller may start per minute (a window aligned on the minute).
     QUOTA_REQUESTS_PER_MINUTE: int = Field(default=20_000, ge=0)
     QUOTA_HEAVY_PER_MINUTE: int = Field(default=600, ge=0)
+    #: Background jobs (routes, allocations, failure analyses, capacity searches) one caller may have queued or
+    #: running at once; beyond it 429 with ``Retry-After: 5``.
+    QUOTA_JOBS: int = Field(default=16, ge=0)
     #: Where the quota counters live: a Redis URL (shared by every API process); empty: the Celery broker when
     #: it is Redis, else the API process's memory (the embedded deployment's single process).
     QUOTA_REDIS_URL: str = ""

@@ -10,7 +10,16 @@ import httpx
 import pytest
 from starlette.responses import PlainTextResponse
 
-from subflow_backend.quotas import CallerQuotas, MemoryStore, Quotas, RedisStore, caller_key, request_kind
+from subflow_backend.quotas import (
+    CallerQuotas,
+    JobLedger,
+    MemoryStore,
+    Quotas,
+    RedisStore,
+    Refused,
+    caller_key,
+    request_kind,
+)
 
 
 class SlowApp:
@@ -124,3 +133,28 @@ def test_redis_store_shares_slots_and_gives_them_back():
     assert took == [True, True, False, True]
     assert hits == [True, True, False]
     assert not left
+
+
+def test_job_ledger_counts_unfinished_jobs_per_caller():
+    ledger = JobLedger("", max_age_s=3600)
+    done: set[str] = set()
+    for job in ("j1", "j2"):
+        ledger.check("a", 2, done.__contains__)
+        ledger.add("a", job)
+    with pytest.raises(Refused, match="QUOTA_JOBS = 2"):
+        ledger.check("a", 2, done.__contains__)
+    ledger.check("b", 2, done.__contains__)  # another caller
+    done.add("j1")
+    ledger.check("a", 2, done.__contains__)  # j1 finished: forgotten
+    done.add("j2")
+    ledger.check("a", 2, done.__contains__)
+    assert ledger._memory == {}  # noqa: SLF001
+
+
+def test_job_ledger_forgets_jobs_older_than_max_age():
+    ledger = JobLedger("", max_age_s=0.01)
+    ledger.add("a", "j1")
+    import time
+
+    time.sleep(0.05)
+    ledger.check("a", 1, lambda _job: False)

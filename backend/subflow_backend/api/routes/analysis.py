@@ -25,7 +25,8 @@ from subflow.scenario.document import load_scenario
 from subflow_backend.api.deps import CeleryDep, PrincipalDep, ScenarioDep, ScenarioEditDep, check_engine_permission
 from subflow_backend.api.routes.events import EventStreamResponse, poll_events
 from subflow_backend.api.routes.planning import job as read_job
-from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK, send_job
+from subflow_backend.api.routes.planning import submit_job
+from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK
 from subflow_backend.request_checks import check_request as check_comparison
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
@@ -48,14 +49,14 @@ def _body_errors(exc: ScenarioInvalid) -> RequestValidationError:
                                     "input": None} for e in exc.errors])
 
 
-def _accepted(celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
-    job_id = send_job(celery, task, [scenario.id, scenario.version, body])
+def _accepted(request: Request, celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
+    job_id = submit_job(request, celery, task, [scenario.id, scenario.version, body])
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
 @router.post("/scenarios/{scenario_id}/failures", response_model=FailureReport, responses=_QUEUED)
-def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: CeleryDep) -> Any:
+def failures(http: Request, scenario: ScenarioDep, body: FailureAnalysisRequest, celery: CeleryDep) -> Any:
     """Every single link failure (and with ``"nodes": true`` every node failure) re-planned:
     routes under ``metric`` and the FDM allocation of the rated flows, with each flow's impact
     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
@@ -75,7 +76,7 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
         raise _body_errors(LimitExceeded("MAX_FAILURE_CASES", settings.MAX_FAILURE_CASES, n, ["links"],
                                          "failure cases (links + nodes)"))
     if body.background:
-        return _accepted(celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
+        return _accepted(http, celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
     if n > settings.MAX_INLINE_FAILURE_CASES:
         raise RequestValidationError([{
             "type": "value_error", "loc": ("body", "background"), "input": False,
@@ -86,7 +87,7 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
 
 @router.post("/scenarios/{scenario_id}/capacity-searches", status_code=202, response_model=JobAccepted, responses={
     403: {"description": "Viewer or read-only token, or a root engine without the `can_run_linux` permission."}})
-def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: CeleryDep,
+def capacity_searches(http: Request, scenario: ScenarioEditDep, body: CapacityRequest, celery: CeleryDep,
                       principal: PrincipalDep) -> Any:
     """Start a capacity search (a worker job): the smallest value of the numeric scenario field
     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
@@ -102,7 +103,7 @@ def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: 
         check_request(scenario.document, body, settings.MAX_SWEEP_UNITS)
     except ScenarioInvalid as exc:
         raise _body_errors(exc) from None
-    return _accepted(celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
+    return _accepted(http, celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
 
 
 #: Seconds between two reads of a job's state by its event stream.

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from celery.result import AsyncResult
-from fastapi import APIRouter, status
+from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
@@ -28,6 +28,7 @@ from subflow.analysis.planning import (
 
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK, send_job
+from subflow_backend.quotas import JobLedger, Refused, caller_key
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -37,8 +38,40 @@ _STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PRO
            "RETRY": "queued", "SUCCESS": "succeeded", "FAILURE": "failed", "REVOKED": "failed"}
 
 
-def _job(celery, task: str, scenario, body) -> JSONResponse:
-    job_id = send_job(celery, task, [scenario.id, scenario.version, body.model_dump(mode="json")])
+#: Celery states of a job that will not change any more.
+_FINISHED_STATES = frozenset({"SUCCESS", "FAILURE", "REVOKED"})
+_ledger: JobLedger | None = None
+
+
+def _job_over(job_id: str, celery) -> bool:
+    """Whether a job is finished, or its worker stopped renewing its heartbeat (see :func:`job`)."""
+    res = AsyncResult(job_id, app=celery)
+    state = res.state
+    if state in _FINISHED_STATES:
+        return True
+    beat = res.info.get("heartbeat") if state == "PROGRESS" and isinstance(res.info, dict) else None
+    return isinstance(beat, (int, float)) and time.time() - beat > settings.STALE_AFTER_S
+
+
+def submit_job(request: Request, celery, task: str, args: list[Any]) -> str:
+    """Queue a background job for the caller of ``request`` and return its id; 429 with ``Retry-After``
+    naming ``QUOTA_JOBS`` if the caller (token or session) has that many jobs queued or running already."""
+    global _ledger  # noqa: PLW0603 - made once, on the first job (the Redis client)
+    if _ledger is None:
+        _ledger = JobLedger(settings.quota_redis_url, settings.TASK_TIME_LIMIT_S * 2)
+    caller = caller_key(request.scope)
+    try:
+        _ledger.check(caller, settings.QUOTA_JOBS, lambda job_id: _job_over(job_id, celery))
+    except Refused as exc:
+        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, str(exc),
+                            headers={"Retry-After": str(exc.retry_after_s)}) from None
+    job_id = send_job(celery, task, args)
+    _ledger.add(caller, job_id)
+    return job_id
+
+
+def _job(request: Request, celery, task: str, scenario, body) -> JSONResponse:
+    job_id = submit_job(request, celery, task, [scenario.id, scenario.version, body.model_dump(mode="json")])
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
@@ -74,7 +107,7 @@ _QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
 
 
 @router.post("/scenarios/{scenario_id}/routes", response_model=RoutesOverTime, responses=_QUEUED)
-def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any:
+def routes(request: Request, scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any:
     """Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
@@ -87,13 +120,13 @@ def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep) -> Any
     inline request's cost (pairs × ``k`` × windows) exceeds ``MAX_INLINE_ROUTE_COST`` (send it to the worker)."""
     _check_route_paths(scenario.document, body)
     if body.background:
-        return _job(celery, ROUTES_TASK, scenario, body)
+        return _job(request, celery, ROUTES_TASK, scenario, body)
     _check_inline_cost(scenario.document, body)
     return routes_document(scenario.document, body)
 
 
 @router.post("/scenarios/{scenario_id}/allocations", response_model=AllocationOverTime, responses=_QUEUED)
-def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep) -> Any:
+def allocations(request: Request, scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep) -> Any:
     """Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
     "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
     "flow", "capacity", "utilization"}], "demands": [{"src", "dst", "demand", "paths": [{"nodes",
@@ -103,7 +136,7 @@ def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDe
     a zero-capacity link, an unreachable demand, a ``t_s`` after the run, or says the scenario has no
     rated flow."""
     if body.background:
-        return _job(celery, ALLOCATE_TASK, scenario, body)
+        return _job(request, celery, ALLOCATE_TASK, scenario, body)
     return allocation_document(scenario.document, body)
 
 
