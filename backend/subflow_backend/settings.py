@@ -160,8 +160,9 @@ class Settings(BaseSettings):
     QUOTA_LEASE_S: int = Field(default=900, ge=10)
     #: Cost bound of a routes request computed inside the API: node pairs × ``k`` × network windows (every
     #: window of the run without ``t_s``); above it 422 naming ``background`` — send it to the worker with
-    #: ``"background": true``. Measured ~86 µs of CPU per unit (100,000 pairs: 8.6 s), so 20,000 is ~2 s.
-    MAX_INLINE_ROUTE_COST: int = Field(default=20_000, ge=1)
+    #: ``"background": true``. Measured 0.29 ms of CPU per unit on a 121-node grid (hop metric, 14,520 pairs:
+    #: 4.2 s), so 5,000 is ~1.5 s; every example scenario's all-pairs routes (k ≤ 3) stays under it.
+    MAX_INLINE_ROUTE_COST: int = Field(default=5_000, ge=1)
     #: Failure cases (links + nodes) a failure analysis may evaluate inside the API (each is a re-plan);
     #: above it 422 naming ``background`` (the worker takes up to ``MAX_FAILURE_CASES``).
     MAX_INLINE_FAILURE_CASES: int = Field(default=100, ge=1)

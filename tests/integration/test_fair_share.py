@@ -4,8 +4,8 @@ as fast as it can, and holding progress streams open, leaves the other users' re
 The API under test is a second API process on the ``pg_stack``'s database and Redis (its worker serves
 the background jobs) with tighter per-caller quotas than the defaults (``QUOTA_HEAVY_CONCURRENT = 1``,
 ``QUOTA_STREAMS = 4``): the load is the issue's reproducer scaled down to a minute — 16 concurrent
-all-pairs routes requests on a 121-node grid (14,520 node pairs, ~1 s of CPU each inline, just under
-``MAX_INLINE_ROUTE_COST``) sent again as soon as they come back, against 20 reader threads of 4 other users.
+routes requests of 4,900 node pairs of a 121-node grid (~1.4 s of CPU each inline, just under
+``MAX_INLINE_ROUTE_COST`` = 5,000) sent again as soon as they come back, against 20 reader threads of 4 other users.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from tests.integration.test_faults import grid_scenario
 
 pytestmark = pytest.mark.integration
 
-TIGHT = {"QUOTA_HEAVY_CONCURRENT": "1", "QUOTA_STREAMS": "4", "QUOTA_HEAVY_PER_MINUTE": "100000"}
+TIGHT = {"QUOTA_HEAVY_CONCURRENT": "1", "QUOTA_STREAMS": "4", "QUOTA_JOBS": "2", "QUOTA_HEAVY_PER_MINUTE": "100000"}
 ATTACK_S = 30.0
 
 
@@ -92,8 +92,12 @@ def _readers(base: str, world: dict[str, Any], seconds: float) -> list[tuple[int
     return out
 
 
+#: Every ordered pair of the 11 × 11 grid's nodes.
+PAIRS = [[f"s{i % 11}_{i // 11}", f"s{j % 11}_{j // 11}"] for i in range(121) for j in range(121) if i != j]
+
+
 def _abuse(base: str, token: str, sid: str, until: float, out: list[httpx.Response]) -> None:
-    body = {"metric": "hop", "t_s": 0}
+    body = {"metric": "hop", "t_s": 0, "pairs": PAIRS[:4900]}
     with httpx.Client(base_url=f"{base}/api", headers={"Authorization": f"Bearer {token}"}, timeout=120) as c:
         while time.monotonic() < until:
             r = c.post(f"/scenarios/{sid}/routes", json=body)
@@ -105,11 +109,10 @@ def _abuse(base: str, token: str, sid: str, until: float, out: list[httpx.Respon
 def test_one_viewers_heavy_requests_leave_the_others_reads_fast(fair_api, world):
     # a request like the reproducer's (87,120 node pairs, ~8 s of CPU inline) is refused inline, naming what to do
     abuser = httpx.Client(base_url=f"{fair_api}/api", headers={"Authorization": f"Bearer {world['abuser']}"}, timeout=60)
-    pairs = [[f"s{i % 11}_{i // 11}", f"s{j % 11}_{j // 11}"] for i in range(121) for j in range(121) if i != j]
-    r = abuser.post(f"/scenarios/{world['grid']}/routes", json={"metric": "hop", "pairs": pairs * 6})
+    r = abuser.post(f"/scenarios/{world['grid']}/routes", json={"metric": "hop", "pairs": PAIRS * 6})
     assert r.status_code == 422, r.text
     assert r.json()["detail"][0]["loc"] == ["body", "background"]
-    assert "MAX_INLINE_ROUTE_COST = 20000" in r.json()["detail"][0]["msg"]
+    assert "MAX_INLINE_ROUTE_COST = 5000" in r.json()["detail"][0]["msg"]
 
     baseline = _readers(fair_api, world, 5.0)
     heavy: list[httpx.Response] = []
@@ -130,7 +133,7 @@ def test_one_viewers_heavy_requests_leave_the_others_reads_fast(fair_api, world)
           f"p99 {_p99([ms for _, ms in reads]):.1f} ms, max {max(ms for _, ms in reads):.1f} ms; "
           f"heavy: {len(served)} served, {len(refused)} refused (429)")
     assert {s for s, _ in baseline + reads} == {200}
-    assert served and len(served[0].json()["routes"]) == 121 * 120  # the abuser got its share, computed
+    assert served and len(served[0].json()["routes"]) == 4900  # the abuser got its share, computed
     assert refused and refused[0].headers["retry-after"] == "1"
     assert "QUOTA_HEAVY_CONCURRENT = 1" in refused[0].json()["detail"]
     assert {r.status_code for r in heavy} <= {200, 429}
@@ -162,3 +165,23 @@ def test_progress_streams_are_capped_per_caller(fair_api, world, pg_stack):
         while (again := c.get(path)).status_code == 429 and time.monotonic() < deadline:
             time.sleep(0.2)  # the slots come back once the streams are closed
         assert again.status_code == 200, again.text
+
+
+def test_background_jobs_are_capped_per_caller(fair_api, world):
+    body = {"metric": "delay", "k": 3, "background": True}  # ~5 s of the worker's CPU each
+    abuser = httpx.Client(base_url=f"{fair_api}/api", headers={"Authorization": f"Bearer {world['abuser']}"}, timeout=60)
+    other = httpx.Client(base_url=f"{fair_api}/api", headers={"Authorization": f"Bearer {world['others'][1]}"}, timeout=60)
+    first = [abuser.post(f"/scenarios/{world['grid']}/routes", json=body) for _ in range(2)]
+    assert [r.status_code for r in first] == [202, 202], [r.text for r in first]
+    third = abuser.post(f"/scenarios/{world['grid']}/routes", json=body)
+    assert third.status_code == 429, third.text
+    assert "QUOTA_JOBS = 2" in third.json()["detail"] and third.headers["retry-after"] == "5"
+    theirs = other.post(f"/scenarios/{world['grid']}/routes", json={"metric": "hop", "t_s": 0, "background": True})
+    assert theirs.status_code == 202, theirs.text  # another caller's job is taken
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # once the abuser's jobs have finished it may submit again
+        states = [abuser.get(f"/jobs/{r.json()['job_id']}").json()["status"] for r in first]
+        if all(s in ("succeeded", "failed") for s in states):
+            break
+        time.sleep(0.5)
+    assert abuser.post(f"/scenarios/{world['grid']}/routes", json={**body, "k": 1, "t_s": 0}).status_code == 202

@@ -121,7 +121,7 @@ def _windows(network: NetworkTimeline, t_s: float | None) -> list[tuple[float, f
 def routes_cost(scenario: dict[str, Any], request: RoutesRequest, bound: int | None = None) -> int:
     """Cost estimate of :func:`routes_document`: node pairs (every ordered pair when ``pairs`` is null) × ``k``
     × network windows computed (1 at ``t_s``, else every window of the run). The CPU time grows with it
-    (measured ~86 µs per unit on the benchmark host). If pairs × ``k`` alone exceeds ``bound`` that product
+    (measured 0.29 ms per unit: all pairs of a 121-node grid at one time, hop metric). If pairs × ``k`` alone exceeds ``bound`` that product
     is returned without building the network timeline.
 
     Raises
