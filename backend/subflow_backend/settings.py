@@ -149,7 +149,7 @@ class Settings(BaseSettings):
     QUOTA_STREAMS: int = Field(default=32, ge=0)
     #: Requests (all / heavy) one caller may start per minute (a window aligned on the minute).
     QUOTA_REQUESTS_PER_MINUTE: int = Field(default=20_000, ge=0)
-    QUOTA_HEAVY_PER_MINUTE: int = Field(default=600, ge=0)
+    QUOTA_HEAVY_PER_MINUTE: int = Field(default=1_200, ge=0)
     #: Background jobs (routes, allocations, failure analyses, capacity searches) one caller may have queued or
     #: running at once; beyond it 429 with ``Retry-After: 5``.
     QUOTA_JOBS: int = Field(default=16, ge=0)
