@@ -163,6 +163,10 @@ class Settings(BaseSettings):
     #: ``"background": true``. Measured 0.29 ms of CPU per unit on a 121-node grid (hop metric, 14,520 pairs:
     #: 4.2 s), so 5,000 is ~1.5 s; every example scenario's all-pairs routes (k ≤ 3) stays under it.
     MAX_INLINE_ROUTE_COST: int = Field(default=5_000, ge=1)
+    #: Processes of each API process computing the heavy requests answered inline (routes, allocations, failure
+    #: analyses, coverage, timelines, imports; :mod:`subflow_backend.compute`), so the API's own threads keep the
+    #: interpreter lock; 0: computed in the request's thread.
+    INLINE_COMPUTE_PROCESSES: int = Field(default=2, ge=0, le=32)
     #: Failure cases (links + nodes) a failure analysis may evaluate inside the API (each is a re-plan);
     #: above it 422 naming ``background`` (the worker takes up to ``MAX_FAILURE_CASES``).
     MAX_INLINE_FAILURE_CASES: int = Field(default=100, ge=1)

@@ -9,6 +9,7 @@ Failure analysis is planning (no engine): inline (200) or with ``"background": t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from celery.result import AsyncResult
@@ -22,6 +23,7 @@ from subflow.analysis.failures import FailureReport, FailureRequest, analyse_fai
 from subflow.errors import LimitExceeded, ScenarioInvalid
 from subflow.scenario.document import load_scenario
 
+from subflow_backend import compute
 from subflow_backend.api.deps import CeleryDep, PrincipalDep, ScenarioDep, ScenarioEditDep, check_engine_permission
 from subflow_backend.api.routes.events import EventStreamResponse, poll_events
 from subflow_backend.api.routes.planning import job as read_job
@@ -82,7 +84,7 @@ def failures(http: Request, scenario: ScenarioDep, body: FailureAnalysisRequest,
             "type": "value_error", "loc": ("body", "background"), "input": False,
             "msg": f"{n} failure cases, more than MAX_INLINE_FAILURE_CASES = {settings.MAX_INLINE_FAILURE_CASES} "
                    f"computed inside the API; send it with \"background\": true (a worker job) or name fewer links"}])
-    return analyse_failures(scenario.document, request, max_cases=settings.MAX_FAILURE_CASES)
+    return compute.run(partial(analyse_failures, max_cases=settings.MAX_FAILURE_CASES), scenario.document, request)
 
 
 @router.post("/scenarios/{scenario_id}/capacity-searches", status_code=202, response_model=JobAccepted, responses={

@@ -26,6 +26,7 @@ from subflow.analysis.planning import (
     routes_document,
 )
 
+from subflow_backend import compute
 from subflow_backend.api.deps import CeleryDep, ScenarioDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK, send_job
 from subflow_backend.quotas import JobLedger, Refused, caller_key
@@ -122,7 +123,7 @@ def routes(request: Request, scenario: ScenarioDep, body: RoutesRequest, celery:
     if body.background:
         return _job(request, celery, ROUTES_TASK, scenario, body)
     _check_inline_cost(scenario.document, body)
-    return routes_document(scenario.document, body)
+    return compute.run(routes_document, scenario.document, body)
 
 
 @router.post("/scenarios/{scenario_id}/allocations", response_model=AllocationOverTime, responses=_QUEUED)
@@ -137,7 +138,7 @@ def allocations(request: Request, scenario: ScenarioDep, body: AllocationRequest
     rated flow."""
     if body.background:
         return _job(request, celery, ALLOCATE_TASK, scenario, body)
-    return allocation_document(scenario.document, body)
+    return compute.run(allocation_document, scenario.document, body)
 
 
 @router.get("/jobs/{job_id}", response_model=JobPublic)
