@@ -24,6 +24,9 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+from starlette.responses import Response
+
 from subflow_backend.settings import settings
 
 T = TypeVar("T")
@@ -89,3 +92,14 @@ def run(fn: Callable[..., T], *args: Any) -> T:
         return value
     raise _rebuild(*value)
 
+
+
+def _json_of(model: type[BaseModel], fn: Callable[..., Any], args: tuple[Any, ...]) -> str:
+    """In the pool: ``fn(*args)`` validated as ``model`` and serialized to JSON (as FastAPI would answer it)."""
+    return model.model_validate(fn(*args)).model_dump_json(by_alias=True)
+
+
+def run_json(model: type[BaseModel], fn: Callable[..., Any], *args: Any) -> Response:
+    """:func:`run` of ``fn(*args)``, answered as the JSON of ``model`` made in the pool too: a large answer
+    (thousands of routes) is validated and serialized there, not in the API process. Raises as :func:`run`."""
+    return Response(content=run(_json_of, model, fn, args), media_type="application/json")

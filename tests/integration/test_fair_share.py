@@ -3,9 +3,10 @@ as fast as it can, and holding progress streams open, leaves the other users' re
 
 The API under test is a second API process on the ``pg_stack``'s database and Redis (its worker serves
 the background jobs) with tighter per-caller quotas than the defaults (``QUOTA_HEAVY_CONCURRENT = 1``,
-``QUOTA_STREAMS = 4``): the load is the issue's reproducer scaled down to a minute — 16 concurrent
+``QUOTA_STREAMS = 4``, ``QUOTA_JOBS = 2``): the load is the issue's reproducer scaled down to a minute — 16 concurrent
 routes requests of 4,900 node pairs of a 121-node grid (~1.4 s of CPU each inline, just under
-``MAX_INLINE_ROUTE_COST`` = 5,000) sent again as soon as they come back, against 20 reader threads of 4 other users.
+``MAX_INLINE_ROUTE_COST`` = 5,000) sent again as soon as they come back, against 20 reader threads of 4 other users
+(a scenario, the scenario list, the projects: one read every 0.2 s each).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import httpx
 import pytest
 
 from subflow_testbeds.processes import free_port
-from tests.integration.conftest import PYTHON, Proc, Stack
+from tests.integration.conftest import PYTHON, Proc, Stack, _example
 from tests.integration.test_faults import grid_scenario
 
 pytestmark = pytest.mark.integration
@@ -61,7 +62,10 @@ def world(pg_stack: Stack) -> dict[str, Any]:
     project = r.json()["id"]
     r = pg_stack.api.post("/scenarios", json=grid_scenario(11), params={"project_id": project})
     assert r.status_code == 201, r.text
-    return {"project": project, "grid": r.json()["id"], "abuser": _user(pg_stack, project),
+    grid = r.json()["id"]
+    r = pg_stack.api.post("/scenarios", json=_example(), params={"project_id": project})
+    assert r.status_code == 201, r.text
+    return {"project": project, "grid": grid, "small": r.json()["id"], "abuser": _user(pg_stack, project),
             "others": [_user(pg_stack, project) for _ in range(4)]}
 
 
@@ -71,19 +75,20 @@ def _p99(values: list[float]) -> float:
 
 
 def _read_loop(base: str, token: str, sid: str, until: float, out: list[tuple[int, float]]) -> None:
+    """A user reading a scenario, the scenario list and the projects, one request every 0.2 s."""
     with httpx.Client(base_url=f"{base}/api", headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
         while time.monotonic() < until:
-            for path in (f"/scenarios/{sid}", "/scenarios?limit=20"):
+            for path in (f"/scenarios/{sid}", "/scenarios?limit=20", "/projects"):
                 t0 = time.perf_counter()
                 status = c.get(path).status_code
                 out.append((status, (time.perf_counter() - t0) * 1000))
-            time.sleep(0.05)
+                time.sleep(0.2)
 
 
 def _readers(base: str, world: dict[str, Any], seconds: float) -> list[tuple[int, float]]:
     out: list[tuple[int, float]] = []
     until = time.monotonic() + seconds
-    threads = [threading.Thread(target=_read_loop, args=(base, world["others"][i % 4], world["grid"], until, out))
+    threads = [threading.Thread(target=_read_loop, args=(base, world["others"][i % 4], world["small"], until, out))
                for i in range(20)]
     for t in threads:
         t.start()

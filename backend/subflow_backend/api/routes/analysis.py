@@ -84,7 +84,8 @@ def failures(http: Request, scenario: ScenarioDep, body: FailureAnalysisRequest,
             "type": "value_error", "loc": ("body", "background"), "input": False,
             "msg": f"{n} failure cases, more than MAX_INLINE_FAILURE_CASES = {settings.MAX_INLINE_FAILURE_CASES} "
                    f"computed inside the API; send it with \"background\": true (a worker job) or name fewer links"}])
-    return compute.run(partial(analyse_failures, max_cases=settings.MAX_FAILURE_CASES), scenario.document, request)
+    return compute.run_json(FailureReport, partial(analyse_failures, max_cases=settings.MAX_FAILURE_CASES),
+                            scenario.document, request)
 
 
 @router.post("/scenarios/{scenario_id}/capacity-searches", status_code=202, response_model=JobAccepted, responses={

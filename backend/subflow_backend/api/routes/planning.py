@@ -123,7 +123,7 @@ def routes(request: Request, scenario: ScenarioDep, body: RoutesRequest, celery:
     if body.background:
         return _job(request, celery, ROUTES_TASK, scenario, body)
     _check_inline_cost(scenario.document, body)
-    return compute.run(routes_document, scenario.document, body)
+    return compute.run_json(RoutesOverTime, routes_document, scenario.document, body)
 
 
 @router.post("/scenarios/{scenario_id}/allocations", response_model=AllocationOverTime, responses=_QUEUED)
@@ -138,7 +138,7 @@ def allocations(request: Request, scenario: ScenarioDep, body: AllocationRequest
     rated flow."""
     if body.background:
         return _job(request, celery, ALLOCATE_TASK, scenario, body)
-    return compute.run(allocation_document, scenario.document, body)
+    return compute.run_json(AllocationOverTime, allocation_document, scenario.document, body)
 
 
 @router.get("/jobs/{job_id}", response_model=JobPublic)
