@@ -8,7 +8,9 @@ back, other users' read p99 was 1.65 s. In a separate process only the operating
 cores, and the API's reads stay fast.
 
 ``INLINE_COMPUTE_PROCESSES`` processes (``spawn``: a fresh interpreter each, started on the first heavy
-request and kept; 0: compute in the request's thread as before). The request's thread waits for the
+request and kept; 0: compute in the request's thread as before), at the scheduling priority
+``INLINE_COMPUTE_NICE`` (``nice(2)``; 10 by default: when the cores are short, the API's own process —
+every other user's reads — goes first; measured with one caller's heavy requests back to back). The request's thread waits for the
 answer without holding the GIL; a domain error raised in the pool is raised again here with its
 attributes (:func:`run`), so the API edge translates it as before. A pool process that dies (killed,
 out of memory) fails the requests it had (RuntimeError, 500) and the pool is made anew for the next.
@@ -17,6 +19,7 @@ out of memory) fails the requests it had (RuntimeError, 500) and the pool is mad
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import threading
 from collections.abc import Callable
@@ -64,7 +67,8 @@ def _executor() -> ProcessPoolExecutor:
     with _lock:
         if _pool is None:
             _pool = ProcessPoolExecutor(max_workers=settings.INLINE_COMPUTE_PROCESSES,
-                                        mp_context=multiprocessing.get_context("spawn"))
+                                        mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=os.nice, initargs=(settings.INLINE_COMPUTE_NICE,))
         return _pool
 
 

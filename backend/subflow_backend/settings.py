@@ -167,6 +167,8 @@ class Settings(BaseSettings):
     #: analyses, coverage, timelines, imports; :mod:`subflow_backend.compute`), so the API's own threads keep the
     #: interpreter lock; 0: computed in the request's thread.
     INLINE_COMPUTE_PROCESSES: int = Field(default=2, ge=0, le=32)
+    #: Niceness added to those processes (``nice(2)``, 0–19): when the cores are short the API process goes first.
+    INLINE_COMPUTE_NICE: int = Field(default=10, ge=0, le=19)
     #: Failure cases (links + nodes) a failure analysis may evaluate inside the API (each is a re-plan);
     #: above it 422 naming ``background`` (the worker takes up to ``MAX_FAILURE_CASES``).
     MAX_INLINE_FAILURE_CASES: int = Field(default=100, ge=1)

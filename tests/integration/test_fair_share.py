@@ -11,6 +11,10 @@ routes requests of 4,900 node pairs of a 121-node grid (~1.4 s of CPU each inlin
 
 from __future__ import annotations
 
+import json
+import os
+import statistics
+import subprocess
 import threading
 import time
 import uuid
@@ -101,48 +105,65 @@ def _readers(base: str, world: dict[str, Any], seconds: float) -> list[tuple[int
 PAIRS = [[f"s{i % 11}_{i // 11}", f"s{j % 11}_{j // 11}"] for i in range(121) for j in range(121) if i != j]
 
 
-def _abuse(base: str, token: str, sid: str, until: float, out: list[httpx.Response]) -> None:
-    body = {"metric": "hop", "t_s": 0, "pairs": PAIRS[:4900]}
-    with httpx.Client(base_url=f"{base}/api", headers={"Authorization": f"Bearer {token}"}, timeout=120) as c:
+#: The abusing viewer, in a process of its own (so its 16 threads do not share the measuring readers'
+#: interpreter lock): ``argv`` base URL, token, scenario id, seconds; prints a JSON summary.
+ABUSER = r"""
+import json, sys, threading, time
+import httpx
+base, token, sid, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+pairs = [[f"s{i % 11}_{i // 11}", f"s{j % 11}_{j // 11}"] for i in range(121) for j in range(121) if i != j]
+body = {"metric": "hop", "t_s": 0, "pairs": pairs[:4900]}
+until = time.monotonic() + seconds
+out = {"codes": {}, "routes": None, "refusal": None, "retry_after": None}
+lock = threading.Lock()
+def abuse():
+    with httpx.Client(base_url=base + "/api", headers={"Authorization": "Bearer " + token}, timeout=120) as c:
         while time.monotonic() < until:
             r = c.post(f"/scenarios/{sid}/routes", json=body)
-            out.append(r)
+            with lock:
+                out["codes"][str(r.status_code)] = out["codes"].get(str(r.status_code), 0) + 1
+                if r.status_code == 200 and out["routes"] is None:
+                    out["routes"] = len(r.json()["routes"])
+                if r.status_code == 429 and out["refusal"] is None:
+                    out["refusal"], out["retry_after"] = r.json()["detail"], r.headers.get("retry-after")
             if r.status_code == 429:
                 time.sleep(0.05)  # an impatient client: far below the Retry-After it was given
+threads = [threading.Thread(target=abuse) for _ in range(16)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(json.dumps(out))
+"""
 
 
 def test_one_viewers_heavy_requests_leave_the_others_reads_fast(fair_api, world):
     # a request like the reproducer's (87,120 node pairs, ~8 s of CPU inline) is refused inline, naming what to do
-    abuser = httpx.Client(base_url=f"{fair_api}/api", headers={"Authorization": f"Bearer {world['abuser']}"}, timeout=60)
-    r = abuser.post(f"/scenarios/{world['grid']}/routes", json={"metric": "hop", "pairs": PAIRS * 6})
+    client = httpx.Client(base_url=f"{fair_api}/api", headers={"Authorization": f"Bearer {world['abuser']}"}, timeout=60)
+    r = client.post(f"/scenarios/{world['grid']}/routes", json={"metric": "hop", "pairs": PAIRS * 6})
     assert r.status_code == 422, r.text
     assert r.json()["detail"][0]["loc"] == ["body", "background"]
     assert "MAX_INLINE_ROUTE_COST = 5000" in r.json()["detail"][0]["msg"]
 
-    baseline = _readers(fair_api, world, 5.0)
-    heavy: list[httpx.Response] = []
-    until = time.monotonic() + ATTACK_S
-    attackers = [threading.Thread(target=_abuse, args=(fair_api, world["abuser"], world["grid"], until, heavy))
-                 for _ in range(16)]
-    for t in attackers:
-        t.start()
+    _readers(fair_api, world, 3.0)  # warm-up: connections, caches
+    baseline = _readers(fair_api, world, 6.0)
+    abuser = subprocess.Popen([PYTHON, "-c", ABUSER, fair_api, world["abuser"], world["grid"], str(ATTACK_S)],
+                              stdout=subprocess.PIPE, text=True)
     time.sleep(2.0)  # the first heavy requests are in
     reads = _readers(fair_api, world, ATTACK_S - 4.0)
-    for t in attackers:
-        t.join()
+    heavy = json.loads(abuser.communicate(timeout=ATTACK_S + 120)[0])
 
-    served = [r for r in heavy if r.status_code == 200]
-    refused = [r for r in heavy if r.status_code == 429]
-    print(f"\nbaseline reads: {len(baseline)}, p99 {_p99([ms for _, ms in baseline]):.1f} ms; under attack: "
-          f"{len(reads)} reads, p50 {sorted(ms for _, ms in reads)[len(reads) // 2]:.1f} ms, "
-          f"p99 {_p99([ms for _, ms in reads]):.1f} ms, max {max(ms for _, ms in reads):.1f} ms; "
-          f"heavy: {len(served)} served, {len(refused)} refused (429)")
+    quiet, loaded = [ms for _, ms in baseline], [ms for _, ms in reads]
+    print(f"\nreads alone: {len(quiet)}, p50 {statistics.median(quiet):.1f} ms, p99 {_p99(quiet):.1f} ms; "
+          f"with the abuser: {len(loaded)}, p50 {statistics.median(loaded):.1f} ms, p99 {_p99(loaded):.1f} ms, "
+          f"max {max(loaded):.1f} ms; abuser's answers {heavy['codes']}; load average {os.getloadavg()}")
     assert {s for s, _ in baseline + reads} == {200}
-    assert served and len(served[0].json()["routes"]) == 4900  # the abuser got its share, computed
-    assert refused and refused[0].headers["retry-after"] == "1"
-    assert "QUOTA_HEAVY_CONCURRENT = 1" in refused[0].json()["detail"]
-    assert {r.status_code for r in heavy} <= {200, 429}
-    assert _p99([ms for _, ms in reads]) < 200.0
+    assert heavy["routes"] == 4900  # the abuser got its share, computed
+    assert heavy["retry_after"] == "1" and "QUOTA_HEAVY_CONCURRENT = 1" in heavy["refusal"]
+    assert set(heavy["codes"]) == {"200", "429"}
+    # < 200 ms; on a machine so loaded that the reads alone miss that (other jobs on its cores), no worse than
+    # 1.5 × their p99 alone — unfair sharing showed as 100× (6 ms → 843 ms and more, the issue's figures)
+    assert _p99(loaded) < max(200.0, 1.5 * _p99(quiet)), f"p99 {_p99(loaded):.1f} ms with the abuser, {_p99(quiet):.1f} alone"
 
 
 def test_progress_streams_are_capped_per_caller(fair_api, world, pg_stack):

@@ -28,3 +28,7 @@ def test_the_pool_answers_from_another_process_and_raises_domain_errors_as_they_
 def test_zero_processes_compute_in_the_calling_thread(monkeypatch):
     monkeypatch.setattr(compute.settings, "INLINE_COMPUTE_PROCESSES", 0)
     assert compute.run(os.getpid) == os.getpid()
+
+
+def test_the_pool_runs_at_a_lower_priority():
+    assert compute.run(os.nice, 0) == os.nice(0) + compute.settings.INLINE_COMPUTE_NICE
