@@ -8,11 +8,11 @@ back, other users' read p99 was 1.65 s. In a separate process only the operating
 cores, and the API's reads stay fast.
 
 ``INLINE_COMPUTE_PROCESSES`` processes (``spawn``: a fresh interpreter each, started on the first heavy
-request and kept; 0: compute in the request's thread as before), at the scheduling priority
+request and kept; 0: compute in the request's thread), at the scheduling priority
 ``INLINE_COMPUTE_NICE`` (``nice(2)``; 10 by default: when the cores are short, the API's own process —
 every other user's reads — goes first; measured with one caller's heavy requests back to back). The request's thread waits for the
 answer without holding the GIL; a domain error raised in the pool is raised again here with its
-attributes (:func:`run`), so the API edge translates it as before. A pool process that dies (killed,
+attributes (:func:`run`), so the API edge translates it the same way. A pool process that dies (killed,
 out of memory) fails the requests it had (RuntimeError, 500) and the pool is made anew for the next.
 """
 
