@@ -62,13 +62,28 @@ def _rebuild(cls: type[Exception], message: str, state: dict[str, Any]) -> Excep
     return exc
 
 
+def _start(nice: int) -> None:
+    """Initializer of a pool process: lower its priority and load the planning code before the first request."""
+    os.nice(nice)
+    import subflow.analysis.failures  # noqa: F401
+    import subflow.analysis.planning  # noqa: F401
+
+
+def warm() -> None:
+    """Start the pool's processes now (the API's start-up), so the first heavy request does not wait for them."""
+    if settings.INLINE_COMPUTE_PROCESSES > 0:
+        pool = _executor()
+        for future in [pool.submit(int) for _ in range(settings.INLINE_COMPUTE_PROCESSES)]:
+            future.result()
+
+
 def _executor() -> ProcessPoolExecutor:
     global _pool  # noqa: PLW0603 - one pool per API process, made on first use
     with _lock:
         if _pool is None:
             _pool = ProcessPoolExecutor(max_workers=settings.INLINE_COMPUTE_PROCESSES,
                                         mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=os.nice, initargs=(settings.INLINE_COMPUTE_NICE,))
+                                        initializer=_start, initargs=(settings.INLINE_COMPUTE_NICE,))
         return _pool
 
 

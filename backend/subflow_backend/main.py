@@ -40,7 +40,9 @@ import json
 import logging
 import math
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +79,7 @@ from subflow.errors import (
 from subflow.service.observability import configure_logging
 
 
+from subflow_backend import compute
 from subflow_backend.admission import AdmissionLimit
 from subflow_backend.api.main import api_router
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
@@ -282,7 +285,15 @@ class RefuseNonFiniteJson:
 
 
 configure_logging("backend")  # JSON lines (uvicorn's too), with the request id of each request
+@asynccontextmanager
+async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    """Start the compute pool's processes in the background (:func:`subflow_backend.compute.warm`)."""
+    threading.Thread(target=compute.warm, name="compute-warm", daemon=True).start()
+    yield
+
+
 app = FastAPI(
+    lifespan=lifespan,
     title="Subflow",
     version="0.1.0",
     description="Network planning: compare single-path and multipath TCP on mobile wireless scenarios.",

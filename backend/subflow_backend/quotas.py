@@ -260,10 +260,21 @@ class CallerQuotas:
         except Exception:  # noqa: BLE001 - the store (Redis) failed: let the request through
             log.warning("quota store unavailable; request let through", exc_info=True)
             taken = []
+        held = list(taken)
+
+        async def send_releasing(message) -> None:
+            # the slots are given back before the answer's last byte leaves, so a client's next request,
+            # sent once it has the answer, finds them free
+            if held and message["type"] == "http.response.body" and not message.get("more_body", False):
+                await self._release(held)
+                held.clear()
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, send_releasing)
         finally:
-            await self._release(taken)
+            if held:
+                await self._release(held)
 
 
 class JobLedger:

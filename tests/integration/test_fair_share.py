@@ -5,7 +5,7 @@ The API under test is a second API process on the ``pg_stack``'s database and Re
 the background jobs) with tighter per-caller quotas than the defaults (``QUOTA_HEAVY_CONCURRENT = 1``,
 ``QUOTA_STREAMS = 4``, ``QUOTA_JOBS = 2``): the load is the issue's reproducer scaled down to a minute — 16 concurrent
 routes requests of 4,900 node pairs of a 121-node grid (~1.4 s of CPU each inline, just under
-``MAX_INLINE_ROUTE_COST`` = 5,000) sent again as soon as they come back, against 20 reader threads of 4 other users
+``MAX_INLINE_ROUTE_COST`` = 5,000) sent again as soon as they come back (after ``Retry-After`` when refused), against 20 reader threads of 4 other users
 (a scenario, the scenario list, the projects: one read every 0.2 s each).
 """
 
@@ -127,7 +127,7 @@ def abuse():
                 if r.status_code == 429 and out["refusal"] is None:
                     out["refusal"], out["retry_after"] = r.json()["detail"], r.headers.get("retry-after")
             if r.status_code == 429:
-                time.sleep(0.05)  # an impatient client: far below the Retry-After it was given
+                time.sleep(float(r.headers["retry-after"]))  # it waits as told, then tries again
 threads = [threading.Thread(target=abuse) for _ in range(16)]
 for t in threads:
     t.start()
