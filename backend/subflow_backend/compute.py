@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import pickle
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -62,9 +63,19 @@ def _rebuild(cls: type[Exception], message: str, state: dict[str, Any]) -> Excep
     return exc
 
 
+def _exit_with(parent: int) -> None:
+    """In a pool process: end it once the API process that made it is gone (killed without shutting its pool
+    down, e.g. ``kill -9``), instead of waiting for work forever."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
 def _start(nice: int) -> None:
-    """Initializer of a pool process: lower its priority and load the planning code before the first request."""
+    """Initializer of a pool process: lower its priority, end with its parent, load the planning code before the
+    first request."""
     os.nice(nice)
+    threading.Thread(target=_exit_with, args=(os.getppid(),), name="exit-with-parent", daemon=True).start()
     import subflow.analysis.failures  # noqa: F401
     import subflow.analysis.planning  # noqa: F401
 

@@ -32,3 +32,26 @@ def test_zero_processes_compute_in_the_calling_thread(monkeypatch):
 
 def test_the_pool_runs_at_a_lower_priority():
     assert compute.run(os.nice, 0) == os.nice(0) + compute.settings.INLINE_COMPUTE_NICE
+
+
+def test_a_pool_process_ends_when_its_parent_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("from subflow_backend import compute; import os, sys; "
+              "print(compute.run(os.getpid), flush=True); sys.stdin.read()")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError(f"pool process {child} outlived its parent")
