@@ -135,7 +135,9 @@ def main() -> None:
     bursts = []
     for deployment in args.deployments.split(","):
         workers = args.api_workers or (1 if deployment == "embedded" else os.cpu_count() or 1)
-        with Service(deployment, SUBFLOW_API_WORKERS=str(workers), METRICS_TOKEN=METRICS_TOKEN) as svc:
+        # every locust client sends the same token: the per-caller quotas would refuse a crowd as one caller
+        with Service(deployment, SUBFLOW_API_WORKERS=str(workers), METRICS_TOKEN=METRICS_TOKEN, QUOTA_CONCURRENT="0",
+                     QUOTA_REQUESTS_PER_MINUTE="0") as svc:
             sid = svc.api.post("/scenarios", json=example()).json()["id"]
             for clients in (int(c) for c in args.clients.split(",")):
                 for kind in args.kinds.split(","):

@@ -40,7 +40,9 @@ import json
 import logging
 import math
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,12 +79,14 @@ from subflow.errors import (
 from subflow.service.observability import configure_logging
 
 
+from subflow_backend import compute
 from subflow_backend.admission import AdmissionLimit
 from subflow_backend.api.main import api_router
 from subflow_backend.body_limit import BodySizeLimit, limit_for_path
 from subflow_backend.headers import SecurityHeadersMiddleware
 from subflow_backend.json_paths import json_paths
 from subflow_backend.observability import metrics_allowed, metrics_text, request_context
+from subflow_backend.quotas import CallerQuotas, Quotas, make_store
 from subflow_backend.settings import settings
 
 log = logging.getLogger(__name__)
@@ -298,7 +302,15 @@ class RefuseNonFiniteJson:
 
 
 configure_logging("backend")  # JSON lines (uvicorn's too), with the request id of each request
+@asynccontextmanager
+async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    """Start the compute pool's processes in the background (:func:`subflow_backend.compute.warm`)."""
+    threading.Thread(target=compute.warm, name="compute-warm", daemon=True).start()
+    yield
+
+
 app = FastAPI(
+    lifespan=lifespan,
     title="Subflow",
     version="0.1.0",
     description="Network planning: compare single-path and multipath TCP on mobile wireless scenarios.",
@@ -321,6 +333,11 @@ if settings.BACKEND_CORS_ORIGINS:
 app.add_middleware(AdmissionLimit, max_concurrent=min(settings.MAX_CONCURRENT_REQUESTS,
                                                       settings.DB_POOL_SIZE + settings.DB_MAX_OVERFLOW),
                    wait_s=settings.ADMISSION_WAIT_S)
+# per-caller quotas in front of that queue: one caller's requests beyond its share get 429 without waiting
+app.add_middleware(CallerQuotas, quotas=Quotas(
+    concurrent=settings.QUOTA_CONCURRENT, heavy_concurrent=settings.QUOTA_HEAVY_CONCURRENT,
+    streams=settings.QUOTA_STREAMS, requests_per_minute=settings.QUOTA_REQUESTS_PER_MINUTE,
+    heavy_per_minute=settings.QUOTA_HEAVY_PER_MINUTE), store=make_store(settings.quota_redis_url, settings.QUOTA_LEASE_S))
 # outermost: every answer (413s and 422s of the middlewares above included) has a request id and a log line
 app.add_middleware(request_context)
 
@@ -341,13 +358,15 @@ _NOT_FOUND_PARAMS = {
 def _add_common_responses(path: str, method: str, operation: dict[str, Any]) -> None:
     """Add to ``operation``'s responses the errors FastAPI or a dependency answers for it (a
     route's own description of the same status wins): 400 for a body that cannot be parsed,
-    401 without credentials, 403 for a write with a read-only token (or a cross-origin cookie
+    401 without credentials, 429 beyond a per-caller quota (:mod:`subflow_backend.quotas`), 403 for a write with a read-only token (or a cross-origin cookie
     write), 404 for an unknown id in the path or in the ``project_id`` query parameter."""
     responses = operation.setdefault("responses", {})
     if "requestBody" in operation:
         responses.setdefault("400", {"description": "The request body cannot be parsed."})
     if path not in PUBLIC_PATHS:
         responses.setdefault("401", {"description": "Not signed in (no, expired or revoked credentials)."})
+        responses.setdefault("429", {"description": "A quota of the caller is exhausted (the `QUOTA_*` setting named in "
+                                                    "`detail`); nothing was done: try again after `Retry-After` seconds."})
         if method != "get":
             responses.setdefault("403", {"description": "A read-only token, a role too weak for this, "
                                                         "or a cross-origin write with the session cookie."})

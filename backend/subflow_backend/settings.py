@@ -141,6 +141,40 @@ class Settings(BaseSettings):
     #: seconds for a slot gets 503 with ``Retry-After``.
     MAX_CONCURRENT_REQUESTS: int = Field(default=16, ge=1, le=40)
     ADMISSION_WAIT_S: float = Field(default=10.0, gt=0)
+    #: Per-caller quotas on top of that global queue (:mod:`subflow_backend.quotas`; a caller is one token or
+    #: browser session; 0 turns a quota off). Beyond one: 429 at once, ``Retry-After``, the setting named.
+    #: API requests of one caller in progress at once (progress streams not counted).
+    QUOTA_CONCURRENT: int = Field(default=32, ge=0)
+    #: Heavy requests (POST of routes, allocations, failures, capacity searches, coverage, timeline, imports,
+    #: track uploads) of one caller in progress at once: each may cost seconds of an API process's CPU.
+    QUOTA_HEAVY_CONCURRENT: int = Field(default=4, ge=0)
+    #: Progress streams (``GET .../events``) one caller may hold open at once.
+    QUOTA_STREAMS: int = Field(default=32, ge=0)
+    #: Requests (all / heavy) one caller may start per minute (a window aligned on the minute).
+    QUOTA_REQUESTS_PER_MINUTE: int = Field(default=20_000, ge=0)
+    QUOTA_HEAVY_PER_MINUTE: int = Field(default=1_200, ge=0)
+    #: Background jobs (routes, allocations, failure analyses, capacity searches) one caller may have queued or
+    #: running at once; beyond it 429 with ``Retry-After: 5``.
+    QUOTA_JOBS: int = Field(default=16, ge=0)
+    #: Where the quota counters live: a Redis URL (shared by every API process); empty: the Celery broker when
+    #: it is Redis, else the API process's memory (the embedded deployment's single process).
+    QUOTA_REDIS_URL: str = ""
+    #: Seconds a Redis slot counter outlives its last use (the slots of a killed process come back after it).
+    QUOTA_LEASE_S: int = Field(default=900, ge=10)
+    #: Cost bound of a routes request computed inside the API: node pairs × ``k`` × network windows (every
+    #: window of the run without ``t_s``); above it 422 naming ``background`` — send it to the worker with
+    #: ``"background": true``. Measured 0.29 ms of CPU per unit on a 121-node grid (hop metric, 14,520 pairs:
+    #: 4.2 s), so 5,000 is ~1.5 s; every example scenario's all-pairs routes (k ≤ 3) stays under it.
+    MAX_INLINE_ROUTE_COST: int = Field(default=5_000, ge=1)
+    #: Processes of each API process computing the heavy requests answered inline (routes, allocations, failure
+    #: analyses, coverage, timelines, imports; :mod:`subflow_backend.compute`), so the API's own threads keep the
+    #: interpreter lock; 0: computed in the request's thread.
+    INLINE_COMPUTE_PROCESSES: int = Field(default=2, ge=0, le=32)
+    #: Niceness added to those processes (``nice(2)``, 0–19): when the cores are short the API process goes first.
+    INLINE_COMPUTE_NICE: int = Field(default=10, ge=0, le=19)
+    #: Failure cases (links + nodes) a failure analysis may evaluate inside the API (each is a re-plan);
+    #: above it 422 naming ``background`` (the worker takes up to ``MAX_FAILURE_CASES``).
+    MAX_INLINE_FAILURE_CASES: int = Field(default=100, ge=1)
 
     @property
     def limits(self) -> Limits:
@@ -151,6 +185,13 @@ class Settings(BaseSettings):
             max_timeline_legs=self.MAX_TIMELINE_LEGS, max_sweep_units=self.MAX_SWEEP_UNITS,
             max_track_bytes=self.MAX_TRACK_BYTES, max_satcom_samples=self.MAX_SATCOM_SAMPLES,
         )
+
+    @property
+    def quota_redis_url(self) -> str:
+        """Redis URL of the quota counters, or empty (counted in the process)."""
+        if self.QUOTA_REDIS_URL.strip():
+            return self.QUOTA_REDIS_URL.strip()
+        return self.CELERY_BROKER_URL if self.CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
 
     @property
     def broker_dir(self) -> Path:

@@ -670,7 +670,8 @@ export interface paths {
          *     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
          *     sorted worst first (most demand lost, most flows cut, largest added delay). Shape:
          *     :class:`subflow.analysis.failures.FailureReport`. 422 names an unknown link in ``links``, or
-         *     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work).
+         *     ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work), or ``background`` when an
+         *     inline analysis has more than ``MAX_INLINE_FAILURE_CASES`` cases (send it to the worker).
          */
         post: operations["failures_api_scenarios__scenario_id__failures_post"];
         delete?: never;
@@ -766,7 +767,8 @@ export interface paths {
          *     1−Π(1−p). The network is the run's at ``t_s`` (SATCOM delays from the orbits, Wi-Fi hops from
          *     association, link events; :mod:`subflow.analysis.planning`); without ``t_s`` ``windows`` covers the
          *     whole run and the top level is its start. 422 names a bad link or node, a ``t_s`` after the run, or
-         *     ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work).
+         *     ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work), or ``background`` when an
+         *     inline request's cost (pairs × ``k`` × windows) exceeds ``MAX_INLINE_ROUTE_COST`` (send it to the worker).
          */
         post: operations["routes_api_scenarios__scenario_id__routes_post"];
         delete?: never;
@@ -5229,6 +5231,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     login_api_auth_login_post: {
@@ -5322,6 +5331,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     compute_coverage_api_coverage_post: {
@@ -5381,6 +5397,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_engines_api_engines_get: {
@@ -5418,6 +5441,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5524,6 +5554,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     job_api_jobs__job_id__get: {
@@ -5568,6 +5605,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5614,6 +5658,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_projects_api_projects_get: {
@@ -5636,6 +5687,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5702,6 +5760,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     read_project_api_projects__project_id__get: {
@@ -5746,6 +5811,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5803,6 +5875,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5874,6 +5953,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_members_api_projects__project_id__members_get: {
@@ -5918,6 +6004,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5988,6 +6081,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     remove_member_api_projects__project_id__members__user_id__delete: {
@@ -6046,6 +6146,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     check_document_api_scenario_checks_post: {
@@ -6100,6 +6207,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_scenarios_api_scenarios_get: {
@@ -6148,6 +6262,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6218,6 +6339,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     get_schema_api_scenarios_schema_get: {
@@ -6242,6 +6370,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6291,6 +6426,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6377,6 +6519,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     delete_scenario_api_scenarios__scenario_id__delete: {
@@ -6426,6 +6575,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6499,6 +6655,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     capacity_searches_api_scenarios__scenario_id__capacity_searches_post: {
@@ -6562,6 +6725,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_comparisons_api_scenarios__scenario_id__comparisons_get: {
@@ -6610,6 +6780,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6732,6 +6909,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     cancel_comparison_api_scenarios__scenario_id__comparisons__comparison_id__cancel_post: {
@@ -6785,6 +6969,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     stream_comparison_events_api_scenarios__scenario_id__comparisons__comparison_id__events_get: {
@@ -6830,6 +7021,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6891,6 +7089,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_sweep_point_runs_api_scenarios__scenario_id__comparisons__comparison_id__sweep_points_get: {
@@ -6936,6 +7141,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6985,6 +7197,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     export_scenario_api_scenarios__scenario_id__export_get: {
@@ -7030,6 +7249,13 @@ export interface operations {
             };
             /** @description Unknown format or strategy. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7107,6 +7333,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     fork_scenario_api_scenarios__scenario_id__fork_post: {
@@ -7176,6 +7409,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7261,6 +7501,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     export_track_api_scenarios__scenario_id__nodes__node_id__track_gpx_get: {
@@ -7300,6 +7547,13 @@ export interface operations {
             };
             /** @description The scenario is planar (no geographic track); `loc` names the node's position. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7377,6 +7631,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_versions_api_scenarios__scenario_id__versions_get: {
@@ -7421,6 +7682,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7468,6 +7736,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7537,6 +7812,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_strategies_api_strategies_get: {
@@ -7559,6 +7841,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7618,6 +7907,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_users_api_users_get: {
@@ -7663,6 +7959,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7725,6 +8028,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     read_me_api_users_me_get: {
@@ -7747,6 +8057,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7804,6 +8121,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     list_tokens_api_users_me_tokens_get: {
@@ -7826,6 +8150,13 @@ export interface operations {
             };
             /** @description Not signed in (no, expired or revoked credentials). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7885,6 +8216,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     revoke_token_api_users_me_tokens__token_id__delete: {
@@ -7934,6 +8272,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7986,6 +8331,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8043,6 +8395,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8113,6 +8472,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

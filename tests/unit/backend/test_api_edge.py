@@ -287,6 +287,35 @@ def test_routes_beyond_max_route_paths_are_refused_before_any_work(api, naval_di
     assert api.post(f"/api/scenarios/{sid}/routes", json={"metric": "delay", "k": 1}).status_code == 200
 
 
+def test_routes_costlier_than_max_inline_route_cost_go_to_the_worker(api, naval_direct, monkeypatch):
+    from subflow_backend.settings import settings
+
+    sid = _create(api, naval_direct)
+    n = len(naval_direct["nodes"])
+    monkeypatch.setattr(settings, "MAX_INLINE_ROUTE_COST", n * (n - 1) - 1)  # all pairs at one time: n(n-1)
+    r = api.post(f"/api/scenarios/{sid}/routes", json={"metric": "hop", "t_s": 0})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"][0]
+    assert detail["loc"] == ["body", "background"]
+    assert f"costs {n * (n - 1)} " in detail["msg"] and f"MAX_INLINE_ROUTE_COST = {n * (n - 1) - 1}" in detail["msg"]
+    assert api.post(f"/api/scenarios/{sid}/routes", json={"metric": "hop", "t_s": 0, "background": True}).status_code == 202
+    monkeypatch.setattr(settings, "MAX_INLINE_ROUTE_COST", n * (n - 1))
+    assert api.post(f"/api/scenarios/{sid}/routes", json={"metric": "hop", "t_s": 0}).status_code == 200
+
+
+def test_failure_analyses_beyond_max_inline_failure_cases_go_to_the_worker(api, naval_direct, monkeypatch):
+    from subflow_backend.settings import settings
+
+    sid = _create(api, naval_direct)
+    links = len(naval_direct["links"])
+    monkeypatch.setattr(settings, "MAX_INLINE_FAILURE_CASES", links - 1)
+    r = api.post(f"/api/scenarios/{sid}/failures", json={"metric": "delay"})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "background"]
+    assert f"{links} failure cases, more than MAX_INLINE_FAILURE_CASES = {links - 1}" in r.json()["detail"][0]["msg"]
+    assert api.post(f"/api/scenarios/{sid}/failures", json={"metric": "delay", "background": True}).status_code == 202
+
+
 # --- save-time warnings (POST /api/scenario-checks) ---------------------------------------------
 
 def test_scenario_checks_answer_warnings_and_422_for_an_invalid_document(api, naval_direct):

@@ -9,6 +9,7 @@ Failure analysis is planning (no engine): inline (200) or with ``"background": t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from celery.result import AsyncResult
@@ -22,7 +23,7 @@ from subflow.analysis.failures import FailureReport, FailureRequest, analyse_fai
 from subflow.errors import LimitExceeded, ScenarioInvalid
 from subflow.scenario.document import load_scenario
 
-from subflow_backend import jobs
+from subflow_backend import compute
 from subflow_backend.api.deps import (
     CeleryDep,
     PrincipalDep,
@@ -32,7 +33,7 @@ from subflow_backend.api.deps import (
     check_engine_permission,
 )
 from subflow_backend.api.routes.events import EventStreamResponse, poll_events
-from subflow_backend.api.routes.planning import VisibleJob, job_state
+from subflow_backend.api.routes.planning import VisibleJob, job_state, submit_job
 from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK
 from subflow_backend.request_checks import check_request as check_comparison
 from subflow_backend.schemas import JobAccepted, JobPublic
@@ -56,20 +57,22 @@ def _body_errors(exc: ScenarioInvalid) -> RequestValidationError:
                                     "input": None} for e in exc.errors])
 
 
-def _accepted(session, celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
-    job_id = jobs.submit(session, celery, task, scenario, body)
+def _accepted(http: Request, session, celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
+    job_id = submit_job(http, session, celery, task, scenario, body)
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
 
 @router.post("/scenarios/{scenario_id}/failures", response_model=FailureReport, responses=_QUEUED)
-def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: CeleryDep, session: SessionDep) -> Any:
+def failures(http: Request, scenario: ScenarioDep, body: FailureAnalysisRequest, celery: CeleryDep,
+             session: SessionDep) -> Any:
     """Every single link failure (and with ``"nodes": true`` every node failure) re-planned:
     routes under ``metric`` and the FDM allocation of the rated flows, with each flow's impact
     against the intact plan (delivered Mbit/s, path change, one-way delay change in ms), cases
     sorted worst first (most demand lost, most flows cut, largest added delay). Shape:
     :class:`subflow.analysis.failures.FailureReport`. 422 names an unknown link in ``links``, or
-    ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work)."""
+    ``MAX_FAILURE_CASES`` when links + nodes exceed it (refused before any work), or ``background`` when an
+    inline analysis has more than ``MAX_INLINE_FAILURE_CASES`` cases (send it to the worker)."""
     request = FailureRequest(**body.model_dump(exclude={"background"}))
     sc = load_scenario(scenario.document)
     known = {link.id for link in sc.links}
@@ -82,13 +85,19 @@ def failures(scenario: ScenarioDep, body: FailureAnalysisRequest, celery: Celery
         raise _body_errors(LimitExceeded("MAX_FAILURE_CASES", settings.MAX_FAILURE_CASES, n, ["links"],
                                          "failure cases (links + nodes)"))
     if body.background:
-        return _accepted(session, celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
-    return analyse_failures(scenario.document, request, max_cases=settings.MAX_FAILURE_CASES)
+        return _accepted(http, session, celery, FAILURES_TASK, scenario, request.model_dump(mode="json"))
+    if n > settings.MAX_INLINE_FAILURE_CASES:
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("body", "background"), "input": False,
+            "msg": f"{n} failure cases, more than MAX_INLINE_FAILURE_CASES = {settings.MAX_INLINE_FAILURE_CASES} "
+                   f"computed inside the API; send it with \"background\": true (a worker job) or name fewer links"}])
+    return compute.run_json(FailureReport, partial(analyse_failures, max_cases=settings.MAX_FAILURE_CASES),
+                            scenario.document, request)
 
 
 @router.post("/scenarios/{scenario_id}/capacity-searches", status_code=202, response_model=JobAccepted, responses={
     403: {"description": "Viewer or read-only token, or a root engine without the `can_run_linux` permission."}})
-def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: CeleryDep,
+def capacity_searches(http: Request, scenario: ScenarioEditDep, body: CapacityRequest, celery: CeleryDep,
                       principal: PrincipalDep, session: SessionDep) -> Any:
     """Start a capacity search (a worker job): the smallest value of the numeric scenario field
     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
@@ -104,7 +113,7 @@ def capacity_searches(scenario: ScenarioEditDep, body: CapacityRequest, celery: 
         check_request(scenario.document, body, settings.MAX_SWEEP_UNITS)
     except ScenarioInvalid as exc:
         raise _body_errors(exc) from None
-    return _accepted(session, celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
+    return _accepted(http, session, celery, CAPACITY_TASK, scenario, body.model_dump(mode="json"))
 
 
 #: Seconds between two reads of a job's state by its event stream.
@@ -120,7 +129,8 @@ def job_events(request: Request, job_id: str, celery, poll_s: float = JOB_POLL_S
     def message(brief: dict) -> str:
         return f"data: {JobPublic.model_validate({**brief, 'result': None}).model_dump_json()}\n\n"
 
-    return poll_events(request, read, message, lambda brief: brief["status"] in ("succeeded", "failed"),
+    return poll_events(request, ("job", job_id), read, message,
+                       lambda brief: brief["status"] in ("succeeded", "failed"),
                        lambda _last: "", poll_s, poll_s)
 
 

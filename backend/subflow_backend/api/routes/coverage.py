@@ -15,8 +15,9 @@ from pydantic import BaseModel, Field
 from subflow.radio.coverage import coverage_grid
 from subflow.scenario.document import load_scenario
 from subflow.scenario.geodesy import frame_of
-from subflow.service.limits import check_scenario
+from subflow.service.limits import Limits, check_scenario
 
+from subflow_backend import compute
 from subflow_backend.settings import settings
 
 router = APIRouter(prefix="/coverage", tags=["coverage"])
@@ -67,8 +68,14 @@ def compute_coverage(
     ``radio.propagation`` (:mod:`subflow.radio.propagation`, IEEE 802.11-2020 sensitivity tables), else
     ``wireless_bandwidth_mbps``.
     """
-    scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge, loc ["body", ...path]
-    check_scenario(scenario, settings.limits)
+    return compute.run(coverage_of, document, t_s, cells, settings.limits)
+
+
+def coverage_of(document: dict[str, Any], t_s: float, cells: int, limits: Limits) -> CoveragePublic:
+    """The answer of :func:`compute_coverage` (run in :mod:`subflow_backend.compute`'s pool). Raises
+    ScenarioInvalid or LimitExceeded (→ 422 at the API edge, ``loc`` ``["body", ...path]``)."""
+    scenario = load_scenario(document)
+    check_scenario(scenario, limits)
     grid = coverage_grid(scenario, t_s, cells)
     frame = frame_of(scenario)
     geo = None

@@ -3,7 +3,8 @@
 The browser opens one ``EventSource`` and is told whenever ``status``,
 ``progress`` or ``error`` change, instead of polling the REST resource. The
 server reads the row (a cheap primary-key read in a short session of its own: an
-idle stream holds no database connection) every :data:`FIRST_POLL_S` at first,
+idle stream holds no database connection; one read per tick for all the streams of a comparison in
+the process, :mod:`subflow_backend.stream_hub`) every :data:`FIRST_POLL_S` at first,
 backing off by half each read to :data:`POLL_INTERVAL_S` and returning to the
 fast pace at every change, so a quick comparison's end is told within tens of
 milliseconds; the stream ends after the event that reports a finished status
@@ -17,19 +18,18 @@ that proxies keep the connection open.
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable
+from contextlib import aclosing
 from typing import TypeVar
 
 from fastapi import APIRouter, HTTPException, Request, status
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from subflow_backend import comparison_state, crud
 from subflow_backend.api.deps import ScenarioDep, SessionDep
 from subflow_backend.db import SessionLocal
 from subflow_backend.schemas import ComparisonProgress
+from subflow_backend.stream_hub import hub
 
 T = TypeVar("T")
 
@@ -64,37 +64,26 @@ def _message(state: ComparisonProgress) -> str:
 
 
 async def poll_events(
-    request: Request, read: Callable[[], T | None], message: Callable[[T], str], finished: Callable[[T], bool],
-    gone: Callable[[T | None], str], poll_s: float, first_poll_s: float,
+    request: Request, key: Hashable, read: Callable[[], T | None], message: Callable[[T], str],
+    finished: Callable[[T], bool], gone: Callable[[T | None], str], poll_s: float, first_poll_s: float,
 ) -> AsyncIterator[str]:
     """The SSE stream of a polled state: ``retry``, then ``message(state)`` for the first state and each
     change, until ``finished(state)``; ``gone(last)`` once if ``read()`` returns None; a keep-alive
-    comment after :data:`KEEPALIVE_S` of silence; ends when the client goes. ``read`` runs in the
-    threadpool (it may touch the database); the wait between reads starts at ``first_poll_s`` after each
-    change and grows ×1.5 up to ``poll_s`` (seconds)."""
+    comment after :data:`KEEPALIVE_S` of silence; ends when the client goes. Every stream of the same
+    ``key`` in this process shares one poller (:class:`subflow_backend.stream_hub.StreamHub`): ``read``
+    runs in the threadpool (it may touch the database) once per tick whatever the number of streams; the
+    wait between reads starts at ``first_poll_s`` after each change and grows ×1.5 up to ``poll_s`` (seconds)."""
     yield "retry: 2000\n\n"
-    last: T | None = None
-    quiet_since = time.monotonic()
-    wait_s = min(first_poll_s, poll_s)
-    while True:
-        state = await run_in_threadpool(read)
-        if state is None:
-            yield gone(last)
-            return
-        if state != last:
-            last = state
-            quiet_since = time.monotonic()
-            wait_s = min(first_poll_s, poll_s)
-            yield message(state)
-            if finished(state):
+    async with aclosing(hub.follow(key, read, finished, poll_s, first_poll_s, KEEPALIVE_S)) as events:
+        async for kind, state in events:
+            if kind == "state":
+                yield message(state)
+            elif kind == "gone":
+                yield gone(state)
+            else:
+                yield ": keep-alive\n\n"
+            if await request.is_disconnected():
                 return
-        elif time.monotonic() - quiet_since >= KEEPALIVE_S:
-            quiet_since = time.monotonic()
-            yield ": keep-alive\n\n"
-        if await request.is_disconnected():
-            return
-        await asyncio.sleep(wait_s)
-        wait_s = min(poll_s, wait_s * 1.5)
 
 
 def comparison_events(
@@ -105,7 +94,8 @@ def comparison_events(
         return _message(ComparisonProgress(status=comparison_state.FAILED, progress=last.progress if last else 0.0,
                                            error="the comparison was deleted"))
 
-    return poll_events(request, lambda: _state(scenario_id, comparison_id), _message,
+    return poll_events(request, ("comparison", scenario_id, comparison_id), lambda: _state(scenario_id, comparison_id),
+                       _message,
                        lambda state: comparison_state.is_finished(state.status), gone, poll_s, FIRST_POLL_S)
 
 

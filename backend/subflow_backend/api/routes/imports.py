@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile, status
@@ -9,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from subflow.io.imports import import_scenario
 
-from subflow_backend import audit, crud
+from subflow_backend import audit, compute, crud
 from subflow_backend.api.deps import PrincipalDep, SessionDep, client_ip, target_project
 from subflow_backend.api.routes.scenarios import to_public
 from subflow_backend.schemas import ScenarioPublic
@@ -57,7 +58,7 @@ async def import_file(
         # parsing a large file and the database work run in a worker thread, not on the event
         # loop, so one import does not hold up every other request
         pid = target_project(session, principal, project_id)
-        result = import_scenario(data, source=file.filename or "upload", name=name or None)
+        result = compute.run(partial(import_scenario, source=file.filename or "upload", name=name or None), data)
         row = crud.create_scenario(session, result.scenario, project_id=pid, author=principal.user)
         audit.record(session, "scenario_create", user=principal.user, target=row.id, ip=client_ip(request),
                      detail={"name": row.name, "project_id": pid, "import": file.filename})

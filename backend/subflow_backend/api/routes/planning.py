@@ -12,7 +12,7 @@ import time
 from typing import Annotated, Any
 
 from celery.result import AsyncResult
-from fastapi import APIRouter, Depends, HTTPException, status
+from fastapi import APIRouter, Depends, HTTPException, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
@@ -22,12 +22,14 @@ from subflow.analysis.planning import (
     RoutesOverTime,
     RoutesRequest,
     allocation_document,
+    routes_cost,
     routes_document,
 )
 
-from subflow_backend import jobs
+from subflow_backend import compute, jobs
 from subflow_backend.api.deps import CeleryDep, CurrentUser, ScenarioDep, SessionDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
+from subflow_backend.quotas import JobLedger, Refused, caller_key
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -37,8 +39,41 @@ _STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PRO
            "RETRY": "queued", "SUCCESS": "succeeded", "FAILURE": "failed", "REVOKED": "failed"}
 
 
-def _job(session, celery, task: str, scenario, body) -> JSONResponse:
-    job_id = jobs.submit(session, celery, task, scenario, body.model_dump(mode="json"))
+#: Celery states of a job that will not change any more.
+_FINISHED_STATES = frozenset({"SUCCESS", "FAILURE", "REVOKED"})
+_ledger: JobLedger | None = None
+
+
+def _job_over(job_id: str, celery) -> bool:
+    """Whether a job is finished, or its worker stopped renewing its heartbeat (see :func:`job`)."""
+    res = AsyncResult(job_id, app=celery)
+    state = res.state
+    if state in _FINISHED_STATES:
+        return True
+    beat = res.info.get("heartbeat") if state == "PROGRESS" and isinstance(res.info, dict) else None
+    return isinstance(beat, (int, float)) and time.time() - beat > settings.STALE_AFTER_S
+
+
+def submit_job(request: Request, session, celery, task: str, scenario, body: dict[str, Any]) -> str:
+    """Queue a background job on ``scenario`` for the caller of ``request`` (recorded with its project:
+    :func:`subflow_backend.jobs.submit`) and return its id; 429 with ``Retry-After`` naming ``QUOTA_JOBS``
+    if the caller (token or session) has that many jobs queued or running already."""
+    global _ledger  # noqa: PLW0603 - made once, on the first job (the Redis client)
+    if _ledger is None:
+        _ledger = JobLedger(settings.quota_redis_url, settings.TASK_TIME_LIMIT_S * 2)
+    caller = caller_key(request.scope)
+    try:
+        _ledger.check(caller, settings.QUOTA_JOBS, lambda job_id: _job_over(job_id, celery))
+    except Refused as exc:
+        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, str(exc),
+                            headers={"Retry-After": str(exc.retry_after_s)}) from None
+    job_id = jobs.submit(session, celery, task, scenario, body)
+    _ledger.add(caller, job_id)
+    return job_id
+
+
+def _job(request: Request, session, celery, task: str, scenario, body) -> JSONResponse:
+    job_id = submit_job(request, session, celery, task, scenario, body.model_dump(mode="json"))
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
@@ -59,8 +94,26 @@ def _check_route_paths(document: dict[str, Any], body: RoutesRequest) -> None:
 _QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
 
 
+def _check_inline_cost(document: dict[str, Any], body: RoutesRequest) -> None:
+    """422 on ``background`` if the request's cost (pairs × k × windows, :func:`routes_cost`) exceeds
+    ``MAX_INLINE_ROUTE_COST``: it is too heavy to compute inside the API; the worker takes it."""
+    cost = routes_cost(document, body, settings.MAX_INLINE_ROUTE_COST)
+    if cost > settings.MAX_INLINE_ROUTE_COST:
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("body", "background"),
+            "msg": f"this request costs {cost} (node pairs × k × network windows), more than MAX_INLINE_ROUTE_COST = "
+                   f"{settings.MAX_INLINE_ROUTE_COST} computed inside the API; send it with \"background\": true "
+                   f"(a worker job), or ask for fewer pairs, a smaller k or one time t_s",
+            "input": False,
+        }])
+
+
+_QUEUED = {202: {"model": JobAccepted, "description": "Queued (background)."}}
+
+
 @router.post("/scenarios/{scenario_id}/routes", response_model=RoutesOverTime, responses=_QUEUED)
-def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep, session: SessionDep) -> Any:
+def routes(request: Request, scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep,
+           session: SessionDep) -> Any:
     """Routes of the scenario's node pairs under ``metric`` (hop, delay, loss, tcpbp exact,
     tcpbp-greedy = thesis Algorithm 1), ``k`` paths per pair, with the pairs where the greedy
     search misses the exact TCPBP optimum. Shape: ``{"metric", "routes": [{"src", "dst",
@@ -69,15 +122,18 @@ def routes(scenario: ScenarioDep, body: RoutesRequest, celery: CeleryDep, sessio
     1−Π(1−p). The network is the run's at ``t_s`` (SATCOM delays from the orbits, Wi-Fi hops from
     association, link events; :mod:`subflow.analysis.planning`); without ``t_s`` ``windows`` covers the
     whole run and the top level is its start. 422 names a bad link or node, a ``t_s`` after the run, or
-    ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work)."""
+    ``MAX_ROUTE_PATHS`` when pairs × ``k`` exceed it (refused before any work), or ``background`` when an
+    inline request's cost (pairs × ``k`` × windows) exceeds ``MAX_INLINE_ROUTE_COST`` (send it to the worker)."""
     _check_route_paths(scenario.document, body)
     if body.background:
-        return _job(session, celery, ROUTES_TASK, scenario, body)
-    return routes_document(scenario.document, body)
+        return _job(request, session, celery, ROUTES_TASK, scenario, body)
+    _check_inline_cost(scenario.document, body)
+    return compute.run_json(RoutesOverTime, routes_document, scenario.document, body)
 
 
 @router.post("/scenarios/{scenario_id}/allocations", response_model=AllocationOverTime, responses=_QUEUED)
-def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep, session: SessionDep) -> Any:
+def allocations(request: Request, scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDep,
+                session: SessionDep) -> Any:
     """Minimum-delay (Flow Deviation) allocation of the scenario's rated flows: ``{"method",
     "gamma", "sum_flow_over_residual", "mean_delay_s", "tempered", "links": [{"src", "dst",
     "flow", "capacity", "utilization"}], "demands": [{"src", "dst", "demand", "paths": [{"nodes",
@@ -87,8 +143,8 @@ def allocations(scenario: ScenarioDep, body: AllocationRequest, celery: CeleryDe
     a zero-capacity link, an unreachable demand, a ``t_s`` after the run, or says the scenario has no
     rated flow."""
     if body.background:
-        return _job(session, celery, ALLOCATE_TASK, scenario, body)
-    return allocation_document(scenario.document, body)
+        return _job(request, session, celery, ALLOCATE_TASK, scenario, body)
+    return compute.run_json(AllocationOverTime, allocation_document, scenario.document, body)
 
 
 def visible_job_or_404(job_id: str, session: SessionDep, user: CurrentUser) -> str:

@@ -16,11 +16,12 @@ from pydantic import BaseModel, Field
 from subflow.results.document import RadioEvent, parse_radio_events
 from subflow.scenario.document import load_scenario
 from subflow.scenario.geodesy import frame_of, geo_corners
-from subflow.service.limits import check_scenario
+from subflow.service.limits import Limits, check_scenario
 from subflow.space.mobility import Leg
 from subflow.space.satcom import SatcomUse, satcom_uses
 from subflow.runplan.topology import NetworkTimeline
 
+from subflow_backend import compute
 from subflow_backend.settings import settings
 
 router = APIRouter(prefix="/timeline", tags=["timeline"])
@@ -99,8 +100,14 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     link's one-way delay over each use (:mod:`subflow.space.satcom`). ``windows`` are the times between
     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
     """
-    scenario = load_scenario(document)  # ScenarioInvalid → 422 at the API edge
-    check_scenario(scenario, settings.limits)  # LimitExceeded → 422 naming the MAX_* setting
+    return compute.run(timeline_of, document, settings.limits)
+
+
+def timeline_of(document: dict[str, Any], limits: Limits) -> TimelinePublic:
+    """The answer of :func:`compute_timeline` (run in :mod:`subflow_backend.compute`'s pool). Raises
+    ScenarioInvalid, or LimitExceeded naming the MAX_* setting (→ 422 at the API edge)."""
+    scenario = load_scenario(document)
+    check_scenario(scenario, limits)
     network = NetworkTimeline(scenario)
     tl = network.timeline
     frame = frame_of(scenario)
