@@ -357,12 +357,15 @@ _NOT_FOUND_PARAMS = {
 
 def _add_common_responses(path: str, method: str, operation: dict[str, Any]) -> None:
     """Add to ``operation``'s responses the errors FastAPI or a dependency answers for it (a
-    route's own description of the same status wins): 400 for a body that cannot be parsed,
+    route's own description of the same status wins): 400 for a body that cannot be parsed, 413 for one
+    over the body limit (:mod:`subflow_backend.body_limit`),
     401 without credentials, 429 beyond a per-caller quota (:mod:`subflow_backend.quotas`), 403 for a write with a read-only token (or a cross-origin cookie
     write), 404 for an unknown id in the path or in the ``project_id`` query parameter."""
     responses = operation.setdefault("responses", {})
     if "requestBody" in operation:
         responses.setdefault("400", {"description": "The request body cannot be parsed."})
+        responses.setdefault("413", {"description": "The request body is larger than `MAX_BODY_BYTES` (uploads: "
+                                                    "`MAX_UPLOAD_BYTES`); nothing was read or done."})
     if path not in PUBLIC_PATHS:
         responses.setdefault("401", {"description": "Not signed in (no, expired or revoked credentials)."})
         responses.setdefault("429", {"description": "A quota of the caller is exhausted (the `QUOTA_*` setting named in "

@@ -5283,6 +5283,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -5385,6 +5392,13 @@ export interface operations {
             };
             /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5751,6 +5765,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -5944,6 +5965,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -6074,6 +6102,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such user. */
             422: {
                 headers: {
@@ -6195,6 +6230,13 @@ export interface operations {
             };
             /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6327,6 +6369,13 @@ export interface operations {
             };
             /** @description Another scenario of the project already has this name. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6505,6 +6554,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid scenario; `detail[].loc` is the JSON path, e.g. `['body', 'links', 0, 'dst']`. */
             422: {
                 headers: {
@@ -6646,6 +6702,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -6711,6 +6774,13 @@ export interface operations {
             };
             /** @description No such scenario (or not in a project of yours). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6837,6 +6907,13 @@ export interface operations {
             };
             /** @description No such scenario. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7324,6 +7401,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -7396,6 +7480,13 @@ export interface operations {
             };
             /** @description The name is taken. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7617,6 +7708,13 @@ export interface operations {
             };
             /** @description No such scenario (or not in a project of yours). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7900,6 +7998,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid scenario, or one over a MAX_* limit (MAX_TIMELINE_LEGS: legs of all trajectories); `detail[].loc` is `['body', ...path]`, as for scenarios. */
             422: {
                 headers: {
@@ -8019,6 +8124,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -8107,6 +8219,13 @@ export interface operations {
             };
             /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8202,6 +8321,13 @@ export interface operations {
             };
             /** @description A read-only token, a role too weak for this, or a cross-origin write with the session cookie. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8459,6 +8585,13 @@ export interface operations {
             };
             /** @description It would leave no active admin. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
