@@ -33,6 +33,10 @@ from subflow_backend import access, accounts, audit, crud, models
 from subflow_backend.db import get_session
 from subflow_backend.queue import celery_app
 
+#: pattern of an id in a query parameter: PostgreSQL text cannot hold NUL, so an id with one is a 422
+#: naming the parameter instead of a database error
+NO_NUL = r"^[^\x00]*$"
+
 SESSION_COOKIE = "subflow_session"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 

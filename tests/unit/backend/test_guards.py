@@ -201,3 +201,13 @@ def test_a_job_is_recorded_with_its_project_and_hidden_from_outsiders(api, queue
         r = api.get(path, headers=outsider)
         assert r.status_code == 404 and r.json()["detail"] == f"job {job_id!r} not found"
     assert api.get(f"/api/scenarios/{scenario['id']}", headers=outsider).status_code == 404  # as the scenario
+
+
+def test_a_nul_in_a_project_id_query_is_422_naming_it(api):
+    """PostgreSQL text holds no NUL: the fuzzer's ``?project_id=…%00…`` was a database error (500)."""
+    for method, path in (("get", "/api/scenarios"), ("post", "/api/scenarios")):
+        r = api.request(method.upper(), path, params={"project_id": "p\x00q"},
+                        **({"json": json.loads((EXAMPLES / "naval-direct-move.json").read_text())} if method == "post"
+                           else {}))
+        assert r.status_code == 422, (path, r.text)
+        assert r.json()["detail"][0]["loc"] == ["query", "project_id"]

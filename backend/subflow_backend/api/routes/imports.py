@@ -11,7 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from subflow.io.imports import import_scenario
 
 from subflow_backend import audit, compute, crud
-from subflow_backend.api.deps import PrincipalDep, SessionDep, client_ip, target_project
+from subflow_backend.api.deps import NO_NUL, PrincipalDep, SessionDep, client_ip, target_project
 from subflow_backend.api.routes.scenarios import to_public
 from subflow_backend.schemas import ScenarioPublic
 from subflow_backend.settings import settings
@@ -38,8 +38,9 @@ async def import_file(
     file: Annotated[UploadFile, File(description="GraphML (Topology Zoo or with delay_ms/loss/bandwidth_mbps "
                                                  "edge attributes), SNDlib native .txt, or scenario JSON.")],
     name: Annotated[str | None, Form(max_length=120, description="Scenario name; default: the network's.")] = None,
-    project_id: Annotated[str | None, Query(max_length=36, description="Project to store it in (editor); "
-                                            "default: the first you may edit.")] = None,
+    project_id: Annotated[str | None, Query(max_length=36, pattern=NO_NUL,
+                                            description="Project to store it in (editor); "
+                                                        "default: the first you may edit.")] = None,
 ) -> ScenarioPublic:
     """Convert an uploaded topology to a scenario and store it (version 1).
 

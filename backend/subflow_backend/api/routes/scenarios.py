@@ -18,6 +18,7 @@ from subflow.scenario.document import Scenario, scenario_json_schema
 
 from subflow_backend import access, audit, crud, history, models
 from subflow_backend.api.deps import (
+    NO_NUL,
     PrincipalDep,
     ScenarioDep,
     ScenarioEditDep,
@@ -72,7 +73,7 @@ def list_scenarios(
     principal: PrincipalDep,
     skip: int = Query(0, ge=0, le=crud.MAX_SKIP, description="Rows to skip (at most 2^31 − 1)."),
     limit: int = Query(100, ge=1, le=1000),
-    project_id: str | None = Query(None, max_length=36, description="Only this project's scenarios."),
+    project_id: str | None = Query(None, max_length=36, pattern=NO_NUL, description="Only this project's scenarios."),
 ) -> ScenariosPublic:
     """Scenarios of your projects (admins: all) ordered by name: ``{data: [ScenarioSummary], count}``
     (``count`` is the total)."""
@@ -89,7 +90,7 @@ def list_scenarios(
 )
 def create_scenario(
     request: Request, response: Response, session: SessionDep, principal: PrincipalDep, scenario: Scenario,
-    project_id: str | None = Query(None, max_length=36, description="Project to store it in; default: "
+    project_id: str | None = Query(None, max_length=36, pattern=NO_NUL, description="Project to store it in; default: "
                                    "the first you may edit (`default` first)."),
 ) -> ScenarioPublic:
     """Store a scenario document (version 1). The body is validated against the
