@@ -23,7 +23,7 @@ from subflow.analysis.failures import FailureReport, FailureRequest, analyse_fai
 from subflow.errors import LimitExceeded, ScenarioInvalid
 from subflow.scenario.document import load_scenario
 
-from subflow_backend import compute
+from subflow_backend import compute, jobs
 from subflow_backend.api.deps import (
     CeleryDep,
     PrincipalDep,
@@ -33,7 +33,7 @@ from subflow_backend.api.deps import (
     check_engine_permission,
 )
 from subflow_backend.api.routes.events import EventStreamResponse, poll_events
-from subflow_backend.api.routes.planning import VisibleJob, job_state, submit_job
+from subflow_backend.api.routes.planning import VisibleJob, job_state
 from subflow_backend.queue import CAPACITY_TASK, FAILURES_TASK
 from subflow_backend.request_checks import check_request as check_comparison
 from subflow_backend.schemas import JobAccepted, JobPublic
@@ -58,7 +58,7 @@ def _body_errors(exc: ScenarioInvalid) -> RequestValidationError:
 
 
 def _accepted(http: Request, session, celery, task: str, scenario, body: dict[str, Any]) -> JSONResponse:
-    job_id = submit_job(http, session, celery, task, scenario, body)
+    job_id = jobs.submit_for_caller(http, session, celery, task, scenario, body)
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 

@@ -29,7 +29,6 @@ from subflow.analysis.planning import (
 from subflow_backend import compute, jobs
 from subflow_backend.api.deps import CeleryDep, CurrentUser, ScenarioDep, SessionDep
 from subflow_backend.queue import ALLOCATE_TASK, ROUTES_TASK
-from subflow_backend.quotas import JobLedger, Refused, caller_key
 from subflow_backend.schemas import JobAccepted, JobPublic
 from subflow_backend.settings import settings
 
@@ -39,41 +38,8 @@ _STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running", "PRO
            "RETRY": "queued", "SUCCESS": "succeeded", "FAILURE": "failed", "REVOKED": "failed"}
 
 
-#: Celery states of a job that will not change any more.
-_FINISHED_STATES = frozenset({"SUCCESS", "FAILURE", "REVOKED"})
-_ledger: JobLedger | None = None
-
-
-def _job_over(job_id: str, celery) -> bool:
-    """Whether a job is finished, or its worker stopped renewing its heartbeat (see :func:`job`)."""
-    res = AsyncResult(job_id, app=celery)
-    state = res.state
-    if state in _FINISHED_STATES:
-        return True
-    beat = res.info.get("heartbeat") if state == "PROGRESS" and isinstance(res.info, dict) else None
-    return isinstance(beat, (int, float)) and time.time() - beat > settings.STALE_AFTER_S
-
-
-def submit_job(request: Request, session, celery, task: str, scenario, body: dict[str, Any]) -> str:
-    """Queue a background job on ``scenario`` for the caller of ``request`` (recorded with its project:
-    :func:`subflow_backend.jobs.submit`) and return its id; 429 with ``Retry-After`` naming ``QUOTA_JOBS``
-    if the caller (token or session) has that many jobs queued or running already."""
-    global _ledger  # noqa: PLW0603 - made once, on the first job (the Redis client)
-    if _ledger is None:
-        _ledger = JobLedger(settings.quota_redis_url, settings.TASK_TIME_LIMIT_S * 2)
-    caller = caller_key(request.scope)
-    try:
-        _ledger.check(caller, settings.QUOTA_JOBS, lambda job_id: _job_over(job_id, celery))
-    except Refused as exc:
-        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, str(exc),
-                            headers={"Retry-After": str(exc.retry_after_s)}) from None
-    job_id = jobs.submit(session, celery, task, scenario, body)
-    _ledger.add(caller, job_id)
-    return job_id
-
-
 def _job(request: Request, session, celery, task: str, scenario, body) -> JSONResponse:
-    job_id = submit_job(request, session, celery, task, scenario, body.model_dump(mode="json"))
+    job_id = jobs.submit_for_caller(request, session, celery, task, scenario, body.model_dump(mode="json"))
     job = JobAccepted(job_id=job_id, status="queued", status_url=f"/api/jobs/{job_id}")
     return JSONResponse(status_code=status.HTTP_202_ACCEPTED, content=job.model_dump(mode="json"))
 
