@@ -181,9 +181,10 @@ def test_naval_direct_move_end_to_end(need_mptcp, no_leftovers):
     # (bin 30 may still receive the data that was in flight on the 500 ms SATCOM path)
     assert all(v < 1e-3 for v in _window(sp.flows[0], 31.0, 32.0))
     assert sp.summary.flows[0].longest_zero_s >= 1.0
-    # both stations' connections resume on the 1 Mbit/s UAV backhaul; which of the two kernel Reno
-    # flows wins the 100-packet drop-tail queue for a while is chance, so the UAV's total is checked
-    assert all(max(f.throughput_mbps[33:]) > 0.05 for f in sp.flows)
+    # the stations' connections resume on the 1 Mbit/s UAV backhaul; which of the two kernel Reno
+    # flows wins the 100-packet drop-tail queue is chance, and the loser can sit in RTO back-off
+    # (1, 2, 4, 8, 16 s after the cut) past the run's end, so one resumed flow and the UAV's total are checked
+    assert any(max(f.throughput_mbps[33:]) > 0.05 for f in sp.flows)
     assert sum(_mean(f.throughput_mbps[40:]) for f in sp.flows) > 0.3
     assert all(v > 1.0 for v in mp.flows[0].throughput_mbps[8:])
     kinds = {e.kind for e in mp.events}
