@@ -19,9 +19,10 @@ test("compare two finished comparisons side by side with the same axes", async (
       .toBe("succeeded");
   }
   await page.goto(`/scenarios/${sid}`);
-  for (const cid of ids) await page.getByLabel(`Select comparison ${cid} for side-by-side`).check();
+  for (const cid of ids) await page.getByTestId(`select-comparison-${cid}`).check();
   await page.getByRole("button", { name: "Side by side" }).click();
   await expect(page.getByRole("heading", { name: "Comparisons side by side" })).toBeVisible();
+  await expect(page).toHaveTitle(`Side by side · ${name} · Subflow`);
   for (const cid of ids) await expect(page.getByTestId(`column-${cid}`)).toBeVisible();
   // the same y ticks in every timeline, whichever comparison it belongs to
   const ticks = async (testId: string) => page.getByTestId(testId).locator("svg.chart-svg text.tick").allInnerTexts();
@@ -37,7 +38,11 @@ test("compare two finished comparisons side by side with the same axes", async (
     const download = page.waitForEvent("download");
     await page.getByTestId(`chart-${ids[1]}-mptcp`).getByRole("button", { name: kind }).click();
     const d = await download;
-    expect(d.suggestedFilename()).toBe(`comparison-${ids[1]}-mptcp.${kind.toLowerCase()}`);
+    // named by the scenario, the strategies and the start time, never by a database id
+    const fname = d.suggestedFilename();
+    expect(fname.startsWith(name.toLowerCase().replace(/[^a-z0-9._]+/g, "-").slice(0, 30))).toBe(true);
+    expect(fname).toMatch(new RegExp(`-mptcp-\\d{4}-\\d{2}-\\d{2}-\\d{2}-\\d{2}-mptcp\\.${kind.toLowerCase()}$`));
+    expect(fname).not.toContain(ids[1]);
     const p = await d.path();
     const head = fs.readFileSync(p!).subarray(0, 8);
     if (kind === "PNG") expect(head.subarray(1, 4).toString()).toBe("PNG");

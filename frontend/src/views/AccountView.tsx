@@ -7,12 +7,14 @@ import { api, isAbort } from "../api/client";
 import type { ApiTokenCreated, ApiTokenPublic } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { errorLines } from "../lib/errors";
+import { usePageTitle } from "./usePageTitle";
 
 function when(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : "never";
 }
 
 export function AccountView() {
+  usePageTitle("API tokens");
   const [tokens, setTokens] = useState<ApiTokenPublic[] | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [name, setName] = useState("");

@@ -25,6 +25,7 @@ import { parseNumberList, sweepParameters } from "../lib/editor";
 import { errorLines } from "../lib/errors";
 import { formatFixed3 } from "../lib/format";
 import { failureHighlight, heatmapCells, tracePoints } from "../lib/whatIf";
+import { usePageTitle } from "./usePageTitle";
 
 const METRICS = ["delay", "hop", "loss", "tcpbp", "tcpbp-greedy"] as const;
 
@@ -36,6 +37,7 @@ export function AnalysisView() {
   const { id = "" } = useParams();
   const [item, setItem] = useState<ScenarioPublic | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
+  usePageTitle("Analysis", item?.name);
   useEffect(() => {
     const ctl = new AbortController();
     api.getScenario(id, ctl.signal).then(setItem).catch((err) => {
@@ -48,7 +50,7 @@ export function AnalysisView() {
       <nav className="breadcrumbs" aria-label="Breadcrumb">
         <Link to="/">Scenarios</Link>
         <span aria-hidden="true"> / </span>
-        <Link to={`/scenarios/${encodeURIComponent(id)}`}>{item?.name ?? id}</Link>
+        <Link to={`/scenarios/${encodeURIComponent(id)}`}>{item?.name ?? "Scenario"}</Link>
         <span aria-hidden="true"> / </span>
         <span aria-current="page">Analysis</span>
       </nav>

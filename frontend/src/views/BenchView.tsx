@@ -9,6 +9,7 @@ import { useSearchParams } from "react-router";
 import { ThroughputChart } from "../components/ThroughputChart";
 import { TimeBrush } from "../components/TimeBrush";
 import { flowStyles, sharedDomains, type StrategySeries } from "../lib/chartData";
+import { usePageTitle } from "./usePageTitle";
 
 function synthetic(series: number, points: number): StrategySeries[] {
   const perChart = Math.max(1, Math.round(series / 4));
@@ -27,6 +28,7 @@ function synthetic(series: number, points: number): StrategySeries[] {
 }
 
 export function BenchView() {
+  usePageTitle("Chart rendering benchmark");
   const [params] = useSearchParams();
   const n = Number(params.get("series") ?? 20);
   const p = Number(params.get("points") ?? 10000);

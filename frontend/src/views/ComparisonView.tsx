@@ -18,6 +18,7 @@ import { SweepRunResults } from "./comparison/SweepRunResults";
 import { useComparison } from "./comparison/useComparison";
 import { useScenarioName } from "./comparison/useScenarioName";
 import { useStrategyDescriptions } from "./comparison/useStrategyDescriptions";
+import { comparisonLabel, fileStem } from "../lib/identity";
 
 export function ComparisonView() {
   const { id = "", cid = "" } = useParams();
@@ -28,10 +29,11 @@ export function ComparisonView() {
   const status = live?.status ?? c?.status;
   const progress = live?.progress ?? c?.progress ?? 0;
   const result = c && c.status === "succeeded" ? c.result : null;
+  const stem = fileStem(scenarioName, c ? comparisonLabel(c.strategies, c.created_at) : "comparison");
 
   return (
     <>
-      <ComparisonHeader scenarioId={id} comparisonId={cid} scenarioName={scenarioName} comparison={c} status={status} />
+      <ComparisonHeader scenarioId={id} scenarioName={scenarioName} comparison={c} status={status} />
 
       <ErrorList title="Could not load the comparison:" items={errors} />
       {!c && !errors.length ? <p className="muted">Loading…</p> : null}
@@ -40,9 +42,9 @@ export function ComparisonView() {
 
       {c && result ? (
         result.sweep ? (
-          <SweepRunResults scenarioId={id} comparisonId={cid} result={result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} />
+          <SweepRunResults scenarioId={id} comparisonId={cid} result={result} requested={c.strategies} descriptions={descriptions} name={stem} />
         ) : (
-          <Results result={result} requested={c.strategies} descriptions={descriptions} name={`comparison-${cid}`} />
+          <Results result={result} requested={c.strategies} descriptions={descriptions} name={stem} />
         )
       ) : null}
       {c && result ? <PlannedVsMeasured scenarioId={id} comparisonId={cid} result={result} /> : null}

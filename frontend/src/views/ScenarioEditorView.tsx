@@ -41,6 +41,7 @@ import { useScenarioVersions } from "./editor/useScenarioVersions";
 import { useSelection } from "./editor/useSelection";
 import { useValidation } from "./editor/useValidation";
 import { VersionsPanel } from "./editor/VersionsPanel";
+import { usePageTitle } from "./usePageTitle";
 
 /** Route element: a new editor instance per scenario (and for "new"). */
 export function ScenarioEditorRoute() {
@@ -58,6 +59,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const { item, dirty } = source;
   const comparisons = useScenarioComparisons(id);
   const blocker = useLeaveGuard(source.dirtyRef);
+  usePageTitle(id ? `${dirty ? "• " : ""}${doc.name || "Scenario"}` : "New scenario");
   const validation = useValidation(id, item, doc);
   const [selection, setSelection] = useSelection();
   const store = useSaveActions({ id, doc, source, validation, setSelection, navigate });

@@ -5,6 +5,7 @@ import type { ScenarioPublic, ScenarioSummary } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { errorLines } from "../lib/errors";
 import { excerpt } from "../lib/format";
+import { usePageTitle } from "./usePageTitle";
 
 function formatDate(iso: string | null | undefined): string {
   if (!iso) return "";
@@ -13,6 +14,7 @@ function formatDate(iso: string | null | undefined): string {
 }
 
 export function ScenarioList() {
+  usePageTitle("Scenarios");
   const inputId = useId();
   const [items, setItems] = useState<ScenarioSummary[] | null>(null);
   const [loadError, setLoadError] = useState<string[]>([]);

@@ -27,6 +27,9 @@ import {
 import { strategyColors, strategyDashes } from "../lib/colors";
 import { errorLines } from "../lib/errors";
 import { formatFixed3, formatSeconds } from "../lib/format";
+import { comparisonLabel, fileStem } from "../lib/identity";
+import { useScenarioName } from "./comparison/useScenarioName";
+import { usePageTitle } from "./usePageTitle";
 
 export function SideBySideView() {
   const { id = "" } = useParams();
@@ -37,6 +40,8 @@ export function SideBySideView() {
   const [hoverT, setHoverT] = useState<number | null>(null);
   const [timeWindow, setTimeWindow] = useState<[number, number] | null>(null);
   const key = ids.join(",");
+  const scenarioName = useScenarioName(id);
+  usePageTitle("Side by side", scenarioName);
 
   useEffect(() => {
     const ctl = new AbortController();
@@ -77,7 +82,7 @@ export function SideBySideView() {
         <strong>t ≈ {formatSeconds(t)} s</strong>
         {(view?.columns ?? []).map((col) => (
           <span key={String(col.c.id)} className="hover-item">
-            #{String(col.c.id).slice(0, 8)}:{" "}
+            {comparisonLabel(col.c.strategies, col.c.created_at)}:{" "}
             {valuesAt(col.series, t)
               .map((h) => `${h.strategy}/${h.flowId} ${formatFixed3(h.mbps)}`)
               .join(", ")}
@@ -93,7 +98,7 @@ export function SideBySideView() {
       <nav className="breadcrumbs" aria-label="Breadcrumb">
         <Link to="/">Scenarios</Link>
         <span aria-hidden="true"> / </span>
-        <Link to={`/scenarios/${encodeURIComponent(id)}`}>Scenario</Link>
+        <Link to={`/scenarios/${encodeURIComponent(id)}`}>{scenarioName ?? "Scenario"}</Link>
         <span aria-hidden="true"> / </span>
         <span aria-current="page">Side by side</span>
       </nav>
@@ -127,12 +132,12 @@ export function SideBySideView() {
                     view={timeWindow}
                     onView={setTimeWindow}
                     readout={readout}
-                    filename={`comparison-${col.c.id}`}
+                    filename={fileStem(scenarioName, comparisonLabel(col.c.strategies, col.c.created_at))}
                     testId={`chart-${col.c.id}-${s.strategy}`}
                   />
                 ))}
-                <SummaryBars bars={col.bars} colors={view.colors} yMax={view.barMax} filename={`comparison-${col.c.id}-summary`} />
-                <CdfChart cdfs={col.cdfs} colors={view.colors} dashes={view.dashes} xMax={view.cdfMax} filename={`comparison-${col.c.id}-cdf`} />
+                <SummaryBars bars={col.bars} colors={view.colors} yMax={view.barMax} filename={fileStem(scenarioName, comparisonLabel(col.c.strategies, col.c.created_at), "summary")} />
+                <CdfChart cdfs={col.cdfs} colors={view.colors} dashes={view.dashes} xMax={view.cdfMax} filename={fileStem(scenarioName, comparisonLabel(col.c.strategies, col.c.created_at), "cdf")} />
               </div>
             ))}
           </div>

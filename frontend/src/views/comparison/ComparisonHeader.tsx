@@ -1,17 +1,19 @@
 import { Link } from "react-router";
 import type { ComparisonPublic } from "../../api/types";
 import { parameterLabel } from "../../lib/parameters";
+import { comparisonLabel } from "../../lib/identity";
+import { usePageTitle } from "../usePageTitle";
 
 interface ComparisonHeaderProps {
   scenarioId: string;
-  comparisonId: string;
   scenarioName: string | null;
   comparison: ComparisonPublic | null;
   status: string | undefined;
 }
 
 /** Breadcrumbs, the strategies compared, how the comparison was run, and its status badge. */
-export function ComparisonHeader({ scenarioId, comparisonId, scenarioName, comparison: c, status }: ComparisonHeaderProps) {
+export function ComparisonHeader({ scenarioId, scenarioName, comparison: c, status }: ComparisonHeaderProps) {
+  usePageTitle(c ? comparisonLabel(c.strategies, c.created_at) : "Comparison", scenarioName);
   return (
     <>
       <nav className="breadcrumbs" aria-label="Breadcrumb">
@@ -19,7 +21,7 @@ export function ComparisonHeader({ scenarioId, comparisonId, scenarioName, compa
         <span aria-hidden="true"> / </span>
         <Link to={`/scenarios/${encodeURIComponent(scenarioId)}`}>{scenarioName ?? "Scenario"}</Link>
         <span aria-hidden="true"> / </span>
-        <span aria-current="page">Comparison {comparisonId}</span>
+        <span aria-current="page">{c ? comparisonLabel(c.strategies, c.created_at) : "Comparison"}</span>
       </nav>
 
       <div className="page-head">

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import type { ComparisonSummary } from "../../api/types";
+import { comparisonLabel } from "../../lib/identity";
 
 /** The scenario's comparisons, each linked to its page; two or more finished ones can be opened side by side. */
 export function ComparisonsPanel({ id, comparisons }: { id: string; comparisons: ComparisonSummary[] }) {
@@ -25,7 +26,8 @@ export function ComparisonsPanel({ id, comparisons }: { id: string; comparisons:
             <li key={String(c.id)}>
               <input
                 type="checkbox"
-                aria-label={`Select comparison ${c.id} for side-by-side`}
+                aria-label={`Select ${comparisonLabel(c.strategies, c.created_at)} (version ${c.scenario_version}) for side-by-side`}
+                data-testid={`select-comparison-${c.id}`}
                 disabled={c.status !== "succeeded"}
                 checked={compareIds.includes(String(c.id))}
                 onChange={(e) => {
