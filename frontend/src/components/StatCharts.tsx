@@ -63,11 +63,18 @@ function XAxis({ ticks, x, label, IW }: { ticks: number[]; x: (v: number) => num
   );
 }
 
+/** "no outage", or "outage 2 s (5 s at zero)": the longest run at zero of one flow, then all flows' seconds at zero. */
+export function outageText(b: SummaryBar): string {
+  if (!(b.longest_outage_s > 0)) return "no outage";
+  const s = (v: number) => `${Number(v.toFixed(1))} s`;
+  return b.zero_s > b.longest_outage_s ? `outage ${s(b.longest_outage_s)} (${s(b.zero_s)} at zero)` : `outage ${s(b.longest_outage_s)}`;
+}
+
 function meanPlusStd(b: SummaryBar): number {
   return b.mean_mbps + (Number.isFinite(b.std_mbps) ? b.std_mbps : 0);
 }
 
-export function SummaryBars({ bars, colors, yMax, filename = "summary", title = "Mean throughput ± std, Jain's index" }: { bars: SummaryBar[]; colors: Record<string, string>; yMax?: number; filename?: string; title?: string }) {
+export function SummaryBars({ bars, colors, yMax, filename = "summary", title = "Mean throughput ± std of the flows' means, Jain's index, longest outage" }: { bars: SummaryBar[]; colors: Record<string, string>; yMax?: number; filename?: string; title?: string }) {
   const [bodyRef, width] = useChartWidth<HTMLDivElement>();
   const IW = innerWidth(width);
   const legend: LegendItem[] = [
@@ -84,8 +91,8 @@ export function SummaryBars({ bars, colors, yMax, filename = "summary", title = 
       title={title}
       filename={filename}
       testId="summary-bars"
-      csv={() => toCsv(["strategy", "mean_mbps", "std_mbps", "jain_index"], bars.map((b) => [b.strategy, b.mean_mbps, b.std_mbps, b.jain_index]))}
-      description="Bars: mean over the flows' mean throughputs; whiskers: ± one standard deviation; label: Jain's fairness index."
+      csv={() => toCsv(["strategy", "mean_mbps", "std_mbps", "jain_index", "longest_outage_s", "zero_s"], bars.map((b) => [b.strategy, b.mean_mbps, b.std_mbps, b.jain_index, b.longest_outage_s, b.zero_s]))}
+      description="Bars: mean over the flows' mean throughputs; whiskers: ± one standard deviation of those means (they hide outages); label: Jain's fairness index; below each bar: the longest run at zero of any one flow and the seconds at zero of all flows."
       legend={legend}
     >
       <div className="chart-body" ref={bodyRef}>
@@ -106,9 +113,10 @@ export function SummaryBars({ bars, colors, yMax, filename = "summary", title = 
                 data-mean={b.mean_mbps}
                 data-std={b.std_mbps}
                 data-jain={b.jain_index}
+                data-outage={b.longest_outage_s}
               >
                 <rect x={bx} y={y(b.mean_mbps)} width={bw} height={Math.max(0, IH - y(b.mean_mbps))} fill={colors[b.strategy] ?? "#64748b"} opacity={0.85}>
-                  <title>{`${b.strategy}: ${formatFixed3(b.mean_mbps)} ± ${formatFixed3(b.std_mbps)} Mbit/s, Jain ${formatFixed3(b.jain_index)}`}</title>
+                  <title>{`${b.strategy}: ${formatFixed3(b.mean_mbps)} ± ${formatFixed3(b.std_mbps)} Mbit/s, Jain ${formatFixed3(b.jain_index)}, ${outageText(b)}`}</title>
                 </rect>
                 <line x1={bx + bw / 2} x2={bx + bw / 2} y1={top} y2={bottom} stroke="#0f172a" strokeWidth={1.5} />
                 <line x1={bx + bw / 2 - 8} x2={bx + bw / 2 + 8} y1={top} y2={top} stroke="#0f172a" strokeWidth={1.5} />
@@ -118,6 +126,9 @@ export function SummaryBars({ bars, colors, yMax, filename = "summary", title = 
                 </text>
                 <text x={bx + bw / 2} y={IH + 18} textAnchor="middle" className="tick">
                   {b.strategy}
+                </text>
+                <text x={bx + bw / 2} y={IH + 32} textAnchor="middle" className={b.longest_outage_s > 0 ? "tick outage-label" : "tick"} data-testid={`outage-${b.strategy}`}>
+                  {outageText(b)}
                 </text>
               </g>
             );

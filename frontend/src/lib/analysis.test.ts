@@ -83,10 +83,11 @@ describe("decimate", () => {
 });
 
 describe("summary bars, CDF, sweep", () => {
-  it("takes mean, std and Jain's index from each strategy's summary", () => {
+  it("takes mean, std, Jain's index and the outages from each strategy's summary", () => {
+    // the fixture's flows stop for 2 s and 3 s: the longest outage is f2's 3 s, 5 s at zero in all
     expect(summaryBars(RESULT, ["sptcp", "mptcp"])).toEqual([
-      { strategy: "sptcp", mean_mbps: 1.125, std_mbps: 0.375, jain_index: 0.9 },
-      { strategy: "mptcp", mean_mbps: 1.125, std_mbps: 0.375, jain_index: 0.9 },
+      { strategy: "sptcp", mean_mbps: 1.125, std_mbps: 0.375, jain_index: 0.9, longest_outage_s: 3, zero_s: 5 },
+      { strategy: "mptcp", mean_mbps: 1.125, std_mbps: 0.375, jain_index: 0.9, longest_outage_s: 3, zero_s: 5 },
     ]);
   });
   it("builds the empirical CDF of per-flow means", () => {

@@ -267,13 +267,22 @@ export interface SummaryBar {
   mean_mbps: number;
   std_mbps: number;
   jain_index: number;
+  /** the longest run of intervals at zero of any one flow, s (an outage the means hide) */
+  longest_outage_s: number;
+  /** the flows' seconds at zero, summed */
+  zero_s: number;
 }
 
-/** Mean ± std (over the per-flow means) and Jain's index per strategy, in display order. */
+/**
+ * Mean ± std (over the per-flow means), Jain's index and the outages (the longest run at zero of any
+ * flow, the seconds at zero of all flows) per strategy, in display order.
+ */
 export function summaryBars(doc: ResultDocument, requested?: readonly string[] | null): SummaryBar[] {
   return strategyOrder(requested, doc).flatMap((name) => {
     const s = doc.strategies[name]?.summary;
-    return s ? [{ strategy: name, mean_mbps: s.mean_mbps, std_mbps: s.std_mbps, jain_index: s.jain_index }] : [];
+    if (!s) return [];
+    const longest = Math.max(0, ...s.flows.map((f) => f.longest_zero_s));
+    return [{ strategy: name, mean_mbps: s.mean_mbps, std_mbps: s.std_mbps, jain_index: s.jain_index, longest_outage_s: longest, zero_s: s.zero_s }];
   });
 }
 
