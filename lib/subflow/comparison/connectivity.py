@@ -9,21 +9,35 @@ a warning never blocks saving or running; the editor shows it next to the elemen
   single-path ``sptcp`` policy: a flow with no path under it has none under any strategy).
 * ``path_beyond_run``: a waypoint path whose last waypoint is timed after ``run.duration_s``
   (the rest of the path is never travelled).
+* ``access_point_unreached``: an access point no station (and no access point using it as its uplink)
+  ever associates with during the run, with the closest approach of any of them and the range it missed.
+* ``link_unused``: a link no flow can use: it lies on no loop-free path between the two ends of any flow
+  (over the union of the links and the associations of the whole run), so no strategy ever sends on it.
+  An edge of a graph lies on a simple s–t path exactly when its biconnected component is on the path
+  between s and t in the block-cut tree (every edge of a 2-connected block lies on a simple path between
+  any two of its vertices: Menger's theorem; J. Hopcroft, R. Tarjan, "Algorithm 447: efficient algorithms
+  for graph manipulation", CACM 16(6), 1973, for the blocks).
+* ``satellite_never_in_view``: a satellite with an orbit that is below the elevation mask of every
+  terminal linked to it for the whole run.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import networkx as nx
 from pydantic import BaseModel, Field
 
 from subflow.errors import FlowUnreachable, Unreachable
-from subflow.radio.association import association_timeline
+from subflow.radio.association import association_timeline, clients
 from subflow.runplan.resolve import resolve_plan
-from subflow.scenario.document import Scenario, WaypointsMobility
+from subflow.scenario.document import AccessPointNode, Scenario, WaypointsMobility
+from subflow.space.mobility import Leg, relative_legs
+from subflow.space.satcom import satcom_timeline
 
-WarningCode = Literal["flow_unreachable", "path_beyond_run"]
+WarningCode = Literal["flow_unreachable", "path_beyond_run", "access_point_unreached", "link_unused",
+                      "satellite_never_in_view"]
 
 
 class ScenarioWarning(BaseModel):
@@ -118,8 +132,105 @@ def check_connectable(scenario: Scenario) -> None:
             raise FlowUnreachable(i, f.id, f.src, f.dst)
 
 
+def _closest_approach(legs: list[Leg]) -> tuple[float, float]:
+    """(distance_m, t_s) of the closest approach to the origin of a piecewise-linear trajectory
+    (each leg's minimum of ``|p0 + u (p1 − p0)|`` over ``u`` in [0, 1], in closed form)."""
+    best = (math.inf, 0.0)
+    for g in legs:
+        p0 = (g.x0_m, g.y0_m, g.z0_m)
+        d = (g.x1_m - g.x0_m, g.y1_m - g.y0_m, g.z1_m - g.z0_m)
+        dd = sum(c * c for c in d)
+        u = 0.0 if dd == 0 else min(1.0, max(0.0, -sum(a * b for a, b in zip(p0, d)) / dd))
+        dist = math.sqrt(sum((a + u * b) ** 2 for a, b in zip(p0, d)))
+        if dist < best[0] - 1e-9:
+            best = (dist, g.t0_s + u * (g.t1_s - g.t0_s))
+    return best
+
+
+def _unreached_access_points(scenario: Scenario) -> list[ScenarioWarning]:
+    """``access_point_unreached`` for each access point no client ever associates with."""
+    timeline = association_timeline(scenario)
+    reached = {a.access_point for a in timeline.associations if a.t_associated_s < a.t_end_s}
+    out = []
+    for i, ap in enumerate(scenario.nodes):
+        if not isinstance(ap, AccessPointNode) or ap.id in reached:
+            continue
+        near = [
+            (*_closest_approach(relative_legs(timeline.trajectories[c.id], timeline.trajectories[ap.id])), c.id, aps)
+            for c, aps in clients(scenario) if any(a.id == ap.id for a in aps)
+        ]
+        if not near:
+            msg = f"No station can associate with access point {ap.id}: the scenario has no station."
+        else:
+            dist, t, who, _ = min(near)
+            msg = (f"No station associates with access point {ap.id} during the run: the closest, {who}, comes to "
+                   f"{dist:.0f} m (at {_fmt(round(t, 1))} s), beyond its association range of {ap.range_m:g} m.")
+        out.append(ScenarioWarning(code="access_point_unreached", loc=["nodes", i], message=msg))
+    return out
+
+
+def _usable_links(scenario: Scenario) -> set[frozenset[str]]:
+    """Node pairs of the links some flow can use: the edges of the blocks on the block-cut tree path between
+    the flow's two ends (graph: every link, and every association of the run)."""
+    graph = nx.Graph()
+    graph.add_edges_from((lk.src, lk.dst) for lk in scenario.links)
+    graph.add_edges_from((a.station, a.access_point) for a in association_timeline(scenario).associations
+                         if a.t_associated_s < a.t_end_s)
+    blocks = [{frozenset(e) for e in edges} for edges in nx.biconnected_component_edges(graph)]
+    cuts = set(nx.articulation_points(graph))
+    tree = nx.Graph()
+    home: dict[str, tuple] = {}
+    for k, edges in enumerate(blocks):
+        for v in set().union(*edges):
+            if v in cuts:
+                tree.add_edge(("block", k), ("cut", v))
+                home[v] = ("cut", v)
+            else:
+                home[v] = ("block", k)
+                tree.add_node(("block", k))
+    usable: set[frozenset[str]] = set()
+    for f in scenario.flows:
+        a, b = home.get(f.src), home.get(f.dst)
+        if a is None or b is None or not nx.has_path(tree, a, b):
+            continue
+        for kind, k in nx.shortest_path(tree, a, b):  # a tree: its only path
+            if kind == "block":
+                usable |= blocks[k]
+    return usable
+
+
+def _unused_links(scenario: Scenario) -> list[ScenarioWarning]:
+    """``link_unused`` for each link on no loop-free path between the ends of any flow (none without flows)."""
+    if not scenario.flows:
+        return []
+    usable = _usable_links(scenario)
+    return [
+        ScenarioWarning(code="link_unused", loc=["links", i],
+                        message=f"No flow can use link {lk.id} ({lk.src} – {lk.dst}): it lies on no loop-free path "
+                                "between the two ends of any flow.")
+        for i, lk in enumerate(scenario.links) if frozenset((lk.src, lk.dst)) not in usable
+    ]
+
+
+def _satellites_out_of_view(scenario: Scenario) -> list[ScenarioWarning]:
+    """``satellite_never_in_view`` for each satellite with an orbit whose links are never up."""
+    links = satcom_timeline(scenario).links
+    out = []
+    for i, n in enumerate(scenario.nodes):
+        own = [lk for lk in links.values() if lk.satellite == n.id]
+        if not own or any(lk.up for lk in own):
+            continue
+        top = max(own, key=lambda lk: float(lk.elevation_deg.max()) if lk.elevation_deg.size else -90.0)
+        peak = float(top.elevation_deg.max()) if top.elevation_deg.size else math.nan
+        out.append(ScenarioWarning(
+            code="satellite_never_in_view", loc=["nodes", i],
+            message=f"Satellite {n.id} is below the elevation mask of every terminal linked to it for the whole "
+                    f"run (highest elevation {peak:.1f}° from {top.terminal})."))
+    return out
+
+
 def scenario_warnings(scenario: Scenario) -> list[ScenarioWarning]:
-    """Warnings of a valid scenario, flows first, then nodes, in document order.
+    """Warnings of a valid scenario, flows first, then nodes, then links, in document order.
 
     Parameters
     ----------
@@ -151,4 +262,6 @@ def scenario_warnings(scenario: Scenario) -> list[ScenarioWarning]:
                 message=f"The path of {n.id} ends at {_fmt(end)} s, after the run's {_fmt(duration)} s: "
                         f"its last {_fmt(round(end - duration, 3))} s are never travelled.",
                 t_start_s=duration, t_end_s=end))
-    return out
+    out += _unreached_access_points(scenario) + _satellites_out_of_view(scenario)
+    out.sort(key=lambda w: (w.loc[0] != "flows", w.loc[0] != "nodes", w.loc[1]))
+    return out + _unused_links(scenario)

@@ -58,3 +58,52 @@ def test_waypoint_path_longer_than_the_run():
 def test_handover_association_delay_is_not_a_warning():
     # naval-direct-move: the stations re-associate at 60 s (3 s association delay): a handover, not a planning error
     assert scenario_warnings(load_scenario(json.loads((EXAMPLES / "naval-direct-move.json").read_text()))) == []
+
+
+def test_access_point_no_station_reaches_warns_with_the_closest_approach():
+    # a new access point's default range is 100 m; the station's path ends 113 m from it (x 0 → 387, the AP at
+    # x 500): closest approach 500 − 387 = 113 m at the path's end (20 s), so it never associates
+    doc = wired()
+    doc["nodes"] += [
+        {"id": "ap", "kind": "access_point", "position": {"x_m": 500, "y_m": 0}, "range_m": 100},  # the editor's default
+        {"id": "sta1", "kind": "station", "position": {"x_m": 0, "y_m": 0}, "mobility": {
+            "model": "waypoints", "points": [{"t_s": 0, "x_m": 0, "y_m": 0}, {"t_s": 20, "x_m": 387, "y_m": 0}]}},
+    ]
+    doc["links"].append({"id": "ap-r1", "src": "ap", "dst": "r1", "bandwidth_mbps": 10})
+    ws = scenario_warnings(load_scenario(doc))
+    ap = [w for w in ws if w.code == "access_point_unreached"]
+    assert [w.loc for w in ap] == [["nodes", 3]]
+    assert "sta1, comes to 113 m (at 20 s)" in ap[0].message and "range of 100 m" in ap[0].message
+    # 87 m further and it associates: no warning
+    doc["nodes"][4]["mobility"]["points"][1]["x_m"] = 420
+    assert not [w for w in scenario_warnings(load_scenario(doc)) if w.code == "access_point_unreached"]
+
+
+def test_links_no_flow_can_use_warn_and_a_parallel_path_does_not():
+    # h1 – r1 – h2 carries f1; r1 – r2 – h2 is a second loop-free path (used by a multipath strategy);
+    # r2 – spare hangs off it and no flow ends at spare, so only that link is unusable
+    doc = wired()
+    doc["nodes"] += [{"id": "r2", "kind": "switch", "position": {"x_m": 100, "y_m": 100}},
+                     {"id": "spare", "kind": "host", "position": {"x_m": 100, "y_m": 200}}]
+    doc["links"] += [{"id": "l3", "src": "r1", "dst": "r2", "bandwidth_mbps": 10},
+                     {"id": "l4", "src": "r2", "dst": "h2", "bandwidth_mbps": 10},
+                     {"id": "l5", "src": "r2", "dst": "spare", "bandwidth_mbps": 10}]
+    ws = scenario_warnings(load_scenario(doc))
+    assert [(w.code, w.loc) for w in ws] == [("link_unused", ["links", 4])]
+    assert "l5 (r2 – spare)" in ws[0].message
+    # a flow to spare makes it used
+    doc["flows"].append({"id": "f2", "src": "h1", "dst": "spare"})
+    assert scenario_warnings(load_scenario(doc)) == []
+
+
+def test_satellite_below_the_horizon_for_the_whole_run_warns():
+    # a geostationary satellite at 171°W is on the far side of the Earth from the Dover Strait (1.5°E):
+    # the central angle is ~ 120°, so its elevation is far below the 10° mask for the whole run
+    doc = json.loads((EXAMPLES / "naval-geo-rain-fade.json").read_text())
+    kusat = next(i for i, n in enumerate(doc["nodes"]) if n["id"] == "kusat")
+    doc["nodes"][kusat]["ephemeris"] = {"model": "geostationary", "lon_deg": -171.0}
+    doc["nodes"][kusat]["position"]["lon_deg"] = -171.0
+    ws = [w for w in scenario_warnings(load_scenario(doc)) if w.code == "satellite_never_in_view"]
+    assert [w.loc for w in ws] == [["nodes", kusat]]
+    peak = float(ws[0].message.split("highest elevation ")[1].split("°")[0])
+    assert peak < -30.0
