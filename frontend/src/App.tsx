@@ -76,6 +76,9 @@ export function Layout() {
     );
   return (
     <div className="app">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <header className="topbar">
         <Link to="/" className="brand" aria-label="Subflow home">
           <svg width="26" height="26" viewBox="0 0 26 26" aria-hidden="true">
@@ -97,7 +100,9 @@ export function Layout() {
           </span>
         ) : null}
       </header>
-      <main className="content">{body}</main>
+      <main className="content" id="main" tabIndex={-1}>
+        {body}
+      </main>
     </div>
   );
 }

@@ -30,7 +30,7 @@ export function SignIn({ onSignedIn, modal = false }: { onSignedIn: (user: UserP
       <form onSubmit={submit} className="signin-form">
         <label className="field">
           <span>Username</span>
-          <input name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required />
+          <input name="username" autoComplete="username" autoFocus value={username} onChange={(e) => setUsername(e.target.value)} required />
         </label>
         <label className="field">
           <span>Password</span>

@@ -1,0 +1,63 @@
+/**
+ * Keyboard and identity basics: the sign-in form takes typing at once, a skip link leads past the top bar,
+ * the focus indicator has at least 3:1 contrast with the page (WCAG 2.2 SC 1.4.11, relative luminance
+ * and contrast ratio as WCAG 2.2 defines them, computed here from the browser's computed colours), and each
+ * page has a tab title of its own.
+ */
+import { expect, test } from "@playwright/test";
+
+/** WCAG 2.2 relative luminance of an sRGB colour "rgb(r, g, b)". */
+function luminance(css: string): number {
+  const [r, g, b] = (css.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number).map((v) => {
+    const c = v / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+test("the sign-in form has the username focused", async ({ browser }) => {
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  await page.goto("/");
+  await expect(page.getByLabel("Username")).toBeFocused();
+  await expect(page).toHaveTitle("Subflow");
+  await context.close();
+});
+
+test("a skip link, a focus ring of at least 3:1, and a title per page", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "Scenarios", exact: true })).toBeVisible();
+  await expect(page).toHaveTitle("Scenarios · Subflow");
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to content" });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("main#main")).toBeFocused();
+  // the next Tab lands inside the content, past the top bar
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => !!document.activeElement?.closest("main"))).toBe(true);
+
+  const button = page.getByRole("button", { name: "New scenario" }).first();
+  await button.focus();
+  await page.keyboard.press("Shift+Tab");
+  await page.keyboard.press("Tab"); // focus by keyboard, so :focus-visible applies
+  const style = await page.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    const cs = getComputedStyle(el);
+    return { outline: cs.outlineColor, width: parseFloat(cs.outlineWidth), style: cs.outlineStyle,
+             page: [document.querySelector("main")!, document.body, document.documentElement]
+               .map((e) => getComputedStyle(e).backgroundColor)
+               .find((c) => c && c !== "rgba(0, 0, 0, 0)") ?? "rgb(255, 255, 255)" };
+  });
+  expect(style.style).toBe("solid");
+  expect(style.width).toBeGreaterThanOrEqual(2);
+  expect(contrast(style.outline, style.page)).toBeGreaterThanOrEqual(3);
+  // the previous ring colour (#93c5fd) fails the same check
+  expect(contrast("rgb(147, 197, 253)", "rgb(255, 255, 255)")).toBeLessThan(3);
+});
