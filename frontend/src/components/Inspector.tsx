@@ -200,14 +200,14 @@ function AccessPointFields({ node, errs, set }: { node: AccessPointNode; errs: R
   return (
     <fieldset className="field-grid">
       <legend>Radio</legend>
-      <NumberField label="Range" unit="m" value={node.range_m} error={errs.range_m} onChange={(v) => set({ range_m: v ?? 0 }, "range_m")} />
+      <NumberField label="Range" unit="m" schema={["AccessPointNode", "range_m"]} value={node.range_m} error={errs.range_m} onChange={(v) => set({ range_m: v ?? 0 }, "range_m")} />
       <TextField label="Network" value={node.network ?? "wlan"} error={errs.network} onChange={(v) => set({ network: v }, "network")} />
-      <NumberField label="Association delay" unit="s" optional placeholder="from beacons and scanning" value={node.association_delay_s ?? null} error={errs.association_delay_s} onChange={(v) => set({ association_delay_s: v }, "assoc")} />
-      <NumberField label="Beacon interval" unit="ms" value={node.beacon_interval_ms ?? 102.4} error={errs.beacon_interval_ms} onChange={(v) => set({ beacon_interval_ms: v ?? 0 }, "beacon")} />
-      <NumberField label="Wireless bandwidth" unit="Mbit/s" value={node.wireless_bandwidth_mbps ?? 54} error={errs.wireless_bandwidth_mbps} onChange={(v) => set({ wireless_bandwidth_mbps: v ?? 0 }, "wbw")} />
-      <NumberField label="Wireless delay" unit="ms" value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
-      <NumberField label="Wireless loss" unit="%" factor={100} min={0} max={100} maxExclusive value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
-      <NumberField label="Queue" unit="packets" integer value={node.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
+      <NumberField label="Association delay" unit="s" schema={["AccessPointNode", "association_delay_s"]} optional placeholder="from beacons and scanning" value={node.association_delay_s ?? null} error={errs.association_delay_s} onChange={(v) => set({ association_delay_s: v }, "assoc")} />
+      <NumberField label="Beacon interval" unit="ms" schema={["AccessPointNode", "beacon_interval_ms"]} value={node.beacon_interval_ms ?? 102.4} error={errs.beacon_interval_ms} onChange={(v) => set({ beacon_interval_ms: v ?? 0 }, "beacon")} />
+      <NumberField label="Wireless bandwidth" unit="Mbit/s" schema={["AccessPointNode", "wireless_bandwidth_mbps"]} value={node.wireless_bandwidth_mbps ?? 54} error={errs.wireless_bandwidth_mbps} onChange={(v) => set({ wireless_bandwidth_mbps: v ?? 0 }, "wbw")} />
+      <NumberField label="Wireless delay" unit="ms" schema={["AccessPointNode", "wireless_delay_ms"]} value={node.wireless_delay_ms ?? 1} error={errs.wireless_delay_ms} onChange={(v) => set({ wireless_delay_ms: v ?? 0 }, "wdelay")} />
+      <NumberField label="Wireless loss" unit="%" factor={100} schema={["AccessPointNode", "wireless_loss"]} value={node.wireless_loss ?? 0} error={errs.wireless_loss} onChange={(v) => set({ wireless_loss: v ?? 0 }, "wloss")} />
+      <NumberField label="Queue" unit="packets" integer schema={["AccessPointNode", "queue_packets"]} value={node.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
       <TextField label="Uplink (access point)" value={node.uplink ?? ""} error={errs.uplink} onChange={(v) => set({ uplink: v.trim() || null }, "uplink")} />
       <RadioFields radio={node.radio ?? null} errs={errs} set={set} />
       <RateTableFields node={node} errs={errs} set={set} />
@@ -745,11 +745,11 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
       {errs.src ? <p className="field-error">from: {errs.src}</p> : null}
       {errs.dst ? <p className="field-error">to: {errs.dst}</p> : null}
       <div className="field-grid">
-        <NumberField label="Bandwidth" unit="Mbit/s" value={link.bandwidth_mbps} error={errs.bandwidth_mbps} onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")} />
-        <NumberField label="Delay" unit="ms" value={link.delay_ms ?? 0} error={errs.delay_ms} onChange={(v) => set({ delay_ms: v ?? 0 }, "delay")} />
-        <NumberField label="Loss" unit="%" factor={100} min={0} max={100} maxExclusive value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
-        <NumberField label="Jitter" unit="ms" value={link.jitter_ms ?? 0} error={errs.jitter_ms} onChange={(v) => set({ jitter_ms: v ?? 0 }, "jitter")} />
-        <NumberField label="Queue" unit="packets" integer value={link.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
+        <NumberField label="Bandwidth" unit="Mbit/s" schema={["Link", "bandwidth_mbps"]} value={link.bandwidth_mbps} error={errs.bandwidth_mbps} onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")} />
+        <NumberField label="Delay" unit="ms" schema={["Link", "delay_ms"]} value={link.delay_ms ?? 0} error={errs.delay_ms} onChange={(v) => set({ delay_ms: v ?? 0 }, "delay")} />
+        <NumberField label="Loss" unit="%" factor={100} schema={["Link", "loss"]} value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
+        <NumberField label="Jitter" unit="ms" schema={["Link", "jitter_ms"]} value={link.jitter_ms ?? 0} error={errs.jitter_ms} onChange={(v) => set({ jitter_ms: v ?? 0 }, "jitter")} />
+        <NumberField label="Queue" unit="packets" integer schema={["Link", "queue_packets"]} value={link.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
       </div>
       <div className="actions">
         <button

@@ -5,6 +5,8 @@
  */
 import { useEffect, useId, useState, type ReactNode } from "react";
 import { rangeProblem } from "../lib/fieldMessages";
+import { scaled, schemaBounds } from "../lib/schemaBounds";
+import { useUnstoredReport } from "./unstoredFields";
 
 function FieldError({ id, error }: { id: string; error?: string }) {
   if (!error) return null;
@@ -33,8 +35,12 @@ export interface NumberFieldProps {
   optional?: boolean;
   placeholder?: string;
   step?: number | "any";
-  /** lowest value accepted, in displayed units (checked before storing) */
+  /** the backend model's property whose bounds apply (`["Link", "bandwidth_mbps"]`, from the OpenAPI document,
+   *  scaled by `factor`); explicit `min` / `max` take precedence */
+  schema?: readonly [string, string];
+  /** lowest value accepted, in displayed units (checked before storing); `minExclusive`: the bound itself is refused */
   min?: number;
+  minExclusive?: boolean;
   /** highest value accepted, in displayed units; `maxExclusive`: the bound itself is refused (a loss < 100 %) */
   max?: number;
   maxExclusive?: boolean;
@@ -53,15 +59,22 @@ export function NumberField({
   optional = false,
   placeholder,
   step = "any",
-  min,
-  max,
-  maxExclusive,
+  schema,
+  min: minProp,
+  minExclusive: minExclusiveProp,
+  max: maxProp,
+  maxExclusive: maxExclusiveProp,
   error: serverError,
   hint,
   integer = false,
   disabled,
 }: NumberFieldProps) {
   const id = useId();
+  const fromSchema = schema ? scaled(schemaBounds(schema[0], schema[1]), factor) : {};
+  const min = minProp ?? fromSchema.min;
+  const minExclusive = minProp !== undefined ? minExclusiveProp : fromSchema.minExclusive;
+  const max = maxProp ?? fromSchema.max;
+  const maxExclusive = maxProp !== undefined ? maxExclusiveProp : fromSchema.maxExclusive;
   const [text, setText] = useState(numberText(value, factor));
   /** a typed value outside [min, max]: shown, not stored */
   const [local, setLocal] = useState<string | null>(null);
@@ -85,13 +98,14 @@ export function NumberField({
     }
     const n = Number(t);
     if (!Number.isFinite(n)) return;
-    const problem = min !== undefined || max !== undefined ? rangeProblem(n, { min, max, maxExclusive }, unit) : null;
+    const problem = min !== undefined || max !== undefined ? rangeProblem(n, { min, minExclusive, max, maxExclusive }, unit) : null;
     setLocal(problem);
     if (problem) return;
     const v = n / factor;
     onChange(integer ? Math.round(v) : Number(v.toPrecision(12)));
   };
   const fullLabel = unit ? `${label} (${unit})` : label;
+  useUnstoredReport(id, local ? { label: fullLabel, problem: local, text } : null);
   const describedBy = [error ? `${id}-err` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div className={`field${error ? " field-invalid" : ""}`}>

@@ -180,11 +180,12 @@ export function liveErrors(errors: Record<string, string>, erred: ScenarioDocume
 
 /**
  * A value typed in a bounded field, checked before it is stored (displayed units): a message naming
- * the bound and unit, or null when it is within. `max_exclusive`: the bound itself is refused.
+ * the bound and unit, or null when it is within. `minExclusive` / `maxExclusive`: the bound itself is refused.
  */
-export function rangeProblem(value: number, bounds: { min?: number; max?: number; maxExclusive?: boolean }, unit = ""): string | null {
+export function rangeProblem(value: number, bounds: { min?: number; max?: number; minExclusive?: boolean; maxExclusive?: boolean }, unit = ""): string | null {
   const u = unit ? ` ${unit}` : "";
-  if (bounds.min !== undefined && value < bounds.min) return `must be ≥ ${formatLimit(bounds.min)}${u}`;
+  if (bounds.min !== undefined && (bounds.minExclusive ? value <= bounds.min : value < bounds.min))
+    return `must be ${bounds.minExclusive ? ">" : "≥"} ${formatLimit(bounds.min)}${u}`;
   if (bounds.max !== undefined && (bounds.maxExclusive ? value >= bounds.max : value > bounds.max))
     return `must be ${bounds.maxExclusive ? "<" : "≤"} ${formatLimit(bounds.max)}${u}`;
   return null;

@@ -42,11 +42,16 @@ import { useSelection } from "./editor/useSelection";
 import { useValidation } from "./editor/useValidation";
 import { VersionsPanel } from "./editor/VersionsPanel";
 import { usePageTitle } from "./usePageTitle";
+import { UnstoredFieldsProvider, useUnstoredFields } from "../components/unstoredFields";
 
 /** Route element: a new editor instance per scenario (and for "new"). */
 export function ScenarioEditorRoute() {
   const { id } = useParams();
-  return <ScenarioEditorView key={id ?? "new"} id={id ?? null} />;
+  return (
+    <UnstoredFieldsProvider key={id ?? "new"}>
+      <ScenarioEditorView id={id ?? null} />
+    </UnstoredFieldsProvider>
+  );
 }
 
 const newDocument = () => emptyScenario();
@@ -62,7 +67,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   usePageTitle(id ? `${dirty ? "• " : ""}${doc.name || "Scenario"}` : "New scenario");
   const validation = useValidation(id, item, doc);
   const [selection, setSelection] = useSelection();
-  const store = useSaveActions({ id, doc, source, validation, setSelection, navigate });
+  const unstored = useUnstoredFields();
+  const store = useSaveActions({ id, doc, source, validation, setSelection, navigate, unstored });
   const { clearNote } = store;
   const change = useCallback(
     (next: ScenarioDocument, coalesce?: string) => {

@@ -159,3 +159,33 @@ describe("useSaveActions", () => {
     expect(r.result.current.store.savedNote).toBeNull();
   });
 });
+
+describe("useSaveActions with a refused value on screen", () => {
+  it("does not save, and says which field holds a value that was not stored", async () => {
+    vi.spyOn(api, "getScenario").mockResolvedValue(record(smallDoc(), 1));
+    vi.spyOn(api, "scenarioChecks").mockResolvedValue({ warnings: [] } as never);
+    vi.spyOn(api, "listVersions").mockResolvedValue({ data: [] } as never);
+    const put = vi.spyOn(api, "updateScenario");
+    const shown = [{ label: "Loss (%)", problem: "must be < 100 %", text: "150" }];
+    function useRefusing(id: string | null) {
+      const edits = useEditHistory(() => emptyScenario());
+      const source = useScenarioSource(id, edits);
+      const validation = useValidation(id, source.item, edits.doc);
+      const [, setSelection] = useSelection();
+      const store = useSaveActions({ id, doc: edits.doc, source, validation, setSelection, navigate: () => undefined, unstored: () => shown });
+      return { edits, store };
+    }
+    const h = renderHook(useRefusing, "s1");
+    r = h as unknown as typeof r; // unmounted by afterEach
+    await settle();
+    act(() => h.result.current.edits.push(updateNode(h.result.current.edits.doc, "ap1", { range_m: 80 })));
+    await act(async () => {
+      await h.result.current.store.save();
+    });
+    expect(put).not.toHaveBeenCalled();
+    expect(h.result.current.store.problems).toEqual([
+      "Not saved: a field holds a value that was not stored (fix or undo it first):",
+      "Loss (%): 150 must be < 100 %",
+    ]);
+  });
+});

@@ -6,6 +6,7 @@ import { errorTarget } from "../../lib/editor";
 import { errorLines } from "../../lib/errors";
 import type { ScenarioSource } from "./useScenarioSource";
 import type { Validation } from "./useValidation";
+import { unstoredProblems, type Unstored } from "../../components/unstoredFields";
 
 export interface SaveDeps {
   id: string | null;
@@ -14,6 +15,8 @@ export interface SaveDeps {
   validation: Pick<Validation, "refuse" | "clear">;
   setSelection: (sel: Selection) => void;
   navigate: (to: string, opts?: { replace?: boolean }) => void;
+  /** the refused values the fields show now (`useUnstoredFields`): saving is refused while there is one */
+  unstored?: (() => Unstored[]) | null;
 }
 
 /** The element named by a field path (`nodes.2.range_m`), as a selection; null for anything else. */
@@ -29,12 +32,12 @@ function selectionAt(doc: ScenarioDocument, path: string): Selection | null {
  *
  * Owns:
  * 1. save (POST for a new scenario, then its own page; PUT with the loaded version otherwise) and whether one is under way;
- * 2. what a refused save leads to: a conflict (412) with reload / save-as-copy, field errors with the first
+ * 2. no save while a field shows a value it refused (the document still holds the old one); what a refused save leads to: a conflict (412) with reload / save-as-copy, field errors with the first
  *    element in trouble selected (422), or the error's lines;
  * 3. restoring an old version, reloading after a conflict, and taking in a version made by a track import;
  * 4. the success note ("Saved version 3.") and the problem lines shown under the header.
  */
-export function useSaveActions({ id, doc, source, validation, setSelection, navigate }: SaveDeps) {
+export function useSaveActions({ id, doc, source, validation, setSelection, navigate, unstored }: SaveDeps) {
   const [saving, setSaving] = useState(false);
   const [conflict, setConflict] = useState(false);
   const [savedNote, setSavedNote] = useState<string | null>(null);
@@ -43,6 +46,12 @@ export function useSaveActions({ id, doc, source, validation, setSelection, navi
 
   const save = async () => {
     if (saving) return;
+    const refused = unstoredProblems(unstored?.() ?? []);
+    if (refused.length) {
+      setSavedNote(null);
+      setProblems(refused);
+      return;
+    }
     setSaving(true);
     setProblems([]);
     setSavedNote(null);
