@@ -29,6 +29,7 @@ describe("schema bounds", () => {
     expect(schemaBounds("Link", "loss")).toEqual({ min: 0, max: 1, maxExclusive: true });
     expect(schemaBounds("AccessPointNode", "association_delay_s")).toEqual({ min: 0 });
     expect(() => schemaBounds("Link", "nope")).toThrow(/Link.nope/);
+    expect(() => schemaBounds("Link", "id")).toThrow(/Link.id/); // a string: no bounds
     expect(rangeProblem(0, { min: 0, minExclusive: true }, "Mbit/s")).toBe("must be > 0 Mbit/s");
     expect(rangeProblem(0.001, { min: 0, minExclusive: true }, "Mbit/s")).toBeNull();
   });
