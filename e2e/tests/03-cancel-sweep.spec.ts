@@ -18,7 +18,7 @@ test("cancel a running sweep", async ({ page, request }, testInfo) => {
   const dialog = page.getByRole("dialog", { name: "Compare strategies" });
   await dialog.getByLabel("Sweep a parameter").check();
   await dialog.getByLabel("Parameter", { exact: true }).selectOption("nodes.uav.range_m");
-  await dialog.getByLabel("Values", { exact: true }).fill("100, 200, 300, 400, 500, 600, 700, 800");
+  await dialog.getByLabel("Values (m)", { exact: true }).fill("100, 200, 300, 400, 500, 600, 700, 800");
   await dialog.getByLabel("Repetitions").fill("3");
   await snap(page, testInfo, "01-sweep-form");
   await dialog.getByRole("button", { name: "Run" }).click();

@@ -8,7 +8,7 @@ import { useNavigate } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
 import type { ComparisonRequest, EngineInfo, ScenarioDocument, StrategyInfo } from "../api/types";
 import { parseNumberList, sweepParameters } from "../lib/editor";
-import { parameterLabel } from "../lib/parameters";
+import { parameterLabel, parameterScale, parameterUnit } from "../lib/parameters";
 import { errorLines } from "../lib/errors";
 import { validationLines } from "../lib/fieldMessages";
 import { ErrorList } from "./ErrorList";
@@ -78,7 +78,8 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
       const body: Partial<ComparisonRequest> = { strategies: ordered, engine, seed: seedValue };
       // only what differs from the defaults, so older servers accept the request
       if (repetitions !== 1) body.repetitions = repetitions;
-      if (sweepOn && sweepValues) body.sweep = { parameter, values: sweepValues };
+      // typed in the parameter's displayed unit (a loss in %), sent as the model stores it (a fraction)
+      if (sweepOn && sweepValues) body.sweep = { parameter, values: sweepValues.map((v) => Number((v / parameterScale(parameter)).toPrecision(12))) };
       const c = await api.startComparison(scenarioId, body);
       navigate(`/scenarios/${encodeURIComponent(scenarioId)}/comparisons/${encodeURIComponent(String(c.id))}`);
     } catch (err) {
@@ -189,7 +190,7 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
               </select>
             </div>
             <div className="field">
-              <label htmlFor={`${titleId}-values`}>Values</label>
+              <label htmlFor={`${titleId}-values`}>Values{parameterUnit(parameter) ? ` (${parameterUnit(parameter)})` : ""}</label>
               <input id={`${titleId}-values`} type="text" value={values} placeholder="e.g. 100, 200, 300" onChange={(e) => setValues(e.currentTarget.value)} aria-invalid={values && !sweepValues ? true : undefined} />
               <p className="field-hint">Numbers separated by commas, in the parameter's unit.</p>
             </div>

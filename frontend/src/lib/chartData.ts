@@ -5,6 +5,7 @@
  * that they can be compared side by side.
  */
 import type { ResultDocument, ResultEvent, StrategyResult } from "../api/types";
+import { parameterScale } from "./parameters";
 
 export interface SeriesPoint {
   t_s: number;
@@ -315,10 +316,11 @@ export interface SweepLinePoint {
   runs: number;
 }
 
-/** One line per strategy: (swept value, mean) with the 95 % CI band [mean − ci, mean + ci]; non-numeric values are skipped. */
+/** One line per strategy: (swept value in its displayed unit, mean) with the 95 % CI band [mean − ci, mean + ci]; non-numeric values are skipped. */
 export function sweepLines(doc: ResultDocument): { strategy: string; points: SweepLinePoint[] }[] {
   const sweep = doc.sweep;
   if (!sweep) return [];
+  const scale = parameterScale(sweep.parameter);
   const names: string[] = [];
   for (const p of sweep.points) for (const s of Object.keys(p.strategies)) if (!names.includes(s)) names.push(s);
   return names.map((strategy) => ({
@@ -328,7 +330,7 @@ export function sweepLines(doc: ResultDocument): { strategy: string; points: Swe
       .map((p) => {
         const a = p.strategies[strategy]!;
         const ci = Number.isFinite(a.ci95_mbps) ? a.ci95_mbps : 0;
-        return { x: p.value as number, mean: a.mean_mbps, lo: a.mean_mbps - ci, hi: a.mean_mbps + ci, runs: a.runs };
+        return { x: (p.value as number) * scale, mean: a.mean_mbps, lo: a.mean_mbps - ci, hi: a.mean_mbps + ci, runs: a.runs };
       })
       .sort((a, b) => a.x - b.x),
   }));

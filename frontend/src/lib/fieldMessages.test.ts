@@ -46,7 +46,9 @@ describe("describeLoc", () => {
     expect(describeLoc(doc, "nodes.1.mobility.points.1.t_s")).toBe("Station sta1 › mobility › waypoint 2 › t_s");
     expect(describeLoc(doc, "link_events.0.t_s")).toBe("Link event 1 › t_s");
     expect(describeLoc(doc, "links.7.loss")).toBe("Link 8 › loss");
-    expect(describeLoc(doc, "sweep.values.1")).toBe("sweep › value 2");
+    expect(describeLoc(doc, "sweep.values.1")).toBe("Sweep value 2");
+    // the sweep's point, then the element it made invalid, named as the editor names it (not "links 2")
+    expect(describeLoc(doc, "sweep.values.1.links.1.loss")).toBe("Sweep value 2 › Link l4 (UAV – sta1) › loss");
   });
   it("makes banner lines", () => {
     expect(validationLines(doc, [{ loc: ["body", "links", 1, "loss"], msg: "Input should be less than 1", type: "less_than" }])).toEqual([

@@ -12,8 +12,8 @@ import { canonicalJson } from "./editor";
 /** Fields stored as a fraction in [0, 1) and shown in percent. */
 const PERCENT_FIELDS = new Set(["loss", "wireless_loss"]);
 
-/** Unit suffixes of field names → the unit the UI prints. */
-const UNIT_SUFFIXES: readonly [string, string][] = [
+/** Unit suffixes of field names → the unit the UI prints (the one table of units: parameters.ts reads it too). */
+export const UNIT_SUFFIXES: readonly [string, string][] = [
   ["_mbps", "Mbit/s"],
   ["_mps", "m/s"],
   ["_ms", "ms"],
@@ -90,11 +90,17 @@ const ITEM_NAMES: Record<string, string> = {
 /**
  * A document path as the user reads it: elements by id (with label or endpoints), list items 1-based.
  * `links.3.loss` → "Link l4 (Ship A – UAV) › loss"; `nodes.1.mobility.points.4.t_s` →
- * "Station sta1 (Ship A) › mobility › waypoint 5 › t_s"; `link_events.0.t_s` → "Link event 1 › t_s".
+ * "Station sta1 (Ship A) › mobility › waypoint 5 › t_s"; `link_events.0.t_s` → "Link event 1 › t_s";
+ * `sweep.values.1.links.3.loss` → "Sweep value 2 › Link l4 (Ship A – UAV) › loss".
  */
 export function describeLoc(doc: ScenarioDocument, path: string): string {
   const parts = path.split(".").filter((p) => p !== "");
   if (!parts.length) return "Scenario";
+  // a sweep's point: "Sweep value 2", then the scenario's element it made invalid, named as in the editor
+  if (parts[0] === "sweep" && parts[1] === "values" && parts[2] !== undefined && /^\d+$/.test(parts[2])) {
+    const rest = parts.slice(3).join(".");
+    return `Sweep value ${Number(parts[2]) + 1}${rest ? ` › ${describeLoc(doc, rest)}` : ""}`;
+  }
   const out: string[] = [];
   let i = 0;
   const head = parts[0]!;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScenarioDocument } from "../api/types";
-import { parameterLabel, parameterUnit } from "./parameters";
+import { displayValue, parameterLabel, parameterScale, parameterUnit } from "./parameters";
 import { nodeChoices } from "./topology";
 
 const DOC = {
@@ -18,7 +18,13 @@ describe("sweep parameter names", () => {
   it("names links by their endpoints and gives the unit", () => {
     expect(parameterLabel(DOC, "links.l3.delay_ms")).toBe("Link l3 (uav–ship) delay, ms");
     expect(parameterLabel(DOC, "links.l3.bandwidth_mbps")).toBe("Link l3 (uav–ship) bandwidth, Mbit/s");
-    expect(parameterLabel(DOC, "links.l3.loss")).toBe("Link l3 (uav–ship) loss, fraction");
+    expect(parameterLabel(DOC, "links.l3.loss")).toBe("Link l3 (uav–ship) loss, %");
+    // one unit per quantity: a swept loss reads in % as in the editor's field, stored as a fraction
+    expect(parameterScale("links.l3.loss")).toBe(100);
+    expect(displayValue("links.l3.loss", 0.015)).toBe("1.5");
+    expect(displayValue("nodes.uav.wireless_loss", 0.07)).toBe("7");
+    expect(displayValue("links.l3.delay_ms", 0.015)).toBe("0.015");
+    expect(parameterLabel(DOC, "nodes.uav.association_delay_s")).toBe("Access point uav association delay, s");
   });
   it("names nodes by kind, flows by endpoints, and run fields", () => {
     expect(parameterLabel(DOC, "nodes.uav.range_m")).toBe("Access point uav range, m");

@@ -5,30 +5,31 @@
  */
 import type { ScenarioDocument } from "../api/types";
 import { kindName } from "./topology";
+import { UNIT_SUFFIXES, isPercentField, unitOf } from "./fieldMessages";
 
-/** Unit suffixes of scenario field names (BRIEF: units in names) and how they read. */
-const UNIT_SUFFIXES: readonly [string, string][] = [
-  ["_mbps", "Mbit/s"],
-  ["_ms", "ms"],
-  ["_s", "s"],
-  ["_m", "m"],
-  ["_deg", "°"],
-  ["_bytes", "bytes"],
-  ["_packets", "packets"],
-];
-
-/** A field name without its unit suffix, in words, and the unit ("" if none; `loss` is a fraction). */
+/**
+ * A field name without its unit suffix, in words, and the unit the editor shows it in (`unitOf`, one home
+ * for units: a loss is shown in %, as in the editor's fields).
+ */
 export function fieldWords(field: string): { words: string; unit: string } {
-  for (const [suffix, unit] of UNIT_SUFFIXES) {
-    if (field.endsWith(suffix) && field.length > suffix.length) return { words: field.slice(0, -suffix.length).replace(/_/g, " "), unit };
-  }
-  if (field === "loss" || field.endsWith("_loss")) return { words: field.replace(/_/g, " "), unit: "fraction" };
-  return { words: field.replace(/_/g, " "), unit: "" };
+  const suffix = UNIT_SUFFIXES.find(([s]) => field.endsWith(s) && field.length > s.length)?.[0];
+  const words = suffix ? field.slice(0, -suffix.length) : field;
+  return { words: words.replace(/_/g, " "), unit: unitOf(field) };
 }
 
 /** The unit of a parameter path ("" if it has none). */
 export function parameterUnit(path: string): string {
-  return fieldWords(path.split(".").pop() ?? "").unit;
+  return unitOf(path);
+}
+
+/** Displayed value = stored value × this (100 for a fraction shown in %, else 1). */
+export function parameterScale(path: string): number {
+  return isPercentField(path) ? 100 : 1;
+}
+
+/** A swept value as the planner reads it, in the parameter's displayed unit (no float noise). */
+export function displayValue(path: string, value: unknown): string {
+  return typeof value === "number" ? String(Number((value * parameterScale(path)).toPrecision(12))) : String(value);
 }
 
 /** The name a planner reads for a sweep parameter path, with link endpoints, node kind and unit. */

@@ -1,12 +1,12 @@
 import type { ReactNode } from "react";
 import type { ResultDocument } from "../../api/types";
-import { parameterLabel } from "../../lib/parameters";
+import { displayValue, parameterLabel } from "../../lib/parameters";
 
 /** ", <second parameter> = <value>" for a point of a 2-D sweep; empty for a 1-D sweep. */
 export function pointY(result: ResultDocument, valueY: unknown): string {
   const parameterY = result.sweep?.parameter_y;
   return parameterY && valueY !== null && valueY !== undefined
-    ? `, ${parameterLabel(result.scenario, parameterY)} = ${String(valueY)}`
+    ? `, ${parameterLabel(result.scenario, parameterY)} = ${displayValue(parameterY, valueY)}`
     : "";
 }
 
@@ -26,7 +26,7 @@ export function ShownRun({ result, point = 0, picker }: { result: ResultDocument
       {sweep ? (
         <>
           These charts, the summary and the routes show <strong>sweep point {point + 1} of {sweep.points.length}</strong>:{" "}
-          {parameterLabel(result.scenario, sweep.parameter)} = <strong>{String(sweep.values[point])}</strong>
+          {parameterLabel(result.scenario, sweep.parameter)} = <strong>{displayValue(sweep.parameter, sweep.values[point])}</strong>
           {runs > 1 ? `, repetition 1 of ${runs}` : ""}
           {seed !== undefined && seed !== null ? ` (seed ${seed})` : ""}. Every point's statistics are under “Sweep” below.
           {picker ? <span className="shown-run-picker"> {picker}</span> : null}

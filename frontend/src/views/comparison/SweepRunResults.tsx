@@ -1,7 +1,7 @@
 import { useMemo } from "react";
 import type { ResultDocument } from "../../api/types";
 import { ErrorList } from "../../components/ErrorList";
-import { parameterLabel } from "../../lib/parameters";
+import { displayValue, parameterLabel } from "../../lib/parameters";
 import { Results, type ResultsProps } from "./Results";
 import { pointY } from "./ShownRun";
 import { useSweepPointRun } from "./useSweepPointRun";
@@ -24,7 +24,7 @@ export function SweepRunResults({ scenarioId, comparisonId, result, ...rest }: S
       <select id="shown-point-pick" value={point} onChange={(e) => setPoint(Number(e.currentTarget.value))} disabled={runs.length < 2}>
         {(runs.length ? runs : [{ point: 0, value: sweep.values[0] ?? null, seed: result.scenario.run?.seed ?? 1 }]).map((r) => (
           <option key={r.point} value={r.point}>
-            {`point ${r.point + 1} of ${sweep.points.length}: ${label} = ${String(r.value)}${pointY(result, r.value_y)}`}
+            {`point ${r.point + 1} of ${sweep.points.length}: ${label} = ${displayValue(sweep.parameter, r.value)}${pointY(result, r.value_y)}`}
           </option>
         ))}
       </select>

@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { ResultDocument } from "../../api/types";
 import { SweepChart } from "../../components/StatCharts";
 import { formatFixed3 } from "../../lib/format";
-import { parameterLabel } from "../../lib/parameters";
+import { displayValue, parameterLabel, parameterScale } from "../../lib/parameters";
 import { pointY } from "./ShownRun";
 import type { ResultView } from "./useResultView";
 
@@ -28,7 +28,7 @@ export function SweepSection({ result, sweep, view, name, point }: SweepSectionP
           lines={view.sweep}
           colors={view.colors}
           dashes={view.dashes}
-          shownX={typeof sweep.values[point] === "number" ? sweep.values[point] : null}
+          shownX={typeof sweep.values[point] === "number" ? (sweep.values[point] as number) * parameterScale(sweep.parameter) : null}
           filename={`${name}-sweep`}
         />
       </div>
@@ -49,7 +49,7 @@ function SweepPointTable({ result, sweep, order }: { result: ResultDocument; swe
         <select id="sweep-point-pick" value={index} onChange={(e) => setIndex(Number(e.currentTarget.value))}>
           {sweep.points.map((p, i) => (
             <option key={i} value={i}>
-              {`${i + 1} of ${sweep.points.length}: ${label} = ${String(p.value)}${pointY(result, p.value_y)}`}
+              {`${i + 1} of ${sweep.points.length}: ${label} = ${displayValue(sweep.parameter, p.value)}${pointY(result, p.value_y)}`}
             </option>
           ))}
         </select>
