@@ -100,7 +100,9 @@ test("2-D sweep heatmap: one cell per pair with mean ± CI as REST stores it", a
   await page.getByLabel("Values (x)").fill("1, 4");
   await page.getByLabel("Parameter (y)").selectOption("links.satcom-ship.bandwidth_mbps");
   await page.getByLabel("Values (y)").fill("1, 3");
-  await page.getByLabel("Strategy").last().fill("mptcp");
+  // strategies from the server's list, parameters by the names planners read
+  await page.getByLabel("Strategy").last().selectOption("mptcp");
+  await expect(page.getByLabel("Parameter (x)").locator("option:checked")).toHaveText("Link uav-ship (uav–ship) bandwidth, Mbit/s");
   await page.getByLabel("Repetitions", { exact: true }).fill("2");
   await page.getByRole("button", { name: "Run the grid" }).click();
   const refused = page.getByRole("alert");

@@ -26,6 +26,8 @@ import { errorLines } from "../lib/errors";
 import { formatFixed3 } from "../lib/format";
 import { failureHighlight, heatmapCells, tracePoints } from "../lib/whatIf";
 import { usePageTitle } from "./usePageTitle";
+import { ParameterSelect, StrategySelect } from "../components/pickers";
+import { parameterLabel, parameterScale, parameterUnit } from "../lib/parameters";
 
 const METRICS = ["delay", "hop", "loss", "tcpbp", "tcpbp-greedy"] as const;
 
@@ -237,6 +239,12 @@ function defaultBackhaul(params: string[]): string {
     params.find((p) => p.startsWith("links.") && p.endsWith("bandwidth_mbps")) ?? params[0] ?? "";
 }
 
+/** " (Mbit/s)" after a bound's label: the parameter's displayed unit, or nothing. */
+function unitSuffix(path: string): string {
+  const u = parameterUnit(path);
+  return u ? ` (${u})` : "";
+}
+
 function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
   const doc = scenario.scenario;
   const params = useMemo(() => sweepParameters(doc), [doc]);
@@ -260,7 +268,7 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
     setResult(null);
     try {
       const accepted = await analysisApi.startCapacitySearch(String(scenario.id), {
-        parameter, low: Number(low), high: Number(high), min_mean_mbps: Number(minMean),
+        parameter, low: Number(low) / parameterScale(parameter), high: Number(high) / parameterScale(parameter), min_mean_mbps: Number(minMean),
         max_zero_s: maxZero.trim() ? Number(maxZero) : null, strategy, engine: "fluid",
         repetitions: Number(repetitions), tolerance: Number(tolerance), max_steps: 12, integer: false,
         window_s: windowFrom.trim() || windowTo.trim()
@@ -282,6 +290,8 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
     }
   };
   const running = job !== null && (job.status === "queued" || job.status === "running");
+  /** a found value in the parameter's displayed unit */
+  const shown = (v: number | null | undefined) => (v === null || v === undefined ? "—" : formatFixed3(v * parameterScale(result?.parameter ?? parameter)));
   return (
     <section className="card" aria-labelledby="capacity-title">
       <div className="card-head"><h2 id="capacity-title">Capacity planning</h2></div>
@@ -289,15 +299,13 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
       <div className="run-options">
         <div className="field">
           <label htmlFor="cap-param">Parameter</label>
-          <select id="cap-param" value={parameter} onChange={(e) => setParameter(e.currentTarget.value)}>
-            {params.map((p) => <option key={p} value={p}>{p}</option>)}
-          </select>
+          <ParameterSelect id="cap-param" doc={doc} params={params} value={parameter} onChange={setParameter} />
         </div>
-        <div className="field"><label htmlFor="cap-low">From</label><input id="cap-low" type="number" value={low} onChange={(e) => setLow(e.currentTarget.value)} /></div>
-        <div className="field"><label htmlFor="cap-high">To</label><input id="cap-high" type="number" value={high} onChange={(e) => setHigh(e.currentTarget.value)} /></div>
+        <div className="field"><label htmlFor="cap-low">From{unitSuffix(parameter)}</label><input id="cap-low" type="number" value={low} onChange={(e) => setLow(e.currentTarget.value)} /></div>
+        <div className="field"><label htmlFor="cap-high">To{unitSuffix(parameter)}</label><input id="cap-high" type="number" value={high} onChange={(e) => setHigh(e.currentTarget.value)} /></div>
         <div className="field"><label htmlFor="cap-mean">Every flow's mean ≥ (Mbit/s)</label><input id="cap-mean" type="number" value={minMean} onChange={(e) => setMinMean(e.currentTarget.value)} /></div>
         <div className="field"><label htmlFor="cap-zero">Time at zero ≤ (s, optional)</label><input id="cap-zero" type="number" value={maxZero} onChange={(e) => setMaxZero(e.currentTarget.value)} /></div>
-        <div className="field"><label htmlFor="cap-strategy">Strategy</label><input id="cap-strategy" value={strategy} onChange={(e) => setStrategy(e.currentTarget.value)} /></div>
+        <div className="field"><label htmlFor="cap-strategy">Strategy</label><StrategySelect id="cap-strategy" value={strategy} onChange={setStrategy} /></div>
         <div className="field"><label htmlFor="cap-reps">Repetitions per step</label><input id="cap-reps" type="number" min={1} value={repetitions} onChange={(e) => setRepetitions(e.currentTarget.value)} /></div>
         <div className="field"><label htmlFor="cap-tol">Tolerance</label><input id="cap-tol" type="number" value={tolerance} onChange={(e) => setTolerance(e.currentTarget.value)} /></div>
         <div className="field"><label htmlFor="cap-from">Judged from (s, optional)</label><input id="cap-from" type="number" min={0} value={windowFrom} onChange={(e) => setWindowFrom(e.currentTarget.value)} /></div>
@@ -310,11 +318,11 @@ function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
         <>
           <p data-testid="capacity-answer-text" data-status={result.status} data-value={result.value ?? ""}>
             {result.status === "not_found"
-              ? `Not found: even ${result.parameter} = ${high} misses the target.`
-              : `${result.parameter} = ${formatFixed3(result.value)} is enough (${result.status === "low_passes" ? "already at the lower end" : `between ${formatFixed3(result.bracket?.[0])} and ${formatFixed3(result.bracket?.[1])}`}); ${result.runs} runs.`}
+              ? `Not found: even ${parameterLabel(doc, result.parameter)} = ${high} misses the target.`
+              : `${parameterLabel(doc, result.parameter)} = ${shown(result.value)} is enough (${result.status === "low_passes" ? "already at the lower end" : `between ${shown(result.bracket?.[0])} and ${shown(result.bracket?.[1])}`}); ${result.runs} runs.`}
             {` Each flow judged over ${result.window_s[0]}–${result.window_s[1]} s of the run.`}
           </p>
-          <CapacityTraceChart points={tracePoints(result)} target={result.min_mean_mbps} parameter={result.parameter} answer={result.value ?? null} />
+          <CapacityTraceChart points={tracePoints(result)} target={result.min_mean_mbps} parameter={parameterLabel(doc, result.parameter)} answer={result.value ?? null} />
         </>
       ) : null}
     </section>
@@ -347,7 +355,7 @@ function GridSweepSection({ scenario }: { scenario: ScenarioPublic }) {
     try {
       const c = await api.startComparison(String(scenario.id), {
         strategies: [strategy], repetitions: Number(repetitions),
-        sweep: { parameter: px, values: xs, parameter_y: py, values_y: ys },
+        sweep: { parameter: px, values: xs.map((v) => v / parameterScale(px)), parameter_y: py, values_y: ys.map((v) => v / parameterScale(py)) },
       });
       setLive({ status: c.status, progress: c.progress, error: c.error, units_done: c.units_done, units_total: c.units_total });
       stop.current = followProgress<ComparisonProgress>(api.comparisonEventsUrl(String(scenario.id), String(c.id)), setLive, async (last) => {
@@ -369,15 +377,15 @@ function GridSweepSection({ scenario }: { scenario: ScenarioPublic }) {
       <div className="run-options">
         <div className="field">
           <label htmlFor="grid-px">Parameter (x)</label>
-          <select id="grid-px" value={px} onChange={(e) => setPx(e.currentTarget.value)}>{params.map((p) => <option key={p} value={p}>{p}</option>)}</select>
+          <ParameterSelect id="grid-px" doc={doc} params={params} value={px} onChange={setPx} />
         </div>
-        <div className="field"><label htmlFor="grid-vx">Values (x)</label><input id="grid-vx" value={vx} onChange={(e) => setVx(e.currentTarget.value)} /></div>
+        <div className="field"><label htmlFor="grid-vx">Values (x)</label><input id="grid-vx" value={vx} onChange={(e) => setVx(e.currentTarget.value)} /><p className="field-hint">in {parameterUnit(px) || "the parameter's unit"}</p></div>
         <div className="field">
           <label htmlFor="grid-py">Parameter (y)</label>
-          <select id="grid-py" value={py} onChange={(e) => setPy(e.currentTarget.value)}>{params.map((p) => <option key={p} value={p}>{p}</option>)}</select>
+          <ParameterSelect id="grid-py" doc={doc} params={params} value={py} onChange={setPy} />
         </div>
-        <div className="field"><label htmlFor="grid-vy">Values (y)</label><input id="grid-vy" value={vy} onChange={(e) => setVy(e.currentTarget.value)} /></div>
-        <div className="field"><label htmlFor="grid-strategy">Strategy</label><input id="grid-strategy" value={strategy} onChange={(e) => setStrategy(e.currentTarget.value)} /></div>
+        <div className="field"><label htmlFor="grid-vy">Values (y)</label><input id="grid-vy" value={vy} onChange={(e) => setVy(e.currentTarget.value)} /><p className="field-hint">in {parameterUnit(py) || "the parameter's unit"}</p></div>
+        <div className="field"><label htmlFor="grid-strategy">Strategy</label><StrategySelect id="grid-strategy" value={strategy} onChange={setStrategy} /></div>
         <div className="field"><label htmlFor="grid-reps">Repetitions</label><input id="grid-reps" type="number" min={1} value={repetitions} onChange={(e) => setRepetitions(e.currentTarget.value)} /></div>
         <button type="button" className="btn btn-primary" onClick={start} disabled={running}>{running ? "Sweeping…" : "Run the grid"}</button>
       </div>
@@ -387,8 +395,8 @@ function GridSweepSection({ scenario }: { scenario: ScenarioPublic }) {
         <p><Link to={`/scenarios/${encodeURIComponent(String(scenario.id))}/comparisons/${encodeURIComponent(String(comparison.id))}`}>Open the comparison</Link></p>
       ) : null}
       {heat && comparison?.result?.sweep ? (
-        <SweepHeatmap xs={heat.xs} ys={heat.ys} cells={heat.cells} parameter={comparison.result.sweep.parameter}
-                      parameterY={comparison.result.sweep.parameter_y ?? ""} strategy={strategy} />
+        <SweepHeatmap xs={heat.xs} ys={heat.ys} cells={heat.cells} parameter={parameterLabel(doc, comparison.result.sweep.parameter)}
+                      parameterY={parameterLabel(doc, comparison.result.sweep.parameter_y ?? "")} strategy={strategy} />
       ) : null}
     </section>
   );
