@@ -185,7 +185,7 @@ export function RoutesPanel({ scenarioId, doc, dirty, onOverlay }: { scenarioId:
         </div>
       ) : null}
       <FieldErrors errors={errors} />
-      {routesDoc ? <RoutesResult doc={routesDoc} rows={rows} selected={selected} onPick={pick} /> : null}
+      {routesDoc ? <RoutesResult doc={routesDoc} scenario={doc} rows={rows} selected={selected} onPick={pick} /> : null}
     </section>
   );
 }
@@ -216,7 +216,12 @@ function fmt(v: number, digits = 3): string {
   return Number.isFinite(v) ? String(Number(v.toPrecision(digits))) : "—";
 }
 
-function RoutesResult({ doc, rows, selected, onPick }: { doc: RoutesDocument; rows: PairRoutes[]; selected: string | null; onPick: (key: string | null) => void }) {
+/** Nodes of a route as the canvas names them (label, else id); the ids stay in a tooltip. */
+function pathText(scenario: ScenarioDocument, ids: readonly string[]): string {
+  return ids.map((id) => scenario.nodes.find((n) => n.id === id)?.label || id).join(" → ");
+}
+
+function RoutesResult({ doc, scenario, rows, selected, onPick }: { doc: RoutesDocument; scenario: ScenarioDocument; rows: PairRoutes[]; selected: string | null; onPick: (key: string | null) => void }) {
   const shown = rows.slice(0, 300);
   return (
     <>
@@ -247,15 +252,13 @@ function RoutesResult({ doc, rows, selected, onPick }: { doc: RoutesDocument; ro
             <tbody>
               {doc.greedy_differs.slice(0, 100).map((g) => (
                 <tr key={`${g.src}>${g.dst}`} data-pair={`${g.src}>${g.dst}`}>
+                  <td title={`${g.src} → ${g.dst}`}>{pathText(scenario, [g.src, g.dst])}</td>
                   <td>
-                    {g.src} → {g.dst}
-                  </td>
-                  <td>
-                    <span className="swatch" style={{ background: rankColor(0) }} /> {g.exact_nodes.join(" → ")}
+                    <span className="swatch" style={{ background: rankColor(0) }} /> <span title={g.exact_nodes.join(" → ")}>{pathText(scenario, g.exact_nodes)}</span>
                   </td>
                   <td>{fmt(g.exact_cost, 4)}</td>
                   <td>
-                    <span className="swatch" style={{ background: rankColor(1) }} /> {g.greedy_nodes.join(" → ")}
+                    <span className="swatch" style={{ background: rankColor(1) }} /> <span title={g.greedy_nodes.join(" → ")}>{pathText(scenario, g.greedy_nodes)}</span>
                   </td>
                   <td>{fmt(g.greedy_cost, 4)}</td>
                   <td>
@@ -287,9 +290,7 @@ function RoutesResult({ doc, rows, selected, onPick }: { doc: RoutesDocument; ro
             if (!r.reachable)
               return (
                 <tr key={key} data-pair={key}>
-                  <td>
-                    {r.src} → {r.dst}
-                  </td>
+                  <td title={`${r.src} → ${r.dst}`}>{pathText(scenario, [r.src, r.dst])}</td>
                   <td colSpan={6} className="muted">
                     unreachable
                   </td>
@@ -313,11 +314,11 @@ function RoutesResult({ doc, rows, selected, onPick }: { doc: RoutesDocument; ro
                 aria-selected={selected === key}
                 style={{ cursor: "pointer" }}
               >
-                <td>{i === 0 ? `${r.src} → ${r.dst}` : ""}</td>
+                <td title={i === 0 ? `${r.src} → ${r.dst}` : undefined}>{i === 0 ? pathText(scenario, [r.src, r.dst]) : ""}</td>
                 <td>
                   <span className="swatch" style={{ background: rankColor(i) }} /> #{i + 1}
                 </td>
-                <td>{p.nodes.join(" → ")}</td>
+                <td title={p.nodes.join(" → ")}>{pathText(scenario, p.nodes)}</td>
                 <td>{p.hops}</td>
                 <td>{fmt(p.delay_ms, 4)}</td>
                 <td>{fmt(p.loss, 3)}</td>
