@@ -55,6 +55,9 @@ names ``<node>-eth<k>`` must fit 15 characters; ``k`` follows Mininet-WiFi's por
 * geography: a geographic scenario is written in its local projected frame
   (:func:`subflow.space.mobility.to_local`, metres east/north of the origin).
 * scheduled ``link_events`` -> ``configLinkStatus`` at their times.
+* packets: every interface carries one segment per skb (``gso_max_segs 1``, as the ``linux`` engine's
+  interfaces): with GSO, netem drops a 64 KB burst as one loss and a queue limit counts bursts, so a
+  loss-limited TCP ran 48 % faster on Mininet-WiFi than on the kernel and the engine (hsln-10node).
 * text from users: nothing the user wrote (scenario name, description, labels, ids) is
   pasted into code or a shell command. The script carries it as data only: ``SCENARIO``
   is a JSON document inside one Python string literal made by :func:`repr` (so no
@@ -794,7 +797,17 @@ def reapply_shaping(net):
             intf.config(**intf.params)
 
 
+def one_segment_per_packet(net):
+    """One segment per skb on every interface (gso_max_segs 1, as the linux engine does): netem's loss
+    then drops packets, not 64 KB GSO bursts, and a queue of N packets holds N packets."""
+    for n in net.hosts + net.stations + net.aps + net.switches:
+        for intf in n.intfList():
+            if intf.name != "lo":
+                n.cmd(f"ip link set dev {intf.name} gso_max_segs 1")
+
+
 def configure(net):
+    one_segment_per_packet(net)
     for node, intf, cidr in ADDRESSES:
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")

@@ -95,6 +95,9 @@ FAKE_MODULES = {
             def intf(self, name):
                 return self.nameToIntf[name]
 
+            def intfList(self):
+                return sorted(self.nameToIntf.values(), key=lambda i: self.ports[i.name])
+
             def cmd(self, command):
                 CALLS.append(["cmd", self.name, command, _fake_calls.now()])
                 for dev in re.findall(r"\\bdev (\\S+)", command):
@@ -137,7 +140,7 @@ FAKE_MODULES = {
             def __init__(self, **kwargs):
                 CALLS.append(["Mininet_wifi", {k: getattr(v, "__name__", repr(v)) for k, v in kwargs.items()}])
                 self.kwargs = kwargs
-                self.nodes, self.hosts, self.stations, self.aps = {}, [], [], []
+                self.nodes, self.hosts, self.stations, self.aps, self.switches = {}, [], [], [], []
                 self.mob = {}
 
             def _add(self, kind, cls, name, group, **kwargs):

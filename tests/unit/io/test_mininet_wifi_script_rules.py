@@ -189,6 +189,20 @@ def test_access_point_backhaul_shaping_holds_after_open_vswitch_starts(tmp_path)
     assert result["shaping"]["h1"]["h1-eth1"] == {"bw": 1, "delay": "10ms", "max_queue_size": 100}
 
 
+def test_every_interface_carries_one_segment_per_packet(tmp_path):
+    """netem drops a whole GSO skb (up to 64 KB) as one loss and tc queue limits count skbs: every
+    interface of every node (hosts, routers, stations' wlans, the access points' ports) is set to one
+    segment per skb before any flow starts, as the linux engine's interfaces are (network.py)."""
+    result = run_with_fake_mininet(tmp_path, script_for(load_example("uav-backhaul-planning"), "sptcp"))
+    calls = result["calls"]
+    first_iperf = next(k for k, c in enumerate(calls) if c[0] == "cmd" and "iperf3" in c[2])
+    capped = {(c[1], re.search(r"dev (\S+) gso_max_segs 1$", c[2]).group(1))
+              for c in calls[:first_iperf] if c[0] == "cmd" and "gso_max_segs 1" in c[2]}
+    devices = {(node, name) for c in calls if c[0] == "addLink" for node, name in zip(c[1], c[2])}
+    assert devices and devices <= capped
+    assert ("sta1", "sta1-wlan0") in capped and ("ap1", "ap1-wlan1") in capped
+
+
 # ----------------------------------------------------------------------------- 7. routes follow association
 
 

@@ -125,7 +125,17 @@ def reapply_shaping(net):
             intf.config(**intf.params)
 
 
+def one_segment_per_packet(net):
+    """One segment per skb on every interface (gso_max_segs 1, as the linux engine does): netem's loss
+    then drops packets, not 64 KB GSO bursts, and a queue of N packets holds N packets."""
+    for n in net.hosts + net.stations + net.aps + net.switches:
+        for intf in n.intfList():
+            if intf.name != "lo":
+                n.cmd(f"ip link set dev {intf.name} gso_max_segs 1")
+
+
 def configure(net):
+    one_segment_per_packet(net)
     for node, intf, cidr in ADDRESSES:
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")
