@@ -6,35 +6,37 @@
  */
 import type {
   AccessToken,
-  ApiTokenCreate,
-  ApiTokenCreated,
-  ComparisonPublic,
-  ComparisonsPublic,
-  EngineInfo,
-  EnginesPublic,
-  TimelinePublic,
-  ScenarioChecksPublic,
-  SweepPointRunPublic,
-  SweepPointRunsPublic,
-  CoveragePublic,
-  ComparisonRequest,
-  Id,
-  ScenarioDocument,
-  ScenarioPublic,
-  ScenarioVersionsPublic,
-  ScenariosPublic,
-  ApiTokensPublic,
-  ScenarioVersionPublic,
-  StrategyInfo,
-  UserPublic,
-  ValidationErrorItem,
   AllocationDocument,
   AllocationRequest,
+  ApiTokenCreate,
+  ApiTokenCreated,
+  ApiTokensPublic,
+  ComparisonPublic,
+  ComparisonRequest,
+  ComparisonsPublic,
+  CoveragePublic,
+  EngineInfo,
+  EnginesPublic,
+  Id,
   JobAccepted,
   JobPublic,
   PlanComparison,
+  ProjectsPublic,
   RoutesDocument,
   RoutesRequest,
+  ScenarioChecksPublic,
+  ScenarioDocument,
+  ScenarioFork,
+  ScenarioPublic,
+  ScenariosPublic,
+  ScenarioVersionPublic,
+  ScenarioVersionsPublic,
+  StrategyInfo,
+  SweepPointRunPublic,
+  SweepPointRunsPublic,
+  TimelinePublic,
+  UserPublic,
+  ValidationErrorItem,
 } from "./types";
 import type { paths } from "./schema";
 
@@ -136,6 +138,13 @@ export const api = {
   revokeToken: (tokenId: Id) => request<void>(`/api/users/me/tokens/${enc(String(tokenId))}`, { method: "DELETE" }),
   listScenarios: (signal?: AbortSignal) =>
     request<ScenariosPublic>("/api/scenarios", {}, signal),
+  /** Delete a scenario with its versions and comparisons (owner or editor of its project; admins). */
+  deleteScenario: (id: Id) => request<void>(`/api/scenarios/${enc(String(id))}`, { method: "DELETE" }),
+  /** Copy a scenario (a version of it) into a new scenario; 409 if the name is taken. */
+  forkScenario: (id: Id, body: ScenarioFork) =>
+    request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}/fork`, { method: "POST", body: JSON.stringify(body) }),
+  /** The projects you have a role in (admins: all). */
+  listProjects: (signal?: AbortSignal) => request<ProjectsPublic>("/api/projects", {}, signal),
   getScenario: (id: Id, signal?: AbortSignal) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {}, signal),
   createScenario: (doc: unknown, signal?: AbortSignal) =>

@@ -1,17 +1,12 @@
-import { useCallback, useEffect, useId, useState, type ChangeEvent } from "react";
+import { useCallback, useEffect, useId, useMemo, useState, type ChangeEvent } from "react";
 import { Link } from "react-router";
 import { ApiError, api, isAbort } from "../api/client";
-import type { ScenarioPublic, ScenarioSummary } from "../api/types";
+import type { ProjectPublic, ScenarioPublic, ScenarioSummary } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
 import { errorLines } from "../lib/errors";
-import { excerpt } from "../lib/format";
+import { copyName, filterScenarios, type ScenarioSort } from "../lib/scenarioList";
+import { ScenarioRow } from "./scenarios/ScenarioRow";
 import { usePageTitle } from "./usePageTitle";
-
-function formatDate(iso: string | null | undefined): string {
-  if (!iso) return "";
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
 
 export function ScenarioList() {
   usePageTitle("Scenarios");
@@ -22,6 +17,14 @@ export function ScenarioList() {
   const [imported, setImported] = useState<ScenarioPublic | null>(null);
   const [busy, setBusy] = useState(false);
   const [importName, setImportName] = useState("");
+  const [projects, setProjects] = useState<ProjectPublic[]>([]);
+  const [query, setQuery] = useState("");
+  const [projectId, setProjectId] = useState<string | null>(null);
+  const [sort, setSort] = useState<ScenarioSort>("name");
+  const [note, setNote] = useState<string | null>(null);
+  const [rowErrors, setRowErrors] = useState<string[]>([]);
+  const shown = useMemo(() => (items ? filterScenarios(items, { query, projectId, sort }) : null), [items, query, projectId, sort]);
+  const projectName = (id: string) => projects.find((p) => p.id === id)?.name ?? null;
 
   const load = useCallback(async (signal?: AbortSignal) => {
     try {
@@ -36,6 +39,10 @@ export function ScenarioList() {
   useEffect(() => {
     const ctl = new AbortController();
     void load(ctl.signal);
+    api
+      .listProjects(ctl.signal)
+      .then((p) => setProjects(p.data))
+      .catch(() => undefined);
     return () => ctl.abort();
   }, [load]);
 
@@ -141,20 +148,58 @@ export function ScenarioList() {
         </div>
       ) : null}
       {items && items.length > 0 ? (
+        <div className="list-controls" role="search" aria-label="Find a scenario">
+          <div className="field">
+            <label htmlFor={`${inputId}-q`}>Search</label>
+            <input id={`${inputId}-q`} type="search" value={query} placeholder="name or description" onChange={(e) => setQuery(e.currentTarget.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor={`${inputId}-project`}>Project</label>
+            <select id={`${inputId}-project`} value={projectId ?? ""} onChange={(e) => setProjectId(e.currentTarget.value || null)}>
+              <option value="">All projects</option>
+              {projects.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={`${inputId}-sort`}>Order</label>
+            <select id={`${inputId}-sort`} value={sort} onChange={(e) => setSort(e.currentTarget.value as ScenarioSort)}>
+              <option value="name">By name</option>
+              <option value="updated">Recently updated first</option>
+            </select>
+          </div>
+          <p className="muted small" aria-live="polite">
+            {shown?.length === items.length ? `${items.length} scenarios` : `${shown?.length ?? 0} of ${items.length} scenarios`}
+          </p>
+        </div>
+      ) : null}
+      {note ? (
+        <div className="alert alert-success" role="status">
+          {note}
+        </div>
+      ) : null}
+      <ErrorList title="That did not work:" items={rowErrors} />
+      {shown && shown.length > 0 ? (
         <ul className="scenario-list" aria-label="Scenarios">
-          {items.map((s) => (
-            <li key={String(s.id)} className="card scenario-item">
-              <div className="scenario-item-head">
-                <Link to={`/scenarios/${encodeURIComponent(String(s.id))}`} className="scenario-name">
-                  {s.name}
-                </Link>
-                <span className="badge" title="Scenario version">
-                  v{s.version}
-                </span>
-              </div>
-              {s.description ? <p className="scenario-desc">{excerpt(s.description, 220)}</p> : null}
-              <p className="meta">Updated {formatDate(s.updated_at)}</p>
-            </li>
+          {shown.map((s) => (
+            <ScenarioRow
+              key={String(s.id)}
+              s={s}
+              projectName={projects.length > 1 ? projectName(s.project_id) : null}
+              copyAs={copyName(s.name, (items ?? []).map((x) => x.name))}
+              onChanged={(text) => {
+                setNote(text);
+                setRowErrors([]);
+                void load();
+              }}
+              onError={(lines) => {
+                setNote(null);
+                setRowErrors(lines);
+              }}
+            />
           ))}
         </ul>
       ) : null}
