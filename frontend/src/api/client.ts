@@ -136,8 +136,9 @@ export const api = {
   createToken: (body: ApiTokenCreate) =>
     request<ApiTokenCreated>("/api/users/me/tokens", { method: "POST", body: JSON.stringify(body) }),
   revokeToken: (tokenId: Id) => request<void>(`/api/users/me/tokens/${enc(String(tokenId))}`, { method: "DELETE" }),
-  listScenarios: (signal?: AbortSignal) =>
-    request<ScenariosPublic>("/api/scenarios", {}, signal),
+  /** The scenarios you can see, by name: the first `limit` (the API's most, 1000) and the total `count`. */
+  listScenarios: (signal?: AbortSignal, limit = 1000) =>
+    request<ScenariosPublic>(`/api/scenarios?limit=${limit}`, {}, signal),
   /** Delete a scenario with its versions and comparisons (owner or editor of its project; admins). */
   deleteScenario: (id: Id) => request<void>(`/api/scenarios/${enc(String(id))}`, { method: "DELETE" }),
   /** Copy a scenario (a version of it) into a new scenario; 409 if the name is taken. */

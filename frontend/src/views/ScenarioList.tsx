@@ -22,6 +22,7 @@ export function ScenarioList() {
   const [projectId, setProjectId] = useState<string | null>(null);
   const [sort, setSort] = useState<ScenarioSort>("name");
   const [note, setNote] = useState<string | null>(null);
+  const [total, setTotal] = useState(0);
   const [rowErrors, setRowErrors] = useState<string[]>([]);
   const shown = useMemo(() => (items ? filterScenarios(items, { query, projectId, sort }) : null), [items, query, projectId, sort]);
   const projectName = (id: string) => projects.find((p) => p.id === id)?.name ?? null;
@@ -30,6 +31,7 @@ export function ScenarioList() {
     try {
       const page = await api.listScenarios(signal);
       setItems(page.data);
+      setTotal(page.count);
       setLoadError([]);
     } catch (err) {
       if (!isAbort(err)) setLoadError(errorLines(err));
@@ -173,6 +175,7 @@ export function ScenarioList() {
           </div>
           <p className="muted small" aria-live="polite">
             {shown?.length === items.length ? `${items.length} scenarios` : `${shown?.length ?? 0} of ${items.length} scenarios`}
+            {total > items.length ? ` (the first ${items.length} of ${total} by name)` : ""}
           </p>
         </div>
       ) : null}
