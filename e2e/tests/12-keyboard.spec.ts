@@ -61,3 +61,39 @@ test("a skip link, a focus ring of at least 3:1, and a title per page", async ({
   // the previous ring colour (#93c5fd) fails the same check
   expect(contrast("rgb(147, 197, 253)", "rgb(255, 255, 255)")).toBeLessThan(3);
 });
+
+test("a topology built without a pointer: add a node, connect it, set a field, save", async ({ page, request }) => {
+  const doc = {
+    name: `keyboard-built e2e ${Date.now()}-${Math.floor(Math.random() * 1e4)}`,
+    nodes: [{ id: "h1", kind: "host", label: "Shore", position: { x_m: 0, y_m: 0 } }],
+    links: [],
+    flows: [],
+  };
+  const created = await request.post("/api/scenarios", { data: doc });
+  expect(created.status(), await created.text()).toBe(201);
+  const sid = (await created.json()).id as string;
+  await page.goto(`/scenarios/${sid}`);
+  await expect(page.getByTestId("topology")).toHaveAttribute("data-rendered", "true");
+  await page.locator("main#main").focus();
+  await page.keyboard.press("4"); // the switch tool
+  await page.keyboard.press("n"); // placed beside the topology's centre, and selected
+  await expect(page.getByRole("heading", { name: /^Switch/ })).toBeVisible();
+  const connect = page.getByLabel("Connect to");
+  await connect.focus();
+  await page.keyboard.press("ArrowDown"); // "Shore (h1)", the only other node
+  await expect(connect).toHaveValue("h1");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Add link" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  // the new link is selected: its bandwidth field is set by typing
+  const bw = page.getByLabel("Bandwidth (Mbit/s)");
+  await bw.focus();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.type("25");
+  await page.keyboard.press("Control+s");
+  await expect(page.getByRole("status").filter({ hasText: /^Saved version 2/ })).toBeVisible();
+  const stored = (await (await request.get(`/api/scenarios/${sid}`)).json()).scenario;
+  expect(stored.nodes.map((n: { kind: string }) => n.kind)).toEqual(["host", "switch"]);
+  expect(stored.links).toHaveLength(1);
+  expect(stored.links[0]).toMatchObject({ src: stored.nodes[1].id, dst: "h1", bandwidth_mbps: 25 });
+});

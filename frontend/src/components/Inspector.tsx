@@ -24,10 +24,12 @@ import type {
   Waypoint,
 } from "../api/types";
 import {
+  addLink,
   addRateStep,
   deleteElements,
   deleteRateStep,
   errorsUnder,
+  linkBetween,
   MOBILITY_MODELS,
   mobilityOf,
   renameNode,
@@ -36,7 +38,7 @@ import {
   updateNode,
   updateRateStep,
 } from "../lib/editor";
-import { kindName, nodeText, norm } from "../lib/topology";
+import { kindName, nodeChoices, nodeText, norm } from "../lib/topology";
 import { formatClock } from "../lib/format";
 import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { CheckboxField, NumberField, SelectField, TextField } from "./fields";
@@ -180,6 +182,7 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
           onImported={props.onTrackImported}
         />
       ) : null}
+      <ConnectTo doc={doc} node={node} onChange={onChange} onSelect={props.onSelect} />
       <div className="actions">
         <button
           type="button"
@@ -193,6 +196,42 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
         </button>
       </div>
     </section>
+  );
+}
+
+/** A wired link from this node to another, chosen by name: the keyboard's way to draw a link. */
+function ConnectTo({ doc, node, onChange, onSelect }: { doc: ScenarioDocument; node: ScenarioNode; onChange: InspectorProps["onChange"]; onSelect: InspectorProps["onSelect"] }) {
+  const others = nodeChoices(doc).filter((c) => c.id !== node.id && !linkBetween(doc, node.id, c.id));
+  const [target, setTarget] = useState("");
+  const chosen = others.some((c) => c.id === target) ? target : "";
+  if (!others.length) return null;
+  return (
+    <div className="field connect-to">
+      <label htmlFor={`connect-${node.id}`}>Connect to</label>
+      <div className="inline">
+        <select id={`connect-${node.id}`} value={chosen} onChange={(e) => setTarget(e.currentTarget.value)}>
+          <option value="">a node…</option>
+          {others.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.text}
+            </option>
+          ))}
+        </select>{" "}
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={!chosen}
+          onClick={() => {
+            const r = addLink(doc, node.id, chosen);
+            if (!r) return;
+            onChange(r.doc);
+            onSelect({ nodes: [], links: [r.id] });
+          }}
+        >
+          Add link
+        </button>
+      </div>
+    </div>
   );
 }
 

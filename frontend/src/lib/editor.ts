@@ -57,6 +57,25 @@ export function newNode(kind: NodeKind, id: string, position: Position): Scenari
   }
 }
 
+/**
+ * Where a node placed from the keyboard goes (planar metres): 60 m east of the node `nearId`, else at the
+ * centre of the placed nodes' bounding box (the origin without nodes), moved east in 60 m steps until no
+ * node is within 30 m (so that repeated placements do not stack).
+ */
+export function keyboardSpot(doc: ScenarioDocument, nearId: string | null): Position {
+  const placed = doc.nodes.map((n) => norm(n.position));
+  const near = nearId ? doc.nodes.find((n) => n.id === nearId) : undefined;
+  let at: Position;
+  if (near) at = { x_m: norm(near.position).x_m + 60, y_m: norm(near.position).y_m };
+  else if (placed.length) {
+    const xs = placed.map((p) => p.x_m);
+    const ys = placed.map((p) => p.y_m);
+    at = { x_m: (Math.min(...xs) + Math.max(...xs)) / 2, y_m: (Math.min(...ys) + Math.max(...ys)) / 2 };
+  } else at = { x_m: 0, y_m: 0 };
+  while (placed.some((p) => Math.hypot(p.x_m - at.x_m, p.y_m - at.y_m) < 30)) at = { x_m: at.x_m + 60, y_m: at.y_m };
+  return { x_m: Math.round(at.x_m), y_m: Math.round(at.y_m) };
+}
+
 export function addNode(doc: ScenarioDocument, kind: NodeKind, position: Position): { doc: ScenarioDocument; id: string } {
   const id = nextId(ID_PREFIX[kind], doc.nodes.map((n) => n.id));
   return { doc: { ...doc, nodes: [...doc.nodes, newNode(kind, id, position)] }, id };

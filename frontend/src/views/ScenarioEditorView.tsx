@@ -43,6 +43,7 @@ import { useValidation } from "./editor/useValidation";
 import { VersionsPanel } from "./editor/VersionsPanel";
 import { usePageTitle } from "./usePageTitle";
 import { UnstoredFieldsProvider, useUnstoredFields } from "../components/unstoredFields";
+import { keyboardSpot } from "../lib/editor";
 
 /** Route element: a new editor instance per scenario (and for "new"). */
 export function ScenarioEditorRoute() {
@@ -86,6 +87,9 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
     redo: edits.redo,
     deleteSelection: tools.deleteSelection,
     setTool: tools.setTool,
+    placeNode: () => {
+      if (tools.tool.name === "add" && !overlays.geo) tools.canvas.onAddNode(tools.tool.kind, keyboardSpot(doc, selection.nodes[0] ?? null));
+    },
   });
   /** The run dialog (Compare) is open. */
   const [picking, setPicking] = useState(false);

@@ -9,6 +9,7 @@ import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ScenarioDocument } from "../../api/types";
 import { renderHook, type Rendered } from "../../testing/renderHook";
+import { keyboardSpot } from "../../lib/editor";
 import { smallDoc } from "./editorFixtures.test-data";
 import { useCanvasTools } from "./useCanvasTools";
 import { useEditHistory } from "./useEditHistory";
@@ -22,7 +23,12 @@ function useHarness(initial: ScenarioDocument) {
   const [selection, setSelection] = useSelection();
   const tools = useCanvasTools(edits.doc, selection, setSelection, edits.push);
   // what Save would store: the document of the latest render
-  const keys = useEditorShortcuts({ save: () => saves.push(edits.doc.name), undo: edits.undo, redo: edits.redo, deleteSelection: tools.deleteSelection, setTool: tools.setTool });
+  const keys = useEditorShortcuts({
+    save: () => saves.push(edits.doc.name), undo: edits.undo, redo: edits.redo, deleteSelection: tools.deleteSelection, setTool: tools.setTool,
+    placeNode: () => {
+      if (tools.tool.name === "add") tools.canvas.onAddNode(tools.tool.kind, keyboardSpot(edits.doc, selection.nodes[0] ?? null));
+    },
+  });
   return { edits, selection, setSelection, tools, keys };
 }
 
@@ -42,6 +48,26 @@ afterEach(() => {
 });
 
 describe("useEditorShortcuts", () => {
+  it("N places a node of the active tool from the keyboard, beside the selected node, never on top of one", () => {
+    r = renderHook(useHarness, smallDoc());
+    const before = h().edits.doc.nodes.length;
+    press("N"); // the Select tool: nothing to place
+    expect(h().edits.doc.nodes.length).toBe(before);
+    press("4"); // switch
+    press("N");
+    const placed = h().edits.doc.nodes.at(-1)!;
+    expect(placed.kind).toBe("switch");
+    expect(h().selection.nodes).toEqual([placed.id]);
+    // no selection: the centre of h1 (0), sta1 (100), ap1 (200) is x = 100, taken by sta1: one step east, 160
+    expect(placed.position).toEqual({ x_m: 160, y_m: 0 });
+    press("N"); // beside the one just placed (selected): 220, 20 m from ap1, so one more step: 280
+    const next = h().edits.doc.nodes.at(-1)!;
+    expect(next.position!.x_m! - placed.position!.x_m!).toBe(120);
+    expect(next.position!.y_m).toBe(placed.position!.y_m);
+    for (const n of h().edits.doc.nodes.slice(0, -1))
+      expect(Math.hypot(n.position!.x_m! - next.position!.x_m!, n.position!.y_m! - next.position!.y_m!)).toBeGreaterThanOrEqual(30);
+  });
+
   it("V, L, 1–6 and Escape choose the tool", () => {
     r = renderHook(useHarness, smallDoc());
     press("2");

@@ -9,6 +9,8 @@ export interface ShortcutActions {
   /** Removes the selection; false when nothing was selected (the key is then left to the browser). */
   deleteSelection: () => boolean;
   setTool: (t: Tool) => void;
+  /** Places a node of the active add-node tool from the keyboard (N); nothing when no add-node tool is on. */
+  placeNode: () => void;
 }
 
 function isTyping(target: EventTarget | null): boolean {
@@ -24,7 +26,7 @@ function isTyping(target: EventTarget | null): boolean {
  * Owns:
  * 1. one `keydown` listener on the window for the editor's lifetime, calling the latest `actions`:
  *    Ctrl+S (anywhere, text fields included), then, outside text fields, Delete / Backspace,
- *    Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Escape, V / L / 1–6 (tools) and ? (help);
+ *    Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Escape, V / L / 1–6 (tools), N (place a node of the tool) and ? (help);
  * 2. whether the shortcuts dialog is open.
  */
 export function useEditorShortcuts(actions: ShortcutActions): { helpOpen: boolean; setHelpOpen: (open: boolean) => void } {
@@ -54,6 +56,10 @@ export function useEditorShortcuts(actions: ShortcutActions): { helpOpen: boolea
       }
       if (!mod && !e.altKey && (e.key === "l" || e.key === "L")) {
         a.setTool({ name: "link" });
+        return;
+      }
+      if (!mod && !e.altKey && (e.key === "n" || e.key === "N")) {
+        a.placeNode();
         return;
       }
       const digit = !mod && !e.altKey ? Number(e.key) : NaN;
