@@ -55,6 +55,12 @@ test("the routes view at 30 s shows sptcp on SATCOM and the stations where they 
   // after the handover (63 s) it is on the UAV
   await routes.getByLabel(/^Time:/).fill("80");
   await expect(active.locator('li[data-subflow="f1/tcp"]')).toHaveAttribute("data-path", "sta1 uav ship");
+  // the wireless hop station → access point is drawn too, labelled with what crosses it
+  const air = () => page.evaluate(() => {
+    const e = (window as unknown as { __subflowCy: { getElementById: (id: string) => { empty: () => boolean; data: (k: string) => string } } }).__subflowCy.getElementById("air:sta1:uav");
+    return e.empty() ? null : e.data("label");
+  });
+  await expect.poll(air).toMatch(/^f1\/tcp \d+\.\d\d Mbit\/s$/);
 });
 
 /** Rendered size (CSS px) of every chart text on the page: font-size × the screen transform's scale. */

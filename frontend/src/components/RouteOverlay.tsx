@@ -11,13 +11,12 @@ import type { GeoCorner, ResultDocument, TimelinePublic } from "../api/types";
 import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
 import { geoPositionsAt, isGeoScenario } from "../lib/geo";
-import { activePaths, hopKeys, linkUtilization, utilizationColor } from "../lib/routes";
+import { activePaths, linkUtilization, pathsOverlay, SUBFLOW_COLORS, utilizationColor } from "../lib/routes";
 import { docAt, type Corner } from "../lib/timeline";
 import { modelExtent, scaleFor } from "../lib/topology";
 import { GeoMap } from "./GeoMap";
 import { TopologyGraph, type Highlight } from "./TopologyGraph";
 
-const SUBFLOW_COLORS = ["#2563eb", "#dc2626", "#059669", "#9333ea", "#ea580c"];
 
 export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDocument; strategies: string[]; hoverT: number | null }) {
   const [strategy, setStrategy] = useState(strategies[0] ?? "");
@@ -55,25 +54,14 @@ export function RouteOverlay({ result, strategies, hoverT }: { result: ResultDoc
 
   const highlight: Highlight | null = useMemo(() => {
     if (!r) return null;
-    const byPair = new Map<string, string>();
-    for (const l of doc.links ?? []) byPair.set(l.src < l.dst ? `${l.src}|${l.dst}` : `${l.dst}|${l.src}`, l.id);
     if (mode === "utilization") {
       const u = linkUtilization(doc, r, time);
       const links: Highlight["links"] = {};
       for (const [id, v] of Object.entries(u)) links[id] = { color: utilizationColor(v), width: 2 + 4 * Math.min(1, v), label: `${Math.round(v * 100)}%`, classes: "util" };
       return { links, nodes: {}, dim: false };
     }
-    const paths = activePaths(r, flowId || null, time);
-    const links: Highlight["links"] = {};
-    const nodes: Highlight["nodes"] = {};
-    paths.forEach((p, i) => {
-      for (const key of hopKeys(p.nodes)) {
-        const lid = byPair.get(key);
-        if (lid) links[lid] = { color: SUBFLOW_COLORS[i % SUBFLOW_COLORS.length], width: 5, label: `${p.subflowId} ${p.mbps.toFixed(2)} Mb/s` };
-      }
-      for (const n of p.nodes) nodes[n] = "route";
-    });
-    return { links, nodes, dim: true };
+    const { links, air, nodes } = pathsOverlay(doc, activePaths(r, flowId || null, time));
+    return { links, air, nodes, dim: true };
   }, [r, doc, mode, flowId, time]);
 
   const active = r ? activePaths(r, flowId || null, time) : [];

@@ -21,6 +21,8 @@ cytoscape.use(edgehandles);
 cytoscape.use(fcose);
 
 const NODE_SIZE = 24;
+/** Link label size on screen (routes, utilisation, bandwidths), pixels, at every zoom (up to DECLUTTER_ABOVE nodes). */
+const EDGE_LABEL_PX = 11;
 /** Node label size on screen, pixels, at every zoom (the style is divided by the zoom). */
 export const LABEL_PX = 12;
 /** Up to this many nodes every label is shown; above, labels are decluttered by zoom and priority. */
@@ -49,6 +51,8 @@ export interface Ghosts {
 /** Route / utilisation overlay: classes and colours per link id and node id. */
 export interface Highlight {
   links: Record<string, { color?: string; width?: number; label?: string; classes?: string }>;
+  /** wireless hops to draw (no wired link joins a station and its access point): a dashed edge each */
+  air?: { station: string; access_point: string; color: string; label: string }[];
   nodes: Record<string, string>;
   /** dim everything not highlighted */
   dim?: boolean;
@@ -223,6 +227,23 @@ function stylesheet(): StylesheetJson {
       },
     },
     {
+      selector: "edge.air",
+      style: {
+        width: 4,
+        "line-color": "data(color)",
+        "line-style": "dashed",
+        "curve-style": "straight",
+        label: "data(label)",
+        "font-size": 11,
+        color: "#0f172a",
+        "text-rotation": "autorotate",
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.9,
+        events: "no",
+        "z-index": 30,
+      },
+    },
+    {
       selector: "edge.assoc",
       style: {
         width: 2,
@@ -300,6 +321,7 @@ export function syncElements(cy: Core, next: TopoElement[], editable: boolean, s
   });
 }
 const isOverlayId = (id: string) => id.startsWith("ghost:") || id.startsWith("assoc:");
+const isAirId = (id: string) => id.startsWith("air:");
 const isScenarioId = (id: string) => !isOverlayId(id) && id !== "bounds-preview";
 const isLinkEdge = (el: cytoscape.SingularElementArgument) => el.isEdge() && el.hasClass("link");
 const linkIdOf = (edgeId: string) => edgeId.slice("link:".length);
@@ -582,6 +604,9 @@ export class TopologyCy {
       .style()
       .selector("node.node")
       .style({ "font-size": LABEL_PX / z, "text-margin-y": 4 / z, "text-background-padding": `${2 / z}px` })
+      // link labels keep their screen size on small topologies; on large ones they appear as one zooms in
+      .selector(this.cy.nodes(".node").length <= DECLUTTER_ABOVE ? "edge.link, edge.air" : "edge.air")
+      .style({ "font-size": EDGE_LABEL_PX / z, "text-background-padding": `${1 / z}px` })
       .update();
   }
 
@@ -743,8 +768,13 @@ export class TopologyCy {
         if (base !== undefined) e.data("label", base);
         e.removeScratch("_baseLabel");
       });
-      cy.elements(".util, .route, .failed, .dimmed").removeClass("util route failed dimmed");
+      cy.elements(".util, .route, .failed, .dimmed, .shared").removeClass("util route failed dimmed shared");
+      cy.edges().filter((e) => isAirId(e.id())).remove();
       if (!highlight) return;
+      for (const a of highlight.air ?? []) {
+        if (cy.getElementById(a.station).empty() || cy.getElementById(a.access_point).empty()) continue;
+        cy.add({ group: "edges", data: { id: `air:${a.station}:${a.access_point}`, source: a.station, target: a.access_point, color: a.color, label: a.label }, classes: "air" });
+      }
       if (highlight.dim) cy.elements(".node, .link").addClass("dimmed");
       for (const [id, h] of Object.entries(highlight.links)) {
         const e = cy.getElementById(`link:${id}`);

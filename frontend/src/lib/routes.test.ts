@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ResultEvent, StrategyResult } from "../api/types";
-import { activePaths, linkUtilization, subflowPathAt } from "./routes";
+import type { ResultEvent, ScenarioDocument, StrategyResult } from "../api/types";
+import { activePaths, linkUtilization, pathsOverlay, subflowPathAt } from "./routes";
 import { docAt } from "./timeline";
 
 /**
@@ -73,5 +73,36 @@ describe("stations at t", () => {
     expect(moved.nodes[0]!.position).toEqual({ x_m: 300, y_m: 0 });
     expect(moved.nodes[1]).toBe(doc.nodes[1]);
     expect(docAt(doc, null, 30)).toBe(doc);
+  });
+});
+
+describe("pathsOverlay", () => {
+  const doc = {
+    name: "t",
+    nodes: [
+      { id: "sta1", kind: "station" }, { id: "sta2", kind: "station" }, { id: "uav", kind: "access_point", range_m: 100 },
+      { id: "sat", kind: "switch" }, { id: "ship", kind: "host" },
+    ],
+    links: [
+      { id: "sta1-sat", src: "sta1", dst: "sat", bandwidth_mbps: 10 },
+      { id: "sat-ship", src: "sat", dst: "ship", bandwidth_mbps: 10 },
+      { id: "uav-ship", src: "uav", dst: "ship", bandwidth_mbps: 1 },
+    ],
+    flows: [],
+  } as unknown as ScenarioDocument;
+  const paths = [
+    { flowId: "f1", subflowId: "f1/sat", nodes: ["sta1", "sat", "ship"], mbps: 1.2 },
+    { flowId: "f1", subflowId: "f1/uav", nodes: ["sta1", "uav", "ship"], mbps: 0.5 },
+    { flowId: "f2", subflowId: "f2/uav", nodes: ["sta2", "uav", "ship"], mbps: 0.4 },
+  ];
+  it("labels a link with every subflow crossing it, and draws the wireless hops", () => {
+    const o = pathsOverlay(doc, paths);
+    expect(o.links["uav-ship"]).toEqual({ color: "#dc2626", width: 7, label: "f1/uav 0.50 + f2/uav 0.40 Mbit/s", classes: "route shared" });
+    expect(o.links["sat-ship"]!.label).toBe("f1/sat 1.20 Mbit/s");
+    expect(o.air).toEqual([
+      { station: "sta1", access_point: "uav", color: "#dc2626", label: "f1/uav 0.50 Mbit/s" },
+      { station: "sta2", access_point: "uav", color: "#059669", label: "f2/uav 0.40 Mbit/s" },
+    ]);
+    expect(Object.keys(o.nodes).sort()).toEqual(["sat", "ship", "sta1", "sta2", "uav"]);
   });
 });

@@ -83,6 +83,56 @@ export function activePaths(result: StrategyResult, flowId: string | null, t: nu
   return out;
 }
 
+/** Colours of subflows in the route overlay, in the order of `activePaths`. */
+export const SUBFLOW_COLORS = ["#2563eb", "#dc2626", "#059669", "#9333ea", "#ea580c"];
+
+/** A wireless hop of an active path (a station and its access point: no wired link joins them). */
+export interface AirHop {
+  station: string;
+  access_point: string;
+  color: string;
+  label: string;
+}
+
+/**
+ * The route overlay of active paths: per wired link every subflow crossing it ("f1/sat 1.20 + f2/uav 0.80 Mbit/s",
+ * the first one's colour, wider for each more), and the wireless hops (station – access point) the paths take.
+ */
+export function pathsOverlay(doc: ScenarioDocument, paths: readonly ActivePath[]): {
+  links: Record<string, { color: string; width: number; label: string; classes: string }>;
+  air: AirHop[];
+  nodes: Record<string, string>;
+} {
+  const byPair = new Map<string, string>();
+  for (const l of doc.links ?? []) byPair.set(l.src < l.dst ? `${l.src}|${l.dst}` : `${l.dst}|${l.src}`, l.id);
+  const kind = new Map(doc.nodes.map((n) => [n.id, n.kind]));
+  const uses = new Map<string, { color: string; text: string }[]>();
+  const nodes: Record<string, string> = {};
+  paths.forEach((p, i) => {
+    const use = { color: SUBFLOW_COLORS[i % SUBFLOW_COLORS.length]!, text: `${p.subflowId} ${p.mbps.toFixed(2)}` };
+    for (const key of hopKeys(p.nodes)) {
+      const id = byPair.get(key) ?? `air:${key}`;
+      if (!uses.has(id)) uses.set(id, []);
+      uses.get(id)!.push(use);
+    }
+    for (const n of p.nodes) nodes[n] = "route";
+  });
+  const links: Record<string, { color: string; width: number; label: string; classes: string }> = {};
+  const air: AirHop[] = [];
+  for (const [id, u] of uses) {
+    const label = `${u.map((x) => x.text).join(" + ")} Mbit/s`;
+    if (!id.startsWith("air:")) {
+      links[id] = { color: u[0]!.color, width: 5 + 2 * (u.length - 1), label, classes: u.length > 1 ? "route shared" : "route" };
+      continue;
+    }
+    const [a, b] = id.slice(4).split("|") as [string, string];
+    const station = kind.get(a) === "access_point" ? b : a;
+    const ap = station === a ? b : a;
+    if (kind.get(ap) === "access_point") air.push({ station, access_point: ap, color: u[0]!.color, label });
+  }
+  return { links, air, nodes };
+}
+
 /** Utilisation (0…) of every wired link at `t`, by link id. */
 export function linkUtilization(doc: ScenarioDocument, result: StrategyResult, t: number): Record<string, number> {
   const load: Record<string, number> = {};
