@@ -21,80 +21,82 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
       </div>
       {errors.flows ? <p className="field-error">{errors.flows}</p> : null}
       {flows.length ? (
-        <table className="compact flows-table" aria-label="Flows">
-          <thead>
-            <tr>
-              <th scope="col">Id</th>
-              <th scope="col">From</th>
-              <th scope="col">To</th>
-              <th scope="col">Bulk</th>
-              <th scope="col">Rate (Mbit/s)</th>
-              <th scope="col">Size (bytes)</th>
-              <th scope="col">Start (s)</th>
-              <th scope="col">Stop (s)</th>
-              <th scope="col">
-                <span className="visually-hidden">Remove</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {flows.map((f, i) => {
-              const e = errorsUnder(errors, `flows.${i}`);
-              const bulk = f.rate_mbps === null || f.rate_mbps === undefined;
-              const name = f.id;
-              return (
-                <tr key={i} data-testid={`flow-row-${i}`}>
-                  <td>
-                    <input aria-label={`Flow ${i + 1} id`} defaultValue={f.id} key={f.id} size={5} aria-invalid={e.id ? true : undefined} onBlur={(ev) => ev.currentTarget.value !== f.id && set(i, { id: ev.currentTarget.value.trim() }, "id")} />
-                    <CellError text={e.id ?? e[""]} />
-                  </td>
-                  <td>
-                    <select aria-label={`Flow ${name} source`} value={f.src} aria-invalid={e.src ? true : undefined} onChange={(ev) => set(i, { src: ev.currentTarget.value }, "src")}>
-                      {ids.includes(f.src) ? null : <option value={f.src}>{f.src || "—"}</option>}
-                      {choices.map((c) => (
-                        <option key={c.id} value={c.id}>
-                          {c.text}
-                        </option>
-                      ))}
-                    </select>
-                    <CellError text={e.src} />
-                  </td>
-                  <td>
-                    <select aria-label={`Flow ${name} destination`} value={f.dst} aria-invalid={e.dst ? true : undefined} onChange={(ev) => set(i, { dst: ev.currentTarget.value }, "dst")}>
-                      {ids.includes(f.dst) ? null : <option value={f.dst}>{f.dst || "—"}</option>}
-                      {choices.map((c) => (
-                        <option key={c.id} value={c.id}>
-                          {c.text}
-                        </option>
-                      ))}
-                    </select>
-                    <CellError text={e.dst} />
-                  </td>
-                  <td>
-                    <input type="checkbox" aria-label={`Flow ${name} bulk transfer`} checked={bulk} onChange={(ev) => set(i, { rate_mbps: ev.currentTarget.checked ? null : 1 }, "bulk")} />
-                  </td>
-                  <td>
-                    <CellNumber label={`Flow ${name} rate (Mbit/s)`} value={f.rate_mbps} disabled={bulk} error={e.rate_mbps} onChange={(v) => set(i, { rate_mbps: v }, "rate")} />
-                  </td>
-                  <td>
-                    <CellNumber label={`Flow ${name} size (bytes)`} value={f.size_bytes} error={e.size_bytes} placeholder="∞" integer onChange={(v) => set(i, { size_bytes: v }, "size")} />
-                  </td>
-                  <td>
-                    <CellNumber label={`Flow ${name} start (s)`} value={f.start_s ?? 0} error={e.start_s} onChange={(v) => set(i, { start_s: v ?? 0 }, "start")} />
-                  </td>
-                  <td>
-                    <CellNumber label={`Flow ${name} stop (s)`} value={f.stop_s} error={e.stop_s} placeholder="end" onChange={(v) => set(i, { stop_s: v }, "stop")} />
-                  </td>
-                  <td>
-                    <button type="button" className="btn btn-small" aria-label={`Remove flow ${name}`} onClick={() => onChange(deleteFlow(doc, i))}>
-                      ×
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <div className="table-scroll" role="region" aria-label="Flows table" tabIndex={0}>
+          <table className="compact flows-table" aria-label="Flows">
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">From</th>
+                <th scope="col">To</th>
+                <th scope="col">Bulk</th>
+                <th scope="col">Rate (Mbit/s)</th>
+                <th scope="col">Size (bytes)</th>
+                <th scope="col">Start (s)</th>
+                <th scope="col">Stop (s)</th>
+                <th scope="col">
+                  <span className="visually-hidden">Remove</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {flows.map((f, i) => {
+                const e = errorsUnder(errors, `flows.${i}`);
+                const bulk = f.rate_mbps === null || f.rate_mbps === undefined;
+                const name = f.id;
+                return (
+                  <tr key={i} data-testid={`flow-row-${i}`}>
+                    <td>
+                      <input aria-label={`Flow ${i + 1} id`} defaultValue={f.id} key={f.id} size={5} aria-invalid={e.id ? true : undefined} onBlur={(ev) => ev.currentTarget.value !== f.id && set(i, { id: ev.currentTarget.value.trim() }, "id")} />
+                      <CellError text={e.id ?? e[""]} />
+                    </td>
+                    <td>
+                      <select aria-label={`Flow ${name} source`} value={f.src} aria-invalid={e.src ? true : undefined} onChange={(ev) => set(i, { src: ev.currentTarget.value }, "src")}>
+                        {ids.includes(f.src) ? null : <option value={f.src}>{f.src || "—"}</option>}
+                        {choices.map((c) => (
+                          <option key={c.id} value={c.id}>
+                            {c.text}
+                          </option>
+                        ))}
+                      </select>
+                      <CellError text={e.src} />
+                    </td>
+                    <td>
+                      <select aria-label={`Flow ${name} destination`} value={f.dst} aria-invalid={e.dst ? true : undefined} onChange={(ev) => set(i, { dst: ev.currentTarget.value }, "dst")}>
+                        {ids.includes(f.dst) ? null : <option value={f.dst}>{f.dst || "—"}</option>}
+                        {choices.map((c) => (
+                          <option key={c.id} value={c.id}>
+                            {c.text}
+                          </option>
+                        ))}
+                      </select>
+                      <CellError text={e.dst} />
+                    </td>
+                    <td>
+                      <input type="checkbox" aria-label={`Flow ${name} bulk transfer`} checked={bulk} onChange={(ev) => set(i, { rate_mbps: ev.currentTarget.checked ? null : 1 }, "bulk")} />
+                    </td>
+                    <td>
+                      <CellNumber label={`Flow ${name} rate (Mbit/s)`} value={f.rate_mbps} disabled={bulk} error={e.rate_mbps} onChange={(v) => set(i, { rate_mbps: v }, "rate")} />
+                    </td>
+                    <td>
+                      <CellNumber label={`Flow ${name} size (bytes)`} value={f.size_bytes} error={e.size_bytes} placeholder="∞" integer onChange={(v) => set(i, { size_bytes: v }, "size")} />
+                    </td>
+                    <td>
+                      <CellNumber label={`Flow ${name} start (s)`} value={f.start_s ?? 0} error={e.start_s} onChange={(v) => set(i, { start_s: v ?? 0 }, "start")} />
+                    </td>
+                    <td>
+                      <CellNumber label={`Flow ${name} stop (s)`} value={f.stop_s} error={e.stop_s} placeholder="end" onChange={(v) => set(i, { stop_s: v }, "stop")} />
+                    </td>
+                    <td>
+                      <button type="button" className="btn btn-small" aria-label={`Remove flow ${name}`} onClick={() => onChange(deleteFlow(doc, i))}>
+                        ×
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       ) : (
         <p className="muted small">No flows. Add one to send traffic between two nodes.</p>
       )}
