@@ -119,3 +119,28 @@ test("at 1024 × 768 the editor never scrolls sideways; the flows table scrolls 
   });
   expect(inside).toBe(true);
 });
+
+test("checkboxes sit on their label's line", async ({ page, request }, testInfo) => {
+  const file = writeScenario(testInfo, "naval-direct-move.json", uniqueName("checkbox-line"));
+  const created = await request.post("/api/scenarios", { data: JSON.parse(fs.readFileSync(file, "utf8")) });
+  await page.goto(`/scenarios/${(await created.json()).id}`);
+  await page.getByRole("button", { name: "Compare" }).click();
+  const dialog = page.getByRole("dialog", { name: "Compare strategies" });
+  const boxes = dialog.locator('input[type="checkbox"]');
+  expect(await boxes.count()).toBeGreaterThan(2);
+  for (const box of await boxes.all()) {
+    // the checkbox and its label text share a line: the box's vertical centre lies within the label's text line
+    const r = await box.evaluate((el) => {
+      const label = el.closest("label");
+      if (!label) return null;
+      const b = el.getBoundingClientRect();
+      const l = label.getBoundingClientRect();
+      return { boxMid: b.top + b.height / 2, labelTop: l.top, labelBottom: l.bottom, labelHeight: l.height, boxWidth: b.width };
+    });
+    if (!r) continue;
+    expect(r.boxWidth).toBeLessThan(40);
+    expect(r.labelHeight).toBeLessThan(40);
+    expect(r.boxMid).toBeGreaterThanOrEqual(r.labelTop);
+    expect(r.boxMid).toBeLessThanOrEqual(r.labelBottom);
+  }
+});
