@@ -13,6 +13,8 @@ export const SHORTCUTS: readonly { keys: string[]; action: string }[] = [
   { keys: ["N"], action: "Place a node of the active add-node tool beside the selected node (or at the topology's centre), without a pointer" },
   { keys: ["L"], action: "Draw links: click a node, then another (or, with a node selected, “Connect to” in its panel)" },
   { keys: ["Delete"], action: "Delete the selection (also Backspace)" },
+  { keys: ["Ctrl", "C"], action: "Copy the selected nodes (and the links among them)" },
+  { keys: ["Ctrl", "V"], action: "Paste the copy beside the original, with new ids" },
   { keys: ["Ctrl", "Z"], action: "Undo" },
   { keys: ["Ctrl", "Shift", "Z"], action: "Redo (also Ctrl+Y)" },
   { keys: ["Ctrl", "S"], action: "Save" },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ScenarioDocument } from "../api/types";
 import {
+  copySelection,
+  pasteClipboard,
   addFlow,
   addLink,
   addLinkEvent,
@@ -218,5 +220,38 @@ describe("link events and rate tables", () => {
     expect(one).toHaveLength(1);
     expect(deleteRateStep(two, 0)).toEqual([{ distance_m: 200, bandwidth_mbps: 6 }]);
     expect(deleteRateStep(one, 0)).toBeNull();
+  });
+});
+
+describe("copy and paste of nodes", () => {
+  const doc = {
+    name: "c", nodes: [
+      { id: "h1", kind: "host", label: "Shore", position: { x_m: 0, y_m: 0 } },
+      { id: "ap1", kind: "access_point", position: { x_m: 100, y_m: 0 }, range_m: 150 },
+      { id: "ap2", kind: "access_point", position: { x_m: 300, y_m: 0 }, range_m: 150, uplink: "ap1" },
+      { id: "g1", kind: "host", position: { lat_deg: 51.1, lon_deg: 1.3 } },
+    ],
+    links: [{ id: "l1", src: "h1", dst: "ap1", bandwidth_mbps: 10 }, { id: "l2", src: "ap1", dst: "g1", bandwidth_mbps: 5 }],
+    flows: [],
+  } as unknown as ScenarioDocument;
+  it("copies the selected nodes and the links among them, pastes them shifted with fresh ids", () => {
+    const clip = copySelection(doc, ["h1", "ap1", "ap2"])!;
+    expect(clip.links.map((l) => l.id)).toEqual(["l1"]); // l2 leaves the selection
+    const r = pasteClipboard(doc, clip);
+    expect(r.nodeIds).toEqual(["h2", "ap3", "ap4"]);
+    expect(r.linkIds).toEqual(["l3"]);
+    const byId = Object.fromEntries(r.doc.nodes.map((n) => [n.id, n]));
+    expect(byId.h2).toMatchObject({ kind: "host", label: "Shore (copy)", position: { x_m: 60, y_m: 60 } });
+    expect(byId.ap4).toMatchObject({ uplink: "ap3", position: { x_m: 360, y_m: 60 } }); // follows the copied uplink
+    expect(r.doc.links!.at(-1)).toMatchObject({ id: "l3", src: "h2", dst: "ap3", bandwidth_mbps: 10 });
+    expect(doc.nodes).toHaveLength(4); // the original is untouched
+    expect(copySelection(doc, [])).toBeNull();
+  });
+  it("shifts a node placed by latitude and longitude in degrees, and keeps an uplink that was not copied", () => {
+    const r = pasteClipboard(doc, copySelection(doc, ["g1", "ap2"])!);
+    const g = r.doc.nodes.find((n) => n.id === "h2")!.position as { lat_deg: number; lon_deg: number };
+    expect(g.lat_deg).toBeCloseTo(51.1005, 9);
+    expect(g.lon_deg).toBeCloseTo(1.3005, 9);
+    expect(r.doc.nodes.find((n) => n.id === "ap3")).toMatchObject({ uplink: "ap1" });
   });
 });

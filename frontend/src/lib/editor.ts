@@ -81,6 +81,64 @@ export function addNode(doc: ScenarioDocument, kind: NodeKind, position: Positio
   return { doc: { ...doc, nodes: [...doc.nodes, newNode(kind, id, position)] }, id };
 }
 
+/** Nodes and the links among them, copied from a selection (`copySelection`) to paste later. */
+export interface NodeClipboard {
+  nodes: ScenarioNode[];
+  links: Link[];
+}
+
+/** The selected nodes and the links joining two of them; null when no node is selected. */
+export function copySelection(doc: ScenarioDocument, nodeIds: readonly string[]): NodeClipboard | null {
+  const ids = new Set(nodeIds);
+  const nodes = doc.nodes.filter((n) => ids.has(n.id));
+  if (!nodes.length) return null;
+  const links = (doc.links ?? []).filter((l) => ids.has(l.src) && ids.has(l.dst));
+  return structuredClone({ nodes, links });
+}
+
+/** Shift of a pasted copy: planar metres, or degrees for a node placed by latitude/longitude (~ 55 m north-east). */
+const PASTE_SHIFT_M = 60;
+const PASTE_SHIFT_DEG = 0.0005;
+
+/**
+ * Paste a copy: each node gets a fresh id of its kind, its label + " (copy)", its position shifted (60 m east and
+ * north, or 0.0005° in latitude and longitude); the links among them come too, with fresh ids; an access point's
+ * `uplink` follows the copy when its uplink was copied, else stays. Mobility is copied as it is (a path starts
+ * where it did).
+ */
+export function pasteClipboard(doc: ScenarioDocument, clip: NodeClipboard): { doc: ScenarioDocument; nodeIds: string[]; linkIds: string[] } {
+  const taken = doc.nodes.map((n) => n.id);
+  const rename = new Map<string, string>();
+  for (const n of clip.nodes) {
+    const id = nextId(ID_PREFIX[n.kind], [...taken, ...rename.values()]);
+    rename.set(n.id, id);
+  }
+  const shift = (p: ScenarioNode["position"]) => {
+    if (!p) return p;
+    const g = p as { lat_deg?: number; lon_deg?: number };
+    if (typeof g.lat_deg === "number" && typeof g.lon_deg === "number")
+      return { ...p, lat_deg: g.lat_deg + PASTE_SHIFT_DEG, lon_deg: g.lon_deg + PASTE_SHIFT_DEG };
+    const q = norm(p);
+    return { ...p, x_m: q.x_m + PASTE_SHIFT_M, y_m: q.y_m + PASTE_SHIFT_M };
+  };
+  const nodes = clip.nodes.map((n) => {
+    const copy = structuredClone(n) as ScenarioNode & { uplink?: string | null };
+    copy.id = rename.get(n.id)!;
+    copy.label = n.label ? `${n.label} (copy)` : undefined;
+    copy.position = shift(n.position);
+    if (copy.uplink && rename.has(copy.uplink)) copy.uplink = rename.get(copy.uplink)!;
+    return copy;
+  });
+  const linkIds: string[] = [];
+  const linkTaken = (doc.links ?? []).map((l) => l.id);
+  const links = clip.links.map((l) => {
+    const id = nextId("l", [...linkTaken, ...linkIds]);
+    linkIds.push(id);
+    return { ...structuredClone(l), id, src: rename.get(l.src)!, dst: rename.get(l.dst)! };
+  });
+  return { doc: { ...doc, nodes: [...doc.nodes, ...nodes], links: [...(doc.links ?? []), ...links] }, nodeIds: nodes.map((n) => n.id), linkIds };
+}
+
 /** Move nodes to new positions (metres); unknown ids are ignored. */
 export function moveNodes(doc: ScenarioDocument, moves: Record<string, Position>): ScenarioDocument {
   let changed = false;

@@ -10,7 +10,7 @@
  * (`useCanvasTools`), what the topology pane overlays (`useCanvasOverlays`), the keyboard
  * (`useEditorShortcuts`), versions (`useScenarioVersions`) and comparisons (`useScenarioComparisons`).
  */
-import { useCallback, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { useNavigate, useParams } from "react-router";
 import type { ScenarioDocument } from "../api/types";
 import { AllocationPanel } from "../components/AllocationPanel";
@@ -43,7 +43,7 @@ import { useValidation } from "./editor/useValidation";
 import { VersionsPanel } from "./editor/VersionsPanel";
 import { usePageTitle } from "./usePageTitle";
 import { UnstoredFieldsProvider, useUnstoredFields } from "../components/unstoredFields";
-import { keyboardSpot } from "../lib/editor";
+import { copySelection, keyboardSpot, pasteClipboard, type NodeClipboard } from "../lib/editor";
 
 /** Route element: a new editor instance per scenario (and for "new"). */
 export function ScenarioEditorRoute() {
@@ -81,12 +81,24 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   const tools = useCanvasTools(doc, selection, setSelection, change);
   const overlays = useCanvasOverlays(doc);
   const { versions, versionDiff, showChanges } = useScenarioVersions(id, item, store.setProblems);
+  const clipboard = useRef<NodeClipboard | null>(null);
   const { helpOpen, setHelpOpen } = useEditorShortcuts({
     save: () => void store.save(),
     undo: edits.undo,
     redo: edits.redo,
     deleteSelection: tools.deleteSelection,
     setTool: tools.setTool,
+    copy: () => {
+      const clip = copySelection(doc, selection.nodes);
+      if (clip) clipboard.current = clip;
+      return clip !== null;
+    },
+    paste: () => {
+      if (!clipboard.current) return;
+      const r = pasteClipboard(doc, clipboard.current);
+      change(r.doc);
+      setSelection({ nodes: r.nodeIds, links: r.linkIds });
+    },
     placeNode: () => {
       if (tools.tool.name === "add" && !overlays.geo) tools.canvas.onAddNode(tools.tool.kind, keyboardSpot(doc, selection.nodes[0] ?? null));
     },

@@ -11,6 +11,10 @@ export interface ShortcutActions {
   setTool: (t: Tool) => void;
   /** Places a node of the active add-node tool from the keyboard (N); nothing when no add-node tool is on. */
   placeNode: () => void;
+  /** Copies the selected nodes (and the links among them); false when no node is selected. */
+  copy?: () => boolean;
+  /** Pastes the last copy, shifted, and selects it. */
+  paste?: () => void;
 }
 
 function isTyping(target: EventTarget | null): boolean {
@@ -26,7 +30,7 @@ function isTyping(target: EventTarget | null): boolean {
  * Owns:
  * 1. one `keydown` listener on the window for the editor's lifetime, calling the latest `actions`:
  *    Ctrl+S (anywhere, text fields included), then, outside text fields, Delete / Backspace,
- *    Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Escape, V / L / 1–6 (tools), N (place a node of the tool) and ? (help);
+ *    Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Ctrl+C / Ctrl+V (nodes), Escape, V / L / 1–6 (tools), N (place a node of the tool) and ? (help);
  * 2. whether the shortcuts dialog is open.
  */
 export function useEditorShortcuts(actions: ShortcutActions): { helpOpen: boolean; setHelpOpen: (open: boolean) => void } {
@@ -75,6 +79,11 @@ export function useEditorShortcuts(actions: ShortcutActions): { helpOpen: boolea
       } else if (mod && (e.key === "y" || ((e.key === "z" || e.key === "Z") && e.shiftKey))) {
         e.preventDefault();
         a.redo();
+      } else if (mod && !e.shiftKey && (e.key === "c" || e.key === "C")) {
+        if (a.copy?.()) e.preventDefault();
+      } else if (mod && !e.shiftKey && (e.key === "v" || e.key === "V")) {
+        e.preventDefault();
+        a.paste?.();
       } else if (e.key === "Escape") {
         a.setTool({ name: "select" });
       }
