@@ -39,6 +39,7 @@ function spies(): Spies {
     onSelectNode: vi.fn(),
     onAddNode: vi.fn(),
     onMoveNodes: vi.fn(),
+    onMoveWaypoint: vi.fn(),
     onAddLink: vi.fn(),
     onPoint: vi.fn(),
     onRectangle: vi.fn(),
@@ -202,6 +203,21 @@ describe("TopologyCy: handlers report to the parent", () => {
     await settle();
     expect(cb.onMoveNodes).toHaveBeenCalledTimes(1);
     expect(cb.onMoveNodes).toHaveBeenCalledWith({ h1: { x_m: 20, y_m: 40 }, h2: { x_m: 220, y_m: 120 } });
+    o.destroy();
+  });
+
+  it("drag of a path corner: the linear path's end reported in metres", () => {
+    const cb = spies();
+    const o = owner(true, cb);
+    const doc = scenario();
+    doc.nodes.push({ id: "sta1", kind: "station", position: { x_m: 0, y_m: 0 },
+                     mobility: { model: "linear", start: { x_m: 0, y_m: 0 }, end: { x_m: 100, y_m: 0 }, speed_mps: 10 } } as never);
+    o.syncScenario(topologyElements(doc, SCALE).elements, 3);
+    const end = o.cy.getElementById("wp:sta1:1");
+    expect(end.grabbable()).toBe(true);
+    end.position({ x: 75, y: -10 }); // graph units: (150 m, 20 m)
+    end.emit("dragfree");
+    expect(cb.onMoveWaypoint).toHaveBeenCalledWith("sta1", 1, { x_m: 150, y_m: 20 });
     o.destroy();
   });
 

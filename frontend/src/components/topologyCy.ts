@@ -73,6 +73,8 @@ export interface TopologyCallbacks {
   onSelectNode?: (nodeId: string | null) => void;
   onAddNode?: (kind: NodeKind, at: Position) => void;
   onMoveNodes?: (moves: Record<string, Position>) => void;
+  /** a path corner dragged to `at` (a linear path's start 0 / end 1, or waypoint i) */
+  onMoveWaypoint?: (node: string, index: number, at: Position) => void;
   onAddLink?: (src: string, dst: string) => void;
   /** a tap on the canvas in the waypoints tool */
   onPoint?: (at: Position) => void;
@@ -163,12 +165,11 @@ function stylesheet(): StylesheetJson {
     {
       selector: "node.waypoint",
       style: {
-        width: 7,
-        height: 7,
+        width: 9,
+        height: 9,
         shape: "ellipse",
         "background-color": MOBILITY_COLOR,
         "background-opacity": 0.9,
-        events: "no",
         "z-index": 2,
       },
     },
@@ -280,7 +281,7 @@ function toDefinition(e: TopoElement, editable: boolean): ElementDefinition {
     position: e.position ? { ...e.position } : undefined,
     classes: e.classes,
     selectable: isNode || e.classes.includes("link"),
-    grabbable: editable && isNode,
+    grabbable: editable && (isNode || e.classes.split(" ").includes("waypoint")),
   };
 }
 
@@ -425,6 +426,12 @@ export function attachHandlers(cy: Core, opts: TopologyCyOptions): () => void {
       moved.clear();
       opts.callbacks().onMoveNodes?.(moves);
     }, 0);
+  });
+  // a path corner (waypoint, or a linear path's start or end) dragged → parent
+  on("dragfree", "node.waypoint", (evt: EventObject) => {
+    const n = evt.target as NodeSingular;
+    const [, owner, index] = n.id().split(":");
+    if (owner !== undefined && index !== undefined) opts.callbacks().onMoveWaypoint?.(owner, Number(index), metres(n.position()));
   });
   // range circles follow their access point while it is dragged
   on("drag", "node.kind-access_point", (evt: EventObject) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ScenarioDocument } from "../api/types";
 import {
+  moveWaypoint,
   copySelection,
   pasteClipboard,
   addFlow,
@@ -253,5 +254,23 @@ describe("copy and paste of nodes", () => {
     expect(g.lat_deg).toBeCloseTo(51.1005, 9);
     expect(g.lon_deg).toBeCloseTo(1.3005, 9);
     expect(r.doc.nodes.find((n) => n.id === "ap3")).toMatchObject({ uplink: "ap1" });
+  });
+});
+
+describe("moving a path corner", () => {
+  it("moves a linear path's end, or start (and the node with it), or a waypoint keeping its time", () => {
+    const doc = {
+      name: "m", nodes: [
+        { id: "sta1", kind: "station", position: { x_m: 0, y_m: 0 }, mobility: { model: "linear", start: { x_m: 0, y_m: 0 }, end: { x_m: 100, y_m: 0 }, speed_mps: 5 } },
+        { id: "sta2", kind: "station", position: { x_m: 0, y_m: 0 }, mobility: { model: "waypoints", points: [{ t_s: 0, x_m: 0, y_m: 0 }, { t_s: 10, x_m: 50, y_m: 0 }] } },
+      ], links: [], flows: [],
+    } as unknown as ScenarioDocument;
+    const a = moveWaypoint(doc, "sta1", 1, { x_m: 150.04, y_m: 20 });
+    expect(a.nodes[0]).toMatchObject({ position: { x_m: 0, y_m: 0 }, mobility: { end: { x_m: 150, y_m: 20 } } });
+    const b = moveWaypoint(doc, "sta1", 0, { x_m: -10, y_m: 5 });
+    expect(b.nodes[0]).toMatchObject({ position: { x_m: -10, y_m: 5 }, mobility: { start: { x_m: -10, y_m: 5 } } });
+    const c = moveWaypoint(doc, "sta2", 1, { x_m: 60, y_m: 30 });
+    expect((c.nodes[1] as { mobility: { points: unknown[] } }).mobility.points[1]).toEqual({ t_s: 10, x_m: 60, y_m: 30 });
+    expect(moveWaypoint(doc, "sta2", 5, { x_m: 1, y_m: 1 })).toBe(doc);
   });
 });

@@ -139,6 +139,26 @@ export function pasteClipboard(doc: ScenarioDocument, clip: NodeClipboard): { do
   return { doc: { ...doc, nodes: [...doc.nodes, ...nodes], links: [...(doc.links ?? []), ...links] }, nodeIds: nodes.map((n) => n.id), linkIds };
 }
 
+/**
+ * Move corner `index` of a node's path to `at` (metres): a linear path's start (0) or end (1), or waypoint `index`
+ * (its time kept; the node's position follows a moved first corner). Other mobility models are left alone.
+ */
+export function moveWaypoint(doc: ScenarioDocument, nodeId: string, index: number, at: Position): ScenarioDocument {
+  const n = doc.nodes.find((x) => x.id === nodeId);
+  const m = n && "mobility" in n ? (n.mobility as Mobility | null | undefined) : null;
+  if (!n || !m) return doc;
+  const p = { x_m: Math.round(at.x_m * 10) / 10, y_m: Math.round(at.y_m * 10) / 10 };
+  if (m.model === "linear" && (index === 0 || index === 1)) {
+    const next = index === 0 ? { ...m, start: { ...m.start, ...p } } : { ...m, end: { ...m.end, ...p } };
+    return updateNode(doc, nodeId, index === 0 ? { mobility: next, position: p } : { mobility: next });
+  }
+  if (m.model === "waypoints" && index >= 0 && index < m.points.length) {
+    const points = m.points.map((w, i) => (i === index ? { ...w, ...p } : w));
+    return updateNode(doc, nodeId, index === 0 ? { mobility: { ...m, points }, position: p } : { mobility: { ...m, points } });
+  }
+  return doc;
+}
+
 /** Move nodes to new positions (metres); unknown ids are ignored. */
 export function moveNodes(doc: ScenarioDocument, moves: Record<string, Position>): ScenarioDocument {
   let changed = false;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { NodeKind, Position, ScenarioDocument } from "../../api/types";
 import { EMPTY_SELECTION, type Selection, type Tool } from "../../components/TopologyGraph";
-import { addLink, addNode, appendWaypoint, boundsFromCorners, deleteElements, moveNodes, updateNode } from "../../lib/editor";
+import { addLink, addNode, appendWaypoint, boundsFromCorners, deleteElements, moveNodes, moveWaypoint, updateNode } from "../../lib/editor";
 
 /** Node kinds that may have a mobility model: every kind but satellites, which follow their orbits (`satcom`). */
 export function canMove(kind: NodeKind | undefined): boolean {
@@ -44,6 +44,7 @@ export function useCanvasTools(doc: ScenarioDocument, selection: Selection, setS
     [change, setSelection],
   );
   const onMoveNodes = useCallback((moves: Record<string, Position>) => change(moveNodes(docRef.current, moves)), [change]);
+  const onMoveWaypoint = useCallback((node: string, index: number, at: Position) => change(moveWaypoint(docRef.current, node, index, at)), [change]);
   const onAddLink = useCallback(
     (a: string, b: string) => {
       const r = addLink(docRef.current, a, b);
@@ -97,6 +98,6 @@ export function useCanvasTools(doc: ScenarioDocument, selection: Selection, setS
     waypointSpeed,
     setWaypointSpeed,
     deleteSelection,
-    canvas: { onAddNode, onMoveNodes, onAddLink, onPoint, onRectangle },
+    canvas: { onAddNode, onMoveNodes, onMoveWaypoint, onAddLink, onPoint, onRectangle },
   };
 }
