@@ -1060,6 +1060,11 @@ export interface components {
              */
             beacon_interval_ms?: number;
             /**
+             * Icon
+             * @description What the node is drawn as in the editor and the results (a ship, a UAV, …); display only.
+             */
+            icon?: ("ship" | "uav" | "vehicle" | "soldier" | "building" | "buoy" | "aircraft") | null;
+            /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
              */
@@ -2723,6 +2728,11 @@ export interface components {
          */
         HostNode: {
             /**
+             * Icon
+             * @description What the node is drawn as in the editor and the results (a ship, a UAV, …); display only.
+             */
+            icon?: ("ship" | "uav" | "vehicle" | "soldier" | "building" | "buoy" | "aircraft") | null;
+            /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
              */
@@ -3690,6 +3700,11 @@ export interface components {
         /** RouterNode */
         RouterNode: {
             /**
+             * Icon
+             * @description What the node is drawn as in the editor and the results (a ship, a UAV, …); display only.
+             */
+            icon?: ("ship" | "uav" | "vehicle" | "soldier" | "building" | "buoy" | "aircraft") | null;
+            /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
              */
@@ -4100,6 +4115,11 @@ export interface components {
              */
             ephemeris?: (components["schemas"]["TleEphemeris"] | components["schemas"]["GeostationaryEphemeris"]) | null;
             /**
+             * Icon
+             * @description What the node is drawn as in the editor and the results (a ship, a UAV, …); display only.
+             */
+            icon?: ("ship" | "uav" | "vehicle" | "soldier" | "building" | "buoy" | "aircraft") | null;
+            /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
              */
@@ -4439,6 +4459,11 @@ export interface components {
          */
         StationNode: {
             /**
+             * Icon
+             * @description What the node is drawn as in the editor and the results (a ship, a UAV, …); display only.
+             */
+            icon?: ("ship" | "uav" | "vehicle" | "soldier" | "building" | "buoy" | "aircraft") | null;
+            /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
              */
@@ -4768,6 +4793,11 @@ export interface components {
          * @description A (software-defined) switch, e.g. a ship's SATCOM switch.
          */
         SwitchNode: {
+            /**
+             * Icon
+             * @description What the node is drawn as in the editor and the results (a ship, a UAV, …); display only.
+             */
+            icon?: ("ship" | "uav" | "vehicle" | "soldier" | "building" | "buoy" | "aircraft") | null;
             /**
              * Id
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.

@@ -44,6 +44,7 @@ import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { CheckboxField, NumberField, SelectField, TextField } from "./fields";
 import { TrackImport } from "./TrackImport";
 import type { Selection, Tool } from "./TopologyGraph";
+import { NODE_ICONS, type NodeIcon } from "./nodeIcons";
 
 export type Change = (next: ScenarioDocument, coalesce?: string) => void;
 
@@ -134,6 +135,13 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
           }}
         />
         <TextField label="Label" value={node.label ?? ""} error={errs.label} onChange={(v) => set({ label: v || null }, "label")} />
+        <SelectField
+          label="Drawn as"
+          value={node.icon ?? ""}
+          options={[{ value: "", label: kindName(node.kind) }, ...(Object.keys(NODE_ICONS) as NodeIcon[]).map((k) => ({ value: k, label: NODE_ICONS[k].label }))]}
+          error={errs.icon}
+          onChange={(v) => set({ icon: v || null }, "icon")}
+        />
         {isGeoPoint(node.position) ? (
           <GeoPositionFields node={node} errs={errs} set={set} />
         ) : (

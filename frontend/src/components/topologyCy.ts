@@ -16,6 +16,7 @@ import fcose from "cytoscape-fcose";
 import type { NodeKind, Position } from "../api/types";
 import { declutter, fromGraph, labelPriority, toGraph, type LabelBox, type TopoElement } from "../lib/topology";
 import { KIND_STYLES, MOBILITY_COLOR, RANGE_COLOR } from "./nodeStyles";
+import { iconStyles } from "./nodeIcons";
 
 cytoscape.use(edgehandles);
 cytoscape.use(fcose);
@@ -270,6 +271,7 @@ function stylesheet(): StylesheetJson {
     { selector: ".eh-target", style: { "border-width": 3, "border-color": "#2563eb" } },
     { selector: ".eh-preview, .eh-ghost-edge", style: { "background-color": "#2563eb", "line-color": "#2563eb", "line-style": "dashed", width: 2 } },
     { selector: ".eh-ghost-edge.eh-preview-active", style: { opacity: 0 } },
+    ...iconStyles(),
   ] as unknown as StylesheetJson;
 }
 

@@ -268,7 +268,7 @@ export function topologyElements(doc: ScenarioDocument, fixedScale?: number): To
       },
       // unplaced nodes get no position here: the layout places them and later syncs leave them there
       position: unplaced.has(n.id) ? undefined : toGraph(pos(n), scale),
-      classes: `${n.kind === "satellite" ? `node kind-satellite orbit-${n.orbit ?? "geo"}` : `node kind-${n.kind}`}${unplaced.has(n.id) ? " unplaced" : ""}`,
+      classes: `${n.kind === "satellite" ? `node kind-satellite orbit-${n.orbit ?? "geo"}` : `node kind-${n.kind}`}${n.icon ? ` icon-${n.icon}` : ""}${unplaced.has(n.id) ? " unplaced" : ""}`,
     });
   }
 

@@ -189,6 +189,8 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
     "HostNode.label": Describes("display label"), "RouterNode.label": Describes("display label"),
     "SwitchNode.label": Describes("display label"), "SatelliteNode.label": Describes("display label"),
     "AccessPointNode.label": Describes("display label"), "StationNode.label": Describes("display label"),
+    **{f"{cls}.icon": Describes("display icon") for cls in
+       ("HostNode", "RouterNode", "SwitchNode", "SatelliteNode", "AccessPointNode", "StationNode")},
     "SatelliteNode.orbit": Describes("orbit class; the satellite's links carry its delay_ms"),
     "Position.x_m": Honours("distance to access points (association)"),
     "Position.y_m": Honours("distance to access points (association)"),

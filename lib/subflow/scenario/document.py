@@ -299,9 +299,15 @@ Mobility = Annotated[
 # --------------------------------------------------------------------------- nodes
 
 
+#: what a node is drawn as (display only: changes no figure): the platform behind the network role
+NodeIcon = Literal["ship", "uav", "vehicle", "soldier", "building", "buoy", "aircraft"]
+
+
 class _NodeBase(_Strict):
     id: Identifier
     label: str | None = Field(default=None, max_length=80)
+    icon: NodeIcon | None = Field(default=None, description="What the node is drawn as in the editor and the "
+                                  "results (a ship, a UAV, …); display only.")
     position: Position = Field(default_factory=Position)
     mobility: Mobility = Field(
         default_factory=StaticMobility,
