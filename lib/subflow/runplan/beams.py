@@ -114,7 +114,8 @@ def _demands(flows, rids: set[str], t: float) -> dict[str, float]:
 def _shares(alone: dict[str, float], demands: dict[str, float]) -> dict[str, float]:
     """Capacity of each member (resource id → Mbit/s) from its capacity alone and its demand."""
     active = [r for r in alone if alone[r] > 0 and demands.get(r, 0.0) > 0]
-    out = dict(zip(active, equal_airtime_shares([alone[r] for r in active], [demands[r] for r in active])))
+    out = dict(zip(active, equal_airtime_shares([alone[r] for r in active], [demands[r] for r in active])
+                   if active else []))
     for r in alone:
         if r not in out:
             out[r] = 0.0 if alone[r] <= 0 else equal_airtime_shares(

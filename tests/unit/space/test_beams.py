@@ -12,6 +12,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from subflow.errors import FieldNotHonoured, ScenarioInvalid
 from subflow.runplan.beams import equal_airtime_shares
@@ -87,6 +89,36 @@ def test_fluid_goodputs_follow_the_time_shares():
     mean = {f.id: sum(f.throughput_mbps[10:]) / len(f.throughput_mbps[10:]) for f in out.flows}
     assert mean["f1"] == pytest.approx(7.9140575 * GOODPUT_FRACTION, rel=0.03)
     assert mean["f2"] == pytest.approx(2.97076 * GOODPUT_FRACTION, rel=0.03)
+
+
+def test_shared_return_carrier():
+    """With return_symbol_rate_msps the return carriers are shared too. Flows ship → shore, 5 Msym/s return:
+    ship1's uplink closes 8PSK 2/3 (1.980636 bit/symbol: 9.90318 Mbit/s alone), ship2's QPSK 2/5 (0.789412:
+    3.94706 alone); half the time each: 4.95159 and 1.97353 Mbit/s."""
+    d = beam_scenario()
+    d["satcom"]["beams"][0]["return_symbol_rate_msps"] = RS_MSPS
+    d["flows"] = [{"id": "f1", "src": "ship1", "dst": "shore"}, {"id": "f2", "src": "ship2", "dst": "shore"}]
+    network = NetworkTimeline(d)
+    assert set(network.link_budgets["ship1-ka"].up_modcod) == {"8PSK 2/3"}
+    assert set(network.link_budgets["ship2-ka"].up_modcod) == {"QPSK 2/5"}
+    plan = resolve_plan(d, "sptcp")
+    shared = {c.resource: c.capacity_mbps for c in plan.capacity_changes if c.t_s == 0.0}
+    assert shared["ship1-ka:ship1>kasat"] == pytest.approx(RS_MSPS * 1.980636 / 2)
+    assert shared["ship2-ka:ship2>kasat"] == pytest.approx(RS_MSPS * 0.789412 / 2)
+    # no forward traffic: each forward member gets the share of one more saturated terminal on an idle carrier,
+    # i.e. the whole carrier, its capacity alone (no change)
+    assert not [c for c in plan.capacity_changes if ":kasat>" in c.resource]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=0.01, max_value=500),
+                          st.floats(min_value=0.01, max_value=500) | st.just(math.inf)), min_size=1, max_size=12))
+def test_equal_airtime_never_exceeds_the_carrier_time_or_a_terminal_alone(terminals):
+    caps, demands = [c for c, _ in terminals], [d for _, d in terminals]
+    shares = equal_airtime_shares(caps, demands)
+    assert all(0 < s <= c * (1 + 1e-12) for s, c in zip(shares, caps))
+    # the time actually used, min(demand, capacity) / c_i, never exceeds one second per second
+    assert sum(min(d, s) / c for s, c, d in zip(shares, caps, demands)) <= 1 + 1e-9
 
 
 def test_equal_airtime_shares_by_hand():
