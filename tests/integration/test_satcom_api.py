@@ -67,6 +67,36 @@ def test_bad_satcom_input_is_422_naming_the_field_and_stores_nothing(pg_stack, e
     assert r.status_code == 422 and loc in [d["loc"] for d in r.json()["detail"]], r.text
 
 
+#: bad link budgets and beams on examples/naval-geo-rain-fade.json (nodes.2: kasat, links.0: ship1-ka)
+BAD_BUDGET = {
+    "payload-eirp-below-range": (lambda d: d["nodes"][2]["payload"].update(eirp_dbw=-30.0),
+                                 ["body", "nodes", 2, "satellite", "payload", "eirp_dbw"]),
+    "terminal-eirp-below-range": (lambda d: d["links"][0]["budget"].update(terminal_eirp_dbw=-60.0),
+                                  ["body", "links", 0, "budget", "terminal_eirp_dbw"]),
+    "rain-rate-above-table": (lambda d: d["links"][0]["budget"].update(rain_rate_mm_h=[[0, 250.5]]),
+                              ["body", "links", 0, "budget", "rain_rate_mm_h", 0, 1]),
+    "beam-without-carrier": (lambda d: d["satcom"].update(beams=[{"id": "ka", "satellite": "kasat",
+                                                                  "links": ["ship1-ka"]}]),
+                             ["body", "satcom", "beams", 0, "forward_symbol_rate_msps"]),
+    "beam-unknown-link": (lambda d: d["satcom"].update(beams=[{"id": "ka", "satellite": "kasat",
+                                                               "forward_symbol_rate_msps": 5.0,
+                                                               "links": ["ship1-ka", "nowhere"]}]),
+                          ["body", "satcom", "beams", 0, "links", 1]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_BUDGET))
+def test_bad_budget_or_beam_is_422_naming_the_field_and_stores_nothing(pg_stack, example, case):
+    api = pg_stack.api
+    doc = example("naval-geo-rain-fade")
+    edit, loc = BAD_BUDGET[case]
+    edit(doc)
+    r = api.post("/scenarios", json=doc)
+    assert r.status_code == 422, r.text
+    assert loc in [d["loc"] for d in r.json()["detail"]], r.text
+    assert doc["name"] not in _names(api)
+
+
 def test_the_timeline_lists_the_satellites_in_use_and_their_delay(pg_stack, example):
     r = pg_stack.api.post("/timeline", json=example("naval-leo"))
     assert r.status_code == 200, r.text

@@ -3904,6 +3904,51 @@ export interface components {
             seed?: number;
         };
         /**
+         * SatcomBeam
+         * @description A spot beam of a satellite whose carriers its terminals share (docs/satcom.md, "Shared beams").
+         *
+         *     The member links' terminals share the beam's forward carrier (satellite → terminal, at
+         *     ``forward_symbol_rate_msps``) and, with ``return_symbol_rate_msps``, one return carrier (terminal →
+         *     satellite) in time: with ``policy`` ``equal_airtime`` each terminal that has traffic in a direction
+         *     gets an equal part of the carrier's time (less if its flows ask for less, the rest going to the others),
+         *     and carries its time share × the beam's symbol rate × the spectral efficiency of its own MODCOD (its
+         *     link budget's Es/N0 at the beam's symbol rate).
+         */
+        SatcomBeam: {
+            /**
+             * Forward Symbol Rate Msps
+             * @description Symbol rate of the beam's shared forward carrier, Msym/s, in (0, 1000].
+             */
+            forward_symbol_rate_msps: number;
+            /**
+             * Id
+             * @description The beam's id.
+             */
+            id: string;
+            /**
+             * Links
+             * @description The member links: budgeted SATCOM links between a terminal and this satellite.
+             */
+            links: string[];
+            /**
+             * Policy
+             * @description How the terminals share a carrier's time: equal_airtime (each terminal with traffic an equal share; one whose flows ask less leaves the rest to the others).
+             * @default equal_airtime
+             * @constant
+             */
+            policy?: "equal_airtime";
+            /**
+             * Return Symbol Rate Msps
+             * @description Symbol rate of a shared return carrier, Msym/s; null: each terminal keeps its own return carrier (its budget's symbol_rate_msps).
+             */
+            return_symbol_rate_msps?: number | null;
+            /**
+             * Satellite
+             * @description The satellite (with an ephemeris and a payload) that forms the beam.
+             */
+            satellite: string;
+        };
+        /**
          * SatcomBudget
          * @description The link budget of a SATCOM link (a link between a ground terminal and a satellite with an
          *     ``ephemeris`` and a ``payload``), evaluated at every ``satcom.sample_s`` by
@@ -4018,6 +4063,11 @@ export interface components {
          *     at least ``elevation_mask_deg`` and the terminal uses that satellite.
          */
         SatcomSettings: {
+            /**
+             * Beams
+             * @description Spot beams whose forward (and return) carriers their member links' terminals share in time.
+             */
+            beams?: components["schemas"]["SatcomBeam"][];
             /**
              * Delay Resolution Ms
              * @description A SATCOM link's delay is changed in the run plan whenever it has moved by at least this much, ms.

@@ -264,17 +264,21 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
 }
 
 #: the SATCOM link budget's fields (:mod:`subflow.space.link_budget`): the plan turns them into capacity changes of
-#: the link's two resources (a new one when a direction's MODCOD changes) and link down/up while no MODCOD closes
+#: the link's two resources (a new one when a direction's MODCOD changes) and link down/up while no MODCOD closes;
+#: with them the shared beams' fields (:mod:`subflow.runplan.beams`: time shares of a beam's carriers)
 LINK_BUDGET_FIELDS = ("Link.budget", *(f"SatcomBudget.{f}" for f in (
     "terminal_eirp_dbw", "terminal_g_t_dbk", "uplink_ghz", "downlink_ghz", "symbol_rate_msps", "standard", "modcod",
     "margin_db", "pointing_loss_db", "polarisation_loss_db", "antenna_diameter_m", "antenna_efficiency",
-    "exceedance_pct", "rain_rate_mm_h", "rain_attenuation_db", "gateway_link")))
+    "exceedance_pct", "rain_rate_mm_h", "rain_attenuation_db", "gateway_link")),
+    "SatcomSettings.beams", *(f"SatcomBeam.{f}" for f in (
+        "id", "satellite", "forward_symbol_rate_msps", "return_symbol_rate_msps", "policy", "links")))
 #: the satellite payload's fields, read only by a link budget
 PAYLOAD_FIELDS = ("SatelliteNode.payload", "SatellitePayload.eirp_dbw", "SatellitePayload.g_t_dbk",
                   "SatellitePayload.transponder")
 _BUDGET = ("SATCOM link budget (subflow.space.link_budget): Es/N0 per direction and time step, DVB-S2/S2X MODCOD "
            "(ACM or CCM), capacity = symbol rate x spectral efficiency as the plan's capacity_changes (a new value "
-           "when the MODCOD changes), link down while none closes")
+           "when the MODCOD changes), link down while none closes; the members of a shared beam get their time "
+           "share of its carriers (subflow.runplan.beams)")
 
 
 def link_budget_fields(kind: type, text: str) -> dict[str, Honours | Refuses | Describes]:

@@ -40,6 +40,7 @@ import math
 from subflow.errors import Unreachable
 from subflow.radio.association import hop_budget, hop_rate_steps, range_windows
 from subflow.runplan.air_cells import station_queue_capacity_changes, table_rate_at
+from subflow.runplan.beams import beam_capacity_changes, beam_resources
 from subflow.runplan.controller import apply_fdm
 from subflow.runplan.document import CapacityChange, FlowPlan, RunPlan, Segment, SubflowPath
 from subflow.runplan.path_policies import PATH_POLICIES
@@ -142,6 +143,16 @@ def _capacity_changes(scenario: Scenario, timeline, flows: list[FlowPlan], adhoc
                   key=lambda c: (c.t_s, c.resource))
 
 
+def _budget_changes(scenario: Scenario, network: NetworkTimeline, flows: list[FlowPlan]) -> list[CapacityChange]:
+    """The link budgets' capacity changes, those of shared beams' members replaced by their time shares
+    (:func:`subflow.runplan.beams.beam_capacity_changes`)."""
+    shared = {r for rids in beam_resources(scenario, network.link_budgets).values() for r in rids}
+    if not shared:
+        return network.budget.capacity_changes
+    return ([c for c in network.budget.capacity_changes if c.resource not in shared]
+            + beam_capacity_changes(scenario, network.budget, network.link_budgets, flows))
+
+
 def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid") -> RunPlan:
     """Resolve ``scenario`` under ``strategy`` into a :class:`~subflow.runplan.document.RunPlan`.
 
@@ -190,7 +201,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
         controller=scenario.controller,
         resources=network.resources,
         capacity_changes=_capacity_changes(scenario, timeline, flows, network.adhoc,
-                                           network.budget.capacity_changes),
+                                           _budget_changes(scenario, network, flows)),
         delay_changes=network.delay_changes,
         flows=flows,
         events=events,

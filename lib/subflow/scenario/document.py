@@ -868,6 +868,32 @@ class ControllerSettings(_Strict):
     interval_s: PositiveSeconds = 1.0
 
 
+class SatcomBeam(_Strict):
+    """A spot beam of a satellite whose carriers its terminals share (docs/satcom.md, "Shared beams").
+
+    The member links' terminals share the beam's forward carrier (satellite → terminal, at
+    ``forward_symbol_rate_msps``) and, with ``return_symbol_rate_msps``, one return carrier (terminal →
+    satellite) in time: with ``policy`` ``equal_airtime`` each terminal that has traffic in a direction
+    gets an equal part of the carrier's time (less if its flows ask for less, the rest going to the others),
+    and carries its time share × the beam's symbol rate × the spectral efficiency of its own MODCOD (its
+    link budget's Es/N0 at the beam's symbol rate).
+    """
+
+    id: Identifier = Field(description="The beam's id.")
+    satellite: Identifier = Field(description="The satellite (with an ephemeris and a payload) that forms the beam.")
+    forward_symbol_rate_msps: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] = Field(
+        description="Symbol rate of the beam's shared forward carrier, Msym/s, in (0, 1000].")
+    return_symbol_rate_msps: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] | None = Field(
+        default=None, description="Symbol rate of a shared return carrier, Msym/s; null: each terminal keeps its "
+        "own return carrier (its budget's symbol_rate_msps).")
+    policy: Literal["equal_airtime"] = Field(
+        default="equal_airtime", description="How the terminals share a carrier's time: equal_airtime (each "
+        "terminal with traffic an equal share; one whose flows ask less leaves the rest to the others).")
+    links: list[Identifier] = Field(
+        min_length=1, max_length=1000,
+        description="The member links: budgeted SATCOM links between a terminal and this satellite.")
+
+
 class SatcomSettings(_Strict):
     """Satellite links computed from orbits (:mod:`subflow.space.satcom`; docs/satcom.md).
 
@@ -901,6 +927,9 @@ class SatcomSettings(_Strict):
     delay_resolution_ms: Annotated[float, Field(gt=0, le=100, allow_inf_nan=False)] = Field(
         default=0.1, description="A SATCOM link's delay is changed in the run plan whenever it has moved by at "
         "least this much, ms.")
+    beams: list[SatcomBeam] = Field(
+        default_factory=list, max_length=1000,
+        description="Spot beams whose forward (and return) carriers their member links' terminals share in time.")
 
     @field_validator("start_utc")
     @classmethod
@@ -1091,6 +1120,7 @@ def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[st
                 errors.append({"loc": ["satcom", "gateways", k], "msg": "a gateway is a ground terminal, not a "
                                                                         "satellite"})
     errors += _budget_errors(scenario, orbiting)
+    errors += _beam_errors(scenario, orbiting)
     for i, link in enumerate(scenario.links):
         if link.src in orbiting and link.dst in orbiting:
             errors.append({"loc": ["links", i], "msg": "a link between two satellites with an ephemeris "
@@ -1158,6 +1188,41 @@ def _budget_errors(scenario: Scenario, orbiting: set[str]) -> list[dict[str, Any
         elif nodes[sat].payload is not None and nodes[sat].payload.transponder != "bent_pipe":
             errors.append({"loc": [*loc, "gateway_link"], "msg": f"satellite {sat!r} is regenerative: each leg "
                                                                  "closes on its own, no gateway_link"})
+    return errors
+
+
+def _beam_errors(scenario: Scenario, orbiting: set[str]) -> list[dict[str, Any]]:
+    """Rules of shared beams: unique ids, a satellite with an ephemeris and a payload, member links that exist,
+    carry a budget, join that satellite, and belong to one beam at most."""
+    errors: list[dict[str, Any]] = []
+    if scenario.satcom is None:
+        return errors
+    nodes = {n.id: n for n in scenario.nodes}
+    links = {link.id: link for link in scenario.links}
+    seen_beams: set[str] = set()
+    member_of: dict[str, str] = {}
+    for i, beam in enumerate(scenario.satcom.beams):
+        loc = ["satcom", "beams", i]
+        if beam.id in seen_beams:
+            errors.append({"loc": [*loc, "id"], "msg": f"beam id {beam.id!r} is used twice"})
+        seen_beams.add(beam.id)
+        sat = nodes.get(beam.satellite)
+        if beam.satellite not in orbiting or sat.payload is None:
+            errors.append({"loc": [*loc, "satellite"], "msg": f"{beam.satellite!r} is not a satellite with an "
+                                                              "ephemeris and a payload"})
+            continue
+        for k, lid in enumerate(beam.links):
+            link = links.get(lid)
+            if link is None:
+                errors.append({"loc": [*loc, "links", k], "msg": f"unknown link {lid!r}"})
+            elif link.budget is None or beam.satellite not in (link.src, link.dst):
+                errors.append({"loc": [*loc, "links", k], "msg": f"link {lid!r} must join satellite "
+                                                                 f"{beam.satellite!r} and carry a budget"})
+            elif lid in member_of:
+                errors.append({"loc": [*loc, "links", k], "msg": f"link {lid!r} is already in beam "
+                                                                 f"{member_of[lid]!r}"})
+            else:
+                member_of[lid] = beam.id
     return errors
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "LegBudget",
     "LinkBudgetSeries",
     "atmospheric_attenuation_db",
+    "beam_symbol_rates_msps",
     "capacity_mbps",
     "carrier_to_noise_density_dbhz",
     "combine_cn_db",
@@ -254,17 +255,35 @@ class LinkBudgetSeries:
     down_margin_db: np.ndarray
 
 
+def beam_symbol_rates_msps(scenario: Scenario) -> dict[str, tuple[float, float]]:
+    """``{link_id: (up_msps, down_msps)}`` of each member link of a shared beam (``satcom.beams``): the beam's
+    return symbol rate (the link budget's own without one) and its forward symbol rate, Msym/s."""
+    if scenario.satcom is None:
+        return {}
+    budgets = {link.id: link.budget for link in scenario.links if link.budget is not None}
+    out: dict[str, tuple[float, float]] = {}
+    for beam in scenario.satcom.beams:
+        for lid in beam.links:
+            if lid in budgets:
+                up = beam.return_symbol_rate_msps or budgets[lid].symbol_rate_msps
+                out[lid] = (up, beam.forward_symbol_rate_msps)
+    return out
+
+
 def link_budgets(scenario: Scenario, satcom: SatcomTimeline) -> dict[str, LinkBudgetSeries]:
     """Every budgeted SATCOM link of a validated scenario at every sample of ``satcom``, keyed by link id.
 
     A link whose budget names a ``gateway_link`` on a bent-pipe satellite combines its legs with the
     gateway's: up (return) = this terminal's uplink with the gateway's downlink, down (forward) = the gateway's
-    uplink with this terminal's downlink. Empty without budgets.
+    uplink with this terminal's downlink. A member of a shared beam (``satcom.beams``) is evaluated at the
+    beam's symbol rates (:func:`beam_symbol_rates_msps`): its capacities are what it would carry with the
+    whole carrier, before the beam's time sharing (:mod:`subflow.runplan.beams`). Empty without budgets.
     """
     budgets = {link.id: link.budget for link in scenario.links if link.budget is not None}
     if not budgets:
         return {}
     payloads = {n.id: n.payload for n in scenario.nodes if isinstance(n, SatelliteNode)}
+    rates = beam_symbol_rates_msps(scenario)
     legs = {lid: leg_budget(b, payloads[satcom.links[lid].satellite], satcom.links[lid])
             for lid, b in budgets.items() if lid in satcom.links}
     out: dict[str, LinkBudgetSeries] = {}
@@ -274,15 +293,16 @@ def link_budgets(scenario: Scenario, satcom: SatcomTimeline) -> dict[str, LinkBu
         if b.gateway_link is not None and b.gateway_link in legs:
             gw = legs[b.gateway_link]
             up, down = combine_cn_db(up, gw.down_cn0_dbhz), combine_cn_db(gw.up_cn0_dbhz, down)
-        up_es, down_es = es_n0_db(up, b.symbol_rate_msps), es_n0_db(down, b.symbol_rate_msps)
+        rs_up, rs_down = rates.get(lid, (b.symbol_rate_msps, b.symbol_rate_msps))
+        up_es, down_es = es_n0_db(up, rs_up), es_n0_db(down, rs_down)
         up_m = select_modcod(up_es, b.standard, b.margin_db, b.modcod)
         down_m = select_modcod(down_es, b.standard, b.margin_db, b.modcod)
         out[lid] = LinkBudgetSeries(
             link=lid, terminal=lk.terminal, satellite=lk.satellite, t_s=lk.t_s,
             up_es_n0_db=up_es, down_es_n0_db=down_es,
             up_modcod=[m.name if m else None for m in up_m], down_modcod=[m.name if m else None for m in down_m],
-            up_capacity_mbps=np.array([b.symbol_rate_msps * m.efficiency if m else 0.0 for m in up_m]),
-            down_capacity_mbps=np.array([b.symbol_rate_msps * m.efficiency if m else 0.0 for m in down_m]),
+            up_capacity_mbps=np.array([rs_up * m.efficiency if m else 0.0 for m in up_m]),
+            down_capacity_mbps=np.array([rs_down * m.efficiency if m else 0.0 for m in down_m]),
             legs=leg, up_cn0_dbhz=up, down_cn0_dbhz=down,
             up_margin_db=np.array([e - m.es_n0_db if m else math.nan for e, m in zip(up_es, up_m)]),
             down_margin_db=np.array([e - m.es_n0_db if m else math.nan for e, m in zip(down_es, down_m)]))

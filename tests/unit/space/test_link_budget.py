@@ -6,9 +6,10 @@
 * ITU-R P.618-13 rain attenuation: the values of ``itur``'s own validation suite (its
   ``test/ITU_validation_test.py``, class ``ITUR618_13TestCase``, taken from the ITU-R Study Group 3
   validation examples), reproduced through our wrapper with the recommendation versions that suite sets.
-* Link equations: the worked examples of D. Roddy, "Satellite Communications", 4th ed., McGraw-Hill
-  2006, chapter 12 (free-space loss, C/N0 of a downlink, combined uplink/downlink C/N0), and T. Pratt,
-  C. Bostian, J. Allnutt, "Satellite Communications", 2nd ed., Wiley 2003, §4.2 (received power at 11 GHz).
+* Link equations: worked examples whose numbers were read in the source: D. Roddy, "Satellite
+  Communications", 4th ed., McGraw-Hill 2006, chapter 12, Examples 12.9, 12.18 and 12.19 (a complete
+  bent-pipe budget, uplink, downlink and combined C/N0), and NOAA/NWS's published EMWIN-N link budget
+  (a complete bent-pipe budget through GOES, free-space losses, C/No and Eb/No).
 """
 
 from __future__ import annotations
@@ -112,37 +113,66 @@ def test_capacity_never_negative_nan_and_monotone_in_es_n0(values, rs, standard,
 
 # ---------------------------------------------------------------- link equations against textbooks
 
-def test_free_space_loss_roddy_and_pratt_bostian():
-    """Roddy 4th ed. ch. 12 worked example: range 42,000 km, 6 GHz → free-space loss 200.4 dB.
-    Pratt, Bostian & Allnutt 2nd ed. §4.2 example: 40,000 km at 11 GHz → path loss 205.3 dB, and with an
-    EIRP of 27 dBW (10 W, 17 dB) and a 52.3 dB receiving antenna the received power is −126.0 dBW."""
-    assert float(free_space_loss_db(42_000.0, 6.0)) == pytest.approx(200.4, abs=0.1)
-    loss = float(free_space_loss_db(40_000.0, 11.0))
-    assert loss == pytest.approx(205.3, abs=0.1)
-    assert 27.0 + 52.3 - loss == pytest.approx(-126.0, abs=0.5)
+#: D. Roddy, "Satellite Communications", 4th ed., McGraw-Hill 2006, read page by page at
+#: https://digilib.universitaspertamina.ac.id/ebook/Satellite%20Communications/files/basic-html/page<N>.html
+#: (N = printed page + 20)
+RODDY_PAGE_URL = "https://digilib.universitaspertamina.ac.id/ebook/Satellite%20Communications/files/basic-html/"
+#: NOAA/NWS, "EMWIN-N link budget" (GOES-N/O transponder, bent pipe), http://www.nws.noaa.gov/emwin/emwin-n-link-budget.htm
+EMWIN_URL = "http://www.nws.noaa.gov/emwin/emwin-n-link-budget.htm"
 
 
-def test_downlink_cn0_roddy():
-    """Roddy 4th ed. ch. 12 worked example (downlink C/N0 at 12 GHz): free-space loss 206 dB, antenna pointing
-    loss 1 dB, atmospheric absorption 2 dB, receiver feeder loss 1 dB, G/T 19.5 dB/K, EIRP 48 dBW →
-    C/N0 = 48 + 19.5 − 210 + 228.6 = 86.1 dB·Hz."""
+def test_downlink_cn0_roddy_example_12_9():
+    """Roddy 4th ed., Example 12.9, p. 367 (page387.html): at 12 GHz, free-space loss 206 dB, antenna pointing
+    loss 1 dB, atmospheric absorption 2 dB, receiver feeder loss 1 dB, [G/T] 19.5 dB/K, EIRP 48 dBW; Eq. (12.38)
+    [C/N0] = [EIRP] + [G/T] − [LOSSES] − [k] = 48 + 19.5 − 210 + 228.6 = 86.1 dB·Hz (the sum of the example's
+    table; the printed total is on the next page, not read)."""
     assert float(carrier_to_noise_density_dbhz(48.0, 206.0, 19.5, 1.0 + 2.0 + 1.0)) == pytest.approx(86.1, abs=0.05)
 
 
-def test_combined_cn0_roddy():
-    """Roddy 4th ed. ch. 12 worked example (combined C/N0): uplink 100 dB·Hz, downlink 87 dB·Hz →
-    combined 86.8 dB·Hz (1/(C/N0) = 1/(C/N0)_U + 1/(C/N0)_D)."""
-    assert float(combine_cn_db(100.0, 87.0)) == pytest.approx(86.8, abs=0.05)
+def test_combined_cn0_roddy_example_12_18():
+    """Roddy 4th ed., Example 12.18, p. 382 (page402.html): uplink 100 dB·Hz, downlink 87 dB·Hz →
+    N0/C = 10^−10 + 10^−8.7 = 2.095·10⁻⁹, combined C/N0 = 86.79 dB·Hz."""
+    assert float(combine_cn_db(100.0, 87.0)) == pytest.approx(86.79, abs=0.01)
 
 
-def test_end_to_end_geo_link_budget_within_half_db():
-    """The chain from geometry to Es/N0 against Roddy's downlink example: a slant range that gives his 206 dB
-    at 12 GHz (d = 10^((206 − 20 log10(4π/λ))/20)), his losses, EIRP and G/T, and a 36 Msym/s carrier:
-    C/N0 86.1 dB·Hz, Es/N0 = 86.1 − 10 log10(36e6) = 10.54 dB (Roddy's C/N for 36 MHz)."""
-    wavelength_km = 299_792.458 / 12e9
-    d_km = 10 ** (206.0 / 20) * wavelength_km / (4 * math.pi)
-    cn0 = carrier_to_noise_density_dbhz(48.0, free_space_loss_db(d_km, 12.0), 19.5, 4.0)
-    assert float(es_n0_db(cn0, 36.0)) == pytest.approx(86.1 - 75.56, abs=0.5)
+def test_end_to_end_bent_pipe_roddy_example_12_19():
+    """Roddy 4th ed., Example 12.19, pp. 382–383 (page402.html, page403.html): a multiple-carrier circuit in the
+    6/4-GHz band. Uplink: saturation flux density −67.5 dBW/m², input back-off 11 dB, satellite [G/T] −11.6 dB/K,
+    [A0] at 6 GHz −37 dB → [C/N0]U = 101.5 dB·Hz (Eq. 12.50). Downlink: saturation EIRP 26.6 dBW, output back-off
+    6 dB, free-space loss 196.7 dB, earth station [G/T] 40.7 dB/K → [C/N0]D = 93.2 dB·Hz (Eq. 12.55). Combined
+    (Eq. 12.61): 92.6 dB·Hz.
+
+    The uplink through our functions: a flux density Ψ at range d comes from an EIRP of Ψ + 10 log10(4π d²)
+    (d in m); our free-space loss at 6 GHz then leaves Ψ + [A0] (any d: it cancels; 38,000 km here), so [A0]
+    itself is −(L_fs − 10 log10(4π d²)) = −37.0 dB, Roddy's value (−(21.45 + 20 log10 6))."""
+    d_km = 38_000.0
+    spreading_db = 10 * math.log10(4 * math.pi * (d_km * 1e3) ** 2)
+    assert -(float(free_space_loss_db(d_km, 6.0)) - spreading_db) == pytest.approx(-37.0, abs=0.05)
+    up = carrier_to_noise_density_dbhz(-67.5 - 11.0 + spreading_db, free_space_loss_db(d_km, 6.0), -11.6)
+    down = carrier_to_noise_density_dbhz(26.6 - 6.0, 196.7, 40.7)
+    assert float(up) == pytest.approx(101.5, abs=0.05)
+    assert float(down) == pytest.approx(93.2, abs=0.05)
+    assert float(combine_cn_db(up, down)) == pytest.approx(92.6, abs=0.05)
+
+
+def test_end_to_end_bent_pipe_noaa_emwin_n():
+    """NOAA/NWS EMWIN-N link budget (EMWIN_URL), relayed through a GOES-N/O transponder, 5° elevation, path
+    41,127 km. Uplink 2034.70 MHz: EIRP 76.7 dBmi (46.7 dBW), pointing loss 0.5 dB, free-space loss 190.9 dB,
+    atmosphere 0.4 dB, polarisation 0.2 dB, satellite G/T −14.2 dB/K → C/No 69.1 dB·Hz. Downlink 1692.70 MHz:
+    EIRP 44.8 dBmi (14.8 dBW), free-space loss 189.3 dB, atmosphere 0.4 dB, polarisation 0.2 dB, ground G/T
+    −0.3 dB/K → C/No 53.2 dB·Hz. Overall composite C/No 53.1 dB·Hz; 9600 bit/s (39.8 dB·Hz) → Eb/No 13.3 dB
+    (our ``es_n0_db`` with the bit rate as the rate gives the energy per bit)."""
+    fsl_up = free_space_loss_db(41_127.0, 2.0347)
+    fsl_down = free_space_loss_db(41_127.0, 1.6927)
+    assert float(fsl_up) == pytest.approx(190.9, abs=0.05)
+    assert float(fsl_down) == pytest.approx(189.3, abs=0.05)
+    up = carrier_to_noise_density_dbhz(76.7 - 30.0, fsl_up, -14.2, 0.5 + 0.4 + 0.2)
+    down = carrier_to_noise_density_dbhz(44.8 - 30.0, fsl_down, -0.3, 0.4 + 0.2)
+    assert float(up) == pytest.approx(69.1, abs=0.05)
+    assert float(down) == pytest.approx(53.2, abs=0.05)
+    total = combine_cn_db(up, down)
+    assert float(total) == pytest.approx(53.1, abs=0.05)
+    assert float(es_n0_db(total, 0.0096)) == pytest.approx(13.3, abs=0.05)
 
 
 # ---------------------------------------------------------------- ITU-R models through our wrapper
@@ -203,6 +233,13 @@ def _example() -> dict:
     (lambda d: d["links"][4].update(budget=copy.deepcopy(d["links"][0]["budget"])), ["links", 4, "budget"]),
     (lambda d: d["links"][0]["budget"].update(gateway_link="teleport-shore"), ["links", 0, "budget", "gateway_link"]),
     (lambda d: d["nodes"][2].update(payload=None), ["links", 0, "budget"]),
+    # the satellite's EIRP below its range (−20 dBW: 10 mW; a negative dBW EIRP such as −10 dBW, 0.1 W, is valid)
+    (lambda d: d["nodes"][2]["payload"].update(eirp_dbw=-30), ["nodes", 2, "satellite", "payload", "eirp_dbw"]),
+    (lambda d: d["nodes"][2]["payload"].update(g_t_dbk=45), ["nodes", 2, "satellite", "payload", "g_t_dbk"]),
+    # a scripted rain rate just above the models' table (RAIN_RATE_MAX_MM_H = 250 mm/h), at its second step
+    (lambda d: d["links"][0]["budget"].update(rain_rate_mm_h=[[0, 10], [60, 250.5]]),
+     ["links", 0, "budget", "rain_rate_mm_h", 1, 1]),
+    (lambda d: d["links"][0]["budget"].update(rain_rate_mm_h=[[0, -1]]), ["links", 0, "budget", "rain_rate_mm_h", 0, 1]),
 ])
 def test_bad_budget_refused_naming_the_field(edit, loc):
     d = _example()
@@ -210,6 +247,15 @@ def test_bad_budget_refused_naming_the_field(edit, loc):
     with pytest.raises(ScenarioInvalid) as exc:
         load_scenario(d)
     assert loc in [list(e["loc"])[:len(loc)] for e in exc.value.errors]
+
+
+def test_negative_dbw_eirp_within_range_is_accepted():
+    """−10 dBW is 0.1 W: a negative EIRP in dBW is a small transmitter, not bad input."""
+    d = _example()
+    d["links"][0]["budget"]["terminal_eirp_dbw"] = -10.0
+    d["nodes"][2]["payload"]["eirp_dbw"] = -10.0
+    s = load_scenario(d)
+    assert s.links[0].budget.terminal_eirp_dbw == -10.0
 
 
 @pytest.fixture(scope="module")
