@@ -214,6 +214,11 @@ def run(
     return out
 
 
+#: the most the script's run clock may fall behind real time, s: beyond it positions, routes and flow starts
+#: were applied too late for the run to be the scenario (a starved VM under software emulation)
+MAX_CLOCK_LAG_S = 2.0
+
+
 def _stderr_note(text: object) -> str:
     """`` (stderr: …)`` with the last lines of an iperf3 process's standard error, or ``""`` when it said nothing."""
     if not isinstance(text, str) or not text.strip():
@@ -247,7 +252,8 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
         Naming the flow, when its iperf3 client reports an error (e.g. "Network is unreachable"), its
         server report is unreadable (with the tail of that iperf3's standard error, e.g. a missing
         ``mptcpize``), holds an error or no interval, or either process was still running
-        when the script stopped waiting; naming no flow when the script printed no result.
+        when the script stopped waiting; naming no flow when the script printed no result or its clock fell
+        more than :data:`MAX_CLOCK_LAG_S` behind real time.
     """
     if RESULT_BEGIN not in stdout or RESULT_END not in stdout:
         raise EngineFailed(NAME, f"the script printed no result (exit status {returncode}): {stderr[-500:]}")
@@ -255,6 +261,12 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
         payload = json.loads(stdout.split(RESULT_BEGIN, 1)[1].split(RESULT_END, 1)[0])
     except json.JSONDecodeError as exc:
         raise EngineFailed(NAME, f"the script's result is not JSON ({exc.msg})") from None
+    lag = float(payload.get("clock_lag_s") or 0.0)
+    if lag > MAX_CLOCK_LAG_S:
+        raise EngineFailed(NAME, f"the script's clock fell {lag:.1f} s behind real time (the host, or the VM under "
+                                 f"software emulation, was overloaded; at most {MAX_CLOCK_LAG_S:g} s is accepted): "
+                                 "moves, routes and flow starts were applied late, so the figures are not the "
+                                 "scenario's")
     unfinished = {(fid, role) for fid, role in payload.get("unfinished", [])}
     n_bins = max(1, int(math.ceil(plan.duration_s / plan.interval_s - 1e-9)))
     t_s = [round(k * plan.interval_s, 9) for k in range(n_bins)]

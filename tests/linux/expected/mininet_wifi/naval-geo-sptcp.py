@@ -235,6 +235,7 @@ def run(net, run_dir):
     next_state, next_event, next_flow = 1, 0, 0
     moved = {}
     launched = {}
+    lag = 0.0
     for k in range(int(round(DURATION_S / TICK_S)) + 1):
         t = round(k * TICK_S, 6)
         time.sleep(max(0.0, t0 + t - time.time()))
@@ -266,10 +267,12 @@ def run(net, run_dir):
             pids[(i, "client")] = n.lastPid
             launched[SCENARIO["flows"][i]] = time.time() - t0
             next_flow += 1
+        # how far the run's clock fell behind real time (moves, routes and starts applied late)
+        lag = max(lag, time.time() - (t0 + t))
     deadline = t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]) + RESULT_WAIT_S
     while any(alive(p) for p in pids.values() if p) and time.time() < deadline:
         time.sleep(0.2)
-    out = {"launched_s": launched, "flows": {}, "unfinished": []}
+    out = {"launched_s": launched, "flows": {}, "unfinished": [], "clock_lag_s": round(lag, 3)}
     for (i, role), pid in sorted(pids.items()):
         if pid and alive(pid):
             out["unfinished"].append([SCENARIO["flows"][i], role])
