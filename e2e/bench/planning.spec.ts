@@ -52,6 +52,7 @@ test("Kdl all-pairs routes: time to first overlay", async ({ page, request }) =>
     for (let i = 0; i < 2; i++) {
       await page.goto(`/scenarios/${sid}`);
       await page.waitForFunction(() => document.querySelector('[data-testid="geo-map"]')?.getAttribute("data-node-count") === "754", null, { timeout: 60_000 });
+      await page.getByRole("tab", { name: "Plan: routes and allocation" }).click();
       const panel = page.getByTestId("routes-panel");
       await panel.getByLabel("Metric").selectOption(metric);
       await panel.getByLabel("Pairs", { exact: true }).selectOption("all");

@@ -58,6 +58,8 @@ async function drawnCy(page: Page, cls: "route" | "util"): Promise<Record<string
 
 async function openEditor(page: Page, sid: string): Promise<void> {
   await page.goto(`/scenarios/${sid}`);
+  // the planning panels sit beside the canvas, in the side column's Plan tab
+  await page.getByRole("tab", { name: "Plan: routes and allocation" }).click();
   await expect(page.getByTestId("routes-panel")).toBeVisible({ timeout: 30_000 });
 }
 

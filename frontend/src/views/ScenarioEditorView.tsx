@@ -44,6 +44,7 @@ import { VersionsPanel } from "./editor/VersionsPanel";
 import { usePageTitle } from "./usePageTitle";
 import { UnstoredFieldsProvider, useUnstoredFields } from "../components/unstoredFields";
 import { copySelection, keyboardSpot, pasteClipboard, type NodeClipboard } from "../lib/editor";
+import { SideTabs } from "./editor/SideTabs";
 
 /** Route element: a new editor instance per scenario (and for "new"). */
 export function ScenarioEditorRoute() {
@@ -155,36 +156,42 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
           onChange={change}
           onHelp={() => setHelpOpen(true)}
         />
-        <aside className="side">
-          <Inspector
-            doc={doc}
-            selection={selection}
-            errors={validation.errors}
-            tool={tools.tool}
-            setTool={tools.setTool}
-            waypointSpeed={tools.waypointSpeed}
-            setWaypointSpeed={tools.setWaypointSpeed}
-            onChange={change}
-            onSelect={setSelection}
-            scenarioId={id}
-            version={item?.version}
-            dirty={dirty}
-            onTrackImported={store.onTrackImported}
-          />
-          <TimeScrubber doc={doc} onGhosts={overlays.setGhosts} onTimeline={overlays.geo ? overlays.onScrub : undefined} onTime={overlays.setScrubT} />
-          <CoverageMap doc={doc} t={overlays.scrubT ?? 0} />
-        </aside>
+        <SideTabs
+          inspect={
+            <>
+              <Inspector
+                doc={doc}
+                selection={selection}
+                errors={validation.errors}
+                tool={tools.tool}
+                setTool={tools.setTool}
+                waypointSpeed={tools.waypointSpeed}
+                setWaypointSpeed={tools.setWaypointSpeed}
+                onChange={change}
+                onSelect={setSelection}
+                scenarioId={id}
+                version={item?.version}
+                dirty={dirty}
+                onTrackImported={store.onTrackImported}
+              />
+              <TimeScrubber doc={doc} onGhosts={overlays.setGhosts} onTimeline={overlays.geo ? overlays.onScrub : undefined} onTime={overlays.setScrubT} />
+              <CoverageMap doc={doc} t={overlays.scrubT ?? 0} />
+            </>
+          }
+          plan={
+            id ? (
+              <>
+                <RoutesPanel scenarioId={id} doc={doc} dirty={dirty} onOverlay={overlays.setPlanningOverlay} />
+                <AllocationPanel scenarioId={id} doc={doc} dirty={dirty} onOverlay={overlays.setPlanningOverlay} />
+              </>
+            ) : null
+          }
+        />
       </div>
 
       <FlowsEditor doc={doc} errors={validation.errors} onChange={change} />
       <LinkEventsEditor doc={doc} errors={validation.errors} onChange={change} />
 
-      {id ? (
-        <div className="planning-panels">
-          <RoutesPanel scenarioId={id} doc={doc} dirty={dirty} onOverlay={overlays.setPlanningOverlay} />
-          <AllocationPanel scenarioId={id} doc={doc} dirty={dirty} onOverlay={overlays.setPlanningOverlay} />
-        </div>
-      ) : null}
 
       {id ? <ComparisonsPanel id={id} comparisons={comparisons} /> : null}
 
