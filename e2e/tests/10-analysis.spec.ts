@@ -63,8 +63,8 @@ test("capacity search: the UAV backhaul two 2.5 Mbit/s users need", async ({ pag
   const sid = await createScenario(request, "uav-backhaul-planning.json", "capacity");
   await page.goto(`/scenarios/${sid}/analysis`);
   await page.getByLabel("Parameter", { exact: true }).selectOption("links.uav-ship.bandwidth_mbps");
-  await page.getByLabel("From", { exact: true }).fill("0.5");
-  await page.getByLabel("To", { exact: true }).fill("10");
+  await page.getByLabel("From (Mbit/s)", { exact: true }).fill("0.5");
+  await page.getByLabel("To (Mbit/s)", { exact: true }).fill("10");
   await page.getByLabel("Every flow's mean ≥ (Mbit/s)").fill("2.5");
   await page.getByLabel("Repetitions per step").fill("1");
   await page.getByLabel("Tolerance").fill("0.25");

@@ -66,14 +66,14 @@ test("server errors in the user's units and names, cleared once fixed; save-time
   await expect(duration).not.toHaveAttribute("aria-invalid", "true");
   await expect(banner).toHaveCount(0);
 
-  // a link refused by the server: named by id and endpoint labels (never "links.3"), the unit with the bound
+  // a link bandwidth of 0: refused at the field by the model's bound, with the unit, and Save refused naming it
   await page.getByText(/^Elements \(/).click();
   await page.getByRole("list", { name: "Links" }).getByRole("button", { name: "uav-ship" }).click();
   await expect(page.getByText("UAV access point (uav) ↔ Ship (server) (ship) (full duplex")).toBeVisible();
   const bandwidth = page.getByLabel("Bandwidth (Mbit/s)");
   await bandwidth.fill("0");
   await page.getByRole("button", { name: "Save", exact: true }).click();
-  await expect(banner).toContainText("Link uav-ship (UAV access point – Ship (server)) › bandwidth_mbps: must be > 0 Mbit/s");
+  await expect(banner).toContainText("Bandwidth (Mbit/s): 0 must be > 0 Mbit/s");
   await expect(banner).not.toContainText("links.3");
   await expect(bandwidth).toHaveAccessibleDescription("must be > 0 Mbit/s");
   await snap(page, testInfo, "01-named-error");

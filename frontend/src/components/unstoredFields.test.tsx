@@ -62,7 +62,7 @@ describe("refused values", () => {
     expect(host.textContent).toContain("must be > 0 Mbit/s");
     expect(host.textContent).toContain("must be < 100 %");
     expect(unstoredProblems(read!())).toEqual([
-      "Not saved: 2 fields hold values that were not stored (fix or undo them first):",
+      "2 fields hold values that were not stored (fix or undo them first):",
       "Bandwidth (Mbit/s): -5 must be > 0 Mbit/s",
       "Loss (%): 150 must be < 100 %",
     ]);

@@ -62,7 +62,7 @@ export function useUnstoredReport(key: string, value: Unstored | null): void {
 export function unstoredProblems(items: readonly Unstored[]): string[] {
   if (!items.length) return [];
   return [
-    `Not saved: ${items.length === 1 ? "a field holds a value" : `${items.length} fields hold values`} that ${items.length === 1 ? "was" : "were"} not stored (fix or undo ${items.length === 1 ? "it" : "them"} first):`,
+    `${items.length === 1 ? "A field holds a value" : `${items.length} fields hold values`} that ${items.length === 1 ? "was" : "were"} not stored (fix or undo ${items.length === 1 ? "it" : "them"} first):`,
     ...items.map((u) => `${u.label}: ${u.text} ${u.problem}`),
   ];
 }

@@ -22,7 +22,7 @@ export function SaveStatus({ savedNote, problems, warnings, dirty, conflict, onR
           {savedNote}
         </div>
       ) : null}
-      <ErrorList title="Not saved — the server found problems:" items={problems} />
+      <ErrorList title="Not saved:" items={problems} />
       {warnings.length && !dirty ? (
         <div className="alert alert-warn" role="status" data-testid="save-warnings">
           <strong>Saved, with warnings:</strong>

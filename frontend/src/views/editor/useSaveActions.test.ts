@@ -184,7 +184,7 @@ describe("useSaveActions with a refused value on screen", () => {
     });
     expect(put).not.toHaveBeenCalled();
     expect(h.result.current.store.problems).toEqual([
-      "Not saved: a field holds a value that was not stored (fix or undo it first):",
+      "A field holds a value that was not stored (fix or undo it first):",
       "Loss (%): 150 must be < 100 %",
     ]);
   });

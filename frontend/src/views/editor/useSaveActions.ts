@@ -42,14 +42,16 @@ export function useSaveActions({ id, doc, source, validation, setSelection, navi
   const [conflict, setConflict] = useState(false);
   const [savedNote, setSavedNote] = useState<string | null>(null);
   const [problems, setProblems] = useState<string[]>([]);
+  /** why the last Save was refused here (a field shows a value it did not store); gone with the next edit */
+  const [refused, setRefused] = useState<string[]>([]);
   const { item, adopt, accept, markSaved } = source;
 
   const save = async () => {
     if (saving) return;
-    const refused = unstoredProblems(unstored?.() ?? []);
-    if (refused.length) {
+    const lines = unstoredProblems(unstored?.() ?? []);
+    setRefused(lines);
+    if (lines.length) {
       setSavedNote(null);
-      setProblems(refused);
       return;
     }
     setSaving(true);
@@ -130,7 +132,10 @@ export function useSaveActions({ id, doc, source, validation, setSelection, navi
   );
 
   /** An edit makes the success note stale. */
-  const clearNote = useCallback(() => setSavedNote(null), []);
+  const clearNote = useCallback(() => {
+    setSavedNote(null);
+    setRefused([]);
+  }, []);
 
-  return { saving, conflict, savedNote, problems, setProblems, save, reloadSaved, saveAsCopy, restore, onTrackImported, clearNote };
+  return { saving, conflict, savedNote, problems: refused.length ? [...refused, ...problems] : problems, setProblems, save, reloadSaved, saveAsCopy, restore, onTrackImported, clearNote };
 }
