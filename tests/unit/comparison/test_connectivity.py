@@ -1,9 +1,13 @@
 """Save-time warnings (subflow.comparison.connectivity): expected spans written by hand from the scenarios below."""
 
 import json
+import random
 from pathlib import Path
 
-from subflow.comparison.connectivity import scenario_warnings
+import networkx as nx
+from networkx.algorithms.connectivity import local_node_connectivity
+
+from subflow.comparison.connectivity import _usable_links, scenario_warnings
 from subflow.scenario.document import load_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -107,3 +111,38 @@ def test_satellite_below_the_horizon_for_the_whole_run_warns():
     assert [w.loc for w in ws] == [["nodes", kusat]]
     peak = float(ws[0].message.split("highest elevation ")[1].split("°")[0])
     assert peak < -30.0
+
+
+def test_unusable_links_agree_with_an_independent_menger_check():
+    """Independent validator: link a–b lies on a loop-free path from s to t exactly when, without the link, two
+    vertex-disjoint paths join {s, t} to {a, b} (Menger's theorem, networkx node connectivity through a super
+    source and sink); checked on random graphs against the block-cut tree of ``_usable_links``."""
+    rnd = random.Random(7)
+    for k in range(12):
+        g = nx.gnm_random_graph(14, 18, seed=k)
+        g.remove_nodes_from([n for n in list(g) if g.degree(n) == 0])
+        nodes = [f"n{n}" for n in g]
+        doc = {"name": f"g{k}", "nodes": [{"id": n, "kind": "router", "position": {"x_m": 10 * i, "y_m": 0}}
+                                          for i, n in enumerate(nodes)],
+               "links": [{"id": f"l{i}", "src": f"n{a}", "dst": f"n{b}", "bandwidth_mbps": 10}
+                         for i, (a, b) in enumerate(g.edges)],
+               "flows": [{"id": f"f{i}", "src": s, "dst": t} for i, (s, t) in
+                         enumerate(rnd.sample(nodes, 2) for _ in range(3))],
+               "run": {"duration_s": 10}}
+        usable = _usable_links(load_scenario(doc))
+        h = nx.Graph((f"n{a}", f"n{b}") for a, b in g.edges)
+        for a, b in h.edges:
+            without = h.copy()
+            without.remove_edge(a, b)
+            want = False
+            for f in doc["flows"]:
+                s, t = f["src"], f["dst"]
+                if {s, t} == {a, b}:
+                    want = True
+                    break
+                aux = without.copy()
+                aux.add_edges_from([("S", s), ("S", t), ("T", a), ("T", b)])
+                if local_node_connectivity(aux, "S", "T") >= 2:
+                    want = True
+                    break
+            assert (frozenset((a, b)) in usable) == want, (k, a, b)
