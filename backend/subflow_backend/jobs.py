@@ -16,10 +16,11 @@ from celery.result import AsyncResult
 from fastapi import HTTPException, Request, status
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
+from subflow.errors import QuotaExceeded
 
 from subflow_backend import access, models
 from subflow_backend.queue import result_expires_s, send_job
-from subflow_backend.quotas import JobLedger, Refused, caller_key
+from subflow_backend.quotas import JobLedger, caller_key
 from subflow_backend.settings import settings
 
 
@@ -63,7 +64,7 @@ def submit_for_caller(request: Request, session: Session, celery: Celery, task: 
     caller = caller_key(request.scope)
     try:
         _ledger.check(caller, settings.QUOTA_JOBS, lambda job_id: _job_over(job_id, celery))
-    except Refused as exc:
+    except QuotaExceeded as exc:
         raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, str(exc),
                             headers={"Retry-After": str(exc.retry_after_s)}) from None
     job_id = submit(session, celery, task, scenario, body)

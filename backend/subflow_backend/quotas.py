@@ -43,6 +43,7 @@ from typing import Literal, Protocol
 
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+from subflow.errors import QuotaExceeded
 
 log = logging.getLogger(__name__)
 
@@ -188,15 +189,6 @@ class Quotas:
     heavy_per_minute: int
 
 
-class Refused(Exception):
-    """A quota is exhausted: ``setting`` names it, ``retry_after_s`` is the ``Retry-After``."""
-
-    def __init__(self, setting: str, limit: int, what: str, retry_after_s: int):
-        super().__init__(f"quota exceeded: {what} at most {setting} = {limit} per caller (token or session); "
-                         f"try again in {retry_after_s} s")
-        self.retry_after_s = retry_after_s
-
-
 class CallerQuotas:
     """ASGI middleware applying :class:`Quotas` per caller (see the module's docstring)."""
 
@@ -207,9 +199,9 @@ class CallerQuotas:
         q = self.quotas
         rest = 60 - int(time.time() % 60)
         if q.requests_per_minute and not await self.store.hit(f"r:{caller}", q.requests_per_minute, 60):
-            raise Refused("QUOTA_REQUESTS_PER_MINUTE", q.requests_per_minute, "requests started per minute", rest)
+            raise QuotaExceeded("QUOTA_REQUESTS_PER_MINUTE", q.requests_per_minute, "requests started per minute", rest)
         if kind == "heavy" and q.heavy_per_minute and not await self.store.hit(f"h:{caller}", q.heavy_per_minute, 60):
-            raise Refused("QUOTA_HEAVY_PER_MINUTE", q.heavy_per_minute,
+            raise QuotaExceeded("QUOTA_HEAVY_PER_MINUTE", q.heavy_per_minute,
                           "heavy requests (planning, analysis, coverage, timeline, imports) started per minute", rest)
 
     def _slots(self, caller: str, kind: Kind) -> list[tuple[str, int, str, str]]:
@@ -230,7 +222,7 @@ class CallerQuotas:
         try:
             for key, limit, setting, what in self._slots(caller, kind):
                 if not await self.store.acquire(key, limit):
-                    raise Refused(setting, limit, what, 1)
+                    raise QuotaExceeded(setting, limit, what, 1)
                 taken.append(key)
         except BaseException:
             await self._release(taken)
@@ -252,7 +244,7 @@ class CallerQuotas:
         caller = caller_key(scope)
         try:
             taken = await self._take(caller, kind)
-        except Refused as exc:
+        except QuotaExceeded as exc:
             response = JSONResponse({"detail": str(exc)}, status_code=429,
                                     headers={"Retry-After": str(exc.retry_after_s)})
             await response(scope, receive, send)
@@ -314,7 +306,7 @@ class JobLedger:
                 self._memory.pop(caller, None)
 
     def check(self, caller: str, limit: int, finished: Callable[[str], bool]) -> None:
-        """Raise :class:`Refused` (``QUOTA_JOBS``) if ``caller`` has ``limit`` jobs not ``finished`` (0: off)."""
+        """Raise :class:`~subflow.errors.QuotaExceeded` (``QUOTA_JOBS``) if ``caller`` has ``limit`` jobs not ``finished`` (0: off)."""
         if limit <= 0:
             return
         now = time.time()
@@ -322,7 +314,7 @@ class JobLedger:
         done = [j for j, at in entries.items() if now - at > self.max_age_s or finished(j)]
         self._forget(caller, done)
         if len(entries) - len(done) >= limit:
-            raise Refused("QUOTA_JOBS", limit, "background jobs queued or running", 5)
+            raise QuotaExceeded("QUOTA_JOBS", limit, "background jobs queued or running", 5)
 
     def add(self, caller: str, job_id: str) -> None:
         """Record a job ``caller`` submitted."""

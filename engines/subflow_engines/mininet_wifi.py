@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from subflow.errors import EngineFailed
+from subflow.errors import EngineFailed, VmError
 from subflow.io.exports import (  # noqa: F401
     RESULT_BEGIN, RESULT_END, RESULT_WAIT_S, generate_script, ns2_setdest, script_for,
 )
@@ -35,7 +35,6 @@ from subflow.runplan.document import RunPlan
 from subflow_engines.linux import iperf3
 from subflow_engines.linux.commands import EngineCannotRun
 from subflow_engines.vm.mininet_wifi import run_scripts, sources_from_env
-from subflow_engines.vm.qemu import VmError
 
 NAME = "mininet-wifi"
 DESCRIPTION = (

@@ -322,3 +322,25 @@ class StrategyNotSupported(EngineCannotRun):
         super().__init__(
             f"engine {engine!r} cannot run strategy {strategy!r}; it runs: {', '.join(supported) or 'none'}"
         )
+
+
+class VmError(SubflowError, RuntimeError):
+    """The testbed VM (QEMU) did not boot, its job did not finish in time, or the job failed; the console's tail
+    is in the message."""
+
+
+class QuotaExceeded(SubflowError):
+    """A per-caller quota is exhausted: ``setting`` names it, ``retry_after_s`` (s) is the ``Retry-After``."""
+
+    def __init__(self, setting: str, limit: int, what: str, retry_after_s: int):
+        self.setting, self.limit, self.retry_after_s = setting, limit, retry_after_s
+        super().__init__(f"quota exceeded: {what} at most {setting} = {limit} per caller (token or session); "
+                         f"try again in {retry_after_s} s")
+
+
+class ComparisonGone(SubflowError):
+    """The comparison ``comparison_id`` was deleted while it ran (its scenario was deleted)."""
+
+
+class ComparisonCancelled(SubflowError):
+    """The user cancelled the comparison ``comparison_id`` while it ran."""

@@ -28,7 +28,7 @@ from celery.utils.log import get_task_logger
 from subflow.comparison.compare import compare
 from subflow.comparison.sweeps import (SweepSpec, Unit, aggregate, point_count, representative_points, unit_at, unit_count,
                             unit_summary)
-from subflow.errors import AgentUnavailable, SubflowError
+from subflow.errors import AgentUnavailable, ComparisonCancelled, ComparisonGone, SubflowError
 from subflow.results.document import EngineOutput, ResultDocument
 from subflow.runplan.document import RunPlan
 from sqlalchemy import select
@@ -55,14 +55,6 @@ log = get_task_logger(__name__)
 
 #: Smallest progress step written to the database (fraction of the whole comparison).
 PROGRESS_STEP = 0.01
-
-
-class ComparisonGone(Exception):
-    """The comparison row was deleted while it ran (its scenario was deleted)."""
-
-
-class ComparisonCancelled(Exception):
-    """The user cancelled the comparison while it ran."""
 
 
 def _status(comparison_id: str) -> str | None:

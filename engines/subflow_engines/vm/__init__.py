@@ -8,6 +8,7 @@ trees and runs the ``mininet-wifi`` engine's scripts (its runner on a host witho
 """
 
 from subflow_engines.vm.image import FLAVOURS, PACKAGES, VmImage, build_image, ensure_image
-from subflow_engines.vm.qemu import VmError, VmJobResult, run_job
+from subflow.errors import VmError
+from subflow_engines.vm.qemu import VmJobResult, run_job
 
 __all__ = ["FLAVOURS", "PACKAGES", "VmError", "VmImage", "VmJobResult", "build_image", "ensure_image", "run_job"]

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from subflow_engines.vm.image import ensure_image
-from subflow_engines.vm.qemu import VmError, run_job
+from subflow.errors import VmError
+from subflow_engines.vm.qemu import run_job
 
 HERE = Path(__file__).resolve().parent
 #: the source trees, by name (folders of ``SUBFLOW_MININET_WIFI_SOURCES``)

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from subflow.errors import VmError
 from subflow_engines.vm.image import VmImage, cache_dir
 
 #: shell helpers every job gets as /subflow/lib.sh
@@ -38,10 +39,6 @@ now() { date +%s.%N; }
 _FILE = re.compile(r"^SUBFLOW-FILE-BEGIN (\S+)\r?$(.*?)^SUBFLOW-FILE-END \1\r?$", re.M | re.S)
 _RC = re.compile(r"^SUBFLOW-JOB-RC=(\d+)", re.M)
 _UP = re.compile(r"^SUBFLOW-VM-UP ([0-9.]+)", re.M)
-
-
-class VmError(RuntimeError):
-    """The VM did not boot, the job did not finish in time, or it failed; the console's tail is in the message."""
 
 
 @dataclass

@@ -31,7 +31,8 @@ from subflow.radio.association import handover_timing
 from subflow.scenario.document import AccessPointNode, load_scenario
 
 from subflow_engines.vm.image import VmImage
-from subflow_engines.vm.qemu import VmError, run_job
+from subflow.errors import VmError
+from subflow_engines.vm.qemu import run_job
 
 HERE = Path(__file__).resolve().parent
 _EVENT = re.compile(r"^(\d+\.\d+): wlan2: (.*)$", re.M)

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from subflow.comparison.sweeps import SweepSpec
-from subflow.errors import ScenarioInvalid, UnknownEngine, UnknownStrategy
+from subflow.errors import ComparisonCancelled, ComparisonGone, ScenarioInvalid, UnknownEngine, UnknownStrategy
 
 from tests.unit.backend_sqlite import fake_agent, sessions  # noqa: F401  (fixtures)
 
@@ -266,7 +266,7 @@ def test_worker_claims_reports_and_stops_at_a_cancel(sessions, naval_direct, tas
     with sessions() as s:
         assert _row(s, cid).progress == 0.5
         assert crud.cancel_comparison(s, _row(s, cid)).status == "cancelled"
-    with pytest.raises(tasks.ComparisonCancelled):
+    with pytest.raises(ComparisonCancelled):
         progress.set(0.9)
     document = ResultDocument.model_validate({**DOCUMENT, "scenario": scenario.document})
     assert tasks._finish(cid, document) is False
@@ -283,7 +283,7 @@ def test_worker_notices_a_deleted_comparison(sessions, naval_direct, tasks):
         cid = _comparison(s, scenario, "running")
         crud.delete_scenario(s, scenario)
     progress = tasks._Progress(cid, ["sptcp"])
-    with pytest.raises(tasks.ComparisonGone):
+    with pytest.raises(ComparisonGone):
         progress.set(0.5)
     assert tasks._claim(cid) is None and tasks._status(cid) is None
 

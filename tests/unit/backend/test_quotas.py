@@ -9,6 +9,7 @@ import uuid
 import httpx
 import pytest
 from starlette.responses import PlainTextResponse
+from subflow.errors import QuotaExceeded
 
 from subflow_backend.quotas import (
     CallerQuotas,
@@ -16,7 +17,6 @@ from subflow_backend.quotas import (
     MemoryStore,
     Quotas,
     RedisStore,
-    Refused,
     caller_key,
     request_kind,
 )
@@ -141,7 +141,7 @@ def test_job_ledger_counts_unfinished_jobs_per_caller():
     for job in ("j1", "j2"):
         ledger.check("a", 2, done.__contains__)
         ledger.add("a", job)
-    with pytest.raises(Refused, match="QUOTA_JOBS = 2"):
+    with pytest.raises(QuotaExceeded, match="QUOTA_JOBS = 2"):
         ledger.check("a", 2, done.__contains__)
     ledger.check("b", 2, done.__contains__)  # another caller
     done.add("j1")

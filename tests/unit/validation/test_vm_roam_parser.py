@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from subflow_engines.vm.qemu import VmError
+from subflow.errors import VmError
 from subflow_testbeds.vm.wifi_roam import parse_roam
 
 DATA = Path(__file__).parent / "data" / "vm_roam"
