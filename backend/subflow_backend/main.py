@@ -62,6 +62,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from subflow.errors import (
     DemandUnreachable,
     EngineCannotRun,
+    ExportRefused,
     FieldNotHonoured,
     ImportFailed,
     LinkInvalid,
@@ -146,6 +147,7 @@ ERRORS: dict[type[SubflowError], ErrorMapping] = {
     FieldNotHonoured: ErrorMapping(_422, "engine_cannot_run", lambda exc, w: w.document(*exc.loc)),
     Unreachable: ErrorMapping(_422, "unreachable", _flow_loc),
     ImportFailed: ErrorMapping(_422, "import_failed", lambda exc, w: ["body", "file"]),
+    ExportRefused: ErrorMapping(_422, "export_refused", lambda exc, w: w.document(*exc.loc)),
     LinkInvalid: ErrorMapping(_422, "link_invalid", lambda exc, w: w.document("links", exc.link, exc.field)),
     UnknownNode: ErrorMapping(
         _422, "unknown_node", lambda exc, w: ["body", "pairs"] if w.stored else w.document("nodes", exc.node)

@@ -218,6 +218,11 @@ from subflow_cli.analysis import analysis_app  # noqa: E402
 
 app.registered_commands += analysis_app.registered_commands
 
+# `subflow formats`, `subflow export`: CORE, ns-2, containerlab, GraphML, Mininet-WiFi
+from subflow_cli.formats import formats_app  # noqa: E402
+
+app.registered_commands += formats_app.registered_commands
+
 # `subflow track import|export`: GPX, AIS, NMEA tracks
 from subflow_cli.tracks import track_app  # noqa: E402
 

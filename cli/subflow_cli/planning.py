@@ -23,8 +23,9 @@
     (Mbit/s, per direction), "demands": [{"id", "src", "dst", "demand",
     "requested", "paths": [{"nodes", "rate"}]}]}`` (rates in Mbit/s).
 
-``subflow import FILE -o scenario.json``
-    Convert Topology Zoo / user GraphML or SNDlib native to a scenario.
+``subflow import FILE -o scenario.json [--format F]``
+    Convert Topology Zoo / user GraphML, SNDlib native, a CORE session XML or an ns-2 mobility trace to a
+    scenario (any import format of :mod:`subflow.io.formats`; detected from the content without ``--format``).
 
 FILE is a scenario JSON, a GraphML or an SNDlib native file (detected from the
 content). Exit codes: 0 success, 2 bad input (file, link values, pairs).
@@ -47,7 +48,8 @@ from pydantic import ValidationError
 
 from subflow.analysis.planning import AllocationRequest, RoutesRequest, allocation_document, routes_document
 from subflow.errors import ImportFailed, ScenarioInvalid, SubflowError
-from subflow.io.imports import import_scenario, read_topology
+from subflow.io.formats import import_file, names as format_names
+from subflow.io.imports import read_topology
 from subflow.planning.fdm import Allocation, allocate_fdm
 from subflow.planning.network import Network
 from subflow.planning.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
@@ -247,9 +249,12 @@ def allocate(
 
 @planning_app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="GraphML (Topology Zoo or own) or SNDlib native file.")],
+    file: Annotated[Path, typer.Argument(help="GraphML (Topology Zoo or own), SNDlib native, CORE session XML "
+                                              "or ns-2 mobility file.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Scenario JSON to write.")],
     name: Annotated[Optional[str], typer.Option(help="Scenario name (default: the network's).")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", "-f", help=" | ".join(format_names("import"))
+                                                  + " (default: detected from the content).")] = None,
 ) -> None:
     """Convert FILE into a scenario document."""
     try:
@@ -257,7 +262,7 @@ def import_(
     except OSError as exc:
         _fail(f"{file}: {exc.strerror or exc}")
     try:
-        result = import_scenario(data, str(file), name)
+        result = import_file(data, str(file), name, format)
     except (SubflowError, ValueError) as exc:
         _explain(file, exc)
     output.write_text(json.dumps(result.scenario.model_dump(mode="json"), indent=1) + "\n")

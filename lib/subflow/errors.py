@@ -120,6 +120,25 @@ class ImportFailed(SubflowError):
         super().__init__(f"{source}: {reason}")
 
 
+class ExportRefused(SubflowError):
+    """A scenario holds something a file format cannot carry: ``loc`` names the field (the API's 422).
+
+    Parameters
+    ----------
+    format : str
+        The format's name in :mod:`subflow.io.formats` (``"core-xml"``...).
+    loc : list
+        The field's path in the scenario document, e.g. ``["nodes", 3, "ephemeris"]``.
+    reason : str
+        Why the format cannot carry it.
+    """
+
+    def __init__(self, format: str, loc: list[Any], reason: str):
+        self.format, self.loc, self.reason = format, list(loc), reason
+        path = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(loc))
+        super().__init__(f"{path}: the {format} format cannot carry it ({reason})")
+
+
 class EngineCannotRun(SubflowError):
     """An engine cannot execute a plan on this host (raised before anything starts).
 

@@ -35,6 +35,6 @@ api_router = APIRouter()
 api_router.include_router(utils.router)
 api_router.include_router(auth.router)
 for _router in (users.router, projects.router, audit.router, strategies.router, engines.router, scenarios.router,
-                versions.router, exports.router, tracks.router, imports.router, planning.router, analysis.router,
+                versions.router, exports.router, exports.formats_router, tracks.router, imports.router, planning.router, analysis.router,
                 comparisons.router, timeline.router, coverage.router, events.router, checks.router):
     api_router.include_router(_router, dependencies=_signed_in)

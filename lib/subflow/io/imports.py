@@ -80,7 +80,7 @@ FIBER_KM_PER_S = 299_792.458 * 2.0 / 3.0
 
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
-Format = Literal["scenario", "graphml", "sndlib"]
+Format = Literal["scenario", "graphml", "sndlib", "core-xml", "ns2"]
 
 
 def great_circle_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
