@@ -37,7 +37,8 @@ Mapping (import, and its inverse for export)
   metres of each node and, for a geographic scenario, its ``lat``/``lon``/``alt`` and the origin (note:
   CORE itself ignores an origin whose ``alt`` is 0, ``CoreXmlReader.read_session_origin``).
 * labels: CORE has none; export keeps them in ``<session_metadata>`` as ``subflow.label.<node id>``
-  configurations, which import reads back.
+  configurations, the scenario's name as ``subflow.name`` and a satellite's kind as ``subflow.kind.<node id>``
+  (CORE keeps metadata as it is), which import reads back.
 * not carried by CORE's XML, so refused on export naming the field: orbits (``ephemeris``), link budgets,
   access point ``uplink``, ``rate_table`` and ``radio`` (they change who connects at what rate), a station's
   ``radio``, ``radio.adhoc_links`` and ``link_events``. An access point's handover timing
@@ -91,6 +92,8 @@ BASIC_RANGE_DEFAULTS = {"range": 275.0, "bandwidth": 54_000_000.0, "delay": 5000
 #: link options nothing in a scenario carries: refused unless 0
 _UNCARRIED_OPTIONS = ("dup", "mer", "burst", "mburst")
 _LABEL_KEY = "subflow.label."
+_KIND_KEY = "subflow.kind."
+_NAME_KEY = "subflow.name"
 
 
 # --------------------------------------------------------------------------- import
@@ -345,19 +348,23 @@ class _Reader:
                               f"{DEFAULT_CAPACITY_MBPS:g} Mbit/s assumed")
         return [doc for doc, _ in links.values()]
 
-    def labels(self) -> dict[str, str]:
+    def metadata(self, prefix: str) -> dict[str, str]:
+        """``<session_metadata>`` values whose name starts with ``prefix``, by the rest of the name."""
         out = {}
         for c in self.root.iterfind("session_metadata/configuration"):
             name = c.get("name") or ""
-            if name.startswith(_LABEL_KEY):
-                out[name[len(_LABEL_KEY):]] = (c.get("value") or "")[:80]
+            if name.startswith(prefix):
+                out[name[len(prefix):]] = c.get("value") or ""
         return out
 
     def scenario_nodes(self) -> list[dict[str, Any]]:
         member_of = {m for n in self.nodes.values() if n.kind == "wlan" for m in n.members}
-        labels = self.labels()
+        labels = self.metadata(_LABEL_KEY)
+        satellites = {k for k, v in self.metadata(_KIND_KEY).items() if v == "satellite"}
         out = []
-        for n in self.nodes.values():
+        # in the order of CORE's node numbers (devices and networks share them)
+        ordered = sorted(self.nodes.values(), key=lambda n: int(n.core_id) if n.core_id.isdigit() else math.inf)
+        for n in ordered:
             doc: dict[str, Any] = {"id": n.sid, "position": n.position}
             if n.kind == "switch":
                 doc["kind"] = "switch"
@@ -368,10 +375,12 @@ class _Reader:
                            wireless_loss=conf["error"] / 100.0)
             elif n.core_id in member_of:
                 doc.update(kind="station", relay=n.model in ROUTER_MODELS)
+            elif n.sid in satellites:
+                doc["kind"] = "satellite"
             else:
                 doc["kind"] = "router" if n.model in ROUTER_MODELS else "host"
             if n.sid in labels:
-                doc["label"] = labels[n.sid]
+                doc["label"] = labels[n.sid][:80]
             out.append(doc)
         if any(n.kind == "wlan" for n in self.nodes.values()):
             self.notes.append("each wireless LAN became an access point at the LAN's position: CORE links members "
@@ -420,7 +429,8 @@ def read_core_xml(data: bytes | str, source: str = "core.xml", name: str | None 
     for tag in ("service_configurations", "configservice_configurations", "session_hooks"):
         if root.find(tag) is not None and len(root.find(tag)):
             reader.notes.append(f"<{tag}> not kept (CORE services and hooks have no scenario counterpart)")
-    title = name or Path(root.get("name") or "").stem or Path(source).stem or "core"
+    title = (name or reader.metadata("").get(_NAME_KEY) or Path(root.get("name") or "").stem or Path(source).stem
+             or "core")
     doc: dict[str, Any] = {"schema_version": 2, "name": title[:120], "nodes": nodes, "links": links}
     if reader.geo is not None:
         doc["geo"] = {"origin_lat_deg": reader.geo[0], "origin_lon_deg": reader.geo[1]}
@@ -529,7 +539,7 @@ def write_core_xml(scenario: Scenario | dict) -> str:
         pos["alt"] = _num_text(n.position.alt_m)
         ET.SubElement(el, "position", pos)
         if isinstance(n, SatelliteNode):
-            notes.append(f"satellite {n.id} written as a router")
+            notes.append(f"satellite {n.id} written as a router (subflow.kind.{n.id} keeps its kind)")
         if isinstance(n, AccessPointNode):
             timing = [f for f, default in (("association_delay_s", None), ("beacon_interval_ms", 102.4),
                                            ("queue_packets", 100)) if getattr(n, f) != default]
@@ -557,13 +567,14 @@ def write_core_xml(scenario: Scenario | dict) -> str:
         origin = {"lat": repr(float(lat0)), "lon": repr(float(lon0)), "alt": "0.0", "scale": "100.0"}
     ET.SubElement(root, "session_origin", origin)
     meta = ET.SubElement(root, "session_metadata")
+    ET.SubElement(meta, "configuration", {"name": _NAME_KEY, "value": sc.name})
     for n in sc.nodes:
         if n.label is not None:
             ET.SubElement(meta, "configuration", {"name": _LABEL_KEY + n.id, "value": n.label})
+        if isinstance(n, SatelliteNode):
+            ET.SubElement(meta, "configuration", {"name": _KIND_KEY + n.id, "value": "satellite"})
     for k, note in enumerate(notes):
         ET.SubElement(meta, "configuration", {"name": f"subflow.note.{k + 1}", "value": note})
-    if not len(meta):
-        root.remove(meta)
     ET.indent(root, space="  ")
     return "<?xml version='1.0' encoding='UTF-8'?>\n" + ET.tostring(root, encoding="unicode") + "\n"
 
