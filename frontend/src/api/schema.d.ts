@@ -114,6 +114,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/formats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Formats
+         * @description The file formats of ``POST /api/imports`` (``format``) and ``GET /api/scenarios/{id}/export``
+         *     (``format``): name, directions, extension, media type and what each carries.
+         */
+        get: operations["list_formats_api_formats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -158,7 +179,9 @@ export interface paths {
          *     great-circle distance at 2/3 c, capacity from ``LinkSpeedRaw`` or a stated default;
          *     SNDlib capacity = pre-installed capacity if positive else the first module's, demands
          *     become flows with ``rate_mbps``. The scenario's description records the source, its
-         *     licence note and any conversion notes.
+         *     licence note and any conversion notes. CORE session XML (:mod:`subflow.io.core_xml`) and ns-2
+         *     ``setdest`` traces (:mod:`subflow.io.ns2`) are read too; what they hold that a scenario cannot carry
+         *     is refused with the element or line named.
          */
         post: operations["import_file_api_imports_post"];
         delete?: never;
@@ -635,17 +658,21 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export Scenario
-         * @description Download the scenario for other tools.
+         * Export Scenario File
+         * @description Download the scenario for other tools (:mod:`subflow.io.formats`).
          *
          *     * ``json``: the scenario document (re-importable with ``POST /api/scenarios``);
          *     * ``mininet-wifi``: a standalone Python script (``sudo python3 file.py`` on a host with
          *       Mininet-WiFi) that builds the topology, replays the mobility and runs iperf3 per flow
          *       with ``strategy`` (see :mod:`subflow.io.exports`);
-         *     * ``ns2``: the stations' movements as an ns-2 ``setdest`` trace (positions in metres,
-         *       times in seconds).
+         *     * ``ns2``: every node's movements as an ns-2 ``setdest`` trace (metres, seconds);
+         *     * ``core-xml``: a CORE session (:mod:`subflow.io.core_xml`; orbits, link budgets and link events
+         *       are refused, naming the field);
+         *     * ``containerlab``: the wired part as a containerlab topology with netem impairments (what was left
+         *       out is listed in the file's comments);
+         *     * ``graphml``: every node and link, through networkx.
          */
-        get: operations["export_scenario_api_scenarios__scenario_id__export_get"];
+        get: operations["export_scenario_file_api_scenarios__scenario_id__export_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1563,7 +1590,7 @@ export interface components {
         Body_import_file_api_imports_post: {
             /**
              * File
-             * @description GraphML (Topology Zoo or with delay_ms/loss/bandwidth_mbps edge attributes), SNDlib native .txt, or scenario JSON.
+             * @description GraphML (Topology Zoo or with delay_ms/loss/bandwidth_mbps edge attributes), SNDlib native .txt, scenario JSON, CORE session XML or an ns-2 mobility trace.
              */
             file: string;
             /**
@@ -2520,6 +2547,42 @@ export interface components {
              * @description Time below 1 kbit/s, seconds.
              */
             zero_s: number;
+        };
+        /**
+         * FormatInfo
+         * @description What a file format is, as ``GET /api/formats`` and ``subflow formats`` list it.
+         */
+        FormatInfo: {
+            /**
+             * Description
+             * @description What is read and written, and what is refused.
+             */
+            description: string;
+            /**
+             * Directions
+             * @description ``import``, ``export`` or both.
+             */
+            directions: ("import" | "export")[];
+            /**
+             * Extension
+             * @description File name extension of an export, with its dot.
+             */
+            extension: string;
+            /**
+             * Media Type
+             * @description Media type of an export.
+             */
+            media_type: string;
+            /**
+             * Name
+             * @description The format's name (``format`` of the import and export requests).
+             */
+            name: string;
+            /**
+             * Title
+             * @description A human-readable name.
+             */
+            title: string;
         };
         /**
          * GaussMarkovMobility
@@ -5545,6 +5608,40 @@ export interface operations {
             };
         };
     };
+    list_formats_api_formats_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormatInfo"][];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -5579,6 +5676,8 @@ export interface operations {
             query?: {
                 /** @description Project to store it in (editor); default: the first you may edit. */
                 project_id?: string | null;
+                /** @description The file's format (GET /api/formats); default: detected from the content. */
+                format?: ("json" | "graphml" | "sndlib" | "core-xml" | "ns2") | null;
             };
             header?: never;
             path?: never;
@@ -5641,7 +5740,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unreadable file, XML with a DTD or entities, a link the conventions cannot use (`loc` names it), or a scenario over a MAX_* limit. */
+            /** @description Unreadable file, XML with a DTD or entities, a link the conventions cannot use (`loc` names it), an element the scenario cannot carry (the message names it), or a scenario over a MAX_* limit. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7363,11 +7462,11 @@ export interface operations {
             };
         };
     };
-    export_scenario_api_scenarios__scenario_id__export_get: {
+    export_scenario_file_api_scenarios__scenario_id__export_get: {
         parameters: {
             query?: {
-                /** @description What to export. */
-                format?: "json" | "mininet-wifi" | "ns2";
+                /** @description What to export (GET /api/formats lists the formats). */
+                format?: "json" | "graphml" | "core-xml" | "ns2" | "containerlab" | "mininet-wifi";
                 /** @description Transport strategy the Mininet-WiFi script runs. */
                 strategy?: string;
             };
@@ -7385,7 +7484,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/graphml+xml": unknown;
                     "application/json": unknown;
+                    "application/xml": unknown;
+                    "application/yaml": unknown;
                     "text/plain": unknown;
                     "text/x-python": unknown;
                 };
@@ -7404,7 +7506,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown format or strategy. */
+            /** @description Unknown format or strategy, or a field the format cannot carry (`loc` names it). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 /**
  * The scenario's export menu: scenario JSON, a Mininet-WiFi script for the chosen transport
- * strategy (`GET /api/scenarios/{id}/export?format=mininet-wifi&strategy=…`), an ns-2 trace.
+ * strategy (`GET /api/scenarios/{id}/export?format=mininet-wifi&strategy=…`), an ns-2 trace, a CORE
+ * session, the wired part as a containerlab topology and GraphML (`GET /api/formats` lists them).
  */
 import { useEffect, useId, useState } from "react";
 import { api } from "../api/client";
@@ -41,6 +42,21 @@ export function ExportMenu({ id }: { id: string }) {
         <li>
           <a href={api.exportUrl(id, "ns2")} download>
             ns-2 mobility trace
+          </a>
+        </li>
+        <li>
+          <a href={api.exportUrl(id, "core-xml")} download>
+            CORE session XML
+          </a>
+        </li>
+        <li>
+          <a href={api.exportUrl(id, "containerlab")} download>
+            containerlab topology (wired part)
+          </a>
+        </li>
+        <li>
+          <a href={api.exportUrl(id, "graphml")} download>
+            GraphML
           </a>
         </li>
       </ul>
