@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from subflow.errors import ScenarioInvalid, SubflowError
-from subflow.io.formats import export_scenario, formats as all_formats, names
+from subflow.io.formats import all_formats, export_scenario, names
 from subflow.runplan.strategies import get_strategy
 from subflow_cli.output import error_lines, fail as _fail
 

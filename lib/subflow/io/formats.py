@@ -84,14 +84,14 @@ def register(name: str, title: str, extension: str, media_type: str, description
     return fmt
 
 
-def formats(direction: Direction | None = None) -> list[FormatInfo]:
+def all_formats(direction: Direction | None = None) -> list[FormatInfo]:
     """The registered formats (those of one direction if given), in registry order."""
     return [f.info for f in REGISTRY.values() if direction is None or direction in f.info.directions]
 
 
 def names(direction: Direction) -> list[str]:
     """Names of the formats of one direction."""
-    return [f.name for f in formats(direction)]
+    return [f.name for f in all_formats(direction)]
 
 
 def get_format(name: str, direction: Direction) -> FileFormat:
@@ -240,5 +240,5 @@ register("mininet-wifi", "Mininet-WiFi script", ".py", "text/x-python",
          writer=lambda sc, strategy: script_for(sc, strategy))
 
 
-__all__ = ["Direction", "FileFormat", "FormatInfo", "REGISTRY", "detect", "export_scenario", "formats",
+__all__ = ["Direction", "FileFormat", "FormatInfo", "REGISTRY", "detect", "all_formats", "export_scenario",
            "get_format", "import_file", "names", "register"]

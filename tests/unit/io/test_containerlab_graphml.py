@@ -11,7 +11,7 @@ import yaml
 
 from subflow.errors import ImportFailed
 from subflow.io.containerlab import DEFAULT_IMAGE, containerlab_topology, graphml_document
-from subflow.io.formats import REGISTRY, detect, export_scenario, formats, get_format, import_file, names
+from subflow.io.formats import REGISTRY, detect, all_formats, export_scenario, get_format, import_file, names
 from subflow.io.imports import read_graphml
 from subflow.scenario.document import load_scenario
 from tests.conftest import load_example
@@ -99,12 +99,12 @@ def test_graphml_attributes_carry_units_and_geography():
 
 
 def test_registry_lists_every_format_once_with_its_directions():
-    infos = {f.name: f for f in formats()}
+    infos = {f.name: f for f in all_formats()}
     assert set(names("import")) == {"json", "graphml", "sndlib", "core-xml", "ns2"}
     assert set(names("export")) == {"json", "graphml", "core-xml", "ns2", "containerlab", "mininet-wifi"}
     assert infos["containerlab"].directions == ["export"] and infos["core-xml"].directions == ["import", "export"]
     assert all(f.extension.startswith(".") and "/" in f.media_type for f in infos.values())
-    assert list(REGISTRY) == [f.name for f in formats()]
+    assert list(REGISTRY) == [f.name for f in all_formats()]
     with pytest.raises(ImportFailed, match="unknown import format 'containerlab'"):
         get_format("containerlab", "import")
     with pytest.raises(ValueError, match="unknown export format"):

@@ -10,7 +10,7 @@ from typing import Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from subflow.io.formats import FormatInfo, export_scenario, formats, get_format, names
+from subflow.io.formats import FormatInfo, all_formats, export_scenario, get_format, names
 from subflow.runplan.strategies import get_strategy
 
 from subflow_backend.api.deps import ScenarioDep
@@ -20,14 +20,14 @@ formats_router = APIRouter(prefix="/formats", tags=["formats"])
 
 #: the export formats' names, as the ``format`` query parameter's values
 ExportFormat = Literal[tuple(names("export"))]  # type: ignore[valid-type]
-_MEDIA = {f.name: f.media_type for f in formats("export")}
+_MEDIA = {f.name: f.media_type for f in all_formats("export")}
 
 
 @formats_router.get("", response_model=list[FormatInfo])
 def list_formats() -> list[FormatInfo]:
     """The file formats of ``POST /api/imports`` (``format``) and ``GET /api/scenarios/{id}/export``
     (``format``): name, directions, extension, media type and what each carries."""
-    return formats()
+    return all_formats()
 
 
 @router.get(
