@@ -115,7 +115,7 @@ def _num(el: Any, attr: str, where: str, source: str, default: float | None = No
 def _describe(el: Any) -> str:
     """``<tag a="v" ...>`` of an element (its identifying attributes), for messages."""
     keys = [k for k in ("id", "name", "type", "node", "node1", "node2", "model") if el.get(k) is not None]
-    attrs = " ".join(f'{k}="{el.get(k)}"' for k in keys)
+    attrs = " ".join(f'{k}="{el.get(k)[:40]}"' for k in keys)  # a file's values, cut for messages
     return f"<{el.tag}{' ' + attrs if attrs else ''}>"
 
 
@@ -138,6 +138,11 @@ def parse_core_xml(data: bytes | str, source: str = "core.xml") -> Any:
     ImportFailed
         For XML with a DTD, entities or external references, XML that is not well-formed, or a root
         other than ``<scenario>``.
+
+    References
+    ----------
+    .. [1] coreemu/core, ``daemon/core/xml/corexml.py`` (``CoreXmlReader``: the root ``<scenario>``).
+    .. [2] defusedxml, https://github.com/tiran/defusedxml (``forbid_dtd``, ``forbid_entities``, ``forbid_external``).
     """
     raw = data.encode() if isinstance(data, str) else data
     try:

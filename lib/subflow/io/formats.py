@@ -76,7 +76,28 @@ REGISTRY: dict[str, FileFormat] = {}
 
 def register(name: str, title: str, extension: str, media_type: str, description: str,
              reader: Reader | None = None, writer: Writer | None = None) -> FileFormat:
-    """Add a format to :data:`REGISTRY` (its directions follow from the reader and writer given)."""
+    """Add a format to :data:`REGISTRY` (its directions follow from the reader and writer given).
+
+    Parameters
+    ----------
+    name, title : str
+        The format's name (the ``format`` of requests) and a human-readable name.
+    extension, media_type : str
+        File name extension (with its dot) and media type of an export.
+    description : str
+        What is read and written, and what is refused.
+    reader, writer : callable, optional
+        ``reader(content bytes, source, name) -> ImportResult``; ``writer(scenario, strategy) -> str``.
+
+    Returns
+    -------
+    FileFormat
+        The registered format.
+
+    References
+    ----------
+    .. [1] See the module's table: CORE ``corexml.py``, "The ns Manual" §16.2.1, containerlab's topology definition.
+    """
     directions: list[Direction] = (["import"] if reader else []) + (["export"] if writer else [])
     fmt = FileFormat(FormatInfo(name=name, title=title, directions=directions, extension=extension,
                                 media_type=media_type, description=description), reader, writer)
@@ -85,12 +106,31 @@ def register(name: str, title: str, extension: str, media_type: str, description
 
 
 def all_formats(direction: Direction | None = None) -> list[FormatInfo]:
-    """The registered formats (those of one direction if given), in registry order."""
+    """The registered formats (those of one direction if given), in registry order.
+
+    Returns
+    -------
+    list of FormatInfo
+        Name, directions, extension, media type and description of each.
+
+    References
+    ----------
+    .. [1] See the module's table: CORE ``corexml.py``, "The ns Manual" §16.2.1, containerlab's topology definition.
+    """
     return [f.info for f in REGISTRY.values() if direction is None or direction in f.info.directions]
 
 
 def names(direction: Direction) -> list[str]:
-    """Names of the formats of one direction."""
+    """Names of the formats of one direction (``"import"`` or ``"export"``), in registry order.
+
+    Returns
+    -------
+    list of str
+
+    References
+    ----------
+    .. [1] See the module's table: CORE ``corexml.py``, "The ns Manual" §16.2.1, containerlab's topology definition.
+    """
     return [f.name for f in all_formats(direction)]
 
 
@@ -101,6 +141,10 @@ def get_format(name: str, direction: Direction) -> FileFormat:
     ------
     ImportFailed
         (``direction`` import) or ValueError (export) for an unknown name, listing the known ones.
+
+    References
+    ----------
+    .. [1] See the module's table: CORE ``corexml.py``, "The ns Manual" §16.2.1, containerlab's topology definition.
     """
     fmt = REGISTRY.get(name)
     if fmt is None or direction not in fmt.info.directions:
@@ -120,6 +164,10 @@ def detect(data: bytes | str, source: str = "file") -> str:
     ------
     ImportFailed
         For content of no known format.
+
+    References
+    ----------
+    .. [1] See the module's table: CORE ``corexml.py``, "The ns Manual" §16.2.1, containerlab's topology definition.
     """
     head = (data[:4096].decode("utf-8", "replace") if isinstance(data, bytes) else data[:4096]).lstrip("\ufeff \t\r\n")
     body = head.split("?>", 1)[1].lstrip() if head.startswith("<?xml") and "?>" in head else head
@@ -156,6 +204,10 @@ def import_file(data: bytes | str, source: str = "upload", name: str | None = No
     ImportFailed, LinkInvalid, ScenarioInvalid
         For an unknown format, unreadable content or what the scenario cannot carry (the message names
         the element, line or link).
+
+    References
+    ----------
+    .. [1] See the module's table: CORE ``corexml.py``, "The ns Manual" §16.2.1, containerlab's topology definition.
     """
     fmt = get_format(format or detect(data, source), "import")
     raw = data.encode() if isinstance(data, str) else data
@@ -185,6 +237,10 @@ def export_scenario(scenario: Scenario | dict, format: str, strategy: str = "spt
         For an unknown format.
     ExportRefused, FieldNotHonoured, ScenarioInvalid, UnknownStrategy
         For what the format cannot carry (naming the field) or an invalid scenario.
+
+    References
+    ----------
+    .. [1] See the module's table: CORE ``corexml.py``, "The ns Manual" §16.2.1, containerlab's topology definition.
     """
     fmt = get_format(format, "export")
     return fmt.writer(load_scenario(scenario), strategy)

@@ -68,6 +68,10 @@ def parse_ns2(text: str, source: str = "ns2") -> dict[int, _Track]:
     ------
     ImportFailed
         Naming the line of a statement that is not understood or a number that is not finite.
+
+    References
+    ----------
+    .. [1] "The ns Manual", §16.2.1 (``set X_``/``Y_``/``Z_`` in metres, ``setdest x y speed`` in metres and m/s).
     """
     tracks: dict[int, _Track] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):
@@ -115,6 +119,11 @@ def corners(track: _Track, i: int, source: str) -> list[tuple[float, float, floa
     ------
     ImportFailed
         When the node has moves but no initial ``X_``/``Y_``, naming the node.
+
+    References
+    ----------
+    .. [1] ns-2, ``mobilenode.cc``: ``MobileNode::set_destination`` (a new destination starts from the current
+       position, ``update_position`` interpolates), "The ns Manual" §16.2.1.
     """
     if track.x is None or track.y is None:
         if track.moves:
@@ -220,6 +229,11 @@ def apply_ns2_mobility(scenario: Scenario | dict, data: bytes | str, source: str
     ------
     ImportFailed
         For an unreadable trace, a geographic scenario, or a trace node the scenario does not have.
+
+    References
+    ----------
+    .. [1] "The ns Manual", §16.2.1; CORE's ``Ns2ScriptedMobility`` numbers nodes the same way
+       (coreemu/core ``daemon/core/location/mobility.py``).
     """
     sc = load_scenario(scenario)
     if sc.is_geo:
