@@ -41,14 +41,17 @@ from subflow.errors import ImportFailed, ScenarioInvalid
 from subflow.io.imports import ImportResult, _Ids
 from subflow.scenario.document import NODE_KINDS, Scenario, load_scenario
 
-_NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-_SET = re.compile(rf"^\$node_\((\d+)\)\s+set\s+([XYZ])_\s+{_NUM}$")
-_SETDEST = re.compile(rf'^\$ns_\s+at\s+{_NUM}\s+"\$node_\((\d+)\)\s+setdest\s+{_NUM}\s+{_NUM}\s+{_NUM}"$')
+#: a number (one way to match each text: no backtracking blow-up on long digit runs)
+_NUM = r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
+_SET = re.compile(rf"^\$node_\((\d{{1,9}})\)\s+set\s+([XYZ])_\s+{_NUM}$")
+_SETDEST = re.compile(rf'^\$ns_\s+at\s+{_NUM}\s+"\$node_\((\d{{1,9}})\)\s+setdest\s+{_NUM}\s+{_NUM}\s+{_NUM}"$')
 _GOD = re.compile(r'^(\$god_\s|\$ns_\s+at\s+\S+\s+"\$god_\s)')
 #: ``# node_(i) = <id> (<kind>)``: the comment :func:`subflow.io.exports.ns2_setdest` writes before each node
-_NAMED = re.compile(r"^#\s*node_\((\d+)\)\s*=\s*([A-Za-z][A-Za-z0-9_-]{0,31})\s*\(([a-z_]+)\)\s*$")
+_NAMED = re.compile(r"^#\s*node_\((\d{1,9})\)\s*=\s*([A-Za-z][A-Za-z0-9_-]{0,31})\s*\(([a-z_]+)\)\s*$")
 #: times closer than this (s) are the same instant (traces print 6 decimals)
 TIME_EPS_S = 1e-6
+#: a longer line is refused (a statement of a trace is well under 200 characters)
+MAX_LINE_CHARS = 1000
 
 
 @dataclass
@@ -76,6 +79,9 @@ def parse_ns2(text: str, source: str = "ns2") -> dict[int, _Track]:
     tracks: dict[int, _Track] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
+        if len(line) > MAX_LINE_CHARS:
+            raise ImportFailed(source, f"line {lineno}: longer than {MAX_LINE_CHARS} characters: not an ns-2 "
+                                       "mobility statement")
         named = _NAMED.match(line)
         if named:
             tr = tracks.setdefault(int(named.group(1)), _Track())
@@ -146,7 +152,10 @@ def corners(track: _Track, i: int, source: str) -> list[tuple[float, float, floa
             pts.append(here)
         dist = math.hypot(x - here[1], y - here[2])
         if speed > 0 and dist > 0:
-            pts.append((here[0] + dist / speed, x, y))
+            arrival = here[0] + dist / speed
+            if not math.isfinite(arrival):
+                raise ImportFailed(source, f"line {_line}: $node_({i}) would arrive after an infinite time")
+            pts.append((arrival, x, y))
     return pts
 
 

@@ -132,3 +132,16 @@ def test_import_through_the_registry_names_the_scenario():
     res = import_file(BONNMOTION_STYLE.encode(), "walk.ns_movements", "my walk")
     assert res.scenario.name == "my walk" and res.format == "ns2"
     json.dumps(res.scenario.model_dump(mode="json"))
+
+
+def test_long_or_endless_input_is_refused_quickly():
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ImportFailed, match="line 1"):
+        read_ns2_mobility("$node_(0) set X_ " + "1" * 200_000 + "x\n")
+    with pytest.raises(ImportFailed, match="line 1"):
+        read_ns2_mobility("$node_(" + "9" * 5000 + ") set X_ 1.0\n")
+    with pytest.raises(ImportFailed, match="line 3"):
+        read_ns2_mobility('$node_(0) set X_ 0\n$node_(0) set Y_ 0\n$ns_ at 1 "$node_(0) setdest 1e308 0 1e-308"\n')
+    assert time.perf_counter() - start < 2.0
