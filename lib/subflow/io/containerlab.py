@@ -145,7 +145,9 @@ def containerlab_topology(scenario: Scenario | dict, image: str = DEFAULT_IMAGE)
         if cmds:
             entry["exec"] = cmds
         topo_nodes[n.id] = entry
-    doc = {"name": lab, "topology": {"nodes": topo_nodes, "links": clab_links}}
+    doc: dict[str, Any] = {"name": lab, "topology": {"nodes": topo_nodes}}
+    if clab_links:  # containerlab's schema wants at least one link in a links list
+        doc["topology"]["links"] = clab_links
     head = ["# containerlab topology of the wired part of a Subflow scenario (subflow.io.containerlab).",
             "# Impairments are applied by each node's exec (tc netem); from the host, after deployment:"]
     head += [f"#   {c}" for c in host_cmds]

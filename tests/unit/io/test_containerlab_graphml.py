@@ -125,3 +125,12 @@ def test_detection_and_a_format_named_against_the_content():
 def test_every_export_of_an_example(fmt):
     text = export_scenario(load_example("naval-direct-move"), fmt, "sptcp")
     assert text.strip()
+
+
+def test_a_scenario_without_wired_links_has_no_links_list():
+    """containerlab's schema (``schemas/clab.schema.json``): ``links`` has at least one item, ``exec`` too."""
+    doc = load_example("naval-direct-move")
+    doc["links"] = [ln for ln in doc["links"] if "sta" in ln["src"] + ln["dst"]]
+    lab = yaml.safe_load(containerlab_topology(doc))
+    assert "links" not in lab["topology"]
+    assert all("exec" not in n or n["exec"] for n in lab["topology"]["nodes"].values())

@@ -296,3 +296,13 @@ def test_positions_in_metres_become_canvas_pixels():
     assert float(pos["ship"].get("y")) == -ship.get("y_m", 0.0) + 0.0
     assert root.find("session_origin").get("scale") == "100.0"
     assert not math.isnan(float(pos["uav"].get("x")))
+
+
+@pytest.mark.parametrize("session", [GEO_SESSION, PLANAR_SESSION])
+def test_a_core_file_imported_exported_and_imported_again_is_the_same(session):
+    first = read_core_xml(session, "s.xml").scenario
+    again = read_core_xml(write_core_xml(first).encode(), "again.xml").scenario
+    _same_topology(first, again, first.is_geo)
+    if first.is_geo:
+        assert (again.geo.origin_lat_deg, again.geo.origin_lon_deg) == (first.geo.origin_lat_deg,
+                                                                         first.geo.origin_lon_deg)
