@@ -217,7 +217,7 @@ export const api = {
   /** `POST /api/coverage?t_s&cells`: the air rate around the access points at `t_s` (nothing stored). */
   coverage: (doc: ScenarioDocument, t_s: number, cells: number, signal?: AbortSignal) =>
     request<CoveragePublic>(`/api/coverage?t_s=${encodeURIComponent(String(t_s))}&cells=${cells}`, { method: "POST", body: JSON.stringify(doc) }, signal),
-  /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, Topology Zoo GraphML or SNDlib native. */
+  /** `POST /api/imports` (multipart: `file`, optional `name`): JSON, GraphML, SNDlib native, CORE session XML, ns-2 trace. */
   importFile: (file: File, name?: string) => {
     const form = new FormData();
     form.append("file", file, file.name);

@@ -68,7 +68,7 @@ export function ScenarioList() {
         }
         created = await api.createScenario(doc);
       } else {
-        // Topology Zoo GraphML or SNDlib native: converted by the server
+        // GraphML, SNDlib native, CORE session XML or an ns-2 trace: converted by the server (GET /api/formats)
         try {
           created = await api.importFile(file, importName.trim() || undefined);
         } catch (err) {
@@ -114,7 +114,7 @@ export function ScenarioList() {
               id={`${inputId}-name`}
               type="text"
               className="import-name"
-              placeholder="optional; GraphML / SNDlib only"
+              placeholder="optional; not for scenario JSON"
               value={importName}
               onChange={(e) => setImportName(e.currentTarget.value)}
             />
@@ -122,16 +122,16 @@ export function ScenarioList() {
           <input
             id={inputId}
             type="file"
-            accept=".json,application/json,.graphml,.xml,.txt"
+            accept=".json,application/json,.graphml,.xml,.txt,.ns_movements,.ns2,.scen"
             className="visually-hidden"
             onChange={onFile}
             disabled={busy}
           />
-          <label htmlFor={inputId} className={`btn${busy ? " disabled" : ""}`} title="Scenario JSON, Topology Zoo GraphML or SNDlib native (.txt)">
+          <label htmlFor={inputId} className={`btn${busy ? " disabled" : ""}`} title="Scenario JSON, GraphML, SNDlib native (.txt), CORE session XML or an ns-2 mobility trace">
             Import scenario file
           </label>
         </div>
-        <p className="muted small">A scenario document (JSON, see <code>examples/</code>), a Topology Zoo GraphML or an SNDlib native file.</p>
+        <p className="muted small">A scenario document (JSON, see <code>examples/</code>), a Topology Zoo GraphML, an SNDlib native file, a CORE session (XML) or an ns-2 <code>setdest</code> mobility trace.</p>
       </section>
 
       {imported ? (
