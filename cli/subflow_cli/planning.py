@@ -23,9 +23,10 @@
     (Mbit/s, per direction), "demands": [{"id", "src", "dst", "demand",
     "requested", "paths": [{"nodes", "rate"}]}]}`` (rates in Mbit/s).
 
-``subflow import FILE -o scenario.json [--format F]``
+``subflow import FILE -o scenario.json [--format F] [--onto SCENARIO.json]``
     Convert Topology Zoo / user GraphML, SNDlib native, a CORE session XML or an ns-2 mobility trace to a
-    scenario (any import format of :mod:`subflow.io.formats`; detected from the content without ``--format``).
+    scenario (any import format of :mod:`subflow.io.formats`; detected from the content without ``--format``);
+    with ``--onto``, an ns-2 trace moves the nodes of that scenario instead (:func:`subflow.io.ns2.apply_ns2_mobility`).
 
 FILE is a scenario JSON, a GraphML or an SNDlib native file (detected from the
 content). Exit codes: 0 success, 2 bad input (file, link values, pairs).
@@ -48,8 +49,9 @@ from pydantic import ValidationError
 
 from subflow.analysis.planning import AllocationRequest, RoutesRequest, allocation_document, routes_document
 from subflow.errors import ImportFailed, ScenarioInvalid, SubflowError
-from subflow.io.formats import import_file, names as format_names
-from subflow.io.imports import read_topology
+from subflow.io.formats import detect, import_file, names as format_names
+from subflow.io.imports import ImportResult, read_topology
+from subflow.io.ns2 import apply_ns2_mobility
 from subflow.planning.fdm import Allocation, allocate_fdm
 from subflow.planning.network import Network
 from subflow.planning.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
@@ -255,14 +257,27 @@ def import_(
     name: Annotated[Optional[str], typer.Option(help="Scenario name (default: the network's).")] = None,
     format: Annotated[Optional[str], typer.Option("--format", "-f", help=" | ".join(format_names("import"))
                                                   + " (default: detected from the content).")] = None,
+    onto: Annotated[Optional[Path], typer.Option(help="ns-2 trace only: a scenario JSON whose nodes the trace moves "
+                                                      "(by the trace's node ids, else in the export's order).")] = None,
 ) -> None:
-    """Convert FILE into a scenario document."""
+    """Convert FILE into a scenario document (or, with --onto, move a scenario's nodes by an ns-2 trace)."""
     try:
         data = file.read_bytes()
     except OSError as exc:
         _fail(f"{file}: {exc.strerror or exc}")
     try:
-        result = import_file(data, str(file), name, format)
+        if onto is not None:
+            if (format or detect(data, str(file))) != "ns2":
+                _fail(f"{file}: --onto takes an ns-2 mobility trace")
+            try:
+                base = json.loads(onto.read_text())
+            except (OSError, json.JSONDecodeError) as exc:
+                _fail(f"{onto}: {getattr(exc, 'strerror', None) or exc}")
+            moved = apply_ns2_mobility(base, data, str(file))
+            result = ImportResult(scenario=moved if name is None else moved.model_copy(update={"name": name}),
+                                  notes=[], format="ns2")
+        else:
+            result = import_file(data, str(file), name, format)
     except (SubflowError, ValueError) as exc:
         _explain(file, exc)
     output.write_text(json.dumps(result.scenario.model_dump(mode="json"), indent=1) + "\n")

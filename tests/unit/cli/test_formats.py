@@ -53,3 +53,20 @@ def test_import_names_the_format(tmp_path):
     assert out.exit_code == 0, out.output
     out = runner.invoke(app, ["import", str(trace), "-o", str(tmp_path / "w.json"), "--format", "core-xml"])
     assert out.exit_code == 2 and "not readable XML" in out.output
+
+
+def test_an_ns2_trace_moves_the_nodes_of_a_scenario(tmp_path):
+    trace = tmp_path / "sta1.ns"
+    trace.write_text('# node_(0) = sta1 (station)\n$node_(0) set X_ 5.0\n$node_(0) set Y_ 6.0\n'
+                     '$ns_ at 2.0 "$node_(0) setdest 5.0 106.0 10.0"\n')
+    out_file = tmp_path / "moved.json"
+    out = runner.invoke(app, ["import", str(trace), "-o", str(out_file), "--onto",
+                              str(EXAMPLES / "naval-direct-move.json")])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out_file.read_text())
+    sta1 = next(n for n in doc["nodes"] if n["id"] == "sta1")
+    assert [p["t_s"] for p in sta1["mobility"]["points"]] == [0.0, 2.0, 12.0]
+    assert len(doc["links"]) == 4  # the rest of the scenario is kept
+    out = runner.invoke(app, ["import", str(EXAMPLES / "hsln-10node.json"), "-o", str(out_file), "--onto",
+                              str(EXAMPLES / "naval-direct-move.json")])
+    assert out.exit_code == 2 and "--onto takes an ns-2" in out.output
