@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { Link, Outlet, createBrowserRouter } from "react-router";
+import { Link, NavLink, Outlet, createBrowserRouter } from "react-router";
 import { api, isAbort, onUnauthorized } from "./api/client";
 import type { UserPublic } from "./api/types";
 import { AccountView } from "./views/AccountView";
@@ -10,6 +10,11 @@ import { ComparisonView } from "./views/ComparisonView";
 import { ScenarioEditorRoute } from "./views/ScenarioEditorView";
 import { ScenarioList } from "./views/ScenarioList";
 import { SignIn } from "./views/SignIn";
+import { AuditView } from "./views/admin/AuditView";
+import { ProjectView } from "./views/admin/ProjectView";
+import { ProjectsView } from "./views/admin/ProjectsView";
+import { UsersView } from "./views/admin/UsersView";
+import { SignedInUser } from "./views/signedInUser";
 
 function NotFound() {
   return (
@@ -54,6 +59,28 @@ function useUser(): [UserPublic | null | undefined, (u: UserPublic | null) => vo
   return [user, set, wasSignedIn];
 }
 
+/**
+ * The top navigation: every signed-in user's pages, and the admin pages for admins only (a
+ * non-admin who opens one directly is shown the API's refusal there).
+ */
+export function MainNav({ user }: { user: UserPublic }) {
+  return (
+    <nav className="main-nav" aria-label="Main">
+      <NavLink to="/" end>
+        Scenarios
+      </NavLink>
+      <NavLink to="/projects">Projects</NavLink>
+      <NavLink to="/account">API tokens</NavLink>
+      {user.is_admin ? (
+        <>
+          <NavLink to="/admin/users">Users</NavLink>
+          <NavLink to="/admin/audit">Audit log</NavLink>
+        </>
+      ) : null}
+    </nav>
+  );
+}
+
 export function Layout() {
   const [user, setUser, wasSignedIn] = useUser();
   const signOut = async () => {
@@ -89,6 +116,7 @@ export function Layout() {
           Subflow
         </Link>
         <span className="tagline">Transport strategy planning for mobile wireless networks</span>
+        {user ? <MainNav user={user} /> : null}
         {user ? (
           <span className="account">
             <Link to="/account" className="account-name" data-testid="account-name" title="Your API tokens">
@@ -101,7 +129,7 @@ export function Layout() {
         ) : null}
       </header>
       <main className="content" id="main" tabIndex={-1}>
-        {body}
+        <SignedInUser.Provider value={user ?? null}>{body}</SignedInUser.Provider>
       </main>
     </div>
   );
@@ -119,6 +147,10 @@ export const router = createBrowserRouter([
       { path: "/scenarios/:id/compare", element: <SideBySideView /> },
       { path: "/scenarios/:id/analysis", element: <AnalysisView /> },
       { path: "/account", element: <AccountView /> },
+      { path: "/projects", element: <ProjectsView /> },
+      { path: "/projects/:id", element: <ProjectView /> },
+      { path: "/admin/users", element: <UsersView /> },
+      { path: "/admin/audit", element: <AuditView /> },
       { path: "/bench/chart", element: <BenchView /> },
       { path: "*", element: <NotFound /> },
     ],
