@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
-import { Link, NavLink, Outlet, createBrowserRouter } from "react-router";
+import { Link, Outlet, createBrowserRouter } from "react-router";
 import { api, isAbort, onUnauthorized } from "./api/client";
 import type { UserPublic } from "./api/types";
+import { MainNav } from "./components/MainNav";
 import { AccountView } from "./views/AccountView";
 import { AnalysisView } from "./views/AnalysisView";
 import { BenchView } from "./views/BenchView";
@@ -57,28 +58,6 @@ function useUser(): [UserPublic | null | undefined, (u: UserPublic | null) => vo
     if (u) setWasSignedIn(true);
   };
   return [user, set, wasSignedIn];
-}
-
-/**
- * The top navigation: every signed-in user's pages, and the admin pages for admins only (a
- * non-admin who opens one directly is shown the API's refusal there).
- */
-export function MainNav({ user }: { user: UserPublic }) {
-  return (
-    <nav className="main-nav" aria-label="Main">
-      <NavLink to="/" end>
-        Scenarios
-      </NavLink>
-      <NavLink to="/projects">Projects</NavLink>
-      <NavLink to="/account">API tokens</NavLink>
-      {user.is_admin ? (
-        <>
-          <NavLink to="/admin/users">Users</NavLink>
-          <NavLink to="/admin/audit">Audit log</NavLink>
-        </>
-      ) : null}
-    </nav>
-  );
 }
 
 export function Layout() {
