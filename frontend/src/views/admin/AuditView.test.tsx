@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuditEntryPublic } from "../../api/types";
 import { installFakeFetch } from "../../testing/fakeFetch";
 import { button, click, control, fakeUser, renderPage, submit, type, type RenderedPage } from "../../testing/renderPage";
-import { AUDIT_PAGE, AuditView, detailText } from "./AuditView";
+import { AUDIT_PAGE, AuditView, detailText, targetText } from "./AuditView";
 
 const entry = (id: number): AuditEntryPublic => ({ id, at: "2026-11-28T10:00:00Z", username: "admin", action: "member_set", target: "p1", ip: "127.0.0.1", detail: { user: "bob", role: "editor" } });
 
@@ -21,6 +21,7 @@ afterEach(() => {
 describe("AuditView", () => {
   it("pages through the log and filters by action and username", async () => {
     const fake = installFakeFetch({
+      "GET /api/projects": () => [200, { data: [{ id: "p1", name: "trials", description: "", role: "owner", created_at: "2026-11-28T10:00:00Z" }], count: 1 }],
       "GET /api/audit": (req) => {
         const skip = Number(req.query.get("skip"));
         const count = 120;
@@ -29,6 +30,7 @@ describe("AuditView", () => {
       },
     });
     page = await renderPage(<AuditView />, fakeUser());
+    expect(page.host.querySelector("tbody td:nth-child(4)")!.textContent).toBe("project trials");
     expect(document.title).toBe("Audit log · Admin · Subflow");
     const heads = [...page.host.querySelectorAll("table[aria-label='Audit log'] th")].map((t) => t.textContent);
     expect(heads).toEqual(["When", "User", "Action", "Target", "Address", "Detail"]);
@@ -39,7 +41,7 @@ describe("AuditView", () => {
     await click(button(page.host, "Older"));
     expect(page.host.textContent).toContain("Entries 101–120 of 120");
     expect(button(page.host, "Older").disabled).toBe(true);
-    expect(fake.requests.map((r) => r.query.get("skip"))).toEqual(["0", "50", "100"]);
+    expect(fake.requests.filter((r) => r.path === "/api/audit").map((r) => r.query.get("skip"))).toEqual(["0", "50", "100"]);
 
     await type(control(page.host, "Action"), " token_create ");
     await type(control(page.host, "Username"), "alice");
@@ -53,6 +55,13 @@ describe("AuditView", () => {
     page = await renderPage(<AuditView />, fakeUser({ is_admin: false }));
     expect(page.host.querySelector("[role=alert]")!.textContent).toContain("only an admin may do this");
     expect(page.host.querySelector("table, form")).toBeNull();
+  });
+
+  it("names a project entry's target by the project's name", () => {
+    const names = new Map([["p1", "trials"]]);
+    expect(targetText(entry(1), names)).toBe("project trials");
+    expect(targetText({ ...entry(1), target: "p2" }, names)).toBe("p2");
+    expect(targetText({ ...entry(1), action: "user_update", target: "p1" }, names)).toBe("p1");
   });
 
   it("writes an entry's detail as sorted key=value pairs", () => {

@@ -26,6 +26,12 @@ export function detailText(detail: AuditEntryPublic["detail"]): string {
     .join(", ");
 }
 
+/** An entry's target as people read it: a project's name (for `project_*` and `member_*` entries) when known. */
+export function targetText(entry: AuditEntryPublic, projectNames: ReadonlyMap<string, string>): string {
+  const name = entry.target && /^(project|member)_/.test(entry.action) ? projectNames.get(entry.target) : undefined;
+  return name ? `project ${name}` : (entry.target ?? "");
+}
+
 export function AuditView() {
   usePageTitle("Audit log", "Admin");
   const id = useId();
@@ -34,6 +40,9 @@ export function AuditView() {
   const [applied, setApplied] = useState<AuditQuery>({});
   const [skip, setSkip] = useState(0);
   const page = useResource((signal) => api.listAudit({ ...applied, skip, limit: AUDIT_PAGE }, signal), [applied, skip]);
+  // project entries name their project by id: shown by its name (admins see every project)
+  const projects = useResource((signal) => api.listProjects(signal), []);
+  const projectNames = new Map((projects.data?.data ?? []).map((p) => [p.id, p.name]));
 
   const apply = (e: FormEvent) => {
     e.preventDefault();
@@ -85,7 +94,7 @@ export function AuditView() {
                     <td>
                       <code>{r.action}</code>
                     </td>
-                    <td>{r.target ?? ""}</td>
+                    <td>{targetText(r, projectNames)}</td>
                     <td>{r.ip ?? ""}</td>
                     <td>{detailText(r.detail)}</td>
                   </tr>

@@ -36,6 +36,7 @@ describe("UsersView", () => {
     expect(headers.slice(0, 4)).toEqual(["Username", "Admin", "Active", "May run root engines (linux, mininet-wifi)"]);
     const box = control(page.host, "May run root engines (linux, mininet-wifi): alice");
     expect(box.checked).toBe(false);
+    expect(control(page.host, "Active: alice").checked).toBe(true);
     await click(box);
     expect(fake.writes()).toEqual(["PATCH /api/users/u-alice"]);
     expect(fake.requests.find((r) => r.method === "PATCH")!.body).toEqual({ can_run_linux: true });
@@ -59,6 +60,17 @@ describe("UsersView", () => {
     expect(pw.getAttribute("aria-invalid")).toBe("true");
     expect(document.getElementById(pw.getAttribute("aria-describedby")!)!.textContent).toBe("must be ≥ 8");
     expect(page.host.querySelector("[role=alert]")!.textContent).toContain("password");
+  });
+
+  it("puts a refused flag back as the API has it, with the API's message", async () => {
+    installFakeFetch({
+      "GET /api/users": () => [200, { data: [admin], count: 1 }],
+      "PATCH /api/users/u-admin": () => [409, { detail: "'admin' is the last active admin" }],
+    });
+    page = await renderPage(<UsersView />, admin);
+    await click(control(page.host, "Admin: admin"));
+    expect(control(page.host, "Admin: admin").checked).toBe(true);
+    expect(page.host.querySelector("[role=alert]")!.textContent).toContain("'admin' is the last active admin");
   });
 
   it("shows the API's message when a delete is refused", async () => {

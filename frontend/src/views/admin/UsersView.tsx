@@ -34,6 +34,8 @@ export function UsersView() {
   const [note, setNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** a flag being changed, shown as asked until the API answers (then as the API has it) */
+  const [pending, setPending] = useState<{ user: string; flag: Flag; value: boolean } | null>(null);
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   const [isAdmin, setIsAdmin] = useState(false);
@@ -51,13 +53,16 @@ export function UsersView() {
     } finally {
       setBusy(false);
       setConfirming(null);
+      setPending(null);
     }
   };
-  const toggle = (u: UserPublic, flag: Flag, value: boolean) =>
-    act(async () => {
+  const toggle = (u: UserPublic, flag: Flag, value: boolean) => {
+    setPending({ user: u.id, flag, value });
+    return act(async () => {
       await api.updateUser(u.id, { [flag]: value });
       return `${u.username}: ${FLAGS.find(([f]) => f === flag)![1].toLowerCase()} ${value ? "on" : "off"}.`;
     });
+  };
   const remove = (u: UserPublic) =>
     act(async () => {
       await api.deleteUser(u.id);
@@ -130,7 +135,7 @@ export function UsersView() {
                         <input
                           type="checkbox"
                           aria-label={`${label}: ${u.username}`}
-                          checked={u[f]}
+                          checked={pending?.user === u.id && pending.flag === f ? pending.value : u[f]}
                           disabled={busy}
                           onChange={(e) => void toggle(u, f, e.currentTarget.checked)}
                         />
