@@ -36,8 +36,9 @@ describe("AccountView", () => {
     expect(document.title).toBe("API tokens · Subflow");
     await type(control(page.host, "Name"), "ci");
     await choose(control<HTMLSelectElement>(page.host, "Scope"), "write");
+    await type(control(page.host, "Expires after (days)"), "30");
     await submit(page.host, "New API token");
-    expect(fake.requests.find((r) => r.method === "POST")!.body).toEqual({ name: "ci", scope: "write" });
+    expect(fake.requests.find((r) => r.method === "POST")!.body).toEqual({ name: "ci", scope: "write", expires_days: 30 });
     expect(page.host.querySelector("[data-testid=new-token]")!.textContent).toBe("sft_abcd-the-secret");
     const table = page.host.querySelector("table[aria-label='Your API tokens']")!;
     expect(table.textContent).toContain("sft_abcd…");
@@ -48,13 +49,14 @@ describe("AccountView", () => {
   });
 
   it("shows a refused token with the API's field and message", async () => {
-    installFakeFetch({
+    const fake = installFakeFetch({
       "GET /api/users/me/tokens": () => [200, { data: [], count: 0 }],
       "POST /api/users/me/tokens": () => [422, { detail: [{ loc: ["body", "name"], msg: "String should have at most 100 characters", type: "x" }] }],
     });
     page = await renderPage(<AccountView />, fakeUser());
     await type(control(page.host, "Name"), "x");
     await submit(page.host, "New API token");
+    expect(fake.requests.at(-1)!.body).toEqual({ name: "x", scope: "read", expires_days: null });
     expect(page.host.querySelector("[role=alert]")!.textContent).toContain("name: String should have at most 100 characters");
   });
 });

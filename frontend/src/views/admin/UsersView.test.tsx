@@ -73,6 +73,26 @@ describe("UsersView", () => {
     expect(page.host.querySelector("[role=alert]")!.textContent).toContain("'admin' is the last active admin");
   });
 
+  it("sets an account's password, its refusal named at the field", async () => {
+    let tries = 0;
+    const fake = installFakeFetch({
+      "GET /api/users": () => [200, { data: [admin, alice], count: 2 }],
+      "PATCH /api/users/u-alice": () =>
+        ++tries === 1 ? [422, { detail: [{ loc: ["body", "password"], msg: "Value error, one of the 10 000 most common passwords", type: "value_error" }] }] : [200, alice],
+    });
+    page = await renderPage(<UsersView />, admin);
+    await click(button(page.host, "Set password of alice…"));
+    await type(control(page.host, "New password for alice"), "password1");
+    await submit(page.host, "Set the password of alice");
+    const field = control(page.host, "New password for alice");
+    expect(document.getElementById(field.getAttribute("aria-describedby")!)!.textContent).toContain("most common passwords");
+    await type(field, "a-much-better-secret");
+    await submit(page.host, "Set the password of alice");
+    expect(fake.requests.filter((r) => r.method === "PATCH").map((r) => r.body)).toEqual([{ password: "password1" }, { password: "a-much-better-secret" }]);
+    expect(page.host.querySelector("form[aria-label='Set the password of alice']")).toBeNull();
+    expect(page.host.querySelector("[role=status]")!.textContent).toContain("New password set for alice");
+  });
+
   it("shows the API's message when a delete is refused", async () => {
     installFakeFetch({
       "GET /api/users": () => [200, { data: [admin, alice], count: 2 }],

@@ -1,7 +1,7 @@
 /**
  * `/admin/users` (admins): every account with its flags — admin, active, may run the root engines
- * (`can_run_linux`) — each a checkbox that PATCHes the account at once; a new account; delete (asked
- * once more). A non-admin who opens the page sees the API's refusal, not the list.
+ * (`can_run_linux`) — each a checkbox that PATCHes the account at once; a new password for an account
+ * (which ends its sessions); a new account; delete (asked once more). A non-admin who opens the page sees the API's refusal, not the list.
  *
  * Owns:
  * 1. the new-account form and its field messages;
@@ -142,7 +142,8 @@ export function UsersView() {
                       </td>
                     ))}
                     <td>{shortTime(u.created_at)}</td>
-                    <td>
+                    <td className="row-actions">
+                      <PasswordReset user={u} onDone={(text) => setNote(text)} />{" "}
                       {confirming === u.id ? (
                         <span role="group" aria-label={`Delete ${u.username}?`} className="confirm">
                           <span>Delete {u.username} with their tokens and memberships?</span>{" "}
@@ -218,5 +219,60 @@ export function UsersView() {
         </>
       )}
     </section>
+  );
+}
+
+/** "Set password…" for one account: a labelled field, Save and Cancel; the API's refusal named at the field. */
+function PasswordReset({ user, onDone }: { user: UserPublic; onDone: (note: string) => void }) {
+  const id = useId();
+  const errors = useApiErrors();
+  const [open, setOpen] = useState(false);
+  const [password, setPassword] = useState("");
+  if (!open)
+    return (
+      <button type="button" className="btn btn-small" onClick={() => setOpen(true)} aria-label={`Set password of ${user.username}…`}>
+        Set password…
+      </button>
+    );
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    errors.clear();
+    try {
+      await api.updateUser(user.id, { password });
+      setOpen(false);
+      setPassword("");
+      onDone(`New password set for ${user.username}; their sessions ended.`);
+    } catch (err) {
+      errors.show(err);
+    }
+  };
+  const message = errors.fields.password ?? errors.lines[0];
+  return (
+    <form onSubmit={save} className="inline-form" aria-label={`Set the password of ${user.username}`}>
+      <label htmlFor={`${id}-pw`} className="visually-hidden">
+        New password for {user.username}
+      </label>
+      <input
+        id={`${id}-pw`}
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        onChange={(e) => setPassword(e.currentTarget.value)}
+        required
+        aria-invalid={message ? true : undefined}
+        aria-describedby={message ? `${id}-pw-error` : undefined}
+      />{" "}
+      <button type="submit" className="btn btn-small btn-primary">
+        Save
+      </button>{" "}
+      <button type="button" className="btn btn-small" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      {message ? (
+        <span className="field-error" id={`${id}-pw-error`} role="alert">
+          {message}
+        </span>
+      ) : null}
+    </form>
   );
 }
