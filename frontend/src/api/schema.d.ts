@@ -275,7 +275,13 @@ export interface paths {
          */
         get: operations["list_members_api_projects__project_id__members_get"];
         put?: never;
-        post?: never;
+        /**
+         * Add Member By Name
+         * @description Add a user, named by ``username``, to the project or change their role (owners): the same as
+         *     ``PUT .../members/{user_id}`` for owners who cannot list the users (only admins may). 422 naming
+         *     ``username`` when no user has that name.
+         */
+        post: operations["add_member_by_name_api_projects__project_id__members_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3118,6 +3124,22 @@ export interface components {
              * @default 0
              */
             start_s?: number;
+        };
+        /**
+         * MemberAdd
+         * @description A user to add to a project by name, with their role (``POST /api/projects/{id}/members``).
+         */
+        MemberAdd: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "owner";
+            /**
+             * Username
+             * @description Letters, digits and _ . @ -, at most 64.
+             */
+            username: string;
         };
         /**
          * MemberPublic
@@ -6112,6 +6134,88 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    add_member_by_name_api_projects__project_id__members_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberAdd"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role is too weak (owner needed) or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description It would leave the project without an owner. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No user of that name. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
             429: {
