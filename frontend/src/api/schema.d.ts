@@ -4479,7 +4479,7 @@ export interface components {
              * Code
              * @enum {string}
              */
-            code: "flow_unreachable" | "path_beyond_run" | "access_point_unreached" | "link_unused" | "satellite_never_in_view";
+            code: "flow_unreachable" | "path_beyond_run" | "access_point_unreached" | "link_unused" | "satellite_never_in_view" | "isl_never_up";
             /**
              * Loc
              * @description Path of the element in the scenario document (0-based indices).

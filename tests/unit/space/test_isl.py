@@ -278,3 +278,26 @@ def test_the_example_runs_on_the_fluid_engine_over_the_isl():
         assert [sf.path for sf in flow.subflows if any(sf.throughput_mbps)] == [["ship", "leo-b", "leo-a", "shore"]]
         assert th[(t > 260) & (t < 690)].mean() == pytest.approx(8.0, rel=0.02), name  # the demand, over the ISL
         assert th[t < 200].max() == 0.0 and th[t > 700].max() == 0.0  # no route before and after
+
+
+def test_an_isl_never_up_is_warned_about_naming_the_link():
+    from subflow.comparison.connectivity import scenario_warnings
+
+    doc = _isl_scenario({"a": _tle(91003, 550.0, 0.0), "b": _tle(91004, 550.0, 180.0)})  # opposite sides
+    (w,) = [w for w in scenario_warnings(load_scenario(doc)) if w.code == "isl_never_up"]
+    assert w.loc == ["links", 0] and "isl (a – b)" in w.message and "block the line of sight" in w.message
+    doc = _isl_scenario({"a": _tle(91003, 550.0, 0.0), "b": _tle(91004, 550.0, 20.0)}, isl_max_range_km=1000)
+    (w,) = [w for w in scenario_warnings(load_scenario(doc)) if w.code == "isl_never_up"]
+    assert "isl_max_range_km = 1000 km (closest 24" in w.message  # 2 r sin 10° ≈ 2406 km
+    assert not [w for w in scenario_warnings(load_scenario(_example())) if w.code == "isl_never_up"]
+
+
+def test_the_satcom_sample_limit_counts_the_isls():
+    from subflow.errors import LimitExceeded
+    from subflow.service.limits import Limits, check_scenario
+
+    doc = _isl_scenario(_DRIFTING, duration_s=998.0)  # 2 satellites + 1 ISL, 1000 samples each
+    check_scenario(load_scenario(doc), Limits(max_satcom_samples=3000))
+    with pytest.raises(LimitExceeded) as exc:
+        check_scenario(load_scenario(doc), Limits(max_satcom_samples=2999))
+    assert "MAX_SATCOM_SAMPLES" in str(exc.value)
