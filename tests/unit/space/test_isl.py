@@ -22,10 +22,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sgp4.api import WGS72, Satrec, jday
 from sgp4.exporter import export_tle
 
-from subflow.analysis.planning import RoutesRequest, routes_document
+from subflow.analysis.planning import AllocationRequest, RoutesRequest, allocation_document, routes_document
 from subflow.comparison.compare import compare
 from subflow.errors import FieldNotHonoured, ScenarioInvalid
 from subflow.runplan.capabilities import Honours, Refuses, check_fields
@@ -137,6 +139,24 @@ def test_a_chord_over_the_pole_clears_the_polar_radius_plus_80_km(margin_km):
     clear = line_of_sight_clearance_km(p, q, H_KM)[0]
     assert (clear >= 0) == (margin_km > 0)
     assert abs(clear) == pytest.approx(1.0, rel=0.01)  # (a + h)/(b + h) scaling: 1 km is 1.003 km
+
+
+_vec = st.tuples(st.floats(-1, 1), st.floats(-1, 1), st.floats(-1, 1)).filter(lambda v: sum(x * x for x in v) > 1e-3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(u=_vec, v=_vec, r1=st.floats(6400.0, 50_000.0), r2=st.floats(6400.0, 50_000.0), h=st.floats(0.0, 500.0))
+def test_the_clearance_is_the_minimum_over_the_segment_sampled_densely(u, v, r1, r2, h):
+    """Against brute force: 20,001 points along the segment, the polar components scaled by (a + h)/(b + h)."""
+    p = r1 * np.array(u) / np.linalg.norm(u)
+    q = r2 * np.array(v) / np.linalg.norm(v)
+    clear = line_of_sight_clearance_km(p, q, h)[0]
+    assert clear == pytest.approx(line_of_sight_clearance_km(q, p, h)[0], abs=1e-6)  # symmetric
+    pts = p[:, None] + np.linspace(0.0, 1.0, 20_001)[None, :] * (q - p)[:, None]
+    pts[2] *= (A_KM + h) / (B_KM + h)
+    brute = float(np.linalg.norm(pts, axis=0).min()) - (A_KM + h)
+    half_step = 1.01 * np.linalg.norm(q - p) / 40_000  # the distance moves at most this much between samples
+    assert brute - half_step - 1e-6 <= clear <= brute + 1e-6
 
 
 def test_the_nearest_point_is_an_end_when_the_chord_points_away_from_the_earth():
@@ -266,6 +286,17 @@ def test_the_example_reaches_shore_only_over_the_isl_in_the_planners():
     plan = resolve_plan(doc, "mptcp-fdm")
     paths = {tuple(s.nodes) for f in plan.flows for seg in f.segments for s in seg.subflows}
     assert paths == {("ship", "leo-b", "leo-a", "shore")}
+    # the route's delay is the three legs' propagation at the window's middle: up, across, down
+    at = routes_document(doc, RoutesRequest(metric="delay", pairs=[("ship", "shore")], t_s=450.0))
+    (path,) = at["routes"][0]["paths"]
+    mid = 0.5 * (t0 + t1)
+    legs = tl.links["ship-leo-b"].delay_at(mid) + tl.isls["isl-ab"].delay_at(mid) + tl.links["shore-leo-a"].delay_at(mid)
+    assert path["delay_ms"] == pytest.approx(legs, abs=1e-6) and 17 < legs < 18
+    # FDM allocates the demand across the ISL, leo-b → leo-a
+    alloc = allocation_document(doc, AllocationRequest(t_s=450.0))
+    use = {(lk["link"], lk["src"], lk["dst"]): lk["flow"] for lk in alloc["links"]}
+    assert use[("isl-ab", "leo-b", "leo-a")] == pytest.approx(8.0) and use[("isl-ab", "leo-a", "leo-b")] == 0.0
+    assert alloc["demands"][0]["paths"] == [{"nodes": ["ship", "leo-b", "leo-a", "shore"], "rate": pytest.approx(8.0)}]
 
 
 def test_the_example_runs_on_the_fluid_engine_over_the_isl():
