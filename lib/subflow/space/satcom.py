@@ -177,10 +177,10 @@ def line_of_sight_clearance_km(r1_km: np.ndarray, r2_km: np.ndarray,
     the sphere of radius a + h, and the point of the segment nearest the Earth's centre is found as in
     Vallado's SIGHT algorithm [1]_: with ``τ = (|r1|² − r1·r2) / (|r1|² + |r2|² − 2 r1·r2)``, the
     nearest point is ``r1 + τ (r2 − r1)`` when 0 < τ < 1 (``d² = (1 − τ)|r1|² + τ r1·r2``), else the
-    nearer end. The clearance is ``d − (a + h)``: the line of sight clears the surface when it is ≥ 0.
-    In the equatorial plane it is exact (the height of the segment's lowest point above the equator's
-    circle, minus h); elsewhere the scaled distance differs from the true height by less than the
-    flattening's share of it.
+    nearer end. The clearance is ``d − (a + h)``: the line of sight clears the grown ellipsoid exactly
+    when it is ≥ 0. In the equatorial plane and over the poles it is a true height (of the segment's
+    lowest point above that surface); elsewhere a distance in the scaled frame, within the flattening
+    (0.34 %) of one.
 
     Parameters
     ----------
@@ -612,9 +612,27 @@ def _intervals(up: list[tuple[float, float]], duration_s: float) -> list[tuple[f
 
 
 def isl_states(scenario: Scenario, timeline: SatcomTimeline | None = None) -> list[IslState]:
-    """Every inter-satellite link's visible and blocked intervals over the run, in time order, with range and
-    delay (see :class:`IslState`); empty without ISLs. ``timeline``: the scenario's :func:`satcom_timeline`
-    when the caller has it already."""
+    """Every inter-satellite link's visible and blocked intervals over the run, with range and delay.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Validated.
+    timeline : SatcomTimeline, optional
+        The scenario's :func:`satcom_timeline` when the caller has it already (computed here otherwise).
+
+    Returns
+    -------
+    list of IslState
+        Sorted by start time (s), then link id; each ISL's intervals cover [0, ``run.duration_s``], with
+        its range (km) and one-way delay (ms: range / c plus the link's own ``delay_ms``) at the start, at
+        each of the plan's delay steps (``satcom.delay_resolution_ms``) and at the end. Empty without ISLs.
+
+    References
+    ----------
+    .. [1] D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., Microcosm Press
+       2013, §5.3 (algorithm SIGHT: the visibility of :func:`line_of_sight_clearance_km`).
+    """
     tl = satcom_timeline(scenario) if timeline is None else timeline
     if not tl.isls:
         return []
