@@ -29,7 +29,7 @@ from subflow.io.exports import (  # noqa: F401
     RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for,
 )
 from subflow.results.document import EngineOutput, FlowResult, SubflowResult
-from subflow.runplan.capabilities import Honours, PLANNED, RADIO_FIELDS, Refuses, link_budget_fields
+from subflow.runplan.capabilities import Honours, ISL_FIELDS, PLANNED, RADIO_FIELDS, Refuses, link_budget_fields
 from subflow.runplan.document import RunPlan
 from subflow.runplan.finish import longest_finish_s
 
@@ -51,6 +51,9 @@ FIELDS = {
     "SatelliteNode.ephemeris": Refuses("the generated script gives each link a fixed TCLink delay and never takes "
                                        "it down: orbits (time-varying SATCOM delay, visibility, handover) are not "
                                        "exported"),
+    **{f: Refuses("the generated script gives each link a fixed TCLink delay and never takes it down: "
+                  "inter-satellite links (delay from the range, down when the Earth blocks them) are not exported")
+       for f in ISL_FIELDS},
     **link_budget_fields(Refuses, "the generated script gives each link a fixed TCLink bw: a SATCOM link budget's "
                                   "capacity changes (MODCOD per time step) are not exported"),
     "AccessPointNode.association_delay_s": Refuses("Mininet-WiFi's own association timing applies"),
