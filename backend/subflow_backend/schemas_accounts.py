@@ -178,6 +178,15 @@ class MemberSet(BaseModel):
     role: Role
 
 
+class MemberAdd(BaseModel):
+    """A user to add to a project by name, with their role (``POST /api/projects/{id}/members``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    username: str = _USERNAME
+    role: Role
+
+
 class MemberPublic(BaseModel):
     """A member of a project and their role."""
 

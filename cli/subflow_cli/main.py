@@ -169,27 +169,50 @@ def validate(scenario: Annotated[Path, typer.Argument(help="Scenario JSON file."
 def satcom(
     scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (geographic, satellites with an ephemeris).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the uses as JSON (POST /api/timeline satcom).")] = False,
+    isl: Annotated[bool, typer.Option("--isl", help="Only the inter-satellite links (with --json: as POST "
+                                                    "/api/timeline isl).")] = False,
 ) -> None:
-    """Which satellite each ground terminal of SCENARIO uses when, and the link's one-way delay (docs/satcom.md)."""
-    from subflow.space.satcom import satcom_uses
+    """Which satellite each ground terminal of SCENARIO uses when, and the link's one-way delay; when each
+    inter-satellite link is visible, its range and delay (docs/satcom.md)."""
+    from subflow.space.satcom import isl_states, satcom_timeline, satcom_uses
 
     doc = _read_scenario(scenario)
     try:
-        uses = satcom_uses(load_scenario(doc))
+        sc = load_scenario(doc)
     except ScenarioInvalid as exc:
         lines = error_lines(exc.errors)
         _fail(f"{scenario}: invalid scenario\n{lines}")
+    timeline = satcom_timeline(sc)
+    uses = [] if isl else satcom_uses(sc, timeline)
+    states = isl_states(sc, timeline)
     if as_json:
-        typer.echo(json.dumps([u.model_dump(mode="json") for u in uses], indent=1))
+        rows = states if isl else uses
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=1))
         return
-    table = Table(title=f"SATCOM uses of {scenario.name}")
-    for col in ("terminal", "satellite", "from s", "to s", "delay ms (start → end, min–max)"):
+    if not isl:
+        table = Table(title=f"SATCOM uses of {scenario.name}")
+        for col in ("terminal", "satellite", "from s", "to s", "delay ms (start → end, min–max)"):
+            table.add_column(col)
+        for u in uses:
+            ds = [d for _, d in u.delay_ms]
+            table.add_row(u.terminal, u.satellite, f"{u.t_start_s:.1f}", f"{u.t_end_s:.1f}",
+                          f"{ds[0]:.2f} → {ds[-1]:.2f} ({min(ds):.2f}–{max(ds):.2f})")
+        Console().print(table)
+    if states or isl:
+        Console().print(_isl_table(scenario.name, states))
+
+
+def _isl_table(name: str, states) -> Table:
+    """The inter-satellite links' intervals (:func:`subflow.space.satcom.isl_states`) as a table."""
+    table = Table(title=f"Inter-satellite links of {name}")
+    for col in ("link", "satellites", "from s", "to s", "visible", "range_km (start → end)",
+                "delay_ms (start → end)"):
         table.add_column(col)
-    for u in uses:
-        ds = [d for _, d in u.delay_ms]
-        table.add_row(u.terminal, u.satellite, f"{u.t_start_s:.1f}", f"{u.t_end_s:.1f}",
-                      f"{ds[0]:.2f} → {ds[-1]:.2f} ({min(ds):.2f}–{max(ds):.2f})")
-    Console().print(table)
+    for st in states:
+        rs, ds = [r for _, r in st.range_km], [d for _, d in st.delay_ms]
+        table.add_row(st.link, f"{st.satellite_a} – {st.satellite_b}", f"{st.t_start_s:.1f}", f"{st.t_end_s:.1f}",
+                      "yes" if st.visible else "no", f"{rs[0]:.1f} → {rs[-1]:.1f}", f"{ds[0]:.3f} → {ds[-1]:.3f}")
+    return table
 
 
 @app.command()

@@ -290,7 +290,7 @@ test("an invalid loss (150 %) is refused at the field, in percent, and nothing i
   await expect(page.getByTestId("unsaved")).toBeVisible();
 
   // leaving asks first; staying keeps the edit
-  await page.getByRole("link", { name: "Scenarios" }).click();
+  await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Scenarios" }).click();
   const dialog = page.getByRole("alertdialog", { name: "Unsaved changes" });
   await expect(dialog).toBeVisible();
   await snap(page, testInfo, "02-leave-warning");

@@ -85,8 +85,8 @@ test("capacity search: the UAV backhaul two 2.5 Mbit/s users need", async ({ pag
   const steps = page.getByTestId("capacity-step");
   expect(await steps.count()).toBeGreaterThanOrEqual(4);
   // every drawn step is judged by its own worst flow against the target
-  const judged = await steps.evaluateAll((gs) => gs.map((g) => [Number(g.getAttribute("data-mean")), g.getAttribute("data-passed")]));
-  for (const [mean, passed] of judged) expect(passed).toBe(mean >= 2.5 ? "true" : "false");
+  const judged = await steps.evaluateAll((gs) => gs.map((g) => ({ mean: Number(g.getAttribute("data-mean")), passed: g.getAttribute("data-passed") })));
+  for (const { mean, passed } of judged) expect(passed).toBe(mean >= 2.5 ? "true" : "false");
   // runs done / total: once finished, the runs made (one per step here)
   const n = await steps.count();
   await expect(page.getByTestId("runs-count").first()).toHaveText(`${n} / ${n} runs`);

@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
-import { snap, uniqueName, writeScenario } from "./helpers";
+import { seriousAxeViolations, snap, uniqueName, writeScenario } from "./helpers";
 
 /** The naval example with a lonely "Buoy" host (no link: a flow to it never has a path). */
 async function navalWithBuoy(request: APIRequestContext, testInfo: Parameters<typeof writeScenario>[0]): Promise<{ sid: string; name: string }> {
@@ -33,17 +33,6 @@ async function nodeScreen(page: Page, id: string) {
     const r = cy.getElementById(nid).renderedPosition();
     return { x: box.left + r.x, y: box.top + r.y };
   }, id);
-}
-
-async function seriousAxeViolations(page: Page) {
-  const { AxeBuilder } = await import("@axe-core/playwright");
-  const results = await new AxeBuilder({ page }).analyze();
-  return {
-    all: results.violations,
-    bad: results.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })),
-  };
 }
 
 test("server errors in the user's units and names, cleared once fixed; save-time warnings", async ({ page, request }, testInfo) => {

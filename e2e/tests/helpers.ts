@@ -53,3 +53,15 @@ export function writeScenario(testInfo: TestInfo, example: string, name: string,
 export function uniqueName(base: string): string {
   return `${base} e2e ${new Date().toISOString().replace(/[:.]/g, "-")}-${Math.floor(Math.random() * 1e4)}`;
 }
+
+/** axe-core on the page as it is: every violation, and the serious or critical ones (id, impact, first nodes). */
+export async function seriousAxeViolations(page: Page) {
+  const { AxeBuilder } = await import("@axe-core/playwright");
+  const results = await new AxeBuilder({ page }).analyze();
+  return {
+    all: results.violations,
+    bad: results.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })),
+  };
+}

@@ -26,11 +26,12 @@ from typing import Any
 
 from subflow.errors import EngineFailed, VmError
 from subflow.io.exports import (  # noqa: F401
-    RESULT_BEGIN, RESULT_END, RESULT_WAIT_S, generate_script, ns2_setdest, script_for,
+    RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for,
 )
 from subflow.results.document import EngineOutput, FlowResult, SubflowResult
-from subflow.runplan.capabilities import Honours, PLANNED, RADIO_FIELDS, Refuses, link_budget_fields
+from subflow.runplan.capabilities import Honours, ISL_FIELDS, PLANNED, RADIO_FIELDS, Refuses, link_budget_fields
 from subflow.runplan.document import RunPlan
+from subflow.runplan.finish import longest_finish_s
 
 from subflow_engines.linux import iperf3
 from subflow_engines.linux.commands import EngineCannotRun
@@ -50,6 +51,9 @@ FIELDS = {
     "SatelliteNode.ephemeris": Refuses("the generated script gives each link a fixed TCLink delay and never takes "
                                        "it down: orbits (time-varying SATCOM delay, visibility, handover) are not "
                                        "exported"),
+    **{f: Refuses("the generated script gives each link a fixed TCLink delay and never takes it down: "
+                  "inter-satellite links (delay from the range, down when the Earth blocks them) are not exported")
+       for f in ISL_FIELDS},
     **link_budget_fields(Refuses, "the generated script gives each link a fixed TCLink bw: a SATCOM link budget's "
                                   "capacity changes (MODCOD per time step) are not exported"),
     "AccessPointNode.association_delay_s": Refuses("Mininet-WiFi's own association timing applies"),
@@ -192,7 +196,7 @@ def run(
     vm = vm_runner()
     if vm is not None:
         try:
-            ran = run_scripts(*vm, {"scenario": script}, script_timeout_s=longest + RESULT_WAIT_S + 120)["scenario"]
+            ran = run_scripts(*vm, {"scenario": script}, script_timeout_s=longest + longest_finish_s() + 120)["scenario"]
         except VmError as exc:
             raise EngineFailed(NAME, f"the Debian VM: {exc}") from None
         out = output(plan, ran.stdout, ran.rc, ran.stderr)
@@ -204,7 +208,7 @@ def run(
         path.write_text(script)
         try:
             proc = subprocess.run(["python3", str(path)], capture_output=True, text=True,
-                                  timeout=longest + RESULT_WAIT_S + 120)
+                                  timeout=longest + longest_finish_s() + 120)
         except subprocess.TimeoutExpired as exc:
             raise EngineFailed(NAME, f"the script's run timed out after {exc.timeout} s") from None
     out = output(plan, proc.stdout, proc.returncode, proc.stderr)
@@ -224,6 +228,12 @@ def _stderr_note(text: object) -> str:
         return ""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return " (stderr: " + " | ".join(lines[-3:])[-300:] + ")"
+
+
+def _interruption(error: str | None) -> bool:
+    """True for the error iperf3 writes into its report when it, or its peer, was stopped by SIGINT
+    ("interrupt - the client has terminated", "the client has terminated"; iperf3 ``iperf_got_sigend``)."""
+    return bool(error) and ("interrupt" in error or "has terminated" in error)
 
 
 def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") -> EngineOutput:
@@ -250,8 +260,9 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
     EngineFailed
         Naming the flow, when its iperf3 client reports an error (e.g. "Network is unreachable"), its
         server report is unreadable (with the tail of that iperf3's standard error, e.g. a missing
-        ``mptcpize``), holds an error or no interval, or either process was still running
-        when the script stopped waiting; naming no flow when the script printed no result or its clock fell
+        ``mptcpize``), holds an error or no interval (an iperf3 the script interrupted after its grace,
+        :mod:`subflow.runplan.finish`, keeps its report: its roles are listed in the flow's ``iperf3``
+        extra as ``interrupted``); naming no flow when the script printed no result or its clock fell
         more than :data:`MAX_CLOCK_LAG_S` behind real time.
     """
     if RESULT_BEGIN not in stdout or RESULT_END not in stdout:
@@ -266,7 +277,7 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
                                  f"software emulation, was overloaded; at most {MAX_CLOCK_LAG_S:g} s is accepted): "
                                  "moves, routes and flow starts were applied late, so the figures are not the "
                                  "scenario's")
-    unfinished = {(fid, role) for fid, role in payload.get("unfinished", [])}
+    interrupted = {(fid, role) for fid, role in payload.get("interrupted", [])}
     n_bins = max(1, int(math.ceil(plan.duration_s / plan.interval_s - 1e-9)))
     t_s = [round(k * plan.interval_s, 9) for k in range(n_bins)]
     flows = []
@@ -276,15 +287,13 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
             raise EngineFailed(NAME, "the script reported nothing for this flow", fp.id)
         reports = {}
         for role in ("client", "server"):  # the client's own error first: it says why the server had nothing
-            if (fp.id, role) in unfinished:
-                raise EngineFailed(NAME, f"iperf3 {role} still running {RESULT_WAIT_S:g} s after the flow's end; "
-                                         "its report is incomplete", fp.id)
             said = _stderr_note(raw.get(f"{role}_stderr"))
             try:
                 reports[role] = iperf3.parse(raw.get(role) or "")
             except iperf3.Iperf3ParseError as exc:
                 raise EngineFailed(NAME, f"iperf3 {role} report unreadable: {exc}{said}", fp.id) from None
-            if reports[role].error:
+            stopped = any(f == fp.id for f, _ in interrupted) and _interruption(reports[role].error)
+            if reports[role].error and not stopped:
                 raise EngineFailed(NAME, f"iperf3 {role}: {reports[role].error}{said}", fp.id)
         server = reports["server"]
         if not server.intervals:
@@ -295,5 +304,6 @@ def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") ->
         path = fp.segments[0].subflows[0].nodes if fp.segments and fp.segments[0].subflows else [fp.src, fp.dst]
         flows.append(FlowResult(id=fp.id, src=fp.src, dst=fp.dst, t_s=t_s, throughput_mbps=thr,
                                 subflows=[SubflowResult(id=sub_id, path=path, t_s=t_s, throughput_mbps=thr)],
-                                iperf3={"server": server.summary(), "client": reports["client"].summary()}))
+                                iperf3={"server": server.summary(), "client": reports["client"].summary(),
+                                        "interrupted": sorted(r for f, r in interrupted if f == fp.id)}))
     return EngineOutput(engine=NAME, strategy=plan.strategy, flows=flows, events=[])

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { Link, Outlet, createBrowserRouter } from "react-router";
 import { api, isAbort, onUnauthorized } from "./api/client";
 import type { UserPublic } from "./api/types";
+import { MainNav } from "./components/MainNav";
 import { AccountView } from "./views/AccountView";
 import { AnalysisView } from "./views/AnalysisView";
 import { BenchView } from "./views/BenchView";
@@ -10,6 +11,11 @@ import { ComparisonView } from "./views/ComparisonView";
 import { ScenarioEditorRoute } from "./views/ScenarioEditorView";
 import { ScenarioList } from "./views/ScenarioList";
 import { SignIn } from "./views/SignIn";
+import { AuditView } from "./views/admin/AuditView";
+import { ProjectView } from "./views/admin/ProjectView";
+import { ProjectsView } from "./views/admin/ProjectsView";
+import { UsersView } from "./views/admin/UsersView";
+import { SignedInUser } from "./views/signedInUser";
 
 function NotFound() {
   return (
@@ -89,6 +95,7 @@ export function Layout() {
           Subflow
         </Link>
         <span className="tagline">Transport strategy planning for mobile wireless networks</span>
+        {user ? <MainNav user={user} /> : null}
         {user ? (
           <span className="account">
             <Link to="/account" className="account-name" data-testid="account-name" title="Your API tokens">
@@ -101,7 +108,7 @@ export function Layout() {
         ) : null}
       </header>
       <main className="content" id="main" tabIndex={-1}>
-        {body}
+        <SignedInUser.Provider value={user ?? null}>{body}</SignedInUser.Provider>
       </main>
     </div>
   );
@@ -119,6 +126,10 @@ export const router = createBrowserRouter([
       { path: "/scenarios/:id/compare", element: <SideBySideView /> },
       { path: "/scenarios/:id/analysis", element: <AnalysisView /> },
       { path: "/account", element: <AccountView /> },
+      { path: "/projects", element: <ProjectsView /> },
+      { path: "/projects/:id", element: <ProjectView /> },
+      { path: "/admin/users", element: <UsersView /> },
+      { path: "/admin/audit", element: <AuditView /> },
       { path: "/bench/chart", element: <BenchView /> },
       { path: "*", element: <NotFound /> },
     ],

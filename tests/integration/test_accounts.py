@@ -130,6 +130,38 @@ def test_non_members_see_nothing_and_viewers_cannot_write(pg_stack, example):
     assert pg_stack.api.get(f"/scenarios/{sid}").json()["version"] == 1
 
 
+def test_owners_add_members_by_username(pg_stack):
+    """``POST /api/projects/{id}/members`` names the user: an owner who is no admin (and cannot list
+    the users) adds one with a role, changes it, is told (422 on ``username``) when no user has the
+    name, may not leave the project without an owner, and every change is in the audit log."""
+    owner, opw = _user(pg_stack, "own")
+    member, mpw = _user(pg_stack, "mem")
+    o = pg_stack.client(pg_stack.login(owner["username"], opw))
+    assert o.get("/users").status_code == 403
+    pid = o.post("/projects", json={"name": f"it-p-{uuid.uuid4().hex[:8]}"}).json()["id"]
+    r = o.post(f"/projects/{pid}/members", json={"username": member["username"], "role": "editor"})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"user_id": member["id"], "username": member["username"], "role": "editor"}
+    r = o.post(f"/projects/{pid}/members", json={"username": member["username"], "role": "viewer"})
+    assert r.status_code == 200 and r.json()["role"] == "viewer"
+    roles = {m["username"]: m["role"] for m in o.get(f"/projects/{pid}/members").json()["data"]}
+    assert roles == {owner["username"]: "owner", member["username"]: "viewer"}
+    r = o.post(f"/projects/{pid}/members", json={"username": f"nobody-{uuid.uuid4().hex[:8]}", "role": "viewer"})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "username"]
+    r = o.post(f"/projects/{pid}/members", json={"username": owner["username"], "role": "editor"})
+    assert r.status_code == 409 and r.json()["detail"] == "the project would have no owner"
+    assert o.post(f"/projects/{pid}/members", json={"username": "bad name!", "role": "viewer"}).status_code == 422
+    # a member who is not owner may not add anyone; an outsider is told the project does not exist
+    m = pg_stack.client(pg_stack.login(member["username"], mpw))
+    assert m.post(f"/projects/{pid}/members", json={"username": member["username"], "role": "owner"}).status_code == 403
+    outsider, xpw = _user(pg_stack, "out")
+    x = pg_stack.client(pg_stack.login(outsider["username"], xpw))
+    assert x.post(f"/projects/{pid}/members", json={"username": outsider["username"], "role": "owner"}).status_code == 404
+    entries = pg_stack.api.get("/audit", params={"action": "member_set", "username": owner["username"]}).json()
+    assert [(e["target"], e["detail"]) for e in entries["data"]] == [
+        (pid, {"user": member["username"], "role": "viewer"}), (pid, {"user": member["username"], "role": "editor"})]
+
+
 def test_scenario_names_are_unique_per_project_so_a_409_reveals_nothing_outside(pg_stack, example):
     """A name used in a project you cannot see is free in yours (a 409 would tell you it exists);
     inside one project it stays unique, for create, rename and fork."""

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.linux
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
 #: examples the script refuses, with the field it names (checked below): orbits and wireless backhaul
-REFUSED = {"naval-leo": "ephemeris", "naval-geo-rain-fade": "ephemeris", "uav-relay-chain": "uplink"}
+REFUSED = {"naval-leo": "ephemeris", "naval-leo-isl": "ephemeris", "naval-geo-rain-fade": "ephemeris",
+           "uav-relay-chain": "uplink"}
 #: examples the script exports
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if p.stem not in REFUSED)
 CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from subflow.runplan import finish as finish_rule
 from subflow.runplan.document import FlowPlan, RunPlan
 
 from . import commands, iperf3
@@ -134,22 +135,10 @@ class Traffic:
         fl.client = self.spawn(args, fl.client_out)
 
     def finish(self, flows: list[FlowRun]) -> None:
-        """Let the clients finish (they started their -t clock after the connection set-up),
-        then the servers; a process still running gets SIGINT (iperf3 prints its JSON), then
-        SIGKILL."""
-        rtt = max((self.rtt_estimate(fl) for fl in flows), default=0.1)
-        grace = min(15.0, 3.0 + 6 * rtt)
-        _finish([fl.client for fl in flows], grace)
-        _finish([fl.server for fl in flows], 3.0)
-
-    def rtt_estimate(self, fl: FlowRun) -> float:
-        """The flow's largest base round-trip time over its paths, s."""
-        res = {r.id: r for r in self.plan.resources}
-        best = 0.0
-        for seg in fl.fp.segments:
-            for sp in seg.subflows:
-                best = max(best, 2e-3 * sum(res[r].delay_ms for r in sp.resources))
-        return best
+        """Let the clients finish, then the servers, by the rule of :mod:`subflow.runplan.finish`: a process
+        still running after its grace gets SIGINT (iperf3 prints its JSON), then SIGKILL."""
+        _finish([fl.client for fl in flows], finish_rule.client_grace_s(self.plan))
+        _finish([fl.server for fl in flows], finish_rule.SERVER_GRACE_S)
 
     def report(self, fl: FlowRun, total: list[float]) -> dict:
         """The flow's ``iperf3`` extra: client and server summaries, and the receiver's timeline
@@ -191,10 +180,10 @@ def _finish(procs, grace: float) -> None:
         except subprocess.TimeoutExpired:
             p.send_signal(signal.SIGINT)  # iperf3 prints its JSON on SIGINT
             try:
-                p.wait(timeout=3.0)
+                p.wait(timeout=finish_rule.REPORT_WAIT_S)
             except subprocess.TimeoutExpired:
                 p.kill()
-                p.wait(timeout=3.0)
+                p.wait(timeout=finish_rule.REPORT_WAIT_S)
 
 
 def align(intervals, reference: list[float], interval_s: float, n_bins: int, launch_s: float) -> float:

@@ -6,6 +6,7 @@
  */
 import type {
   AccessToken,
+  AuditPublic,
   AllocationDocument,
   AllocationRequest,
   ApiTokenCreate,
@@ -20,7 +21,14 @@ import type {
   Id,
   JobAccepted,
   JobPublic,
+  MemberAdd,
+  MemberPublic,
+  MembersPublic,
   PlanComparison,
+  ProjectCreate,
+  ProjectPublic,
+  ProjectRole,
+  ProjectUpdate,
   ProjectsPublic,
   RoutesDocument,
   RoutesRequest,
@@ -35,7 +43,10 @@ import type {
   SweepPointRunPublic,
   SweepPointRunsPublic,
   TimelinePublic,
+  UserCreate,
   UserPublic,
+  UsersPublic,
+  UserUpdate,
   ValidationErrorItem,
 } from "./types";
 import type { paths } from "./schema";
@@ -116,6 +127,9 @@ export async function request<T>(
 
 const enc = encodeURIComponent;
 
+/** The filters of `GET /api/audit` (from the generated OpenAPI types). */
+export type AuditQuery = NonNullable<paths["/api/audit"]["get"]["parameters"]["query"]>;
+
 /** `?format=` of `GET /api/scenarios/{id}/export` (from the generated OpenAPI types). */
 export type ExportFormat = NonNullable<NonNullable<paths["/api/scenarios/{scenario_id}/export"]["get"]["parameters"]["query"]>["format"]>;
 
@@ -146,6 +160,46 @@ export const api = {
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}/fork`, { method: "POST", body: JSON.stringify(body) }),
   /** The projects you have a role in (admins: all). */
   listProjects: (signal?: AbortSignal) => request<ProjectsPublic>("/api/projects", {}, signal),
+  /** One project with your role (404 if you are not a member). */
+  getProject: (id: Id, signal?: AbortSignal) => request<ProjectPublic>(`/api/projects/${enc(String(id))}`, {}, signal),
+  /** A new project; you become its owner (409 if the name is taken). */
+  createProject: (body: ProjectCreate) =>
+    request<ProjectPublic>("/api/projects", { method: "POST", body: JSON.stringify(body) }),
+  /** Rename or describe a project (owners). */
+  updateProject: (id: Id, body: ProjectUpdate) =>
+    request<ProjectPublic>(`/api/projects/${enc(String(id))}`, { method: "PATCH", body: JSON.stringify(body) }),
+  /** Delete an empty project (owners; 409 while it holds scenarios). */
+  deleteProject: (id: Id) => request<void>(`/api/projects/${enc(String(id))}`, { method: "DELETE" }),
+  /** A project's members and roles (any member; 404 for others). */
+  listMembers: (id: Id, signal?: AbortSignal) =>
+    request<MembersPublic>(`/api/projects/${enc(String(id))}/members`, {}, signal),
+  /** Add a user by name or change their role (owners; 422 on `username` when nobody has it). */
+  addMember: (id: Id, body: MemberAdd) =>
+    request<MemberPublic>(`/api/projects/${enc(String(id))}/members`, { method: "POST", body: JSON.stringify(body) }),
+  /** Change a member's role (owners; 409 if the project would have no owner). */
+  setMemberRole: (id: Id, userId: Id, role: ProjectRole) =>
+    request<MemberPublic>(`/api/projects/${enc(String(id))}/members/${enc(String(userId))}`, {
+      method: "PUT",
+      body: JSON.stringify({ role }),
+    }),
+  /** Remove a member (owners; 409 for the last owner). */
+  removeMember: (id: Id, userId: Id) =>
+    request<void>(`/api/projects/${enc(String(id))}/members/${enc(String(userId))}`, { method: "DELETE" }),
+  /** Every account, by username (admins; 403 otherwise). */
+  listUsers: (signal?: AbortSignal, limit = 1000) => request<UsersPublic>(`/api/users?limit=${limit}`, {}, signal),
+  /** A new account (admins; 409 if the username is taken, 422 naming the field for a weak password). */
+  createUser: (body: UserCreate) => request<UserPublic>("/api/users", { method: "POST", body: JSON.stringify(body) }),
+  /** Change an account's flags or password (admins; 409 for the last active admin). */
+  updateUser: (id: Id, body: UserUpdate) =>
+    request<UserPublic>(`/api/users/${enc(String(id))}`, { method: "PATCH", body: JSON.stringify(body) }),
+  /** Delete an account (admins; 409 for yourself, the last active admin, the only owner of a project). */
+  deleteUser: (id: Id) => request<void>(`/api/users/${enc(String(id))}`, { method: "DELETE" }),
+  /** A page of the audit log, newest first (admins; 403 otherwise). */
+  listAudit: (query: AuditQuery, signal?: AbortSignal) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+    return request<AuditPublic>(`/api/audit${q.size ? `?${q}` : ""}`, {}, signal);
+  },
   getScenario: (id: Id, signal?: AbortSignal) =>
     request<ScenarioPublic>(`/api/scenarios/${enc(String(id))}`, {}, signal),
   createScenario: (doc: unknown, signal?: AbortSignal) =>

@@ -298,7 +298,13 @@ export interface paths {
          */
         get: operations["list_members_api_projects__project_id__members_get"];
         put?: never;
-        post?: never;
+        /**
+         * Add Member By Name
+         * @description Add a user, named by ``username``, to the project or change their role (owners): the same as
+         *     ``PUT .../members/{user_id}`` for owners who cannot list the users (only admins may). 422 naming
+         *     ``username`` when no user has that name.
+         */
+        post: operations["add_member_by_name_api_projects__project_id__members_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -903,7 +909,8 @@ export interface paths {
          *     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
          *     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
          *     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
-         *     link's one-way delay over each use (:mod:`subflow.space.satcom`). ``windows`` are the times between
+         *     link's one-way delay over each use (:mod:`subflow.space.satcom`), and ``isl`` when each inter-satellite
+         *     link is visible or blocked, with its range and delay. ``windows`` are the times between
          *     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
          */
         post: operations["compute_timeline_api_timeline_post"];
@@ -2821,6 +2828,51 @@ export interface components {
             relay?: boolean;
         };
         /**
+         * IslState
+         * @description An inter-satellite link ``link`` between ``satellite_a`` and ``satellite_b`` is ``visible`` (up) or
+         *     blocked (by the Earth and its grazing altitude, or beyond the maximum range) during [``t_start_s``,
+         *     ``t_end_s``); ``POST /api/timeline`` ``isl`` and ``subflow satcom``.
+         */
+        IslState: {
+            /**
+             * Delay Ms
+             * @description ``[t_s, delay_ms]``: the link's one-way delay (range / c plus the link's own delay_ms, milliseconds) at the same times; while visible, as the run plan's delay changes.
+             */
+            delay_ms: [
+                number,
+                number
+            ][];
+            /** Link */
+            link: string;
+            /**
+             * Range Km
+             * @description ``[t_s, range_km]``: the distance between the two satellites, km, at the start, at each delay step and at the end of the interval.
+             */
+            range_km: [
+                number,
+                number
+            ][];
+            /** Satellite A */
+            satellite_a: string;
+            /** Satellite B */
+            satellite_b: string;
+            /**
+             * T End S
+             * @description End of the interval (rise, set, or the end of the run), seconds.
+             */
+            t_end_s: number;
+            /**
+             * T Start S
+             * @description Start of the interval, seconds from the start of the run.
+             */
+            t_start_s: number;
+            /**
+             * Visible
+             * @description True: the link is up (line of sight clear, range within satcom.isl_max_range_km); false: it is down.
+             */
+            visible: boolean;
+        };
+        /**
          * JobAccepted
          * @description 202 answer of a planning request with ``"background": true``.
          */
@@ -3181,6 +3233,22 @@ export interface components {
              * @default 0
              */
             start_s?: number;
+        };
+        /**
+         * MemberAdd
+         * @description A user to add to a project by name, with their role (``POST /api/projects/{id}/members``).
+         */
+        MemberAdd: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "owner";
+            /**
+             * Username
+             * @description Letters, digits and _ . @ -, at most 64.
+             */
+            username: string;
         };
         /**
          * MemberPublic
@@ -4123,7 +4191,10 @@ export interface components {
          *     A link between a ground terminal (any node that is not a satellite) and a satellite
          *     with an ``ephemeris`` is a SATCOM link: its one-way delay is slant range / c at each
          *     ``sample_s``, and it is up while the satellite's elevation seen from the terminal is
-         *     at least ``elevation_mask_deg`` and the terminal uses that satellite.
+         *     at least ``elevation_mask_deg`` and the terminal uses that satellite. A link between two
+         *     satellites with an ephemeris is an inter-satellite link: its one-way delay is range / c, and it is
+         *     up while the line of sight clears the Earth by ``isl_grazing_altitude_km`` (and, with
+         *     ``isl_max_range_km``, while the range is within it).
          */
         SatcomSettings: {
             /**
@@ -4155,6 +4226,17 @@ export interface components {
              * @enum {string}
              */
             handover_policy?: "highest_elevation" | "longest_visibility";
+            /**
+             * Isl Grazing Altitude Km
+             * @description Inter-satellite links (a link between two satellites with an ephemeris): the line of sight between them must pass at least this high above the WGS84 ellipsoid (the atmosphere it must clear), km; below, the link is down.
+             * @default 80
+             */
+            isl_grazing_altitude_km?: number;
+            /**
+             * Isl Max Range Km
+             * @description Inter-satellite links: the longest range at which they close, km (the terminals' pointing or power limit); farther apart the link is down. Null: no limit.
+             */
+            isl_max_range_km?: number | null;
             /**
              * Max Tle Age Days
              * @description A TLE epoch further than this from start_utc, days, is refused (SGP4 errors grow by kilometres per day away from the epoch).
@@ -4482,7 +4564,7 @@ export interface components {
              * Code
              * @enum {string}
              */
-            code: "flow_unreachable" | "path_beyond_run" | "access_point_unreached" | "link_unused" | "satellite_never_in_view";
+            code: "flow_unreachable" | "path_beyond_run" | "access_point_unreached" | "link_unused" | "satellite_never_in_view" | "isl_never_up";
             /**
              * Loc
              * @description Path of the element in the scenario document (0-based indices).
@@ -4959,6 +5041,11 @@ export interface components {
                     number
                 ][];
             } | null;
+            /**
+             * Isl
+             * @description Inter-satellite links (a link between two satellites on orbits): each one's visible and blocked intervals over the run, in time order, with its range (km) and one-way delay (ms); empty without them.
+             */
+            isl?: components["schemas"]["IslState"][];
             /**
              * Origin
              * @description Geographic scenarios only: ``[lat_deg, lon_deg]`` of the local frame's origin (Scenario.geo or the centroid of the nodes).
@@ -6211,6 +6298,88 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    add_member_by_name_api_projects__project_id__members_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberAdd"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberPublic"];
+                };
+            };
+            /** @description The request body cannot be parsed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role is too weak (owner needed) or the token is read-only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project (or you are not a member). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description It would leave the project without an owner. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than `MAX_BODY_BYTES` (uploads: `MAX_UPLOAD_BYTES`); nothing was read or done. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No user of that name. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
             429: {

@@ -5,11 +5,12 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useNavigate } from "react-router";
-import { ApiError, api, isAbort } from "../api/client";
+import { ApiError, api } from "../api/client";
 import type { ComparisonRequest, EngineInfo, ScenarioDocument, StrategyInfo } from "../api/types";
 import { parseNumberList, sweepParameters } from "../lib/editor";
 import { parameterLabel, parameterScale, parameterUnit } from "../lib/parameters";
 import { errorLines } from "../lib/errors";
+import { useStrategies } from "../lib/useStrategies";
 import { validationLines } from "../lib/fieldMessages";
 import { ErrorList } from "./ErrorList";
 
@@ -18,7 +19,7 @@ const DEFAULT_STRATEGIES = ["sptcp", "mptcp"];
 export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; doc: ScenarioDocument; onClose: () => void }) {
   const navigate = useNavigate();
   const titleId = useId();
-  const [strategies, setStrategies] = useState<StrategyInfo[] | null>(null);
+  const { strategies, error: strategiesError } = useStrategies();
   const [engines, setEngines] = useState<EngineInfo[]>([{ name: "fluid", available: null }]);
   const [chosen, setChosen] = useState<string[]>(DEFAULT_STRATEGIES);
   const [engine, setEngine] = useState("fluid");
@@ -34,15 +35,6 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
   useEffect(() => {
     const ctl = new AbortController();
     api
-      .listStrategies(ctl.signal)
-      .then((list) => {
-        setStrategies(list);
-        setChosen((c) => c.filter((name) => list.some((s) => s.name === name)));
-      })
-      .catch((err) => {
-        if (!isAbort(err)) setErrors(errorLines(err));
-      });
-    api
       .listEngines(ctl.signal)
       .then((list) => {
         setEngines(list);
@@ -51,6 +43,11 @@ export function RunDialog({ scenarioId, doc, onClose }: { scenarioId: string; do
       .catch(() => undefined);
     return () => ctl.abort();
   }, []);
+
+  useEffect(() => {
+    if (strategiesError) setErrors(errorLines(strategiesError));
+    else if (strategies) setChosen((c) => c.filter((name) => strategies.some((s) => s.name === name)));
+  }, [strategies, strategiesError]);
 
   const families = useMemo(() => {
     const out = new Map<string, StrategyInfo[]>();

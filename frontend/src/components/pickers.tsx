@@ -7,10 +7,9 @@
  * 1. `ParameterSelect` — a select of parameter paths labelled for people;
  * 2. `StrategySelect` — a select of the strategies the server offers (with their descriptions as titles).
  */
-import { useEffect, useState } from "react";
-import { api, isAbort } from "../api/client";
 import type { ScenarioDocument, StrategyInfo } from "../api/types";
 import { parameterLabel } from "../lib/parameters";
+import { useStrategies } from "../lib/useStrategies";
 
 export function ParameterSelect({ id, doc, params, value, onChange }: { id: string; doc: ScenarioDocument; params: readonly string[]; value: string; onChange: (p: string) => void }) {
   return (
@@ -25,17 +24,7 @@ export function ParameterSelect({ id, doc, params, value, onChange }: { id: stri
 }
 
 export function StrategySelect({ id, value, onChange }: { id: string; value: string; onChange: (s: string) => void }) {
-  const [list, setList] = useState<StrategyInfo[] | null>(null);
-  useEffect(() => {
-    const ctl = new AbortController();
-    api
-      .listStrategies(ctl.signal)
-      .then(setList)
-      .catch((err) => {
-        if (!isAbort(err)) setList([]);
-      });
-    return () => ctl.abort();
-  }, []);
+  const { strategies: list } = useStrategies();
   const names = list?.length ? list : [{ name: value, description: "" } as StrategyInfo];
   return (
     <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)} disabled={list === null}>

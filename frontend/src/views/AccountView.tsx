@@ -1,5 +1,5 @@
 /**
- * `/account`: the signed-in user's personal API tokens — create one (shown once: only its hash is
+ * `/account`: the signed-in user's personal API tokens — create one, optionally expiring after some days (shown once: only its hash is
  * stored), see when each was last used, revoke it.
  */
 import { useEffect, useState, type FormEvent } from "react";
@@ -19,6 +19,7 @@ export function AccountView() {
   const [errors, setErrors] = useState<string[]>([]);
   const [name, setName] = useState("");
   const [scope, setScope] = useState<"read" | "write">("read");
+  const [days, setDays] = useState("");
   const [created, setCreated] = useState<ApiTokenCreated | null>(null);
 
   const load = (signal?: AbortSignal) =>
@@ -39,8 +40,9 @@ export function AccountView() {
     e.preventDefault();
     setErrors([]);
     try {
-      setCreated(await api.createToken({ name, scope }));
+      setCreated(await api.createToken({ name, scope, expires_days: days.trim() ? Number(days) : null }));
       setName("");
+      setDays("");
       await load();
     } catch (err) {
       setErrors(errorLines(err));
@@ -76,6 +78,10 @@ export function AccountView() {
             <option value="write">write</option>
           </select>
         </label>
+        <label className="field">
+          <span>Expires after (days)</span>
+          <input type="number" min={1} max={3650} step={1} value={days} placeholder="never" onChange={(e) => setDays(e.target.value)} />
+        </label>
         <button type="submit" className="btn btn-primary">
           Create token
         </button>
@@ -95,8 +101,11 @@ export function AccountView() {
               <th>Token</th>
               <th>Scope</th>
               <th>Created</th>
+              <th>Expires</th>
               <th>Last used</th>
-              <th />
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -108,6 +117,7 @@ export function AccountView() {
                 </td>
                 <td>{t.scope}</td>
                 <td>{when(t.created_at)}</td>
+                <td>{t.expires_at ? when(t.expires_at) : "never"}</td>
                 <td>{when(t.last_used_at)}</td>
                 <td>
                   <button type="button" className="btn btn-small btn-danger" onClick={() => revoke(t.id)}>

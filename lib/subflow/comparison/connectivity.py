@@ -19,6 +19,9 @@ a warning never blocks saving or running; the editor shows it next to the elemen
   for graph manipulation", CACM 16(6), 1973, for the blocks).
 * ``satellite_never_in_view``: a satellite with an orbit that is below the elevation mask of every
   terminal linked to it for the whole run.
+* ``isl_never_up``: an inter-satellite link that is down for the whole run (the Earth and
+  ``satcom.isl_grazing_altitude_km`` block the line of sight, or the satellites stay farther apart than
+  ``satcom.isl_max_range_km``), with its best clearance and shortest range.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import math
 from typing import Literal
 
 import networkx as nx
+import numpy as np
 from pydantic import BaseModel, Field
 
 from subflow.errors import FlowUnreachable, Unreachable
@@ -34,10 +38,10 @@ from subflow.radio.association import association_timeline, clients
 from subflow.runplan.resolve import resolve_plan
 from subflow.scenario.document import AccessPointNode, Scenario, WaypointsMobility
 from subflow.space.mobility import Leg, relative_legs
-from subflow.space.satcom import satcom_timeline
+from subflow.space.satcom import SatcomTimeline, satcom_timeline
 
 WarningCode = Literal["flow_unreachable", "path_beyond_run", "access_point_unreached", "link_unused",
-                      "satellite_never_in_view"]
+                      "satellite_never_in_view", "isl_never_up"]
 
 
 class ScenarioWarning(BaseModel):
@@ -212,9 +216,9 @@ def _unused_links(scenario: Scenario) -> list[ScenarioWarning]:
     ]
 
 
-def _satellites_out_of_view(scenario: Scenario) -> list[ScenarioWarning]:
+def _satellites_out_of_view(scenario: Scenario, timeline: SatcomTimeline) -> list[ScenarioWarning]:
     """``satellite_never_in_view`` for each satellite with an orbit whose links are never up."""
-    links = satcom_timeline(scenario).links
+    links = timeline.links
     out = []
     for i, n in enumerate(scenario.nodes):
         own = [lk for lk in links.values() if lk.satellite == n.id]
@@ -226,6 +230,30 @@ def _satellites_out_of_view(scenario: Scenario) -> list[ScenarioWarning]:
             code="satellite_never_in_view", loc=["nodes", i],
             message=f"Satellite {n.id} is below the elevation mask of every terminal linked to it for the whole "
                     f"run (highest elevation {peak:.1f}° from {top.terminal})."))
+    return out
+
+
+def _isls_never_up(scenario: Scenario, timeline: SatcomTimeline) -> list[ScenarioWarning]:
+    """``isl_never_up`` for each inter-satellite link that is down for the whole run."""
+    out = []
+    for i, link in enumerate(scenario.links):
+        isl = timeline.isls.get(link.id)
+        if isl is None or isl.up:
+            continue
+        sc = scenario.satcom
+        clear = float(np.nanmax(isl.clearance_km)) if np.isfinite(isl.clearance_km).any() else math.nan
+        closest = float(isl.range_km.min())
+        if not clear >= 0:
+            why = (f"the Earth and {sc.isl_grazing_altitude_km:g} km of atmosphere block the line of sight (it "
+                   f"comes at best {-clear:.0f} km short of clearing them)")
+        elif sc.isl_max_range_km is not None and closest > sc.isl_max_range_km:
+            why = (f"the satellites stay farther apart than satcom.isl_max_range_km = {sc.isl_max_range_km:g} km "
+                   f"(closest {closest:.0f} km)")
+        else:
+            why = "whenever the line of sight clears the Earth the satellites are beyond satcom.isl_max_range_km"
+        out.append(ScenarioWarning(
+            code="isl_never_up", loc=["links", i],
+            message=f"Inter-satellite link {link.id} ({isl.a} – {isl.b}) is down for the whole run: {why}."))
     return out
 
 
@@ -262,6 +290,8 @@ def scenario_warnings(scenario: Scenario) -> list[ScenarioWarning]:
                 message=f"The path of {n.id} ends at {_fmt(end)} s, after the run's {_fmt(duration)} s: "
                         f"its last {_fmt(round(end - duration, 3))} s are never travelled.",
                 t_start_s=duration, t_end_s=end))
-    out += _unreached_access_points(scenario) + _satellites_out_of_view(scenario)
+    satcom = satcom_timeline(scenario)
+    out += _unreached_access_points(scenario) + _satellites_out_of_view(scenario, satcom)
+    out += _isls_never_up(scenario, satcom) + _unused_links(scenario)
     out.sort(key=lambda w: (w.loc[0] != "flows", w.loc[0] != "nodes", w.loc[1]))
-    return out + _unused_links(scenario)
+    return out

@@ -67,9 +67,10 @@ names ``<node>-eth<k>`` must fit 15 characters; ``k`` follows Mininet-WiFi's por
   fresh directory (``tempfile.mkdtemp``); the ns-2 trace keeps only a fixed set of characters
   in its comments.
 * traffic: one ``iperf3 -s -1 -J`` per flow at the destination, ``iperf3 -c ... -B ... -J`` at the
-  source at ``start_s`` (``mptcpize run`` for MPTCP strategies); after the run the script waits
-  until every iperf3 process has exited (at most :data:`RESULT_WAIT_S` after the flow's end,
-  else the flow is reported ``unfinished``), then prints every iperf3 JSON, how far its clock fell behind
+  source at ``start_s`` (``mptcpize run`` for MPTCP strategies); after the run the script ends
+  the measurement as the ``linux`` engine does (:mod:`subflow.runplan.finish`: a client still running
+  its grace after the flow's end gets SIGINT, on which iperf3 prints its report, then SIGKILL; the
+  servers likewise; the interrupted ones are listed in ``interrupted``), then prints every iperf3 JSON, how far its clock fell behind
   real time (``clock_lag_s``: moves, routes and flow starts applied that late) (and the tail of each
   iperf3 process's standard error, kept apart from its JSON) between ``SUBFLOW-RESULT`` markers, which the agent's ``mininet-wifi`` engine turns into the engine
   output (or an error naming the flow).
@@ -83,6 +84,7 @@ import re
 from typing import Any
 
 from subflow.errors import EngineCannotRun, FieldNotHonoured
+from subflow.runplan import finish as finish_rule
 from subflow.runplan.document import RunPlan
 from subflow.runplan.resolve import resolve_plan
 from subflow.scenario.document import AccessPointNode, NodeRadio, Scenario, StationNode, load_scenario
@@ -96,8 +98,6 @@ PATH_LOSS_EXPONENT = 3.0
 #: tracked mobility also steps every 0.1 s: ``mn_wifi/mobility.py``, ``Tracked.run``), routes, MPTCP
 #: endpoints, link events and flow starts
 MOTION_TICK_S = 0.1
-#: seconds the script waits for iperf3 after a flow's planned end before it reports the flow unfinished
-RESULT_WAIT_S = 30
 #: characters of each iperf3 process's standard error the script sends back (its tail), for the engine's errors
 STDERR_KEPT = 2000
 #: first policy routing table of the script (one table per subflow address)
@@ -560,7 +560,10 @@ def _script_constants(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
             f"DURATION_S = {sc.run.duration_s:g}",
             f"INTERVAL_S = {sc.run.interval_s:g}",
             f"TICK_S = {MOTION_TICK_S:g}  # clock of the run: positions, routes, link events and flow starts",
-            f"RESULT_WAIT_S = {RESULT_WAIT_S:g}  # longest wait for iperf3 after a flow's planned end",
+            f"CLIENT_GRACE_S = {finish_rule.client_grace_s(plan):g}  # then SIGINT an iperf3 client still running "
+            "(3 s + 6 base RTTs, at most 15 s)",
+            f"SERVER_GRACE_S = {finish_rule.SERVER_GRACE_S:g}  # the servers' grace once the clients are done",
+            f"REPORT_WAIT_S = {finish_rule.REPORT_WAIT_S:g}  # from SIGINT (iperf3 prints its report) to SIGKILL",
             f"STDERR_KEPT = {STDERR_KEPT}  # characters of each iperf3 standard error sent back (its tail)",
             f"MULTIPATH = {any(fp.multipath for fp in plan.flows)}",
             f"CONGESTION_CONTROL = {_CC[sc.transport.congestion_control]!r}",
@@ -891,6 +894,30 @@ def alive(pid):
         return False
 
 
+def finish(procs, deadline):
+    """Wait for the iperf3 processes procs ((flow index, role) -> pid) until deadline; the ones still
+    running get SIGINT (iperf3 prints its JSON report), and SIGKILL REPORT_WAIT_S later (the rule of
+    the linux engine). Returns the keys of the interrupted ones."""
+    while any(alive(p) for p in procs.values() if p) and time.time() < deadline:
+        time.sleep(0.2)
+    late = sorted(k for k, p in procs.items() if p and alive(p))
+    for k in late:
+        try:
+            os.kill(procs[k], signal.SIGINT)
+        except OSError:
+            pass
+    stop = time.time() + REPORT_WAIT_S
+    while any(alive(procs[k]) for k in late) and time.time() < stop:
+        time.sleep(0.2)
+    for k in late:
+        if alive(procs[k]):
+            try:
+                os.kill(procs[k], signal.SIGKILL)
+            except OSError:
+                pass
+    return late
+
+
 def run(net, run_dir):
     wrap = "mptcpize run " if MULTIPATH else ""
     state = {"routes": {}, "want": SCHEDULE[0][1], "endpoints": {}, "endpoints_want": SCHEDULE[0][2],
@@ -942,17 +969,11 @@ def run(net, run_dir):
             next_flow += 1
         # how far the run's clock fell behind real time (moves, routes and starts applied late)
         lag = max(lag, time.time() - (t0 + t))
-    deadline = t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]) + RESULT_WAIT_S
-    while any(alive(p) for p in pids.values() if p) and time.time() < deadline:
-        time.sleep(0.2)
-    out = {"launched_s": launched, "flows": {}, "unfinished": [], "clock_lag_s": round(lag, 3)}
-    for (i, role), pid in sorted(pids.items()):
-        if pid and alive(pid):
-            out["unfinished"].append([SCENARIO["flows"][i], role])
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except OSError:
-                pass
+    end = max(time.time(), t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]))
+    late = finish({k: p for k, p in pids.items() if k[1] == "client"}, end + CLIENT_GRACE_S)
+    late += finish({k: p for k, p in pids.items() if k[1] == "server"}, time.time() + SERVER_GRACE_S)
+    out = {"launched_s": launched, "flows": {}, "clock_lag_s": round(lag, 3),
+           "interrupted": [[SCENARIO["flows"][i], role] for i, role in late]}
     for i, _src, _dst, port, *_ in FLOWS:
         fid = SCENARIO["flows"][i]
         out["flows"][fid] = {}

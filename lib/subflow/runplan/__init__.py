@@ -48,6 +48,16 @@ from subflow.runplan.document import (
     DelayChange,
     RunPlan,
 )
+from subflow.runplan.finish import (
+    CLIENT_GRACE_BASE_S,
+    CLIENT_GRACE_PER_RTT,
+    CLIENT_GRACE_MAX_S,
+    SERVER_GRACE_S,
+    REPORT_WAIT_S,
+    flow_base_rtt_s,
+    client_grace_s,
+    longest_finish_s,
+)
 from subflow.runplan.path_policies import (
     route_arcs,
     path_nodes,
@@ -132,4 +142,12 @@ __all__ = [
     "stop_of",
     "link_name",
     "NetworkTimeline",
+    "CLIENT_GRACE_BASE_S",
+    "CLIENT_GRACE_PER_RTT",
+    "CLIENT_GRACE_MAX_S",
+    "SERVER_GRACE_S",
+    "REPORT_WAIT_S",
+    "flow_base_rtt_s",
+    "client_grace_s",
+    "longest_finish_s",
 ]

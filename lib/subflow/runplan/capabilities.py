@@ -169,6 +169,11 @@ _SATELLITE_MOTION = ("a satellite moves on its orbit (SatelliteNode.ephemeris), 
                      "ephemeris its links carry their own delay_ms")
 _SATCOM = ("SATCOM link from the orbit (subflow.space.satcom): up while the satellite is above the terminal's elevation "
            "mask and in use (handover policy), one-way delay = slant range / c as the plan's delay_changes")
+_ISL = ("inter-satellite link from the two orbits (subflow.space.satcom.isl_timeline): down while the Earth plus "
+        "this grazing altitude blocks the line of sight or the range exceeds the maximum (plan: link up/down), "
+        "one-way delay = range / c as the plan's delay_changes")
+#: the fields only inter-satellite links read, for the engines that refuse them
+ISL_FIELDS = ("SatcomSettings.isl_grazing_altitude_km", "SatcomSettings.isl_max_range_km")
 
 _RADIO = ("radio from propagation (subflow.radio.propagation): association range where the slowest MCS fails, "
           "air capacity changes from each station's SNR and the cell's 802.11 airtime (plan)")
@@ -214,6 +219,7 @@ PLANNED: dict[str, Honours | Refuses | Describes] = {
     "SatcomSettings.max_tle_age_days": Describes("validation bound on TLE epochs; changes no figure"),
     "SatcomSettings.sample_s": Honours("time step of the SATCOM geometry (plan delay changes and crossings)"),
     "SatcomSettings.delay_resolution_ms": Honours("delay step that makes a plan delay change"),
+    **_same(Honours, _ISL, "SatcomSettings.isl_grazing_altitude_km", "SatcomSettings.isl_max_range_km"),
     "StaticMobility.model": Honours(_MOBILITY),
     "WaypointsMobility.model": Honours(_MOBILITY), "WaypointsMobility.points": Honours(_MOBILITY),
     "Waypoint.t_s": Honours(_MOBILITY), "Waypoint.x_m": Honours(_MOBILITY), "Waypoint.y_m": Honours(_MOBILITY),

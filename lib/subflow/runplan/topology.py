@@ -133,7 +133,7 @@ def _adhoc_links(scenario: Scenario, timeline) -> list[AdhocLink]:
 
 def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
                  ) -> tuple[dict[str, float], list[DelayChange], list[tuple[str, float, float]], list[dict]]:
-    """What the SATCOM links add to the plan (:mod:`subflow.space.satcom`).
+    """What the SATCOM links and inter-satellite links add to the plan (:mod:`subflow.space.satcom`).
 
     Returns
     -------
@@ -142,11 +142,14 @@ def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
     delay_changes : list of DelayChange
         Both directions of each link, whenever its delay moved by ``satcom.delay_resolution_ms``.
     outages : list of (link_id, t0_s, t1_s)
-        When each SATCOM link is down (satellite below the mask or not the one in use).
+        When each SATCOM link is down (satellite below the mask or not the one in use) and each ISL is
+        down (line of sight blocked by the Earth and its grazing altitude, or beyond the maximum range).
     events : list of dict
-        ``link_down`` / ``link_up`` at each change inside the run (``node``: the terminal).
+        ``link_down`` / ``link_up`` at each change inside the run (``node``: the terminal; an ISL's first
+        satellite).
     """
-    if not satcom.links:
+    timed = satcom.timed_links()
+    if not timed:
         return {}, [], [], []
     duration = scenario.run.duration_s
     own = {link.id: link for link in scenario.links}
@@ -154,7 +157,7 @@ def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
     initial: dict[str, float] = {}
     changes: list[DelayChange] = []
     events: list[dict] = []
-    for lid, lk in satcom.links.items():
+    for lid, lk in timed.items():
         link = own[lid]
         extra = link.delay_ms
         mine = steps.get(lid) or [(0.0, round(lk.delay_at(0.0), 3))]
@@ -164,9 +167,9 @@ def _satcom_plan(scenario: Scenario, satcom: SatcomTimeline
                 changes.append(DelayChange(t_s=t, resource=f"{lid}:{a}>{b}", delay_ms=round(d + extra, 3)))
         for t0, t1 in lk.up:
             if t0 > 1e-9:
-                events.append({"t_s": t0, "kind": "link_up", "node": lk.terminal, "link": lid})
+                events.append({"t_s": t0, "kind": "link_up", "node": lk.event_node, "link": lid})
             if t1 < duration - 1e-9:
-                events.append({"t_s": t1, "kind": "link_down", "node": lk.terminal, "link": lid})
+                events.append({"t_s": t1, "kind": "link_down", "node": lk.event_node, "link": lid})
     changes.sort(key=lambda c: (c.t_s, c.resource))
     return initial, changes, satcom.down_intervals(duration), events
 
@@ -279,6 +282,8 @@ class NetworkTimeline:
       ``link_events`` outages;
     * SATCOM links (:mod:`subflow.space.satcom`): down while the satellite is below the terminal's mask or
       not the one its handover policy uses; delay = slant range / c + the link's ``delay_ms``;
+    * inter-satellite links: down while the Earth (and its grazing altitude) blocks the line of sight or
+      the range exceeds ``satcom.isl_max_range_km``; delay = range / c + the link's ``delay_ms``;
     * air hops (:func:`subflow.runplan.air_cells.air_arcs`) while a station is associated
       (:func:`subflow.radio.association.association_timeline`: range, association and handover);
     * ad-hoc hops while two stations with radios are in range.
@@ -292,7 +297,7 @@ class NetworkTimeline:
     resources : list of Resource
         Wired link directions, shared air, per-station air queues, ad-hoc hops (the plan's resources).
     delay_changes : list of DelayChange
-        SATCOM delays over the run.
+        SATCOM and ISL delays over the run.
     link_events : list of dict
         ``link_down`` / ``link_up`` events of link events and SATCOM visibility.
     outages : list of (link_id, t0_s, t1_s)
@@ -389,7 +394,7 @@ class NetworkTimeline:
         associations = self.timeline.associations
         active: list[Association] = [a for a in associations if a.t_associated_s <= mid < a.t_end_s]
         pending = [a for a in associations if a.t_start_s <= mid < a.t_associated_s]
-        sat = self.satcom.links
+        sat = self.satcom.timed_links()
         budgeted = self.budget.capacity_at(mid)
         arcs = [arc if link not in sat else _with_delay(arc, sat[link].delay_at(mid) + self.own_delay[link])
                 for link, arc in self.wired if link not in down]

@@ -900,7 +900,10 @@ class SatcomSettings(_Strict):
     A link between a ground terminal (any node that is not a satellite) and a satellite
     with an ``ephemeris`` is a SATCOM link: its one-way delay is slant range / c at each
     ``sample_s``, and it is up while the satellite's elevation seen from the terminal is
-    at least ``elevation_mask_deg`` and the terminal uses that satellite.
+    at least ``elevation_mask_deg`` and the terminal uses that satellite. A link between two
+    satellites with an ephemeris is an inter-satellite link: its one-way delay is range / c, and it is
+    up while the line of sight clears the Earth by ``isl_grazing_altitude_km`` (and, with
+    ``isl_max_range_km``, while the range is within it).
     """
 
     start_utc: AwareDatetime = Field(
@@ -930,6 +933,13 @@ class SatcomSettings(_Strict):
     beams: list[SatcomBeam] = Field(
         default_factory=list, max_length=1000,
         description="Spot beams whose forward (and return) carriers their member links' terminals share in time.")
+    isl_grazing_altitude_km: Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)] = Field(
+        default=80.0, description="Inter-satellite links (a link between two satellites with an ephemeris): the "
+        "line of sight between them must pass at least this high above the WGS84 ellipsoid (the atmosphere "
+        "it must clear), km; below, the link is down.")
+    isl_max_range_km: Annotated[float, Field(gt=0, le=200_000, allow_inf_nan=False)] | None = Field(
+        default=None, description="Inter-satellite links: the longest range at which they close, km (the "
+        "terminals' pointing or power limit); farther apart the link is down. Null: no limit.")
 
     @field_validator("start_utc")
     @classmethod
@@ -1081,7 +1091,8 @@ def check_references(scenario: Scenario) -> None:
 
 def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[str, Any]]:
     """Rules of satellites with an ephemeris: a geographic scenario with ``satcom``, TLE epochs near
-    ``satcom.start_utc``, gateways that are ground nodes, no link between two orbiting satellites."""
+    ``satcom.start_utc``, gateways that are ground nodes (a link between two orbiting satellites is an
+    inter-satellite link, :func:`subflow.space.satcom.isl_timeline`)."""
     errors: list[dict[str, Any]] = []
     orbiting = {n.id for n in scenario.nodes if isinstance(n, SatelliteNode) and n.ephemeris is not None}
     sc = scenario.satcom
@@ -1121,10 +1132,6 @@ def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[st
                                                                         "satellite"})
     errors += _budget_errors(scenario, orbiting)
     errors += _beam_errors(scenario, orbiting)
-    for i, link in enumerate(scenario.links):
-        if link.src in orbiting and link.dst in orbiting:
-            errors.append({"loc": ["links", i], "msg": "a link between two satellites with an ephemeris "
-                                                       "(inter-satellite link) is not modelled"})
     return errors
 
 

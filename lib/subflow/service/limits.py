@@ -44,7 +44,7 @@ class Limits:
         Bytes of one imported track file, GPX/AIS/NMEA (``MAX_TRACK_BYTES``; 413 at the API,
         :func:`subflow.io.tracks.check_size`).
     max_satcom_samples : int
-        SATCOM geometry evaluations: (satellites with an ephemeris + SATCOM links) ×
+        SATCOM geometry evaluations: (satellites with an ephemeris + SATCOM links + inter-satellite links) ×
         (``run.duration_s / satcom.sample_s`` + 1) (``MAX_SATCOM_SAMPLES``; :mod:`subflow.space.satcom`).
     """
     max_nodes: int = 2_000
@@ -85,7 +85,7 @@ def check_scenario(scenario: Scenario, limits: Limits) -> None:
                             "samples (run.duration_s / run.interval_s)")
     if scenario.satcom is not None:
         orbiting = {n.id for n in scenario.nodes if getattr(n, "ephemeris", None) is not None}
-        links = sum(1 for lk in scenario.links if (lk.src in orbiting) != (lk.dst in orbiting))
+        links = sum(1 for lk in scenario.links if lk.src in orbiting or lk.dst in orbiting)  # SATCOM links, ISLs
         evaluations = (len(orbiting) + links) * (math.floor(scenario.run.duration_s / scenario.satcom.sample_s) + 2)
         if evaluations > limits.max_satcom_samples:
             raise LimitExceeded("MAX_SATCOM_SAMPLES", limits.max_satcom_samples, evaluations,

@@ -1,4 +1,4 @@
-"""Where nodes are over time: trajectories of every mobility model, range-crossing times, satellite orbits (slant range, elevation, visibility, handover), SATCOM link budgets (Es/N0, MODCOD, capacity).
+"""Where nodes are over time: trajectories of every mobility model, range-crossing times, satellite orbits (slant range, elevation, visibility, handover, inter-satellite links), SATCOM link budgets (Es/N0, MODCOD, capacity).
 
 Public names of the package, by module; ``from subflow.space import X`` and ``from subflow.space.<module> import X``
 name the same object.
@@ -37,7 +37,15 @@ from subflow.space.link_budget import (
 )
 from subflow.space.satcom import (
     GEO_ALTITUDE_M,
+    ISL_GRAZING_ALTITUDE_KM,
     SPEED_OF_LIGHT_KM_S,
+    WGS84_A_KM,
+    WGS84_B_KM,
+    IslLink,
+    IslState,
+    isl_states,
+    isl_timeline,
+    line_of_sight_clearance_km,
     SatcomLink,
     SatcomTimeline,
     SatcomUse,
@@ -65,7 +73,15 @@ __all__ = [
     "to_local",
     "node_geo_track",
     "GEO_ALTITUDE_M",
+    "ISL_GRAZING_ALTITUDE_KM",
     "SPEED_OF_LIGHT_KM_S",
+    "WGS84_A_KM",
+    "WGS84_B_KM",
+    "IslLink",
+    "IslState",
+    "isl_states",
+    "isl_timeline",
+    "line_of_sight_clearance_km",
     "SatcomLink",
     "SatcomTimeline",
     "SatcomUse",

@@ -27,6 +27,14 @@ terminal listed in ``satcom.gateways`` tracks every visible satellite at once. A
 SATCOM link is up while its terminal uses its satellite; its delay changes in the
 run plan whenever it has moved by ``satcom.delay_resolution_ms``.
 
+A link between two satellites with an ephemeris is an *inter-satellite link* (ISL,
+:func:`isl_timeline`): its range is ``|r_b − r_a|`` of the two Earth-fixed positions, its one-way delay
+range / c, and it is up while the segment between the satellites clears the Earth by
+``satcom.isl_grazing_altitude_km`` (default 80 km of atmosphere; :func:`line_of_sight_clearance_km`,
+Vallado's SIGHT algorithm on the WGS84 ellipsoid grown by that altitude) and, with
+``satcom.isl_max_range_km``, while the range is within it. Rise and set of an ISL are interpolated
+linearly between samples as a terminal's are.
+
 For a terminal at the sub-satellite point of a geostationary satellite,
 ρ = 35,786 km → 119.4 ms per leg; at 10° elevation ρ ≈ 40,586 km → 135.4 ms
 (law of cosines, e.g. Maral & Bousquet, "Satellite Communications Systems", 5th ed.,
@@ -38,6 +46,8 @@ References
    Report #3", AIAA 2006-6753 (SGP4, as implemented by the ``sgp4`` package).
 .. [2] O. Montenbruck, E. Gill, "Satellite Orbits", Springer 2000, §2.4.
 .. [3] G. Maral, M. Bousquet, "Satellite Communications Systems", 5th ed., Wiley 2009, §2.2.4.
+.. [4] D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., Microcosm Press 2013,
+   §5.3 (sight between two satellites, algorithm SIGHT; an oblate Earth by scaling the polar component).
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ from functools import lru_cache
 import numpy as np
 from pydantic import BaseModel, Field
 from pyproj import Transformer
+from scipy.constants import c as _SPEED_OF_LIGHT_M_S
 
 from subflow.scenario.document import GeostationaryEphemeris, SatelliteNode, Scenario, TleEphemeris
 from subflow.scenario.geodesy import frame_of
@@ -57,7 +68,15 @@ from subflow.space.mobility import position3_at, to_local, trajectory
 
 __all__ = [
     "GEO_ALTITUDE_M",
+    "ISL_GRAZING_ALTITUDE_KM",
     "SPEED_OF_LIGHT_KM_S",
+    "WGS84_A_KM",
+    "WGS84_B_KM",
+    "IslLink",
+    "IslState",
+    "isl_states",
+    "isl_timeline",
+    "line_of_sight_clearance_km",
     "SatcomLink",
     "SatcomTimeline",
     "SatcomUse",
@@ -70,8 +89,13 @@ __all__ = [
     "skyfield_times",
 ]
 
-#: speed of light in vacuum, km/s (exact, SI)
-SPEED_OF_LIGHT_KM_S = 299_792.458
+#: speed of light in vacuum, km/s (exact, SI; scipy.constants.c = 299,792,458 m/s)
+SPEED_OF_LIGHT_KM_S = _SPEED_OF_LIGHT_M_S / 1000.0
+#: WGS84 semi-major (equatorial) and semi-minor (polar) axes, km (NIMA TR8350.2: a = 6378.137 km, 1/f = 298.257223563)
+WGS84_A_KM = 6378.137
+WGS84_B_KM = WGS84_A_KM * (1.0 - 1.0 / 298.257223563)
+#: default height above the ellipsoid an inter-satellite line of sight must clear (atmosphere), km
+ISL_GRAZING_ALTITUDE_KM = 80.0
 #: altitude of the geostationary orbit above the WGS84 equator, metres (radius 42,164.137 km)
 GEO_ALTITUDE_M = 35_786_000.0
 _EPS = 1e-9
@@ -144,6 +168,88 @@ def look_angles(sat_km: np.ndarray, term_km: np.ndarray, lat_deg, lon_deg) -> tu
     return elev, rho
 
 
+def line_of_sight_clearance_km(r1_km: np.ndarray, r2_km: np.ndarray,
+                               grazing_altitude_km: float = ISL_GRAZING_ALTITUDE_KM) -> np.ndarray:
+    """How far the segment between two Earth-fixed points passes above the grazing surface, km.
+
+    The grazing surface is the WGS84 ellipsoid grown by ``grazing_altitude_km`` (semi-axes a + h,
+    a + h, b + h). The polar (z) components are scaled by (a + h)/(b + h), which turns that surface into
+    the sphere of radius a + h, and the point of the segment nearest the Earth's centre is found as in
+    Vallado's SIGHT algorithm [1]_: with ``τ = (|r1|² − r1·r2) / (|r1|² + |r2|² − 2 r1·r2)``, the
+    nearest point is ``r1 + τ (r2 − r1)`` when 0 < τ < 1 (``d² = (1 − τ)|r1|² + τ r1·r2``), else the
+    nearer end. The clearance is ``d − (a + h)``: the line of sight clears the grown ellipsoid exactly
+    when it is ≥ 0. In the equatorial plane and over the poles it is a true height (of the segment's
+    lowest point above that surface); elsewhere a distance in the scaled frame, within the flattening
+    (0.34 %) of one.
+
+    Parameters
+    ----------
+    r1_km, r2_km : ndarray, shape (3,) or (3, N)
+        Earth-fixed (ITRS / WGS84 ECEF) positions of the two ends, km.
+    grazing_altitude_km : float, default 80
+        Height above the ellipsoid the line of sight must clear (the atmosphere), km.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        Clearance, km; negative when the Earth (plus ``grazing_altitude_km``) blocks the line of sight,
+        NaN where a position is not finite.
+
+    References
+    ----------
+    .. [1] D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., Microcosm Press
+       2013, §5.3 "Sight and light" (algorithm SIGHT; the oblate Earth by scaling the K component).
+    """
+    radius = WGS84_A_KM + grazing_altitude_km
+    scale = np.array([[1.0], [1.0], [radius / (WGS84_B_KM + grazing_altitude_km)]])
+    p = np.asarray(r1_km, dtype=float).reshape(3, -1) * scale
+    q = np.asarray(r2_km, dtype=float).reshape(3, -1) * scale
+    pp, qq, pq = np.sum(p * p, axis=0), np.sum(q * q, axis=0), np.sum(p * q, axis=0)
+    span = pp + qq - 2.0 * pq
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = np.where(span > 0, (pp - pq) / np.where(span > 0, span, 1.0), 0.0)
+    inside = (tau > 0.0) & (tau < 1.0)
+    d2 = np.where(inside, (1.0 - tau) * pp + tau * pq, np.minimum(pp, qq))
+    return np.sqrt(np.maximum(d2, 0.0)) - radius
+
+
+@dataclass
+class IslLink:
+    """One inter-satellite link (``link`` between satellites ``a`` and ``b``, both with an ephemeris).
+
+    ``t_s``, ``range_km``, ``delay_ms`` (range / c), ``clearance_km`` (:func:`line_of_sight_clearance_km`)
+    and ``visible`` at every sample; ``up``: the intervals [t0, t1) during which the line of sight clears
+    the grazing surface and the range is within ``satcom.isl_max_range_km``.
+    """
+
+    link: str
+    a: str
+    b: str
+    t_s: np.ndarray
+    range_km: np.ndarray
+    delay_ms: np.ndarray
+    clearance_km: np.ndarray
+    visible: np.ndarray
+    up: list[tuple[float, float]] = field(default_factory=list)
+
+    @property
+    def event_node(self) -> str:
+        """The node the plan's ``link_down`` / ``link_up`` events name: satellite ``a``."""
+        return self.a
+
+    def delay_at(self, t: float) -> float:
+        """One-way delay at ``t`` seconds, ms (linear between samples)."""
+        return float(np.interp(t, self.t_s, self.delay_ms))
+
+    def range_at(self, t: float) -> float:
+        """Range at ``t`` seconds, km (linear between samples)."""
+        return float(np.interp(t, self.t_s, self.range_km))
+
+    def is_up(self, t: float) -> bool:
+        """Whether the link is up at ``t``."""
+        return any(t0 <= t < t1 for t0, t1 in self.up)
+
+
 @dataclass
 class Use:
     """A terminal uses ``satellite`` during [``t0_s``, ``t1_s``)."""
@@ -172,6 +278,11 @@ class SatcomLink:
     lat_deg: np.ndarray = field(default_factory=lambda: np.zeros(0))
     lon_deg: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
+    @property
+    def event_node(self) -> str:
+        """The node the plan's ``link_down`` / ``link_up`` events name: the terminal."""
+        return self.terminal
+
     def delay_at(self, t: float) -> float:
         """One-way delay at ``t`` seconds, ms (linear between samples)."""
         return float(np.interp(t, self.t_s, self.delay_ms))
@@ -183,16 +294,23 @@ class SatcomLink:
 
 @dataclass
 class SatcomTimeline:
-    """Every SATCOM link of a scenario and, per terminal, the satellites it uses over time."""
+    """Every SATCOM link of a scenario and, per terminal, the satellites it uses over time; and every
+    inter-satellite link."""
 
     links: dict[str, SatcomLink]
     #: terminal id → the satellites it uses, in time order (a gateway's overlap)
     uses: dict[str, list[Use]]
+    #: inter-satellite links by link id (:class:`IslLink`)
+    isls: dict[str, IslLink] = field(default_factory=dict)
+
+    def timed_links(self) -> dict[str, SatcomLink | IslLink]:
+        """Every link whose delay and state come from the orbits: SATCOM links and ISLs, by link id."""
+        return {**self.links, **self.isls}
 
     def down_intervals(self, duration_s: float) -> list[tuple[str, float, float]]:
-        """``(link_id, t_down_s, t_up_s)`` for every time a SATCOM link is not up, within [0, duration_s]."""
+        """``(link_id, t_down_s, t_up_s)`` for every time a SATCOM link or ISL is not up, within [0, duration_s]."""
         out = []
-        for lk in self.links.values():
+        for lk in self.timed_links().values():
             t = 0.0
             for t0, t1 in lk.up:
                 if t0 > t + _EPS:
@@ -206,7 +324,7 @@ class SatcomTimeline:
         """Per link, ``(t_s, delay_ms)`` while it is up: at each up start, then whenever the delay has moved
         by at least ``resolution_ms`` since the last step (rounded to 1 µs)."""
         out: dict[str, list[tuple[float, float]]] = {}
-        for lk in self.links.values():
+        for lk in self.timed_links().values():
             steps: list[tuple[float, float]] = []
             for t0, t1 in lk.up:
                 last = lk.delay_at(t0)
@@ -364,7 +482,59 @@ def satcom_timeline(scenario: Scenario) -> SatcomTimeline:
             links[by_sat[u.satellite]].up.append((u.t0_s, u.t1_s))
     for lk in links.values():
         lk.up.sort()
-    return SatcomTimeline(links, uses)
+    return SatcomTimeline(links, uses, _isl_links(scenario, t, sat_pos))
+
+
+def _isl_links(scenario: Scenario, t: np.ndarray, sat_pos: dict[str, np.ndarray]) -> dict[str, IslLink]:
+    """The inter-satellite links among ``sat_pos``'s satellites (Earth-fixed km at the samples ``t``)."""
+    sc = scenario.satcom
+    out: dict[str, IslLink] = {}
+    for link in scenario.links:
+        if link.src not in sat_pos or link.dst not in sat_pos:
+            continue
+        ra, rb = sat_pos[link.src], sat_pos[link.dst]
+        rng = np.linalg.norm(rb - ra, axis=0)
+        clear = line_of_sight_clearance_km(ra, rb, sc.isl_grazing_altitude_km)
+        margin = clear if sc.isl_max_range_km is None else np.minimum(clear, sc.isl_max_range_km - rng)
+        # SGP4 gives no position once an orbit has decayed: the link is then down
+        bad = ~(np.isfinite(margin) & np.isfinite(rng))
+        margin = np.where(bad, -1e9, margin)
+        rng = np.where(bad, float(np.nanmin(rng)) if not bad.all() else 0.0, rng)
+        lk = IslLink(link.id, link.src, link.dst, t, rng, rng / SPEED_OF_LIGHT_KM_S * 1000.0,
+                     np.where(bad, np.nan, clear), margin >= 0.0)
+        lk.up = _windows(t, margin, 0.0)
+        out[link.id] = lk
+    return out
+
+
+def isl_timeline(scenario: Scenario) -> dict[str, IslLink]:
+    """The inter-satellite links of a validated scenario: range, delay, line-of-sight clearance and up
+    intervals at every ``satcom.sample_s`` (see :class:`IslLink`).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Validated; a link between two satellites with an ephemeris is an ISL.
+
+    Returns
+    -------
+    dict
+        Link id → :class:`IslLink` (empty without ``satcom`` or ISLs).
+
+    Notes
+    -----
+    Positions as :func:`satellite_ecef_km` (SGP4 by skyfield, ITRS). Range ``ρ = |r_b − r_a|`` (km),
+    one-way delay ``ρ / c`` (ms, c = ``scipy.constants.c``); the link is up while
+    :func:`line_of_sight_clearance_km` with ``satcom.isl_grazing_altitude_km`` is ≥ 0 and, with
+    ``satcom.isl_max_range_km``, ``ρ`` is within it; rise and set interpolated linearly between samples.
+    Same as ``satcom_timeline(scenario).isls``.
+
+    References
+    ----------
+    .. [1] D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., Microcosm Press
+       2013, §5.3 (algorithm SIGHT).
+    """
+    return satcom_timeline(scenario).isls
 
 
 
@@ -404,4 +574,77 @@ def satcom_uses(scenario: Scenario, timeline: SatcomTimeline | None = None) -> l
             out.append(SatcomUse(terminal=term, satellite=u.satellite, link=lk.link, t_start_s=u.t0_s,
                                  t_end_s=u.t1_s, delay_ms=pts))
     out.sort(key=lambda x: (x.t_start_s, x.terminal))
+    return out
+
+
+class IslState(BaseModel):
+    """An inter-satellite link ``link`` between ``satellite_a`` and ``satellite_b`` is ``visible`` (up) or
+    blocked (by the Earth and its grazing altitude, or beyond the maximum range) during [``t_start_s``,
+    ``t_end_s``); ``POST /api/timeline`` ``isl`` and ``subflow satcom``."""
+
+    link: str
+    satellite_a: str
+    satellite_b: str
+    t_start_s: float = Field(description="Start of the interval, seconds from the start of the run.")
+    t_end_s: float = Field(description="End of the interval (rise, set, or the end of the run), seconds.")
+    visible: bool = Field(description="True: the link is up (line of sight clear, range within "
+                          "satcom.isl_max_range_km); false: it is down.")
+    range_km: list[tuple[float, float]] = Field(
+        description="``[t_s, range_km]``: the distance between the two satellites, km, at the start, at each "
+        "delay step and at the end of the interval.")
+    delay_ms: list[tuple[float, float]] = Field(
+        description="``[t_s, delay_ms]``: the link's one-way delay (range / c plus the link's own delay_ms, "
+        "milliseconds) at the same times; while visible, as the run plan's delay changes.")
+
+
+def _intervals(up: list[tuple[float, float]], duration_s: float) -> list[tuple[float, float, bool]]:
+    """``up`` intervals and the gaps between them as ``(t0, t1, up)`` covering [0, duration_s]."""
+    out: list[tuple[float, float, bool]] = []
+    t = 0.0
+    for t0, t1 in up:
+        if t0 > t + _EPS:
+            out.append((t, t0, False))
+        out.append((t0, t1, True))
+        t = t1
+    if t < duration_s - _EPS:
+        out.append((t, duration_s, False))
+    return out
+
+
+def isl_states(scenario: Scenario, timeline: SatcomTimeline | None = None) -> list[IslState]:
+    """Every inter-satellite link's visible and blocked intervals over the run, with range and delay.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Validated.
+    timeline : SatcomTimeline, optional
+        The scenario's :func:`satcom_timeline` when the caller has it already (computed here otherwise).
+
+    Returns
+    -------
+    list of IslState
+        Sorted by start time (s), then link id; each ISL's intervals cover [0, ``run.duration_s``], with
+        its range (km) and one-way delay (ms: range / c plus the link's own ``delay_ms``) at the start, at
+        each of the plan's delay steps (``satcom.delay_resolution_ms``) and at the end. Empty without ISLs.
+
+    References
+    ----------
+    .. [1] D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., Microcosm Press
+       2013, §5.3 (algorithm SIGHT: the visibility of :func:`line_of_sight_clearance_km`).
+    """
+    tl = satcom_timeline(scenario) if timeline is None else timeline
+    if not tl.isls:
+        return []
+    own = {link.id: link.delay_ms for link in scenario.links}
+    steps = tl.delay_steps(scenario.satcom.delay_resolution_ms)
+    out = []
+    for lk in tl.isls.values():
+        extra = own[lk.link]
+        for t0, t1, up in _intervals(lk.up, scenario.run.duration_s):
+            times = [t0, *(t for t, _ in steps[lk.link] if t0 + 1e-9 < t < t1 - 1e-9 and up), t1]
+            out.append(IslState(link=lk.link, satellite_a=lk.a, satellite_b=lk.b, t_start_s=t0, t_end_s=t1,
+                                visible=up, range_km=[(t, round(lk.range_at(t), 3)) for t in times],
+                                delay_ms=[(t, round(lk.delay_at(t) + extra, 3)) for t in times]))
+    out.sort(key=lambda x: (x.t_start_s, x.link))
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from subflow.comparison.compare import compare
@@ -76,3 +77,16 @@ def test_satcom_lists_the_satellites_in_use_as_the_timeline_does(tmp_path):
     bad.write_text(json.dumps(doc))
     out = runner.invoke(app, ["satcom", str(bad)])
     assert out.exit_code == 2 and "satcom.elevation_mask_deg" in out.output
+
+
+def test_satcom_lists_the_inter_satellite_links_with_range_delay_and_visibility():
+    isl = str(EXAMPLES / "naval-leo-isl.json")
+    out = runner.invoke(app, ["satcom", isl, "--json", "--isl"])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.output)
+    assert [(r["link"], r["visible"], r["t_start_s"], r["t_end_s"]) for r in rows] == [("isl-ab", True, 0.0, 900.0)]
+    assert 4160 < rows[0]["range_km"][0][1] < 4175
+    assert rows[0]["delay_ms"][0][1] == pytest.approx(rows[0]["range_km"][0][1] / 299_792.458 * 1000, abs=2e-3)
+    table = runner.invoke(app, ["satcom", isl])
+    assert table.exit_code == 0 and "Inter-satellite links" in table.output and "isl-ab" in table.output
+    assert "ship" in table.output  # the SATCOM uses too

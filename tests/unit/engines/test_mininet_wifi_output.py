@@ -8,14 +8,17 @@ script's printed result; these are the reports iperf3 3.12 writes (``-J``) in th
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from subflow.errors import EngineFailed
+from subflow.io.exports import generate_script
 from subflow.runplan.resolve import resolve_plan
 from subflow_engines import mininet_wifi
 
 from tests.conftest import load_example
+from tests.unit.io.fake_mininet_wifi import run_with_fake_mininet
 
 CLIENT = {"start": {"connecting_to": {"host": "10.255.0.1", "port": 5201}},
           "intervals": [{"sum": {"start": 0, "end": 1, "bytes": 375000, "bits_per_second": 3e6}}],
@@ -33,8 +36,8 @@ def _plan():
     return resolve_plan(load_example("naval-direct-move"), "sptcp", "mininet-wifi")
 
 
-def _stdout(flows: dict, unfinished: list | None = None, lag_s: float = 0.0) -> str:
-    payload = {"launched_s": {"f1": 0.0, "f2": 0.0}, "flows": flows, "unfinished": unfinished or [],
+def _stdout(flows: dict, interrupted: list | None = None, lag_s: float = 0.0) -> str:
+    payload = {"launched_s": {"f1": 0.0, "f2": 0.0}, "flows": flows, "interrupted": interrupted or [],
                "clock_lag_s": lag_s}
     return f"noise\n{mininet_wifi.RESULT_BEGIN}\n{json.dumps(payload)}\n{mininet_wifi.RESULT_END}\n"
 
@@ -77,10 +80,26 @@ def test_an_empty_server_report_is_an_error_naming_the_flow(server, words):
     assert exc.value.flow == "f1"
 
 
-def test_an_iperf3_still_running_is_an_error_naming_the_flow():
-    flows = {"f1": _flow(CLIENT, SERVER), "f2": _flow(CLIENT, SERVER)}
-    with pytest.raises(EngineFailed, match="still running") as exc:
-        mininet_wifi.output(_plan(), _stdout(flows, unfinished=[["f2", "client"]]))
+def test_an_interrupted_iperf3_keeps_its_report_as_the_linux_engine_does():
+    """A client still running after its grace gets SIGINT (subflow.runplan.finish): iperf3 then writes its report
+    with "interrupt - the client has terminated", and its server's with "the client has terminated" (iperf3
+    ``iperf_got_sigend``). The receiver's timeline up to then is the measurement; the roles are named."""
+    client = {**CLIENT, "error": "interrupt - the client has terminated"}
+    server = {**SERVER, "error": "the client has terminated"}
+    flows = {"f1": _flow(CLIENT, SERVER), "f2": _flow(client, server)}
+    out = mininet_wifi.output(_plan(), _stdout(flows, interrupted=[["f2", "client"]]))
+    assert out.flows[1].throughput_mbps[:3] == [3.0, 3.0, 3.0]
+    assert out.flows[1].iperf3["interrupted"] == ["client"] and out.flows[0].iperf3["interrupted"] == []
+    # the same errors without an interruption by the script are the flow's failure
+    with pytest.raises(EngineFailed, match="client has terminated") as exc:
+        mininet_wifi.output(_plan(), _stdout(flows))
+    assert exc.value.flow == "f2"
+
+
+def test_an_interrupted_iperf3_that_wrote_no_report_is_an_error_naming_the_flow():
+    flows = {"f1": _flow(CLIENT, SERVER), "f2": _flow(CLIENT, "")}
+    with pytest.raises(EngineFailed, match="server report unreadable") as exc:
+        mininet_wifi.output(_plan(), _stdout(flows, interrupted=[["f2", "server"]]))
     assert exc.value.flow == "f2"
 
 
@@ -91,7 +110,7 @@ def test_a_script_that_printed_no_result_is_an_error():
 
 
 def test_the_clients_error_is_named_before_a_server_left_waiting():
-    stdout = _stdout({"f1": _flow(CLIENT, SERVER), "f2": _flow(UNREACHABLE, "")}, unfinished=[["f2", "server"]])
+    stdout = _stdout({"f1": _flow(CLIENT, SERVER), "f2": _flow(UNREACHABLE, "")}, interrupted=[["f2", "server"]])
     with pytest.raises(EngineFailed, match="Network is unreachable") as exc:
         mininet_wifi.output(_plan(), stdout)
     assert exc.value.flow == "f2"
@@ -113,3 +132,39 @@ def test_a_report_with_an_error_keeps_only_the_last_lines_of_standard_error():
     with pytest.raises(EngineFailed) as exc:
         mininet_wifi.output(_plan(), _stdout({"f1": _flow(CLIENT, SERVER), "f2": f2}))
     assert str(exc.value).endswith("(stderr: line 7 | line 8 | line 9)")
+
+
+
+def test_an_iperf3_still_running_after_its_grace_is_interrupted_and_its_report_kept(tmp_path):
+    """The linux engine's rule (subflow.runplan.finish): a client still running its grace after the flow's end
+    gets SIGINT, on which iperf3 writes its report; the servers likewise. The engine keeps those reports."""
+    plan = resolve_plan(load_example("uav-backhaul-planning"), "sptcp", "mininet-wifi")
+    result = run_with_fake_mininet(tmp_path, generate_script(plan), duration_s=1, iperf="stuck", real_sleep_s=0.02)
+    payload = _script_payload(result)
+    assert sorted(map(tuple, payload["interrupted"])) == [("f1", "client"), ("f1", "server"),
+                                                          ("f2", "client"), ("f2", "server")]
+    out = mininet_wifi.output(plan, result["stdout"])
+    assert [f.iperf3["interrupted"] for f in out.flows] == [["client", "server"], ["client", "server"]]
+    assert all(f.throughput_mbps[0] == 1.0 for f in out.flows)
+
+
+def test_an_iperf3_deaf_to_sigint_is_killed_and_its_flow_named(tmp_path):
+    plan = resolve_plan(load_example("uav-backhaul-planning"), "sptcp", "mininet-wifi")
+    result = run_with_fake_mininet(tmp_path, generate_script(plan), duration_s=1, iperf="deaf", real_sleep_s=0.02)
+    pids = [c[2] for c in result["calls"] if c[0] == "iperf-pid"]
+    assert len(pids) == 4 and not any(Path(f"/proc/{pid}").exists() and _running(pid) for pid in pids)
+    with pytest.raises(EngineFailed, match="iperf3 client: .*No such file") as exc:
+        mininet_wifi.output(plan, result["stdout"])
+    assert exc.value.flow == "f1"
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _script_payload(result: dict) -> dict:
+    text = result["stdout"]
+    return json.loads(text.split(mininet_wifi.RESULT_BEGIN, 1)[1].split(mininet_wifi.RESULT_END, 1)[0])

@@ -24,7 +24,10 @@ depend on, each named here and checked by ``test_mininet_wifi_script_rules.py``:
 
 Commands ending in ``&`` get ``lastPid`` as Mininet's ``Node.sendCmd`` sets it; with
 ``_fake_calls.IPERF = "late"`` an iperf3 command starts a real process that writes a small iperf3
-JSON to its ``> file`` redirect one second later (an iperf3 that finishes after its planned end).
+JSON to its ``> file`` redirect one second later (an iperf3 that finishes after its planned end); with
+``"stuck"`` it runs until SIGINT and then writes its report with the error iperf3 writes on SIGINT (an
+iperf3 the script must interrupt); with ``"deaf"`` it ignores SIGINT and writes nothing (one the script
+must kill). The PID of each such process is recorded as an ``iperf-pid`` call.
 """
 
 from __future__ import annotations
@@ -58,6 +61,21 @@ FAKE_MODULES = {
             "role = sys.argv[2]; key = 'accepted_connection' if role == 'server' else 'connecting_to'; "
             "doc = {'start': {key: {}}, 'intervals': [{'sum': {'start': 0, 'end': 1, 'bytes': 125000, "
             "'bits_per_second': 1e6}}], 'end': {}}; open(sys.argv[1], 'w').write(json.dumps(doc))"
+        )
+
+        STUCK_IPERF = (
+            "import json, signal, sys, time\\n"
+            "path, role, mode = sys.argv[1:4]\\n"
+            "key = 'accepted_connection' if role == 'server' else 'connecting_to'\\n"
+            "def report(*_):\\n"
+            "    doc = {'start': {key: {}}, 'intervals': [{'sum': {'start': 0, 'end': 1, 'bytes': 125000, "
+            "'bits_per_second': 1e6}}], 'end': {}, 'error': ('interrupt - ' if role == 'client' else '') "
+            "+ 'the client has terminated'}\\n"
+            "    open(path, 'w').write(json.dumps(doc))\\n"
+            "    sys.exit(0)\\n"
+            "signal.signal(signal.SIGINT, signal.SIG_IGN if mode == 'deaf' else report)\\n"
+            "while True:\\n"
+            "    time.sleep(0.05)\\n"
         )
 
 
@@ -106,10 +124,15 @@ FAKE_MODULES = {
                 self.lastPid = None
                 if command.endswith("&"):
                     m = re.search(r"> (\\S+) 2> \\S+ &$", command)
-                    if "iperf3" in command and m and _fake_calls.IPERF == "late":
+                    if "iperf3" in command and m and _fake_calls.IPERF in ("late", "stuck", "deaf"):
                         role = "server" if " -s " in command else "client"
-                        proc = subprocess.Popen([sys.executable, "-c", LATE_IPERF, m.group(1), role])
+                        if _fake_calls.IPERF == "late":
+                            proc = subprocess.Popen([sys.executable, "-c", LATE_IPERF, m.group(1), role])
+                        else:
+                            proc = subprocess.Popen([sys.executable, "-c", STUCK_IPERF, m.group(1), role,
+                                                     _fake_calls.IPERF])
                         self.lastPid = proc.pid
+                        CALLS.append(["iperf-pid", self.name, proc.pid])
                 return ""
 
             def setPosition(self, pos):

@@ -15,6 +15,7 @@ from subflow_backend import access, accounts, audit, models
 from subflow_backend.api.deps import CurrentUser, PrincipalDep, SessionDep, WriteAccess, client_ip, require_role
 from subflow_backend.api.routes.users import OWNERS_GUARD
 from subflow_backend.schemas_accounts import (
+    MemberAdd,
     MemberPublic,
     MemberSet,
     MembersPublic,
@@ -141,6 +142,24 @@ def _owners(session: SessionDep, project_id: str) -> int:
         models.ProjectMember.project_id == project_id, models.ProjectMember.role == "owner")) or 0
 
 
+def _set_role(request: Request, session: SessionDep, principal, project_id: str, user: models.User,
+              role: str) -> MemberPublic:
+    """Give ``user`` ``role`` in the project (the caller's ownership and the lock are checked by the
+    callers); 409 if it would leave the project without an owner."""
+    member = session.get(models.ProjectMember, (project_id, user.id))
+    if member is not None and member.role == "owner" and role != "owner" and _owners(session, project_id) <= 1:
+        session.rollback()
+        raise HTTPException(status.HTTP_409_CONFLICT, "the project would have no owner")
+    if member is None:
+        session.add(models.ProjectMember(project_id=project_id, user_id=user.id, role=role))
+    else:
+        member.role = role
+    audit.record(session, "member_set", user=principal.user, target=project_id, ip=client_ip(request),
+                 detail={"user": user.username, "role": role}, commit=False)
+    session.commit()
+    return MemberPublic(user_id=user.id, username=user.username, role=role)  # type: ignore[arg-type]
+
+
 @router.put("/{project_id}/members/{user_id}", response_model=MemberPublic,
             responses={**_NOT_FOUND, **_FORBIDDEN, 409: {"description": "It would leave the project without an owner."},
                        422: {"description": "No such user."}})
@@ -156,18 +175,26 @@ def set_member(
     if user is None:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
                             [{"loc": ["path", "user_id"], "msg": f"no user {user_id!r}", "type": "unknown_user"}])
-    member = session.get(models.ProjectMember, (project_id, user_id))
-    if member is not None and member.role == "owner" and body.role != "owner" and _owners(session, project_id) <= 1:
+    return _set_role(request, session, principal, project_id, user, body.role)
+
+
+@router.post("/{project_id}/members", response_model=MemberPublic,
+             responses={**_NOT_FOUND, **_FORBIDDEN, 409: {"description": "It would leave the project without an owner."},
+                        422: {"description": "No user of that name."}})
+def add_member_by_name(
+    request: Request, session: SessionDep, principal: PrincipalDep, project_id: str, body: MemberAdd
+) -> MemberPublic:
+    """Add a user, named by ``username``, to the project or change their role (owners): the same as
+    ``PUT .../members/{user_id}`` for owners who cannot list the users (only admins may). 422 naming
+    ``username`` when no user has that name."""
+    accounts.lock_guard(session, OWNERS_GUARD)  # held until the commit below
+    _owned(session, principal, project_id)
+    user = session.scalar(select(models.User).where(models.User.username == body.username))
+    if user is None:
         session.rollback()
-        raise HTTPException(status.HTTP_409_CONFLICT, "the project would have no owner")
-    if member is None:
-        session.add(models.ProjectMember(project_id=project_id, user_id=user_id, role=body.role))
-    else:
-        member.role = body.role
-    audit.record(session, "member_set", user=principal.user, target=project_id, ip=client_ip(request),
-                 detail={"user": user.username, "role": body.role}, commit=False)
-    session.commit()
-    return MemberPublic(user_id=user_id, username=user.username, role=body.role)
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, [
+            {"loc": ["body", "username"], "msg": f"no user named {body.username!r}", "type": "unknown_user"}])
+    return _set_role(request, session, principal, project_id, user, body.role)
 
 
 @router.delete("/{project_id}/members/{user_id}", status_code=status.HTTP_204_NO_CONTENT,

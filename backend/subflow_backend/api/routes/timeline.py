@@ -1,4 +1,5 @@
-"""``/api/timeline``: node trajectories, the association timeline and the SATCOM uses of a scenario document.
+"""``/api/timeline``: node trajectories, the association timeline, the SATCOM uses and inter-satellite links of a
+scenario document.
 
 The editor's time scrubber posts the document it is editing (saved or not) and
 animates the answer; nothing is stored. The answer is read from the scenario's one network model over
@@ -18,7 +19,7 @@ from subflow.scenario.document import load_scenario
 from subflow.scenario.geodesy import frame_of, geo_corners
 from subflow.service.limits import Limits, check_scenario
 from subflow.space.mobility import Leg
-from subflow.space.satcom import SatcomUse, satcom_uses
+from subflow.space.satcom import IslState, SatcomUse, isl_states, satcom_uses
 from subflow.runplan.topology import NetworkTimeline
 
 from subflow_backend import compute
@@ -63,6 +64,11 @@ class TimelinePublic(BaseModel):
         default_factory=list,
         description="Scenarios with satellites on orbits (satcom settings): every use of a satellite by a "
         "ground terminal, in time order, with the link's delay over it; empty otherwise.")
+    isl: list[IslState] = Field(
+        default_factory=list,
+        description="Inter-satellite links (a link between two satellites on orbits): each one's visible and "
+        "blocked intervals over the run, in time order, with its range (km) and one-way delay (ms); empty "
+        "without them.")
     windows: list[tuple[float, float]] = Field(
         description="The run cut where the network changes (an association starts or ends, a link or SATCOM "
         "outage starts or ends, an ad-hoc hop comes or goes): ``[t_start_s, t_end_s]`` pairs covering "
@@ -97,7 +103,8 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     answer also has ``geo_trajectories`` (WGS84, pyproj inverse of the local
     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
-    link's one-way delay over each use (:mod:`subflow.space.satcom`). ``windows`` are the times between
+    link's one-way delay over each use (:mod:`subflow.space.satcom`), and ``isl`` when each inter-satellite
+    link is visible or blocked, with its range and delay. ``windows`` are the times between
     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
     """
     return compute.run(timeline_of, document, settings.limits)
@@ -120,5 +127,6 @@ def timeline_of(document: dict[str, Any], limits: Limits) -> TimelinePublic:
         associations=[AssociationPublic(**a.__dict__) for a in tl.associations],
         events=parse_radio_events(tl.events),
         satcom=satcom_uses(scenario, network.satcom),
+        isl=isl_states(scenario, network.satcom),
         windows=network.windows(),
     )

@@ -34,7 +34,9 @@ SCENARIO = json.loads('{"flows": ["f1", "f2"], "name": "naval-random-walk", "nod
 DURATION_S = 100
 INTERVAL_S = 1
 TICK_S = 0.1  # clock of the run: positions, routes, link events and flow starts
-RESULT_WAIT_S = 30  # longest wait for iperf3 after a flow's planned end
+CLIENT_GRACE_S = 6.012  # then SIGINT an iperf3 client still running (3 s + 6 base RTTs, at most 15 s)
+SERVER_GRACE_S = 3  # the servers' grace once the clients are done
+REPORT_WAIT_S = 3  # from SIGINT (iperf3 prints its report) to SIGKILL
 STDERR_KEPT = 2000  # characters of each iperf3 standard error sent back (its tail)
 MULTIPATH = False
 CONGESTION_CONTROL = 'reno'
@@ -216,6 +218,30 @@ def alive(pid):
         return False
 
 
+def finish(procs, deadline):
+    """Wait for the iperf3 processes procs ((flow index, role) -> pid) until deadline; the ones still
+    running get SIGINT (iperf3 prints its JSON report), and SIGKILL REPORT_WAIT_S later (the rule of
+    the linux engine). Returns the keys of the interrupted ones."""
+    while any(alive(p) for p in procs.values() if p) and time.time() < deadline:
+        time.sleep(0.2)
+    late = sorted(k for k, p in procs.items() if p and alive(p))
+    for k in late:
+        try:
+            os.kill(procs[k], signal.SIGINT)
+        except OSError:
+            pass
+    stop = time.time() + REPORT_WAIT_S
+    while any(alive(procs[k]) for k in late) and time.time() < stop:
+        time.sleep(0.2)
+    for k in late:
+        if alive(procs[k]):
+            try:
+                os.kill(procs[k], signal.SIGKILL)
+            except OSError:
+                pass
+    return late
+
+
 def run(net, run_dir):
     wrap = "mptcpize run " if MULTIPATH else ""
     state = {"routes": {}, "want": SCHEDULE[0][1], "endpoints": {}, "endpoints_want": SCHEDULE[0][2],
@@ -267,17 +293,11 @@ def run(net, run_dir):
             next_flow += 1
         # how far the run's clock fell behind real time (moves, routes and starts applied late)
         lag = max(lag, time.time() - (t0 + t))
-    deadline = t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]) + RESULT_WAIT_S
-    while any(alive(p) for p in pids.values() if p) and time.time() < deadline:
-        time.sleep(0.2)
-    out = {"launched_s": launched, "flows": {}, "unfinished": [], "clock_lag_s": round(lag, 3)}
-    for (i, role), pid in sorted(pids.items()):
-        if pid and alive(pid):
-            out["unfinished"].append([SCENARIO["flows"][i], role])
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except OSError:
-                pass
+    end = max(time.time(), t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]))
+    late = finish({k: p for k, p in pids.items() if k[1] == "client"}, end + CLIENT_GRACE_S)
+    late += finish({k: p for k, p in pids.items() if k[1] == "server"}, time.time() + SERVER_GRACE_S)
+    out = {"launched_s": launched, "flows": {}, "clock_lag_s": round(lag, 3),
+           "interrupted": [[SCENARIO["flows"][i], role] for i, role in late]}
     for i, _src, _dst, port, *_ in FLOWS:
         fid = SCENARIO["flows"][i]
         out["flows"][fid] = {}
