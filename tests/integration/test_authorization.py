@@ -203,6 +203,7 @@ CASES: list[tuple[str, str, Callable[[World, str], Request], dict[str, int]]] = 
     ("GET", "/api/audit", lambda w, r: {}, admin_only(200)),
     ("GET", "/api/strategies", lambda w, r: {}, signed_in(200)),
     ("GET", "/api/engines", lambda w, r: {}, signed_in(200)),
+    ("GET", "/api/formats", lambda w, r: {}, signed_in(200)),
     ("GET", "/api/scenarios/schema", lambda w, r: {}, signed_in(200)),
     ("GET", "/api/scenarios", lambda w, r: {}, signed_in(200)),
     ("POST", "/api/scenarios",
