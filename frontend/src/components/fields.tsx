@@ -142,9 +142,15 @@ export interface TextFieldProps {
   placeholder?: string;
   /** commit only on blur / Enter (ids: renaming on every keystroke would be noisy) */
   commitOnBlur?: boolean;
+  /** passed to the input as is (forms that the browser checks before submit) */
+  required?: boolean;
+  maxLength?: number;
+  autoComplete?: string;
+  /** "password" hides what is typed */
+  type?: "text" | "password";
 }
 
-export function TextField({ label, value, onChange, error, multiline, placeholder, commitOnBlur }: TextFieldProps) {
+export function TextField({ label, value, onChange, error, multiline, placeholder, commitOnBlur, required, maxLength, autoComplete, type = "text" }: TextFieldProps) {
   const id = useId();
   const [text, setText] = useState(value);
   useEffect(() => setText(value), [value]);
@@ -152,6 +158,9 @@ export function TextField({ label, value, onChange, error, multiline, placeholde
     id,
     value: text,
     placeholder,
+    required,
+    maxLength,
+    autoComplete,
     "aria-invalid": error ? true : undefined,
     "aria-describedby": error ? `${id}-err` : undefined,
   };
@@ -171,7 +180,7 @@ export function TextField({ label, value, onChange, error, multiline, placeholde
       ) : (
         <input
           {...common}
-          type="text"
+          type={type}
           onChange={(e) => {
             setText(e.currentTarget.value);
             if (!commitOnBlur) onChange(e.currentTarget.value);

@@ -7,6 +7,7 @@
  * Owns:
  * 1. the rename and add-member forms, the delete being confirmed, the note of the last change.
  */
+import { TextField } from "../../components/fields";
 import { useId, useState, type FormEvent } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { api } from "../../api/client";
@@ -47,7 +48,6 @@ export function ProjectView() {
 }
 
 function ProjectSettings({ project, onChanged }: { project: ProjectPublic; onChanged: () => Promise<void> }) {
-  const id = useId();
   const navigate = useNavigate();
   const errors = useApiErrors();
   const [name, setName] = useState(project.name);
@@ -80,27 +80,8 @@ function ProjectSettings({ project, onChanged }: { project: ProjectPublic; onCha
   return (
     <form onSubmit={save} className="admin-form" aria-label="Project settings">
       <h2 className="small-heading">Settings</h2>
-      <div className="field">
-        <label htmlFor={`${id}-name`}>Name</label>
-        <input
-          id={`${id}-name`}
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          required
-          maxLength={120}
-          aria-invalid={errors.fields.name ? true : undefined}
-          aria-describedby={errors.fields.name ? `${id}-name-error` : undefined}
-        />
-        {errors.fields.name ? (
-          <span className="field-error" id={`${id}-name-error`}>
-            {errors.fields.name}
-          </span>
-        ) : null}
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-description`}>Description</label>
-        <input id={`${id}-description`} value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={10000} />
-      </div>
+      <TextField label="Name" value={name} onChange={setName} required maxLength={120} error={errors.fields.name} />
+      <TextField label="Description" value={description} onChange={setDescription} maxLength={10000} />
       <button type="submit" className="btn btn-primary">
         Save
       </button>
@@ -243,24 +224,7 @@ function Members({ projectId, owner, list, errors: loadErrors, reload }: Members
       ) : null}
       {owner ? (
         <form onSubmit={add} className="admin-form" aria-label="Add a member">
-          <div className="field">
-            <label htmlFor={`${id}-username`}>Username</label>
-            <input
-              id={`${id}-username`}
-              value={username}
-              onChange={(e) => setUsername(e.currentTarget.value)}
-              required
-              maxLength={64}
-              autoComplete="off"
-              aria-invalid={addErrors.fields.username ? true : undefined}
-              aria-describedby={addErrors.fields.username ? `${id}-username-error` : undefined}
-            />
-            {addErrors.fields.username ? (
-              <span className="field-error" id={`${id}-username-error`}>
-                {addErrors.fields.username}
-              </span>
-            ) : null}
-          </div>
+          <TextField label="Username" value={username} onChange={setUsername} required maxLength={64} autoComplete="off" error={addErrors.fields.username} />
           <div className="field">
             <label htmlFor={`${id}-role`}>Role</label>
             <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.currentTarget.value as ProjectRole)}>

@@ -6,7 +6,8 @@
  * Owns:
  * 1. the new-project form and its field messages.
  */
-import { useId, useState, type FormEvent } from "react";
+import { TextField } from "../../components/fields";
+import { useState, type FormEvent } from "react";
 import { Link } from "react-router";
 import { api } from "../../api/client";
 import { ErrorList } from "../../components/ErrorList";
@@ -17,7 +18,6 @@ import { useResource } from "./useResource";
 
 export function ProjectsView() {
   usePageTitle("Projects");
-  const id = useId();
   const projects = useResource((signal) => api.listProjects(signal), []);
   const formErrors = useApiErrors();
   const [name, setName] = useState("");
@@ -82,27 +82,8 @@ export function ProjectsView() {
       )}
       <form onSubmit={create} className="admin-form" aria-label="New project">
         <h2 className="small-heading">New project</h2>
-        <div className="field">
-          <label htmlFor={`${id}-name`}>Name</label>
-          <input
-            id={`${id}-name`}
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            required
-            maxLength={120}
-            aria-invalid={formErrors.fields.name ? true : undefined}
-            aria-describedby={formErrors.fields.name ? `${id}-name-error` : undefined}
-          />
-          {formErrors.fields.name ? (
-            <span className="field-error" id={`${id}-name-error`}>
-              {formErrors.fields.name}
-            </span>
-          ) : null}
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-description`}>Description</label>
-          <input id={`${id}-description`} value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={10000} />
-        </div>
+        <TextField label="Name" value={name} onChange={setName} required maxLength={120} error={formErrors.fields.name} />
+        <TextField label="Description" value={description} onChange={setDescription} maxLength={10000} />
         <button type="submit" className="btn btn-primary">
           Create project
         </button>

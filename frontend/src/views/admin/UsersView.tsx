@@ -7,6 +7,7 @@
  * 1. the new-account form and its field messages;
  * 2. which account's delete is being confirmed, and the note of the last change.
  */
+import { TextField } from "../../components/fields";
 import { useId, useState, type FormEvent } from "react";
 import { api } from "../../api/client";
 import type { UserPublic, UserUpdate } from "../../api/types";
@@ -26,7 +27,6 @@ const FLAGS: readonly [Flag, string][] = [
 
 export function UsersView() {
   usePageTitle("Users", "Admin");
-  const id = useId();
   const me = useSignedInUser();
   const users = useResource((signal) => api.listUsers(signal), []);
   const rowErrors = useApiErrors();
@@ -85,15 +85,6 @@ export function UsersView() {
       formErrors.show(err);
     }
   };
-  const fieldError = (name: string) =>
-    formErrors.fields[name] ? (
-      <span className="field-error" id={`${id}-${name}-error`}>
-        {formErrors.fields[name]}
-      </span>
-    ) : null;
-  const invalid = (name: string) =>
-    formErrors.fields[name] ? { "aria-invalid": true as const, "aria-describedby": `${id}-${name}-error` } : {};
-
   return (
     <section className="card admin-page">
       <h1>Users</h1>
@@ -177,32 +168,8 @@ export function UsersView() {
           {users.data ? (
             <form onSubmit={create} className="admin-form" aria-label="New user">
               <h2 className="small-heading">New user</h2>
-              <div className="field">
-                <label htmlFor={`${id}-username`}>Username</label>
-                <input
-                  id={`${id}-username`}
-                  value={username}
-                  onChange={(e) => setUsername(e.currentTarget.value)}
-                  required
-                  maxLength={64}
-                  autoComplete="off"
-                  {...invalid("username")}
-                />
-                {fieldError("username")}
-              </div>
-              <div className="field">
-                <label htmlFor={`${id}-password`}>Password</label>
-                <input
-                  id={`${id}-password`}
-                  type="password"
-                  value={password}
-                  onChange={(e) => setPassword(e.currentTarget.value)}
-                  required
-                  autoComplete="new-password"
-                  {...invalid("password")}
-                />
-                {fieldError("password")}
-              </div>
+              <TextField label="Username" value={username} onChange={setUsername} required maxLength={64} autoComplete="off" error={formErrors.fields.username} />
+              <TextField label="Password" type="password" value={password} onChange={setPassword} required autoComplete="new-password" error={formErrors.fields.password} />
               <label>
                 <input type="checkbox" checked={isAdmin} onChange={(e) => setIsAdmin(e.currentTarget.checked)} /> Admin
               </label>
