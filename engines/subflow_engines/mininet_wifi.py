@@ -79,7 +79,8 @@ FIELDS = {
     "Waypoint.alt_m": Honours("z of the replayed mobility legs"),
     "LoiterMobility.alt_m": Honours("z of the replayed mobility legs"),
     "AccessPointNode.mobility": Honours("replayed by the script (setPosition every 0.1 s) like a station's"),
-    "Flow.rate_mbps": Honours("iperf3 -b"),
+    "Flow.rate_mbps": Honours("iperf3 -b, and held to the rate at every instant by an HTB class on an IFB device "
+                              "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Refuses("the generated script runs iperf3 for the flow's duration (-t), not a byte count"),
     "TransportSettings.mss_bytes": Refuses(_NO_TRANSPORT),
     "TransportSettings.initial_cwnd_packets": Refuses(_NO_TRANSPORT),

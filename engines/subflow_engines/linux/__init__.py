@@ -44,7 +44,8 @@ FIELDS = {
     "AccessPointNode.rate_table": Refuses("distance-dependent air rates are not supported by the linux engine yet"),
     "RateStep.distance_m": Refuses("distance-dependent air rates are not supported by the linux engine yet"),
     "RateStep.bandwidth_mbps": Refuses("distance-dependent air rates are not supported by the linux engine yet"),
-    "Flow.rate_mbps": Honours("iperf3 -b"),
+    "Flow.rate_mbps": Honours("iperf3 -b, and held to the rate at every instant by an HTB class on an IFB device "
+                              "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Honours("iperf3 -n"),
     "TransportSettings.mss_bytes": Honours("interface MTU = MSS + 52"),
     "TransportSettings.initial_cwnd_packets": Honours("route initcwnd"),
@@ -101,6 +102,8 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
         "handover": ["bare"],
         "unsupported": ["nodes[].rate_table", "handover zwa/spurious/seamless", "SCTP strategies"],
         "traffic": f"iperf3 {caps.iperf3_version}".strip(),
+        "flow_rate": ("rate_mbps: iperf3 -b, and the flow's packets held to its rate at every instant by an HTB "
+                      "class on an IFB device at its source (all subflows together)" if caps.rate_cap else None),
         "real_time": True,
         "host": caps.as_dict(),
     }

@@ -12,6 +12,8 @@ import secrets
 import threading
 from dataclasses import asdict, dataclass, field
 
+from subflow.runplan import ratecap
+
 from . import cleanup, commands
 
 
@@ -25,6 +27,8 @@ class HostCapabilities:
     bridge: bool = False
     htb: bool = False
     u32: bool = False
+    #: IFB devices, clsact and the mirred action: a rated flow's per-instant cap (:mod:`subflow.runplan.ratecap`)
+    rate_cap: bool = False
     netem: bool = False
     iptables: bool = False
     statistic_match: bool = False
@@ -109,6 +113,8 @@ def _probe(caps: HostCapabilities) -> None:
                                 "u32", "match", "ip", "dport", "5201", "0xffff", "flowid", "1:1"])
             else:
                 caps.netem = _ok(["tc", "-n", ns, "qdisc", "add", "dev", a, "root", "netem", "delay", "10ms"])
+            caps.rate_cap = all(_ok(["ip" if c[0] == "ip" else "tc", "-n", ns] + c[1:])
+                                for c in ratecap.cap_commands([a], [(5201, 1000)]))
         if commands.which("iptables"):
             caps.iptables = _ok(["ip", "netns", "exec", ns, "iptables", "-t", "raw", "-S"])
             caps.statistic_match = _ok(["ip", "netns", "exec", ns, "iptables", "-t", "raw", "-A", "PREROUTING",

@@ -51,6 +51,7 @@ from pathlib import Path
 
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput, FlowResult, SubflowResult
+from subflow.runplan import ratecap
 from subflow.runplan.document import RunPlan
 from subflow.runplan.strategies import STRATEGIES
 
@@ -181,6 +182,11 @@ def validate(plan: RunPlan, caps: HostCapabilities) -> list[str]:
         if not caps.mptcpize:
             raise EngineCannotRun(f"strategy {plan.strategy}: mptcpize (Debian package mptcpd) is not installed")
     for i, fp in enumerate(plan.flows):
+        if fp.rate_mbps is not None and not caps.rate_cap:
+            raise EngineCannotRun(
+                f"flows[{i}].rate_mbps={fp.rate_mbps:g} ({fp.id}): this host cannot cap a flow's rate at every "
+                "instant (no IFB device, clsact or mirred action), and iperf3 -b alone bursts after an outage"
+            )
         if fp.stop_s - fp.start_s < 1.0:
             raise EngineCannotRun(f"flows[{i}].stop_s: the flow {fp.id} lasts less than 1 s (iperf3 -t is whole seconds)")
     tr = plan.transport
@@ -234,11 +240,21 @@ class LinuxRun:
         self.setup_s = 0.0
         mptcp_ns = sorted({self.model.ns(n) for fp in plan.flows if fp.multipath for n in (fp.src, fp.dst)})
         self.network = KernelNetwork(plan, self.model, states, rules(self.model, self.addressing), caps.netem,
-                                     self.record, self._spawn, self.tmp, mptcp_ns)
+                                     self.record, self._spawn, self.tmp, mptcp_ns, rate_caps=self._rate_caps())
         self.traffic = Traffic(plan, self.model, self.cc, self._spawn, self.tmp, self.now)
         self.sampler = Sampler(plan, self.model, self.flows, self.now, self._emit)
 
     # ------------------------------------------------------------------ helpers
+    def _rate_caps(self) -> dict[str, list[tuple[str, int, int]]]:
+        """Per source namespace, ``(flow id, iperf3 port, cap in kbit/s)`` of each rated flow
+        (:func:`subflow.runplan.ratecap.cap_kbit` with the plan's MSS)."""
+        out: dict[str, list[tuple[str, int, int]]] = {}
+        for fp in self.plan.flows:
+            if fp.rate_mbps is not None:
+                kbit = ratecap.cap_kbit(fp.rate_mbps, self.plan.transport.mss_bytes)
+                out.setdefault(self.model.ns(fp.src), []).append((fp.id, self.addressing.flows[fp.id].port, kbit))
+        return out
+
     def now(self) -> float:
         """Seconds on the run clock (0 until :meth:`execute` starts it)."""
         return 0.0 if self.t0 is None else time.monotonic() - self.t0
@@ -412,6 +428,8 @@ class LinuxRun:
                 "processes": [p.pid for p in self.procs],
                 "throughput_source": "ss bytes_received per subflow socket at the receiver, sampled every interval",
                 "rate_limits": self.network.limit_log,
+                "rate_caps": [{"flow": fid, "port": port, "cap_kbit": kbit}
+                              for caps in self.network.rate_caps.values() for fid, port, kbit in caps],
                 "delay_changes": self.network.delay_log,
                 "delay_lines": lines,
             },

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from subflow.runplan import ratecap
 from subflow.runplan.document import RunPlan
 
 from . import commands, delayline
@@ -59,11 +60,14 @@ class KernelNetwork:
         (docs/validation, grid item 9). Reno, because a namespace other than the host's may only
         default to a congestion control of ``tcp_allowed_congestion_control`` (Reno always is);
         each socket still gets the run's by ``-C``.
+    rate_caps : dict of str to list of (str, int, int), optional
+        Per source namespace, ``(flow id, iperf3 port, kbit/s)`` of its rated flows, capped at every
+        instant (:mod:`subflow.runplan.ratecap`).
     """
 
     def __init__(self, plan: RunPlan, model: Model, states: dict[float, DesiredState], rules: dict,
                  use_netem: bool, record: RunRecord, spawn: Callable, tmp: Path, mptcp_ns: list[str],
-                 namespace_congestion_control: str = "reno"):
+                 namespace_congestion_control: str = "reno", rate_caps: dict | None = None):
         self.plan = plan
         self.model = model
         self.states = states
@@ -74,6 +78,7 @@ class KernelNetwork:
         self.tmp = tmp
         self.mptcp_ns = mptcp_ns
         self.namespace_congestion_control = namespace_congestion_control
+        self.rate_caps = rate_caps or {}
         self.installed: set[Route] = set()
         self.endpoints: dict[str, dict[str, tuple[int, str, str]]] = {}
         self.link_up: dict[tuple[str, str], bool] = {}
@@ -146,6 +151,19 @@ class KernelNetwork:
                 ip(m.ns(node_id), "rule", "add", "from", addr, "lookup", str(table), "priority", str(RULE_PRIORITY))
         for ns in self.mptcp_ns:
             ip(ns, "mptcp", "limits", "set", "subflows", str(MPTCP_MAX_SUBFLOWS), "add_addr_accepted", str(MPTCP_MAX_SUBFLOWS))
+        for ns, caps in sorted(self.rate_caps.items()):
+            for args in ratecap.cap_commands(self._egress_devs(ns), [(port, kbit) for _, port, kbit in caps]):
+                (ip if args[0] == "ip" else tc)(ns, *args[1:])
+
+    def _egress_devs(self, ns: str) -> list[str]:
+        """The interfaces a packet sent from namespace ``ns`` leaves by: its wired veths, its station
+        interfaces and its access point bridge (not the bridge's ports: a packet reaches those through the
+        bridge, and would be redirected twice)."""
+        m = self.model
+        devs = [itf.name for link in m.links for itf in (link.ifa, link.ifb) if itf.ns == ns]
+        devs += [hop.sta_if.name for hop in m.hops.values() if hop.sta_if.ns == ns]
+        devs += [r.bridge.name for r in m.radios.values() if r.bridge.ns == ns]
+        return sorted(devs)
 
     def _leaf(self, sh, minor: int, verb: str = "add") -> None:
         """The queue under HTB class ``1:minor``: netem (delay/jitter/loss + limit) or pfifo; ``verb``

@@ -85,6 +85,7 @@ from typing import Any
 
 from subflow.errors import EngineCannotRun, FieldNotHonoured
 from subflow.runplan import finish as finish_rule
+from subflow.runplan import ratecap
 from subflow.runplan.document import RunPlan
 from subflow.runplan.resolve import resolve_plan
 from subflow.scenario.document import AccessPointNode, NodeRadio, Scenario, StationNode, load_scenario
@@ -754,6 +755,22 @@ def _script_addressing(sc: Scenario, names: _Names, segments: list[dict], ends: 
     return L
 
 
+def _rate_caps(plan: RunPlan, names: _Names, segments: list[dict]) -> dict[str, list[str]]:
+    """Per source node (Mininet name), the shell commands of :func:`subflow.runplan.ratecap.cap_commands`
+    for its rated flows (iperf3 port ``5201 + index`` of the flow), on every interface it has an address on,
+    with an IFB device named after the node. Only names and numbers reach these commands."""
+    by_node: dict[str, list[tuple[int, int]]] = {}
+    for i, fp in enumerate(plan.flows):
+        if fp.rate_mbps is not None:
+            by_node.setdefault(fp.src, []).append((5201 + i, ratecap.cap_kbit(fp.rate_mbps, plan.transport.mss_bytes)))
+    out = {}
+    for node, caps in by_node.items():
+        devs = sorted({itf for seg in segments for n, (itf, _) in seg["members"].items() if n == node})
+        name = names.of[node]
+        out[name] = [" ".join(c) for c in ratecap.cap_commands(devs, caps, ifb=f"{name}-rate")]
+    return out
+
+
 def _script_schedule(plan: RunPlan, sc: Scenario, names: _Names, ends: dict, routing: _Routing,
                      random_models: str) -> list[str]:
     """SCHEDULE (routes and endpoints per plan boundary), LINK_EVENTS, FLOWS, MOTION (the planned paths
@@ -778,7 +795,12 @@ def _script_schedule(plan: RunPlan, sc: Scenario, names: _Names, ends: dict, rou
         secs = max(1, int(round(fp.stop_s - fp.start_s)))
         L.append(f"    ({fl['index']}, {names.of[fp.src]!r}, {names.of[fp.dst]!r}, {5201 + fl['index']}, {rate!r}, "
                  f"{fp.start_s:g}, {secs}, {fl['bind']!r}, {fl['connect']!r}),  # {_comment(fp.id)}")
-    L += ["]", "# Planned paths of moving stations and access points, replayed by the script (setPosition every",
+    L += ["]", "RATE_CAPS = {  # source node -> commands holding its rated flows to their rates at every instant",
+          "    # (an IFB device, an HTB class per flow, a clsact redirect on each interface: iperf3 -b alone",
+          "    # throttles the average since its start and bursts after an outage)"]
+    for node, cmds in _rate_caps(plan, names, list(routing.seg_of.values())).items():
+        L.append(f"    {node!r}: {cmds!r},")
+    L += ["}", "# Planned paths of moving stations and access points, replayed by the script (setPosition every",
           "# TICK_S): node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.",
           f"MOTION = {_data(_motion(sc, names, random_models))}"]
     wired = _wired_motion(sc, names)
@@ -810,8 +832,19 @@ def one_segment_per_packet(net):
                 n.cmd(f"ip link set dev {intf.name} gso_max_segs 1")
 
 
+def cap_rates(net):
+    """Run RATE_CAPS in each source node; a command that fails stops the script (no flow runs uncapped)."""
+    for node, cmds in RATE_CAPS.items():
+        n = net.get(node)
+        for c in cmds:
+            out = n.cmd(c + " || echo RATE_CAP_FAILED")
+            if "RATE_CAP_FAILED" in (out or ""):
+                raise RuntimeError("rate cap on %s failed: %s: %s" % (node, c, out.strip()))
+
+
 def configure(net):
     one_segment_per_packet(net)
+    cap_rates(net)
     for node, intf, cidr in ADDRESSES:
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")

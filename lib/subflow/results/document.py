@@ -296,6 +296,16 @@ class RateLimitChange(TypedDict):
     rate_mbps: float | None
 
 
+class RateCap(TypedDict):
+    """linux engine: a rated flow held to its rate at every instant at its source (an HTB class of
+    ``cap_kbit`` kbit/s, frames counted, on an IFB device; :mod:`subflow.runplan.ratecap`)."""
+
+    flow: str
+    #: the flow's iperf3 (destination) port the filters match
+    port: int
+    cap_kbit: int
+
+
 @with_config(ConfigDict(extra="forbid"))
 class DelayChangeApplied(TypedDict):
     """linux engine: a propagation delay changed on a resource at ``t_s`` (seconds; the plan's delay
@@ -350,6 +360,7 @@ class LinuxRunInfo(TypedDict):
     processes: list[int]
     throughput_source: str
     rate_limits: list[RateLimitChange]
+    rate_caps: NotRequired[list[RateCap]]
     #: every delay change applied (absent in documents stored before SATCOM orbits)
     delay_changes: NotRequired[list[DelayChangeApplied]]
     #: what the teardown could not remove (only when something was left)

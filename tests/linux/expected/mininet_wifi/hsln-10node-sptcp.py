@@ -157,6 +157,10 @@ LINK_EVENTS = [  # (t_s, node a, node b, 'up'|'down', interfaces [(node, device)
 FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), start_s, seconds, bind address, server address
     (0, 'r1', 'r10', 5201, None, 0, 60, '10.255.0.1', '10.255.0.10'),  # f1
 ]
+RATE_CAPS = {  # source node -> commands holding its rated flows to their rates at every instant
+    # (an IFB device, an HTB class per flow, a clsact redirect on each interface: iperf3 -b alone
+    # throttles the average since its start and bursts after an outage)
+}
 # Planned paths of moving stations and access points, replayed by the script (setPosition every
 # TICK_S): node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.
 MOTION = json.loads('{}')
@@ -181,8 +185,19 @@ def one_segment_per_packet(net):
                 n.cmd(f"ip link set dev {intf.name} gso_max_segs 1")
 
 
+def cap_rates(net):
+    """Run RATE_CAPS in each source node; a command that fails stops the script (no flow runs uncapped)."""
+    for node, cmds in RATE_CAPS.items():
+        n = net.get(node)
+        for c in cmds:
+            out = n.cmd(c + " || echo RATE_CAP_FAILED")
+            if "RATE_CAP_FAILED" in (out or ""):
+                raise RuntimeError("rate cap on %s failed: %s: %s" % (node, c, out.strip()))
+
+
 def configure(net):
     one_segment_per_packet(net)
+    cap_rates(net)
     for node, intf, cidr in ADDRESSES:
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")

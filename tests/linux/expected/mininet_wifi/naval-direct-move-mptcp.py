@@ -105,6 +105,12 @@ FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), s
     (0, 'sta1', 'h1', 5201, 3000000, 0, 100, '10.1.0.1', '10.255.0.1'),  # f1
     (1, 'sta2', 'h1', 5202, 3000000, 0, 100, '10.1.1.1', '10.255.0.1'),  # f2
 ]
+RATE_CAPS = {  # source node -> commands holding its rated flows to their rates at every instant
+    # (an IFB device, an HTB class per flow, a clsact redirect on each interface: iperf3 -b alone
+    # throttles the average since its start and bursts after an outage)
+    'sta1': ['ip link add sta1-rate type ifb', 'ip link set dev sta1-rate up', 'tc qdisc add dev sta1-rate root handle 1: htb', 'tc class add dev sta1-rate parent 1: classid 1:10 htb rate 3137kbit ceil 3137kbit', 'tc qdisc add dev sta1-rate parent 1:10 handle 10: pfifo limit 1000', 'tc filter add dev sta1-rate parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5201 0xffff flowid 1:10', 'tc qdisc add dev sta1-eth1 clsact', 'tc filter add dev sta1-eth1 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5201 0xffff action mirred egress redirect dev sta1-rate', 'tc qdisc add dev sta1-wlan0 clsact', 'tc filter add dev sta1-wlan0 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5201 0xffff action mirred egress redirect dev sta1-rate'],
+    'sta2': ['ip link add sta2-rate type ifb', 'ip link set dev sta2-rate up', 'tc qdisc add dev sta2-rate root handle 1: htb', 'tc class add dev sta2-rate parent 1: classid 1:10 htb rate 3137kbit ceil 3137kbit', 'tc qdisc add dev sta2-rate parent 1:10 handle 10: pfifo limit 1000', 'tc filter add dev sta2-rate parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5202 0xffff flowid 1:10', 'tc qdisc add dev sta2-eth1 clsact', 'tc filter add dev sta2-eth1 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5202 0xffff action mirred egress redirect dev sta2-rate', 'tc qdisc add dev sta2-wlan0 clsact', 'tc filter add dev sta2-wlan0 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5202 0xffff action mirred egress redirect dev sta2-rate'],
+}
 # Planned paths of moving stations and access points, replayed by the script (setPosition every
 # TICK_S): node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.
 MOTION = json.loads('{"sta1": [[0.0, 100.0, 0.0, 0.0], [80.0, 900.0, 0.0, 0.0], [100.0, 900.0, 0.0, 0.0]], "sta2": [[0.0, 1000.0, -900.0, 0.0], [80.0, 1000.0, -100.0, 0.0], [100.0, 1000.0, -100.0, 0.0]]}')
@@ -129,8 +135,19 @@ def one_segment_per_packet(net):
                 n.cmd(f"ip link set dev {intf.name} gso_max_segs 1")
 
 
+def cap_rates(net):
+    """Run RATE_CAPS in each source node; a command that fails stops the script (no flow runs uncapped)."""
+    for node, cmds in RATE_CAPS.items():
+        n = net.get(node)
+        for c in cmds:
+            out = n.cmd(c + " || echo RATE_CAP_FAILED")
+            if "RATE_CAP_FAILED" in (out or ""):
+                raise RuntimeError("rate cap on %s failed: %s: %s" % (node, c, out.strip()))
+
+
 def configure(net):
     one_segment_per_packet(net)
+    cap_rates(net)
     for node, intf, cidr in ADDRESSES:
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")

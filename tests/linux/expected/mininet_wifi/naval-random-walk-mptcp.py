@@ -110,6 +110,12 @@ FLOWS = [  # index in SCENARIO['flows'], src, dst, port, rate (bit/s or None), s
     (0, 'sta1', 'h1', 5201, 3000000, 0, 100, '10.1.0.1', '10.255.0.1'),  # f1
     (1, 'sta2', 'h1', 5202, 3000000, 0, 100, '10.1.1.1', '10.255.0.1'),  # f2
 ]
+RATE_CAPS = {  # source node -> commands holding its rated flows to their rates at every instant
+    # (an IFB device, an HTB class per flow, a clsact redirect on each interface: iperf3 -b alone
+    # throttles the average since its start and bursts after an outage)
+    'sta1': ['ip link add sta1-rate type ifb', 'ip link set dev sta1-rate up', 'tc qdisc add dev sta1-rate root handle 1: htb', 'tc class add dev sta1-rate parent 1: classid 1:10 htb rate 3137kbit ceil 3137kbit', 'tc qdisc add dev sta1-rate parent 1:10 handle 10: pfifo limit 1000', 'tc filter add dev sta1-rate parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5201 0xffff flowid 1:10', 'tc qdisc add dev sta1-eth1 clsact', 'tc filter add dev sta1-eth1 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5201 0xffff action mirred egress redirect dev sta1-rate', 'tc qdisc add dev sta1-wlan0 clsact', 'tc filter add dev sta1-wlan0 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5201 0xffff action mirred egress redirect dev sta1-rate'],
+    'sta2': ['ip link add sta2-rate type ifb', 'ip link set dev sta2-rate up', 'tc qdisc add dev sta2-rate root handle 1: htb', 'tc class add dev sta2-rate parent 1: classid 1:10 htb rate 3137kbit ceil 3137kbit', 'tc qdisc add dev sta2-rate parent 1:10 handle 10: pfifo limit 1000', 'tc filter add dev sta2-rate parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5202 0xffff flowid 1:10', 'tc qdisc add dev sta2-eth1 clsact', 'tc filter add dev sta2-eth1 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5202 0xffff action mirred egress redirect dev sta2-rate', 'tc qdisc add dev sta2-wlan0 clsact', 'tc filter add dev sta2-wlan0 egress protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 5202 0xffff action mirred egress redirect dev sta2-rate'],
+}
 # Planned paths of moving stations and access points, replayed by the script (setPosition every
 # TICK_S): node -> corners (t_s, x_m, y_m, z_m) of its piecewise-linear path.
 MOTION = json.loads('{"sta1": [[0.0, 700.0, -200.0, 0.0], [5.0, 723.305, -283.454, 0.0], [10.0, 678.88, -279.264, 0.0], [15.0, 753.591, -279.052, 0.0], [20.0, 673.039, -263.819, 0.0], [25.0, 615.199, -204.626, 0.0], [30.0, 603.097, -120.347, 0.0], [32.185, 600.0, -144.647, 0.0], [33.185, 600.0, -144.647, 0.0], [38.185, 623.324, -82.349, 0.0], [43.185, 638.571, -124.596, 0.0], [48.185, 663.72, -196.767, 0.0], [53.185, 691.731, -238.387, 0.0], [58.185, 762.606, -191.425, 0.0], [63.185, 782.31, -246.391, 0.0], [68.185, 815.387, -224.281, 0.0], [73.185, 784.394, -259.399, 0.0], [78.185, 850.335, -280.197, 0.0], [83.185, 872.862, -209.547, 0.0], [88.185, 812.161, -136.527, 0.0], [93.185, 865.755, -170.77, 0.0], [98.185, 818.186, -231.755, 0.0], [100.0, 830.369, -265.261, 0.0]], "sta2": [[0.0, 1300.0, 250.0, 0.0], [5.0, 1277.361, 160.228, 0.0], [10.0, 1372.486, 170.284, 0.0], [15.0, 1385.107, 143.896, 0.0], [17.518, 1400.0, 103.587, 0.0], [18.518, 1400.0, 103.587, 0.0], [23.518, 1361.4, 147.965, 0.0], [28.518, 1317.758, 84.812, 0.0], [33.518, 1316.76, 38.963, 0.0], [38.518, 1281.632, 42.506, 0.0], [43.518, 1272.036, 103.562, 0.0], [48.518, 1317.693, 126.649, 0.0], [53.518, 1332.963, 91.404, 0.0], [58.518, 1307.553, 102.697, 0.0], [63.518, 1305.004, 70.284, 0.0], [68.518, 1338.63, 143.864, 0.0], [73.518, 1276.473, 167.454, 0.0], [78.518, 1228.31, 128.016, 0.0], [83.518, 1195.813, 144.656, 0.0], [88.518, 1221.065, 176.047, 0.0], [93.518, 1222.704, 225.123, 0.0], [98.518, 1254.602, 199.341, 0.0], [100.0, 1263.698, 209.165, 0.0]]}')
@@ -134,8 +140,19 @@ def one_segment_per_packet(net):
                 n.cmd(f"ip link set dev {intf.name} gso_max_segs 1")
 
 
+def cap_rates(net):
+    """Run RATE_CAPS in each source node; a command that fails stops the script (no flow runs uncapped)."""
+    for node, cmds in RATE_CAPS.items():
+        n = net.get(node)
+        for c in cmds:
+            out = n.cmd(c + " || echo RATE_CAP_FAILED")
+            if "RATE_CAP_FAILED" in (out or ""):
+                raise RuntimeError("rate cap on %s failed: %s: %s" % (node, c, out.strip()))
+
+
 def configure(net):
     one_segment_per_packet(net)
+    cap_rates(net)
     for node, intf, cidr in ADDRESSES:
         n = net.get(node)
         n.cmd(f"ip addr flush dev {intf}")
