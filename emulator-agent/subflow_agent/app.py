@@ -187,6 +187,8 @@ def _execute(run: _Run) -> None:
             run.set(progress=p)
 
         output = engine.run_unchecked(run.plan, on_progress=progress, should_stop=should_stop)
+        if engine.check_output is not None:  # a measured result that cannot be fails the run, naming where
+            engine.check_output(run.plan, output)
         run.set(output=output, progress=1.0, status="succeeded")
     except RunCancelled:
         if over_budget.is_set():

@@ -17,6 +17,7 @@ from subflow.errors import UnknownEngine
 from subflow.results.document import EngineOutput
 from subflow.runplan.capabilities import Declaration, check_fields, describe
 from subflow.runplan.document import RunPlan
+from subflow.runplan.output_checks import check_output
 from subflow.runplan.strategies import STRATEGIES
 
 from subflow_engines import fluid, linux, mininet_wifi
@@ -36,6 +37,9 @@ class EngineInfo:
     #: host-specific checks of a plan before it runs; raise :class:`subflow.errors.EngineCannotRun`
     #: naming the parameter
     validate: Callable[[RunPlan], Any] | None = None
+    #: physical checks of a measured output against its plan (:func:`subflow.runplan.output_checks.check_output`);
+    #: None where the engine checks itself at every sample (fluid)
+    check_output: Callable[[RunPlan, EngineOutput], None] | None = None
 
     def check(self, plan: RunPlan) -> None:
         """Refuse ``plan`` before anything starts.
@@ -52,9 +56,20 @@ class EngineInfo:
             self.validate(plan)
 
     def run(self, plan: RunPlan, **kwargs: Any) -> EngineOutput:
-        """:meth:`check` the plan, then run it (keyword arguments go to the engine)."""
+        """:meth:`check` the plan, run it (keyword arguments go to the engine), and check its output.
+
+        Raises
+        ------
+        EngineCannotRun
+            From :meth:`check`.
+        EngineInvariantViolated
+            When the output breaks a physical bound (:mod:`subflow.runplan.output_checks`).
+        """
         self.check(plan)
-        return self.run_unchecked(plan, **kwargs)
+        out = self.run_unchecked(plan, **kwargs)
+        if self.check_output is not None:
+            self.check_output(plan, out)
+        return out
 
     def capabilities(self) -> dict[str, Any]:
         """The engine's entry of ``GET /capabilities`` (:class:`subflow.service.agent_api.EngineCapabilities`),
@@ -104,6 +119,7 @@ def all_engines(refresh: bool = False) -> dict[str, EngineInfo]:
             strategies=linux.supported_strategies(),
             supports=linux.supports(caps),
             validate=lambda plan, caps=caps: linux.validate(plan, caps),
+            check_output=check_output,
         )
         _probed["mininet-wifi"] = EngineInfo(
             name="mininet-wifi",
@@ -113,6 +129,8 @@ def all_engines(refresh: bool = False) -> dict[str, EngineInfo]:
             available=mininet_wifi.available(),
             strategies=tuple(sorted(STRATEGIES)),
             supports=mininet_wifi.supports(),
+            # the emulated 802.11 PHY sets the air rate, not the plan
+            check_output=lambda plan, out: check_output(plan, out, unbounded_kinds=("air",)),
         )
     return {**ENGINES, **_probed}
 

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from subflow.runplan.output_checks import check_output
 from subflow.runplan.resolve import resolve_plan
 from subflow_engines import linux
 
@@ -57,7 +58,8 @@ def test_a_rated_flow_does_not_burst_after_an_outage(need_mptcp, no_leftovers):
     mp_plan = resolve_plan(_rated(path_cut(duration_s=DURATION_S), 6.0), "mptcp", "linux")
     with ThreadPoolExecutor(2) as ex:
         sp, mp = [f.result() for f in [ex.submit(linux.run, sp_plan), ex.submit(linux.run, mp_plan)]]
-    for out, rate in ((sp, 4.0), (mp, 6.0)):
+    for out, rate, plan in ((sp, 4.0, sp_plan), (mp, 6.0, mp_plan)):
+        check_output(plan, out)  # what the engine registry and the agent check on every kernel run
         f = out.flows[0]
         print(f"\n{out.strategy} rate {rate}: {[round(v, 2) for v in f.throughput_mbps]}")
         assert [c["flow"] for c in out.linux["rate_caps"]] == ["f"]

@@ -2,8 +2,8 @@
 
 A flow with ``rate_mbps`` offers at most that much at any moment (the fluid engine caps its
 sending rate at each step). ``iperf3 -b`` alone does not do this: it throttles the *average
-since the test started* (``iperf_check_throttle`` in iperf3's ``iperf_api.c``; esnet/iperf
-issue 1747), so after an outage it sends as fast as the path allows until the average has
+since the test started* (``iperf_check_throttle`` in iperf3's ``iperf_api.c``, reported upstream
+as "bandwidth limit overshoot after micro outages"), so after an outage it sends as fast as the path allows until the average has
 caught up — on naval-geo that was 9.5–13 Mbit/s through the UAV for a 3 Mbit/s flow.
 
 The kernel engines therefore shape each rated flow at its source, below TCP and across all
@@ -12,8 +12,8 @@ packets (TCP, destination port = the flow's iperf3 port; MPTCP's subflows share 
 with a ``clsact`` egress filter and ``mirred`` to an IFB device, where one HTB class per flow
 (rate = ceil = the flow's rate as a shaper counts it) releases them at no more than the rate;
 IFB hands each packet back to the interface it came from, whose own shaper (the link's
-capacity) then applies. ``iperf3 -b`` stays, so a flow that keeps up is application-limited
-as before; after an outage it is held to its rate instead of bursting.
+capacity) then applies. ``iperf3 -b`` stays, so a flow that keeps up is application-limited;
+after an outage it is held to its rate instead of bursting.
 
 The commands are produced here once and run by the ``linux`` engine (``ip -n``/``tc -n``) and,
 as text, by the exported Mininet-WiFi script (``node.cmd``).
