@@ -21,11 +21,11 @@ A ratio above 1 by more than the buffers along the path allow (a drained queue) 
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import resource
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -181,10 +181,14 @@ def machine() -> None:
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("flows", nargs="*", type=int, default=[200, 2000],
+                    help="Kdl flow counts to run (default 200 2000); up to 500 also runs the scalar peer")
+    args = ap.parse_args()
     machine()
     naval()
-    counts = [int(a) for a in sys.argv[1:]] or [200, 2000]
-    for n in counts:
+    for n in args.flows:
         if n <= 500:
             kdl(n)
         else:
