@@ -49,6 +49,7 @@ from subflow.radio.airtime import Phy as AirPhy, tcp_goodput_mbps
 from subflow.radio.association import hop_budget, hop_rate_steps, radio_budget, range_windows
 from subflow.radio.propagation import mcs_table
 from subflow.runplan.document import CapacityChange, Resource, capacity_for_goodput_mbps
+from subflow.runplan.shares import water_level
 from subflow.scenario.document import AccessPointNode, NodeRadio, Scenario
 from subflow.space.mobility import distance_at
 
@@ -247,20 +248,10 @@ def dcf_shares_mbps(goodputs_mbps: list[float], demands_mbps: list[float]) -> li
         raise ValueError("goodputs_mbps and demands_mbps must be non-empty lists of the same length")
     if min(goodputs_mbps) <= 0 or min(demands_mbps) <= 0:
         raise ValueError("goodputs and demands must be positive Mbit/s")
-    load = sum(d / g for d, g in zip(demands_mbps, goodputs_mbps))
-    if load <= 1.0:
-        return [g * (1.0 - (load - d / g)) for d, g in zip(demands_mbps, goodputs_mbps)]
-    # water level: contenders in order of demand; those below the level keep their demand's airtime
-    order = sorted(range(n), key=lambda i: demands_mbps[i])
-    used = 0.0  # airtime of the contenders below the level
-    weight = sum(1.0 / g for g in goodputs_mbps)  # Σ 1/g_j of the contenders at the level
-    level = 0.0
-    for i in order:
-        level = (1.0 - used) / weight
-        if demands_mbps[i] >= level:
-            break
-        used += demands_mbps[i] / goodputs_mbps[i]
-        weight -= 1.0 / goodputs_mbps[i]
+    need = [d / g for d, g in zip(demands_mbps, goodputs_mbps)]
+    level = water_level(need, [1.0 / g for g in goodputs_mbps])  # the level is the saturated contenders' rate
+    if level is None:
+        return [g * (1.0 - (sum(need) - x)) for x, g in zip(need, goodputs_mbps)]
     return [min(level, g) for g in goodputs_mbps]
 
 

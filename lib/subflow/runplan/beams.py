@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 
 from subflow.runplan.document import CapacityChange
+from subflow.runplan.shares import water_level
 from subflow.scenario.document import Scenario
 
 __all__ = ["beam_capacity_changes", "beam_resources", "equal_airtime_shares"]
@@ -69,15 +70,9 @@ def equal_airtime_shares(capacities_mbps: list[float], demands_mbps: list[float]
     if min(capacities_mbps) <= 0 or min(demands_mbps) <= 0:
         raise ValueError("capacities and demands must be positive Mbit/s")
     need = [d / c for d, c in zip(demands_mbps, capacities_mbps)]
-    if sum(need) <= 1.0:
+    level = water_level(need, [1.0] * n)
+    if level is None:
         return [c * (1.0 - (sum(need) - x)) for c, x in zip(capacities_mbps, need)]
-    used, left, level = 0.0, n, 0.0
-    for x in sorted(need):
-        level = (1.0 - used) / left
-        if x >= level:
-            break
-        used += x
-        left -= 1
     return [c * level for c in capacities_mbps]
 
 
