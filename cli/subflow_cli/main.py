@@ -171,9 +171,14 @@ def satcom(
     as_json: Annotated[bool, typer.Option("--json", help="Print the uses as JSON (POST /api/timeline satcom).")] = False,
     isl: Annotated[bool, typer.Option("--isl", help="Only the inter-satellite links (with --json: as POST "
                                                     "/api/timeline isl).")] = False,
+    access: Annotated[bool, typer.Option("--access", help="Only the access report: each pass of a satellite over "
+                                                          "a terminal, with MODCOD and capacity (with --json: as "
+                                                          "POST /api/timeline?access=true access).")] = False,
 ) -> None:
     """Which satellite each ground terminal of SCENARIO uses when, and the link's one-way delay; when each
-    inter-satellite link is visible, its range and delay (docs/satcom.md)."""
+    inter-satellite link is visible, its range and delay; with --access, each satellite pass over each terminal
+    (rise, set, highest elevation, MODCOD and capacity: docs/satcom.md)."""
+    from subflow.space.access import access_report
     from subflow.space.satcom import isl_states, satcom_timeline, satcom_uses
 
     doc = _read_scenario(scenario)
@@ -183,6 +188,13 @@ def satcom(
         lines = error_lines(exc.errors)
         _fail(f"{scenario}: invalid scenario\n{lines}")
     timeline = satcom_timeline(sc)
+    if access:
+        passes = access_report(sc, timeline)
+        if as_json:
+            typer.echo(json.dumps([p.model_dump(mode="json") for p in passes], indent=1))
+        else:
+            Console().print(_access_table(scenario.name, passes))
+        return
     uses = [] if isl else satcom_uses(sc, timeline)
     states = isl_states(sc, timeline)
     if as_json:
@@ -200,6 +212,26 @@ def satcom(
         Console().print(table)
     if states or isl:
         Console().print(_isl_table(scenario.name, states))
+
+
+def _access_table(name: str, passes) -> Table:
+    """The access report (:func:`subflow.space.access.access_report`) as a table: one row per pass, the
+    forward (down) MODCOD and capacity at the rise and at their lowest."""
+    table = Table(title=f"Access report of {name}")
+    for col in ("terminal", "satellite", "rise s", "set s", "max elev deg (at s)", "in use s",
+                "down MODCOD (rise → lowest)", "down Mbit/s (rise, min–max)"):
+        table.add_column(col)
+    for p in passes:
+        used = ", ".join(f"{a:.0f}–{b:.0f}" for a, b in p.in_use) or "—"
+        modcod = capacity = "—"
+        if p.steps:
+            low = min(p.steps, key=lambda s: s.down_capacity_mbps)
+            rates = [s.down_capacity_mbps for s in p.steps]
+            modcod = f"{p.steps[0].down_modcod or 'none'} → {low.down_modcod or 'none'}"
+            capacity = f"{rates[0]:.2f} ({min(rates):.2f}–{max(rates):.2f})"
+        table.add_row(p.terminal, p.satellite, f"{p.rise_s:.1f}", f"{p.set_s:.1f}",
+                      f"{p.max_elevation_deg:.1f} ({p.t_max_elevation_s:.0f})", used, modcod, capacity)
+    return table
 
 
 def _isl_table(name: str, states) -> Table:
