@@ -924,7 +924,8 @@ def _script_addressing(sc: Scenario, names: _Names, segments: list[dict], ends: 
     aps = [n for n in sc.nodes if isinstance(n, AccessPointNode)]
     stations = [n for n in sc.nodes if isinstance(n, StationNode)]
     nets = _networks(sc)
-    L = ["ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network"]
+    L = ["ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network, and "
+         "with ad-hoc links one more"]
     for seg in segments:
         for node, (itf, addr) in sorted(seg["members"].items(), key=lambda kv: kv[1]):
             L.append(f"    ({names.of[node]!r}, {itf!r}, '{addr}/24'),")

@@ -217,3 +217,21 @@ def test_access_points_without_radio_take_their_uplinks_channel():
     tunes = [ln.split("mode=")[1].split(", position")[0] for ln in src.splitlines() if "addAccessPoint(" in ln]
     assert tunes == ["'g', channel='1'"] * 3
     assert "cls=adhoc" not in src and "from mn_wifi.link import wmediumd, _4address\n" in src
+
+
+def test_adhoc_links_alone_shift_the_stations_wired_ports(tmp_path):
+    """naval-direct-move with radios on both stations and ad-hoc links, no uplink: no config4addr; each
+    station's ad-hoc wlan1 holds port 1 (mn_wifi/link.py managed, then adhoc on the same port), so its
+    SATCOM link is <sta>-eth2."""
+    doc = copy.deepcopy(load_example("naval-direct-move"))
+    for n in doc["nodes"]:
+        if n["kind"] == "station":
+            n["radio"] = {"tx_power_dbm": 15}
+    doc["radio"] = {"adhoc_links": True}
+    src = script_for(doc, "mptcp")
+    assert "config4addr" not in src and "from mn_wifi.link import wmediumd, adhoc\n" in src
+    result = run_with_fake_mininet(tmp_path, src)
+    assert [c[1:3] for c in _calls(result, "addLink-adhoc")] == [["sta1", "sta1-wlan1"], ["sta2", "sta2-wlan1"]]
+    assert _calls(result, "missing-dev") == [] and _calls(result, "addLink-4address") == []
+    wired = {c[1][0]: c[2][0] for c in _calls(result, "addLink") if c[1][0].startswith("sta")}
+    assert wired == {"sta1": "sta1-eth2", "sta2": "sta2-eth2"}
