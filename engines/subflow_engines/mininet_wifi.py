@@ -118,7 +118,8 @@ FIELDS = {
                                       "refused (the client shares the access point's one-channel radio)"),
     "RadioSettings.adhoc_links": Honours("net.addLink(<sta>, cls=adhoc, intf=<sta>-wlan<N>, ...): every station "
                                          "with a radio joins one IBSS on an extra wlan, in range by Mininet-WiFi's "
-                                         "propagation model, each direction by its sender's power; routes of an "
+                                         "propagation model, each direction by its sender's power (HT20 for n "
+                                         "and ac: iw has no VHT for an IBSS); routes of an "
                                          "adhoc:<a>~<b> hop go via the peer's ad-hoc address; radios on several "
                                          "channels or PHYs are refused"),
 }

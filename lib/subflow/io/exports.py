@@ -29,9 +29,9 @@ its uplinks' 4-address interfaces the next ones):
   in the script); an uplink on another channel, PHY or network is refused (:func:`_refuse_backhaul`).
 * ``radio.adhoc_links`` -> every station with a radio gets one wlan more than the access point networks
   (``wlans=``) and joins one IBSS on it: ``net.addLink(<sta>, cls=adhoc, intf='<sta>-wlan<N>', ssid=,
-  mode=, channel=)`` (``mn_wifi/link.py``: ``adhoc``; ``examples/adhoc.py``), with the first ad-hoc
-  station's channel and PHY; the ad-hoc segment ``10.201.0.0/24`` carries the plan's ``adhoc:<a>~<b>``
-  hops (routes via the peer's ad-hoc address).
+  mode=, channel=, ht_cap=)`` (``mn_wifi/link.py``: ``adhoc``; ``examples/adhoc.py``) on the first ad-hoc
+  station's channel, with HT20 for ``n`` and ``ac`` (``iw`` has no VHT for an IBSS); the ad-hoc segment
+  ``10.201.0.0/24`` carries the plan's ``adhoc:<a>~<b>`` hops (routes via the peer's ad-hoc address).
 * wired links -> ``TCLink`` with ``bw`` (Mbit/s), ``delay``, ``jitter``, ``loss`` (percent)
   and ``max_queue_size`` (packets); one /24 per link ``10.<1+j//256>.<j%256>.0/24``,
   the AP segment ``k`` is ``10.200.<k>.0/24``. Open vSwitch resets the qdisc of every port it
@@ -765,11 +765,24 @@ def _script_backhaul(sc: Scenario, names: _Names) -> list[str]:
     adhoc = _adhoc_stations(sc)
     if adhoc:
         r, n_nets = adhoc[0].radio, len(_networks(sc))
+        channel = _channel_of(r.frequency_mhz)
+        ht = ", ht_cap='HT20'" if r.phy in _HT_PHYS else ""
         for st in adhoc:
             nm = names.of[st.id]
             L.append(f"    net.addLink({nm}, cls=adhoc, intf='{nm}-wlan{n_nets}', ssid={ADHOC_SSID!r}, "
-                     f"mode={r.phy!r}, channel={_channel_of(r.frequency_mhz)})  # {_comment(st.id)} ad-hoc")
+                     f"mode={_ibss_band_mode(channel)!r}, channel={channel}{ht})  # {_comment(st.id)} ad-hoc")
     return L
+
+
+#: PHYs whose ad-hoc links join the IBSS with HT (``iw dev <wlan> ibss join <ssid> <freq> HT20``; ``iw``
+#: has no VHT for an IBSS, so an ``ac`` pair uses 802.11n rates); the others join without HT
+_HT_PHYS = ("n", "ac")
+
+
+def _ibss_band_mode(channel: int) -> str:
+    """The ``mode`` of Mininet-WiFi's ``adhoc`` for a channel: it only picks the band its frequency is read
+    from (``mn_wifi/frequency.py``: ``a``/``n``/``ac`` are 5 GHz, ``g`` 2.4 GHz), so the band's own mode."""
+    return "a" if channel >= 32 else "g"
 
 
 #: Mininet-WiFi's propagation models by the scenario's names (``mn_wifi/propagationModels.py``:

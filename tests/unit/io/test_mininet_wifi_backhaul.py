@@ -130,7 +130,8 @@ def test_adhoc_links_join_one_ibss_on_an_extra_wlan_and_routes_go_via_the_peer(t
     stations = {c[1]: c[2] for c in _calls(result, "addStation")}
     assert {k: v["wlans"] for k, v in stations.items()} == {"sta1": "2", "sta2": "2", "sta3": "2", "sta4": "1"}
     assert [c[1:] for c in _calls(result, "addLink-adhoc")] == [
-        [s, f"{s}-wlan1", {"ssid": "'adhoc-ssid'", "mode": "'n'", "channel": "36"}] for s in ("sta1", "sta2", "sta3")]
+        [s, f"{s}-wlan1", {"ssid": "'adhoc-ssid'", "mode": "'a'", "channel": "36", "ht_cap": "'HT20'"}]
+        for s in ("sta1", "sta2", "sta3")]
     assert _calls(result, "missing-dev") == []
     cmds = [c[2] for c in result["calls"] if c[0] == "cmd"]
     for k, s in enumerate(("sta1", "sta2", "sta3")):
@@ -231,7 +232,8 @@ def test_adhoc_links_alone_shift_the_stations_wired_ports(tmp_path):
     src = script_for(doc, "mptcp")
     assert "config4addr" not in src and "from mn_wifi.link import wmediumd, adhoc\n" in src
     result = run_with_fake_mininet(tmp_path, src)
-    assert [c[1:3] for c in _calls(result, "addLink-adhoc")] == [["sta1", "sta1-wlan1"], ["sta2", "sta2-wlan1"]]
+    assert [c[1:] for c in _calls(result, "addLink-adhoc")] == [
+        [s, f"{s}-wlan1", {"ssid": "'adhoc-ssid'", "mode": "'g'", "channel": "1"}] for s in ("sta1", "sta2")]
     assert _calls(result, "missing-dev") == [] and _calls(result, "addLink-4address") == []
     wired = {c[1][0]: c[2][0] for c in _calls(result, "addLink") if c[1][0].startswith("sta")}
     assert wired == {"sta1": "sta1-eth2", "sta2": "sta2-eth2"}
