@@ -237,3 +237,19 @@ def test_adhoc_links_alone_shift_the_stations_wired_ports(tmp_path):
     assert _calls(result, "missing-dev") == [] and _calls(result, "addLink-4address") == []
     wired = {c[1][0]: c[2][0] for c in _calls(result, "addLink") if c[1][0].startswith("sta")}
     assert wired == {"sta1": "sta1-eth2", "sta2": "sta2-eth2"}
+
+
+def test_an_uplink_interface_name_longer_than_linux_allows_is_refused_naming_the_field():
+    """Mininet-WiFi names the tenth client's interface at ap10 ap10-wlan1.sta10: 16 characters."""
+    from subflow.io.exports import _refuse_backhaul
+
+    doc = copy.deepcopy(load_example("naval-direct-move"))
+    aps = [{"id": f"a{k:02d}", "kind": "access_point", "position": {"x_m": 10 * k, "y_m": 0}, "range_m": 500,
+            **({"uplink": "a10"} if k > 10 else {})} for k in range(1, 21)]
+    doc["nodes"] = [n for n in doc["nodes"] if n["kind"] != "access_point"] + aps
+    doc["links"] = [ln for ln in doc["links"] if ln["src"] != "uav" and ln["dst"] != "uav"]
+    sc = load_scenario(doc)
+    with pytest.raises(FieldNotHonoured) as exc:
+        _refuse_backhaul(sc, _Names(sc))
+    i = next(k for k, n in enumerate(doc["nodes"]) if n["id"] == "a20")
+    assert exc.value.loc == ["nodes", i, "uplink"] and "'ap10-wlan1.sta10'" in str(exc.value)
