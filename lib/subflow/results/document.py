@@ -318,6 +318,21 @@ class DelayChangeApplied(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
+class CapacityChangeApplied(TypedDict):
+    """linux engine: a resource's capacity changed at ``t_s`` (seconds on the run clock; the plan's capacity
+    changes, e.g. a SATCOM link budget's MODCOD step), applied to its HTB classes in place."""
+
+    t_s: float
+    resource: str
+    #: the plan's capacity from then on, Mbit/s (Ethernet frames counted)
+    capacity_mbps: float
+    #: the HTB rate (= ceil) set, kbit/s
+    rate_kbit: int
+    #: the classes changed, ``"<device> <classid>"`` (empty: an access point's air no station uses)
+    classes: list[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
 class DelayLineStats(TypedDict):
     """linux engine: one NFQUEUE delay line queue's counters at the end of a run
     (:mod:`subflow_engines.linux.delayline`). Percentiles are over its last 10,000 packets, in µs,
@@ -363,6 +378,8 @@ class LinuxRunInfo(TypedDict):
     rate_caps: NotRequired[list[RateCap]]
     #: every delay change applied (absent in documents stored before SATCOM orbits)
     delay_changes: NotRequired[list[DelayChangeApplied]]
+    #: every capacity change applied (absent in documents stored before the engine applied them)
+    capacity_changes: NotRequired[list[CapacityChangeApplied]]
     #: what the teardown could not remove (only when something was left)
     cleanup_problems: NotRequired[list[str]]
     #: each NFQUEUE delay line queue's counters (absent in documents stored before them)
