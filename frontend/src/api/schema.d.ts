@@ -1653,6 +1653,23 @@ export interface components {
             y_min_m: number;
         };
         /**
+         * CapacityChangeApplied
+         * @description linux engine: a resource's capacity changed at ``t_s`` (seconds on the run clock; the plan's capacity
+         *     changes, e.g. a SATCOM link budget's MODCOD step), applied to its HTB classes in place.
+         */
+        CapacityChangeApplied: {
+            /** Capacity Mbps */
+            capacity_mbps: number;
+            /** Classes */
+            classes: string[];
+            /** Rate Kbit */
+            rate_kbit: number;
+            /** Resource */
+            resource: string;
+            /** T S */
+            t_s: number;
+        };
+        /**
          * CapacityRequest
          * @description A capacity search: ``parameter`` (dotted path, numeric) between ``low`` and ``high``
          *     (its own unit, e.g. Mbit/s for ``links.uav-ship.bandwidth_mbps``), the target
@@ -3148,6 +3165,8 @@ export interface components {
          *     (the engine adds ``cleanup_problems`` after the run).
          */
         LinuxRunInfo: {
+            /** Capacity Changes */
+            capacity_changes?: components["schemas"]["CapacityChangeApplied"][];
             /** Cleanup Problems */
             cleanup_problems?: string[];
             /** Congestion Control */
@@ -3170,6 +3189,8 @@ export interface components {
             prefix: string;
             /** Processes */
             processes: number[];
+            /** Rate Caps */
+            rate_caps?: components["schemas"]["RateCap"][];
             /** Rate Limits */
             rate_limits: components["schemas"]["RateLimitChange"][];
             /** Setup S */
@@ -3681,6 +3702,19 @@ export interface components {
              * @default 1
              */
             speed_min_mps?: number;
+        };
+        /**
+         * RateCap
+         * @description linux engine: a rated flow held to its rate at every instant at its source (an HTB class of
+         *     ``cap_kbit`` kbit/s, frames counted, on an IFB device; :mod:`subflow.runplan.ratecap`).
+         */
+        RateCap: {
+            /** Cap Kbit */
+            cap_kbit: number;
+            /** Flow */
+            flow: string;
+            /** Port */
+            port: number;
         };
         /**
          * RateLimitChange
