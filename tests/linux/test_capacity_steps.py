@@ -29,6 +29,9 @@ DURATION_S = 30.0
 #: seconds after a step before its rate is checked: the 100-packet queue drains at the lower rate
 #: (0.6 s at 2 Mbit/s) and the sampler's 1 s bins straddle the change
 SETTLE_S = 2.0
+#: a change is applied (tc returned, or the delay line got its command) this soon after its time, s: the
+#: driver wakes every 0.1 s at most and each tc call takes a few ms, more on a loaded host
+APPLIED_WITHIN_S = 0.5
 #: accepted deviation of a phase's median 1 s goodput sample from R × 1448/1514 (measured: within 1 % on
 #: an idle host). The median, because on a host other agents load the receiver, iperf3 and the delay line
 #: are held off the CPU for a second or two at times: those seconds' bytes move to their neighbours' bins
@@ -73,7 +76,8 @@ def test_the_htb_class_follows_each_capacity_step(need_linux, no_leftovers):
     applied = out.linux["capacity_changes"]
     assert [(c["resource"], c["capacity_mbps"], c["rate_kbit"]) for c in applied] == [
         (r, c, int(c * 1000)) for _, c in STEPS[1:] for r in ("l:a>b", "l:b>a")]
-    assert all(abs(c["t_s"] - t) < 0.5 for c, (t, _) in zip(applied, [s for s in STEPS[1:] for _ in (0, 1)]))
+    assert [c["t_s"] for c in applied] == [t for t, _ in STEPS[1:] for _ in (0, 1)]
+    assert all(0.0 <= c["applied_s"] - c["t_s"] < APPLIED_WITHIN_S for c in applied), applied
     ends = [t for t, _ in STEPS[1:]] + [DURATION_S]
     for (t0, cap), t1 in zip(STEPS, ends):
         want = cap * payload
@@ -101,10 +105,11 @@ def test_the_rain_fade_shows_on_the_kernel_as_on_the_fluid_engine(need_linux, no
     plan = resolve_plan(rain_fade_short(), "sptcp", "linux")
     model = fluid_run(plan)
     real = linux.run(plan)
-    assert [(c["t_s"] - c_plan.t_s < 0.5, c["resource"], c["capacity_mbps"])
-            for c, c_plan in zip(real.linux["capacity_changes"], plan.capacity_changes)] == [
-        (True, c.resource, c.capacity_mbps) for c in plan.capacity_changes]
-    assert len(real.linux["capacity_changes"]) == len(plan.capacity_changes) == 8
+    applied = real.linux["capacity_changes"]
+    assert [(c["t_s"], c["resource"], c["capacity_mbps"]) for c in applied] == [
+        (c.t_s, c.resource, c.capacity_mbps) for c in plan.capacity_changes]
+    assert len(applied) == 8 and all(len(c["classes"]) == 2 for c in applied)
+    assert all(0.0 <= c["applied_s"] - c["t_s"] < APPLIED_WITHIN_S for c in applied), applied
     phases = {"clear": (6.0, FADE_START_S), "fade": (FADE_START_S + SETTLE_S, FADE_END_S),
               "after": (FADE_END_S + SETTLE_S, plan.duration_s)}
     report, figures = [], {}
@@ -125,7 +130,7 @@ def test_the_rain_fade_shows_on_the_kernel_as_on_the_fluid_engine(need_linux, no
 def test_the_leo_isl_example_runs_on_the_kernel(need_linux, no_leftovers):
     """examples/naval-leo-isl.json, 25 s while its route over the inter-satellite link is up: the rated
     8 Mbit/s flow delivers its rate through ship → leo-b → leo-a → shore, and every delay change of the
-    plan (the up and down links' slant ranges) is applied within 0.5 s of its time."""
+    plan (the up and down links' slant ranges) is applied within APPLIED_WITHIN_S of its time."""
     plan = resolve_plan(leo_isl_short(), "sptcp", "linux")
     assert [sp.nodes for s in plan.flows[0].segments for sp in s.subflows] == [["ship", "leo-b", "leo-a", "shore"]]
     assert len(plan.delay_changes) >= 8
@@ -134,8 +139,8 @@ def test_the_leo_isl_example_runs_on_the_kernel(need_linux, no_leftovers):
     print(f"\nnaval-leo-isl (25 s): {[round(v, 2) for v in f.throughput_mbps]} Mbit/s; "
           f"{len(out.linux['delay_changes'])} delay changes")
     applied = out.linux["delay_changes"]
-    assert [(c["resource"], c["delay_ms"]) for c in applied] == [(c.resource, c.delay_ms) for c in sorted(
-        plan.delay_changes, key=lambda c: (c.t_s, c.resource))]
-    assert all(abs(c["t_s"] - p.t_s) < 0.5 for c, p in zip(applied, sorted(plan.delay_changes, key=lambda c: (c.t_s, c.resource))))
+    assert [(c["t_s"], c["resource"], c["delay_ms"]) for c in applied] == [
+        (c.t_s, c.resource, c.delay_ms) for c in sorted(plan.delay_changes, key=lambda c: (c.t_s, c.resource))]
+    assert all(0.0 <= c["applied_s"] - c["t_s"] < APPLIED_WITHIN_S for c in applied), applied
     assert _median(f, 3.0, plan.duration_s) == pytest.approx(8.0, rel=MEDIAN_TOL)
     assert _mean(f, 3.0, plan.duration_s) == pytest.approx(8.0, rel=MEAN_TOL)

@@ -34,8 +34,8 @@ Output: the :class:`~subflow.results.document.EngineOutput` shape of the embedde
 receiver timeline re-aligned to the run clock) and ``observed_subflows_max``; per
 subflow ``observed_s``; top level ``linux`` (mechanisms used, notes on parameters that
 Linux fixes, the run prefix and the PIDs it started, and what the run applied on the wall clock:
-``rate_limits``, ``rate_caps``, ``delay_changes`` and ``capacity_changes``, each entry with the run-clock
-``t_s`` it was applied at).
+``rate_limits``, ``rate_caps``, ``delay_changes`` and ``capacity_changes``, the last two with the plan's
+``t_s`` and the run clock's ``applied_s`` of each).
 """
 
 from __future__ import annotations
@@ -248,7 +248,8 @@ class LinuxRun:
         self.setup_s = 0.0
         mptcp_ns = sorted({self.model.ns(n) for fp in plan.flows if fp.multipath for n in (fp.src, fp.dst)})
         self.network = KernelNetwork(plan, self.model, states, rules(self.model, self.addressing), caps.netem,
-                                     self.record, self._spawn, self.tmp, mptcp_ns, rate_caps=self._rate_caps())
+                                     self.record, self._spawn, self.tmp, mptcp_ns, rate_caps=self._rate_caps(),
+                                     now=self.now)
         self.traffic = Traffic(plan, self.model, self.cc, self._spawn, self.tmp, self.now)
         self.sampler = Sampler(plan, self.model, self.flows, self.now, self._emit)
 

@@ -1654,10 +1654,12 @@ export interface components {
         };
         /**
          * CapacityChangeApplied
-         * @description linux engine: a resource's capacity changed at ``t_s`` (seconds on the run clock; the plan's capacity
+         * @description linux engine: a resource's capacity changed at ``t_s`` (seconds, the plan's time; the plan's capacity
          *     changes, e.g. a SATCOM link budget's MODCOD step), applied to its HTB classes in place.
          */
         CapacityChangeApplied: {
+            /** Applied S */
+            applied_s: number;
             /** Capacity Mbps */
             capacity_mbps: number;
             /** Classes */
@@ -2061,6 +2063,8 @@ export interface components {
          *     changes, e.g. a SATCOM slant range).
          */
         DelayChangeApplied: {
+            /** Applied S */
+            applied_s?: number;
             /** Delay Ms */
             delay_ms: number;
             /** Resource */

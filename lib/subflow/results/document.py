@@ -312,6 +312,8 @@ class DelayChangeApplied(TypedDict):
     changes, e.g. a SATCOM slant range)."""
 
     t_s: float
+    #: when the run applied it, seconds on the run clock (absent in documents stored before it was recorded)
+    applied_s: NotRequired[float]
     resource: str
     #: one-way delay from then on, ms
     delay_ms: float
@@ -319,10 +321,12 @@ class DelayChangeApplied(TypedDict):
 
 @with_config(ConfigDict(extra="forbid"))
 class CapacityChangeApplied(TypedDict):
-    """linux engine: a resource's capacity changed at ``t_s`` (seconds on the run clock; the plan's capacity
+    """linux engine: a resource's capacity changed at ``t_s`` (seconds, the plan's time; the plan's capacity
     changes, e.g. a SATCOM link budget's MODCOD step), applied to its HTB classes in place."""
 
     t_s: float
+    #: when the run applied it (tc returned), seconds on the run clock
+    applied_s: float
     resource: str
     #: the plan's capacity from then on, Mbit/s (Ethernet frames counted)
     capacity_mbps: float
