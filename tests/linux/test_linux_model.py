@@ -171,3 +171,22 @@ def test_detection_without_root_reports_unavailable(monkeypatch):
     finally:
         monkeypatch.undo()
         capabilities.detect(refresh=True)
+
+
+def test_capacity_changes_are_boundaries_and_a_change_of_an_unshaped_resource_is_found():
+    """A plan's capacity change times are driver boundaries (the HTB classes change there), each direction of a
+    link has a shaper to change, and a change naming a resource nothing shapes is listed (the engine refuses it
+    before anything starts)."""
+    from subflow.runplan.document import CapacityChange
+    from subflow_engines.linux.topology import unshaped_changes
+
+    plan = resolve_plan(two_path(15.0, with_slow_path=False), "sptcp", "linux")
+    plan.capacity_changes = [CapacityChange(t_s=6.5, resource="a-r1:a>r1", capacity_mbps=2.0),
+                             CapacityChange(t_s=6.5, resource="a-r1:r1>a", capacity_mbps=2.0)]
+    m = build_model(plan, PREFIX, use_netem=False)
+    assert 6.5 in boundaries(plan, m)
+    assert {sh.resource for sh in m.shapers} >= {"a-r1:a>r1", "a-r1:r1>a"}
+    assert unshaped_changes(plan, m) == []
+    plan.capacity_changes.append(CapacityChange(t_s=7.0, resource="nope:a>b", capacity_mbps=1.0))
+    plan.capacity_changes.append(CapacityChange(t_s=7.0, resource="air:nobody", capacity_mbps=1.0))
+    assert unshaped_changes(plan, m) == ["nope:a>b"]

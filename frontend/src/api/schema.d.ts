@@ -1731,6 +1731,25 @@ export interface components {
             y_min_m: number;
         };
         /**
+         * CapacityChangeApplied
+         * @description linux engine: a resource's capacity changed at ``t_s`` (seconds, the plan's time; the plan's capacity
+         *     changes, e.g. a SATCOM link budget's MODCOD step), applied to its HTB classes in place.
+         */
+        CapacityChangeApplied: {
+            /** Applied S */
+            applied_s: number;
+            /** Capacity Mbps */
+            capacity_mbps: number;
+            /** Classes */
+            classes: string[];
+            /** Rate Kbit */
+            rate_kbit: number;
+            /** Resource */
+            resource: string;
+            /** T S */
+            t_s: number;
+        };
+        /**
          * CapacityRequest
          * @description A capacity search: ``parameter`` (dotted path, numeric) between ``low`` and ``high``
          *     (its own unit, e.g. Mbit/s for ``links.uav-ship.bandwidth_mbps``), the target
@@ -2122,6 +2141,8 @@ export interface components {
          *     changes, e.g. a SATCOM slant range).
          */
         DelayChangeApplied: {
+            /** Applied S */
+            applied_s?: number;
             /** Delay Ms */
             delay_ms: number;
             /** Resource */
@@ -3226,6 +3247,8 @@ export interface components {
          *     (the engine adds ``cleanup_problems`` after the run).
          */
         LinuxRunInfo: {
+            /** Capacity Changes */
+            capacity_changes?: components["schemas"]["CapacityChangeApplied"][];
             /** Cleanup Problems */
             cleanup_problems?: string[];
             /** Congestion Control */
