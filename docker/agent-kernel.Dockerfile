@@ -1,5 +1,5 @@
 # Subflow emulator agent with the kernel engines: `linux` (network namespaces, veth, HTB, kernel
-# TCP/MPTCP, iperf3) and, where the host has mac80211_hwsim and Mininet-WiFi, `mininet-wifi`.
+# TCP/MPTCP, iperf3, tcpdump for packet capture) and, where the host has mac80211_hwsim and Mininet-WiFi, `mininet-wifi`.
 # It must run privileged on the host's network and PID namespace (see the `kernel` profile of
 # docker-compose.yml); it runs as root because it creates network namespaces.
 #   docker build -f docker/agent-kernel.Dockerfile -t subflow-agent-kernel .
@@ -13,7 +13,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DEBIAN_FRONTEND=noninteractive \
     PATH=/opt/venv/bin:$PATH
 RUN apt-get update \
- && apt-get install -y --no-install-recommends iproute2 iptables iperf3 mptcpd kmod \
+ && apt-get install -y --no-install-recommends iproute2 iptables iperf3 mptcpd kmod tcpdump \
  && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/venv
 WORKDIR /app

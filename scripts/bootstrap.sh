@@ -71,8 +71,8 @@ if ! (command -v redis-cli >/dev/null && redis-cli -h 127.0.0.1 -p 6379 ping 2>/
   for _ in $(seq 30); do redis-cli -h 127.0.0.1 ping 2>/dev/null | grep -q PONG && break; sleep 0.5; done
 fi
 
-# --- tools of the linux engine (network namespaces, real TCP/MPTCP): iperf3, iptables, mptcpize ---
-for tool in iperf3:iperf3 iptables:iptables mptcpize:mptcpd; do
+# --- tools of the linux engine (network namespaces, real TCP/MPTCP): iperf3, iptables, mptcpize, tcpdump (capture) ---
+for tool in iperf3:iperf3 iptables:iptables mptcpize:mptcpd tcpdump:tcpdump; do
   command -v "${tool%%:*}" >/dev/null || { say "installing ${tool##*:}"; apt_install "${tool##*:}"; }
 done
 

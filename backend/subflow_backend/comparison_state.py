@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import case, func, or_, select, update
@@ -87,7 +87,10 @@ def allowed(transition: str, status: str) -> bool:
     return status in TRANSITIONS[transition][0]
 
 
-def _apply(session: Session, comparison_id: str, transition: str, *where: Any, **values: Any) -> bool:
+def _apply(session: Session, comparison_id: str, transition: str, *where: Any, rows: Sequence[Any] = (),
+           **values: Any) -> bool:
+    """The guarded UPDATE of ``transition``; ``rows`` (new ORM objects) are added in its transaction only when
+    the transition happened."""
     sources, target = TRANSITIONS[transition]
     if target is not None:
         values["status"] = target
@@ -97,6 +100,8 @@ def _apply(session: Session, comparison_id: str, transition: str, *where: Any, *
         .values(**values)
         .execution_options(synchronize_session=False)
     ).rowcount
+    if changed and rows:
+        session.add_all(rows)
     session.commit()
     return changed > 0
 
@@ -238,10 +243,13 @@ def unit_done(session: Session, comparison_id: str) -> bool:
     )
 
 
-def succeed(session: Session, comparison_id: str, document: dict[str, Any]) -> bool:
-    """running → succeeded with the result ``document``, progress 1 and a finish time."""
+def succeed(session: Session, comparison_id: str, document: dict[str, Any], captures: Sequence[Any] = ()) -> bool:
+    """running → succeeded with the result ``document``, progress 1 and a finish time; ``captures``
+    (:class:`~subflow_backend.models.PacketCapture` rows of the run) are stored in the same transaction, only
+    when the comparison was still running (a cancel that came first keeps none)."""
     return _apply(
-        session, comparison_id, "succeed", progress=1.0, result=document, error=None, finished_at=utcnow()
+        session, comparison_id, "succeed", rows=captures, progress=1.0, result=document, error=None,
+        finished_at=utcnow()
     )
 
 

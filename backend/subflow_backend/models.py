@@ -15,10 +15,12 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     CheckConstraint,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -310,3 +312,30 @@ class ComparisonUnit(Base):
     summary: Mapped[dict[str, Any] | None]
     document: Mapped[dict[str, Any] | None]
     error: Mapped[str | None] = mapped_column(Text)
+
+
+class PacketCapture(Base):
+    """The packets one strategy's run recorded on one link (scenario ``capture``, linux engine): a libpcap
+    file of at most ``MAX_CAPTURE_BYTES``, stored once per (comparison, strategy, link) by the worker when
+    it stores the result; deleted with its comparison. Readable by the members of the scenario's project
+    (``GET .../comparisons/{cid}/captures``)."""
+
+    __tablename__ = "packet_capture"
+    __table_args__ = (UniqueConstraint("comparison_id", "strategy", "link", name="uq_packet_capture_run_link"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    comparison_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("comparison.id", ondelete="CASCADE"), index=True
+    )
+    strategy: Mapped[str] = mapped_column(String(64))
+    link: Mapped[str] = mapped_column(String(64))
+    #: the link end whose interface was recorded
+    node: Mapped[str] = mapped_column(String(64))
+    format: Mapped[str] = mapped_column(String(16), default="pcap")
+    snaplen_bytes: Mapped[int] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    packets: Mapped[int] = mapped_column(BigInteger)
+    #: the size cap stopped the recording before the run's end
+    truncated: Mapped[bool] = mapped_column(Boolean)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -114,6 +114,31 @@ class ComparisonsPublic(BaseModel):
     count: int
 
 
+class CapturePublic(BaseModel):
+    """A packet capture of a comparison: one strategy's run on one link (scenario ``capture``, linux engine).
+    The file itself: ``GET .../captures/{capture_id}`` (libpcap, ``application/vnd.tcpdump.pcap``)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    strategy: str
+    link: str = Field(description="Scenario link id.")
+    node: str = Field(description="The link end whose interface was recorded (both directions).")
+    format: Literal["pcap"] = "pcap"
+    snaplen_bytes: int = Field(description="Bytes kept of each packet.")
+    size_bytes: int = Field(description="Size of the file, bytes.")
+    packets: int
+    truncated: bool = Field(description="The size cap stopped the recording before the run's end.")
+    created_at: datetime
+
+
+class CapturesPublic(BaseModel):
+    """The packet captures of one comparison, by strategy then link."""
+
+    data: list[CapturePublic]
+    count: int
+
+
 class StrategyPublic(BaseModel):
     """One transport strategy that can be compared (``GET /api/strategies``), with its source."""
 

@@ -93,6 +93,9 @@ class Settings(BaseSettings):
     METRICS_TOKEN: str = ""
     #: bytes of an imported track file (``POST /api/scenarios/{id}/nodes/{node}/track``, 413 above)
     MAX_TRACK_BYTES: int = Field(default=Limits.max_track_bytes, ge=1024)
+    #: bytes of one stored packet capture (worker: a larger file from the agent is not stored, the result
+    #: document keeps its description); the linux engine's own cap has the same name and default
+    MAX_CAPTURE_BYTES: int = Field(default=8 * 1024 * 1024, ge=1024)
     #: SATCOM geometry samples of a scenario: (satellites + SATCOM links) × times (subflow.space.satcom)
     MAX_SATCOM_SAMPLES: int = Field(default=Limits.max_satcom_samples, ge=1)
 

@@ -48,6 +48,8 @@ _NO_TRANSPORT = "the generated testbed runs the kernel's TCP defaults; only cong
 #: the scenario fields this engine honours (:mod:`subflow.runplan.capabilities`); see :func:`subflow.io.exports.generate_script`
 FIELDS = {
     **PLANNED,
+    "Scenario.capture": Refuses("the generated script records no packets: packet capture needs the linux engine "
+                                "(or tcpdump run by hand in the exported testbed)"),
     "SatelliteNode.ephemeris": Refuses("the generated script gives each link a fixed TCLink delay and never takes "
                                        "it down: orbits (time-varying SATCOM delay, visibility, handover) are not "
                                        "exported"),

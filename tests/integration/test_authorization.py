@@ -20,6 +20,10 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
+
+from subflow_backend.models import PacketCapture
 
 from tests.integration.conftest import EXAMPLES, _example, _wait_comparison
 
@@ -75,6 +79,7 @@ class World:
     doc: dict = field(default_factory=dict)
     geo: str = ""  # a geographic scenario of P (naval-geo), for the track routes
     job: str = ""  # a finished background routes job on S
+    capture: str = ""  # a packet capture of C (stored as the worker stores a linux run's)
 
     def client(self, role: str) -> httpx.Client:
         return self.stack.client(self.creds[role])
@@ -117,8 +122,24 @@ class World:
         return self.admin_api.get(f"/scenarios/{sid}").headers["etag"]
 
 
+def _store_capture(database_url: str, comparison_id: str) -> str:
+    """A packet capture row of ``comparison_id`` (a 24-byte empty pcap), written like the worker writes a
+    linux run's: the matrix is about who may read it; tests/integration/test_captures_rest.py makes real ones."""
+    engine = create_engine(database_url)
+    try:
+        with Session(engine) as s:
+            row = PacketCapture(comparison_id=comparison_id, strategy="sptcp", link="l", node="n", format="pcap",
+                                snaplen_bytes=256, size_bytes=24, packets=0, truncated=False,
+                                data=bytes.fromhex("4d3cb2a1020004000000000000000000ffff000001000000"))
+            s.add(row)
+            s.commit()
+            return row.id
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture(scope="module")
-def world(pg_stack) -> World:
+def world(pg_stack, migrated_pg_url) -> World:
     w = World(pg_stack, pg_stack.api, doc=_example())
     for name in ("viewer", "editor", "owner", "outsider", "bystander"):
         w.users[name] = w.new_user(name)
@@ -138,6 +159,7 @@ def world(pg_stack) -> World:
     w.comparison = r.json()["id"]
     done, _ = _wait_comparison(pg_stack, w.scenario, w.comparison)
     assert done["status"] == "succeeded", done["error"]
+    w.capture = _store_capture(migrated_pg_url, w.comparison)
     r = pg_stack.api.post(f"/scenarios/{w.scenario}/routes", json={"metric": "hop", "background": True})
     assert r.status_code == 202, r.text
     w.job = r.json()["job_id"]
@@ -261,6 +283,11 @@ CASES: list[tuple[str, str, Callable[[World, str], Request], dict[str, int]]] = 
     ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/planned",
      lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}, "params": {"strategy": "sptcp"}},
      member_read(422)),  # C ran sptcp, which plans no rates: members are told so, non-members see nothing
+    ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/captures",
+     lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}}, member_read(200)),
+    ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/captures/{capture_id}",
+     lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison, "capture_id": w.capture}},
+     member_read(200)),
     ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points",
      lambda w, r: {"path": {"scenario_id": w.scenario, "comparison_id": w.comparison}}, member_read(200)),
     ("GET", "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/sweep-points/{point}",

@@ -17,6 +17,7 @@ the next; the one that completes the set aggregates. A cancel stops the hand-out
 
 from __future__ import annotations
 
+import base64
 import time
 from typing import Any
 
@@ -36,7 +37,7 @@ from sqlalchemy.exc import OperationalError
 
 from subflow_backend import comparison_state
 from subflow_backend.db import SessionLocal
-from subflow_backend.models import Comparison, ComparisonUnit, Scenario, utcnow
+from subflow_backend.models import Comparison, ComparisonUnit, PacketCapture, Scenario, utcnow
 from subflow_backend.queue import (
     AGGREGATE_UNITS_TASK,
     ALLOCATE_TASK,
@@ -217,10 +218,33 @@ def run_comparison(self: Task, comparison_id: str, attempt: int | None = None) -
     return comparison_state.SUCCEEDED
 
 
+def take_captures(comparison_id: str, document: ResultDocument) -> list[PacketCapture]:
+    """The packet captures of ``document``'s strategies as rows, their files moved out of the document
+    (each ``data_b64`` becomes null: the result document keeps only their description). A file over
+    ``MAX_CAPTURE_BYTES`` is not stored (its description stays, and a warning is logged)."""
+    rows = []
+    for name, result in document.strategies.items():
+        for cap in result.captures:
+            if cap.data_b64 is None:  # already moved out (a sweep's documents keep none)
+                continue
+            data = base64.b64decode(cap.data_b64)
+            cap.data_b64 = None
+            if len(data) > settings.MAX_CAPTURE_BYTES:
+                log.warning("comparison %s: capture of %s on %s has %d bytes, over MAX_CAPTURE_BYTES = %d; not stored",
+                            comparison_id, name, cap.link, len(data), settings.MAX_CAPTURE_BYTES)
+                continue
+            rows.append(PacketCapture(comparison_id=comparison_id, strategy=name, link=cap.link, node=cap.node,
+                                      format=cap.format, snaplen_bytes=cap.snaplen_bytes, size_bytes=len(data),
+                                      packets=cap.packets, truncated=cap.truncated, data=data))
+    return rows
+
+
 def _finish(comparison_id: str, document: ResultDocument) -> bool:
-    """Store the result document (as its JSON) unless the comparison was cancelled or deleted meanwhile."""
+    """Store the result document (as its JSON) and its packet captures (:func:`take_captures`) unless the
+    comparison was cancelled or deleted meanwhile."""
+    captures = take_captures(comparison_id, document)
     with SessionLocal() as session:
-        return comparison_state.succeed(session, comparison_id, document.model_dump(mode="json"))
+        return comparison_state.succeed(session, comparison_id, document.model_dump(mode="json"), captures)
 
 
 def _fan_out(comparison_id: str, repetitions: int, sweep: dict | None) -> str:
@@ -258,6 +282,9 @@ def _unit_outcome(comparison_id: str, index: int, strategies: list[str], engine:
         return None, None, f"emulator agent unreachable at {settings.AGENT_URL}: {exc}"
     except (SubflowError, ValueError) as exc:
         return None, None, str(exc)
+    for result in document.strategies.values():  # a sweep keeps no capture file (only their descriptions)
+        for cap in result.captures:
+            cap.data_b64 = None
     return unit_summary(document), document.model_dump(mode="json") if keep_document else None, None
 
 

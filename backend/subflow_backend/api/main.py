@@ -11,6 +11,7 @@ from subflow_backend.api.routes import (
     analysis,
     audit,
     auth,
+    captures,
     checks,
     comparisons,
     coverage,
@@ -36,5 +37,5 @@ api_router.include_router(utils.router)
 api_router.include_router(auth.router)
 for _router in (users.router, projects.router, audit.router, strategies.router, engines.router, scenarios.router,
                 versions.router, exports.router, exports.formats_router, tracks.router, imports.router, planning.router, analysis.router,
-                comparisons.router, timeline.router, coverage.router, events.router, checks.router):
+                comparisons.router, captures.router, timeline.router, coverage.router, events.router, checks.router):
     api_router.include_router(_router, dependencies=_signed_in)

@@ -179,7 +179,7 @@ from collections.abc import Callable
 
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput
-from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours
+from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses
 from subflow.runplan.document import RunPlan
 
 from subflow_engines.fluid import vectorised
@@ -205,6 +205,7 @@ __all__ = [
 FIELDS = {
     **PLANNED,
     **LINK_BUDGET_HONOURED,
+    "Scenario.capture": Refuses("a fluid model has no packets to record: packet capture needs the linux engine"),
     "Link.bandwidth_mbps": Honours("capacity of each direction (fluid drop-tail queue); a link with a budget "
                                    "follows its MODCOD instead (the plan's capacity changes)"),
     "Link.delay_ms": Honours("propagation delay of each direction, in every RTT; a SATCOM link's changes with the "

@@ -30,6 +30,9 @@ DESCRIPTION = (
 #: mechanism (netem, the statistic match): :func:`validate` then refuses naming the field
 FIELDS = {
     **PLANNED,
+    "Scenario.capture": Honours("tcpdump -s CAPTURE_SNAPLEN_BYTES on one end of each listed link (both directions; "
+                                "pcapng, nanosecond timestamps), stopped at MAX_CAPTURE_BYTES worth of packets "
+                                "(.capture)"),
     "Link.bandwidth_mbps": Honours("HTB rate of each direction (Ethernet frames counted); the plan's capacity "
                                    "changes at their times (tc class change)"),
     "Link.delay_ms": Honours("netem delay, or the NFQUEUE delay line on the receiving side (each packet held from "

@@ -61,6 +61,7 @@ from subflow.runplan.strategies import STRATEGIES
 
 from . import commands
 from .capabilities import HostCapabilities, detect
+from .capture import Captures, captured_links
 from .cleanup import RunRecord, cleanup_stale, teardown, work_dir
 from .commands import EngineCannotRun
 from .delayline import host_stalled, late_p90_us
@@ -193,6 +194,9 @@ def validate(plan: RunPlan, caps: HostCapabilities) -> list[str]:
             )
         if fp.stop_s - fp.start_s < 1.0:
             raise EngineCannotRun(f"flows[{i}].stop_s: the flow {fp.id} lasts less than 1 s (iperf3 -t is whole seconds)")
+    if captured_links(plan) and commands.which("tcpdump") is None:
+        raise EngineCannotRun("capture: packet capture needs tcpdump, which is not installed on this host "
+                              "(Debian package tcpdump)")
     tr = plan.transport
     notes = []
     if tr.max_rto_s != 120.0:
@@ -251,6 +255,7 @@ class LinuxRun:
                                      self.record, self._spawn, self.tmp, mptcp_ns, rate_caps=self._rate_caps(),
                                      now=self.now)
         self.traffic = Traffic(plan, self.model, self.cc, self._spawn, self.tmp, self.now)
+        self.captures = Captures(plan, self.model, self._spawn, self.tmp)
         self.sampler = Sampler(plan, self.model, self.flows, self.now, self._emit)
 
     # ------------------------------------------------------------------ helpers
@@ -291,7 +296,7 @@ class LinuxRun:
     # ------------------------------------------------------------------ set-up
     def setup(self, should_stop: Callable[[], bool] | None = None) -> None:
         """The ownership record (first: nothing of the run exists without it), the work directory,
-        the network, the state at t = 0 and the iperf3 servers.
+        the network, the state at t = 0, the packet captures (:mod:`.capture`) and the iperf3 servers.
 
         Raises
         ------
@@ -308,6 +313,7 @@ class LinuxRun:
         self.network.build(check)
         check()
         self.apply(0.0)
+        self.captures.start(check)
         for fl in self.flows.values():
             self.traffic.start_server(fl)
         for fl in self.flows.values():
@@ -390,6 +396,7 @@ class LinuxRun:
         if self.sampler.error is not None:
             raise self.sampler.error
         self.traffic.finish(list(self.flows.values()))
+        self.captures.stop()
 
     # ------------------------------------------------------------------ output
     def output(self) -> EngineOutput:
@@ -443,6 +450,7 @@ class LinuxRun:
                 "capacity_changes": self.network.capacity_log,
                 "delay_lines": lines,
             },
+            captures=self.captures.records(),
         )
 
     # ------------------------------------------------------------------ teardown

@@ -8,6 +8,7 @@ import type {
   AccessToken,
   AuditPublic,
   AllocationDocument,
+  CapturesPublic,
   AllocationRequest,
   ApiTokenCreate,
   ApiTokenCreated,
@@ -315,6 +316,12 @@ export const api = {
     if (t1_s !== undefined) q.set("t1_s", String(t1_s));
     return request<PlanComparison>(`/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/planned?${q}`, {}, signal);
   },
+  /** `GET .../comparisons/{cid}/captures`: the comparison's packet captures by strategy and link (no files). */
+  captures: (scenarioId: Id, comparisonId: Id, signal?: AbortSignal) =>
+    request<CapturesPublic>(`/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/captures`, {}, signal),
+  /** Where one capture's pcap file downloads (the session cookie authorises the link). */
+  captureUrl: (scenarioId: Id, comparisonId: Id, captureId: Id) =>
+    `/api/scenarios/${enc(String(scenarioId))}/comparisons/${enc(String(comparisonId))}/captures/${enc(String(captureId))}`,
   /** `strategy`: the transport strategy a Mininet-WiFi script runs (ignored by the other formats). */
   exportUrl: (scenarioId: Id, format: ExportFormat, strategy?: string) =>
     `/api/scenarios/${enc(String(scenarioId))}/export?format=${enc(format)}${strategy ? `&strategy=${enc(strategy)}` : ""}`,

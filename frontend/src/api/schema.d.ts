@@ -564,6 +564,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/captures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Captures
+         * @description The comparison's packet captures, by strategy then link (without the files): ``{data: [CapturePublic],
+         *     count}``; empty for a comparison whose scenario lists no ``capture`` or that has not succeeded.
+         */
+        get: operations["list_captures_api_scenarios__scenario_id__comparisons__comparison_id__captures_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/captures/{capture_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download Capture
+         * @description Download one capture as ``<scenario>-<strategy>-<link>.pcap`` (open it with Wireshark, tcpdump -r,
+         *     dpkt or scapy).
+         */
+        get: operations["download_capture_api_scenarios__scenario_id__comparisons__comparison_id__captures__capture_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scenarios/{scenario_id}/comparisons/{comparison_id}/events": {
         parameters: {
             query?: never;
@@ -1863,6 +1905,65 @@ export interface components {
             step: number;
             /** Value */
             value: number;
+        };
+        /**
+         * CapturePublic
+         * @description A packet capture of a comparison: one strategy's run on one link (scenario ``capture``, linux engine).
+         *     The file itself: ``GET .../captures/{capture_id}`` (libpcap, ``application/vnd.tcpdump.pcap``).
+         */
+        CapturePublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Format
+             * @default pcap
+             * @constant
+             */
+            format?: "pcap";
+            /** Id */
+            id: string;
+            /**
+             * Link
+             * @description Scenario link id.
+             */
+            link: string;
+            /**
+             * Node
+             * @description The link end whose interface was recorded (both directions).
+             */
+            node: string;
+            /** Packets */
+            packets: number;
+            /**
+             * Size Bytes
+             * @description Size of the file, bytes.
+             */
+            size_bytes: number;
+            /**
+             * Snaplen Bytes
+             * @description Bytes kept of each packet.
+             */
+            snaplen_bytes: number;
+            /** Strategy */
+            strategy: string;
+            /**
+             * Truncated
+             * @description The size cap stopped the recording before the run's end.
+             */
+            truncated: boolean;
+        };
+        /**
+         * CapturesPublic
+         * @description The packet captures of one comparison, by strategy then link.
+         */
+        CapturesPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["CapturePublic"][];
         };
         /**
          * ComparisonCreate
@@ -3445,6 +3546,56 @@ export interface components {
             tx_power_dbm?: number;
         };
         /**
+         * PacketCapture
+         * @description The packets a run recorded on one link (scenario ``capture``; linux engine: ``tcpdump`` on one end of
+         *     the link, both directions). The engine hands the file over in ``data_b64``; the service stores it apart
+         *     from the result document (whose copy then has ``data_b64`` null) and serves it for download.
+         */
+        PacketCapture: {
+            /**
+             * Data B64
+             * @description The file, base64; null once stored apart.
+             */
+            data_b64?: string | null;
+            /**
+             * Format
+             * @description libpcap file, nanosecond timestamps.
+             * @default pcap
+             * @constant
+             */
+            format?: "pcap";
+            /**
+             * Link
+             * @description Scenario link id.
+             */
+            link: string;
+            /**
+             * Node
+             * @description The link end whose interface was recorded.
+             */
+            node: string;
+            /**
+             * Packets
+             * @description Packets recorded.
+             */
+            packets: number;
+            /**
+             * Size Bytes
+             * @description Size of the file, bytes.
+             */
+            size_bytes: number;
+            /**
+             * Snaplen Bytes
+             * @description Bytes kept of each packet.
+             */
+            snaplen_bytes: number;
+            /**
+             * Truncated
+             * @description True when the size cap stopped the recording before the run's end.
+             */
+            truncated: boolean;
+        };
+        /**
          * PairRoutes
          * @description Routes from ``src`` to ``dst``, best first; ``reachable`` false and
          *     ``paths`` empty when no path exists.
@@ -4494,6 +4645,11 @@ export interface components {
          *     rewritten (a stored snapshot keeps its ``schema_version``); new documents are 2.
          */
         Scenario: {
+            /**
+             * Capture
+             * @description Ids of links whose packets the run records as pcapng (one file per link and strategy, at one end of the link; the linux engine only, other engines refuse it). Snap length and size cap are the agent's settings CAPTURE_SNAPLEN_BYTES and MAX_CAPTURE_BYTES.
+             */
+            capture?: string[];
             controller?: components["schemas"]["ControllerSettings"];
             /**
              * Description
@@ -4830,6 +4986,11 @@ export interface components {
          * @description One strategy's engine output, its plan's radio and link events, and its summary.
          */
         StrategyResult: {
+            /**
+             * Captures
+             * @description Packet captures of the links the scenario's capture lists (linux engine), one per link.
+             */
+            captures?: components["schemas"]["PacketCapture"][];
             /** Engine */
             engine: string;
             /** Events */
@@ -7500,6 +7661,113 @@ export interface operations {
                 content?: never;
             };
             /** @description No such comparison. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_captures_api_scenarios__scenario_id__comparisons__comparison_id__captures_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapturesPublic"];
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such comparison. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A quota of the caller is exhausted (the `QUOTA_*` setting named in `detail`); nothing was done: try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    download_capture_api_scenarios__scenario_id__comparisons__comparison_id__captures__capture_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comparison_id: string;
+                capture_id: string;
+                scenario_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The libpcap file (nanosecond timestamps), as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.tcpdump.pcap": unknown;
+                };
+            };
+            /** @description Not signed in (no, expired or revoked credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such comparison or capture. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -90,6 +90,9 @@ export type ComparisonStatus = S["ComparisonSummary"]["status"];
 export type ComparisonSummary = S["ComparisonSummary"];
 export type ComparisonsPublic = S["ComparisonsPublic"];
 export type ComparisonPublic = S["ComparisonPublic"];
+/** A packet capture of a comparison (one strategy, one link) and the list of them (`GET .../comparisons/{cid}/captures`). */
+export type CapturePublic = S["CapturePublic"];
+export type CapturesPublic = S["CapturesPublic"];
 export type ValidationErrorItem = S["ValidationError"];
 export type TimelinePublic = S["TimelinePublic"];
 /** Answer of POST /api/scenario-checks and one of its warnings (`subflow.comparison.connectivity.ScenarioWarning`). */

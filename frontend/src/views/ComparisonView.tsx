@@ -1,16 +1,18 @@
 /**
  * One comparison at `/scenarios/:id/comparisons/:cid`: its progress while it is queued or running
- * (with Cancel), then its results, the planned-vs-measured check and the map over time.
+ * (with Cancel), then its results, the planned-vs-measured check, its packet captures and the map over time.
  *
  * This file only composes; the parts are in `comparison/`: following the comparison
  * (`useComparison`), the header, status and cancel (`ComparisonHeader`, `ComparisonStatus`),
  * the results (`Results`: `useResultView`, `useChartSelection`, `ThroughputSection`,
- * `SummarySection`, `SweepSection`) and a sweep's chosen point (`SweepRunResults`, `useSweepPointRun`).
+ * `SummarySection`, `SweepSection`), a sweep's chosen point (`SweepRunResults`, `useSweepPointRun`) and the
+ * packet captures' downloads (`CaptureDownloads`).
  */
 import { useParams } from "react-router";
 import { ErrorList } from "../components/ErrorList";
 import { GeoTimelineMap } from "../components/GeoTimelineMap";
 import { PlannedVsMeasured } from "../components/PlannedVsMeasured";
+import { CaptureDownloads } from "./comparison/CaptureDownloads";
 import { ComparisonHeader } from "./comparison/ComparisonHeader";
 import { ComparisonStatus } from "./comparison/ComparisonStatus";
 import { Results } from "./comparison/Results";
@@ -48,6 +50,7 @@ export function ComparisonView() {
         )
       ) : null}
       {c && result ? <PlannedVsMeasured scenarioId={id} comparisonId={cid} result={result} /> : null}
+      {c && result ? <CaptureDownloads scenarioId={id} comparisonId={cid} /> : null}
       {c ? <GeoTimelineMap scenarioId={id} version={c.scenario_version} /> : null}
     </>
   );

@@ -390,6 +390,21 @@ class LinuxRunInfo(TypedDict):
     delay_lines: NotRequired[list[DelayLineStats]]
 
 
+class PacketCapture(_Strict):
+    """The packets a run recorded on one link (scenario ``capture``; linux engine: ``tcpdump`` on one end of
+    the link, both directions). The engine hands the file over in ``data_b64``; the service stores it apart
+    from the result document (whose copy then has ``data_b64`` null) and serves it for download."""
+
+    link: str = Field(description="Scenario link id.")
+    node: str = Field(description="The link end whose interface was recorded.")
+    format: Literal["pcap"] = Field(default="pcap", description="libpcap file, nanosecond timestamps.")
+    snaplen_bytes: int = Field(ge=1, description="Bytes kept of each packet.")
+    size_bytes: int = Field(ge=0, description="Size of the file, bytes.")
+    packets: int = Field(ge=0, description="Packets recorded.")
+    truncated: bool = Field(description="True when the size cap stopped the recording before the run's end.")
+    data_b64: str | None = Field(default=None, description="The file, base64; null once stored apart.")
+
+
 class EngineOutput(_Strict):
     """What an engine returns for one run: timelines and events, no summary.
 
@@ -401,6 +416,8 @@ class EngineOutput(_Strict):
     flows: list[FlowSeries]
     events: list[Event]
     linux: LinuxRunInfo | None = Field(default=None, description="linux engine only: how it ran.")
+    captures: list[PacketCapture] = Field(default_factory=list, description="Packet captures of the links the "
+                                          "scenario's capture lists (linux engine), one per link.")
 
 
 # ----------------------------------------------------------------------------- summaries

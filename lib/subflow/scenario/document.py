@@ -999,6 +999,12 @@ class Scenario(_Strict):
         description="Satellite links from orbits (start time, elevation mask, handover policy); required when "
         "a satellite has an ephemeris.",
     )
+    capture: list[Identifier] = Field(
+        default_factory=list, max_length=64,
+        description="Ids of links whose packets the run records as pcapng (one file per link and strategy, at one "
+        "end of the link; the linux engine only, other engines refuse it). Snap length and size cap are the "
+        "agent's settings CAPTURE_SNAPLEN_BYTES and MAX_CAPTURE_BYTES.",
+    )
 
     @property
     def is_geo(self) -> bool:
@@ -1085,8 +1091,22 @@ def check_references(scenario: Scenario) -> None:
         if ev.t_s > duration:
             errors.append({"loc": ["link_events", i, "t_s"], "msg": "t_s must not exceed run.duration_s"})
     errors += _satcom_errors(scenario, node_ids)
+    errors += _capture_errors(scenario, link_ids)
     if errors:
         raise ScenarioInvalid(errors)
+
+
+def _capture_errors(scenario: Scenario, link_ids: set[str]) -> list[dict[str, Any]]:
+    """``capture`` names links of the scenario, each once."""
+    errors: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, lid in enumerate(scenario.capture):
+        if lid not in link_ids:
+            errors.append({"loc": ["capture", i], "msg": f"unknown link {lid!r}"})
+        elif lid in seen:
+            errors.append({"loc": ["capture", i], "msg": f"link {lid!r} is listed twice"})
+        seen.add(lid)
+    return errors
 
 
 def _satcom_errors(scenario: Scenario, node_ids: dict[str, int]) -> list[dict[str, Any]]:

@@ -8,12 +8,12 @@ import copy
 import pytest
 from fastapi.testclient import TestClient
 
-from subflow.errors import EngineCannotRun
+from subflow.errors import EngineCannotRun, ScenarioInvalid
 from subflow.runplan.capabilities import Describes, Honours, Refuses, check_fields, schema_fields, undeclared
 from subflow.runplan.resolve import resolve_plan
-from subflow.scenario.document import Scenario
+from subflow.scenario.document import Scenario, load_scenario
 from subflow_agent.app import app, settings
-from subflow_engines import ENGINES, fluid, linux, mininet_wifi, run_plan
+from subflow_engines import ENGINES, all_engines, fluid, linux, mininet_wifi, run_plan
 
 DECLARATIONS = {"fluid": fluid.FIELDS, "linux": linux.FIELDS, "mininet-wifi": mininet_wifi.FIELDS}
 
@@ -93,6 +93,38 @@ def test_the_linux_engine_refuses_a_rate_table_by_its_path(naval_direct):
         check_fields(naval_direct, linux.FIELDS, "linux")
 
 
+WIRED_CAPTURE = {
+    "name": "capture", "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+    "links": [{"id": "a-b", "src": "a", "dst": "b", "bandwidth_mbps": 10}],
+    "flows": [{"id": "f", "src": "a", "dst": "b"}], "run": {"duration_s": 5}, "capture": ["a-b"],
+}
+
+
+@pytest.mark.parametrize("engine", ["fluid", "mininet-wifi"])
+def test_engines_without_packets_refuse_a_capture_naming_the_field(engine):
+    """Only the linux engine records packets; the others refuse ``capture`` through the registry (the path of
+    the agent and the CLI) before anything runs, naming the field."""
+    plan = resolve_plan(WIRED_CAPTURE, "sptcp", engine)
+    with pytest.raises(EngineCannotRun, match=rf"^capture=\['a-b'\]: engine {engine} does not honour it "
+                                              r"\(.*packet capture needs the linux engine"):
+        all_engines()[engine].check(plan)  # mininet-wifi: whether or not this host has it
+    if engine == "fluid":
+        with pytest.raises(EngineCannotRun, match=r"^capture="):
+            run_plan(plan)
+    check_fields(WIRED_CAPTURE, linux.FIELDS, "linux")  # the linux engine honours it
+    without = {k: v for k, v in WIRED_CAPTURE.items() if k != "capture"}
+    all_engines()[engine].check(resolve_plan(without, "sptcp", engine))
+
+
+def test_a_capture_names_links_of_the_scenario_once():
+    doc = copy.deepcopy(WIRED_CAPTURE)
+    doc["capture"] = ["a-b", "nope", "a-b"]
+    with pytest.raises(ScenarioInvalid) as exc:
+        load_scenario(doc)
+    assert [(e["loc"], e["msg"]) for e in exc.value.errors] == [
+        (["capture", 1], "unknown link 'nope'"), (["capture", 2], "link 'a-b' is listed twice")]
+
+
 def _with_jitter(doc: dict, jitter_ms: float) -> dict:
     doc = copy.deepcopy(doc)
     for link in doc["links"]:
@@ -125,6 +157,8 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
     assert r.json()["detail"][0]["msg"].startswith("links[0].jitter_ms=5: engine fluid does not honour it")
     caps = client.get("/capabilities", headers={"Authorization": f"Bearer {settings.agent_token}"}).json()
     fields = next(e for e in caps["engines"] if e["name"] == "fluid")["fields"]
-    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris) besides the test's declaration
+    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris) and packet capture besides
+    # the test's declaration
     assert fields["refuses"] == {"Link.jitter_ms": "test declaration",
-                                 "SatelliteNode.mobility": fluid.FIELDS["SatelliteNode.mobility"].reason}
+                                 "SatelliteNode.mobility": fluid.FIELDS["SatelliteNode.mobility"].reason,
+                                 "Scenario.capture": fluid.FIELDS["Scenario.capture"].reason}
