@@ -249,15 +249,15 @@ class Client:
 
     def events(self, path: str, path_params: Mapping[str, str]) -> Iterator[dict[str, Any]]:
         """The JSON messages of the server-sent event stream ``GET path`` until it ends (nothing more if the
-        connection drops: callers read the resource itself to know where it stands)."""
+        stream is refused, e.g. 429 beyond ``QUOTA_STREAMS``, or the connection drops: callers read the
+        resource itself to know where it stands)."""
         self.operation("GET", path)
         url = path.format(**{k: quote(str(v), safe="") for k, v in path_params.items()})
         try:
             with self.http.stream("GET", url, headers={"Accept": "text/event-stream"},
                                   timeout=httpx.Timeout(30.0, read=None)) as r:
                 if r.status_code >= 400:
-                    r.read()
-                    raise api_error(r, f"GET {url}")
+                    return
                 for line in r.iter_lines():
                     if line.startswith("data:"):
                         try:

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from subflow.errors import RemoteCallFailed, RemoteConfigInvalid
 from subflow_cli.main import app
 from subflow_cli.output import exit_code
-from subflow_cli.remote import Client, RemoteConfig, api_error, config_path, read_config, resolve
+from subflow_cli import remote
+from subflow_cli.remote import Client, RemoteConfig, api_error, config_path, read_config, resolve, run_job
 from subflow_cli.stored import if_match
 
 
@@ -152,3 +153,58 @@ def test_a_refused_config_file_stops_a_command_that_may_run_remotely(tmp_path):
     out = CliRunner().invoke(app, ["--local", "routes", "absent.json"],
                              env={"SUBFLOW_SERVER": None, "SUBFLOW_CONFIG": str(path)})
     assert out.exit_code == 2 and "absent.json" in out.stderr and str(path) not in out.stderr
+
+
+JOB_OPENAPI = {"paths": {
+    "/api/scenarios/{scenario_id}/routes": {"post": {"parameters": [{"name": "scenario_id", "in": "path"}],
+                                                     "requestBody": {}}},
+    "/api/jobs/{job_id}": {"get": {"parameters": [{"name": "job_id", "in": "path"}]}},
+    "/api/jobs/{job_id}/events": {"get": {"parameters": [{"name": "job_id", "in": "path"}]}},
+}}
+
+
+def test_a_request_too_heavy_for_inline_goes_to_a_worker_job_followed_to_its_end(monkeypatch, capsys):
+    """422 on ``background`` → sent again with ``"background": true``; the job's stream refused (429) → the job
+    is read until it ends, and its result returned."""
+    monkeypatch.setattr(remote, "POLL_S", 0.0)
+    bodies, polls = [], []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path == "/openapi.json":
+            return httpx.Response(200, json=JOB_OPENAPI)
+        if path.endswith("/routes"):
+            bodies.append(json.loads(request.content))
+            if not bodies[-1].get("background"):
+                return httpx.Response(422, json={"detail": [{"loc": ["body", "background"], "msg": "too heavy"}]})
+            return httpx.Response(202, json={"job_id": "j1", "status": "queued", "status_url": "/api/jobs/j1"})
+        if path.endswith("/events"):
+            return httpx.Response(429, json={"detail": "QUOTA_STREAMS"})
+        polls.append(path)
+        done = len(polls) >= 3
+        return httpx.Response(200, json={"job_id": "j1", "status": "succeeded" if done else "running",
+                                         "progress": 1.0 if done else 0.5, "result": {"routes": []} if done else None,
+                                         "error": None})
+
+    client = Client(RemoteConfig("http://svc", None, "--server", None), transport=httpx.MockTransport(handle))
+    got = remote.analysis(client, "/api/scenarios/{scenario_id}/routes", "s1", {"metric": "hop"}, "routes")
+    assert got == {"routes": []}
+    assert bodies == [{"metric": "hop"}, {"metric": "hop", "background": True}]
+    err = capsys.readouterr().err
+    assert "sent to a worker" in err and "routes job j1: running, 50 %" in err
+
+
+def test_a_failed_job_is_an_error_of_exit_code_1():
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/openapi.json":
+            return httpx.Response(200, json=JOB_OPENAPI)
+        if request.url.path.endswith("/events"):
+            return httpx.Response(200, text='data: {"status": "failed", "progress": 0.2}\n\n',
+                                  headers={"content-type": "text/event-stream"})
+        return httpx.Response(200, json={"job_id": "j1", "status": "failed", "progress": 0.2, "result": None,
+                                         "error": "worker died"})
+
+    client = Client(RemoteConfig("http://svc", None, "--server", None), transport=httpx.MockTransport(handle))
+    with pytest.raises(RemoteCallFailed, match="routes job j1 failed: worker died") as exc:
+        run_job(client, "j1", "routes", show=False)
+    assert exit_code(exc.value) == 1
