@@ -1,4 +1,5 @@
-"""``subflow``: headless use of the Subflow library, no servers needed (or, with ``--server``, a client of a running service).
+"""``subflow``: headless use of the Subflow library, no servers needed (or, with ``--server``, a client of a
+running service).
 
 ``subflow compare SCENARIO --strategies sptcp,mptcp [--engine fluid] [--seed N] [--json]``
 runs the same code path as the service (:func:`subflow.comparison.compare.compare`) with
