@@ -26,7 +26,7 @@ def _caps(**over) -> HostCapabilities:
     c = HostCapabilities(root=True, ip=True, tc=True, netns=True, veth=True, bridge=True, htb=True, u32=True,
                          netem=False, iptables=True, statistic_match=True, nfqueue_target=True,
                          nfqueue_binding=True, mptcp_enabled=True, mptcp_endpoints=True, mptcpize=True,
-                         iperf3=True, ss=True, congestion_control=["reno", "cubic", "bbr"])
+                         iperf3=True, ss=True, congestion_control=["reno", "cubic", "bbr"], rate_cap=True)
     return dataclasses.replace(c, **over)
 
 
@@ -125,6 +125,8 @@ def test_validate_names_what_the_host_cannot_do():
     assert any("jitter" in n for n in notes) and any("loss" in n for n in notes)
     with pytest.raises(EngineCannotRun, match="transport.congestion_control"):
         validate(jit, _caps(congestion_control=["bbr"]))
+    with pytest.raises(EngineCannotRun, match=r"flows\[0\]\.rate_mbps=3 \(f1\): this host cannot cap"):
+        validate(plan, _caps(rate_cap=False))  # naval-direct-move's flows are rated
 
 
 def test_validate_refuses_controller_handovers_and_rate_tables():
