@@ -1,6 +1,6 @@
 /**
  * A geographic scenario's motion on the map, for a comparison's results: every node at the
- * scrubbed time, access points with their coverage circles, computed tracks as lines; with satellites on
+ * playback time (the page's one, shared with the charts and the routes), access points with their coverage circles, computed tracks as lines; with satellites on
  * orbits, the satellite each terminal uses and its delay ({@link SatcomReadout}).
  *
  * Positions come from `POST /api/timeline` (`geo_trajectories`: the domain library's mobility,
@@ -14,7 +14,9 @@ import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
 import { geoPositionsAt, isGeoScenario } from "../lib/geo";
 import { associationsAt } from "../lib/timeline";
+import { usePlayback } from "../lib/playback";
 import { GeoMap } from "./GeoMap";
+import { PlaybackBar } from "./PlaybackBar";
 import { SatcomReadout } from "./SatcomReadout";
 
 /** The scenario version a comparison ran on, and its timeline when it is geographic. */
@@ -44,8 +46,10 @@ function useGeoTimeline(scenarioId: string, version: number | null) {
 
 export function GeoTimelineMap({ scenarioId, version }: { scenarioId: string; version: number | null }) {
   const { doc, timeline, errors } = useGeoTimeline(scenarioId, version);
-  const [t, setT] = useState(0);
   const duration = timeline?.duration_s ?? doc?.run?.duration_s ?? 100;
+  // the page's one playback: the charts' hover, the routes' slider and Play move the map too
+  const playback = usePlayback(duration);
+  const t = playback.time;
   const trajectories = (timeline?.geo_trajectories ?? null) as Record<string, GeoCorner[]> | null;
   const positions = useMemo(() => (trajectories ? geoPositionsAt(trajectories, t) : null), [trajectories, t]);
   const assocs = useMemo(() => (timeline ? associationsAt(timeline.associations, t) : []), [timeline, t]);
@@ -57,18 +61,7 @@ export function GeoTimelineMap({ scenarioId, version }: { scenarioId: string; ve
         On the map
       </h2>
       {errors.length ? <p className="field-error">Timeline not available: {errors.join("; ")}</p> : null}
-      <div className="scrubber-row">
-        <input
-          type="range"
-          min={0}
-          max={duration}
-          step={duration / 1000}
-          value={t}
-          aria-label="Map time (s)"
-          onChange={(e) => setT(Number(e.currentTarget.value))}
-        />
-        <output aria-label="Map time">{formatSeconds(t)} s</output>
-      </div>
+      <PlaybackBar playback={playback} ariaLabel="Map time (s)" outputLabel="Map time" />
       <GeoMap doc={doc} label={`Map of ${doc.name} at ${formatSeconds(t)} s`} positions={positions} tracks={trajectories} className="geo-results" />
       <ul className="assoc-list small" aria-label="Associations at the map time">
         {assocs.length ? (

@@ -13,7 +13,7 @@ import { scaleLinear } from "d3-scale";
 import { select } from "d3-selection";
 import { line } from "d3-shape";
 import { zoom, zoomIdentity, zoomTransform, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
-import { memo, useEffect, useId, useMemo, useRef, useState, type MouseEvent, type ReactNode } from "react";
+import { memo, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore, type MouseEvent, type ReactNode } from "react";
 import {
   clampWindow,
   decimate,
@@ -37,6 +37,22 @@ export { MARKER_STYLE } from "./chartKit";
 
 /** Plot height (pixels): the same in every chart whatever its marker lanes, so that y axes match. */
 const PLOT_H = 240;
+/** On a short screen (1024×768), so that the first chart is above the fold. */
+const PLOT_H_SHORT = 200;
+const SHORT_SCREEN = "(max-height: 820px)";
+
+/** Whether the viewport is short ({@link SHORT_SCREEN}), following resizes. */
+function useShortScreen(): boolean {
+  return useSyncExternalStore(
+    (cb) => {
+      const mq = typeof window.matchMedia === "function" ? window.matchMedia(SHORT_SCREEN) : null;
+      mq?.addEventListener?.("change", cb);
+      return () => mq?.removeEventListener?.("change", cb);
+    },
+    () => (typeof window.matchMedia === "function" ? window.matchMedia(SHORT_SCREEN).matches : false),
+    () => false,
+  );
+}
 const MARGIN = { top: 10, right: 18, bottom: 44, left: 56 };
 const LANE_H = 13;
 /** Guide lines through the plot are drawn only when at most this many markers are in view. */
@@ -129,8 +145,8 @@ function ThroughputChartImpl({
   const kinds = useMemo(() => [...new Set(allMarkers.map((m) => m.kind))].sort((a, b) => Object.keys(MARKER_STYLE).indexOf(a) - Object.keys(MARKER_STYLE).indexOf(b)), [allMarkers]);
   const top = MARGIN.top + kinds.length * LANE_H + (kinds.length ? 4 : 0);
   const innerW = Math.max(40, width - MARGIN.left - MARGIN.right);
-  const innerH = PLOT_H;
-  const height = top + PLOT_H + MARGIN.bottom;
+  const innerH = useShortScreen() ? PLOT_H_SHORT : PLOT_H;
+  const height = top + innerH + MARGIN.bottom;
 
   const x = useMemo(() => scaleLinear().domain(window_).range([0, innerW]), [window_, innerW]);
   const y = useMemo(() => scaleLinear().domain(domains.y).range([innerH, 0]).nice(), [domains.y, innerH]);

@@ -8,6 +8,9 @@
  */
 import type { ScenarioSummary } from "../api/types";
 
+/** One collator for the whole sort (`localeCompare` with options builds one per call). */
+const BY_NAME_BASE = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+
 export type ScenarioSort = "name" | "updated";
 
 export interface ScenarioFilter {
@@ -27,7 +30,7 @@ export function filterScenarios(items: readonly ScenarioSummary[], f: ScenarioFi
   return shown.sort((a, b) =>
     f.sort === "updated"
       ? Date.parse(b.updated_at) - Date.parse(a.updated_at) || a.name.localeCompare(b.name)
-      : a.name.localeCompare(b.name, undefined, { sensitivity: "base", numeric: true }),
+      : BY_NAME_BASE.compare(a.name, b.name),
   );
 }
 

@@ -301,11 +301,18 @@ export function nodeText(doc: ScenarioDocument, id: string): string {
 }
 
 /**
+ * Names in natural order ("n2" before "n10"). One collator for every comparison: `localeCompare` with
+ * options builds a collator per call, which sorting Kdl's 754 nodes took ~0.7 s of the editor's open
+ * on a loaded 2-core machine (bench "Kdl (754 nodes): editor open", CPU profile).
+ */
+export const byName = new Intl.Collator(undefined, { numeric: true });
+
+/**
  * The nodes as a planner names them, sorted by that name: "Label (id)" when a node has a label
  * other than its id, else its id (flow endpoints, node search).
  */
 export function nodeChoices(doc: ScenarioDocument): { id: string; text: string }[] {
   return doc.nodes
     .map((n) => ({ id: n.id, text: n.label && n.label !== n.id ? `${n.label} (${n.id})` : n.id }))
-    .sort((a, b) => a.text.localeCompare(b.text, undefined, { numeric: true }) || (a.id < b.id ? -1 : 1));
+    .sort((a, b) => byName.compare(a.text, b.text) || (a.id < b.id ? -1 : 1));
 }

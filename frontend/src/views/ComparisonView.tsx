@@ -3,7 +3,7 @@
  * (with Cancel), then its results, the planned-vs-measured check, its packet captures and the map over time.
  *
  * This file only composes; the parts are in `comparison/`: following the comparison
- * (`useComparison`), the header, status and cancel (`ComparisonHeader`, `ComparisonStatus`),
+ * (`useComparison`), one playback time for charts, routes and map (`PlaybackProvider`), the header, status and cancel (`ComparisonHeader`, `ComparisonStatus`),
  * the results (`Results`: `useResultView`, `useChartSelection`, `ThroughputSection`,
  * `SummarySection`, `SweepSection`), a sweep's chosen point (`SweepRunResults`, `useSweepPointRun`) and the
  * packet captures' downloads (`CaptureDownloads`).
@@ -21,6 +21,7 @@ import { useComparison } from "./comparison/useComparison";
 import { useScenarioName } from "./comparison/useScenarioName";
 import { useStrategyDescriptions } from "./comparison/useStrategyDescriptions";
 import { comparisonLabel, fileStem } from "../lib/identity";
+import { PlaybackProvider } from "../lib/playback";
 
 export function ComparisonView() {
   const { id = "", cid = "" } = useParams();
@@ -33,8 +34,10 @@ export function ComparisonView() {
   const result = c && c.status === "succeeded" ? c.result : null;
   const stem = fileStem(scenarioName, c ? comparisonLabel(c.strategies, c.created_at) : "comparison");
 
+  // one playback time for the charts, the routes and the map (lib/playback)
+  const duration = result?.scenario.run?.duration_s ?? c?.result?.scenario.run?.duration_s ?? 100;
   return (
-    <>
+    <PlaybackProvider duration={duration}>
       <ComparisonHeader scenarioId={id} scenarioName={scenarioName} comparison={c} status={status} />
 
       <ErrorList title="Could not load the comparison:" items={errors} />
@@ -52,6 +55,6 @@ export function ComparisonView() {
       {c && result ? <PlannedVsMeasured scenarioId={id} comparisonId={cid} result={result} /> : null}
       {c && result ? <CaptureDownloads scenarioId={id} comparisonId={cid} /> : null}
       {c ? <GeoTimelineMap scenarioId={id} version={c.scenario_version} /> : null}
-    </>
+    </PlaybackProvider>
   );
 }

@@ -17,17 +17,24 @@ export interface ResultsProps {
   pointPicker?: ReactNode;
 }
 
-/** Every view of one result document: throughput charts, summary, repetitions, sweep, routes. */
+/** Every view of one result document: throughput charts beside the routes, summary, repetitions, sweep. */
 export function Results({ result, requested, descriptions, name, point = 0, pointPicker }: ResultsProps) {
   const view = useResultView(result, requested);
   const selection = useChartSelection();
   return (
     <>
-      <ThroughputSection result={result} view={view} selection={selection} descriptions={descriptions} name={name} point={point} pointPicker={pointPicker} />
+      {/* the charts and the routes on the network side by side on a wide screen (one column below 1400 px) */}
+      <div className="workbench">
+        <div className="workbench-main">
+          <ThroughputSection result={result} view={view} selection={selection} descriptions={descriptions} name={name} point={point} pointPicker={pointPicker} />
+        </div>
+        <div className="workbench-side">
+          <RouteOverlay result={result} strategies={view.order} />
+        </div>
+      </div>
       <SummarySection view={view} name={name} />
       {result.repetitions ? <RepetitionsSection repetitions={result.repetitions} /> : null}
       {view.sweep.length && result.sweep ? <SweepSection result={result} sweep={result.sweep} view={view} name={name} point={point} /> : null}
-      <RouteOverlay result={result} strategies={view.order} hoverT={selection.hoverT} />
     </>
   );
 }

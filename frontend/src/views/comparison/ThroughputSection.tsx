@@ -1,10 +1,12 @@
 import { useCallback, type ReactNode } from "react";
 import type { ResultDocument } from "../../api/types";
 import { LegendSwatch, MARKER_STYLE } from "../../components/chartKit";
+import { PlaybackBar } from "../../components/PlaybackBar";
 import { ThroughputChart } from "../../components/ThroughputChart";
 import { TimeBrush } from "../../components/TimeBrush";
 import { EVENT_MARKER_KINDS, valuesAt } from "../../lib/chartData";
 import { formatFixed3, formatSeconds } from "../../lib/format";
+import { usePlayback } from "../../lib/playback";
 import { ShownRun } from "./ShownRun";
 import type { ChartSelection } from "./useChartSelection";
 import type { ResultView } from "./useResultView";
@@ -21,7 +23,10 @@ interface ThroughputSectionProps {
 
 /** "Throughput per flow": the shown run, subflow and marker toggles, the brush, and one chart per strategy on shared axes. */
 export function ThroughputSection({ result, view, selection, descriptions, name, point, pointPicker }: ThroughputSectionProps) {
-  const { hoverT, setHoverT, timeWindow, setTimeWindow, markerKinds, setMarkerKind, showSubflows, setShowSubflows } = selection;
+  const playback = usePlayback(result.scenario.run?.duration_s ?? view.domains.x[1]);
+  // the charts' rule: the hovered time, else the time chosen on any slider of the page or played
+  const ruleT = playback.hoverT ?? playback.t;
+  const { timeWindow, setTimeWindow, markerKinds, setMarkerKind, showSubflows, setShowSubflows } = selection;
   const readout = useCallback(
     (t: number) => {
       const hover = valuesAt(view.series, t);
@@ -48,9 +53,12 @@ export function ThroughputSection({ result, view, selection, descriptions, name,
 
   return (
     <section aria-labelledby="charts-title">
-      <h2 id="charts-title" className="section-title">
-        Throughput per flow
-      </h2>
+      <div className="section-head">
+        <h2 id="charts-title" className="section-title">
+          Throughput per flow
+        </h2>
+        <PlaybackBar playback={playback} ariaLabel="Playback time (s)" outputLabel="Playback time" />
+      </div>
       <ShownRun result={result} point={point} picker={pointPicker} />
       <div className="chart-controls">
         <label className="toggle">
@@ -67,8 +75,6 @@ export function ThroughputSection({ result, view, selection, descriptions, name,
           {!presentKinds.length ? <span className="muted small">no events</span> : null}
         </fieldset>
       </div>
-      <p className="muted small">Same axes in every chart. Hover a chart to read every strategy's values at that time, at the cursor.</p>
-      {view.series[0] ? <TimeBrush series={view.series[0]} domains={view.domains} styles={view.styles} view={timeWindow} onView={setTimeWindow} /> : null}
       <div className="charts">
         {view.series.map((s) => (
           <ThroughputChart
@@ -79,8 +85,8 @@ export function ThroughputSection({ result, view, selection, descriptions, name,
             description={descriptions[s.strategy]}
             markerKinds={markerKinds}
             subflows={showSubflows ? view.subflows[s.strategy] : null}
-            hoverT={hoverT}
-            onHover={setHoverT}
+            hoverT={ruleT}
+            onHover={playback.setHoverT}
             view={timeWindow}
             onView={setTimeWindow}
             readout={readout}
@@ -88,6 +94,9 @@ export function ThroughputSection({ result, view, selection, descriptions, name,
           />
         ))}
       </div>
+      {/* the overview below the charts, so that the first chart is above the fold at 1024×768 */}
+      {view.series[0] ? <TimeBrush series={view.series[0]} domains={view.domains} styles={view.styles} view={timeWindow} onView={setTimeWindow} /> : null}
+      <p className="muted small">Same axes in every chart. Hover a chart to read every strategy's values at that time, at the cursor; the routes and the map follow the hovered or played time.</p>
     </section>
   );
 }

@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 /**
  * useChartSelection mounted in happy-dom: every marker kind is on at first, each kind toggles on
- * its own, and the hover time, the time window and the subflow toggle hold what was set.
+ * its own, and the time window and the subflow toggle hold what was set (the hover time is the
+ * page's playback, lib/playback).
  */
 import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,10 +14,10 @@ let r: Rendered<null, ReturnType<typeof useChartSelection>>;
 afterEach(() => r.unmount());
 
 describe("useChartSelection", () => {
-  it("starts with the whole run, no hover, no subflows and every marker kind", () => {
+  it("starts with the whole run, no subflows and every marker kind", () => {
     r = renderHook(useChartSelection, null);
     const s = r.result.current;
-    expect([s.hoverT, s.timeWindow, s.showSubflows]).toEqual([null, null, false]);
+    expect([s.timeWindow, s.showSubflows]).toEqual([null, false]);
     expect(s.markerKinds).toEqual([...EVENT_MARKER_KINDS]);
   });
 
@@ -31,12 +32,11 @@ describe("useChartSelection", () => {
     expect(r.result.current.markerKinds).not.toContain(second);
   });
 
-  it("holds the time window, the hover time and the subflow toggle; the whole run again with null", () => {
+  it("holds the time window and the subflow toggle; the whole run again with null", () => {
     r = renderHook(useChartSelection, null);
     act(() => r.result.current.setTimeWindow([10, 20]));
-    act(() => r.result.current.setHoverT(12.5));
     act(() => r.result.current.setShowSubflows(true));
-    expect([r.result.current.timeWindow, r.result.current.hoverT, r.result.current.showSubflows]).toEqual([[10, 20], 12.5, true]);
+    expect([r.result.current.timeWindow, r.result.current.showSubflows]).toEqual([[10, 20], true]);
     act(() => r.result.current.setTimeWindow(null));
     expect(r.result.current.timeWindow).toBeNull();
   });
