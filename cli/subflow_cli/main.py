@@ -11,6 +11,7 @@ Exit codes: 0 success, 2 bad input (file, scenario, strategy, engine).
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from rich.table import Table
 
 from subflow.comparison.compare import compare as run_compare
 from subflow.errors import ScenarioInvalid, SubflowError
+from subflow.results.document import ResultDocument
 from subflow.runplan.strategies import STRATEGIES
 from subflow.scenario.document import load_scenario, scenario_json_schema
 
@@ -50,6 +52,9 @@ def compare(
     engine: Annotated[str, typer.Option(help="Engine to run on.")] = "fluid",
     seed: Annotated[Optional[int], typer.Option(help="Override run.seed of the scenario.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result document.")] = False,
+    captures: Annotated[Optional[Path], typer.Option(
+        help="Folder for the packet captures of the scenario's capture links (linux engine): "
+             "<strategy>-<link>.pcap each; the printed document then holds only their descriptions.")] = None,
 ) -> None:
     """Run each strategy on SCENARIO and print per-flow throughput statistics."""
     doc = _read_scenario(scenario)
@@ -64,6 +69,9 @@ def compare(
         _fail(f"{scenario}: invalid scenario\n{lines}")
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
+    if captures is not None:
+        for path in write_captures(result, captures):
+            sys.stderr.write(f"wrote {path}\n")
     if as_json:
         sys.stdout.write(result.model_dump_json())
         sys.stdout.write("\n")
@@ -83,6 +91,23 @@ def compare(
             f"{s.zero_s:g}", "", f"{s.jain_index:.3f}", end_section=True,
         )
     Console().print(table)
+
+
+def write_captures(result: ResultDocument, folder: Path) -> list[Path]:
+    """Write each strategy's packet captures to ``folder`` as ``<strategy>-<link>.pcap`` (ids and strategy
+    names are letters, digits, ``_`` and ``-``) and drop their files from ``result`` (``data_b64`` null).
+    Returns the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, res in result.strategies.items():
+        for cap in res.captures:
+            if cap.data_b64 is None:
+                continue
+            path = folder / f"{name}-{cap.link}.pcap"
+            path.write_bytes(base64.b64decode(cap.data_b64))
+            cap.data_b64 = None
+            written.append(path)
+    return written
 
 
 def _parse_value(text: str):
