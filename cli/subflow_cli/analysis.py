@@ -29,8 +29,13 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from subflow.analysis.capacity import CapacityRequest, CapacityResult, capacity_search, check_request
+from subflow.analysis.failures import FailureReport, FailureRequest, analyse_failures
 from subflow.errors import ScenarioInvalid, SubflowError
-from subflow_cli.output import error_lines, fail as _fail
+from subflow_engines import get_engine
+
+from subflow_cli import remote
+from subflow_cli.output import error_lines, fail as _fail, remote_errors
 
 analysis_app = typer.Typer(add_completion=False, help="Failure analysis and capacity planning.")
 
@@ -61,7 +66,8 @@ def _num(x: float | None, fmt: str = "{:.2f}") -> str:
 
 @analysis_app.command()
 def failures(
-    file: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Scenario JSON file (remote: a stored scenario's id or name).")],
     metric: Annotated[str, typer.Option(help="Routing metric: hop, delay, loss, tcpbp, tcpbp-greedy.")] = "delay",
     links: Annotated[Optional[str], typer.Option(help="Comma-separated link ids to fail (default: every link).")] = None,
     nodes: Annotated[bool, typer.Option("--nodes", help="Also fail every node.")] = False,
@@ -74,15 +80,20 @@ def failures(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Single link (and node) failures, re-planned on the run's network, worst first."""
-    from subflow.analysis.failures import FailureRequest, analyse_failures
-
-    doc = _read(file)
-    try:
-        request = FailureRequest(metric=metric, links=links.split(",") if links else None, nodes=nodes, t_s=at,
-                                 k=k, shared_risk=shared_risk)
-        report = analyse_failures(doc, request)
-    except (SubflowError, ValueError) as exc:
-        _explain(file, exc)
+    body = {"metric": metric, "links": links.split(",") if links else None, "nodes": nodes, "t_s": at, "k": k,
+            "shared_risk": shared_risk}
+    client = remote.client_for(ctx)
+    if client is not None:
+        with remote_errors():
+            found = remote.analysis(client, "/api/scenarios/{scenario_id}/failures", client.scenario_id(str(file)),
+                                    body, "failures", show=not as_json)
+        report = FailureReport.model_validate(found)
+    else:
+        doc = _read(file)
+        try:
+            report = analyse_failures(doc, FailureRequest(**body))
+        except (SubflowError, ValueError) as exc:
+            _explain(file, exc)
     if as_json:
         typer.echo(report.model_dump_json())
         return
@@ -104,7 +115,8 @@ def failures(
 
 @analysis_app.command()
 def capacity(
-    file: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Scenario JSON file (remote: a stored scenario's id or name).")],
     parameter: Annotated[str, typer.Option(help="Dotted numeric field, e.g. links.uav-ship.bandwidth_mbps.")],
     low: Annotated[float, typer.Option(help="Lower end of the search range (the parameter's unit).")],
     high: Annotated[float, typer.Option(help="Upper end of the search range.")],
@@ -120,26 +132,18 @@ def capacity(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result and trace as JSON.")] = False,
 ) -> None:
     """Smallest parameter value meeting a per-flow throughput / outage target (bisection)."""
-    from subflow.analysis.capacity import CapacityRequest, capacity_search, check_request
-    from subflow_engines import get_engine
-
-    doc = _read(file)
-    try:
-        request = CapacityRequest(parameter=parameter, low=low, high=high, min_mean_mbps=min_mean,
-                                  max_zero_s=max_zero, strategy=strategy, engine=engine, repetitions=repetitions,
-                                  tolerance=tolerance if tolerance is not None else max((high - low) / 64, 1e-9),
-                                  max_steps=max_steps, window_s=window)
-        check_request(doc, request, max_sweep_units=10**6)
-        info = get_engine(engine)
-
-        def progress(step, done, bound):
-            if not as_json:
-                typer.echo(f"step {step.step}: {parameter} = {step.value:g} → {'pass' if step.passed else 'fail'} "
-                           f"({done}/{bound} runs)", err=True)
-
-        result = capacity_search(doc, request, runner=lambda plan: info.run(plan), on_step=progress)
-    except (SubflowError, ValueError) as exc:
-        _explain(file, exc)
+    body = {"parameter": parameter, "low": low, "high": high, "min_mean_mbps": min_mean, "max_zero_s": max_zero,
+            "strategy": strategy, "engine": engine, "repetitions": repetitions,
+            "tolerance": tolerance if tolerance is not None else max((high - low) / 64, 1e-9),
+            "max_steps": max_steps, "window_s": list(window) if window else None}
+    client = remote.client_for(ctx)
+    if client is not None:
+        with remote_errors():
+            found = remote.analysis(client, "/api/scenarios/{scenario_id}/capacity-searches",
+                                    client.scenario_id(str(file)), body, "capacity search", show=not as_json)
+        result = CapacityResult.model_validate(found)
+    else:
+        result = _local_capacity(file, body, as_json)
     if as_json:
         typer.echo(result.model_dump_json())
         return
@@ -156,3 +160,22 @@ def capacity(
         typer.echo(f"not found: {parameter} = {high:g} (high) does not meet the target ({judged})")
     else:
         typer.echo(f"{result.status}: {parameter} = {result.value:g} ({result.runs} runs; {judged})")
+
+
+def _local_capacity(file: Path, body: dict, as_json: bool) -> CapacityResult:
+    """The capacity search of ``body`` (a :class:`CapacityRequest`) on FILE with the in-process engine, each
+    step reported on stderr unless ``as_json``."""
+    doc = _read(file)
+    try:
+        request = CapacityRequest(**body)
+        check_request(doc, request, max_sweep_units=10**6)
+        info = get_engine(request.engine)
+
+        def progress(step, done, bound):
+            if not as_json:
+                typer.echo(f"step {step.step}: {request.parameter} = {step.value:g} → "
+                           f"{'pass' if step.passed else 'fail'} ({done}/{bound} runs)", err=True)
+
+        return capacity_search(doc, request, runner=lambda plan: info.run(plan), on_step=progress)
+    except (SubflowError, ValueError) as exc:
+        _explain(file, exc)

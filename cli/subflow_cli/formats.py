@@ -6,6 +6,7 @@
 ``subflow export SCENARIO.json --format core-xml|containerlab|graphml|ns2|mininet-wifi|json [-o FILE] [--strategy S]``
     Write the scenario in an export format (standard output without ``-o``). What the format cannot carry
     is refused naming the field (exit code 2), or, for ``containerlab``, listed in the file's comments.
+    Remote (``subflow --server URL export ID …``): the stored scenario, by ``GET /api/scenarios/{id}/export``.
 
 ``subflow import FILE -o scenario.json [--format F]`` (in :mod:`subflow_cli.planning`) reads every import format.
 
@@ -25,7 +26,8 @@ from rich.table import Table
 from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.io.formats import all_formats, export_scenario, names
 from subflow.runplan.strategies import get_strategy
-from subflow_cli.output import error_lines, fail as _fail
+from subflow_cli import remote
+from subflow_cli.output import error_lines, fail as _fail, remote_errors
 
 formats_app = typer.Typer(add_completion=False, help="File formats in and out.")
 
@@ -48,12 +50,22 @@ def formats_(
 
 @formats_app.command("export")
 def export(
-    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    ctx: typer.Context,
+    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (remote: a stored scenario's id or name).")],
     format: Annotated[str, typer.Option("--format", "-f", help=" | ".join(names("export")) + ".")] = "json",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
     strategy: Annotated[str, typer.Option(help="Transport strategy of a mininet-wifi script.")] = "sptcp",
 ) -> None:
     """Write SCENARIO in another tool's format."""
+    client = remote.client_for(ctx)
+    if client is not None:
+        with remote_errors():
+            text = client.call("GET", "/api/scenarios/{scenario_id}/export",
+                               path_params={"scenario_id": client.scenario_id(str(scenario))},
+                               query={"format": format,
+                                      "strategy": strategy if format == "mininet-wifi" else None}).text
+        _write(text, output, format)
+        return
     if format not in names("export"):
         _fail(f"unknown export format {format!r}; known: {', '.join(names('export'))}")
     try:
@@ -70,6 +82,10 @@ def export(
         _fail(f"{scenario}: invalid scenario\n{error_lines(exc.errors)}")
     except (SubflowError, ValueError) as exc:
         _fail(f"{scenario}: {exc}")
+    _write(text, output, format)
+
+
+def _write(text: str, output: Path | None, format: str) -> None:
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
     else:

@@ -1,4 +1,5 @@
-"""``subflow``: headless use of the Subflow library, no servers needed.
+"""``subflow``: headless use of the Subflow library, no servers needed (or, with ``--server``, a client of a
+running service).
 
 ``subflow compare SCENARIO --strategies sptcp,mptcp [--engine fluid] [--seed N] [--json]``
 runs the same code path as the service (:func:`subflow.comparison.compare.compare`) with
@@ -6,7 +7,14 @@ the engine in-process, and prints a summary table or the full version-1
 result document. ``subflow satcom SCENARIO [--json]`` lists the satellites each ground
 terminal uses and their delay (SATCOM from orbits).
 
-Exit codes: 0 success, 2 bad input (file, scenario, strategy, engine).
+Remote mode: ``subflow --server URL COMMAND`` (or ``SUBFLOW_SERVER``, ``SUBFLOW_TOKEN``, the config file of
+:mod:`subflow_cli.remote`) runs ``list``, ``get``, ``put``, ``versions``, ``compare``, ``sweep``, ``routes``,
+``allocate``, ``failures``, ``capacity``, ``export`` and ``import`` against a running service, on its stored
+scenarios (SCENARIO is then a stored scenario's id or name), with the same output; ``--local`` ignores the
+server settings. The other commands always run in-process.
+
+Exit codes: 0 success, 2 bad input (file, scenario, strategy, engine); remote mode adds 1, 3 and 4
+(:mod:`subflow_cli.output`).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from rich.console import Console
 from rich.table import Table
 
 from subflow.comparison.compare import compare as run_compare
+from subflow.comparison.sweeps import SweepSpec, aggregate, expand, unit_summary
 from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.results.document import ResultDocument
 from subflow.runplan.strategies import STRATEGIES
@@ -29,9 +38,23 @@ from subflow.scenario.document import load_scenario, scenario_json_schema
 
 from subflow_engines import all_engines, get_engine
 
-from subflow_cli.output import error_lines, fail as _fail
+from subflow_cli import remote
+from subflow_cli.output import error_lines, fail as _fail, remote_errors
 
 app = typer.Typer(add_completion=False, help="Subflow: plan and compare transport strategies on mobile networks.")
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    server: Annotated[Optional[str], typer.Option(
+        help="Run the command against this Subflow service (http(s)://HOST[:PORT]); default: SUBFLOW_SERVER, "
+             "else server in ~/.config/subflow/config.toml (mode 600); the token: SUBFLOW_TOKEN, else token "
+             "in that file.")] = None,
+    local: Annotated[bool, typer.Option("--local", help="Run in-process even if a server is set.")] = False,
+) -> None:
+    """Subflow: plan and compare transport strategies on mobile networks, in-process or on a service."""
+    ctx.obj = {"server": server, "local": local}
 
 
 
@@ -47,7 +70,8 @@ def _read_scenario(path: Path) -> dict:
 
 @app.command()
 def compare(
-    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    ctx: typer.Context,
+    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (remote: a stored scenario's id or name).")],
     strategies: Annotated[str, typer.Option(help="Comma-separated strategy names.")] = "sptcp,mptcp",
     engine: Annotated[str, typer.Option(help="Engine to run on.")] = "fluid",
     seed: Annotated[Optional[int], typer.Option(help="Override run.seed of the scenario.")] = None,
@@ -57,10 +81,21 @@ def compare(
              "<strategy>-<link>.pcap each; the printed document then holds only their descriptions.")] = None,
 ) -> None:
     """Run each strategy on SCENARIO and print per-flow throughput statistics."""
+    names = [s.strip() for s in strategies.split(",") if s.strip()]
+    client = remote.client_for(ctx)
+    if client is not None and captures is not None:
+        _fail("--captures: the service stores a remote comparison's captures; download them from the comparison "
+              "page or GET /api/scenarios/{id}/comparisons/{cid}/captures")
+    if client is not None:
+        with remote_errors():
+            sid = client.scenario_id(str(scenario))
+            done = remote.comparison(client, sid, {"strategies": names, "engine": engine, "seed": seed},
+                                     show=not as_json)
+        _print_result(ResultDocument.model_validate(done["result"]), as_json)
+        return
     doc = _read_scenario(scenario)
     if seed is not None and isinstance(doc, dict):
         doc.setdefault("run", {})["seed"] = seed
-    names = [s.strip() for s in strategies.split(",") if s.strip()]
     try:
         info = get_engine(engine)
         result = run_compare(doc, names, runner=lambda plan: info.run(plan), engine=engine)
@@ -72,6 +107,11 @@ def compare(
     if captures is not None:
         for path in write_captures(result, captures):
             sys.stderr.write(f"wrote {path}\n")
+    _print_result(result, as_json)
+
+
+def _print_result(result: ResultDocument, as_json: bool) -> None:
+    """A comparison's result document: as JSON, or each strategy's per-flow summary as a table."""
     if as_json:
         sys.stdout.write(result.model_dump_json())
         sys.stdout.write("\n")
@@ -121,7 +161,8 @@ def _parse_value(text: str):
 
 @app.command()
 def sweep(
-    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file.")],
+    ctx: typer.Context,
+    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (remote: a stored scenario's id or name).")],
     parameter: Annotated[Optional[str], typer.Option(help="Dotted path, e.g. nodes.uav.range_m.")] = None,
     values: Annotated[Optional[str], typer.Option(help="Comma-separated values of the parameter.")] = None,
     parameter_y: Annotated[Optional[str], typer.Option(help="Second dotted path: a 2-D grid sweep.")] = None,
@@ -132,35 +173,18 @@ def sweep(
     as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate as JSON.")] = False,
 ) -> None:
     """Sweep one scenario parameter or a grid of two (and/or repeat with seeds); print mean throughput ± 95 % CI."""
-    from subflow.comparison.sweeps import SweepSpec, aggregate, expand, unit_summary
-
-    doc = _read_scenario(scenario)
     names = [s.strip() for s in strategies.split(",") if s.strip()]
-    if (parameter is None) != (values is None) or (parameter_y is None) != (values_y is None):
-        _fail("--parameter and --values (--parameter-y and --values-y) go together")
-    if parameter_y is not None and parameter is None:
-        _fail("--parameter-y needs --parameter")
-    spec = None
-    if parameter is not None:
-        try:
-            spec = SweepSpec(parameter=parameter, values=[_parse_value(v.strip()) for v in values.split(",")],
-                             parameter_y=parameter_y,
-                             values_y=[_parse_value(v.strip()) for v in values_y.split(",")] if values_y else None)
-        except ValueError as exc:
-            _fail(str(exc))
-    try:
-        info = get_engine(engine)
-        units = expand(doc, spec, repetitions)
-        summaries = [
-            unit_summary(run_compare(u.scenario, names, runner=lambda plan: info.run(plan), engine=engine))
-            for u in units
-        ]
-    except ScenarioInvalid as exc:
-        lines = error_lines(exc.errors)
-        _fail(f"{scenario}: invalid scenario or sweep\n{lines}")
-    except (SubflowError, ValueError) as exc:
-        _fail(str(exc))
-    agg = aggregate(units, summaries, spec)
+    spec = _sweep_spec(parameter, values, parameter_y, values_y)
+    client = remote.client_for(ctx)
+    if client is not None:
+        with remote_errors():
+            sid = client.scenario_id(str(scenario))
+            done = remote.comparison(client, sid, {
+                "strategies": names, "engine": engine, "repetitions": repetitions,
+                "sweep": spec.model_dump(mode="json", exclude_none=True) if spec else None}, show=not as_json)
+        agg = _remote_aggregate(done["result"], spec)
+    else:
+        agg = _local_sweep(scenario, spec, repetitions, names, engine)
     if as_json:
         typer.echo(json.dumps(agg))
         return
@@ -176,6 +200,58 @@ def sweep(
             f"{p['strategies'][n]['mean_mbps']:.3f} ± {p['strategies'][n]['ci95_mbps']:.3f}" for n in names
         ))
     Console().print(table)
+
+
+def _sweep_spec(parameter: str | None, values: str | None, parameter_y: str | None,
+                values_y: str | None) -> SweepSpec | None:
+    """The sweep of the options (None: repetitions only); exits (2) on options that do not go together."""
+    if (parameter is None) != (values is None) or (parameter_y is None) != (values_y is None):
+        _fail("--parameter and --values (--parameter-y and --values-y) go together")
+    if parameter_y is not None and parameter is None:
+        _fail("--parameter-y needs --parameter")
+    if parameter is None or values is None:
+        return None
+    try:
+        return SweepSpec(parameter=parameter, values=[_parse_value(v.strip()) for v in values.split(",")],
+                         parameter_y=parameter_y,
+                         values_y=[_parse_value(v.strip()) for v in values_y.split(",")] if values_y else None)
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def _local_sweep(scenario: Path, spec: SweepSpec | None, repetitions: int, names: list[str],
+                 engine: str) -> dict:
+    """Every unit of the sweep run in-process, aggregated (:func:`subflow.comparison.sweeps.aggregate`)."""
+    doc = _read_scenario(scenario)
+    try:
+        info = get_engine(engine)
+        units = expand(doc, spec, repetitions)
+        summaries = [
+            unit_summary(run_compare(u.scenario, names, runner=lambda plan: info.run(plan), engine=engine))
+            for u in units
+        ]
+    except ScenarioInvalid as exc:
+        lines = error_lines(exc.errors)
+        _fail(f"{scenario}: invalid scenario or sweep\n{lines}")
+    except (SubflowError, ValueError) as exc:
+        _fail(str(exc))
+    return aggregate(units, summaries, spec)
+
+
+def _remote_aggregate(result: dict, spec: SweepSpec | None) -> dict:
+    """The ``sweep`` / ``repetitions`` part of a service's result document, shaped as the local aggregate (a
+    1-D sweep without the ``*_y`` fields; one run without a sweep aggregated here, as the service stores
+    none)."""
+    if spec is not None:
+        sweep = result["sweep"]
+        if spec.parameter_y is None:
+            sweep = {k: v for k, v in sweep.items() if k not in ("parameter_y", "values_y")}
+            sweep["points"] = [{k: v for k, v in p.items() if k != "value_y"} for p in sweep["points"]]
+        return {"sweep": sweep}
+    if result.get("repetitions"):
+        return {"repetitions": result["repetitions"]}
+    units = expand(result["scenario"], None, 1)
+    return aggregate(units, [unit_summary(ResultDocument.model_validate(result))], None)
 
 
 @app.command()
@@ -196,9 +272,14 @@ def satcom(
     as_json: Annotated[bool, typer.Option("--json", help="Print the uses as JSON (POST /api/timeline satcom).")] = False,
     isl: Annotated[bool, typer.Option("--isl", help="Only the inter-satellite links (with --json: as POST "
                                                     "/api/timeline isl).")] = False,
+    access: Annotated[bool, typer.Option("--access", help="Only the access report: each pass of a satellite over "
+                                                          "a terminal, with MODCOD and capacity (with --json: as "
+                                                          "POST /api/timeline?access=true access).")] = False,
 ) -> None:
     """Which satellite each ground terminal of SCENARIO uses when, and the link's one-way delay; when each
-    inter-satellite link is visible, its range and delay (docs/satcom.md)."""
+    inter-satellite link is visible, its range and delay; with --access, each satellite pass over each terminal
+    (rise, set, highest elevation, MODCOD and capacity: docs/satcom.md)."""
+    from subflow.space.access import access_report
     from subflow.space.satcom import isl_states, satcom_timeline, satcom_uses
 
     doc = _read_scenario(scenario)
@@ -208,6 +289,13 @@ def satcom(
         lines = error_lines(exc.errors)
         _fail(f"{scenario}: invalid scenario\n{lines}")
     timeline = satcom_timeline(sc)
+    if access:
+        passes = access_report(sc, timeline)
+        if as_json:
+            typer.echo(json.dumps([p.model_dump(mode="json") for p in passes], indent=1))
+        else:
+            Console().print(_access_table(scenario.name, passes))
+        return
     uses = [] if isl else satcom_uses(sc, timeline)
     states = isl_states(sc, timeline)
     if as_json:
@@ -225,6 +313,26 @@ def satcom(
         Console().print(table)
     if states or isl:
         Console().print(_isl_table(scenario.name, states))
+
+
+def _access_table(name: str, passes) -> Table:
+    """The access report (:func:`subflow.space.access.access_report`) as a table: one row per pass, the
+    forward (down) MODCOD and capacity at the rise and at their lowest."""
+    table = Table(title=f"Access report of {name}")
+    for col in ("terminal", "satellite", "rise s", "set s", "max elev deg (at s)", "in use s",
+                "down MODCOD (rise → lowest)", "down Mbit/s (rise, min–max)"):
+        table.add_column(col)
+    for p in passes:
+        used = ", ".join(f"{a:.0f}–{b:.0f}" for a, b in p.in_use) or "—"
+        modcod = capacity = "—"
+        if p.steps:
+            low = min(p.steps, key=lambda s: s.down_capacity_mbps)
+            rates = [s.down_capacity_mbps for s in p.steps]
+            modcod = f"{p.steps[0].down_modcod or 'none'} → {low.down_modcod or 'none'}"
+            capacity = f"{rates[0]:.2f} ({min(rates):.2f}–{max(rates):.2f})"
+        table.add_row(p.terminal, p.satellite, f"{p.rise_s:.1f}", f"{p.set_s:.1f}",
+                      f"{p.max_elevation_deg:.1f} ({p.t_max_elevation_s:.0f})", used, modcod, capacity)
+    return table
 
 
 def _isl_table(name: str, states) -> Table:
@@ -270,6 +378,11 @@ app.registered_commands += analysis_app.registered_commands
 from subflow_cli.formats import formats_app  # noqa: E402
 
 app.registered_commands += formats_app.registered_commands
+
+# `subflow list`, `get`, `put`, `versions`: a service's stored scenarios (remote mode)
+from subflow_cli.stored import stored_app  # noqa: E402
+
+app.registered_commands += stored_app.registered_commands
 
 # `subflow track import|export`: GPX, AIS, NMEA tracks
 from subflow_cli.tracks import track_app  # noqa: E402

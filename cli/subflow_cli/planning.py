@@ -56,7 +56,8 @@ from subflow.planning.fdm import Allocation, allocate_fdm
 from subflow.planning.network import Network
 from subflow.planning.shortest_paths import ROUTING_METRICS, Routes, parse_pairs, route_report
 from subflow.scenario.document import Scenario
-from subflow_cli.output import error_lines, fail as _fail
+from subflow_cli import remote
+from subflow_cli.output import error_lines, fail as _fail, remote_errors
 
 planning_app = typer.Typer(add_completion=False, help="Routes, bandwidth allocation and topology import.")
 
@@ -102,7 +103,9 @@ def _path_text(nodes: list[str], limit: int = 12) -> str:
 
 @planning_app.command()
 def routes(
-    file: Annotated[Path, typer.Argument(help="Scenario JSON, GraphML or SNDlib native file.")],
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Scenario JSON, GraphML or SNDlib native file (remote: a stored "
+                                              "scenario's id or name).")],
     metric: Annotated[str, typer.Option(help=" | ".join(ROUTING_METRICS) + ".")] = "tcpbp",
     k: Annotated[int, typer.Option("--k", help="Paths per pair (Yen's k shortest), best first.")] = 1,
     pairs: Annotated[str, typer.Option(help="'all' (every ordered pair) or SRC:DST,SRC:DST.")] = "all",
@@ -118,6 +121,26 @@ def routes(
         _fail(f"unknown metric {metric!r}; choose one of {', '.join(ROUTING_METRICS)}")
     if k < 1:
         _fail("--k must be at least 1")
+    client = remote.client_for(ctx)
+    if client is not None:
+        with remote_errors():
+            chosen = None if pairs.strip() == "all" else [p.split(":", 1) for p in pairs.split(",") if p.strip()]
+            doc = remote.analysis(client, "/api/scenarios/{scenario_id}/routes", client.scenario_id(str(file)),
+                                  {"metric": metric, "k": k, "pairs": chosen, "summary_limit": summary, "t_s": at},
+                                  "routes", show=not as_json)
+        name, is_scenario = str(file), True
+    else:
+        doc, name, is_scenario = _local_routes(file, metric, k, pairs, summary, at)
+    if as_json:
+        json.dump(doc, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    _print_routes(doc, name, metric, is_scenario)
+
+
+def _local_routes(file: Path, metric: str, k: int, pairs: str, summary: int | None,
+                  at: float | None) -> tuple[dict, str, bool]:
+    """The routes document of FILE computed in-process, its network's name, whether FILE is a scenario."""
     scenario, net = _read(file)
     if scenario is None and at is not None:
         _fail("--at needs a scenario file (GraphML and SNDlib networks do not change over time)")
@@ -136,13 +159,14 @@ def routes(
         _fail("invalid request\n" + error_lines(exc.errors))
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
-    if as_json:
-        json.dump(doc, sys.stdout)
-        sys.stdout.write("\n")
-        return
+    return doc, net.name or file.name, scenario is not None
+
+
+def _print_routes(doc: dict, name: str, metric: str, scenario: bool) -> None:
+    """A routes document as a table, with the busiest links, the windows of the run and TCPBP's greedy misses."""
     result = Routes.model_validate(doc)
-    when = f" {_when(doc)}" if scenario is not None else ""
-    table = Table(title=f"{net.name or file.name} — {metric} routes{when} (cost in {result.cost_unit})")
+    when = f" {_when(doc)}" if scenario else ""
+    table = Table(title=f"{name} — {metric} routes{when} (cost in {result.cost_unit})")
     for col in ("src", "dst", "#", "hops", "delay ms", "loss", "cost", "path"):
         table.add_column(col, justify="left" if col in ("src", "dst", "path") else "right")
     for r in result.routes:
@@ -161,7 +185,7 @@ def routes(
                       "routes above are the costliest and the unreachable ones. Busiest links (best routes crossing):")
         for u in sorted(result.link_use, key=lambda u: -u.routes)[:10]:
             console.print(f"  {u.link}: {u.routes}")
-    if scenario is not None and len(doc["windows"]) > 1:
+    if scenario and len(doc["windows"]) > 1:
         _print_windows(console, doc["windows"])
     if metric in ("tcpbp", "tcpbp-greedy"):
         console.print(f"tcpbp-greedy (thesis Algorithm 1) misses the exact optimum on {len(result.greedy_differs)} pair(s)")
@@ -186,7 +210,9 @@ def _print_windows(console: Console, windows: list[dict], limit: int = 40) -> No
 
 @planning_app.command()
 def allocate(
-    file: Annotated[Path, typer.Argument(help="Scenario JSON or SNDlib native file with demands.")],
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Scenario JSON or SNDlib native file with demands (remote: a stored "
+                                              "scenario's id or name).")],
     method: Annotated[str, typer.Option(help="Allocation method: fdm.")] = "fdm",
     demand_scale: Annotated[float, typer.Option(help="Multiply every demand by F before allocating.")] = 1.0,
     at: Annotated[float | None, typer.Option("--at", help="Scenario files: the time, s into the run (default: the "
@@ -200,6 +226,25 @@ def allocate(
         _fail(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if not demand_scale > 0:
         _fail("--demand-scale must be > 0")
+    client = remote.client_for(ctx)
+    if client is not None:
+        with remote_errors():
+            doc = remote.analysis(client, "/api/scenarios/{scenario_id}/allocations", client.scenario_id(str(file)),
+                                  {"method": method, "demand_scale": demand_scale, "t_s": at,
+                                   "include_propagation": propagation}, "allocation", show=not as_json)
+        name, is_scenario = str(file), True
+    else:
+        doc, name, is_scenario = _local_allocation(file, demand_scale, at, propagation)
+    if as_json:
+        json.dump(doc, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    _print_allocation(doc, name, is_scenario)
+
+
+def _local_allocation(file: Path, demand_scale: float, at: float | None,
+                      propagation: bool) -> tuple[dict, str, bool]:
+    """The allocation document of FILE computed in-process, its network's name, whether FILE is a scenario."""
     scenario, net = _read(file)
     if scenario is None and at is not None:
         _fail("--at needs a scenario file (SNDlib networks do not change over time)")
@@ -217,16 +262,17 @@ def allocate(
         _fail("invalid request\n" + error_lines(exc.errors))
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
-    if as_json:
-        json.dump(doc, sys.stdout)
-        sys.stdout.write("\n")
-        return
+    return doc, net.name or file.name, scenario is not None
+
+
+def _print_allocation(doc: dict, name: str, scenario: bool) -> None:
+    """An allocation document: its figures, the busiest links and the demands' paths."""
     result = Allocation.model_validate(doc)
     console = Console()
-    if scenario is not None:
+    if scenario:
         console.print(f"{_when(doc)}; propagation delay {'included' if doc['include_propagation'] else 'left out'}")
     console.print(
-        f"[bold]{net.name or file.name}[/bold] — FDM: γ = {result.gamma:.6g} Mbit/s, "
+        f"[bold]{name}[/bold] — FDM: γ = {result.gamma:.6g} Mbit/s, "
         f"Σ f/(C−f) = {result.sum_flow_over_residual:.6g}, T = {result.mean_delay_s * 1000:.6g} ms, "
         f"tempered × {result.tempered:.6g}, gap ≤ {result.relative_gap:.1e}, {result.iterations} iterations"
     )
@@ -251,16 +297,29 @@ def allocate(
 
 @planning_app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="GraphML (Topology Zoo or own), SNDlib native, CORE session XML "
-                                              "or ns-2 mobility file.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Scenario JSON to write.")],
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="GraphML (Topology Zoo or own), SNDlib native, CORE session XML, "
+                                              "ns-2 mobility or scenario JSON file.")],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Scenario JSON to write (remote: "
+                                                                          "optional, the stored document).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Scenario name (default: the network's).")] = None,
     format: Annotated[Optional[str], typer.Option("--format", "-f", help=" | ".join(format_names("import"))
                                                   + " (default: detected from the content).")] = None,
     onto: Annotated[Optional[Path], typer.Option(help="ns-2 trace only: a scenario JSON whose nodes the trace moves "
                                                       "(by the trace's node ids, else in the export's order).")] = None,
+    project: Annotated[Optional[str], typer.Option(help="Remote: the project (id) to store the scenario in "
+                                                        "(default: the first you may edit).")] = None,
 ) -> None:
-    """Convert FILE into a scenario document (or, with --onto, move a scenario's nodes by an ns-2 trace)."""
+    """Convert FILE into a scenario document (or, with --onto, move a scenario's nodes by an ns-2 trace);
+    remote: store it on the service as a new scenario."""
+    client = remote.client_for(ctx)
+    if client is not None:
+        if onto is not None:
+            _fail("--onto runs in-process only (subflow --local import …)")
+        _remote_import(client, file, output, name, format, project)
+        return
+    if output is None:
+        _fail("--output (-o) is required: the scenario JSON to write")
     try:
         data = file.read_bytes()
     except OSError as exc:
@@ -285,3 +344,21 @@ def import_(
     typer.echo(f"{output}: {len(sc.nodes)} nodes, {len(sc.links)} links, {len(sc.flows)} flows ({result.format})")
     for note in result.notes:
         typer.echo(f"  note: {note}")
+
+
+def _remote_import(client: remote.Client, file: Path, output: Path | None, name: str | None, format: str | None,
+                   project: str | None) -> None:
+    """``POST /api/imports``: FILE stored as a new scenario; its id and size printed, its document written to
+    ``output`` if given."""
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        _fail(f"{file}: {exc.strerror or exc}")
+    with remote_errors():
+        stored = client.call("POST", "/api/imports", query={"project_id": project, "format": format},
+                             files={"file": (file.name, data)}, data={"name": name} if name else None).json()
+    sc = stored["scenario"]
+    if output is not None:
+        output.write_text(json.dumps(sc, indent=1) + "\n")
+    typer.echo(f"{stored['id']} ({stored['name']}, project {stored['project_id']}, version {stored['version']}): "
+               f"{len(sc['nodes'])} nodes, {len(sc.get('links', []))} links, {len(sc.get('flows', []))} flows")

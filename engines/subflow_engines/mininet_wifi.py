@@ -113,8 +113,17 @@ FIELDS = {
     "PropagationSettings.reference_loss_db": Refuses("Mininet-WiFi's reference loss is Friis at 1 m"),
     "PropagationSettings.noise_floor_dbm": Refuses("Mininet-WiFi's range ends at its noise_th threshold"),
     "RadioSettings.rate_selection": Refuses("the kernel's rate control (minstrel) picks the MCS"),
-    "AccessPointNode.uplink": Refuses("wireless backhaul between access points is not exported yet"),
-    "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not exported yet"),
+    "AccessPointNode.uplink": Honours("net.addLink(<uplink>, <ap>, cls=_4address) with config4addr=True: a "
+                                      "4-address client of its uplink, bridged into the radio segment; joined once "
+                                      "when the network is built (the scenario's follows range over time, stated "
+                                      "in the script); an uplink on another channel, PHY or radio network is "
+                                      "refused (the client shares the access point's one-channel radio)"),
+    "RadioSettings.adhoc_links": Honours("net.addLink(<sta>, cls=adhoc, intf=<sta>-wlan<N>, ...): every station "
+                                         "with a radio joins one IBSS on an extra wlan, in range by Mininet-WiFi's "
+                                         "propagation model, each direction by its sender's power (HT20 for n "
+                                         "and ac: iw has no VHT for an IBSS); routes of an "
+                                         "adhoc:<a>~<b> hop go via the peer's ad-hoc address; radios on several "
+                                         "channels or PHYs are refused"),
 }
 
 _available: dict[str, Any] | None = None

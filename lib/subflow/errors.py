@@ -363,3 +363,23 @@ class ComparisonGone(SubflowError):
 
 class ComparisonCancelled(SubflowError):
     """The user cancelled the comparison ``comparison_id`` while it ran."""
+
+
+class RemoteConfigInvalid(SubflowError):
+    """The remote CLI's settings cannot be used: ``source`` (a config file, or the variable or option) and
+    why (a config file others may read, an unknown key, a server address that is not http(s))."""
+
+    def __init__(self, source: str, reason: str):
+        self.source, self.reason = source, reason
+        super().__init__(f"{source}: {reason}")
+
+
+class RemoteCallFailed(SubflowError):
+    """A call of the remote CLI to the service failed. ``status`` is the HTTP status (None: the service could
+    not be reached or answered something unreadable), ``errors`` the field errors of a 422
+    (``[{"loc": [...], "msg": ...}]``, FastAPI's ``detail``), ``retry_after_s`` the ``Retry-After`` of a 429."""
+
+    def __init__(self, message: str, status: int | None = None, errors: list[dict[str, Any]] | None = None,
+                 retry_after_s: float | None = None):
+        self.status, self.errors, self.retry_after_s = status, errors or [], retry_after_s
+        super().__init__(message)

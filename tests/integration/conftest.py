@@ -57,7 +57,9 @@ REDIS_DBS = [int(x) for x in os.environ.get("SUBFLOW_IT_REDIS_DBS", "15,14,13").
 AGENT_TOKEN = f"it-{uuid.uuid4().hex}"
 #: Bearer token of the API's ``/metrics`` in every stack.
 METRICS_TOKEN = f"it-metrics-{uuid.uuid4().hex}"
-STARTUP_TIMEOUT_S = 30.0
+#: how long a started process may take to answer its health check: a few seconds on a quiet machine, over 30 s
+#: when the host runs other heavy work (imports alone took 9 s at a load of 10); a process that dies fails at once
+STARTUP_TIMEOUT_S = 120.0
 
 # variables of ours that must not leak from the caller's environment into the processes
 _OWN_VARS = (

@@ -113,6 +113,22 @@ def test_the_timeline_lists_the_satellites_in_use_and_their_delay(pg_stack, exam
         assert all(3.9 < d < 12.0 for _, d in u["delay_ms"])
 
 
+def test_the_timeline_reports_access_with_modcod_only_when_asked(pg_stack, example):
+    """``?access=true``: each pass of a satellite over a terminal, with the rain fade stepping ship1's MODCOD
+    down; the scrubber's plain request carries no access report (the link budgets cost about a second)."""
+    api = pg_stack.api
+    doc = example("naval-geo-rain-fade")
+    assert api.post("/timeline", json=doc).json()["access"] == []
+    r = api.post("/timeline", params={"access": "true"}, json=doc)
+    assert r.status_code == 200, r.text
+    passes = r.json()["access"]
+    assert {(p["terminal"], p["satellite"]) for p in passes} >= {("ship1", "kasat"), ("teleport", "kasat")}
+    ship = next(p for p in passes if (p["terminal"], p["satellite"]) == ("ship1", "kasat"))
+    assert (ship["rise_s"], ship["set_s"]) == (0.0, doc["run"]["duration_s"])  # GEO: one pass over the run
+    rates = [s["down_capacity_mbps"] for s in ship["steps"]]
+    assert len(rates) > 1 and min(rates) < rates[0]  # the fade
+
+
 def test_sptcp_mptcp_and_mptcp_fdm_on_naval_leo(pg_stack, example):
     api = pg_stack.api
     sid = api.post("/scenarios", json=example("naval-leo")).json()["id"]

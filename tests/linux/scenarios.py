@@ -114,3 +114,40 @@ def path_cut_moving_ap(duration_s: float = 28.0) -> dict:
         "flows": [{"id": "f", "src": "m", "dst": "srv"}],
         "run": {"duration_s": duration_s, "interval_s": 1.0},
     }
+
+
+#: the shortened rain fade (:func:`rain_fade_short`): 8 mm/h over the ship during [FADE_START_S, FADE_END_S)
+FADE_START_S = 12.0
+FADE_END_S = 22.0
+
+
+def rain_fade_short(duration_s: float = 30.0) -> dict:
+    """``examples/naval-geo-rain-fade.json`` in ``duration_s``: its rain cell's 8 mm/h peak held over the
+    ship during [FADE_START_S, FADE_END_S) (0 mm/h before and after, steps of 0.1 s), the rest unchanged
+    (orbits, budgets, the 14 Mbit/s flow)."""
+    doc = copy.deepcopy(json.loads((EXAMPLES / "naval-geo-rain-fade.json").read_text()))
+    rain = [[0, 0], [FADE_START_S - 0.1, 0], [FADE_START_S, 8], [FADE_END_S - 0.1, 8], [FADE_END_S, 0]]
+    for link in doc["links"]:
+        if (link.get("budget") or {}).get("rain_rate_mm_h"):
+            link["budget"]["rain_rate_mm_h"] = rain
+    doc["name"] = "naval-geo-rain-fade-short"
+    doc["run"]["duration_s"] = duration_s
+    return doc
+
+
+#: :func:`leo_isl_short` starts this long after the example's t = 0: the route over the ISL opens at ~201.5 s
+ISL_SHIFT_S = 205.0
+
+
+def leo_isl_short(duration_s: float = 25.0) -> dict:
+    """``examples/naval-leo-isl.json`` from ISL_SHIFT_S s after its start (``satcom.start_utc`` moved), for
+    ``duration_s``: the ship → leo-b → leo-a → shore route over the inter-satellite link is up throughout,
+    and the up and down links' slant ranges change the plan's delays every few seconds."""
+    from datetime import datetime, timedelta
+
+    doc = copy.deepcopy(json.loads((EXAMPLES / "naval-leo-isl.json").read_text()))
+    start = datetime.fromisoformat(doc["satcom"]["start_utc"].replace("Z", "+00:00")) + timedelta(seconds=ISL_SHIFT_S)
+    doc["satcom"]["start_utc"] = start.strftime("%Y-%m-%dT%H:%M:%SZ")
+    doc["name"] = "naval-leo-isl-short"
+    doc["run"]["duration_s"] = duration_s
+    return doc

@@ -26,7 +26,7 @@ def _caps(**over) -> HostCapabilities:
     c = HostCapabilities(root=True, ip=True, tc=True, netns=True, veth=True, bridge=True, htb=True, u32=True,
                          netem=False, iptables=True, statistic_match=True, nfqueue_target=True,
                          nfqueue_binding=True, mptcp_enabled=True, mptcp_endpoints=True, mptcpize=True,
-                         iperf3=True, ss=True, congestion_control=["reno", "cubic", "bbr"])
+                         iperf3=True, ss=True, congestion_control=["reno", "cubic", "bbr"], rate_cap=True)
     return dataclasses.replace(c, **over)
 
 
@@ -125,6 +125,8 @@ def test_validate_names_what_the_host_cannot_do():
     assert any("jitter" in n for n in notes) and any("loss" in n for n in notes)
     with pytest.raises(EngineCannotRun, match="transport.congestion_control"):
         validate(jit, _caps(congestion_control=["bbr"]))
+    with pytest.raises(EngineCannotRun, match=r"flows\[0\]\.rate_mbps=3 \(f1\): this host cannot cap"):
+        validate(plan, _caps(rate_cap=False))  # naval-direct-move's flows are rated
 
 
 def test_validate_refuses_controller_handovers_and_rate_tables():
@@ -171,3 +173,22 @@ def test_detection_without_root_reports_unavailable(monkeypatch):
     finally:
         monkeypatch.undo()
         capabilities.detect(refresh=True)
+
+
+def test_capacity_changes_are_boundaries_and_a_change_of_an_unshaped_resource_is_found():
+    """A plan's capacity change times are driver boundaries (the HTB classes change there), each direction of a
+    link has a shaper to change, and a change naming a resource nothing shapes is listed (the engine refuses it
+    before anything starts)."""
+    from subflow.runplan.document import CapacityChange
+    from subflow_engines.linux.topology import unshaped_changes
+
+    plan = resolve_plan(two_path(15.0, with_slow_path=False), "sptcp", "linux")
+    plan.capacity_changes = [CapacityChange(t_s=6.5, resource="a-r1:a>r1", capacity_mbps=2.0),
+                             CapacityChange(t_s=6.5, resource="a-r1:r1>a", capacity_mbps=2.0)]
+    m = build_model(plan, PREFIX, use_netem=False)
+    assert 6.5 in boundaries(plan, m)
+    assert {sh.resource for sh in m.shapers} >= {"a-r1:a>r1", "a-r1:r1>a"}
+    assert unshaped_changes(plan, m) == []
+    plan.capacity_changes.append(CapacityChange(t_s=7.0, resource="nope:a>b", capacity_mbps=1.0))
+    plan.capacity_changes.append(CapacityChange(t_s=7.0, resource="air:nobody", capacity_mbps=1.0))
+    assert unshaped_changes(plan, m) == ["nope:a>b"]

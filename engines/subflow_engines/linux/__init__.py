@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subflow.runplan.capabilities import PLANNED, RADIO_FIELDS, Honours, Refuses, link_budget_fields
+from subflow.runplan.capabilities import LINK_BUDGET_FIELDS, PLANNED, RADIO_FIELDS, Honours, Refuses, link_budget_fields
 
 from .capabilities import HostCapabilities, detect
 from .cleanup import cleanup_stale, leftovers
@@ -33,7 +33,8 @@ FIELDS = {
     "Scenario.capture": Honours("tcpdump -s CAPTURE_SNAPLEN_BYTES on one end of each listed link (both directions; "
                                 "pcapng, nanosecond timestamps), stopped at MAX_CAPTURE_BYTES worth of packets "
                                 "(.capture)"),
-    "Link.bandwidth_mbps": Honours("HTB rate of each direction (Ethernet frames counted)"),
+    "Link.bandwidth_mbps": Honours("HTB rate of each direction (Ethernet frames counted); the plan's capacity "
+                                   "changes at their times (tc class change)"),
     "Link.delay_ms": Honours("netem delay, or the NFQUEUE delay line on the receiving side (each packet held from "
                              "the kernel's receive timestamp: the path's RTT within max(0.5 ms, 3 %)); a SATCOM "
                              "link's changes at the plan's boundaries (tc qdisc change, or a delay-line command)"),
@@ -65,9 +66,14 @@ FIELDS = {
     **{f: Refuses("radio-derived (distance-dependent) air rates are not supported by the linux engine yet")
        for f in RADIO_FIELDS},
     "AccessPointNode.uplink": Refuses("wireless backhaul between access points is not built by the linux engine yet"),
-    **link_budget_fields(Refuses, "a SATCOM link budget changes the link's capacity during the run (the plan's "
-                                  "capacity_changes), which the linux engine does not apply: its HTB rates are set "
-                                  "once"),
+    **link_budget_fields(Honours, "SATCOM link budget (subflow.space.link_budget) as the plan's capacity_changes: "
+                                  "at each change the HTB classes of the resource's direction are changed in place "
+                                  "(tc class change, rate = ceil = the new capacity, Ethernet frames counted); an "
+                                  "outage (no MODCOD closes) is the plan's link_down/link_up: the link's veths go "
+                                  "down and up"),
+    **{f: Refuses("a shared beam's time shares of its carriers are not run on the linux engine yet (its members' "
+                  "capacity changes would be applied like a budget's, but no kernel test covers them)")
+       for f in LINK_BUDGET_FIELDS if f.startswith(("SatcomSettings.beams", "SatcomBeam."))},
     "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not built by the linux engine yet"),
 }
 
@@ -101,7 +107,11 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
             "applied": ["mss_bytes (interface MTU)", "initial_cwnd_packets (route initcwnd)", "min_rto_s (route rto_min)"],
         },
         "mobility": "every model of the scenario schema (the domain library's association timeline drives link up/down)",
-        "link_events": "wired links set down/up at their scheduled times",
+        "link_events": "wired links set down/up at their scheduled times (and SATCOM links: visibility, link "
+                       "budget outages)",
+        "capacity_changes": "tc class change of the resource's HTB classes at each change (SATCOM link budgets)",
+        "delay_changes": ("netem change or a delay-line command at each change (SATCOM and inter-satellite ranges)"
+                          if caps.delay_mechanism else None),
         "handover": ["bare"],
         "unsupported": ["nodes[].rate_table", "handover zwa/spurious/seamless", "SCTP strategies"],
         "traffic": f"iperf3 {caps.iperf3_version}".strip(),

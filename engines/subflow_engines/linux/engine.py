@@ -12,7 +12,9 @@ One run, in order (every step an argument-list command, nothing through a shell)
    state at t = 0, one ``iperf3 -s -1 -J`` server per flow.
 4. The mobility driver (this thread) applies each boundary on the wall clock:
    wireless hops go down at disassociation/handover start and up at association
-   (a down link loses its routes; they are re-installed), routes are replaced,
+   (a down link loses its routes; they are re-installed), routes are replaced, the
+   plan's capacity changes change the resource's HTB classes (``tc class change``) and its
+   delay changes the netem qdisc or the delay line,
    MPTCP endpoints added/removed as subflows come and go (the agent plays the
    role of ``mptcpd``). Clients (``iperf3 -c … -J -C <cc>``, under ``mptcpize`` for
    MPTCP) start at each flow's ``start_s``.
@@ -31,7 +33,9 @@ Output: the :class:`~subflow.results.document.EngineOutput` shape of the embedde
 ``t_s`` on the plan's grid. Extras: per flow ``iperf3`` (client and server totals, the
 receiver timeline re-aligned to the run clock) and ``observed_subflows_max``; per
 subflow ``observed_s``; top level ``linux`` (mechanisms used, notes on parameters that
-Linux fixes, the run prefix and the PIDs it started).
+Linux fixes, the run prefix and the PIDs it started, and what the run applied on the wall clock:
+``rate_limits``, ``rate_caps``, ``delay_changes`` and ``capacity_changes``, the last two with the plan's
+``t_s`` and the run clock's ``applied_s`` of each).
 """
 
 from __future__ import annotations
@@ -64,7 +68,7 @@ from .delayline import host_stalled, late_p90_us
 from .network import KernelNetwork
 from .routing import Addressing, address_flows, boundaries, desired_state, rules
 from .sampler import Sampler
-from .topology import Model, build_model
+from .topology import Model, build_model, unshaped_changes
 from .traffic import MIN_INTERVAL_S, FlowRun, Traffic
 
 NAME = "linux"
@@ -226,6 +230,10 @@ class LinuxRun:
         self.notes = list(notes)
         self.prefix = "sf" + secrets.token_hex(3)
         self.model: Model = build_model(plan, self.prefix, caps.netem)
+        unshaped = unshaped_changes(plan, self.model)
+        if unshaped:
+            raise EngineCannotRun(f"capacity_changes ({', '.join(unshaped)}): the plan changes the capacity of a "
+                                  "resource the linux engine does not shape")
         self.addressing: Addressing = address_flows(plan, self.model)
         self.times = boundaries(plan, self.model)
         # computed up front: a routing conflict fails before anything is created
@@ -244,7 +252,8 @@ class LinuxRun:
         self.setup_s = 0.0
         mptcp_ns = sorted({self.model.ns(n) for fp in plan.flows if fp.multipath for n in (fp.src, fp.dst)})
         self.network = KernelNetwork(plan, self.model, states, rules(self.model, self.addressing), caps.netem,
-                                     self.record, self._spawn, self.tmp, mptcp_ns, rate_caps=self._rate_caps())
+                                     self.record, self._spawn, self.tmp, mptcp_ns, rate_caps=self._rate_caps(),
+                                     now=self.now)
         self.traffic = Traffic(plan, self.model, self.cc, self._spawn, self.tmp, self.now)
         self.captures = Captures(plan, self.model, self._spawn, self.tmp)
         self.sampler = Sampler(plan, self.model, self.flows, self.now, self._emit)
@@ -438,6 +447,7 @@ class LinuxRun:
                 "rate_caps": [{"flow": fid, "port": port, "cap_kbit": kbit}
                               for caps in self.network.rate_caps.values() for fid, port, kbit in caps],
                 "delay_changes": self.network.delay_log,
+                "capacity_changes": self.network.capacity_log,
                 "delay_lines": lines,
             },
             captures=self.captures.records(),

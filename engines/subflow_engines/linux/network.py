@@ -63,11 +63,14 @@ class KernelNetwork:
     rate_caps : dict of str to list of (str, int, int), optional
         Per source namespace, ``(flow id, iperf3 port, kbit/s)`` of its rated flows, capped at every
         instant (:mod:`subflow.runplan.ratecap`).
+    now : callable, optional
+        The run clock (s); the logs of capacity and delay changes record when each was applied.
     """
 
     def __init__(self, plan: RunPlan, model: Model, states: dict[float, DesiredState], rules: dict,
                  use_netem: bool, record: RunRecord, spawn: Callable, tmp: Path, mptcp_ns: list[str],
-                 namespace_congestion_control: str = "reno", rate_caps: dict | None = None):
+                 namespace_congestion_control: str = "reno", rate_caps: dict | None = None,
+                 now: Callable[[], float] | None = None):
         self.plan = plan
         self.model = model
         self.states = states
@@ -79,6 +82,7 @@ class KernelNetwork:
         self.mptcp_ns = mptcp_ns
         self.namespace_congestion_control = namespace_congestion_control
         self.rate_caps = rate_caps or {}
+        self.now = now or (lambda: 0.0)
         self.installed: set[Route] = set()
         self.endpoints: dict[str, dict[str, tuple[int, str, str]]] = {}
         self.link_up: dict[tuple[str, str], bool] = {}
@@ -93,8 +97,15 @@ class KernelNetwork:
         self.delay_lines: dict[str, object] = {}
         #: the queue numbers each namespace's delay line serves
         self.delay_line_queues: dict[str, list[int]] = {}
-        #: every delay change applied: ``{"t_s", "resource", "delay_ms"}``
+        #: every delay change applied: ``{"t_s", "applied_s", "resource", "delay_ms"}`` (plan time, run clock)
         self.delay_log: list[dict] = []
+        #: the plan's capacity changes (SATCOM MODCOD steps), in time order, and the next one due
+        self.capacity_changes = sorted(plan.capacity_changes, key=lambda c: (c.t_s, c.resource))
+        self.next_capacity = 0
+        #: every capacity change applied: ``{"t_s", "applied_s", "resource", "capacity_mbps", "rate_kbit",
+        #: "classes"}`` (``t_s``: the plan's time; ``applied_s``: the run clock once tc returned; ``classes``:
+        #: the HTB classes changed)
+        self.capacity_log: list[dict] = []
 
     # ------------------------------------------------------------------ set-up
     def build(self, check: Callable[[], None] | None = None) -> None:
@@ -259,9 +270,39 @@ class KernelNetwork:
                 if addr not in have:
                     ip(m.ns(node), "mptcp", "endpoint", "add", addr, "dev", dev, "id", str(eid), flag)
                     have[addr] = (eid, dev, flag)
+        self._apply_capacities(t)
         self._apply_limits(st, t)
         self._apply_delays(t)
         return st
+
+    def _apply_capacities(self, t: float) -> None:
+        """The plan's capacity changes due at ``t`` (s, a boundary): ``tc class change`` of the HTB classes
+        of the resource's every shaper (one per direction of a wired link; an access point's bridge and its
+        stations for ``air:<ap>``), the parent ``1:1`` and the default leaf ``1:10`` to the new rate (rate =
+        ceil, :func:`kbit`). An FDM limit class under the same shaper is clamped to the new rate by
+        :meth:`_apply_limits`, which runs next. HTB takes no rate of 0: a plan never asks for one
+        (:class:`~subflow.runplan.document.CapacityChange` is > 0); an outage (no MODCOD closes) is a
+        ``link_down``/``link_up`` of the plan, applied as the link's veths going down
+        (:func:`.topology.link_outages`). The queue under the class keeps its packets: at a lower rate they
+        leave more slowly, as on the fluid engine's resource. A change of an access point's air that no
+        station ever uses changes no class (logged with ``classes`` empty; the engine refuses a change of any
+        other resource no shaper carries before the run starts, :func:`.topology.unshaped_changes`)."""
+        changes = self.capacity_changes
+        while self.next_capacity < len(changes) and changes[self.next_capacity].t_s <= t + 1e-9:
+            c = changes[self.next_capacity]
+            self.next_capacity += 1
+            rate = kbit(c.capacity_mbps)
+            classes = []
+            for sh in self.model.shapers:
+                if sh.resource != c.resource:
+                    continue
+                sh.rate_mbps = c.capacity_mbps
+                for minor in (1, 10):
+                    tc(sh.ns, "class", "change", "dev", sh.dev, "parent", "1:" if minor == 1 else "1:1",
+                       "classid", f"1:{minor}", "htb", "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
+                    classes.append(f"{sh.dev} 1:{minor}")
+            self.capacity_log.append({"t_s": round(c.t_s, 6), "applied_s": round(self.now(), 6), "resource": c.resource,
+                                      "capacity_mbps": c.capacity_mbps, "rate_kbit": rate, "classes": classes})
 
     def _apply_delays(self, t: float) -> None:
         """The plan's delay changes due at ``t``: ``tc qdisc change … netem delay`` on the resource's
@@ -296,7 +337,8 @@ class KernelNetwork:
                         done = True
             if not done:
                 raise EngineCannotRun(f"delay change of {c.resource} at {c.t_s:g} s: the resource has no delay queue")
-            self.delay_log.append({"t_s": round(t, 6), "resource": c.resource, "delay_ms": c.delay_ms})
+            self.delay_log.append({"t_s": round(c.t_s, 6), "applied_s": round(self.now(), 6), "resource": c.resource,
+                                   "delay_ms": c.delay_ms})
 
     def _set_hop(self, hop, up: bool) -> None:
         state = "up" if up else "down"

@@ -234,10 +234,11 @@ def desired_state(plan: RunPlan, model: Model, addressing: Addressing, t_s: floa
 
 
 def boundaries(plan: RunPlan, model: Model) -> list[float]:
-    """Times (s) at which routes, endpoints, wireless links or delays (``plan.delay_changes``) change,
-    ascending, in [0, duration)."""
+    """Times (s) at which routes, endpoints, wireless links, delays (``plan.delay_changes``) or
+    capacities (``plan.capacity_changes``) change, ascending, in [0, duration)."""
     ts = {0.0}
     ts.update(c.t_s for c in plan.delay_changes)
+    ts.update(c.t_s for c in plan.capacity_changes)
     for fp in plan.flows:
         for seg in fp.segments:
             ts.add(seg.t_start_s)

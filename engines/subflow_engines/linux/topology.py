@@ -277,7 +277,7 @@ def build_model(plan: RunPlan, prefix: str, use_netem: bool) -> Model:
                 model.shapers.append(Shaper(apn.ns, bridge.name, rid, r.capacity_mbps, r.queue_packets))
                 if r.delay_ms > 0 or r.jitter_ms > 0 or r.loss > 0:
                     model.impairments.append(Impairment(apn.ns, bridge.name, rid, r.delay_ms, r.jitter_ms, r.loss))
-    model.outages = link_outages(scenario)
+    model.outages = link_outages(scenario) + budget_outages(plan, scenario)
     model.htb = {(sh.ns, sh.dev): sh for sh in model.shapers}
     # NFQUEUE numbers, per namespace
     per_ns: dict[str, int] = {}
@@ -307,6 +307,48 @@ def link_outages(scenario: Scenario) -> list[tuple[str, float, float]]:
 
         out.extend(satcom_timeline(scenario).down_intervals(duration))
     return out
+
+
+def budget_outages(plan: RunPlan, scenario: Scenario) -> list[tuple[str, float, float]]:
+    """Down intervals ``(link id, t_down_s, t_up_s)`` of SATCOM links with a link budget, read from the plan's
+    ``link_down``/``link_up`` events of those links (the plan's outages while no MODCOD closes in a
+    direction, :mod:`subflow.runplan.topology`, mixed there with the links' visibility, which
+    :func:`link_outages` computes itself): a link is down while more ``link_down`` than ``link_up`` events
+    have passed, and from t = 0 when its first event is a ``link_up`` (a budget outage nests inside a
+    visibility window, so the count never needs more). An interval left open lasts to the end of the run.
+    Recomputing the budgets here would cost seconds of ITU-R attenuation per run."""
+    budgeted = {link.id for link in scenario.links if getattr(link, "budget", None) is not None}
+    if not budgeted:
+        return []
+    duration = plan.duration_s
+    depth: dict[str, int] = {}
+    since: dict[str, float] = {}
+    out: list[tuple[str, float, float]] = []
+    for ev in sorted((e for e in plan.events if e.get("kind") in ("link_down", "link_up")
+                      and e.get("link") in budgeted), key=lambda e: (e["t_s"], e["kind"] == "link_up")):
+        lid, t = ev["link"], float(ev["t_s"])
+        if lid not in depth:
+            depth[lid] = 1 if ev["kind"] == "link_up" else 0
+            if depth[lid]:
+                since[lid] = 0.0
+        if ev["kind"] == "link_down":
+            if depth[lid] == 0:
+                since[lid] = t
+            depth[lid] += 1
+        elif depth[lid] > 0:
+            depth[lid] -= 1
+            if depth[lid] == 0:
+                out.append((lid, since.pop(lid), t))
+    out.extend((lid, t0, duration) for lid, t0 in since.items())
+    return out
+
+
+def unshaped_changes(plan: RunPlan, model: Model) -> list[str]:
+    """Resources of ``plan.capacity_changes`` that no shaper of ``model`` carries and that are not an access
+    point's air no station ever uses (such a change carries no traffic): the engine refuses a plan with any."""
+    shaped = {sh.resource for sh in model.shapers}
+    return sorted({c.resource for c in plan.capacity_changes
+                   if c.resource not in shaped and not (c.resource.startswith("air:") and c.resource.count(":") == 1)})
 
 
 def links_down_at(model: Model, t_s: float) -> set[str]:

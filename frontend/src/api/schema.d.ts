@@ -952,7 +952,8 @@ export interface paths {
          *     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
          *     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
          *     link's one-way delay over each use (:mod:`subflow.space.satcom`), and ``isl`` when each inter-satellite
-         *     link is visible or blocked, with its range and delay. ``windows`` are the times between
+         *     link is visible or blocked, with its range and delay; with ``?access=true``, ``access`` lists each pass of a
+         *     satellite over a terminal (:mod:`subflow.space.access`). ``windows`` are the times between
          *     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
          */
         post: operations["compute_timeline_api_timeline_post"];
@@ -1112,6 +1113,52 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AccessPass
+         * @description One pass of ``satellite`` over ground ``terminal`` (link ``link``); ``POST /api/timeline`` ``access`` and
+         *     ``subflow satcom --access``.
+         */
+        AccessPass: {
+            /**
+             * In Use
+             * @description ``[t_start_s, t_end_s]`` parts of the pass during which the terminal uses this satellite (its handover policy); empty: visible but not used.
+             */
+            in_use: [
+                number,
+                number
+            ][];
+            /** Link */
+            link: string;
+            /**
+             * Max Elevation Deg
+             * @description Highest elevation over the pass, degrees.
+             */
+            max_elevation_deg: number;
+            /**
+             * Rise S
+             * @description Elevation rises through the mask (0 when already above it at the start), s.
+             */
+            rise_s: number;
+            /** Satellite */
+            satellite: string;
+            /**
+             * Set S
+             * @description Elevation sets through the mask (the run's end when still above it), s.
+             */
+            set_s: number;
+            /**
+             * Steps
+             * @description Links with a budget: MODCOD and capacity at the rise and at every change; null without a budget.
+             */
+            steps?: components["schemas"]["AccessStep"][] | null;
+            /**
+             * T Max Elevation S
+             * @description When the highest elevation is reached, s.
+             */
+            t_max_elevation_s: number;
+            /** Terminal */
+            terminal: string;
+        };
+        /**
          * AccessPointNode
          * @description A Wi-Fi access point (e.g. carried by a UAV).
          *
@@ -1199,6 +1246,37 @@ export interface components {
              * @default 0
              */
             wireless_loss?: number;
+        };
+        /**
+         * AccessStep
+         * @description From ``t_s`` on (until the next step or the pass's set), the link's MODCOD and capacity per direction.
+         */
+        AccessStep: {
+            /**
+             * Down Capacity Mbps
+             * @description Satellite → terminal capacity, Mbit/s.
+             */
+            down_capacity_mbps: number;
+            /**
+             * Down Modcod
+             * @description Satellite → terminal MODCOD; null: none closes.
+             */
+            down_modcod: string | null;
+            /**
+             * T S
+             * @description Seconds from the start of the run.
+             */
+            t_s: number;
+            /**
+             * Up Capacity Mbps
+             * @description Terminal → satellite capacity, Mbit/s (0: no MODCOD closes).
+             */
+            up_capacity_mbps: number;
+            /**
+             * Up Modcod
+             * @description Terminal → satellite MODCOD (EN 302 307 name); null: none closes.
+             */
+            up_modcod: string | null;
         };
         /**
          * AccessToken
@@ -1695,6 +1773,25 @@ export interface components {
             y_min_m: number;
         };
         /**
+         * CapacityChangeApplied
+         * @description linux engine: a resource's capacity changed at ``t_s`` (seconds, the plan's time; the plan's capacity
+         *     changes, e.g. a SATCOM link budget's MODCOD step), applied to its HTB classes in place.
+         */
+        CapacityChangeApplied: {
+            /** Applied S */
+            applied_s: number;
+            /** Capacity Mbps */
+            capacity_mbps: number;
+            /** Classes */
+            classes: string[];
+            /** Rate Kbit */
+            rate_kbit: number;
+            /** Resource */
+            resource: string;
+            /** T S */
+            t_s: number;
+        };
+        /**
          * CapacityRequest
          * @description A capacity search: ``parameter`` (dotted path, numeric) between ``low`` and ``high``
          *     (its own unit, e.g. Mbit/s for ``links.uav-ship.bandwidth_mbps``), the target
@@ -2145,6 +2242,8 @@ export interface components {
          *     changes, e.g. a SATCOM slant range).
          */
         DelayChangeApplied: {
+            /** Applied S */
+            applied_s?: number;
             /** Delay Ms */
             delay_ms: number;
             /** Resource */
@@ -3249,6 +3348,8 @@ export interface components {
          *     (the engine adds ``cleanup_problems`` after the run).
          */
         LinuxRunInfo: {
+            /** Capacity Changes */
+            capacity_changes?: components["schemas"]["CapacityChangeApplied"][];
             /** Cleanup Problems */
             cleanup_problems?: string[];
             /** Congestion Control */
@@ -5193,6 +5294,11 @@ export interface components {
          * @description Answer of ``POST /api/timeline``.
          */
         TimelinePublic: {
+            /**
+             * Access
+             * @description With ``?access=true``, for scenarios with satellites on orbits: every pass of a satellite over a ground terminal (rise, set, highest elevation, the parts in use and, for a budgeted link, MODCOD and capacity at each change), by terminal then rise; empty otherwise.
+             */
+            access?: components["schemas"]["AccessPass"][];
             /** Associations */
             associations: components["schemas"]["AssociationPublic"][];
             /**
@@ -8589,7 +8695,10 @@ export interface operations {
     };
     compute_timeline_api_timeline_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also compute ``access``: each satellite pass over each terminal, with MODCOD and capacity from the link budgets (costs the budgets, about a second for a budgeted scenario; the editor's scrubber leaves it off). */
+                access?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -13,12 +13,25 @@ python3 script.py``).
 
 Translation (names are generated, never taken from the scenario: Mininet interface
 names ``<node>-eth<k>`` must fit 15 characters; ``k`` follows Mininet-WiFi's port numbering,
-:func:`first_wired_port`: a station's wlans hold its first ports, an access point's ``wlan1`` port 1):
+:func:`first_wired_port`: a station's wlans hold its first ports, an access point's ``wlan1`` port 1,
+its uplinks' 4-address interfaces the next ones):
 
 * hosts -> ``h<k>``; switches, routers and satellites -> Linux routers ``r<k>``
   (hosts with ``ip_forward``); access points -> OVS APs ``ap<k>`` (``failMode='standalone'``,
   an L2 segment with the hosts wired to them); stations -> ``sta<k>``. A scenario without
   stations and access points creates no radio: no ``wmediumd``, no ``configureWifiNodes``.
+* access point uplinks -> ``net.addLink(<uplink>, <ap>, cls=_4address)`` under ``Mininet_wifi(config4addr=True)``
+  (``mn_wifi/link.py``: ``_4address``; ``examples/4address.py``): the access point's 4-address client
+  ``<ap>.wds0`` on its own radio, ``<uplink>-wlan1.sta<w>`` at the uplink, both bridged by Open vSwitch into
+  the network's radio segment (an L2 join, like a wired link between access points). They take ports
+  (:func:`uplink_links`), so the wired interfaces after them are numbered from there. The client is
+  joined once at the build (``iw connect``), where the scenario's uplink follows range over time (stated
+  in the script); an uplink on another channel, PHY or network is refused (:func:`_refuse_backhaul`).
+* ``radio.adhoc_links`` -> every station with a radio gets one wlan more than the access point networks
+  (``wlans=``) and joins one IBSS on it: ``net.addLink(<sta>, cls=adhoc, intf='<sta>-wlan<N>', ssid=,
+  mode=, channel=, ht_cap=)`` (``mn_wifi/link.py``: ``adhoc``; ``examples/adhoc.py``) on the first ad-hoc
+  station's channel, with HT20 for ``n`` and ``ac`` (``iw`` has no VHT for an IBSS); the ad-hoc segment
+  ``10.201.0.0/24`` carries the plan's ``adhoc:<a>~<b>`` hops (routes via the peer's ad-hoc address).
 * wired links -> ``TCLink`` with ``bw`` (Mbit/s), ``delay``, ``jitter``, ``loss`` (percent)
   and ``max_queue_size`` (packets); one /24 per link ``10.<1+j//256>.<j%256>.0/24``,
   the AP segment ``k`` is ``10.200.<k>.0/24``. Open vSwitch resets the qdisc of every port it
@@ -184,6 +197,72 @@ def first_wired_port(kind: str, n_station_wlans: int) -> int:
     return 0
 
 
+#: the ad-hoc (IBSS) network of the stations: one L2 segment, its subnet and its SSID
+ADHOC_SUBNET = "10.201.0"
+ADHOC_SSID = "adhoc-ssid"
+#: Linux's longest interface name (IFNAMSIZ - 1)
+_IFNAME_MAX = 15
+
+
+def _adhoc_stations(scenario: Scenario) -> list[StationNode]:
+    """Stations in the ad-hoc network: with ``radio.adhoc_links``, every station with a radio."""
+    radio = getattr(scenario, "radio", None)
+    if radio is None or not radio.adhoc_links:
+        return []
+    return [n for n in scenario.nodes if isinstance(n, StationNode) and getattr(n, "radio", None) is not None]
+
+
+def station_wlans(scenario: Scenario) -> dict[str, int]:
+    """``wlans=`` of each station: one per radio network (at least one), and one more for a station in
+    the ad-hoc network, whose last wlan ``<sta>-wlan<len(networks)>`` joins the IBSS."""
+    n_nets = len(_networks(scenario))
+    adhoc = {st.id for st in _adhoc_stations(scenario)}
+    return {n.id: (n_nets + 1 if n.id in adhoc else max(1, n_nets))
+            for n in scenario.nodes if isinstance(n, StationNode)}
+
+
+def uplink_links(scenario: Scenario, names: "_Names") -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The access points' uplinks as Mininet-WiFi's 4-address links, and each access point's next port.
+
+    ``net.addLink(<uplink>, <ap>, cls=_4address)`` (``mn_wifi/link.py``: ``_4address.__init__``) makes
+    ``<ap>.wds<c>`` on the client (``c`` counts its 4-address clients from 0: an access point has one
+    uplink, so ``wds0``) and ``<uplink>-wlan1.sta<w>`` on the uplink (``w`` counts its clients from 1).
+    Both interfaces take the port ``newPort()`` of the *uplink* gives (``params1`` and ``params2`` are one
+    dict, the second assignment wins), which on the client may exceed its own next port. The links are
+    added root first (an access point's own uplink before the uplinks made to it), so that port is never
+    one the client already holds (``addWIntf`` would replace that interface); wired links come after them.
+
+    Returns
+    -------
+    links : list of dict
+        ``up``, ``client`` (scenario ids), ``up_intf``, ``client_intf``, ``port``, in the script's order.
+    next_port : dict
+        Access point id -> the port its first wired link takes (:func:`first_wired_port` without uplinks).
+    """
+    aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
+    ports = {ap: {1} for ap in aps}  # <ap>-wlan1 on port 1 (AP.portBase, configMasterIntf)
+    clients_of: dict[str, int] = {}
+    depth: dict[str, int] = {}
+
+    def level(ap: str) -> int:
+        if ap not in depth:
+            up = aps[ap].uplink
+            depth[ap] = 0 if up is None else 1 + level(up)
+        return depth[ap]
+
+    order = sorted((ap for ap in aps if aps[ap].uplink is not None), key=lambda a: (level(a), list(aps).index(a)))
+    links = []
+    for ap in order:
+        up = aps[ap].uplink
+        port = max(ports[up]) + 1
+        clients_of[up] = clients_of.get(up, 0) + 1
+        ports[up].add(port)
+        ports[ap].add(port)
+        links.append({"up": up, "client": ap, "port": port, "client_intf": f"{names.of[ap]}.wds0",
+                      "up_intf": f"{names.of[up]}-wlan1.sta{clients_of[up]}"})
+    return links, {ap: max(p) + 1 for ap, p in ports.items()}
+
+
 def _node_address(index: int) -> str:
     """The /32 address of the ``index``-th node on its loopback (``10.255.0.0/16``), which a
     single-path connection keeps while its route changes interface."""
@@ -196,18 +275,19 @@ def _topology(scenario: Scenario, names: _Names):
     Returns
     -------
     segments : list of dict
-        Wired links and one radio segment per network, each with its members' (interface, address).
-        Access points are L2 switches of their network's segment.
+        Wired links, one radio segment per network and the stations' ad-hoc segment (``adhoc``: their
+        IBSS wlans), each with its members' (interface, address). Access points are L2 switches of their
+        network's segment, joined by their uplinks (4-address links) as by a wired link between them.
     ends : dict
         Link id -> (interface at ``src``, interface at ``dst``), named by :func:`first_wired_port`.
     """
     aps = {n.id: n for n in scenario.nodes if isinstance(n, AccessPointNode)}
     nets = _networks(scenario)
-    n_wlans = max(1, len(nets))
-    next_port: dict[str, int] = {}
+    wlans = station_wlans(scenario)
+    next_port: dict[str, int] = dict(uplink_links(scenario, names)[1])
 
     def intf(node: str) -> str:
-        k = next_port.get(node, first_wired_port(names.kind[node], n_wlans))
+        k = next_port.get(node, first_wired_port(names.kind[node], wlans.get(node, 1)))
         next_port[node] = k + 1
         return f"{names.of[node]}-eth{k}"
 
@@ -240,6 +320,10 @@ def _topology(scenario: Scenario, names: _Names):
         for m, st in enumerate(stations):
             seg["members"][st.id] = (f"{names.of[st.id]}-wlan{seg['k']}", f"10.200.{seg['k']}.{100 + m}")
         segments.append(seg)
+    adhoc = _adhoc_stations(scenario)
+    if adhoc:
+        segments.append({"id": "adhoc", "subnet": f"{ADHOC_SUBNET}.0/24", "ap": False, "members": {
+            st.id: (f"{names.of[st.id]}-wlan{len(nets)}", f"{ADHOC_SUBNET}.{1 + m}") for m, st in enumerate(adhoc)}})
     return segments, ends
 
 
@@ -278,7 +362,8 @@ class _Routing:
     # -- hops
     def _hops(self, i: int, nodes: list[str], resources: list[str]) -> list[tuple[str, str, str]]:
         """L3 hops ``(a, b, segment id)`` of a plan path: access points removed, the hop across them
-        on their network's radio segment, a wired hop on the link its resource names."""
+        (and their uplinks) on their network's radio segment, an ad-hoc hop (resource ``adhoc:<a>~<b>``)
+        on the stations' ad-hoc segment, a wired hop on the link its resource names."""
         hops: list[tuple[str, str, str]] = []
         prev, via_ap = nodes[0], None
         for node in nodes[1:]:
@@ -288,6 +373,9 @@ class _Routing:
                 continue
             if via_ap is not None:
                 seg = f"radio:{getattr(self.aps[via_ap], 'network', 'wlan')}"
+            elif any(r.startswith("adhoc:") and set(r[len("adhoc:"):].split("~")) == {prev, node}
+                     for r in resources):
+                seg = "adhoc"
             else:
                 rid = next((r for r in resources if r.endswith(f":{prev}>{node}")), None)
                 seg = rid.rsplit(":", 1)[0] if rid else next(
@@ -503,9 +591,9 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     EngineCannotRun
         Without ``plan.scenario``, or when the plan's paths cannot be routed in the generated topology;
         :class:`~subflow.errors.FieldNotHonoured` when the scenario sets a field the script cannot carry
-        (:func:`_refuse_unexported`: a satellite's ``ephemeris``, an access point's ``uplink``, or
-        ``radio.adhoc_links``; :func:`_refuse_radio`: radio values Mininet-WiFi cannot take;
-        ``subflow_engines.mininet_wifi.FIELDS`` declares them).
+        (:func:`_refuse_unexported`: a satellite's ``ephemeris``; :func:`_refuse_radio`: radio values
+        Mininet-WiFi cannot take; :func:`_refuse_backhaul`: an ``uplink`` on another channel, or ad-hoc
+        radios on several channels; ``subflow_engines.mininet_wifi.FIELDS`` declares them).
     """
     if plan.scenario is None:
         raise EngineCannotRun("plan.scenario: the mininet-wifi engine needs the scenario document")
@@ -513,6 +601,7 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     sc = to_local(load_scenario(plan.scenario))
     _refuse_radio(sc)
     names = _Names(sc)
+    _refuse_backhaul(sc, names)
     segments, ends = _topology(sc, names)
     routing = _Routing(plan, sc, names, segments)
     return "\n".join([
@@ -526,25 +615,44 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
 
 
 def _script_header(sc: Scenario, names: _Names) -> list[str]:
-    """The script's docstring, the node-name key and its imports (wmediumd only with radios)."""
+    """The script's docstring, the node-name key and its imports (wmediumd only with radios, the
+    4-address and ad-hoc link classes only when used)."""
     L = ["#!/usr/bin/env python3",
          '"""Mininet-WiFi script generated by Subflow (scenario and strategy: see SCENARIO below).',
          "",
          "Run as root where Mininet-WiFi is installed: sudo python3 <this file>",
          "Node names are generated (h<k>, r<k>, ap<k>, sta<k>); SCENARIO['nodes'] maps them to the",
          "scenario's ids. Not imposed by Mininet-WiFi: association_delay_s (real association timing applies).",
+         *_backhaul_note(sc, names),
          '"""',
          "# Node names (scenario id -> Mininet name):"]
     L += [f"#   {_comment(n.id)} -> {names.of[n.id]} ({n.kind})" for n in sc.nodes]
     L += ["", "import json", "import os", "import shutil", "import signal", "import sys", "import tempfile",
           "import time", "", "from mininet.link import TCLink", "from mininet.log import setLogLevel"]
     if _has_radios(sc):
-        L += ["from mininet.node import Controller", "from mn_wifi.link import wmediumd",
+        link_classes = ", ".join(["wmediumd"] + ["_4address"] * bool(uplink_links(sc, names)[0])
+                                 + ["adhoc"] * bool(_adhoc_stations(sc)))
+        L += ["from mininet.node import Controller", f"from mn_wifi.link import {link_classes}",
               "from mn_wifi.net import Mininet_wifi", "from mn_wifi.node import OVSKernelAP",
               "from mn_wifi.wmediumdConnector import interference"]
     else:
         L += ["from mn_wifi.net import Mininet_wifi"]
     return L + [""]
+
+
+def _backhaul_note(sc: Scenario, names: _Names) -> list[str]:
+    """Lines of the script's docstring on what its uplinks and ad-hoc links carry differently."""
+    L = []
+    if uplink_links(sc, names)[0]:
+        L += ["Uplinks (access point -> access point) are Mininet-WiFi 4-address links (_4address), joined",
+              "once when the network is built (iw connect): the scenario's uplink associates whenever the",
+              "access point is in its uplink's range; here a link out of range at the build, or lost later,",
+              "is not made again."]
+    if _adhoc_stations(sc):
+        L += [f"Ad-hoc links: the stations with a radio share one IBSS ({ADHOC_SSID!r}) on their last wlan; a",
+              "pair hears each other while Mininet-WiFi's propagation model puts them in range, each",
+              "direction by its sender's transmit power (the scenario uses the first station's radio)."]
+    return L
 
 
 def _script_constants(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
@@ -574,17 +682,18 @@ def _script_constants(plan: RunPlan, sc: Scenario, names: _Names) -> list[str]:
 
 def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[str]:
     """``topology()``: the nodes, the radios (only when there are any), the wired links (TCLink), then
-    the build, the access points' start and the shaping Open vSwitch cleared."""
+    the build, the access points' start and the shaping Open vSwitch cleared. The access points' uplinks
+    and the stations' ad-hoc links come between the radios and the wired links (:func:`_script_backhaul`)."""
     aps = [n for n in sc.nodes if isinstance(n, AccessPointNode)]
     stations = [n for n in sc.nodes if isinstance(n, StationNode)]
-    nets = _networks(sc)
     radios = _has_radios(sc)
     policy = getattr(sc, "radio", None)
     ac = policy.association_policy if policy is not None else "ssf"
+    four = ", config4addr=True" if uplink_links(sc, names)[0] else ""
     L = ["def topology():"]
     if radios:
         L += ["    net = Mininet_wifi(controller=Controller, accessPoint=OVSKernelAP, link=wmediumd,",
-              f"                       wmediumd_mode=interference, ac_method={ac!r})",
+              f"                       wmediumd_mode=interference, ac_method={ac!r}{four})",
               "    net.addController('c0')"]
     else:
         L += ["    net = Mininet_wifi()  # no station, no access point: no radio, no wmediumd"]
@@ -592,13 +701,13 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
         if not isinstance(n, (AccessPointNode, StationNode)):
             L.append(f"    {names.of[n.id]} = net.addHost({names.of[n.id]!r}, ip=None)  # {_comment(n.id)} ({n.kind})")
     mapped = _radio_mapped(sc)
-    for k, ap in enumerate(aps):
+    tuning = _ap_tuning(sc)
+    wlans = station_wlans(sc)
+    for ap in aps:
         nm = names.of[ap.id]
         r = getattr(ap, "radio", None)
-        if r is not None:
-            tune, reach = f"mode={r.phy!r}, channel='{_channel_of(r.frequency_mhz)}'", _radio_params(r)
-        else:
-            tune, reach = f"mode='g', channel='{1 + 5 * (k % 3)}'", f"range={ap.range_m:g}"
+        tune = f"mode={tuning[ap.id][0]!r}, channel='{tuning[ap.id][1]}'"
+        reach = _radio_params(r) if r is not None else f"range={ap.range_m:g}"
         L.append(f"    {nm} = net.addAccessPoint({nm!r}, ssid={nm + '-ssid'!r}, {tune}, "
                  f"position='{ap.position.x_m:g},{ap.position.y_m:g},{ap.position.alt_m:g}', {reach}, "
                  f"failMode='standalone')  # {_comment(ap.id)}")
@@ -612,7 +721,7 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
             where = f"position='{st.position.x_m:g},{st.position.y_m:g},{st.position.alt_m:g}'"
         if mapped:
             where += ", " + _radio_params(getattr(st, "radio", None) or NodeRadio())
-        L.append(f"    {nm} = net.addStation({nm!r}, ip=None, wlans={max(1, len(nets))}, {where})"
+        L.append(f"    {nm} = net.addStation({nm!r}, ip=None, wlans={wlans[st.id]}, {where})"
                  f"  # {_comment(st.id)}")
     if mapped:
         p = sc.radio.propagation
@@ -622,6 +731,7 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
         L.append(f"    net.setPropagationModel(model='logDistance', exp={PATH_LOSS_EXPONENT:g})")
     if radios:
         L.append("    net.configureWifiNodes()")
+    L += _script_backhaul(sc, names)
     for link in sc.links:
         a, b = names.of[link.src], names.of[link.dst]
         params = [f"bw={link.bandwidth_mbps:g}", f"delay='{link.delay_ms:g}ms'",
@@ -641,6 +751,38 @@ def _script_topology(sc: Scenario, names: _Names, random_models: str) -> list[st
     L += ["    net.build()", "    for ap in net.aps:", "        ap.start([])", "    reapply_shaping(net)",
           "    return net", "", ""]
     return L
+
+
+def _script_backhaul(sc: Scenario, names: _Names) -> list[str]:
+    """The access points' uplinks (4-address links, root first: :func:`uplink_links`) and the stations'
+    ad-hoc links (each one's last wlan joins one IBSS, ``mn_wifi/link.py`` ``adhoc``), after the radios
+    exist and before any wired link (whose port numbers follow theirs)."""
+    L = []
+    for link in uplink_links(sc, names)[0]:
+        up, client = names.of[link["up"]], names.of[link["client"]]
+        L.append(f"    net.addLink({up}, {client}, cls=_4address)  # uplink of {client}: {client}.wds0 -> "
+                 f"{link['up_intf']}")
+    adhoc = _adhoc_stations(sc)
+    if adhoc:
+        r, n_nets = adhoc[0].radio, len(_networks(sc))
+        channel = _channel_of(r.frequency_mhz)
+        ht = ", ht_cap='HT20'" if r.phy in _HT_PHYS else ""
+        for st in adhoc:
+            nm = names.of[st.id]
+            L.append(f"    net.addLink({nm}, cls=adhoc, intf='{nm}-wlan{n_nets}', ssid={ADHOC_SSID!r}, "
+                     f"mode={_ibss_band_mode(channel)!r}, channel={channel}{ht})  # {_comment(st.id)} ad-hoc")
+    return L
+
+
+#: PHYs whose ad-hoc links join the IBSS with HT (``iw dev <wlan> ibss join <ssid> <freq> HT20``; ``iw``
+#: has no VHT for an IBSS, so an ``ac`` pair uses 802.11n rates); the others join without HT
+_HT_PHYS = ("n", "ac")
+
+
+def _ibss_band_mode(channel: int) -> str:
+    """The ``mode`` of Mininet-WiFi's ``adhoc`` for a channel: it only picks the band its frequency is read
+    from (``mn_wifi/frequency.py``: ``a``/``n``/``ac`` are 5 GHz, ``g`` 2.4 GHz), so the band's own mode."""
+    return "a" if channel >= 32 else "g"
 
 
 #: Mininet-WiFi's propagation models by the scenario's names (``mn_wifi/propagationModels.py``:
@@ -719,6 +861,71 @@ def _refuse_radio(sc: Scenario) -> None:
         _refuse(["radio", "rate_selection"], radio.rate_selection, "the kernel's rate control picks the MCS")
 
 
+def _ap_tuning(sc: Scenario) -> dict[str, tuple[str, int]]:
+    """``(mode, channel)`` of each access point: its radio's PHY and channel; without a radio ``g`` on
+    channel 1, 6 or 11 by its rank, or, when it has an uplink, its uplink's (its 4-address client shares
+    its radio, :func:`_refuse_backhaul`)."""
+    aps = [n for n in sc.nodes if isinstance(n, AccessPointNode)]
+    by_id = {ap.id: ap for ap in aps}
+    out: dict[str, tuple[str, int]] = {}
+
+    def tune(k: int, ap: AccessPointNode) -> tuple[str, int]:
+        if ap.id not in out:
+            r = getattr(ap, "radio", None)
+            if r is not None:
+                out[ap.id] = (r.phy, _channel_of(r.frequency_mhz))
+            elif ap.uplink is not None:
+                up = by_id[ap.uplink]
+                out[ap.id] = tune(aps.index(up), up)
+            else:
+                out[ap.id] = ("g", 1 + 5 * (k % 3))
+        return out[ap.id]
+
+    for k, ap in enumerate(aps):
+        tune(k, ap)
+    return out
+
+
+def _refuse_backhaul(sc: Scenario, names: _Names) -> None:
+    """Raise :class:`~subflow.errors.FieldNotHonoured` naming an ``uplink`` or ad-hoc radio the script
+    cannot carry as Mininet-WiFi builds it.
+
+    An uplink is a 4-address client interface added on the access point's own radio (``mn_wifi/link.py``:
+    ``_4address.add4addrIface``, ``iw dev <wlan> interface add <ap>.wds0 type managed 4addr on``), and a
+    ``mac80211_hwsim`` radio works on one channel at a time: the access point must serve its cell on its
+    uplink's channel and PHY, and both must be of one radio network (their segment is one L2 network).
+    The ad-hoc links are one IBSS (``mn_wifi/link.py``: ``adhoc``) on one channel: the stations' radios
+    must share their frequency and PHY. Interface names must fit Linux's 15 characters.
+    """
+    tuning = _ap_tuning(sc)
+    nodes = {n.id: n for n in sc.nodes}
+    for i, n in enumerate(sc.nodes):
+        if not isinstance(n, AccessPointNode) or n.uplink is None:
+            continue
+        up = nodes[n.uplink]
+        if getattr(up, "network", "wlan") != getattr(n, "network", "wlan"):
+            _refuse(["nodes", i, "uplink"], n.uplink, "the uplink is of another radio network; the script joins an "
+                    "access point to its uplink inside one network's radio segment")
+        if tuning[n.id] != tuning[up.id]:
+            _refuse(["nodes", i, "uplink"], n.uplink,
+                    f"Mininet-WiFi's 4-address client shares the access point's radio, which works on one "
+                    f"channel: mode/channel {tuning[n.id]} differ from the uplink's {tuning[up.id]}")
+    for link in uplink_links(sc, names)[0]:
+        if len(link["up_intf"]) > _IFNAME_MAX:
+            i = next(k for k, n in enumerate(sc.nodes) if n.id == link["client"])
+            _refuse(["nodes", i, "uplink"], link["up"], f"Mininet-WiFi names the uplink's interface "
+                    f"{link['up_intf']!r}, longer than Linux's {_IFNAME_MAX} characters")
+    adhoc = _adhoc_stations(sc)
+    for st in adhoc[1:]:
+        i = sc.nodes.index(st)
+        if _channel_of(st.radio.frequency_mhz) != _channel_of(adhoc[0].radio.frequency_mhz):
+            _refuse(["nodes", i, "radio", "frequency_mhz"], st.radio.frequency_mhz,
+                    "the script's ad-hoc links are one IBSS on one channel, the first ad-hoc station's")
+        if st.radio.phy != adhoc[0].radio.phy:
+            _refuse(["nodes", i, "radio", "phy"], st.radio.phy,
+                    "the script's ad-hoc links are one IBSS in one mode, the first ad-hoc station's")
+
+
 def _refuse(loc: list[Any], value: Any, why: str) -> None:
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
     raise FieldNotHonoured(f"{path}={value}: engine mininet-wifi does not honour it ({why})", "mininet-wifi", loc)
@@ -730,7 +937,8 @@ def _script_addressing(sc: Scenario, names: _Names, segments: list[dict], ends: 
     aps = [n for n in sc.nodes if isinstance(n, AccessPointNode)]
     stations = [n for n in sc.nodes if isinstance(n, StationNode)]
     nets = _networks(sc)
-    L = ["ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network"]
+    L = ["ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network, and "
+         "with ad-hoc links one more"]
     for seg in segments:
         for node, (itf, addr) in sorted(seg["members"].items(), key=lambda kv: kv[1]):
             L.append(f"    ({names.of[node]!r}, {itf!r}, '{addr}/24'),")
@@ -1082,26 +1290,18 @@ def ns2_setdest(scenario: Scenario | dict, run_seed: int | None = None) -> str:
 #: node fields the script cannot carry, and why (``subflow_engines.mininet_wifi.FIELDS`` refuses them too)
 _UNEXPORTED_NODE_FIELDS = {
     "ephemeris": "TCLink delays are fixed and links never go down: orbits are not exported",
-    "uplink": "wireless backhaul between access points is not exported yet",
 }
-#: scenario ``radio`` settings the script cannot carry (their values other than the default)
-_UNEXPORTED_RADIO = {"adhoc_links": False}
 
 
 def _refuse_unexported(doc: dict) -> None:
     """Raise :class:`~subflow.errors.FieldNotHonoured` naming the first field of ``doc`` the script
-    would silently drop: a satellite's orbit, an access point's uplink, or ad-hoc links (radio fields:
-    :func:`_refuse_radio`)."""
+    would silently drop: a satellite's orbit (radio fields: :func:`_refuse_radio`; uplinks and ad-hoc
+    links: :func:`_refuse_backhaul`)."""
     for i, n in enumerate(doc.get("nodes", [])):
         for name, why in _UNEXPORTED_NODE_FIELDS.items():
             if n.get(name) is not None:
                 raise FieldNotHonoured(f"nodes[{i}].{name}: engine mininet-wifi does not honour it ({why})",
                                        "mininet-wifi", ["nodes", i, name])
-    radio = doc.get("radio") or {}
-    for name, default in _UNEXPORTED_RADIO.items():
-        if radio.get(name, default) != default:
-            raise FieldNotHonoured(f"radio.{name}: engine mininet-wifi does not honour it (not exported yet)",
-                                   "mininet-wifi", ["radio", name])
 
 
 def script_for(scenario: Scenario | dict, strategy: str, random_models: str = "legs") -> str:

@@ -312,9 +312,28 @@ class DelayChangeApplied(TypedDict):
     changes, e.g. a SATCOM slant range)."""
 
     t_s: float
+    #: when the run applied it, seconds on the run clock (absent in documents stored before it was recorded)
+    applied_s: NotRequired[float]
     resource: str
     #: one-way delay from then on, ms
     delay_ms: float
+
+
+@with_config(ConfigDict(extra="forbid"))
+class CapacityChangeApplied(TypedDict):
+    """linux engine: a resource's capacity changed at ``t_s`` (seconds, the plan's time; the plan's capacity
+    changes, e.g. a SATCOM link budget's MODCOD step), applied to its HTB classes in place."""
+
+    t_s: float
+    #: when the run applied it (tc returned), seconds on the run clock
+    applied_s: float
+    resource: str
+    #: the plan's capacity from then on, Mbit/s (Ethernet frames counted)
+    capacity_mbps: float
+    #: the HTB rate (= ceil) set, kbit/s
+    rate_kbit: int
+    #: the classes changed, ``"<device> <classid>"`` (empty: an access point's air no station uses)
+    classes: list[str]
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -363,6 +382,8 @@ class LinuxRunInfo(TypedDict):
     rate_caps: NotRequired[list[RateCap]]
     #: every delay change applied (absent in documents stored before SATCOM orbits)
     delay_changes: NotRequired[list[DelayChangeApplied]]
+    #: every capacity change applied (absent in documents stored before the engine applied them)
+    capacity_changes: NotRequired[list[CapacityChangeApplied]]
     #: what the teardown could not remove (only when something was left)
     cleanup_problems: NotRequired[list[str]]
     #: each NFQUEUE delay line queue's counters (absent in documents stored before them)

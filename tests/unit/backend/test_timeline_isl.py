@@ -31,3 +31,11 @@ def test_the_timeline_lists_the_isl_with_range_delay_and_visibility():
 def test_a_scenario_without_isl_answers_an_empty_list():
     doc = json.loads((EXAMPLES / "naval-leo.json").read_text())
     assert timeline_of(doc, Limits()).isl == []
+
+
+def test_the_access_report_only_when_asked():
+    doc = json.loads((EXAMPLES / "naval-leo.json").read_text())
+    assert timeline_of(doc, Limits()).access == []
+    passes = timeline_of(doc, Limits(), access=True).access
+    assert {p.terminal for p in passes} == {"ship1", "ship2", "teleport"}  # the gateway too
+    assert all(p.steps is None for p in passes)  # naval-leo has no link budgets

@@ -106,3 +106,21 @@ def test_captures_are_written_as_files_and_dropped_from_the_document(naval_direc
     assert (tmp_path / "caps" / "sptcp-l1.pcap").read_bytes() == data
     assert result.strategies["sptcp"].captures[0].data_b64 is None
     assert write_captures(result, tmp_path / "caps") == []
+
+
+def test_satcom_access_reports_each_pass_with_its_rise_set_and_modcod():
+    """naval-leo: every LEO pass over ship1 rises and sets within the run or at its ends, the satellite in use
+    lies within a pass, and the table prints each pass; the JSON is the timeline's ``access``."""
+    leo = str(EXAMPLES / "naval-leo.json")
+    out = runner.invoke(app, ["satcom", leo, "--access", "--json"])
+    assert out.exit_code == 0, out.output
+    passes = [p for p in json.loads(out.output) if p["terminal"] == "ship1"]
+    leo_passes = [p for p in passes if p["satellite"] != "geosat"]
+    assert len(leo_passes) >= 3
+    for p in leo_passes:
+        assert 0.0 <= p["rise_s"] < p["t_max_elevation_s"] + 1e-9 and p["t_max_elevation_s"] <= p["set_s"] <= 900.0
+        assert p["max_elevation_deg"] >= 10.0  # the mask
+        assert all(p["rise_s"] <= a < b <= p["set_s"] for a, b in p["in_use"])
+    table = runner.invoke(app, ["satcom", leo, "--access"])
+    assert table.exit_code == 0 and "Access report" in table.output
+    assert all(f"{p['set_s']:.1f}" in table.output for p in leo_passes)

@@ -20,7 +20,15 @@ depend on, each named here and checked by ``test_mininet_wifi_script_rules.py``:
   and ``intf.config(**params)`` sets it again (``mininet/link.py`` ``TCIntf.config``);
 * association by range: a station's wlan is associated (``associatedTo``) with the nearest access
   point whose ``range`` covers it, re-evaluated at ``build()`` and on every ``setPosition``
-  (``mn_wifi/mobility.py`` ``check_in_range``; ``mn_wifi/node.py`` ``setPosition`` -> ``configLinks``).
+  (``mn_wifi/mobility.py`` ``check_in_range``; ``mn_wifi/node.py`` ``setPosition`` -> ``configLinks``);
+* ``addLink(ap, client, cls=_4address)`` (``mn_wifi/link.py`` ``_4address``): ``<client>.wds<c>`` on the
+  client (``c`` from 0) and ``<ap>-wlan1.sta<w>`` on the access point (``w`` from 1), both on the port the
+  access point's ``newPort()`` gives (``params1``/``params2`` are one dict); a port the client already
+  holds is recorded as ``port-collision`` (``addWIntf`` would replace that interface). Recorded as
+  ``addLink-4address`` with its ports and the network's ``config4addr``;
+* ``addLink(sta, cls=adhoc, intf=...)`` (``mn_wifi/link.py`` ``adhoc``): that wlan joins the IBSS
+  (``associatedTo = 'adhoc'``, never re-associated to an access point), recorded as ``addLink-adhoc``;
+  ``configureNodes`` does what ``configureWifiNodes`` does (``mn_wifi/net.py``: the latter calls the former).
 
 Commands ending in ``&`` get ``lastPid`` as Mininet's ``Node.sendCmd`` sets it; with
 ``_fake_calls.IPERF = "late"`` an iperf3 command starts a real process that writes a small iperf3
@@ -47,7 +55,7 @@ FAKE_MODULES = {
     "mininet/node.py": "class Controller:\n    pass\n",
     "mininet/link.py": "class TCLink:\n    pass\n",
     "mn_wifi/__init__.py": "",
-    "mn_wifi/link.py": "class wmediumd:\n    pass\n",
+    "mn_wifi/link.py": "class wmediumd:\n    pass\n\n\nclass _4address:\n    pass\n\n\nclass adhoc:\n    pass\n",
     "mn_wifi/node.py": "class OVSKernelAP:\n    pass\n",
     "mn_wifi/wmediumdConnector.py": "interference = 'interference'\n",
     "mn_wifi/net.py": textwrap.dedent(
@@ -189,6 +197,13 @@ FAKE_MODULES = {
 
             def configureWifiNodes(self):
                 CALLS.append(["configureWifiNodes"])
+                self._configure()
+
+            def configureNodes(self):
+                CALLS.append(["configureNodes"])
+                self._configure()
+
+            def _configure(self):
                 for sta in self.stations:
                     for k in range(int(sta.params.get("wlans", 1))):
                         w = FakeWlan(sta, f"{sta.name}-wlan{k}")
@@ -201,8 +216,12 @@ FAKE_MODULES = {
                     ap.wintfs[0] = w
                     ap.addIntf(w, port)
 
-            def addLink(self, node1, node2, **params):
-                params.pop("cls", None)
+            def addLink(self, node1, node2=None, port1=None, port2=None, cls=None, **params):
+                from mn_wifi.link import _4address, adhoc
+                if cls is _4address:
+                    return self._4address(node1, node2, port1, port2, **params)
+                if cls is adhoc:
+                    return self._adhoc(node1, **params)
                 names = []
                 for node in (node1, node2):
                     port = node.newPort()
@@ -210,6 +229,32 @@ FAKE_MODULES = {
                     node.addIntf(FakeIntf(node, name, params), port)
                     names.append(name)
                 CALLS.append(["addLink", [node1.name, node2.name], names, {k: repr(v) for k, v in params.items()}])
+
+            def _4address(self, node1, node2, port1=None, port2=None, **params):
+                """mn_wifi/link.py _4address: <client>.wds<c> on node2 (c from 0), <node1's wlan>.sta<w> on
+                node1 (w from 1); both on the port node1.newPort() gives (one params dict for both ends)."""
+                CALLS.append(["addLink-4address", [node1.name, node2.name], [port1, port2],
+                              {k: repr(v) for k, v in params.items()}, self.kwargs.get("config4addr")])
+                node2.cwds = getattr(node2, "cwds", -1) + 1
+                node1.wds = getattr(node1, "wds", 0) + 1
+                port = node1.newPort()
+                if port in node2.ports.values():  # addWIntf would replace node2's interface on that port
+                    CALLS.append(["port-collision", node2.name, port])
+                client = FakeWlan(node2, f"{node2.name}.wds{node2.cwds}")
+                up = FakeWlan(node1, f"{node1.wintfs[port1 or 0].name}.sta{node1.wds}")
+                node2.addIntf(client, port)
+                node1.addIntf(up, port)
+                client.associatedTo = node1.wintfs[port1 or 0]
+                CALLS.append(["4addr-interfaces", [up.name, port], [client.name, port]])
+
+            def _adhoc(self, node, intf=None, **params):
+                """mn_wifi/link.py adhoc: the node's wlan named intf joins the IBSS (associatedTo 'adhoc')."""
+                CALLS.append(["addLink-adhoc", node.name, intf, {k: repr(v) for k, v in params.items()}])
+                wlan = next((w for w in node.wintfs.values() if w.name == intf), None)
+                if wlan is None:
+                    CALLS.append(["missing-dev", node.name, intf, "addLink(cls=adhoc)"])
+                    return
+                wlan.associatedTo = "adhoc"
 
             def mobility(self, node, stage, time=None, position=None):
                 CALLS.append(["mobility", node.name, stage, repr(time)])
@@ -226,6 +271,8 @@ FAKE_MODULES = {
             def _associate(self):
                 for sta in self.stations:
                     for w in sta.wintfs.values():
+                        if w.associatedTo == "adhoc":
+                            continue
                         best = None
                         for ap in self.aps:
                             if not hasattr(ap, "position") or not hasattr(sta, "position") or not ap.wintfs:

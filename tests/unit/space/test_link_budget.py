@@ -318,14 +318,27 @@ def test_fluid_throughput_follows_the_modcod_and_mptcp_shifts_path():
         mean(ku, 20, 110) / (mean(ka, 20, 110) + mean(ku, 20, 110)) + 0.1
 
 
-def test_linux_refuses_the_budget_naming_it():
-    from subflow.errors import FieldNotHonoured
+def test_linux_honours_the_budget_and_applies_its_outages():
+    """The linux engine takes the example (its capacity changes: tests/linux/test_capacity_steps.py), and
+    reads a budget outage (no MODCOD closes) from the plan's link_down/link_up events of the link."""
     from subflow.runplan.capabilities import check_fields
+    from subflow.runplan.document import RunPlan
     from subflow_engines.linux import FIELDS
+    from subflow_engines.linux.topology import budget_outages
 
-    with pytest.raises(FieldNotHonoured) as exc:
-        check_fields(_example(), FIELDS, "linux")
-    assert str(exc.value).startswith("links[0].budget=SatcomBudget: engine linux does not honour it")
+    check_fields(_example(), FIELDS, "linux")
+    sc = load_scenario(_example())
+    plan = RunPlan.model_construct(duration_s=420.0, events=[
+        {"t_s": 0.0, "kind": "link_down", "node": "ship1", "link": "ship1-ku"},
+        {"t_s": 5.0, "kind": "link_up", "node": "ship1", "link": "ship1-ku"},
+        {"t_s": 100.0, "kind": "link_down", "node": "ship1", "link": "ship1-ka"},
+        {"t_s": 150.0, "kind": "link_down", "node": "ship1", "link": "ship1-ka"},
+        {"t_s": 160.0, "kind": "link_up", "node": "ship1", "link": "ship1-ka"},
+        {"t_s": 170.0, "kind": "link_up", "node": "ship1", "link": "ship1-ka"},
+        {"t_s": 300.0, "kind": "link_down", "node": "ship1", "link": "ship1-ka"},
+        {"t_s": 50.0, "kind": "link_down", "node": "x", "link": "not-budgeted"}])
+    assert sorted(budget_outages(plan, sc)) == [("ship1-ka", 100.0, 170.0), ("ship1-ka", 300.0, 420.0),
+                                                ("ship1-ku", 0.0, 5.0)]
 
 
 def test_mininet_wifi_refuses_every_budget_field():

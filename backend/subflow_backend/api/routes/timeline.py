@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
 from subflow.results.document import RadioEvent, parse_radio_events
 from subflow.scenario.document import load_scenario
 from subflow.scenario.geodesy import frame_of, geo_corners
 from subflow.service.limits import Limits, check_scenario
+from subflow.space.access import AccessPass, access_report
 from subflow.space.mobility import Leg
 from subflow.space.satcom import IslState, SatcomUse, isl_states, satcom_uses
 from subflow.runplan.topology import NetworkTimeline
@@ -69,6 +70,11 @@ class TimelinePublic(BaseModel):
         description="Inter-satellite links (a link between two satellites on orbits): each one's visible and "
         "blocked intervals over the run, in time order, with its range (km) and one-way delay (ms); empty "
         "without them.")
+    access: list[AccessPass] = Field(
+        default_factory=list,
+        description="With ``?access=true``, for scenarios with satellites on orbits: every pass of a satellite over a ground terminal (rise, "
+        "set, highest elevation, the parts in use and, for a budgeted link, MODCOD and capacity at each change), "
+        "by terminal then rise; empty otherwise.")
     windows: list[tuple[float, float]] = Field(
         description="The run cut where the network changes (an association starts or ends, a link or SATCOM "
         "outage starts or ends, an ad-hoc hop comes or goes): ``[t_start_s, t_end_s]`` pairs covering "
@@ -95,7 +101,12 @@ def corners3(legs: list[Leg]) -> list[tuple[float, float, float, float]]:
     responses={422: {"description": "Invalid scenario, or one over a MAX_* limit (MAX_TIMELINE_LEGS: legs of all "
                                     "trajectories); `detail[].loc` is `['body', ...path]`, as for scenarios."}},
 )
-def compute_timeline(document: dict[str, Any] = Body(description="A scenario document.")) -> TimelinePublic:
+def compute_timeline(
+    document: dict[str, Any] = Body(description="A scenario document."),
+    access: bool = Query(False, description="Also compute ``access``: each satellite pass over each terminal, "
+                         "with MODCOD and capacity from the link budgets (costs the budgets, about a second for a "
+                         "budgeted scenario; the editor's scrubber leaves it off)."),
+) -> TimelinePublic:
     """Trajectories of every node, associations and radio events of a scenario document (not stored).
 
     The document is validated as ``POST /api/scenarios`` validates it (422 naming
@@ -104,15 +115,16 @@ def compute_timeline(document: dict[str, Any] = Body(description="A scenario doc
     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
     link's one-way delay over each use (:mod:`subflow.space.satcom`), and ``isl`` when each inter-satellite
-    link is visible or blocked, with its range and delay. ``windows`` are the times between
+    link is visible or blocked, with its range and delay; with ``?access=true``, ``access`` lists each pass of a
+    satellite over a terminal (:mod:`subflow.space.access`). ``windows`` are the times between
     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
     """
-    return compute.run(timeline_of, document, settings.limits)
+    return compute.run(timeline_of, document, settings.limits, access)
 
 
-def timeline_of(document: dict[str, Any], limits: Limits) -> TimelinePublic:
-    """The answer of :func:`compute_timeline` (run in :mod:`subflow_backend.compute`'s pool). Raises
-    ScenarioInvalid, or LimitExceeded naming the MAX_* setting (→ 422 at the API edge)."""
+def timeline_of(document: dict[str, Any], limits: Limits, access: bool = False) -> TimelinePublic:
+    """The answer of :func:`compute_timeline` (run in :mod:`subflow_backend.compute`'s pool); ``access``: with
+    the access report. Raises ScenarioInvalid, or LimitExceeded naming the MAX_* setting (→ 422 at the API edge)."""
     scenario = load_scenario(document)
     check_scenario(scenario, limits)
     network = NetworkTimeline(scenario)
@@ -128,5 +140,6 @@ def timeline_of(document: dict[str, Any], limits: Limits) -> TimelinePublic:
         events=parse_radio_events(tl.events),
         satcom=satcom_uses(scenario, network.satcom),
         isl=isl_states(scenario, network.satcom),
+        access=access_report(scenario, network.satcom) if access else [],
         windows=network.windows(),
     )

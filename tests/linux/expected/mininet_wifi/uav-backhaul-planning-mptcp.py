@@ -65,7 +65,7 @@ def topology():
     return net
 
 
-ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network
+ADDRESSES = [  # (node, interface, address/prefix); a station has one wlan<k> per radio network, and with ad-hoc links one more
     ('r1', 'r1-eth0', '10.1.0.2/24'),
     ('sta1', 'sta1-eth1', '10.1.0.1/24'),
     ('r1', 'r1-eth1', '10.1.1.2/24'),
