@@ -19,6 +19,7 @@ Exit codes: 0 success, 2 bad input (file, scenario, strategy, engine); remote mo
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from pathlib import Path
@@ -75,10 +76,16 @@ def compare(
     engine: Annotated[str, typer.Option(help="Engine to run on.")] = "fluid",
     seed: Annotated[Optional[int], typer.Option(help="Override run.seed of the scenario.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result document.")] = False,
+    captures: Annotated[Optional[Path], typer.Option(
+        help="Folder for the packet captures of the scenario's capture links (linux engine): "
+             "<strategy>-<link>.pcap each; the printed document then holds only their descriptions.")] = None,
 ) -> None:
     """Run each strategy on SCENARIO and print per-flow throughput statistics."""
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     client = remote.client_for(ctx)
+    if client is not None and captures is not None:
+        _fail("--captures: the service stores a remote comparison's captures; download them from the comparison "
+              "page or GET /api/scenarios/{id}/comparisons/{cid}/captures")
     if client is not None:
         with remote_errors():
             sid = client.scenario_id(str(scenario))
@@ -97,6 +104,9 @@ def compare(
         _fail(f"{scenario}: invalid scenario\n{lines}")
     except (SubflowError, ValueError) as exc:
         _fail(str(exc))
+    if captures is not None:
+        for path in write_captures(result, captures):
+            sys.stderr.write(f"wrote {path}\n")
     _print_result(result, as_json)
 
 
@@ -121,6 +131,23 @@ def _print_result(result: ResultDocument, as_json: bool) -> None:
             f"{s.zero_s:g}", "", f"{s.jain_index:.3f}", end_section=True,
         )
     Console().print(table)
+
+
+def write_captures(result: ResultDocument, folder: Path) -> list[Path]:
+    """Write each strategy's packet captures to ``folder`` as ``<strategy>-<link>.pcap`` (ids and strategy
+    names are letters, digits, ``_`` and ``-``) and drop their files from ``result`` (``data_b64`` null).
+    Returns the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, res in result.strategies.items():
+        for cap in res.captures:
+            if cap.data_b64 is None:
+                continue
+            path = folder / f"{name}-{cap.link}.pcap"
+            path.write_bytes(base64.b64decode(cap.data_b64))
+            cap.data_b64 = None
+            written.append(path)
+    return written
 
 
 def _parse_value(text: str):

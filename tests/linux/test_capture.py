@@ -12,6 +12,9 @@ import pytest
 
 from subflow.runplan.resolve import resolve_plan
 from subflow_engines import linux
+from subflow_engines.linux import capabilities, commands
+from subflow_engines.linux.capture import count_packets, packet_limit
+from subflow_engines.linux.engine import validate
 
 from .scenarios import two_path
 
@@ -86,3 +89,33 @@ def test_the_size_cap_stops_the_capture(need_linux, no_leftovers, monkeypatch):
     assert cap.truncated and cap.packets == 50
     assert cap.size_bytes <= 24 + 50 * (96 + 16)
     assert cap.node == "r1"
+
+
+def test_without_tcpdump_a_capture_is_refused_before_anything_starts(monkeypatch):
+    """No root needed: :func:`linux.validate` on a host description."""
+    caps = capabilities.HostCapabilities(
+        root=True, ip=True, tc=True, netns=True, veth=True, bridge=True, htb=True, u32=True, netem=True,
+        iptables=True, statistic_match=True, nfqueue_target=True, nfqueue_binding=True, mptcp_enabled=True,
+        mptcp_endpoints=True, mptcpize=True, iperf3=True, ss=True, congestion_control=["reno"])
+    scenario = two_path(3.0, with_slow_path=False)
+    scenario["capture"] = ["a-r1"]
+    plan = resolve_plan(scenario, "sptcp", "linux")
+    real = commands.which
+    monkeypatch.setattr(commands, "which", lambda tool: None if tool == "tcpdump" else real(tool))
+    with pytest.raises(linux.EngineCannotRun, match=r"^capture: packet capture needs tcpdump"):
+        validate(plan, caps)
+    monkeypatch.setattr(commands, "which", lambda tool: "/usr/bin/" + tool)
+    assert all("capture" not in note for note in validate(plan, caps))  # runs (notes on what Linux fixes)
+
+
+def test_the_packet_limit_keeps_the_file_under_the_cap_and_records_are_counted():
+    assert packet_limit(24 + 10 * (96 + 16), 96) == 10
+    assert packet_limit(24 + 10 * (96 + 16) - 1, 96) == 9
+    with pytest.raises(linux.EngineCannotRun, match="MAX_CAPTURE_BYTES=100 holds no packet"):
+        packet_limit(100, 96)
+    header = bytes.fromhex("4d3cb2a1020004000000000000000000ffff000001000000")
+    record = (b"\x01\x00\x00\x00\x00\x00\x00\x00" + (4).to_bytes(4, "little") + (60).to_bytes(4, "little")
+              + b"abcd")
+    assert count_packets(header + record * 3) == 3
+    assert count_packets(header + record * 3 + record[:10]) == 3  # a record cut short by a kill
+    assert count_packets(b"") == 0

@@ -7757,7 +7757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/vnd.tcpdump.pcap": unknown;
+                    "application/vnd.tcpdump.pcap": string;
                 };
             };
             /** @description Not signed in (no, expired or revoked credentials). */

@@ -213,6 +213,12 @@ describe("link events and rate tables", () => {
     expect(after.link_events).toEqual([]);
   });
 
+  it("drops a deleted link from the packet capture, keeping the others", () => {
+    const d = { ...built(), capture: ["l1", "l2"] };
+    expect(deleteElements(d, [], ["l2"]).capture).toEqual(["l1"]);
+    expect(deleteElements(built(), [], ["l2"]).capture).toBeUndefined();
+  });
+
   it("grows a rate table 100 m at a time and removes it entirely with its last row", () => {
     const one = addRateStep(null, 54);
     expect(one).toEqual([{ distance_m: 100, bandwidth_mbps: 54 }]);

@@ -173,7 +173,7 @@ export function moveNodes(doc: ScenarioDocument, moves: Record<string, Position>
 
 /**
  * Delete nodes and links. Links touching a deleted node, flows from or to one,
- * and link events of a deleted link go too (they would no longer validate).
+ * and link events and the packet capture of a deleted link go too (they would no longer validate).
  */
 export function deleteElements(doc: ScenarioDocument, nodeIds: readonly string[], linkIds: readonly string[]): ScenarioDocument {
   const nodes = new Set(nodeIds);
@@ -187,6 +187,7 @@ export function deleteElements(doc: ScenarioDocument, nodeIds: readonly string[]
     links: keptLinks,
     flows: (doc.flows ?? []).filter((f) => !nodes.has(f.src) && !nodes.has(f.dst)),
     link_events: doc.link_events ? doc.link_events.filter((e) => keptLinkIds.has(e.link)) : doc.link_events,
+    capture: doc.capture ? doc.capture.filter((id) => keptLinkIds.has(id)) : doc.capture,
   };
 }
 

@@ -96,6 +96,10 @@ def test_members_list_and_download_the_captures_others_get_404(api, sessions, ta
     _, other = _running_comparison_named(api, tasks, "capture-api-2")
     assert api.get(f"/api/scenarios/{sid}/comparisons/{other}/captures/{first}").status_code == 404
     assert api.get(f"{url}/not-a-capture").status_code == 404
+    # deleted with the scenario (and its comparisons)
+    assert api.delete(f"/api/scenarios/{sid}").status_code == 204
+    with sessions() as s:
+        assert s.query(models.PacketCapture).filter_by(comparison_id=cid).count() == 0
 
 
 def _running_comparison_named(api, tasks, name: str) -> tuple[str, str]:

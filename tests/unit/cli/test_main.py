@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
 from typer.testing import CliRunner
 
 from subflow.comparison.compare import compare
-from subflow_cli.main import app
+from subflow.results.document import PacketCapture
+from subflow_cli.main import app, write_captures
 from subflow_engines import run_plan
 
 from tests.conftest import EXAMPLES
@@ -90,6 +92,20 @@ def test_satcom_lists_the_inter_satellite_links_with_range_delay_and_visibility(
     table = runner.invoke(app, ["satcom", isl])
     assert table.exit_code == 0 and "Inter-satellite links" in table.output and "isl-ab" in table.output
     assert "ship" in table.output  # the SATCOM uses too
+
+
+def test_captures_are_written_as_files_and_dropped_from_the_document(naval_direct, tmp_path):
+    """``subflow compare --captures DIR``: each strategy's capture file lands in DIR, the document keeps its
+    description (a fluid result given a capture, as the linux engine hands one over)."""
+    result = compare(naval_direct, ["sptcp"], runner=run_plan)
+    data = bytes.fromhex("4d3cb2a1020004000000000000000000ffff000001000000")
+    result.strategies["sptcp"].captures = [PacketCapture(link="l1", node="a", snaplen_bytes=256, size_bytes=24,
+                                                         packets=0, truncated=False,
+                                                         data_b64=base64.b64encode(data).decode())]
+    assert write_captures(result, tmp_path / "caps") == [tmp_path / "caps" / "sptcp-l1.pcap"]
+    assert (tmp_path / "caps" / "sptcp-l1.pcap").read_bytes() == data
+    assert result.strategies["sptcp"].captures[0].data_b64 is None
+    assert write_captures(result, tmp_path / "caps") == []
 
 
 def test_satcom_access_reports_each_pass_with_its_rise_set_and_modcod():

@@ -48,8 +48,8 @@ def list_captures(session: SessionDep, scenario: ScenarioDep, comparison_id: str
     "/{capture_id}",
     response_class=Response,
     responses={
-        200: {"content": {PCAP_MEDIA_TYPE: {}}, "description": "The libpcap file (nanosecond timestamps), as an "
-                                                                "attachment."},
+        200: {"content": {PCAP_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+              "description": "The libpcap file (nanosecond timestamps), as an attachment."},
         404: {"description": "No such comparison or capture."},
     },
 )
