@@ -4,18 +4,18 @@
  * from the domain library (`POST /api/timeline`), computed for the document as
  * it is being edited (debounced), so they match what a run would use.
  */
-import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useState } from "react";
 import { api, isAbort } from "../api/client";
 import type { ScenarioDocument, TimelinePublic } from "../api/types";
 import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
+import { usePlayLoop } from "../lib/playback";
 import { associationsAt, positionAt, windowIndexAt, type Corner } from "../lib/timeline";
 import { SatcomReadout } from "./SatcomReadout";
 import type { Ghosts } from "./TopologyGraph";
 
 const DEBOUNCE_MS = 400;
 /** Simulated seconds per wall-clock second while playing: the run takes ~10 s. */
-const PLAY_SECONDS = 10;
 
 /**
  * `onTimeline` (a geographic scenario's map): told the timeline and the scrubbed time, so that the
@@ -53,28 +53,7 @@ export function TimeScrubber({ doc, onGhosts, onTimeline, onTime }: { doc: Scena
 
   const duration = timeline?.duration_s ?? doc.run?.duration_s ?? 100;
 
-  // playback: requestAnimationFrame, stopped on pause or unmount
-  const last = useRef<number | null>(null);
-  useEffect(() => {
-    if (!playing) return;
-    let frame = requestAnimationFrame(function step(now) {
-      const prev = last.current ?? now;
-      last.current = now;
-      setT((x) => {
-        const next = x + ((now - prev) / 1000) * (duration / PLAY_SECONDS);
-        if (next >= duration) {
-          setPlaying(false);
-          return duration;
-        }
-        return next;
-      });
-      frame = requestAnimationFrame(step);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      last.current = null;
-    };
-  }, [playing, duration]);
+  usePlayLoop(playing, duration, setT, setPlaying);
 
   const state = useMemo(() => {
     if (!on || !timeline) return null;

@@ -14,6 +14,41 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 /** Simulated seconds per wall-clock second while playing: the run takes ~10 s. */
 export const PLAY_SECONDS = 10;
 
+/**
+ * While `playing`, advance a time (seconds, from null as 0) so that `duration` takes {@link PLAY_SECONDS} s of
+ * wall time, one step per animation frame; at `duration` it stops there and calls `setPlaying(false)`.
+ * One loop for every player: the comparison's shared playback and the editor's mobility scrubber.
+ */
+export function usePlayLoop<T extends number | null>(
+  playing: boolean,
+  duration: number,
+  setT: (f: (x: T) => T) => void,
+  setPlaying: (on: boolean) => void,
+): void {
+  const last = useRef<number | null>(null);
+  useEffect(() => {
+    if (!playing) return;
+    let frame = requestAnimationFrame(function step(now) {
+      const prev = last.current ?? now;
+      last.current = now;
+      setT((x) => {
+        const next = (x ?? 0) + ((now - prev) / 1000) * (duration / PLAY_SECONDS);
+        if (next >= duration) {
+          setPlaying(false);
+          return duration as T;
+        }
+        return next as T;
+      });
+      frame = requestAnimationFrame(step);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      last.current = null;
+    };
+  }, [playing, duration, setT, setPlaying]);
+}
+
+
 export interface Playback {
   /** The time every view shows: the hovered time, else the chosen one, else 0. */
   time: number;
@@ -34,27 +69,7 @@ export function usePlaybackState(duration: number): Playback {
   const [t, setT] = useState<number | null>(null);
   const [hoverT, setHoverT] = useState<number | null>(null);
   const [playing, setPlaying] = useState(false);
-  const last = useRef<number | null>(null);
-  useEffect(() => {
-    if (!playing) return;
-    let frame = requestAnimationFrame(function step(now) {
-      const prev = last.current ?? now;
-      last.current = now;
-      setT((x) => {
-        const next = (x ?? 0) + ((now - prev) / 1000) * (duration / PLAY_SECONDS);
-        if (next >= duration) {
-          setPlaying(false);
-          return duration;
-        }
-        return next;
-      });
-      frame = requestAnimationFrame(step);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      last.current = null;
-    };
-  }, [playing, duration]);
+  usePlayLoop(playing, duration, setT, setPlaying);
   const seek = useCallback(
     (x: number) => {
       setPlaying(false);
