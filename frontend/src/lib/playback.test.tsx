@@ -4,12 +4,12 @@
  * chart's hover overrides it while it lasts; Play advances every view together (the whole run in
  * PLAY_SECONDS) and stops at the end; moving a slider pauses; a time is clamped to the run.
  */
-import { act } from "react";
+import { act, useState } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PlaybackBar } from "../components/PlaybackBar";
 import { renderHook, type Rendered } from "../testing/renderHook";
-import { PLAY_SECONDS, PlaybackProvider, usePlayback, usePlaybackState, type Playback } from "./playback";
+import { PLAY_SECONDS, PlaybackProvider, usePlayback, usePlaybackState, usePlayLoop, type Playback } from "./playback";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -96,5 +96,22 @@ describe("PlaybackProvider", () => {
     frame(0);
     frame(1000);
     expect([out("Map time"), out("Routes time")]).toEqual(["390 s", "390 s"]);
+  });
+});
+
+describe("usePlayLoop (the editor scrubber's loop too)", () => {
+  it("advances a plain number time in PLAY_SECONDS and stops at the run's end", () => {
+    const r = renderHook((d: number) => {
+      const [t, setT] = useState(0);
+      const [playing, setPlaying] = useState(true);
+      usePlayLoop(playing, d, setT, setPlaying);
+      return { t, playing };
+    }, 100);
+    frame(0);
+    frame(PLAY_SECONDS * 500); // half the wall time: half the run
+    expect(r.result.current.t).toBeCloseTo(50);
+    frame(PLAY_SECONDS * 2000);
+    expect(r.result.current).toEqual({ t: 100, playing: false });
+    r.unmount();
   });
 });
