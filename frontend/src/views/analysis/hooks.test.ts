@@ -11,24 +11,9 @@ import { analysisApi, type FailureReport } from "../../api/analysis";
 import { ApiError, api } from "../../api/client";
 import type { ComparisonPublic } from "../../api/types";
 import { renderHook, settle, type Rendered } from "../../testing/renderHook";
+import { StreamStandIn } from "../../testing/streamStandIn";
 import { useCapacitySearch, useFailureAnalysis, useFields, useFollowedComparison } from "./hooks";
 
-class StreamStandIn {
-  static readonly CLOSED = 2;
-  static opened: StreamStandIn[] = [];
-  readyState = 1;
-  onmessage: ((msg: { data: string }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  constructor(readonly url: string) {
-    StreamStandIn.opened.push(this);
-  }
-  close() {
-    this.readyState = StreamStandIn.CLOSED;
-  }
-  send(ev: object) {
-    act(() => this.onmessage?.({ data: JSON.stringify(ev) }));
-  }
-}
 
 let r: Rendered<null, any>;
 beforeEach(() => {

@@ -5,35 +5,14 @@
  * a running one follows the stream's progress, closes it on a finished status and reads the
  * result; a stream closed for good and a refused read become lines; leaving closes the stream.
  */
-import { act } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError, api } from "../../api/client";
 import type { ComparisonPublic, ProgressEvent } from "../../api/types";
 import { RESULT } from "../../lib/fixtures.test-data";
 import { renderHook, settle, type Rendered } from "../../testing/renderHook";
+import { StreamStandIn } from "../../testing/streamStandIn";
 import { isActive, useComparison } from "./useComparison";
 
-/** A server-sent event source driven by the test: `send` delivers a message, `drop` closes it as the browser does. */
-class StreamStandIn {
-  static readonly CLOSED = 2;
-  static opened: StreamStandIn[] = [];
-  readyState = 1;
-  onmessage: ((msg: { data: string }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  constructor(readonly url: string) {
-    StreamStandIn.opened.push(this);
-  }
-  close() {
-    this.readyState = StreamStandIn.CLOSED;
-  }
-  send(ev: ProgressEvent) {
-    act(() => this.onmessage?.({ data: JSON.stringify(ev) }));
-  }
-  drop() {
-    this.readyState = StreamStandIn.CLOSED;
-    act(() => this.onerror?.());
-  }
-}
 
 function comparison(status: string, extra: Partial<ComparisonPublic> = {}): ComparisonPublic {
   return { id: "c1", status, strategies: ["sptcp", "mptcp"], progress: status === "succeeded" ? 1 : 0.1, error: null, units_done: 0, units_total: 1, result: null, ...extra } as unknown as ComparisonPublic;
