@@ -20,7 +20,6 @@ Register in ``main.py`` with ``app.registered_commands += analysis_app.registere
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, NoReturn, Optional
 
@@ -35,7 +34,7 @@ from subflow.errors import ScenarioInvalid, SubflowError
 from subflow_engines import get_engine
 
 from subflow_cli import remote
-from subflow_cli.output import error_lines, fail as _fail, remote_errors
+from subflow_cli.output import error_lines, fail as _fail, read_json, remote_errors
 
 analysis_app = typer.Typer(add_completion=False, help="Failure analysis and capacity planning.")
 
@@ -49,15 +48,6 @@ def _explain(file: Path, exc: Exception) -> NoReturn:
         lines = error_lines(exc.errors())
         _fail(f"invalid options\n{lines}")
     _fail(f"{file}: {exc}")
-
-
-def _read(file: Path) -> dict:
-    try:
-        return json.loads(file.read_text())
-    except FileNotFoundError:
-        _fail(f"{file}: no such file")
-    except json.JSONDecodeError as exc:
-        _fail(f"{file}: not valid JSON ({exc})")
 
 
 def _num(x: float | None, fmt: str = "{:.2f}") -> str:
@@ -89,7 +79,7 @@ def failures(
                                     body, "failures", show=not as_json)
         report = FailureReport.model_validate(found)
     else:
-        doc = _read(file)
+        doc = read_json(file)
         try:
             report = analyse_failures(doc, FailureRequest(**body))
         except (SubflowError, ValueError) as exc:
@@ -165,7 +155,7 @@ def capacity(
 def _local_capacity(file: Path, body: dict, as_json: bool) -> CapacityResult:
     """The capacity search of ``body`` (a :class:`CapacityRequest`) on FILE with the in-process engine, each
     step reported on stderr unless ``as_json``."""
-    doc = _read(file)
+    doc = read_json(file)
     try:
         request = CapacityRequest(**body)
         check_request(doc, request, max_sweep_units=10**6)

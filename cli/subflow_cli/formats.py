@@ -27,7 +27,7 @@ from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.io.formats import all_formats, export_scenario, names
 from subflow.runplan.strategies import get_strategy
 from subflow_cli import remote
-from subflow_cli.output import error_lines, fail as _fail, remote_errors
+from subflow_cli.output import error_lines, fail as _fail, read_json, remote_errors
 
 formats_app = typer.Typer(add_completion=False, help="File formats in and out.")
 
@@ -68,12 +68,7 @@ def export(
         return
     if format not in names("export"):
         _fail(f"unknown export format {format!r}; known: {', '.join(names('export'))}")
-    try:
-        doc = json.loads(scenario.read_text())
-    except OSError as exc:
-        _fail(f"{scenario}: {exc.strerror or exc}")
-    except json.JSONDecodeError as exc:
-        _fail(f"{scenario}: not valid JSON ({exc})")
+    doc = read_json(scenario)
     try:
         if format == "mininet-wifi":
             get_strategy(strategy)

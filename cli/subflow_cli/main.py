@@ -39,7 +39,7 @@ from subflow.scenario.document import load_scenario, scenario_json_schema
 from subflow_engines import all_engines, get_engine
 
 from subflow_cli import remote
-from subflow_cli.output import error_lines, fail as _fail, remote_errors
+from subflow_cli.output import error_lines, fail as _fail, read_json, remote_errors
 
 app = typer.Typer(add_completion=False, help="Subflow: plan and compare transport strategies on mobile networks.")
 
@@ -56,16 +56,6 @@ def main(
     """Subflow: plan and compare transport strategies on mobile networks, in-process or on a service."""
     ctx.obj = {"server": server, "local": local}
 
-
-
-def _read_scenario(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        _fail(f"{path}: no such file")
-    except json.JSONDecodeError as exc:
-        _fail(f"{path}: not valid JSON ({exc})")
-    raise AssertionError  # unreachable
 
 
 @app.command()
@@ -93,7 +83,7 @@ def compare(
                                      show=not as_json)
         _print_result(ResultDocument.model_validate(done["result"]), as_json)
         return
-    doc = _read_scenario(scenario)
+    doc = read_json(scenario)
     if seed is not None and isinstance(doc, dict):
         doc.setdefault("run", {})["seed"] = seed
     try:
@@ -222,7 +212,7 @@ def _sweep_spec(parameter: str | None, values: str | None, parameter_y: str | No
 def _local_sweep(scenario: Path, spec: SweepSpec | None, repetitions: int, names: list[str],
                  engine: str) -> dict:
     """Every unit of the sweep run in-process, aggregated (:func:`subflow.comparison.sweeps.aggregate`)."""
-    doc = _read_scenario(scenario)
+    doc = read_json(scenario)
     try:
         info = get_engine(engine)
         units = expand(doc, spec, repetitions)
@@ -257,7 +247,7 @@ def _remote_aggregate(result: dict, spec: SweepSpec | None) -> dict:
 @app.command()
 def validate(scenario: Annotated[Path, typer.Argument(help="Scenario JSON file.")]) -> None:
     """Check SCENARIO against the schema and its cross-references."""
-    doc = _read_scenario(scenario)
+    doc = read_json(scenario)
     try:
         s = load_scenario(doc)
     except ScenarioInvalid as exc:
@@ -282,7 +272,7 @@ def satcom(
     from subflow.space.access import access_report
     from subflow.space.satcom import isl_states, satcom_timeline, satcom_uses
 
-    doc = _read_scenario(scenario)
+    doc = read_json(scenario)
     try:
         sc = load_scenario(doc)
     except ScenarioInvalid as exc:

@@ -8,8 +8,10 @@ failed or was cancelled; 2 bad input (a file, a scenario, an option; the service
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -23,6 +25,19 @@ def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     """Print ``error: <message>`` in red on stderr and exit with ``code`` (default 2, bad input)."""
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
     raise typer.Exit(code=code)
+
+
+def read_json(path: Path) -> Any:
+    """The JSON document in file ``path``; a missing or unreadable file, or one that is not JSON, ends the command
+    with exit code 2 naming the file and the reason."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        fail(f"{path}: no such file")
+    except OSError as exc:
+        fail(f"{path}: {exc.strerror or exc}")
+    except json.JSONDecodeError as exc:
+        fail(f"{path}: not valid JSON ({exc})")
 
 
 def error_lines(errors: Iterable[Mapping[str, Any]]) -> str:

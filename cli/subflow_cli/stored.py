@@ -32,7 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from subflow_cli import remote
-from subflow_cli.output import fail as _fail, remote_errors
+from subflow_cli.output import fail as _fail, read_json, remote_errors
 
 stored_app = typer.Typer(add_completion=False, help="Stored scenarios of a service.")
 
@@ -124,12 +124,7 @@ def put(
 ) -> None:
     """Replace a stored scenario, only if nobody saved it since the version you edited (If-Match)."""
     client = remote.needs_server(ctx, "put")
-    try:
-        given = json.loads(file.read_text())
-    except OSError as exc:
-        _fail(f"{file}: {exc.strerror or exc}")
-    except json.JSONDecodeError as exc:
-        _fail(f"{file}: not valid JSON ({exc})")
+    given = read_json(file)
     wrapped = isinstance(given, dict) and isinstance(given.get("scenario"), dict) and "version" in given
     doc = given["scenario"] if wrapped else given
     etag = if_match(if_match_) if if_match_ is not None else if_match(str(given["version"])) if wrapped else None

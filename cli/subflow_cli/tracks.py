@@ -22,19 +22,10 @@ from subflow.io.tracks import FORMATS, apply_track, check_size, read_track, writ
 from subflow.scenario.document import load_scenario
 from subflow.service.limits import Limits
 from subflow.space.mobility import node_geo_track
-from subflow_cli.output import error_lines, fail as _fail
+from subflow_cli.output import error_lines, fail as _fail, read_json
 
 track_app = typer.Typer(add_completion=False, help="Import GPX/AIS/NMEA tracks as node motion; export GPX.")
 
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except OSError as exc:
-        _fail(f"{path}: {exc.strerror or exc}")
-    except json.JSONDecodeError as exc:
-        _fail(f"{path}: not valid JSON ({exc})")
 
 
 def _invalid(path: Path, exc: ScenarioInvalid) -> NoReturn:
@@ -63,7 +54,7 @@ def import_track(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write (default: SCENARIO).")] = None,
 ) -> None:
     """Make NODE follow TRACK: waypoints relative to the first fix, sampled every run.interval_s."""
-    doc = _read_json(scenario)
+    doc = read_json(scenario)
     try:
         size = track.stat().st_size
         check_size(size, Limits().max_track_bytes)
@@ -93,7 +84,7 @@ def export_track(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="GPX file (default: stdout).")] = None,
 ) -> None:
     """Write NODE's planned trajectory as GPX 1.1 (times from 1970-01-01T00:00:00Z = run start)."""
-    doc = _read_json(scenario)
+    doc = read_json(scenario)
     try:
         sc = load_scenario(doc)
         corners = node_geo_track(sc, node)
