@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     AGENT_HTTP_TIMEOUT_S: float = Field(default=10.0, gt=0)
     AGENT_POLL_INTERVAL_S: float = Field(default=0.25, gt=0)
     AGENT_RUN_DEADLINE_S: float = Field(default=900.0, gt=0)
+    #: strategies of one comparison run side by side on an engine that is not real time (the agent's
+    #: ``GET /capabilities`` says ``supports.real_time`` false: ``fluid``); 1 runs them one after another.
+    #: The agent's own ``AGENT_MAX_PARALLEL_RUNS`` still bounds the runs of all comparisons together.
+    PARALLEL_STRATEGIES: int = Field(default=2, ge=1, le=16)
     #: 5 retries at 1, 2, 4, 8, 16 s: 31 s in all, long enough for a supervisor (serve.sh, Docker)
     #: to start a killed agent again on a loaded machine (its start took over 7 s at load 8 on 2 cores)
     TASK_MAX_RETRIES: int = Field(default=5, ge=0)

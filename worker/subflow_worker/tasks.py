@@ -18,6 +18,7 @@ the next; the one that completes the set aggregates. A cancel stops the hand-out
 from __future__ import annotations
 
 import base64
+import threading
 import time
 from typing import Any
 
@@ -83,35 +84,65 @@ def _claim(comparison_id: str, attempt: int | None = None
 
 
 class _Progress:
-    """Writes the comparison's progress (0–1), throttled, and notices deletion."""
+    """Writes the comparison's progress (0–1), throttled, and notices deletion. Safe to call from the
+    threads of strategies running side by side (each reports its own fraction; the sum is written)."""
 
     def __init__(self, comparison_id: str, strategies: list[str]):
         self.comparison_id = comparison_id
         self.strategies = strategies
         self.written = 0.0
+        self._each = [0.0] * len(strategies)
+        self._lock = threading.Lock()
 
     def set(self, fraction: float) -> None:
         fraction = min(1.0, max(0.0, fraction))
-        if fraction - self.written < PROGRESS_STEP and fraction < 1.0:
-            return
-        with SessionLocal() as session:
-            written = comparison_state.report_progress(session, self.comparison_id, fraction)
-        if not written:
-            status = _status(self.comparison_id)
-            if status is None:
-                raise ComparisonGone(self.comparison_id)
-            raise ComparisonCancelled(self.comparison_id)
-        self.written = fraction
+        with self._lock:
+            if fraction - self.written < PROGRESS_STEP and fraction < 1.0:
+                return
+            if fraction <= self.written and self.written > 0.0:
+                return
+            with SessionLocal() as session:
+                written = comparison_state.report_progress(session, self.comparison_id, fraction)
+            if not written:
+                status = _status(self.comparison_id)
+                if status is None:
+                    raise ComparisonGone(self.comparison_id)
+                raise ComparisonCancelled(self.comparison_id)
+            self.written = fraction
 
     def runner(self, client: AgentClient):
-        """A ``RunPlan -> EngineOutput`` runner reporting strategy i of n plus the agent run's progress."""
+        """A ``RunPlan -> EngineOutput`` runner reporting the mean of every strategy's agent-run progress."""
         n = len(self.strategies)
 
         def run(plan: RunPlan) -> EngineOutput:
             i = self.strategies.index(plan.strategy)
-            return client.run(plan, on_progress=lambda p: self.set((i + p) / n))
+
+            def one(p: float) -> None:
+                with self._lock:
+                    self._each[i] = max(self._each[i], min(1.0, max(0.0, p)))
+                    total = sum(self._each) / n
+                self.set(total)
+
+            return client.run(plan, on_progress=one)
 
         return run
+
+
+#: seconds a worker process trusts the agent's engine list before asking again
+_CAPABILITIES_TTL_S = 60.0
+_capabilities: dict[str, Any] = {"at": -_CAPABILITIES_TTL_S, "real_time": {}}
+
+
+def _strategies_at_once(client: AgentClient, engine: str) -> int:
+    """How many strategies of a comparison on ``engine`` run side by side: ``PARALLEL_STRATEGIES`` when the
+    agent declares the engine not real time (``supports.real_time`` false: a simulator, whose figures do not
+    depend on what else runs), else 1 (a kernel engine measures on a shared host, or the agent does not say)."""
+    if settings.PARALLEL_STRATEGIES == 1:
+        return 1
+    if time.monotonic() - _capabilities["at"] > _CAPABILITIES_TTL_S:
+        engines = client.capabilities().engines
+        _capabilities.update(at=time.monotonic(), real_time={e.name: e.supports.get("real_time") for e in engines})
+    return settings.PARALLEL_STRATEGIES if _capabilities["real_time"].get(engine) is False else 1
 
 
 def _agent_client() -> AgentClient:
@@ -174,6 +205,7 @@ def run_comparison(self: Task, comparison_id: str, attempt: int | None = None) -
                 runner=progress.runner(client),
                 engine=engine,
                 on_progress=lambda fraction, _name, _result: progress.set(fraction),
+                parallel=_strategies_at_once(client, engine),
             )
     except ComparisonGone:
         log.info("comparison %s was deleted while running; result dropped", comparison_id)

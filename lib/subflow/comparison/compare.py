@@ -8,6 +8,7 @@ summarises each output and assembles the versioned result document.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
 from subflow.results.document import (
@@ -53,6 +54,7 @@ def compare(
     runner: Runner,
     engine: str = "fluid",
     on_progress: Callable[[float, str, StrategyResult], None] | None = None,
+    parallel: int = 1,
 ) -> ResultDocument:
     """Run every strategy on ``scenario`` and return the result document.
 
@@ -66,7 +68,12 @@ def compare(
     engine : str
         Engine name recorded in each plan.
     on_progress : callable, optional
-        Called after each strategy with (fraction done in [0, 1], name, result).
+        Called after each strategy with (fraction done in [0, 1], name, result), in the calling thread.
+    parallel : int
+        How many strategies run at once (threads calling ``runner``; ≥ 1). Above 1 only for a runner that
+        may run plans side by side without changing their figures: a simulator (``fluid``), never an engine
+        that measures in real time on a shared host (``linux``, ``mininet-wifi``: their capabilities say
+        ``real_time``). The document is the same whatever the value: strategies keep their listed order.
 
     Returns
     -------
@@ -88,9 +95,37 @@ def compare(
         raise ValueError("strategies: a strategy is listed twice")
     for name in strategies:
         get_strategy(name)
-    results: dict[str, StrategyResult] = {}
-    for i, name in enumerate(strategies):
-        results[name] = run_strategy(scenario, name, runner, engine)
-        if on_progress:
-            on_progress((i + 1) / len(strategies), name, results[name])
-    return comparison_document(scenario, results)
+    if parallel < 1:
+        raise ValueError(f"parallel: {parallel} strategies at once; at least 1")
+    if parallel == 1 or len(strategies) == 1:
+        results: dict[str, StrategyResult] = {}
+        for i, name in enumerate(strategies):
+            results[name] = run_strategy(scenario, name, runner, engine)
+            if on_progress:
+                on_progress((i + 1) / len(strategies), name, results[name])
+        return comparison_document(scenario, results)
+    return comparison_document(scenario, _run_side_by_side(scenario, strategies, runner, engine, on_progress,
+                                                           parallel))
+
+
+def _run_side_by_side(scenario: Scenario, strategies: list[str], runner: Runner, engine: str,
+                      on_progress: Callable[[float, str, StrategyResult], None] | None,
+                      parallel: int) -> dict[str, StrategyResult]:
+    """:func:`run_strategy` of every strategy, up to ``parallel`` at once; results in ``strategies``' order.
+    The first failure (in finishing order) is raised once the strategies already running have ended; none
+    not yet started is started after it."""
+    done: dict[str, StrategyResult] = {}
+    with ThreadPoolExecutor(max_workers=min(parallel, len(strategies)), thread_name_prefix="strategy") as pool:
+        pending = {pool.submit(run_strategy, scenario, name, runner, engine): name for name in strategies}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in finished:
+                name = pending.pop(future)
+                if future.exception() is not None:
+                    for other in pending:
+                        other.cancel()
+                    raise future.exception()
+                done[name] = future.result()
+                if on_progress:
+                    on_progress(len(done) / len(strategies), name, done[name])
+    return {name: done[name] for name in strategies}

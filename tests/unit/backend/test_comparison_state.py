@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from subflow.comparison.sweeps import SweepSpec
 from subflow.errors import ComparisonCancelled, ComparisonGone, ScenarioInvalid, UnknownEngine, UnknownStrategy
+from subflow.service.agent_api import Capabilities
 
 from tests.unit.backend_sqlite import fake_agent, sessions  # noqa: F401  (fixtures)
 
@@ -299,6 +300,10 @@ class FakeAgentClient:
 
     def run(self, plan, on_progress=None):
         raise AssertionError(f"no plan should reach the agent: {plan.strategy}")
+
+    def capabilities(self):
+        return Capabilities.model_validate({"engines": [{"name": "fluid", "available": True,
+                                                         "supports": {"real_time": False}}]})
 
 
 def test_a_flow_connected_only_by_a_link_that_is_always_down_fails_in_the_worker(
