@@ -18,6 +18,12 @@ A request beyond a quota gets 429 at once with ``Retry-After`` (seconds: 1 for a
 the rest of the minute for a rate quota) and a ``detail`` naming the setting (RFC 6585 §4; OWASP API
 Security Top 10 2023, API4 "Unrestricted Resource Consumption"). Nothing was done. A quota of 0 is off.
 
+A refusal is remembered in the process, so that a client that does not wait as told costs next to
+nothing: a rate refusal until its window ends (the window's count only grows, so the store would say
+the same), a concurrency refusal for :data:`REFUSAL_MEMORY_S`. A request refused from memory touches no
+store and its ``request`` log line is written at DEBUG (the first refusal's line stays at INFO; the
+latency metric counts every one).
+
 The caller is the credential the request carries: the bearer token (personal API token or access
 token) or the session cookie, hashed (SHA-256; the secret itself is never stored); a request without
 one is counted under its client address. Each token of a user has its own quotas.
@@ -44,10 +50,16 @@ from typing import Literal, Protocol
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 from subflow.errors import QuotaExceeded
+from subflow.service.observability import QUIET_LOG
 
 log = logging.getLogger(__name__)
 
 Kind = Literal["stream", "heavy", "light"]
+
+#: seconds a concurrency refusal is remembered in the process (a slot freed meanwhile is seen after it)
+REFUSAL_MEMORY_S = 0.25
+#: remembered refusals kept before the expired ones are swept out
+_REFUSALS_SWEEP_AT = 4096
 
 #: POST paths under ``/api`` whose requests are heavy: they compute inline (routes, allocations, failure
 #: analysis, coverage, timelines, imports) or start worker jobs (background planning, capacity searches).
@@ -192,17 +204,47 @@ class Quotas:
 class CallerQuotas:
     """ASGI middleware applying :class:`Quotas` per caller (see the module's docstring)."""
 
-    def __init__(self, app: ASGIApp, quotas: Quotas, store: QuotaStore) -> None:
+    def __init__(self, app: ASGIApp, quotas: Quotas, store: QuotaStore,
+                 refusal_memory_s: float = REFUSAL_MEMORY_S) -> None:
         self.app, self.quotas, self.store = app, quotas, store
+        self.refusal_memory_s = refusal_memory_s
+        #: quota key → (monotonic time until which it is refused, setting, limit, what, rate window or not)
+        self._refused: dict[str, tuple[float, str, int, str, bool]] = {}
+
+    def _remember(self, key: str, exc: QuotaExceeded, what: str, rate: bool) -> None:
+        if len(self._refused) >= _REFUSALS_SWEEP_AT:
+            now = time.monotonic()
+            self._refused = {k: v for k, v in self._refused.items() if v[0] > now}
+        hold_s = exc.retry_after_s if rate else self.refusal_memory_s
+        self._refused[key] = (time.monotonic() + hold_s, exc.setting, exc.limit, what, rate)
+
+    def _remembered(self, keys: list[str]) -> QuotaExceeded | None:
+        """The refusal remembered for any of ``keys`` (its ``Retry-After`` as of now), or None."""
+        now = time.monotonic()
+        for key in keys:
+            hit = self._refused.get(key)
+            if hit is None:
+                continue
+            until, setting, limit, what, rate = hit
+            if until <= now:
+                del self._refused[key]
+                continue
+            retry_after_s = max(1, int(until - now + 0.999)) if rate else 1
+            return QuotaExceeded(setting, limit, what, retry_after_s)
+        return None
 
     async def _rate(self, caller: str, kind: Kind) -> None:
         q = self.quotas
         rest = 60 - int(time.time() % 60)
-        if q.requests_per_minute and not await self.store.hit(f"r:{caller}", q.requests_per_minute, 60):
-            raise QuotaExceeded("QUOTA_REQUESTS_PER_MINUTE", q.requests_per_minute, "requests started per minute", rest)
-        if kind == "heavy" and q.heavy_per_minute and not await self.store.hit(f"h:{caller}", q.heavy_per_minute, 60):
-            raise QuotaExceeded("QUOTA_HEAVY_PER_MINUTE", q.heavy_per_minute,
-                          "heavy requests (planning, analysis, coverage, timeline, imports) started per minute", rest)
+        rates = [(f"r:{caller}", q.requests_per_minute, "QUOTA_REQUESTS_PER_MINUTE", "requests started per minute")]
+        if kind == "heavy":
+            rates.append((f"h:{caller}", q.heavy_per_minute, "QUOTA_HEAVY_PER_MINUTE",
+                          "heavy requests (planning, analysis, coverage, timeline, imports) started per minute"))
+        for key, limit, setting, what in rates:
+            if limit and not await self.store.hit(key, limit, 60):
+                exc = QuotaExceeded(setting, limit, what, rest)
+                self._remember(key, exc, what, rate=True)
+                raise exc
 
     def _slots(self, caller: str, kind: Kind) -> list[tuple[str, int, str, str]]:
         """(key, limit, setting, what) of every concurrency quota the request takes a slot of."""
@@ -215,6 +257,11 @@ class CallerQuotas:
                         "heavy requests (planning, analysis, coverage, timeline, imports) in progress at once"))
         return [s for s in out if s[1] > 0]
 
+    def _keys(self, caller: str, kind: Kind) -> list[str]:
+        """Every quota key a request of ``kind`` from ``caller`` is counted under."""
+        keys = [f"r:{caller}"] + ([f"h:{caller}"] if kind == "heavy" else [])
+        return keys + [key for key, *_ in self._slots(caller, kind)]
+
     async def _take(self, caller: str, kind: Kind) -> list[str]:
         """Count the request against the rate quotas and take its slots; the keys taken (release them)."""
         await self._rate(caller, kind)
@@ -222,7 +269,9 @@ class CallerQuotas:
         try:
             for key, limit, setting, what in self._slots(caller, kind):
                 if not await self.store.acquire(key, limit):
-                    raise QuotaExceeded(setting, limit, what, 1)
+                    exc = QuotaExceeded(setting, limit, what, 1)
+                    self._remember(key, exc, what, rate=False)
+                    raise exc
                 taken.append(key)
         except BaseException:
             await self._release(taken)
@@ -242,12 +291,15 @@ class CallerQuotas:
             await self.app(scope, receive, send)
             return
         caller = caller_key(scope)
+        remembered = self._remembered(self._keys(caller, kind))
+        if remembered is not None:
+            scope.setdefault("state", {})[QUIET_LOG] = True
+            await _refuse(remembered, scope, receive, send)
+            return
         try:
             taken = await self._take(caller, kind)
         except QuotaExceeded as exc:
-            response = JSONResponse({"detail": str(exc)}, status_code=429,
-                                    headers={"Retry-After": str(exc.retry_after_s)})
-            await response(scope, receive, send)
+            await _refuse(exc, scope, receive, send)
             return
         except Exception:  # noqa: BLE001 - the store (Redis) failed: let the request through
             log.warning("quota store unavailable; request let through", exc_info=True)
@@ -267,6 +319,12 @@ class CallerQuotas:
         finally:
             if held:
                 await self._release(held)
+
+
+async def _refuse(exc: QuotaExceeded, scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer 429 with ``Retry-After`` and the refusal as ``detail``."""
+    response = JSONResponse({"detail": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after_s)})
+    await response(scope, receive, send)
 
 
 class JobLedger:

@@ -37,6 +37,8 @@ import structlog
 #: HTTP headers carrying the correlation ids between our processes (and from a client or proxy).
 REQUEST_ID_HEADER = "X-Request-ID"
 COMPARISON_ID_HEADER = "X-Comparison-ID"
+#: key of ``scope["state"]`` by which an inner middleware asks :class:`RequestContext` to log the request at DEBUG
+QUIET_LOG = "subflow.quiet_log"
 #: Context variables copied into :func:`outgoing_headers`, header by variable.
 _HEADERS = {"request_id": REQUEST_ID_HEADER, "comparison_id": COMPARISON_ID_HEADER}
 #: An id taken from outside: at most 64 characters of ``[A-Za-z0-9._-]`` (nothing else reaches a log).
@@ -153,7 +155,8 @@ class RequestContext:
     ``X-Request-ID``, calls ``observe(method, route template, status, seconds)`` when the response
     starts, and writes one ``request`` line (``method``, ``path``, ``route``, ``status``,
     ``duration_ms``) at INFO, or at DEBUG for paths that ``quiet(method, path)`` names (probes,
-    polls). The route template is the matched route's ``path`` (under ``prefix`` when the route
+    polls) and for a request an inner middleware marked with ``scope["state"][QUIET_LOG]`` (a refusal
+    repeated from memory). The route template is the matched route's ``path`` (under ``prefix`` when the route
     was matched inside a router mounted there), ``unmatched`` when nothing matched.
     """
 
@@ -201,7 +204,8 @@ class RequestContext:
         finally:
             method, path = scope["method"], scope["path"]
             self.log.log(
-                logging.DEBUG if self.quiet(method, path) else logging.INFO, "request",
+                logging.DEBUG if self.quiet(method, path) or scope.get("state", {}).get(QUIET_LOG) else logging.INFO,
+                "request",
                 extra={"method": method, "path": path, "route": self.route(scope), "status": status_code,
                        "duration_ms": round((time.perf_counter() - started) * 1000, 2)},
             )

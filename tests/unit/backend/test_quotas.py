@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 import uuid
 
 import httpx
 import pytest
 from starlette.responses import PlainTextResponse
 from subflow.errors import QuotaExceeded
+from subflow.service.observability import RequestContext
 
 from subflow_backend.quotas import (
     CallerQuotas,
@@ -158,3 +161,86 @@ def test_job_ledger_forgets_jobs_older_than_max_age():
 
     time.sleep(0.05)
     ledger.check("a", 1, lambda _job: False)
+
+
+class CountingStore(MemoryStore):
+    """The in-process store, counting how often a request reaches it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    async def acquire(self, key: str, limit: int) -> bool:
+        self.calls += 1
+        return await super().acquire(key, limit)
+
+    async def hit(self, key: str, limit: int, window_s: int) -> bool:
+        self.calls += 1
+        return await super().hit(key, limit, window_s)
+
+
+def test_a_rate_refusal_is_answered_from_memory_until_its_window_ends():
+    store = CountingStore()
+    app = CallerQuotas(SlowApp(0), _quotas(requests_per_minute=2), store)
+
+    async def run():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            out = []
+            for token in ["a"] * 3 + ["a"] * 40 + ["b"]:
+                out.append(await client.get("/api/scenarios", headers={"Authorization": f"Bearer {token}"}))
+            return out
+
+    minute_left = 60 - time.time() % 60
+    if minute_left < 2:  # the window would end inside the test
+        time.sleep(minute_left + 0.1)
+    responses = asyncio.run(run())
+    assert [r.status_code for r in responses[:3]] == [200, 200, 429]
+    calls_at_first_refusal = 3
+    assert all(r.status_code == 429 for r in responses[3:43])
+    assert all("QUOTA_REQUESTS_PER_MINUTE = 2" in r.json()["detail"] for r in responses[2:43])
+    assert all(1 <= int(r.headers["retry-after"]) <= 60 for r in responses[2:43])
+    assert responses[43].status_code == 200  # another caller: its own count
+    assert store.calls == calls_at_first_refusal + 1  # the 40 repeats never reached the store; b's did
+
+
+def test_a_concurrency_refusal_is_remembered_only_briefly():
+    store = CountingStore()
+    app = CallerQuotas(SlowApp(0.3), _quotas(heavy_concurrent=1), store, refusal_memory_s=0.1)
+
+    async def run():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            post = lambda: client.post("/api/coverage", headers={"Authorization": "Bearer a"})  # noqa: E731
+            first = asyncio.create_task(post())
+            await asyncio.sleep(0.02)  # the first holds the caller's one heavy slot
+            refused = await post()
+            calls_at_refusal = store.calls
+            again = await post()  # at once: from memory, the store not asked
+            calls_after_again = store.calls
+            first = await first
+            await asyncio.sleep(0.15)  # the slot is free and the memory has passed
+            later = await post()
+            return first, refused, again, later, calls_at_refusal, calls_after_again
+
+    first, refused, again, later, calls_at_refusal, calls_after_again = asyncio.run(run())
+    assert first.status_code == 200
+    assert refused.status_code == 429 and again.status_code == 429 and again.headers["retry-after"] == "1"
+    assert "QUOTA_HEAVY_CONCURRENT = 1" in again.json()["detail"]
+    assert calls_after_again == calls_at_refusal
+    assert later.status_code == 200
+
+
+def test_refusals_from_memory_are_logged_at_debug(caplog):
+    app = RequestContext(CallerQuotas(SlowApp(0), _quotas(requests_per_minute=1), MemoryStore()), "test.quota")
+
+    async def run():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            return [(await client.get("/api/scenarios", headers={"Authorization": "Bearer a"})).status_code
+                    for _ in range(5)]
+
+    if 60 - time.time() % 60 < 2:
+        time.sleep(60 - time.time() % 60 + 0.1)
+    with caplog.at_level(logging.DEBUG, logger="test.quota"):
+        codes = asyncio.run(run())
+    assert codes == [200, 429, 429, 429, 429]
+    levels = [(r.levelno, r.status) for r in caplog.records if r.name == "test.quota"]
+    assert levels == [(logging.INFO, 200), (logging.INFO, 429)] + [(logging.DEBUG, 429)] * 3
