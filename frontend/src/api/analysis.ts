@@ -16,7 +16,6 @@ export type CapacityResult = S["CapacityResult"];
 export type CapacityStep = S["CapacityStep"];
 export type JobAccepted = S["JobAccepted"];
 export type JobPublic = S["JobPublic"];
-export type ComparisonProgress = S["ComparisonProgress"];
 
 const enc = encodeURIComponent;
 
@@ -32,32 +31,3 @@ export const analysisApi = {
   /** Server-sent events URL of a job's progress (for `EventSource`). */
   jobEventsUrl: (jobId: string) => `/api/jobs/${enc(jobId)}/events`,
 };
-
-/**
- * Follow a server-sent event stream of progress messages (`JobPublic` or `ComparisonProgress`)
- * until one reports a finished status; returns a function that stops following.
- */
-export function followProgress<T extends { status: string }>(
-  url: string,
-  onMessage: (msg: T) => void,
-  onEnd: (last: T) => void,
-  onLost: () => void,
-): () => void {
-  let source: EventSource | null = new EventSource(url);
-  source.onmessage = (ev) => {
-    const msg = JSON.parse(ev.data as string) as T;
-    onMessage(msg);
-    if (["succeeded", "failed", "cancelled"].includes(msg.status)) {
-      source?.close();
-      source = null;
-      onEnd(msg);
-    }
-  };
-  source.onerror = () => {
-    if (source && source.readyState === EventSource.CLOSED) onLost();
-  };
-  return () => {
-    source?.close();
-    source = null;
-  };
-}

@@ -6,9 +6,10 @@
  * ({@link useCapacitySearch}) and a form's text fields ({@link useFields}).
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { analysisApi, followProgress, type CapacityRequest, type CapacityResult, type ComparisonProgress, type FailureRequest, type FailureReport, type JobPublic } from "../../api/analysis";
+import { analysisApi, type CapacityRequest, type CapacityResult, type FailureRequest, type FailureReport, type JobPublic } from "../../api/analysis";
+import { followProgress, progressOf } from "../../api/progress";
 import { api, isAbort } from "../../api/client";
-import type { ComparisonPublic, ComparisonRequest, ScenarioPublic } from "../../api/types";
+import type { ComparisonPublic, ComparisonRequest, ProgressEvent, ScenarioPublic } from "../../api/types";
 import { errorLines } from "../../lib/errors";
 
 /** The scenario analysed: one GET; the lines to show when it cannot be read. */
@@ -49,15 +50,13 @@ export function useFailureAnalysis(scenarioId: string) {
   return { report, selected, setSelected, chosen: report?.cases[selected] ?? null, busy, errors, run };
 }
 
-const progressOf = (c: ComparisonPublic): ComparisonProgress => ({ status: c.status, progress: c.progress, error: c.error, units_done: c.units_done, units_total: c.units_total });
-
 /**
  * A comparison started from this page: its progress over the event stream (closed when it ends or
  * the page is left), the finished comparison read once it succeeded, and the lines to show when it
  * was refused, failed (`what` names it: "the simulation", "the sweep") or the stream was lost.
  */
 export function useFollowedComparison(scenarioId: string, what: string) {
-  const [live, setLive] = useState<ComparisonProgress | null>(null);
+  const [live, setLive] = useState<ProgressEvent | null>(null);
   const [comparison, setComparison] = useState<ComparisonPublic | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const stop = useRef<(() => void) | null>(null);
@@ -69,7 +68,7 @@ export function useFollowedComparison(scenarioId: string, what: string) {
       try {
         const c = await api.startComparison(scenarioId, body);
         setLive(progressOf(c));
-        stop.current = followProgress<ComparisonProgress>(
+        stop.current = followProgress<ProgressEvent>(
           api.comparisonEventsUrl(scenarioId, String(c.id)),
           setLive,
           async (last) => {

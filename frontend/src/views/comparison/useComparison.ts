@@ -1,13 +1,12 @@
 import { useEffect, useState } from "react";
 import { api, isAbort } from "../../api/client";
-import { FINISHED_STATUSES, type ComparisonPublic, type ProgressEvent } from "../../api/types";
+import { followProgress, progressOf } from "../../api/progress";
+import type { ComparisonPublic, ProgressEvent } from "../../api/types";
 import { errorLines } from "../../lib/errors";
 
 export function isActive(status: string | undefined): boolean {
   return status === "queued" || status === "running";
 }
-
-const progressOf = (c: ComparisonPublic): ProgressEvent => ({ status: c.status, progress: c.progress, error: c.error, units_done: c.units_done, units_total: c.units_total });
 
 /**
  * The comparison, followed live.
@@ -26,7 +25,7 @@ export function useComparison(scenarioId: string, comparisonId: string) {
 
   useEffect(() => {
     const ctl = new AbortController();
-    let source: EventSource | null = null;
+    let stop: (() => void) | null = null;
     setErrors([]);
     api
       .getComparison(scenarioId, comparisonId, ctl.signal)
@@ -34,27 +33,19 @@ export function useComparison(scenarioId: string, comparisonId: string) {
         setComparison(c);
         setLive(progressOf(c));
         if (!isActive(c.status)) return;
-        source = new EventSource(api.comparisonEventsUrl(scenarioId, comparisonId));
-        source.onmessage = (msg) => {
-          const ev = JSON.parse(msg.data as string) as ProgressEvent;
-          setLive(ev);
-          if (FINISHED_STATUSES.includes(ev.status)) {
-            source?.close();
-            source = null;
-            setReload((n) => n + 1);
-          }
-        };
-        source.onerror = () => {
-          // the browser reconnects by itself; a closed source will not come back
-          if (source && source.readyState === EventSource.CLOSED) setErrors(["Lost the progress stream; reload the page to follow the comparison."]);
-        };
+        stop = followProgress<ProgressEvent>(
+          api.comparisonEventsUrl(scenarioId, comparisonId),
+          setLive,
+          () => setReload((n) => n + 1),
+          () => setErrors(["Lost the progress stream; reload the page to follow the comparison."]),
+        );
       })
       .catch((err) => {
         if (!isAbort(err)) setErrors(errorLines(err));
       });
     return () => {
       ctl.abort();
-      source?.close();
+      stop?.();
     };
   }, [scenarioId, comparisonId]);
 
