@@ -13,11 +13,12 @@ FAILED_N=0
 LOG="$(mktemp)"
 step() {  # name command...
   local name="$1"; shift
+  local started=$SECONDS
   printf '\n\033[1m==> %s\033[0m\n' "$name"
   if "$@" 2>&1 | tee "$LOG"; [ "${PIPESTATUS[0]}" = 0 ]; then
-    echo "--> $name: ok"
+    echo "--> $name: ok ($((SECONDS - started)) s)"
   else
-    echo "--> $name: FAILED"; FAILED+=("$name")
+    echo "--> $name: FAILED ($((SECONDS - started)) s)"; FAILED+=("$name")
   fi
   # count tests from the runners' closing lines (pytest, vitest, Playwright)
   local clean p f
