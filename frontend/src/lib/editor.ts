@@ -5,6 +5,8 @@
  */
 import { LOITER_DEFAULTS, loiterAt } from "./geo";
 import { norm } from "./topology";
+import { satcomSatelliteOf } from "./satcomEditor";
+import { documentPath } from "./docPath";
 import type {
   Bounds,
   GeoPosition,
@@ -195,12 +197,16 @@ export function linkBetween(doc: ScenarioDocument, a: string, b: string): Link |
   return (doc.links ?? []).find((l) => (l.src === a && l.dst === b) || (l.src === b && l.dst === a));
 }
 
-/** A new wired link a–b (100 Mbit/s, 1 ms); null if a = b, either is unknown or they are already joined. */
+/**
+ * A new wired link a–b (100 Mbit/s, 1 ms; a link to a satellite on an orbit: 0 ms of its own, its delay comes from
+ * the orbit); null if a = b, either is unknown or they are already joined.
+ */
 export function addLink(doc: ScenarioDocument, src: string, dst: string): { doc: ScenarioDocument; id: string } | null {
   const ids = new Set(doc.nodes.map((n) => n.id));
   if (src === dst || !ids.has(src) || !ids.has(dst) || linkBetween(doc, src, dst)) return null;
   const id = nextId("l", (doc.links ?? []).map((l) => l.id));
-  const link: Link = { id, src, dst, bandwidth_mbps: 100, delay_ms: 1, loss: 0, jitter_ms: 0, queue_packets: 100 };
+  const delay_ms = satcomSatelliteOf(doc, { src, dst }) ? 0 : 1;
+  const link: Link = { id, src, dst, bandwidth_mbps: 100, delay_ms, loss: 0, jitter_ms: 0, queue_packets: 100 };
   return { doc: { ...doc, links: [...(doc.links ?? []), link] }, id };
 }
 
@@ -360,12 +366,11 @@ export function appendWaypoint(points: readonly Waypoint[], p: Position, speed_m
 
 // ----------------------------------------------------------------------------- validation errors
 
-/** 422 details → `{ "links.0.loss": "Input should be less than 1" }` (body prefix dropped; messages of one path joined). */
+/** 422 details → `{ "links.0.loss": "Input should be less than 1" }` (body prefix and union tags dropped, {@link documentPath}; messages of one path joined). */
 export function fieldErrors(detail: readonly ValidationErrorItem[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const d of detail) {
-    const parts = d.loc[0] === "body" ? d.loc.slice(1) : d.loc;
-    const key = parts.map(String).join(".");
+    const key = documentPath(d.loc);
     out[key] = out[key] ? `${out[key]}; ${d.msg}` : d.msg;
   }
   return out;
