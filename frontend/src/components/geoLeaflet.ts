@@ -16,7 +16,7 @@ import type { GeoJsonObject } from "geojson";
 import L from "leaflet";
 import "leaflet/dist/leaflet.css";
 import type { GeoCorner, ScenarioDocument } from "../api/types";
-import { formatDistance, isGeoPoint, labelPriorities, scenarioGeoJson } from "../lib/geo";
+import { formatDistance, isGeoPoint, labelPriorities, scenarioGeoJson, splitAtAntimeridian } from "../lib/geo";
 import { kindName } from "../lib/topology";
 import { shapePath } from "./Legend";
 import { KIND_STYLES, MOBILITY_COLOR, RANGE_COLOR } from "./nodeStyles";
@@ -68,22 +68,6 @@ export interface GeoMapHook {
 }
 
 const SATELLITE_TRACK_COLOR = "#7c3aed";
-
-/** A track's `[lat, lon]` points cut into runs that do not jump across the antimeridian (|Δlon| > 180°). */
-export function splitAtAntimeridian(points: readonly [number, number][]): [number, number][][] {
-  const out: [number, number][][] = [];
-  let cur: [number, number][] = [];
-  for (const p of points) {
-    const last = cur[cur.length - 1];
-    if (last && Math.abs(p[1] - last[1]) > 180) {
-      out.push(cur);
-      cur = [];
-    }
-    cur.push(p);
-  }
-  if (cur.length) out.push(cur);
-  return out;
-}
 
 /** The test hook (`window.__subflowMap`), compiled in only by the e2e build (`VITE_E2E_HOOKS=1`). */
 const E2E_HOOKS = import.meta.env.VITE_E2E_HOOKS === "1";
