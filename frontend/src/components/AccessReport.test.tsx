@@ -8,7 +8,7 @@ import { act } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AccessPass, ScenarioDocument } from "../api/types";
-import { accessByTerminal, utcAt } from "../lib/satcomAccess";
+import { accessByTerminal, utcAt, utcClock } from "../lib/satcomAccess";
 import { installFakeFetch } from "../testing/fakeFetch";
 import { renderHook } from "../testing/renderHook";
 import { useSatcomAccess, type SatcomAccess } from "../views/editor/useSatcomAccess";
@@ -41,27 +41,29 @@ describe("access report", () => {
     expect(utcAt("2026-06-01T12:00:00Z", 166.8)).toBe("2026-06-01 12:02:46");
     expect(utcAt("2026-06-01T23:59:00+00:00", 120)).toBe("2026-06-02 00:01:00");
     expect(utcAt(null, 1)).toBeNull();
+    expect(utcClock("2026-06-01T12:00:00Z", 166.8)).toBe("12:02:46");
+    expect(utcClock("2026-06-01T23:59:00Z", 120)).toBe("2026-06-02 00:01:00");
     const [g] = accessByTerminal(passes, doc);
-    expect(g!.name).toBe("Ship one (ship1)");
-    expect(g!.rows.map((r) => [r.satellite, r.used_s.toFixed(3)])).toEqual([["LEO A (leo-a)", "196.475"], ["LEO A (leo-a)", "0.000"]]);
+    expect(g!.name).toBe("Ship one");
+    expect(g!.rows.map((r) => [r.satellite, r.rise_utc, r.used_s.toFixed(3)])).toEqual([["LEO A", "12:02:46", "196.475"], ["LEO A", "12:00:00", "0.000"]]);
   });
 
   it("shows a table per terminal, by label, with the MODCOD steps", () => {
-    const access: SatcomAccess = { applies: true, on: true, setOn: () => {}, loading: false, error: null, timeline: { access: passes } as never };
+    const access: SatcomAccess = { applies: true, on: true, setOn: () => {}, loading: false, error: null, timeline: { access: passes } as never, fitTracks: 0, showTracks: () => {} };
     const html = renderToStaticMarkup(<AccessReport doc={doc} access={access} />);
-    expect(html).toContain("<caption>Ship one (ship1)</caption>");
-    expect(html).toContain("LEO A (leo-a)");
-    expect(html).toContain("2026-06-01 12:02:46");
-    expect(html).toContain("55.4°");
+    expect(html).toContain(">Ship one</caption>");
+    expect(html).toContain(">LEO A</th>");
+    expect(html).toContain(">12:02:46</td>");
+    expect(html).toContain("the run starts 2026-06-01 12:00:00");
+    expect(html).toContain("55.4° <span class=\"muted small\">at 12:10:11</span>");
     expect(html).toContain("↑ QPSK 1/2 · 9.9 Mbit/s; ↓ 8PSK 3/4 · 22.3 Mbit/s");
     expect(html).toContain("↑ none closes; ↓ QPSK 3/4 · 14.9 Mbit/s");
-    expect(html).toContain("no link budget");
     expect(html).toContain("not used");
     expect(html.match(/data-testid="access-pass"/g)!.length).toBe(2);
   });
 
   it("is not shown for a scenario without orbits", () => {
-    const access: SatcomAccess = { applies: false, on: true, setOn: () => {}, loading: false, error: null, timeline: null };
+    const access: SatcomAccess = { applies: false, on: true, setOn: () => {}, loading: false, error: null, timeline: null, fitTracks: 0, showTracks: () => {} };
     expect(renderToStaticMarkup(<AccessReport doc={doc} access={access} />)).toBe("");
   });
 });

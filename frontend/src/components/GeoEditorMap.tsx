@@ -36,6 +36,8 @@ export interface GeoEditorMapProps {
   tracks?: Record<string, readonly GeoCorner[]> | null;
   /** Satellites' ground tracks (`POST /api/timeline` `ground_tracks`). */
   groundTracks?: GroundTracks | null;
+  /** Each new value (> 0) zooms the map out to the ground tracks. */
+  fitGroundTracks?: number;
   /** Route / utilisation overlay of the planning panels. */
   highlight?: Highlight | null;
 }
@@ -232,6 +234,7 @@ export function GeoEditorMap(props: GeoEditorMapProps) {
         positions={props.positions}
         tracks={props.tracks}
         groundTracks={props.groundTracks}
+        fitGroundTracks={props.fitGroundTracks}
         measure={measure}
         focus={props.focus}
         highlight={props.highlight}

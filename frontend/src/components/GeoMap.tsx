@@ -25,6 +25,8 @@ export interface GeoMapProps extends GeoMapCallbacks {
   tracks?: Record<string, readonly GeoCorner[]> | null;
   /** Satellites' sub-satellite points over the run (`POST /api/timeline` `ground_tracks`), drawn as ground tracks. */
   groundTracks?: GroundTracks | null;
+  /** Each new value (> 0) zooms the map out to the ground tracks. */
+  fitGroundTracks?: number;
   measure?: { a: LatLon | null; b: LatLon | null };
   /** Centre the view on this node (a node found by its label); a new object each time it is asked. */
   focus?: { nodeId: string } | null;
@@ -89,6 +91,9 @@ export function GeoMap(props: GeoMapProps) {
   useEffect(() => ownerRef.current?.setPositions(positions), [positions]);
   useEffect(() => ownerRef.current?.setTracks(tracks), [tracks]);
   useEffect(() => ownerRef.current?.setGroundTracks(props.groundTracks ?? null), [props.groundTracks]);
+  useEffect(() => {
+    if (props.fitGroundTracks) ownerRef.current?.fitGroundTracks();
+  }, [props.fitGroundTracks]);
   useEffect(() => ownerRef.current?.setHighlight(props.highlight), [props.highlight, doc]);
   useEffect(() => {
     if (props.focus) ownerRef.current?.centreOn(props.focus.nodeId);

@@ -451,6 +451,16 @@ export class GeoMapOwner {
     else this.map.fitBounds(L.latLngBounds([s, w], [n, e]), { padding: [40, 40], maxZoom: 15 });
   }
 
+  /** Zoom out to the satellites' ground tracks and the scenario's nodes (nothing without a track). */
+  fitGroundTracks(): void {
+    const layers = this.groundTrackLayer.getLayers() as L.Polyline[];
+    if (!layers.length) return;
+    const b = L.latLngBounds([]);
+    for (const l of layers) b.extend(l.getBounds());
+    for (const m of this.markers.values()) b.extend(m.getLatLng());
+    this.map.fitBounds(b, { padding: [20, 20] });
+  }
+
   /** Remove the map, its layers and listeners. */
   destroy(): void {
     this.destroyed = true;

@@ -4,12 +4,12 @@
  * times (`satcom.start_utc` + the run's seconds) as satellite tools report access.
  */
 import type { AccessPass, AccessStep, ScenarioDocument } from "../api/types";
-import { nodeText } from "./topology";
 
 export interface AccessRow {
   pass: AccessPass;
+  /** The satellite's label (its id without one). */
   satellite: string;
-  /** ISO-like "2026-06-01 12:03:20" (UTC), or null without a start time. */
+  /** UTC "12:03:20" on the run's first day, "2026-06-02 00:01:00" after it; null without a start time. */
   rise_utc: string | null;
   set_utc: string | null;
   max_utc: string | null;
@@ -20,7 +20,7 @@ export interface AccessRow {
 
 export interface TerminalAccess {
   terminal: string;
-  /** "Ship 1 (ship1)" */
+  /** The terminal's label (its id without one). */
   name: string;
   rows: AccessRow[];
 }
@@ -32,6 +32,15 @@ export function utcAt(start_utc: string | null | undefined, t_s: number): string
   return new Date(t0 + Math.round(t_s * 1000)).toISOString().slice(0, 19).replace("T", " ");
 }
 
+/** `utcAt`, without the date while it is the run's first day: "12:03:20". */
+export function utcClock(start_utc: string | null | undefined, t_s: number): string | null {
+  const at = utcAt(start_utc, t_s);
+  const day0 = utcAt(start_utc, 0)?.slice(0, 10);
+  return at && at.slice(0, 10) === day0 ? at.slice(11) : at;
+}
+
+const labelOf = (doc: ScenarioDocument, id: string) => doc.nodes.find((n) => n.id === id)?.label || id;
+
 /** Passes grouped by terminal (in the order of the answer: by terminal, then rise), named by label. */
 export function accessByTerminal(passes: readonly AccessPass[], doc: ScenarioDocument): TerminalAccess[] {
   const start = doc.satcom?.start_utc ?? null;
@@ -39,15 +48,15 @@ export function accessByTerminal(passes: readonly AccessPass[], doc: ScenarioDoc
   for (const p of passes) {
     let t = out.get(p.terminal);
     if (!t) {
-      t = { terminal: p.terminal, name: nodeText(doc, p.terminal), rows: [] };
+      t = { terminal: p.terminal, name: labelOf(doc, p.terminal), rows: [] };
       out.set(p.terminal, t);
     }
     t.rows.push({
       pass: p,
-      satellite: nodeText(doc, p.satellite),
-      rise_utc: utcAt(start, p.rise_s),
-      set_utc: utcAt(start, p.set_s),
-      max_utc: utcAt(start, p.t_max_elevation_s),
+      satellite: labelOf(doc, p.satellite),
+      rise_utc: utcClock(start, p.rise_s),
+      set_utc: utcClock(start, p.set_s),
+      max_utc: utcClock(start, p.t_max_elevation_s),
       used_s: p.in_use.reduce((s, [a, b]) => s + (b - a), 0),
       steps: p.steps ?? [],
     });

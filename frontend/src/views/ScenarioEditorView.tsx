@@ -159,6 +159,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
           onChange={change}
           onHelp={() => setHelpOpen(true)}
           groundTracks={satcomAccess.timeline?.ground_tracks ?? null}
+          fitGroundTracks={satcomAccess.fitTracks}
         />
         <SideTabs
           inspect={

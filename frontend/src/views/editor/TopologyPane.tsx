@@ -16,6 +16,8 @@ interface TopologyPaneProps extends Omit<EditorToolbarProps, "onFind" | "deleteS
   onChange: (next: ScenarioDocument, coalesce?: string) => void;
   /** Satellites' ground tracks to draw on the map (`POST /api/timeline` `ground_tracks`). */
   groundTracks?: GroundTracks | null;
+  /** Each new value (> 0) zooms the map out to the ground tracks. */
+  fitGroundTracks?: number;
 }
 
 function toolHint(tool: Tool): string {
@@ -34,7 +36,7 @@ function toolHint(tool: Tool): string {
 }
 
 /** The Topology card: counts, toolbar, then the map (geographic scenarios) or the x/y canvas, and the legend. */
-export function TopologyPane({ doc, title, scale, edits, tools, overlays, selection, onSelect, onChange, onHelp, groundTracks }: TopologyPaneProps) {
+export function TopologyPane({ doc, title, scale, edits, tools, overlays, selection, onSelect, onChange, onHelp, groundTracks, fitGroundTracks }: TopologyPaneProps) {
   const { tool, setTool } = tools;
   const kinds = [...new Set(doc.nodes.map((n) => n.kind))];
   return (
@@ -73,6 +75,7 @@ export function TopologyPane({ doc, title, scale, edits, tools, overlays, select
           positions={overlays.geoPositions}
           tracks={overlays.geoTracks}
           groundTracks={groundTracks}
+          fitGroundTracks={fitGroundTracks}
           highlight={overlays.planningOverlay}
         />
       ) : null}

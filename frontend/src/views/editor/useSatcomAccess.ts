@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { api, isAbort } from "../../api/client";
 import type { ScenarioDocument, TimelinePublic } from "../../api/types";
 import { errorLines } from "../../lib/errors";
@@ -16,6 +16,9 @@ export interface SatcomAccess {
   timeline: TimelinePublic | null;
   loading: boolean;
   error: string | null;
+  /** Incremented by `showTracks`: the map zooms out to the ground tracks at each new value. */
+  fitTracks: number;
+  showTracks: () => void;
 }
 
 /**
@@ -25,7 +28,8 @@ export interface SatcomAccess {
  * 1. whether they are computed (on by default for a geographic scenario with satellites on orbits);
  * 2. the request `POST /api/timeline?access=true` for the current document, debounced and the stale one aborted
  *    (a budgeted scenario costs about a second of the server's time);
- * 3. its answer (passes in `access`, sub-satellite points in `ground_tracks`) or its error.
+ * 3. its answer (passes in `access`, sub-satellite points in `ground_tracks`) or its error;
+ * 4. the requests to zoom the map out to the ground tracks.
  */
 export function useSatcomAccess(doc: ScenarioDocument): SatcomAccess {
   const applies = isGeoScenario(doc) && hasOrbits(doc);
@@ -33,6 +37,8 @@ export function useSatcomAccess(doc: ScenarioDocument): SatcomAccess {
   const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [fitTracks, setFitTracks] = useState(0);
+  const showTracks = useCallback(() => setFitTracks((n) => n + 1), []);
   useEffect(() => {
     if (!applies || !on) {
       setTimeline(null);
@@ -60,5 +66,5 @@ export function useSatcomAccess(doc: ScenarioDocument): SatcomAccess {
       ctl.abort();
     };
   }, [doc, applies, on]);
-  return { applies, on, setOn, timeline: applies && on ? timeline : null, loading, error: applies && on ? error : null };
+  return { applies, on, setOn, timeline: applies && on ? timeline : null, loading, error: applies && on ? error : null, fitTracks, showTracks };
 }
