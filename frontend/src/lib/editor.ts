@@ -190,6 +190,24 @@ export function deleteElements(doc: ScenarioDocument, nodeIds: readonly string[]
     flows: (doc.flows ?? []).filter((f) => !nodes.has(f.src) && !nodes.has(f.dst)),
     link_events: doc.link_events ? doc.link_events.filter((e) => keptLinkIds.has(e.link)) : doc.link_events,
     capture: doc.capture ? doc.capture.filter((id) => keptLinkIds.has(id)) : doc.capture,
+    ...satcomWithout(doc, nodes, keptLinkIds),
+  };
+}
+
+/** The SATCOM references left once `nodes` and every link not in `keptLinks` are gone: gateways, beams and their
+ * members, and the budgets' gateway links (a beam of a deleted satellite or with no member left goes too). */
+function satcomWithout(doc: ScenarioDocument, nodes: ReadonlySet<string>, keptLinks: ReadonlySet<string>): Partial<ScenarioDocument> {
+  const sc = doc.satcom;
+  if (!sc) return {};
+  const beams = sc.beams
+    ?.filter((b) => !nodes.has(b.satellite))
+    .map((b) => ({ ...b, links: b.links.filter((id) => keptLinks.has(id)) }))
+    .filter((b) => b.links.length > 0);
+  return {
+    satcom: { ...sc, gateways: sc.gateways?.filter((g) => !nodes.has(g)), beams },
+    links: (doc.links ?? [])
+      .filter((l) => keptLinks.has(l.id))
+      .map((l) => (l.budget?.gateway_link && !keptLinks.has(l.budget.gateway_link) ? { ...l, budget: { ...l.budget, gateway_link: null } } : l)),
   };
 }
 
@@ -223,6 +241,9 @@ export function renameNode(doc: ScenarioDocument, from: string, to: string): Sce
     nodes: doc.nodes.map((n) => (n.id === from ? { ...n, id: to } : n)),
     links: (doc.links ?? []).map((l) => (l.src === from || l.dst === from ? { ...l, src: r(l.src), dst: r(l.dst) } : l)),
     flows: (doc.flows ?? []).map((f) => (f.src === from || f.dst === from ? { ...f, src: r(f.src), dst: r(f.dst) } : f)),
+    ...(doc.satcom
+      ? { satcom: { ...doc.satcom, gateways: doc.satcom.gateways?.map(r), beams: doc.satcom.beams?.map((b) => (b.satellite === from ? { ...b, satellite: to } : b)) } }
+      : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ScenarioDocument, ValidationErrorItem } from "../api/types";
 import { documentPath } from "./docPath";
-import { addLink, fieldErrors } from "./editor";
+import { addLink, deleteElements, fieldErrors, renameNode } from "./editor";
 import { addBeam, parseTleFile, satcomSatelliteOf, setEphemeris, tleChecksum, tleEpochIso, tleLineProblem, tlePairProblem } from "./satcomEditor";
 
 /** The repository's example constellation (examples/tles), a file other tools wrote. */
@@ -103,5 +103,39 @@ describe("422 paths without pydantic's union tags", () => {
     expect(documentPath(["satcom", "start_utc"])).toBe("satcom.start_utc");
     const detail = [{ loc: ["body", "nodes", 6, "satellite", "ephemeris", "tle", "line2"], msg: "Value error, bad TLE checksum", type: "value_error" }] as ValidationErrorItem[];
     expect(fieldErrors(detail)).toEqual({ "nodes.6.ephemeris.line2": "Value error, bad TLE checksum" });
+  });
+});
+
+describe("SATCOM references follow renames and deletions", () => {
+  const doc = (): ScenarioDocument => ({
+    name: "s",
+    satcom: { start_utc: "2026-06-01T12:00:00Z", gateways: ["gw", "ship"], beams: [{ id: "b1", satellite: "geo", forward_symbol_rate_msps: 50, links: ["l1", "l2"] }] },
+    nodes: [
+      { id: "ship", kind: "station" },
+      { id: "gw", kind: "router" },
+      { id: "geo", kind: "satellite", ephemeris: { model: "geostationary", lon_deg: 5 } },
+    ],
+    links: [
+      { id: "l1", src: "ship", dst: "geo", bandwidth_mbps: 10, budget: { ...BUDGET, gateway_link: "l2" } },
+      { id: "l2", src: "gw", dst: "geo", bandwidth_mbps: 10, budget: BUDGET },
+    ],
+  });
+  const BUDGET = { terminal_eirp_dbw: 50, terminal_g_t_dbk: 18, uplink_ghz: 14, downlink_ghz: 12, symbol_rate_msps: 10 };
+
+  it("renaming a satellite or a gateway renames its references", () => {
+    const d = renameNode(renameNode(doc(), "geo", "geo2"), "gw", "teleport");
+    expect(d.satcom?.beams?.[0]?.satellite).toBe("geo2");
+    expect(d.satcom?.gateways).toEqual(["teleport", "ship"]);
+  });
+
+  it("deleting the gateway drops it, its link from the beam and the budget's gateway link", () => {
+    const d = deleteElements(doc(), ["gw"], []);
+    expect(d.satcom?.gateways).toEqual(["ship"]);
+    expect(d.satcom?.beams?.[0]?.links).toEqual(["l1"]);
+    expect(d.links!.map((l) => [l.id, l.budget?.gateway_link ?? null])).toEqual([["l1", null]]);
+  });
+
+  it("deleting the satellite drops its beam", () => {
+    expect(deleteElements(doc(), ["geo"], []).satcom?.beams).toEqual([]);
   });
 });
