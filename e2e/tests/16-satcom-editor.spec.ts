@@ -1,7 +1,8 @@
 /**
  * The editor's SATCOM side on naval-leo (geographic, a GEO and three LEO satellites on TLEs): the access report
  * (passes per terminal by label), the satellites' ground tracks on the map (read through the e2e hook
- * `window.__subflowMap`), a TLE line refused at its field for a bad checksum and a valid set pasted, a GEO
+ * `window.__subflowMap`), a TLE line refused at its field for a bad checksum, the server's 422 for a TLE epoch far
+ * from the run on its line, a valid set pasted, a GEO
  * satellite moved by its longitude (the ship's GEO elevation follows, against the spherical-Earth formula, and the
  * stored document has it), a
  * SATCOM link's delay "from the orbit" with its budget section, and axe-core on the editor.
@@ -10,6 +11,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { REPO_ROOT, seriousAxeViolations, snap, uniqueName, writeScenario } from "./helpers";
+
+/** The ISS element set of Wikipedia's "Two-line element set" article: valid lines, epoch 2008-09-20. */
+const ISS1 = "1 25544U 98067A   08264.51782528 -.00002182  00000-0 -11606-4 0  2927";
+const ISS2 = "2 25544  51.6416 247.4627 0006703 130.5360 325.0288 15.72125391563537";
 
 const groundTracks = (page: Page) => page.evaluate(() => (window as any).__subflowMap.groundTracks() as Record<string, number>);
 
@@ -92,6 +97,19 @@ test("naval-leo: access report, ground tracks, TLE and GEO longitude edited, bud
   await expect(line2).toHaveValue(walker[2]!);
   await expect(line2).not.toHaveAttribute("aria-invalid", "true");
 
+  // a set the client accepts but the server refuses (an epoch 18 years before the run): its 422 on line 1
+  await page.getByLabel("TLE line 1").fill(`${ISS1}\n${ISS2}`);
+  await expect(line2).toHaveValue(ISS2);
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  const banner = page.getByRole("alert").filter({ hasText: "Not saved" });
+  await expect(banner).toContainText("TLE epoch");
+  await expect(page.getByLabel("TLE line 1")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText(/TLE line 1: the TLE epoch is [\d.]+ days from satcom.start_utc/)).toBeVisible();
+  await expect(line2).not.toHaveAttribute("aria-invalid", "true");
+  await page.getByLabel("TLE line 1").fill(p1s1);
+  await expect(page.getByLabel("TLE line 1")).not.toHaveAttribute("aria-invalid", "true");
+  await expect(banner).toHaveCount(0);
+
   // the GEO satellite moved from 5°E to 40°E: the ship sees it lower
   await selectElement(page, "Nodes", "geosat");
   await expect(page.getByLabel("Orbit source")).toHaveValue("geostationary");
@@ -103,6 +121,13 @@ test("naval-leo: access report, ground tracks, TLE and GEO longitude edited, bud
   // a SATCOM link: its delay from the orbit (no 1 ms default), a budget section
   await selectElement(page, "Links", "ship1-leo-p1s2");
   await expect(page.getByTestId("orbit-delay")).toContainText("from the orbit of LEO-P1S2");
+  // its one-way delay over the uses (the link adds none): between the zenith (1,200 km / c = 4.0 ms) and the 10°
+  // mask: slant range √(r² − (R cos 10°)²) − R sin 10° with r = 7,578 km (the TLE's mean motion) and R = 6,365 km
+  // (the ellipsoid at 51°N) ≈ 3,154 km → 10.5 ms
+  const [lo, hi] = ((await page.getByTestId("orbit-delay").innerText()).match(/one way ([\d.]+)–([\d.]+) ms/) ?? []).slice(1).map(Number);
+  expect(lo).toBeGreaterThanOrEqual(4.0);
+  expect(hi).toBeLessThanOrEqual(10.6);
+  expect(hi).toBeGreaterThan(lo!);
   await expect(page.getByRole("group", { name: "Link budget" })).toBeVisible();
   await expect(page.getByLabel("Extra delay (modem, processing) (ms)")).toBeVisible();
   await page.getByRole("button", { name: "Add link budget" }).click();

@@ -16,6 +16,7 @@ import type {
   Position,
   LoiterMobility,
   RateStep,
+  SatcomUse,
   SatelliteNode,
   ScenarioDocument,
   ScenarioNode,
@@ -79,6 +80,8 @@ export interface InspectorProps {
   /** The document has unsaved changes (a track import stores a new version: save first). */
   dirty?: boolean;
   onTrackImported?: (s: ScenarioPublic) => void;
+  /** The SATCOM uses of the document as edited (`POST /api/timeline` `satcom`), for the delays from the orbits. */
+  satcomUses?: readonly SatcomUse[] | null;
 }
 
 export function Inspector(props: InspectorProps) {
@@ -793,7 +796,7 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
           error={errs.bandwidth_mbps}
           onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")}
         />
-        {satellite ? <OrbitDelay satellite={satellite} /> : null}
+        {satellite ? <OrbitDelay satellite={satellite} range={orbitDelayRange(props.satcomUses, link.id)} /> : null}
         <NumberField
           label={satellite ? "Extra delay (modem, processing)" : "Delay"}
           unit="ms"
@@ -832,8 +835,9 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
   );
 }
 
-/** A SATCOM link's propagation delay: read-only, from the orbit (slant range / c at every step). */
-function OrbitDelay({ satellite }: { satellite: SatelliteNode }) {
+/** A SATCOM link's propagation delay: read-only, from the orbit (slant range / c at each step), with its range
+ * over the run's uses when the access report has computed them. */
+function OrbitDelay({ satellite, range }: { satellite: SatelliteNode; range: [number, number] | null }) {
   return (
     <div className="field">
       <span className="field-label" id={`orbit-delay-${satellite.id}`}>
@@ -841,9 +845,16 @@ function OrbitDelay({ satellite }: { satellite: SatelliteNode }) {
       </span>
       <p className="readonly-value" aria-labelledby={`orbit-delay-${satellite.id}`} data-testid="orbit-delay">
         from the orbit of {satellite.label || satellite.id} (slant range / c, each step)
+        {range ? `: one way ${range[0].toFixed(1)}–${range[1].toFixed(1)} ms while in use (extra delay included)` : ""}
       </p>
     </div>
   );
+}
+
+/** Lowest and highest one-way delay (ms) of a link over its SATCOM uses, or null without one. */
+function orbitDelayRange(uses: readonly SatcomUse[] | null | undefined, link: string): [number, number] | null {
+  const d = (uses ?? []).filter((u) => u.link === link).flatMap((u) => u.delay_ms.map(([, ms]) => ms));
+  return d.length ? [Math.min(...d), Math.max(...d)] : null;
 }
 
 /** The other SATCOM links of a satellite, named by their ends: the gateway link choices of a bent-pipe budget. */

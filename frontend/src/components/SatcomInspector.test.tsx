@@ -48,6 +48,16 @@ describe("link budget section", () => {
     expect(h).toContain(">Extra delay (modem, processing) (ms)<");
   });
 
+  it("gives the delay's range over the run's uses once the timeline has them", () => {
+    const uses = [
+      { terminal: "ship1", satellite: "leo", link: "ship1-leo", t_start_s: 0, t_end_s: 200, delay_ms: [[0, 6.04], [100, 4.0], [200, 9.81]] as [number, number][] },
+      { terminal: "ship1", satellite: "leo", link: "ship1-leo", t_start_s: 500, t_end_s: 600, delay_ms: [[500, 10.5]] as [number, number][] },
+      { terminal: "ship1", satellite: "plain", link: "ship1-plain", t_start_s: 0, t_end_s: 600, delay_ms: [[0, 128]] as [number, number][] },
+    ];
+    const h = renderToStaticMarkup(<Inspector {...base} satcomUses={uses} onChange={() => {}} selection={{ nodes: [], links: ["ship1-leo"] }} />);
+    expect(h).toContain("one way 4.0–10.5 ms while in use");
+  });
+
   it("is absent on a satellite without an orbit and on a ground link, whose delay is their own", () => {
     for (const link of ["ship1-plain", "ship1-r1"]) {
       const h = html(link);

@@ -178,6 +178,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
                 version={item?.version}
                 dirty={dirty}
                 onTrackImported={store.onTrackImported}
+                satcomUses={satcomAccess.timeline?.satcom ?? null}
               />
               <TimeScrubber doc={doc} onGhosts={overlays.setGhosts} onTimeline={overlays.geo ? overlays.onScrub : undefined} onTime={overlays.setScrubT} />
               <CoverageMap doc={doc} t={overlays.scrubT ?? 0} />
