@@ -12,6 +12,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ScenarioDocument } from "../api/types";
 import { Inspector, type InspectorProps } from "./Inspector";
+import { startUtcProblem } from "./SatcomSettingsFields";
 
 /** The repository's example constellation (examples/tles; vitest runs in frontend/). */
 const WALKER = readFileSync(resolve(process.cwd(), "../examples/tles/walker-53-48-6-1.tle"), "utf8");
@@ -170,5 +171,29 @@ describe("satellite orbit fields", () => {
       select.dispatchEvent(new Event("change", { bubbles: true }));
     });
     expect((changes.at(-1)!.nodes[1]! as { ephemeris: unknown }).ephemeris).toEqual({ model: "geostationary", lon_deg: 1.5 });
+  });
+});
+
+describe("scenario SATCOM settings and beams", () => {
+  it("shows the start, mask, policy, gateways by label and a beam's members by their ends", () => {
+    const withBeam = {
+      ...doc,
+      satcom: { start_utc: "2026-06-01T12:00:00Z", elevation_mask_deg: 15, gateways: ["r1"], beams: [{ id: "spot1", satellite: "leo", forward_symbol_rate_msps: 50, links: ["ship1-leo"] }] },
+    } as ScenarioDocument;
+    const h = renderToStaticMarkup(<Inspector {...base} doc={withBeam} onChange={() => {}} selection={{ nodes: [], links: [] }} />);
+    expect(h).toContain(">SATCOM (orbits)<");
+    expect(h).toContain('value="2026-06-01T12:00:00Z"');
+    expect(h).toMatch(/Elevation mask \(°\)<\/label><input[^>]*value="15"/);
+    expect(h).toMatch(/<input type="checkbox" checked=""\/> r1/);
+    expect(h).toContain(">Beam spot1<");
+    expect(h).toMatch(/<input type="checkbox" checked=""\/> Ship one \(ship1\) ↔ leo<span class="muted small"> \(no link budget: refused as a member\)<\/span>/);
+    expect(h).toContain("Remove beam spot1");
+  });
+
+  it("checks the start time as the server does: ISO 8601 with its offset", () => {
+    expect(startUtcProblem("2026-06-01T12:00:00Z")).toBeNull();
+    expect(startUtcProblem("2026-06-01T12:00:00+02:00")).toBeNull();
+    expect(startUtcProblem("2026-06-01T12:00:00")).toMatch(/with its offset/);
+    expect(startUtcProblem("2026-13-01T12:00:00Z")).toBe("is not a valid date and time");
   });
 });

@@ -3,12 +3,15 @@
  * orbits are propagated from it), the terminals' elevation mask, the handover policy, the gateways, and the
  * shared spot beams.
  */
-import { useState } from "react";
+import { useId, useState } from "react";
 import type { SatcomSettings, ScenarioDocument } from "../api/types";
 import { updateSatcom } from "../lib/satcomEditor";
 import { nodeChoices } from "../lib/topology";
 import { NumberField, SelectField, TextField } from "./fields";
 import { SatcomBeams } from "./SatcomBeams";
+import { useUnstoredReport } from "./unstoredFields";
+
+const START_LABEL = "Run start (UTC, ISO 8601)";
 
 type Change = (next: ScenarioDocument, coalesce?: string) => void;
 
@@ -22,7 +25,9 @@ export function startUtcProblem(text: string): string | null {
 
 export function SatcomSettingsFields({ doc, onChange, e }: { doc: ScenarioDocument; onChange: Change; e: Record<string, string> }) {
   const sc = doc.satcom;
-  const [startProblem, setStartProblem] = useState<string | null>(null);
+  const [refused, setRefused] = useState<{ problem: string; text: string } | null>(null);
+  const id = useId();
+  useUnstoredReport(id, refused ? { label: START_LABEL, ...refused } : null);
   if (!sc) return null;
   const put = (patch: Partial<SatcomSettings>, key: string) => onChange(updateSatcom(doc, patch), `satcom.${key}`);
   const gateways = sc.gateways ?? [];
@@ -32,13 +37,13 @@ export function SatcomSettingsFields({ doc, onChange, e }: { doc: ScenarioDocume
       <legend>SATCOM (orbits)</legend>
       {e.satcom ? <p className="field-wide field-error">{e.satcom}</p> : null}
       <TextField
-        label="Run start (UTC, ISO 8601)"
+        label={START_LABEL}
         value={typeof sc.start_utc === "string" ? sc.start_utc : String(sc.start_utc)}
         commitOnBlur
-        error={startProblem ?? e["satcom.start_utc"]}
+        error={refused?.problem ?? e["satcom.start_utc"]}
         onChange={(v) => {
           const problem = startUtcProblem(v);
-          setStartProblem(problem);
+          setRefused(problem ? { problem, text: v } : null);
           if (!problem) put({ start_utc: v.trim() }, "start");
         }}
       />
