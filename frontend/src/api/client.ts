@@ -267,8 +267,9 @@ export const api = {
   /** Save-time warnings of a document (unreachable flows, waypoint paths longer than the run); nothing stored. */
   scenarioChecks: (doc: ScenarioDocument, signal?: AbortSignal) =>
     request<ScenarioChecksPublic>("/api/scenario-checks", { method: "POST", body: JSON.stringify(doc) }, signal),
-  timeline: (doc: ScenarioDocument, signal?: AbortSignal) =>
-    request<TimelinePublic>("/api/timeline", { method: "POST", body: JSON.stringify(doc) }, signal),
+  /** `POST /api/timeline` (`access`: also each satellite pass over each terminal, `?access=true`). */
+  timeline: (doc: ScenarioDocument, signal?: AbortSignal, opts: { access?: boolean } = {}) =>
+    request<TimelinePublic>(`/api/timeline${opts.access ? "?access=true" : ""}`, { method: "POST", body: JSON.stringify(doc) }, signal),
   /** `POST /api/coverage?t_s&cells`: the air rate around the access points at `t_s` (nothing stored). */
   coverage: (doc: ScenarioDocument, t_s: number, cells: number, signal?: AbortSignal) =>
     request<CoveragePublic>(`/api/coverage?t_s=${encodeURIComponent(String(t_s))}&cells=${cells}`, { method: "POST", body: JSON.stringify(doc) }, signal),

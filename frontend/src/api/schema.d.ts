@@ -952,7 +952,8 @@ export interface paths {
          *     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
          *     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
          *     link's one-way delay over each use (:mod:`subflow.space.satcom`), and ``isl`` when each inter-satellite
-         *     link is visible or blocked, with its range and delay; with ``?access=true``, ``access`` lists each pass of a
+         *     link is visible or blocked, with its range and delay, and ``ground_tracks`` each satellite's sub-satellite
+         *     points; with ``?access=true``, ``access`` lists each pass of a
          *     satellite over a terminal (:mod:`subflow.space.access`). ``windows`` are the times between
          *     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
          */
@@ -5323,6 +5324,17 @@ export interface components {
                     number
                 ][];
             } | null;
+            /**
+             * Ground Tracks
+             * @description Geographic scenarios with satellites on orbits (satcom settings): per satellite with an ephemeris, its sub-satellite points over the run, ``[t_s, lat_deg, lon_deg]`` (WGS84 degrees; at most 361 per satellite, evenly spaced, the run's end included) for drawing ground tracks; empty otherwise.
+             */
+            ground_tracks?: {
+                [key: string]: [
+                    number,
+                    number,
+                    number
+                ][];
+            };
             /**
              * Isl
              * @description Inter-satellite links (a link between two satellites on orbits): each one's visible and blocked intervals over the run, in time order, with its range (km) and one-way delay (ms); empty without them.

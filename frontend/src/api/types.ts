@@ -25,6 +25,12 @@ export type RadioSettings = S["RadioSettings"];
 export type SwitchNode = S["SwitchNode"];
 export type SatelliteNode = S["SatelliteNode"];
 export type RouterNode = S["RouterNode"];
+export type TleEphemeris = S["TleEphemeris"];
+export type GeostationaryEphemeris = S["GeostationaryEphemeris"];
+export type SatellitePayload = S["SatellitePayload"];
+export type SatcomBudget = S["SatcomBudget"];
+export type SatcomSettings = S["SatcomSettings"];
+export type SatcomBeam = S["SatcomBeam"];
 /** A point in metres as the UI writes it (the schema defaults both coordinates to 0). */
 export type Position = { x_m: number; y_m: number };
 /** A point as documents may hold it (coordinates optional, default 0). */
@@ -100,6 +106,11 @@ export type ScenarioChecksPublic = S["ScenarioChecksPublic"];
 export type ScenarioWarning = S["ScenarioWarning"];
 export type AssociationPublic = S["AssociationPublic"];
 export type SatcomUse = S["SatcomUse"];
+/** One pass of a satellite over a ground terminal (`POST /api/timeline?access=true` `access`) and its MODCOD steps. */
+export type AccessPass = S["AccessPass"];
+export type AccessStep = S["AccessStep"];
+/** Satellite id → its sub-satellite points `[t_s, lat_deg, lon_deg]` (`POST /api/timeline` `ground_tracks`). */
+export type GroundTracks = NonNullable<TimelinePublic["ground_tracks"]>;
 /** One corner of a node's geographic trajectory (`POST /api/timeline` `geo_trajectories`): `[t_s, lat_deg, lon_deg, alt_m]`. */
 export type GeoCorner = NonNullable<TimelinePublic["geo_trajectories"]>[string][number];
 

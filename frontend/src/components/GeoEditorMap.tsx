@@ -8,7 +8,7 @@
  * Every change goes through `onChange` (the editor's undo history).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { GeoCorner, NodeKind, ScenarioDocument, Waypoint } from "../api/types";
+import type { GeoCorner, GroundTracks, NodeKind, ScenarioDocument, Waypoint } from "../api/types";
 import { addLink, addNode, updateNode } from "../lib/editor";
 import { formatDistance, geoPoint, isGeoPoint, loiterAt, placeNodes, unplacedNodes } from "../lib/geo";
 import { kindName } from "../lib/topology";
@@ -34,6 +34,10 @@ export interface GeoEditorMapProps {
   waypointSpeed: number;
   positions?: Record<string, LatLon> | null;
   tracks?: Record<string, readonly GeoCorner[]> | null;
+  /** Satellites' ground tracks (`POST /api/timeline` `ground_tracks`). */
+  groundTracks?: GroundTracks | null;
+  /** Each new value (> 0) zooms the map out to the ground tracks. */
+  fitGroundTracks?: number;
   /** Route / utilisation overlay of the planning panels. */
   highlight?: Highlight | null;
 }
@@ -229,6 +233,8 @@ export function GeoEditorMap(props: GeoEditorMapProps) {
         selection={selection}
         positions={props.positions}
         tracks={props.tracks}
+        groundTracks={props.groundTracks}
+        fitGroundTracks={props.fitGroundTracks}
         measure={measure}
         focus={props.focus}
         highlight={props.highlight}

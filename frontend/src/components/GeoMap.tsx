@@ -5,7 +5,7 @@
  * unmount; each prop goes to it in its own effect, callbacks are read through a ref.
  */
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { GeoCorner, ScenarioDocument } from "../api/types";
+import type { GeoCorner, GroundTracks, ScenarioDocument } from "../api/types";
 import { geoBounds, niceNauticalLength } from "../lib/geo";
 import { loadTileUrl, TILE_URL_KEY } from "../lib/mapSettings";
 import { niceLength } from "../lib/scaleBar";
@@ -23,6 +23,10 @@ export interface GeoMapProps extends GeoMapCallbacks {
   positions?: Record<string, LatLon> | null;
   /** Computed trajectories (`geo_trajectories`) drawn as lines. */
   tracks?: Record<string, readonly GeoCorner[]> | null;
+  /** Satellites' sub-satellite points over the run (`POST /api/timeline` `ground_tracks`), drawn as ground tracks. */
+  groundTracks?: GroundTracks | null;
+  /** Each new value (> 0) zooms the map out to the ground tracks. */
+  fitGroundTracks?: number;
   measure?: { a: LatLon | null; b: LatLon | null };
   /** Centre the view on this node (a node found by its label); a new object each time it is asked. */
   focus?: { nodeId: string } | null;
@@ -86,6 +90,10 @@ export function GeoMap(props: GeoMapProps) {
   useEffect(() => ownerRef.current?.setDraggable(draggable), [draggable, doc]);
   useEffect(() => ownerRef.current?.setPositions(positions), [positions]);
   useEffect(() => ownerRef.current?.setTracks(tracks), [tracks]);
+  useEffect(() => ownerRef.current?.setGroundTracks(props.groundTracks ?? null), [props.groundTracks]);
+  useEffect(() => {
+    if (props.fitGroundTracks) ownerRef.current?.fitGroundTracks();
+  }, [props.fitGroundTracks]);
   useEffect(() => ownerRef.current?.setHighlight(props.highlight), [props.highlight, doc]);
   useEffect(() => {
     if (props.focus) ownerRef.current?.centreOn(props.focus.nodeId);

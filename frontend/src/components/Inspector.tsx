@@ -16,6 +16,7 @@ import type {
   Position,
   LoiterMobility,
   RateStep,
+  SatcomUse,
   SatelliteNode,
   ScenarioDocument,
   ScenarioNode,
@@ -43,6 +44,10 @@ import { formatClock } from "../lib/format";
 import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { CheckboxField, NumberField, SelectField, TextField } from "./fields";
 import { TrackImport } from "./TrackImport";
+import { LinkBudgetFields } from "./LinkBudgetFields";
+import { SatcomSettingsFields } from "./SatcomSettingsFields";
+import { SatelliteFields } from "./SatelliteFields";
+import { hasOrbits, satcomSatelliteOf } from "../lib/satcomEditor";
 import type { Selection, Tool } from "./TopologyGraph";
 import { NODE_ICONS, type NodeIcon } from "./nodeIcons";
 
@@ -75,6 +80,8 @@ export interface InspectorProps {
   /** The document has unsaved changes (a track import stores a new version: save first). */
   dirty?: boolean;
   onTrackImported?: (s: ScenarioPublic) => void;
+  /** The SATCOM uses of the document as edited (`POST /api/timeline` `satcom`), for the delays from the orbits. */
+  satcomUses?: readonly SatcomUse[] | null;
 }
 
 export function Inspector(props: InspectorProps) {
@@ -167,19 +174,7 @@ function NodePanel(props: InspectorProps & { index: number; node: ScenarioNode }
           onChange={(v) => set({ relay: v }, "relay")}
         />
       ) : null}
-      {node.kind === "satellite" ? (
-        <SelectField
-          label="Orbit"
-          value={(node as SatelliteNode).orbit ?? "geo"}
-          options={[
-            { value: "geo", label: "GEO (geostationary)" },
-            { value: "meo", label: "MEO (medium Earth orbit)" },
-            { value: "leo", label: "LEO (low Earth orbit)" },
-          ]}
-          error={errs.orbit}
-          onChange={(v) => set({ orbit: v }, "orbit")}
-        />
-      ) : null}
+      {node.kind === "satellite" ? <SatelliteFields doc={doc} node={node as SatelliteNode} errs={errs} set={set} onChange={onChange} /> : null}
       {node.kind !== "satellite" ? <MobilityFields {...props} node={node} errs={errs} /> : null}
       {node.kind !== "satellite" && isGeoScenario(doc) && props.onTrackImported ? (
         <TrackImport
@@ -780,6 +775,7 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
   const { doc, link, index, onChange } = props;
   const errs = errorsUnder(props.errors, `links.${index}`);
   const set = (patch: Partial<Link>, key: string) => onChange(updateLink(doc, link.id, patch), `link.${link.id}.${key}`);
+  const satellite = satcomSatelliteOf(doc, link);
   return (
     <section className="card inspector" aria-labelledby="inspector-title">
       <h2 id="inspector-title">
@@ -792,12 +788,37 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
       {errs.src ? <p className="field-error">from: {errs.src}</p> : null}
       {errs.dst ? <p className="field-error">to: {errs.dst}</p> : null}
       <div className="field-grid">
-        <NumberField label="Bandwidth" unit="Mbit/s" schema={["Link", "bandwidth_mbps"]} value={link.bandwidth_mbps} error={errs.bandwidth_mbps} onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")} />
-        <NumberField label="Delay" unit="ms" schema={["Link", "delay_ms"]} value={link.delay_ms ?? 0} error={errs.delay_ms} onChange={(v) => set({ delay_ms: v ?? 0 }, "delay")} />
+        <NumberField
+          label={satellite?.payload && link.budget ? "Bandwidth (without a budget)" : "Bandwidth"}
+          unit="Mbit/s"
+          schema={["Link", "bandwidth_mbps"]}
+          value={link.bandwidth_mbps}
+          error={errs.bandwidth_mbps}
+          onChange={(v) => set({ bandwidth_mbps: v ?? 0 }, "bw")}
+        />
+        {satellite ? <OrbitDelay satellite={satellite} range={orbitDelayRange(props.satcomUses, link.id)} /> : null}
+        <NumberField
+          label={satellite ? "Extra delay (modem, processing)" : "Delay"}
+          unit="ms"
+          schema={["Link", "delay_ms"]}
+          value={link.delay_ms ?? 0}
+          error={errs.delay_ms}
+          hint={satellite ? "Added to the propagation delay from the orbit." : undefined}
+          onChange={(v) => set({ delay_ms: v ?? 0 }, "delay")}
+        />
         <NumberField label="Loss" unit="%" factor={100} schema={["Link", "loss"]} value={link.loss ?? 0} error={errs.loss} onChange={(v) => set({ loss: v ?? 0 }, "loss")} />
         <NumberField label="Jitter" unit="ms" schema={["Link", "jitter_ms"]} value={link.jitter_ms ?? 0} error={errs.jitter_ms} onChange={(v) => set({ jitter_ms: v ?? 0 }, "jitter")} />
         <NumberField label="Queue" unit="packets" integer schema={["Link", "queue_packets"]} value={link.queue_packets ?? 100} error={errs.queue_packets} onChange={(v) => set({ queue_packets: v ?? 1 }, "queue")} />
       </div>
+      {satellite ? (
+        <LinkBudgetFields
+          budget={link.budget ?? null}
+          satellite={satellite}
+          gatewayLinks={gatewayLinkChoices(doc, link, satellite.id)}
+          errs={errs}
+          onBudget={(budget, key) => set({ budget }, key)}
+        />
+      ) : null}
       <div className="actions">
         <button
           type="button"
@@ -812,6 +833,35 @@ function LinkPanel(props: InspectorProps & { index: number; link: Link }) {
       </div>
     </section>
   );
+}
+
+/** A SATCOM link's propagation delay: read-only, from the orbit (slant range / c at each step), with its range
+ * over the run's uses when the access report has computed them. */
+function OrbitDelay({ satellite, range }: { satellite: SatelliteNode; range: [number, number] | null }) {
+  return (
+    <div className="field">
+      <span className="field-label" id={`orbit-delay-${satellite.id}`}>
+        Propagation delay (ms)
+      </span>
+      <p className="readonly-value" aria-labelledby={`orbit-delay-${satellite.id}`} data-testid="orbit-delay">
+        from the orbit of {satellite.label || satellite.id} (slant range / c, each step)
+        {range ? `: one way ${range[0].toFixed(1)}–${range[1].toFixed(1)} ms while in use (extra delay included)` : ""}
+      </p>
+    </div>
+  );
+}
+
+/** Lowest and highest one-way delay (ms) of a link over its SATCOM uses, or null without one. */
+function orbitDelayRange(uses: readonly SatcomUse[] | null | undefined, link: string): [number, number] | null {
+  const d = (uses ?? []).filter((u) => u.link === link).flatMap((u) => u.delay_ms.map(([, ms]) => ms));
+  return d.length ? [Math.min(...d), Math.max(...d)] : null;
+}
+
+/** The other SATCOM links of a satellite, named by their ends: the gateway link choices of a bent-pipe budget. */
+function gatewayLinkChoices(doc: ScenarioDocument, link: Link, satellite: string): { value: string; label: string }[] {
+  return (doc.links ?? [])
+    .filter((l) => l.id !== link.id && satcomSatelliteOf(doc, l)?.id === satellite)
+    .map((l) => ({ value: l.id, label: `${nodeText(doc, l.src)} ↔ ${nodeText(doc, l.dst)}` }));
 }
 
 function ScenarioPanel(props: InspectorProps) {
@@ -850,6 +900,7 @@ function ScenarioPanel(props: InspectorProps) {
       </fieldset>
       <PropagationFields doc={doc} onChange={onChange} e={e} />
       <HandoverFields doc={doc} onChange={onChange} e={e} />
+      {hasOrbits(doc) || doc.satcom ? <SatcomSettingsFields doc={doc} onChange={onChange} e={e} /> : null}
       <ElementList {...props} />
     </section>
   );

@@ -16,7 +16,7 @@ import type { GeoJsonObject } from "geojson";
 import L from "leaflet";
 import "leaflet/dist/leaflet.css";
 import type { GeoCorner, ScenarioDocument } from "../api/types";
-import { formatDistance, isGeoPoint, labelPriorities, scenarioGeoJson } from "../lib/geo";
+import { formatDistance, isGeoPoint, labelPriorities, scenarioGeoJson, splitAtAntimeridian } from "../lib/geo";
 import { kindName } from "../lib/topology";
 import { shapePath } from "./Legend";
 import { KIND_STYLES, MOBILITY_COLOR, RANGE_COLOR } from "./nodeStyles";
@@ -56,6 +56,8 @@ export interface GeoMapHook {
   ranges: () => Record<string, [number, number, number]>;
   /** Computed tracks as drawn: node id → number of points. */
   tracks: () => Record<string, number>;
+  /** Satellites' ground tracks as drawn: satellite id → number of polylines (split at the antimeridian). */
+  groundTracks: () => Record<string, number>;
   basemapReady: () => boolean;
   /** Node labels as drawn, in map container pixels: id → shown, box [x1, y1, x2, y2], font size (px). */
   labels: () => Record<string, { shown: boolean; box: [number, number, number, number]; fontPx: number }>;
@@ -64,6 +66,8 @@ export interface GeoMapHook {
   /** Links as drawn: id → colour, weight, opacity and the overlay's label (routes, utilisation). */
   linkStyles: () => Record<string, { color: string; weight: number; opacity: number; label: string | null }>;
 }
+
+const SATELLITE_TRACK_COLOR = "#7c3aed";
 
 /** The test hook (`window.__subflowMap`), compiled in only by the e2e build (`VITE_E2E_HOOKS=1`). */
 const E2E_HOOKS = import.meta.env.VITE_E2E_HOOKS === "1";
@@ -103,6 +107,8 @@ export class GeoMapOwner {
   private readonly opts: GeoMapOptions;
   private readonly overlay = L.layerGroup();
   private readonly trackLayer = L.layerGroup();
+  private readonly groundTrackLayer = L.layerGroup();
+  private groundTracks = new Map<string, number>();
   private readonly measureLayer = L.layerGroup();
   private tiles: L.TileLayer | null = null;
   private markers = new Map<string, L.Marker>();
@@ -132,6 +138,7 @@ export class GeoMapOwner {
     opts.container.style.background = SEA;
     map.setView([20, 0], 2);
     this.overlay.addTo(map);
+    this.groundTrackLayer.addTo(map);
     this.trackLayer.addTo(map);
     this.measureLayer.addTo(map);
     map.on("click", (e: L.LeafletMouseEvent) => opts.callbacks().onMapClick?.({ lat_deg: e.latlng.lat, lon_deg: e.latlng.wrap().lng }));
@@ -162,6 +169,7 @@ export class GeoMapOwner {
       nodes: () => Object.fromEntries([...this.markers].map(([id, m]) => [id, [m.getLatLng().lat, m.getLatLng().lng]])),
       ranges: () => Object.fromEntries([...this.ranges].map(([id, c]) => [id, [c.getLatLng().lat, c.getLatLng().lng, c.getRadius()]])),
       tracks: () => Object.fromEntries(this.tracks),
+      groundTracks: () => Object.fromEntries(this.groundTracks),
       basemapReady: () => this.basemapReady,
       linkStyles: () =>
         Object.fromEntries(
@@ -400,6 +408,27 @@ export class GeoMapOwner {
     }
   }
 
+  /**
+   * The satellites' ground tracks (`POST /api/timeline` `ground_tracks`: `[t_s, lat_deg, lon_deg]` points) as thin
+   * lines, cut where a track crosses the antimeridian; null: none.
+   */
+  setGroundTracks(tracks: Record<string, readonly (readonly [number, number, number])[]> | null): void {
+    this.groundTrackLayer.clearLayers();
+    this.groundTracks.clear();
+    for (const [id, points] of Object.entries(tracks ?? {})) {
+      const parts = splitAtAntimeridian(points.map((p) => [p[1], p[2]] as [number, number]));
+      let drawn = 0;
+      for (const part of parts) {
+        if (part.length < 2 || part.every((q) => q[0] === part[0]![0] && q[1] === part[0]![1])) continue; // a GEO point
+        const line = L.polyline(part, { color: SATELLITE_TRACK_COLOR, weight: 2, opacity: 0.7, dashArray: "1 5", lineCap: "round", interactive: false, className: "geo-ground-track" });
+        line.on("add", () => line.getElement()?.setAttribute("data-ground-track-id", id));
+        this.groundTrackLayer.addLayer(line);
+        drawn += 1;
+      }
+      if (drawn) this.groundTracks.set(id, drawn);
+    }
+  }
+
   /** A measured segment a→b with its length, or nothing. */
   setMeasure(a: LatLon | null, b: LatLon | null): void {
     this.measureLayer.clearLayers();
@@ -420,6 +449,16 @@ export class GeoMapOwner {
     const [[s, w], [n, e]] = bounds;
     if (s === n && w === e) this.map.setView([s, w], 12);
     else this.map.fitBounds(L.latLngBounds([s, w], [n, e]), { padding: [40, 40], maxZoom: 15 });
+  }
+
+  /** Zoom out to the satellites' ground tracks and the scenario's nodes (nothing without a track). */
+  fitGroundTracks(): void {
+    const layers = this.groundTrackLayer.getLayers() as L.Polyline[];
+    if (!layers.length) return;
+    const b = L.latLngBounds([]);
+    for (const l of layers) b.extend(l.getBounds());
+    for (const m of this.markers.values()) b.extend(m.getLatLng());
+    this.map.fitBounds(b, { padding: [20, 20] });
   }
 
   /** Remove the map, its layers and listeners. */

@@ -5,6 +5,8 @@
  */
 import { LOITER_DEFAULTS, loiterAt } from "./geo";
 import { norm } from "./topology";
+import { satcomSatelliteOf } from "./satcomEditor";
+import { documentPath } from "./docPath";
 import type {
   Bounds,
   GeoPosition,
@@ -188,6 +190,24 @@ export function deleteElements(doc: ScenarioDocument, nodeIds: readonly string[]
     flows: (doc.flows ?? []).filter((f) => !nodes.has(f.src) && !nodes.has(f.dst)),
     link_events: doc.link_events ? doc.link_events.filter((e) => keptLinkIds.has(e.link)) : doc.link_events,
     capture: doc.capture ? doc.capture.filter((id) => keptLinkIds.has(id)) : doc.capture,
+    ...satcomWithout(doc, nodes, keptLinkIds),
+  };
+}
+
+/** The SATCOM references left once `nodes` and every link not in `keptLinks` are gone: gateways, beams and their
+ * members, and the budgets' gateway links (a beam of a deleted satellite or with no member left goes too). */
+function satcomWithout(doc: ScenarioDocument, nodes: ReadonlySet<string>, keptLinks: ReadonlySet<string>): Partial<ScenarioDocument> {
+  const sc = doc.satcom;
+  if (!sc) return {};
+  const beams = sc.beams
+    ?.filter((b) => !nodes.has(b.satellite))
+    .map((b) => ({ ...b, links: b.links.filter((id) => keptLinks.has(id)) }))
+    .filter((b) => b.links.length > 0);
+  return {
+    satcom: { ...sc, gateways: sc.gateways?.filter((g) => !nodes.has(g)), beams },
+    links: (doc.links ?? [])
+      .filter((l) => keptLinks.has(l.id))
+      .map((l) => (l.budget?.gateway_link && !keptLinks.has(l.budget.gateway_link) ? { ...l, budget: { ...l.budget, gateway_link: null } } : l)),
   };
 }
 
@@ -195,12 +215,16 @@ export function linkBetween(doc: ScenarioDocument, a: string, b: string): Link |
   return (doc.links ?? []).find((l) => (l.src === a && l.dst === b) || (l.src === b && l.dst === a));
 }
 
-/** A new wired link a–b (100 Mbit/s, 1 ms); null if a = b, either is unknown or they are already joined. */
+/**
+ * A new wired link a–b (100 Mbit/s, 1 ms; a link to a satellite on an orbit: 0 ms of its own, its delay comes from
+ * the orbit); null if a = b, either is unknown or they are already joined.
+ */
 export function addLink(doc: ScenarioDocument, src: string, dst: string): { doc: ScenarioDocument; id: string } | null {
   const ids = new Set(doc.nodes.map((n) => n.id));
   if (src === dst || !ids.has(src) || !ids.has(dst) || linkBetween(doc, src, dst)) return null;
   const id = nextId("l", (doc.links ?? []).map((l) => l.id));
-  const link: Link = { id, src, dst, bandwidth_mbps: 100, delay_ms: 1, loss: 0, jitter_ms: 0, queue_packets: 100 };
+  const delay_ms = satcomSatelliteOf(doc, { src, dst }) ? 0 : 1;
+  const link: Link = { id, src, dst, bandwidth_mbps: 100, delay_ms, loss: 0, jitter_ms: 0, queue_packets: 100 };
   return { doc: { ...doc, links: [...(doc.links ?? []), link] }, id };
 }
 
@@ -217,6 +241,9 @@ export function renameNode(doc: ScenarioDocument, from: string, to: string): Sce
     nodes: doc.nodes.map((n) => (n.id === from ? { ...n, id: to } : n)),
     links: (doc.links ?? []).map((l) => (l.src === from || l.dst === from ? { ...l, src: r(l.src), dst: r(l.dst) } : l)),
     flows: (doc.flows ?? []).map((f) => (f.src === from || f.dst === from ? { ...f, src: r(f.src), dst: r(f.dst) } : f)),
+    ...(doc.satcom
+      ? { satcom: { ...doc.satcom, gateways: doc.satcom.gateways?.map(r), beams: doc.satcom.beams?.map((b) => (b.satellite === from ? { ...b, satellite: to } : b)) } }
+      : {}),
   };
 }
 
@@ -360,12 +387,11 @@ export function appendWaypoint(points: readonly Waypoint[], p: Position, speed_m
 
 // ----------------------------------------------------------------------------- validation errors
 
-/** 422 details → `{ "links.0.loss": "Input should be less than 1" }` (body prefix dropped; messages of one path joined). */
+/** 422 details → `{ "links.0.loss": "Input should be less than 1" }` (body prefix and union tags dropped, {@link documentPath}; messages of one path joined). */
 export function fieldErrors(detail: readonly ValidationErrorItem[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const d of detail) {
-    const parts = d.loc[0] === "body" ? d.loc.slice(1) : d.loc;
-    const key = parts.map(String).join(".");
+    const key = documentPath(d.loc);
     out[key] = out[key] ? `${out[key]}; ${d.msg}` : d.msg;
   }
   return out;

@@ -7,6 +7,7 @@
  * and puts the unit next to every limit ("must be ≤ 86,400 s").
  */
 import type { ScenarioDocument, ValidationErrorItem } from "../api/types";
+import { documentPath } from "./docPath";
 import { canonicalJson } from "./editor";
 
 /** Fields stored as a fraction in [0, 1) and shown in percent. */
@@ -137,7 +138,7 @@ function kindWord(kind: string): string {
 }
 
 function keyOf(loc: readonly (string | number)[]): string {
-  return (loc[0] === "body" ? loc.slice(1) : loc).map(String).join(".");
+  return documentPath(loc);
 }
 
 /** One banner line per 422 problem, named and in the user's units: "Link l4 (ship – uav) › loss: must be < 100 %". */

@@ -3,6 +3,7 @@ import type { GeoCorner, ScenarioDocument } from "../api/types";
 import { mobilityOf } from "./editor";
 import {
   formatDistance,
+  splitAtAntimeridian,
   geoBounds,
   geoPositionAt,
   geoPositionsAt,
@@ -236,5 +237,13 @@ describe("planarView (schematic x/y drawing of a geographic scenario)", () => {
     expect(doc.nodes[0]!.position).toEqual({ lat_deg: 50.8, lon_deg: -1.1 });
     const planar: ScenarioDocument = { name: "p", nodes: [{ id: "a", kind: "host", position: { x_m: 1, y_m: 2 } }] };
     expect(planarView(planar, project).nodes[0]!.position).toEqual({ x_m: 1, y_m: 2 });
+  });
+});
+
+describe("splitAtAntimeridian", () => {
+  it("cuts a ground track where it jumps across ±180°, keeps it whole otherwise", () => {
+    expect(splitAtAntimeridian([[0, 170], [5, 179], [10, -178], [15, -170]])).toEqual([[[0, 170], [5, 179]], [[10, -178], [15, -170]]]);
+    expect(splitAtAntimeridian([[0, -10], [5, 10]])).toEqual([[[0, -10], [5, 10]]]);
+    expect(splitAtAntimeridian([])).toEqual([]);
   });
 });

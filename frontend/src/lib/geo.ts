@@ -248,3 +248,19 @@ export function labelPriorities(doc: ScenarioDocument): Map<string, number> {
   }
   return new Map(doc.nodes.map((n) => [n.id, (RADIO_KINDS.has(n.kind) ? 1e6 : 0) + (degree.get(n.id) ?? 0)]));
 }
+
+/** A track's `[lat, lon]` points cut into runs that do not jump across the antimeridian (|Δlon| > 180°). */
+export function splitAtAntimeridian(points: readonly [number, number][]): [number, number][][] {
+  const out: [number, number][][] = [];
+  let cur: [number, number][] = [];
+  for (const p of points) {
+    const last = cur[cur.length - 1];
+    if (last && Math.abs(p[1] - last[1]) > 180) {
+      out.push(cur);
+      cur = [];
+    }
+    cur.push(p);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}

@@ -40,6 +40,8 @@ import { useScenarioSource } from "./editor/useScenarioSource";
 import { useScenarioVersions } from "./editor/useScenarioVersions";
 import { useSelection } from "./editor/useSelection";
 import { useValidation } from "./editor/useValidation";
+import { useSatcomAccess } from "./editor/useSatcomAccess";
+import { AccessReport } from "../components/AccessReport";
 import { VersionsPanel } from "./editor/VersionsPanel";
 import { usePageTitle } from "./usePageTitle";
 import { UnstoredFieldsProvider, useUnstoredFields } from "../components/unstoredFields";
@@ -81,6 +83,7 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
   );
   const tools = useCanvasTools(doc, selection, setSelection, change);
   const overlays = useCanvasOverlays(doc);
+  const satcomAccess = useSatcomAccess(doc);
   const { versions, versionDiff, showChanges } = useScenarioVersions(id, item, store.setProblems);
   const clipboard = useRef<NodeClipboard | null>(null);
   const { helpOpen, setHelpOpen } = useEditorShortcuts({
@@ -155,6 +158,8 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
           onSelect={setSelection}
           onChange={change}
           onHelp={() => setHelpOpen(true)}
+          groundTracks={satcomAccess.timeline?.ground_tracks ?? null}
+          fitGroundTracks={satcomAccess.fitTracks}
         />
         <SideTabs
           inspect={
@@ -173,9 +178,11 @@ export function ScenarioEditorView({ id }: { id: string | null }) {
                 version={item?.version}
                 dirty={dirty}
                 onTrackImported={store.onTrackImported}
+                satcomUses={satcomAccess.timeline?.satcom ?? null}
               />
               <TimeScrubber doc={doc} onGhosts={overlays.setGhosts} onTimeline={overlays.geo ? overlays.onScrub : undefined} onTime={overlays.setScrubT} />
               <CoverageMap doc={doc} t={overlays.scrubT ?? 0} />
+              <AccessReport doc={doc} access={satcomAccess} />
             </>
           }
           plan={

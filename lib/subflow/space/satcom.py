@@ -87,6 +87,7 @@ __all__ = [
     "satellite_ecef_km",
     "satcom_uses",
     "skyfield_times",
+    "ground_tracks",
 ]
 
 #: speed of light in vacuum, km/s (exact, SI; scipy.constants.c = 299,792,458 m/s)
@@ -104,6 +105,11 @@ _EPS = 1e-9
 @lru_cache(maxsize=1)
 def _to_ecef() -> Transformer:
     return Transformer.from_crs("EPSG:4979", "EPSG:4978", always_xy=True)
+
+
+@lru_cache(maxsize=1)
+def _to_geodetic() -> Transformer:
+    return Transformer.from_crs("EPSG:4978", "EPSG:4979", always_xy=True)
 
 
 @lru_cache(maxsize=1)
@@ -536,6 +542,46 @@ def isl_timeline(scenario: Scenario) -> dict[str, IslLink]:
     """
     return satcom_timeline(scenario).isls
 
+
+def ground_tracks(scenario: Scenario, max_points: int = 361) -> dict[str, list[tuple[float, float, float]]]:
+    """The sub-satellite points of every satellite on an orbit over the run, for drawing ground tracks.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Validated. Empty answer unless it is geographic, has ``satcom`` settings and a satellite with an
+        ephemeris (as :func:`satcom_timeline`).
+    max_points : int
+        Most points per satellite (≥ 2): samples every ``max(satcom.sample_s, duration / (max_points - 1))``
+        seconds, and the run's end.
+
+    Returns
+    -------
+    dict
+        Satellite id → ``[(t_s, lat_deg, lon_deg), ...]`` in time order: the WGS84 geodetic latitude and
+        longitude (degrees) of the point of the ellipsoid below the satellite (pyproj, EPSG:4978 →
+        EPSG:4979, of :func:`satellite_ecef_km`'s Earth-fixed position). A decayed orbit's samples (SGP4 gives
+        no position) are left out.
+    """
+    sc = scenario.satcom
+    sats = {n.id: n for n in scenario.nodes if isinstance(n, SatelliteNode) and n.ephemeris is not None}
+    if sc is None or not sats or not scenario.is_geo:
+        return {}
+    duration = scenario.run.duration_s
+    step = max(sc.sample_s, duration / max(1, max_points - 1))
+    n = int(math.floor(duration / step + _EPS))
+    t = np.arange(n + 1) * step
+    if t[-1] < duration - _EPS:
+        t = np.append(t, duration)
+    times = skyfield_times(sc.start_utc, t)
+    out: dict[str, list[tuple[float, float, float]]] = {}
+    for sid, node in sats.items():
+        x, y, z = satellite_ecef_km(node.ephemeris, sc.start_utc, t, times) * 1000.0
+        lon, lat, _ = _to_geodetic().transform(x, y, z)
+        ok = np.isfinite(lat) & np.isfinite(lon)
+        out[sid] = [(float(tk), round(float(la), 6), round(float(lo), 6))
+                    for tk, la, lo, good in zip(t, np.atleast_1d(lat), np.atleast_1d(lon), ok) if good]
+    return out
 
 
 class SatcomUse(BaseModel):

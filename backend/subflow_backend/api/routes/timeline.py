@@ -20,7 +20,7 @@ from subflow.scenario.geodesy import frame_of, geo_corners
 from subflow.service.limits import Limits, check_scenario
 from subflow.space.access import AccessPass, access_report
 from subflow.space.mobility import Leg
-from subflow.space.satcom import IslState, SatcomUse, isl_states, satcom_uses
+from subflow.space.satcom import IslState, SatcomUse, ground_tracks, isl_states, satcom_uses
 from subflow.runplan.topology import NetworkTimeline
 
 from subflow_backend import compute
@@ -75,6 +75,11 @@ class TimelinePublic(BaseModel):
         description="With ``?access=true``, for scenarios with satellites on orbits: every pass of a satellite over a ground terminal (rise, "
         "set, highest elevation, the parts in use and, for a budgeted link, MODCOD and capacity at each change), "
         "by terminal then rise; empty otherwise.")
+    ground_tracks: dict[str, list[tuple[float, float, float]]] = Field(
+        default_factory=dict,
+        description="Geographic scenarios with satellites on orbits (satcom settings): per satellite with an "
+        "ephemeris, its sub-satellite points over the run, ``[t_s, lat_deg, lon_deg]`` (WGS84 degrees; at most "
+        "361 per satellite, evenly spaced, the run's end included) for drawing ground tracks; empty otherwise.")
     windows: list[tuple[float, float]] = Field(
         description="The run cut where the network changes (an association starts or ends, a link or SATCOM "
         "outage starts or ends, an ad-hoc hop comes or goes): ``[t_start_s, t_end_s]`` pairs covering "
@@ -115,7 +120,8 @@ def compute_timeline(
     aeqd frame, :mod:`subflow.scenario.geodesy`) and the frame's ``origin``. With satellites on
     orbits, ``satcom`` lists which satellite each ground terminal uses when, and the
     link's one-way delay over each use (:mod:`subflow.space.satcom`), and ``isl`` when each inter-satellite
-    link is visible or blocked, with its range and delay; with ``?access=true``, ``access`` lists each pass of a
+    link is visible or blocked, with its range and delay, and ``ground_tracks`` each satellite's sub-satellite
+    points; with ``?access=true``, ``access`` lists each pass of a
     satellite over a terminal (:mod:`subflow.space.access`). ``windows`` are the times between
     which the network is fixed (:meth:`subflow.runplan.topology.NetworkTimeline.windows`).
     """
@@ -141,5 +147,6 @@ def timeline_of(document: dict[str, Any], limits: Limits, access: bool = False) 
         satcom=satcom_uses(scenario, network.satcom),
         isl=isl_states(scenario, network.satcom),
         access=access_report(scenario, network.satcom) if access else [],
+        ground_tracks=ground_tracks(scenario),
         windows=network.windows(),
     )

@@ -1,4 +1,4 @@
-import type { ScenarioDocument } from "../../api/types";
+import type { GroundTracks, ScenarioDocument } from "../../api/types";
 import { GeoEditorMap } from "../../components/GeoEditorMap";
 import { Legend } from "../../components/Legend";
 import { TopologyGraph, type Selection, type Tool } from "../../components/TopologyGraph";
@@ -14,6 +14,10 @@ interface TopologyPaneProps extends Omit<EditorToolbarProps, "onFind" | "deleteS
   overlays: CanvasOverlays;
   onSelect: (sel: Selection) => void;
   onChange: (next: ScenarioDocument, coalesce?: string) => void;
+  /** Satellites' ground tracks to draw on the map (`POST /api/timeline` `ground_tracks`). */
+  groundTracks?: GroundTracks | null;
+  /** Each new value (> 0) zooms the map out to the ground tracks. */
+  fitGroundTracks?: number;
 }
 
 function toolHint(tool: Tool): string {
@@ -32,7 +36,7 @@ function toolHint(tool: Tool): string {
 }
 
 /** The Topology card: counts, toolbar, then the map (geographic scenarios) or the x/y canvas, and the legend. */
-export function TopologyPane({ doc, title, scale, edits, tools, overlays, selection, onSelect, onChange, onHelp }: TopologyPaneProps) {
+export function TopologyPane({ doc, title, scale, edits, tools, overlays, selection, onSelect, onChange, onHelp, groundTracks, fitGroundTracks }: TopologyPaneProps) {
   const { tool, setTool } = tools;
   const kinds = [...new Set(doc.nodes.map((n) => n.kind))];
   return (
@@ -70,6 +74,8 @@ export function TopologyPane({ doc, title, scale, edits, tools, overlays, select
           waypointSpeed={tools.waypointSpeed}
           positions={overlays.geoPositions}
           tracks={overlays.geoTracks}
+          groundTracks={groundTracks}
+          fitGroundTracks={fitGroundTracks}
           highlight={overlays.planningOverlay}
         />
       ) : null}

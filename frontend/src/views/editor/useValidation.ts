@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api } from "../../api/client";
 import type { ScenarioDocument, ScenarioPublic, ScenarioWarning, ValidationErrorItem } from "../../api/types";
+import { documentPath } from "../../lib/docPath";
 import { humanFieldErrors, liveErrors, validationLines } from "../../lib/fieldMessages";
 
 /** The server's field errors (path → message in the user's units) and the document it refused. */
@@ -23,7 +24,7 @@ export interface Validation {
   clear: () => void;
 }
 
-const detailPath = (d: ValidationErrorItem) => (d.loc[0] === "body" ? d.loc.slice(1) : d.loc).map(String).join(".");
+const detailPath = (d: ValidationErrorItem) => documentPath(d.loc);
 
 /**
  * What the server said about the document.
