@@ -42,7 +42,7 @@ References
 ----------
 .. [1] ETSI EN 302 307-1 V1.4.1 (2014-11), §5 and Annex D (ACM: per-terminal MODCOD on one TDM carrier).
 .. [2] M. Heusse, F. Rousseau, G. Berger-Sabbatel, A. Duda, "Performance anomaly of 802.11b", IEEE INFOCOM 2003.
-.. [3] ETSI EN 301 545-2 V1.2.1 (2014-04), DVB-RCS2 lower layers, the return link's capacity categories
+.. [3] ETSI EN 301 545-2 V1.2.1 (2014-11), DVB-RCS2 lower layers, the return link's capacity categories
    (CRA, RBDC, VBDC, FCA) of dynamic capacity assignment; ETSI TR 101 545-4 V1.1.1 (2014-04) (implementation
    guidelines) describes how a scheduler serves them.
 """
@@ -57,7 +57,10 @@ from subflow.runplan.document import CapacityChange, capacity_for_goodput_mbps
 from subflow.runplan.shares import water_level
 from subflow.scenario.document import Scenario
 
-__all__ = ["beam_capacity_changes", "beam_resources", "beam_share_rule", "demand_assigned_shares", "equal_airtime_shares"]
+__all__ = [
+    "beam_capacity_changes", "beam_resources", "beam_share_rule", "demand_assigned_shares", "equal_airtime_shares",
+    "planned_share_notes",
+]
 
 
 def equal_airtime_shares(capacities_mbps: list[float], demands_mbps: list[float]) -> list[float]:
@@ -237,3 +240,40 @@ def beam_capacity_changes(scenario: Scenario, budget, link_budgets: dict, flows)
                     changes.append(CapacityChange(t_s=t0, resource=r, capacity_mbps=value))
                     current[r] = value
     return sorted(changes, key=lambda c: (c.t_s, c.resource))
+
+
+def planned_share_notes(scenario: dict, flows) -> list[str]:
+    """What an engine that applies the plan's beam shares cannot follow, as notes for its output.
+
+    The shares (:func:`beam_capacity_changes`) are computed when the plan is made, from who has traffic (the
+    flows' ``start_s``/``stop_s`` and paths) and how much (``rate_mbps``), not from what the flows carry during
+    the run: a flow that ends before its ``stop_s`` (``size_bytes`` done) or sends less than its ``rate_mbps``
+    keeps its time share to its planned end, and the other members do not get it.
+
+    Parameters
+    ----------
+    scenario : dict
+        The validated scenario document (:attr:`subflow.runplan.document.RunPlan.scenario`).
+    flows : list of FlowPlan
+        The plan's flows.
+
+    Returns
+    -------
+    list of str
+        One note per beam that some flow crosses (empty without beams).
+    """
+    notes = []
+    for i, beam in enumerate((scenario.get("satcom") or {}).get("beams") or []):
+        prefixes = tuple(f"{lid}:" for lid in beam["links"])
+        crossing = [f for f in flows if any(r.startswith(prefixes) for sg in f.segments for sp in sg.subflows
+                                            for r in sp.resources)]
+        if not crossing:
+            continue
+        sized = [f.id for f in crossing if f.size_bytes is not None]
+        notes.append(
+            f"satcom.beams[{i}] ({beam['id']}): the members' time shares are the plan's (from the flows' planned "
+            "start_s/stop_s, rate_mbps and each member's MODCOD), applied at the plan's change points; a flow that "
+            "ends early or sends less than its rate_mbps does not free its carrier time for the others during the run"
+            + (f" (flows {', '.join(sized)} carry size_bytes: counted as contending until their stop_s)" if sized
+               else ""))
+    return notes
