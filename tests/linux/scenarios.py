@@ -151,3 +151,54 @@ def leo_isl_short(duration_s: float = 25.0) -> dict:
     doc["name"] = "naval-leo-isl-short"
     doc["run"]["duration_s"] = duration_s
     return doc
+
+
+def _shared_beam(ships: tuple[str, ...], uav: bool) -> dict:
+    """``examples/naval-geo-shared-beam.json`` reduced to ``ships`` (and the UAV relay when ``uav``), without
+    rain and without flows."""
+    doc = copy.deepcopy(json.loads((EXAMPLES / "naval-geo-shared-beam.json").read_text()))
+    keep = {"shore", "teleport", "kasat", *ships, *(("uav", "gcs") if uav else ())}
+    doc["nodes"] = [n for n in doc["nodes"] if n["id"] in keep]
+    doc["links"] = [link for link in doc["links"] if link["src"] in keep and link["dst"] in keep]
+    for link in doc["links"]:
+        (link.get("budget") or {}).pop("rain_attenuation_db", None)
+    beam = doc["satcom"]["beams"][0]
+    beam["links"] = [lid for lid in beam["links"] if lid.split("-")[0] in ships]
+    doc["flows"] = []
+    return doc
+
+
+#: :func:`beam_two_ships`: the second ship's flow starts this late, s
+SECOND_START_S = 10.0
+
+
+def beam_two_ships(duration_s: float = 30.0, return_msps: float = 2.5) -> dict:
+    """Two ships of ``examples/naval-geo-shared-beam.json`` in its Ka spot beam, clear sky, sharing a
+    ``return_msps`` return carrier in equal airtime: a bulk flow ship1 → shore from 0 s and one ship2 → shore from
+    SECOND_START_S (single path over the satellite)."""
+    doc = _shared_beam(("ship1", "ship2"), uav=False)
+    doc["name"] = "shared-beam-two-ships"
+    doc["satcom"]["beams"][0]["return_symbol_rate_msps"] = return_msps
+    doc["flows"] = [{"id": "f1", "src": "ship1", "dst": "shore"},
+                    {"id": "f2", "src": "ship2", "dst": "shore", "start_s": SECOND_START_S}]
+    doc["run"]["duration_s"] = duration_s
+    return doc
+
+
+#: :func:`beam_fade_uav`: the rain fade over ship2, [start, end) s
+BEAM_FADE_START_S, BEAM_FADE_END_S = 13.0, 27.0
+
+
+def beam_fade_uav(duration_s: float = 34.0, return_msps: float = 2.0, fade_db: float = 6.0) -> dict:
+    """Ship2 of ``examples/naval-geo-shared-beam.json`` with its UAV relay: a bulk flow ship2 → shore, its
+    Ka uplink (the beam's ``return_msps`` return carrier, ship2 alone on it) under ``fade_db`` of rain at
+    19.7 GHz during [BEAM_FADE_START_S, BEAM_FADE_END_S) (steps of 0.1 s), clear before and after."""
+    doc = _shared_beam(("ship2",), uav=True)
+    doc["name"] = "shared-beam-fade-uav"
+    doc["satcom"]["beams"][0]["return_symbol_rate_msps"] = return_msps
+    ka = next(link for link in doc["links"] if link["id"] == "ship2-ka")
+    ka["budget"]["rain_attenuation_db"] = [[0, 0], [BEAM_FADE_START_S - 0.1, 0], [BEAM_FADE_START_S, fade_db],
+                                           [BEAM_FADE_END_S - 0.1, fade_db], [BEAM_FADE_END_S, 0]]
+    doc["flows"] = [{"id": "f2", "src": "ship2", "dst": "shore"}]
+    doc["run"]["duration_s"] = duration_s
+    return doc

@@ -31,7 +31,8 @@ EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
 #: examples the script refuses, with the field it names (checked below): orbits, and the standard's minimum
 #: sensitivities picking the MCS (the kernel's rate control picks it on Mininet-WiFi)
 REFUSED = {"naval-leo": ("nodes", "ephemeris"), "naval-leo-isl": ("nodes", "ephemeris"),
-           "naval-geo-rain-fade": ("nodes", "ephemeris"), "uav-relay-chain": ("radio", "rate_selection")}
+           "naval-geo-rain-fade": ("nodes", "ephemeris"), "naval-geo-shared-beam": ("nodes", "ephemeris"),
+           "uav-relay-chain": ("radio", "rate_selection")}
 #: examples the script exports
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if p.stem not in REFUSED)
 CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]

@@ -71,8 +71,11 @@ FIELDS = {
                                   "(tc class change, rate = ceil = the new capacity, Ethernet frames counted); an "
                                   "outage (no MODCOD closes) is the plan's link_down/link_up: the link's veths go "
                                   "down and up"),
-    **{f: Refuses("a shared beam's time shares of its carriers are not run on the linux engine yet (its members' "
-                  "capacity changes would be applied like a budget's, but no kernel test covers them)")
+    **{f: Honours("shared beam (subflow.runplan.beams: equal airtime or demand assigned): each member link's time "
+                  "share of the beam's carriers, from the flows' planned start/stop and rates and each member's MODCOD "
+                  "over time, is the plan's capacity_changes of its resources, applied like a budget's (tc class "
+                  "change at their times); the shares cannot follow run-time demand (a flow ending before its "
+                  "stop_s, or sending below its rate, keeps its time): a note in the run's output says so")
        for f in LINK_BUDGET_FIELDS if f.startswith(("SatcomSettings.beams", "SatcomBeam."))},
     "RadioSettings.adhoc_links": Refuses("ad-hoc station links are not built by the linux engine yet"),
 }
@@ -109,7 +112,8 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
         "mobility": "every model of the scenario schema (the domain library's association timeline drives link up/down)",
         "link_events": "wired links set down/up at their scheduled times (and SATCOM links: visibility, link "
                        "budget outages)",
-        "capacity_changes": "tc class change of the resource's HTB classes at each change (SATCOM link budgets)",
+        "capacity_changes": "tc class change of the resource's HTB classes at each change (SATCOM link budgets, "
+                            "shared beams' planned time shares)",
         "delay_changes": ("netem change or a delay-line command at each change (SATCOM and inter-satellite ranges)"
                           if caps.delay_mechanism else None),
         "handover": ["bare"],

@@ -56,6 +56,7 @@ from pathlib import Path
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput, FlowResult, SubflowResult
 from subflow.runplan import ratecap
+from subflow.runplan.beams import planned_share_notes
 from subflow.runplan.document import RunPlan
 from subflow.runplan.strategies import STRATEGIES
 
@@ -215,7 +216,7 @@ def validate(plan: RunPlan, caps: HostCapabilities) -> list[str]:
         notes.append("loss: drawn by the kernel's prandom (iptables statistic match), not seeded by run.seed")
     if any(r.jitter_ms > 0 for r in plan.resources) and caps.delay_mechanism == "nfqueue-delay-line":
         notes.append("jitter: uniform ±jitter_ms per packet, order preserved (no reordering)")
-    return notes
+    return notes + planned_share_notes(plan.scenario, plan.flows)
 
 
 class LinuxRun:
@@ -359,12 +360,14 @@ class LinuxRun:
         RunCancelled
             When ``should_stop`` returned True.
         """
+        # at one time the boundary goes first: a flow starting then needs the routes of its first segment
+        # (a client started before them fails at once with "Network is unreachable")
         actions: list[tuple[float, int, str, object]] = []
         for t in self.times:
             if t > 0:
-                actions.append((t, 1, "apply", t))
+                actions.append((t, 0, "apply", t))
         for fl in self.flows.values():
-            actions.append((fl.fp.start_s, 0, "start", fl))
+            actions.append((fl.fp.start_s, 1, "start", fl))
         actions.sort(key=lambda a: (a[0], a[1]))
         self.t0 = time.monotonic()
         self.sampler.start(name=f"{self.prefix}-sampler")

@@ -4309,8 +4309,10 @@ export interface components {
          *     The member links' terminals share the beam's forward carrier (satellite → terminal, at
          *     ``forward_symbol_rate_msps``) and, with ``return_symbol_rate_msps``, one return carrier (terminal →
          *     satellite) in time: with ``policy`` ``equal_airtime`` each terminal that has traffic in a direction
-         *     gets an equal part of the carrier's time (less if its flows ask for less, the rest going to the others),
-         *     and carries its time share × the beam's symbol rate × the spectral efficiency of its own MODCOD (its
+         *     gets an equal part of the carrier's time (less if its flows ask for less, the rest going to the others);
+         *     with ``demand_assigned`` each active terminal is guaranteed ``min_share`` of the time (or its whole demand
+         *     if smaller) and the rest goes in proportion to the demand still unmet (docs/satcom.md). A terminal
+         *     carries its time share × the beam's symbol rate × the spectral efficiency of its own MODCOD (its
          *     link budget's Es/N0 at the beam's symbol rate).
          */
         SatcomBeam: {
@@ -4330,12 +4332,17 @@ export interface components {
              */
             links: string[];
             /**
-             * Policy
-             * @description How the terminals share a carrier's time: equal_airtime (each terminal with traffic an equal share; one whose flows ask less leaves the rest to the others).
-             * @default equal_airtime
-             * @constant
+             * Min Share
+             * @description demand_assigned only: the carrier time guaranteed to each terminal with traffic, a fraction in (0, 1/n] with n the number of member links; null: 1/(2n) (half the carrier guaranteed, half by demand). Refused with equal_airtime.
              */
-            policy?: "equal_airtime";
+            min_share?: number | null;
+            /**
+             * Policy
+             * @description How the terminals share a carrier's time: equal_airtime (each terminal with traffic an equal share; one whose flows ask less leaves the rest to the others) or demand_assigned (DAMA: each terminal with traffic is guaranteed min_share of the time, or its whole demand if smaller, and the rest of the time goes in proportion to the demand still unmet; a bulk flow's demand is the whole carrier).
+             * @default equal_airtime
+             * @enum {string}
+             */
+            policy?: "equal_airtime" | "demand_assigned";
             /**
              * Return Symbol Rate Msps
              * @description Symbol rate of a shared return carrier, Msym/s; null: each terminal keeps its own return carrier (its budget's symbol_rate_msps).

@@ -277,7 +277,7 @@ LINK_BUDGET_FIELDS = ("Link.budget", *(f"SatcomBudget.{f}" for f in (
     "margin_db", "pointing_loss_db", "polarisation_loss_db", "antenna_diameter_m", "antenna_efficiency",
     "exceedance_pct", "rain_rate_mm_h", "rain_attenuation_db", "gateway_link")),
     "SatcomSettings.beams", *(f"SatcomBeam.{f}" for f in (
-        "id", "satellite", "forward_symbol_rate_msps", "return_symbol_rate_msps", "policy", "links")))
+        "id", "satellite", "forward_symbol_rate_msps", "return_symbol_rate_msps", "policy", "min_share", "links")))
 #: the satellite payload's fields, read only by a link budget
 PAYLOAD_FIELDS = ("SatelliteNode.payload", "SatellitePayload.eirp_dbw", "SatellitePayload.g_t_dbk",
                   "SatellitePayload.transponder")

@@ -874,8 +874,10 @@ class SatcomBeam(_Strict):
     The member links' terminals share the beam's forward carrier (satellite → terminal, at
     ``forward_symbol_rate_msps``) and, with ``return_symbol_rate_msps``, one return carrier (terminal →
     satellite) in time: with ``policy`` ``equal_airtime`` each terminal that has traffic in a direction
-    gets an equal part of the carrier's time (less if its flows ask for less, the rest going to the others),
-    and carries its time share × the beam's symbol rate × the spectral efficiency of its own MODCOD (its
+    gets an equal part of the carrier's time (less if its flows ask for less, the rest going to the others);
+    with ``demand_assigned`` each active terminal is guaranteed ``min_share`` of the time (or its whole demand
+    if smaller) and the rest goes in proportion to the demand still unmet (docs/satcom.md). A terminal
+    carries its time share × the beam's symbol rate × the spectral efficiency of its own MODCOD (its
     link budget's Es/N0 at the beam's symbol rate).
     """
 
@@ -886,9 +888,16 @@ class SatcomBeam(_Strict):
     return_symbol_rate_msps: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] | None = Field(
         default=None, description="Symbol rate of a shared return carrier, Msym/s; null: each terminal keeps its "
         "own return carrier (its budget's symbol_rate_msps).")
-    policy: Literal["equal_airtime"] = Field(
+    policy: Literal["equal_airtime", "demand_assigned"] = Field(
         default="equal_airtime", description="How the terminals share a carrier's time: equal_airtime (each "
-        "terminal with traffic an equal share; one whose flows ask less leaves the rest to the others).")
+        "terminal with traffic an equal share; one whose flows ask less leaves the rest to the others) or "
+        "demand_assigned (DAMA: each terminal with traffic is guaranteed min_share of the time, or its whole "
+        "demand if smaller, and the rest of the time goes in proportion to the demand still unmet; a bulk "
+        "flow's demand is the whole carrier).")
+    min_share: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = Field(
+        default=None, description="demand_assigned only: the carrier time guaranteed to each terminal with "
+        "traffic, a fraction in (0, 1/n] with n the number of member links; null: 1/(2n) (half the carrier "
+        "guaranteed, half by demand). Refused with equal_airtime.")
     links: list[Identifier] = Field(
         min_length=1, max_length=1000,
         description="The member links: budgeted SATCOM links between a terminal and this satellite.")
@@ -1238,6 +1247,7 @@ def _beam_errors(scenario: Scenario, orbiting: set[str]) -> list[dict[str, Any]]
             errors.append({"loc": [*loc, "satellite"], "msg": f"{beam.satellite!r} is not a satellite with an "
                                                               "ephemeris and a payload"})
             continue
+        errors += _min_share_errors(beam, loc)
         for k, lid in enumerate(beam.links):
             link = links.get(lid)
             if link is None:
@@ -1251,6 +1261,19 @@ def _beam_errors(scenario: Scenario, orbiting: set[str]) -> list[dict[str, Any]]
             else:
                 member_of[lid] = beam.id
     return errors
+
+
+def _min_share_errors(beam: SatcomBeam, loc: list) -> list[dict[str, Any]]:
+    """A beam's ``min_share`` is for ``demand_assigned`` only and at most 1/n (n member links: every terminal
+    can be guaranteed it at once)."""
+    if beam.min_share is None:
+        return []
+    if beam.policy != "demand_assigned":
+        return [{"loc": [*loc, "min_share"], "msg": "min_share applies to policy demand_assigned only"}]
+    if beam.min_share * len(beam.links) > 1.0 + 1e-12:
+        return [{"loc": [*loc, "min_share"], "msg": f"min_share {beam.min_share} is above 1/{len(beam.links)} "
+                                                    f"(the beam has {len(beam.links)} member links)"}]
+    return []
 
 
 def _uplink_errors(scenario: Scenario) -> list[dict[str, Any]]:

@@ -166,8 +166,8 @@ def test_a_link_in_two_beams_is_refused():
     assert ["satcom", "beams", 1, "links", 0] in [list(e["loc"]) for e in exc.value.errors]
 
 
-@pytest.mark.parametrize("engine", ["linux", "mininet_wifi"])
-def test_linux_and_mininet_wifi_refuse_beams_naming_them(engine):
+@pytest.mark.parametrize("engine", ["mininet_wifi"])
+def test_mininet_wifi_refuses_beams_naming_them(engine):
     import importlib
 
     fields = importlib.import_module(f"subflow_engines.{engine}").FIELDS
@@ -184,3 +184,22 @@ def test_fluid_honours_beams():
 
     assert all(isinstance(FIELDS[f], Honours) for f in BEAM_FIELDS)
     check_fields(beam_scenario(), FIELDS, "fluid")
+
+
+def test_linux_honours_beams_and_says_what_its_shares_cannot_follow():
+    """The linux engine applies the members' time shares as the plan's capacity changes; its notes name the
+    beam and the flows whose early end the planned shares cannot follow."""
+    from subflow.runplan.beams import planned_share_notes
+    from subflow_engines.linux import FIELDS
+
+    assert all(isinstance(FIELDS[f], Honours) for f in BEAM_FIELDS)
+    check_fields(beam_scenario(), FIELDS, "linux")
+    d = beam_scenario()
+    d["flows"][1]["size_bytes"] = 1_000_000
+    plan = resolve_plan(d, "sptcp", "linux")
+    notes = planned_share_notes(plan.scenario, plan.flows)
+    assert len(notes) == 1 and notes[0].startswith("satcom.beams[0] (ka-spot)") and "flows f2 carry size_bytes" in notes[0]
+    # no beam, or no flow across it: no note
+    d["flows"] = [{"id": "f1", "src": "shore", "dst": "teleport"}]
+    plan = resolve_plan(d, "sptcp", "linux")
+    assert planned_share_notes(plan.scenario, plan.flows) == []
