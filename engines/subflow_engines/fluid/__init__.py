@@ -179,7 +179,7 @@ from collections.abc import Callable
 
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput
-from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses
+from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses, flow_kind_fields
 from subflow.runplan.document import RunPlan
 
 from subflow_engines.fluid import vectorised
@@ -227,6 +227,7 @@ FIELDS = {
     "RateStep.bandwidth_mbps": Honours("air capacity changes with the stations' distance (plan)"),
     "Flow.rate_mbps": Honours("application demand caps the sending rate"),
     "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
+    **flow_kind_fields(),
     "TransportSettings.mss_bytes": Honours("packet size of windows, queues and losses"),
     "TransportSettings.initial_cwnd_packets": Honours("initial window (RFC 6928)"),
     "TransportSettings.min_rto_s": Honours("RTO floor (RFC 6298 §2.4)"),

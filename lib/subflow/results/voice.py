@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from subflow.errors import QualityModelInvalid
+from subflow.scenario.document import Flow, VoiceSource
 
 #: IPv4 (20 bytes, RFC 791) + UDP (8, RFC 768) + RTP (12, RFC 3550 §5.1) headers of one voice packet, bytes
 IP_UDP_RTP_HEADER_BYTES = 40
@@ -375,3 +376,19 @@ def interarrival_jitter_s(send_s: Sequence[float] | np.ndarray, arrival_s: Seque
         j += (abs(transit[i] - transit[i - 1]) - j) / 16.0
         out[i] = j
     return out
+
+
+def flow_rate_mbps(flow: Flow) -> float | None:
+    """The rate ``flow`` offers to the network, Mbit/s (the demand a planner allocates), or None for a bulk flow.
+
+    ``tcp`` and ``udp``: the flow's ``rate_mbps`` (None for bulk tcp). ``voice``: its codec's IP rate while the
+    talker speaks (:func:`wire_rate_kbps` / 1000; silence suppression lowers only the mean, so the peak is
+    planned). ``video``: the encoder's ``bitrate_mbps`` (its packetisation is not modelled, so no headers are
+    added).
+    """
+    if flow.kind == "voice":
+        v = flow.voice or VoiceSource()
+        return wire_rate_kbps(v.codec, v.packet_interval_ms, v.opus_bitrate_kbps) / 1000.0
+    if flow.kind == "video" and flow.video is not None:
+        return flow.video.bitrate_mbps
+    return flow.rate_mbps

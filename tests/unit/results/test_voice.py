@@ -233,3 +233,20 @@ def test_parameters_default_to_g107_table_3():
     assert (p.slr_db, p.rlr_db, p.stmr_db, p.lstr_db, p.ds, p.dr, p.telr_db, p.wepl_db) == (8, 2, 15, 18, 3, 3, 65, 110)
     assert (p.t_ms, p.tr_ms, p.ta_ms, p.qdu, p.ie, p.ppl_pct, p.burst_r, p.a) == (0, 0, 0, 1, 0, 0, 1, 0)
     assert (p.nc_dbm0, p.nfor_dbmp, p.ps_dba, p.pr_dba, p.st, p.mt_ms) == (-70, -64, 35, 35, 1, 100)
+
+
+def test_the_rate_a_flow_offers():
+    from subflow.results.voice import flow_rate_mbps
+    from subflow.scenario.document import Flow
+
+    def flow(**kw):
+        return Flow.model_validate({"id": "f", "src": "a", "dst": "b", **kw})
+
+    assert flow_rate_mbps(flow()) is None  # bulk tcp
+    assert flow_rate_mbps(flow(rate_mbps=3.0)) == 3.0
+    assert flow_rate_mbps(flow(kind="udp", rate_mbps=1.5)) == 1.5
+    assert flow_rate_mbps(flow(kind="voice")) == pytest.approx(0.080)  # G.711, 20 ms: 80 kbit/s
+    # G.729A every 40 ms: 40 + 40 bytes per 40 ms = 16 kbit/s
+    assert flow_rate_mbps(flow(kind="voice", voice={"codec": "g729a", "packet_interval_ms": 40})) == pytest.approx(0.016)
+    assert flow_rate_mbps(flow(kind="voice", voice={"codec": "opus", "opus_bitrate_kbps": 32})) == pytest.approx(0.048)
+    assert flow_rate_mbps(flow(kind="video", video={"bitrate_mbps": 4.0})) == 4.0
