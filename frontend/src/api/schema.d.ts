@@ -2708,6 +2708,11 @@ export interface components {
              * @description Finite transfers: seconds from the flow's start to its last byte; null if not finished or not a finite transfer.
              */
             completion_s?: number | null;
+            /**
+             * Delay Ms
+             * @description udp and voice flows (fluid engine): mean one-way delay per interval, ms; null where nothing arrived.
+             */
+            delay_ms?: (number | null)[] | null;
             /** Dst */
             dst: string;
             /** Id */
@@ -2720,10 +2725,30 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Jitter Ms
+             * @description udp and voice flows: RFC 3550 interarrival jitter at the end of each interval, ms.
+             */
+            jitter_ms?: (number | null)[] | null;
+            /**
+             * Loss
+             * @description udp and voice flows: fraction of the bits sent in each interval that were lost (queue overflow, link loss, no path).
+             */
+            loss?: (number | null)[] | null;
+            /**
+             * Mos
+             * @description voice flows: MOS from R per interval (G.107 Annex B).
+             */
+            mos?: (number | null)[] | null;
+            /**
              * Observed Subflows Max
              * @description linux engine: most subflow sockets seen at once.
              */
             observed_subflows_max?: number | null;
+            /**
+             * R Factor
+             * @description voice flows: ITU-T G.107 E-model rating R per interval; null for a codec without G.113 values.
+             */
+            r_factor?: (number | null)[] | null;
             /** Src */
             src: string;
             /** Subflows */

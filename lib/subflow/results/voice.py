@@ -392,3 +392,23 @@ def flow_rate_mbps(flow: Flow) -> float | None:
     if flow.kind == "video" and flow.video is not None:
         return flow.video.bitrate_mbps
     return flow.rate_mbps
+
+
+#: UDP (8 bytes, RFC 768) + IPv4 (20, RFC 791) headers of a udp flow's packet, bytes
+IP_UDP_HEADER_BYTES = 28
+
+
+def flow_packet_bytes(flow: Flow) -> int | None:
+    """IP packet size of a udp or voice flow, bytes, or None for the other kinds.
+
+    ``udp``: ``udp.packet_bytes`` of payload + 28 bytes of UDP and IPv4 headers (default payload 1200).
+    ``voice``: the codec's payload per packet (payload rate × ``packet_interval_ms``) + 40 bytes of IPv4, UDP
+    and RTP headers (G.711 every 20 ms: 160 + 40 = 200 bytes).
+    """
+    if flow.kind == "udp":
+        return (flow.udp.packet_bytes if flow.udp is not None else 1200) + IP_UDP_HEADER_BYTES
+    if flow.kind == "voice":
+        v = flow.voice or VoiceSource()
+        rate_kbps = CODEC_BITRATE_KBPS.get(v.codec, v.opus_bitrate_kbps)
+        return int(round(rate_kbps * v.packet_interval_ms / 8.0)) + IP_UDP_RTP_HEADER_BYTES
+    return None
