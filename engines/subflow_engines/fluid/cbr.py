@@ -14,6 +14,7 @@ interval it reports:
   between the last packet of one step and the first of the next and 0 between the others;
 * ``loss``: the fraction of the bits sent in the interval that were dropped at a full queue, lost at random on
   a link, or sent while the flow had no path;
+* ``cwnd_packets`` 0 throughout (no window);
 * voice flows also ``r_factor`` and ``mos`` (ITU-T G.107 E-model, :func:`subflow.results.voice.voice_rating`)
   from the mouth-to-ear delay = delay_ms + the packetisation interval (no jitter buffer and no codec look-ahead
   are modelled), the interval's loss as random loss (BurstR 1), and the codec's Ie and Bpl from ITU-T G.113

@@ -928,6 +928,8 @@ class ScalarSimulator(FluidSimulator):
 
     def sample_cwnd(self, b: int) -> None:
         for conn in self.conns:
+            if conn.cbr is not None:
+                continue  # a constant-rate source has no window: its cwnd_packets stay 0
             for sub in conn.subs.values():
                 sub.cwnd_samples[b] = round(sub.cwnd, 3) if sub.phase in ("open", "handshake") else 0.0
 

@@ -34,6 +34,7 @@ def test_a_cbr_flow_below_capacity_sees_propagation_plus_transmission_and_no_los
     assert f.delay_ms == pytest.approx([5.0 + 1228 * 8 / 10e6 * 1e3] * 10, abs=1e-6)  # 5.9824 ms
     assert f.loss == [0.0] * 10 and f.jitter_ms == [0.0] * 10
     assert f.r_factor is None and f.mos is None  # udp: no voice rating
+    assert f.subflows[0].cwnd_packets == [0.0] * 10  # no window
 
 
 def test_a_cbr_flow_above_capacity_loses_one_minus_capacity_over_rate():
