@@ -8,6 +8,8 @@ payloads (1228-byte IP packets) crosses it in 5 ms + 1228·8 bit / 10 Mbit/s = 5
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from subflow.errors import EngineCannotRun
 from subflow.results.voice import codec_impairment, voice_rating
@@ -88,3 +90,29 @@ def test_constant_rate_plans_run_on_the_scalar_kernel():
     assert isinstance(fluid.simulator(plan), fluid.ScalarSimulator)
     with pytest.raises(EngineCannotRun, match=r"^flows\[0\]\.udp\.pattern='on_off'"):
         run_plan(resolve_plan(_doc(_udp(2.0, udp={"pattern": "on_off"})), "sptcp"))
+
+
+def test_two_hops_add_their_propagation_and_transmission_and_random_loss():
+    """a → r (10 Mbit/s, 5 ms, 2 % loss) → b (2 Mbit/s, 20 ms): 25 ms + 1228·8 bit at 10 and at 2 Mbit/s =
+    25 + 0.9824 + 4.912 = 30.8944 ms; a 1 Mbit/s flow loses only the first hop's random 2 %."""
+    doc = {"name": "hops", "nodes": [{"id": "a", "kind": "host"}, {"id": "r", "kind": "router"},
+                                     {"id": "b", "kind": "host"}],
+           "links": [{"id": "a-r", "src": "a", "dst": "r", "bandwidth_mbps": 10, "delay_ms": 5, "loss": 0.02},
+                     {"id": "r-b", "src": "r", "dst": "b", "bandwidth_mbps": 2, "delay_ms": 20}],
+           "run": {"duration_s": 5, "interval_s": 1}, "flows": [_udp(1.0)]}
+    f = run_plan(resolve_plan(doc, "sptcp")).flows[0]
+    assert f.delay_ms == pytest.approx([30.8944] * 5, abs=1e-6)
+    assert f.loss == pytest.approx([0.02] * 5, abs=1e-9)
+    assert f.throughput_mbps == pytest.approx([0.98] * 5, abs=1e-6)
+
+
+@settings(max_examples=12, deadline=None)
+@given(rate=st.floats(0.5, 40.0), bw=st.floats(1.0, 20.0))
+def test_steady_state_loss_is_the_excess_over_capacity(rate, bw):
+    """Once the queue is full (or never fills), a flow alone on a link loses max(0, 1 − C/rate) of what it sends
+    and delivers min(rate, C). (The 100-packet queue, 1.16 Mbit, fills within the first 5 s when the excess is
+    over 0.25 Mbit/s.)"""
+    assume(rate <= bw or rate - bw > 0.25)
+    f = run_plan(resolve_plan(_doc(_udp(rate), bw=bw, duration=6.0), "sptcp")).flows[0]
+    assert f.loss[-1] == pytest.approx(max(0.0, 1 - bw / rate), abs=1e-6)
+    assert f.throughput_mbps[-1] == pytest.approx(min(rate, bw), abs=1e-5)
