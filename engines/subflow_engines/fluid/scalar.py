@@ -944,7 +944,8 @@ class ScalarSimulator(FluidSimulator):
         # a constant-rate source's bits are goodput-scaled in the queues: reported at its IP rate
         scale = 1.0 / self.wire if conn.cbr is not None else 1.0
         records = [
-            SubflowRecord(id=sid, path=sub.path, throughput_mbps=throughput_mbps([v * scale for v in sub.bits], interval),
+            SubflowRecord(id=sid, path=sub.path,
+                          throughput_mbps=throughput_mbps([v * scale for v in sub.bits], interval),
                           cwnd_packets=sub.cwnd_samples, retransmissions=sub.retransmissions)
             for sid, sub in ((sid, conn.subs[sid]) for sid in conn.order)
         ]
