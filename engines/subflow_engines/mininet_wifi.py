@@ -29,7 +29,9 @@ from subflow.io.exports import (  # noqa: F401
     RESULT_BEGIN, RESULT_END, generate_script, ns2_setdest, script_for,
 )
 from subflow.results.document import EngineOutput, FlowResult, SubflowResult
-from subflow.runplan.capabilities import Honours, ISL_FIELDS, PLANNED, RADIO_FIELDS, Refuses, link_budget_fields
+from subflow.runplan.capabilities import (
+    Honours, ISL_FIELDS, PLANNED, RADIO_FIELDS, Refuses, flow_kind_fields, link_budget_fields,
+)
 from subflow.runplan.document import RunPlan
 from subflow.runplan.finish import longest_finish_s
 
@@ -84,6 +86,7 @@ FIELDS = {
     "Flow.rate_mbps": Honours("iperf3 -b, and held to the rate at every instant by an HTB class on an IFB device "
                               "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Refuses("the generated script runs iperf3 for the flow's duration (-t), not a byte count"),
+    **flow_kind_fields(),
     "TransportSettings.mss_bytes": Refuses(_NO_TRANSPORT),
     "TransportSettings.initial_cwnd_packets": Refuses(_NO_TRANSPORT),
     "TransportSettings.min_rto_s": Refuses(_NO_TRANSPORT),

@@ -253,6 +253,15 @@ class Iperf3ParseError(SubflowError, ValueError):
     """A text is not exactly one iperf3 JSON document (the message says why)."""
 
 
+class QualityModelInvalid(SubflowError, ValueError):
+    """A voice quality model (E-model, jitter, packetisation: :mod:`subflow.results.voice`) cannot be evaluated
+    for this input: ``field`` names the parameter (``"loss_fraction"``, ``"codec"``...)."""
+
+    def __init__(self, field: str, reason: str):
+        self.field, self.reason = field, reason
+        super().__init__(f"{field}: {reason}")
+
+
 class TrackInvalid(SubflowError):
     """A track file that cannot be used: ``field`` names the parameter or ``line``/``point`` where it fails.
 

@@ -166,9 +166,14 @@ point's air, shared by both directions, delays the ACKs of the data that crossed
 further. A hop's per-subflow service is proportional within the backlog and within the arrivals
 (fluid FIFO).
 
+Constant-rate sources (``udp`` cbr and ``voice`` flows, :mod:`.cbr`) send at their rate on the first path of
+their segment, with no window or timer, into the same queues; their one-way delay (propagation + queueing +
+one packet's transmission per hop), RFC 3550 jitter, loss and, for voice, E-model R and MOS are reported per
+interval. Plans with them run on the scalar kernel.
+
 Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
-step loop and output shared by both kernels), :mod:`.queues` (the network's queues, shared by
-both kernels), :mod:`.invariants` (the checks), :mod:`.scalar` (every feature, Python objects),
+step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.queues` (the network's
+queues, shared by both kernels), :mod:`.invariants` (the checks), :mod:`.scalar` (every feature, Python objects),
 :mod:`.vectorised` (arrays, per-step dynamics numba-compiled and run many steps per call; the
 default for every plan it supports).
 """
@@ -179,7 +184,7 @@ from collections.abc import Callable
 
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput
-from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses
+from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses, flow_kind_fields
 from subflow.runplan.document import RunPlan
 
 from subflow_engines.fluid import vectorised
@@ -227,6 +232,20 @@ FIELDS = {
     "RateStep.bandwidth_mbps": Honours("air capacity changes with the stations' distance (plan)"),
     "Flow.rate_mbps": Honours("application demand caps the sending rate"),
     "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
+    # udp on/off sources, silence suppression (on/off voice), video and priority classes stay refused
+    **flow_kind_fields(),
+    "Flow.kind": Honours("tcp: the strategy's transport; udp and voice: a constant-rate, non-responsive source "
+                         "sharing the queues, with per-interval delay_ms, jitter_ms, loss (voice: E-model R and "
+                         "MOS; subflow_engines.fluid.cbr); a video flow is refused by its video settings"),
+    "Flow.udp": Honours("container of the fields below"),
+    "UdpSource.packet_bytes": Honours("packet size: one packet's transmission per hop in the delay, packet count "
+                                      "of the jitter"),
+    "Flow.voice": Honours("container of the fields below"),
+    "VoiceSource.codec": Honours("rate on the wire (subflow.results.voice.wire_rate_kbps) and the E-model's Ie and "
+                                 "Bpl (ITU-T G.113; none for opus: R and MOS null)"),
+    "VoiceSource.packet_interval_ms": Honours("packet size and rate on the wire, packetisation delay in R"),
+    "VoiceSource.plc": Honours("Bpl of G.711 with or without PLC (ITU-T G.113 Table I.3)"),
+    "VoiceSource.opus_bitrate_kbps": Honours("rate on the wire of an opus flow"),
     "TransportSettings.mss_bytes": Honours("packet size of windows, queues and losses"),
     "TransportSettings.initial_cwnd_packets": Honours("initial window (RFC 6928)"),
     "TransportSettings.min_rto_s": Honours("RTO floor (RFC 6298 §2.4)"),

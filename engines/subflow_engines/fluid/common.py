@@ -654,6 +654,11 @@ class FluidSimulator:
         """Flow ``c``'s subflows in order of first appearance, and when it completed (s, or None)."""
         raise NotImplementedError
 
+    def flow_quality(self, c: int) -> dict | None:
+        """Flow ``c``'s per-interval ``delay_ms``, ``jitter_ms``, ``loss`` (and ``r_factor``, ``mos`` for voice) when
+        it is a constant-rate source (:mod:`.cbr`); None for a TCP connection."""
+        return None
+
     def output(self) -> EngineOutput:
         """The engine output: per flow, goodput (sum of its subflows) and per-subflow timelines at
         ``plan.interval_s``, rounded to 1e-6 Mbit/s; ``completion_s`` for finite transfers; the
@@ -675,6 +680,7 @@ class FluidSimulator:
             extra = {}
             if fp.size_bytes is not None:
                 extra["completion_s"] = None if done_t is None else round(done_t - fp.start_s, 6)
+            extra.update(self.flow_quality(c) or {})
             flows.append(FlowResult(id=fp.id, src=fp.src, dst=fp.dst, t_s=t_s,
                                     throughput_mbps=[round(v, 6) for v in total], subflows=subs, **extra))
         self.events.sort(key=lambda e: e["t_s"])

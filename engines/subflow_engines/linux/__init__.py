@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from subflow.runplan.capabilities import LINK_BUDGET_FIELDS, PLANNED, RADIO_FIELDS, Honours, Refuses, link_budget_fields
+from subflow.runplan.capabilities import (
+    LINK_BUDGET_FIELDS, PLANNED, RADIO_FIELDS, Honours, Refuses, flow_kind_fields, link_budget_fields,
+)
 
 from .capabilities import HostCapabilities, detect
 from .cleanup import cleanup_stale, leftovers
@@ -51,6 +53,7 @@ FIELDS = {
     "Flow.rate_mbps": Honours("iperf3 -b, and held to the rate at every instant by an HTB class on an IFB device "
                               "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Honours("iperf3 -n"),
+    **flow_kind_fields(),
     "TransportSettings.mss_bytes": Honours("interface MTU = MSS + 52"),
     "TransportSettings.initial_cwnd_packets": Honours("route initcwnd"),
     "TransportSettings.min_rto_s": Honours("route rto_min"),

@@ -1469,8 +1469,8 @@ export interface components {
         };
         /**
          * AllocationRequest
-         * @description Flow Deviation allocation of the scenario's flows that have a ``rate_mbps`` (those live at the time),
-         *     at ``t_s`` or over the whole run.
+         * @description Flow Deviation allocation of the scenario's flows that have a rate (``rate_mbps``, a voice flow's codec
+         *     rate on the wire, a video flow's bit rate; those live at the time), at ``t_s`` or over the whole run.
          */
         AllocationRequest: {
             /**
@@ -2551,11 +2551,22 @@ export interface components {
          * Flow
          * @description An application flow from ``src`` to ``dst``.
          *
-         *     ``rate_mbps`` is the application's demand; ``null`` means a bulk transfer
-         *     that sends as fast as its transport allows. The flow is active in
+         *     ``kind`` is the traffic it carries: ``tcp`` (default) is the strategy's transport (TCP, MPTCP or SCTP,
+         *     :mod:`subflow.runplan.strategies`), ``rate_mbps`` its application's demand, ``null`` a bulk transfer that
+         *     sends as fast as its transport allows. ``udp`` is a non-responsive source at ``rate_mbps`` (required;
+         *     pattern in ``udp``), ``voice`` an RTP voice call whose rate follows from ``voice`` (its codec), ``video``
+         *     an encoder at ``video.bitrate_mbps``; those three take no ``rate_mbps`` (voice, video) and no
+         *     ``size_bytes``. ``dscp`` is the DiffServ class the flow's packets carry. The flow is active in
          *     [``start_s``, ``stop_s``); ``stop_s`` null means until the end of the run.
          */
         Flow: {
+            /**
+             * Dscp
+             * @description DiffServ class of the flow's packets: EF, AF11-AF43, CS1-CS7 or BE (best effort).
+             * @default BE
+             * @enum {string}
+             */
+            dscp?: "BE" | "EF" | "AF11" | "AF12" | "AF13" | "AF21" | "AF22" | "AF23" | "AF31" | "AF32" | "AF33" | "AF41" | "AF42" | "AF43" | "CS1" | "CS2" | "CS3" | "CS4" | "CS5" | "CS6" | "CS7";
             /**
              * Dst
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
@@ -2566,6 +2577,13 @@ export interface components {
              * @description Letters, digits, '_' or '-', starting with a letter, at most 32 characters.
              */
             id: string;
+            /**
+             * Kind
+             * @description tcp: the strategy's transport (bulk or at rate_mbps); udp: a non-responsive source at rate_mbps (settings in udp); voice: an RTP voice call (settings in voice); video: an encoder (settings in video).
+             * @default tcp
+             * @enum {string}
+             */
+            kind?: "tcp" | "udp" | "voice" | "video";
             /** Rate Mbps */
             rate_mbps?: number | null;
             /**
@@ -2585,6 +2603,12 @@ export interface components {
             start_s?: number;
             /** Stop S */
             stop_s?: number | null;
+            /** @description Source of a udp flow; null = cbr defaults. */
+            udp?: components["schemas"]["UdpSource"] | null;
+            /** @description Encoder of a video flow (required for it). */
+            video?: components["schemas"]["VideoSource"] | null;
+            /** @description Codec of a voice flow; null = G.711 every 20 ms. */
+            voice?: components["schemas"]["VoiceSource"] | null;
         };
         /**
          * FlowComplete
@@ -2685,6 +2709,11 @@ export interface components {
              * @description Finite transfers: seconds from the flow's start to its last byte; null if not finished or not a finite transfer.
              */
             completion_s?: number | null;
+            /**
+             * Delay Ms
+             * @description udp and voice flows (fluid engine): mean one-way delay per interval, ms; null where nothing arrived.
+             */
+            delay_ms?: (number | null)[] | null;
             /** Dst */
             dst: string;
             /** Id */
@@ -2697,10 +2726,30 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Jitter Ms
+             * @description udp and voice flows: RFC 3550 interarrival jitter at the end of each interval, ms.
+             */
+            jitter_ms?: (number | null)[] | null;
+            /**
+             * Loss
+             * @description udp and voice flows: fraction of the bits sent in each interval that were lost (queue overflow, link loss, no path).
+             */
+            loss?: (number | null)[] | null;
+            /**
+             * Mos
+             * @description voice flows: MOS from R per interval (G.107 Annex B).
+             */
+            mos?: (number | null)[] | null;
+            /**
              * Observed Subflows Max
              * @description linux engine: most subflow sockets seen at once.
              */
             observed_subflows_max?: number | null;
+            /**
+             * R Factor
+             * @description voice flows: ITU-T G.107 E-model rating R per interval; null for a codec without G.113 values.
+             */
+            r_factor?: (number | null)[] | null;
             /** Src */
             src: string;
             /** Subflows */
@@ -5461,6 +5510,55 @@ export interface components {
             rto_form?: "linux" | "rfc6298";
         };
         /**
+         * UdpSource
+         * @description A non-responsive UDP source of a ``udp`` flow, sending at the flow's ``rate_mbps``.
+         *
+         *     ``cbr``: constant bit rate throughout. ``on_off``: bursts at ``rate_mbps`` separated by silences, the
+         *     period lengths drawn from ``periods`` (exponential with the given means, or Pareto with shape
+         *     ``pareto_shape`` and the given means; ns-3's OnOffApplication, ns-2's Application/Traffic/Exponential and
+         *     /Pareto), so the mean rate is ``rate_mbps`` · on_s / (on_s + off_s).
+         */
+        UdpSource: {
+            /**
+             * Mean Off S
+             * @description Mean length of an off period, s (on_off).
+             * @default 1
+             */
+            mean_off_s?: number;
+            /**
+             * Mean On S
+             * @description Mean length of an on period, s (on_off).
+             * @default 1
+             */
+            mean_on_s?: number;
+            /**
+             * Packet Bytes
+             * @description UDP payload of one packet, bytes (28 to 65507).
+             * @default 1200
+             */
+            packet_bytes?: number;
+            /**
+             * Pareto Shape
+             * @description Shape of the Pareto periods, > 1 so that the mean exists (on_off, pareto).
+             * @default 1.5
+             */
+            pareto_shape?: number;
+            /**
+             * Pattern
+             * @description cbr: constant rate; on_off: bursts at rate_mbps separated by silences.
+             * @default cbr
+             * @enum {string}
+             */
+            pattern?: "cbr" | "on_off";
+            /**
+             * Periods
+             * @description Distribution of the on and off period lengths (on_off).
+             * @default exponential
+             * @enum {string}
+             */
+            periods?: "exponential" | "pareto";
+        };
+        /**
          * UserCreate
          * @description A new user (``POST /api/users``, admins only); the password is stored argon2-hashed.
          */
@@ -5546,6 +5644,67 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /**
+         * VideoSource
+         * @description The encoder of a ``video`` flow: mean bit rate, frame rate and group of pictures (one intra-coded frame
+         *     every ``gop_frames`` frames, the others predicted).
+         */
+        VideoSource: {
+            /**
+             * Bitrate Mbps
+             * @description Mean encoded bit rate, Mbit/s.
+             */
+            bitrate_mbps: number;
+            /**
+             * Frame Rate Fps
+             * @description Frames per second.
+             * @default 30
+             */
+            frame_rate_fps?: number;
+            /**
+             * Gop Frames
+             * @description Frames in a group of pictures (its first intra-coded); 1 = intra only.
+             * @default 30
+             */
+            gop_frames?: number;
+        };
+        /**
+         * VoiceSource
+         * @description The voice codec of a ``voice`` flow: its rate on the wire follows from the codec and the packetisation
+         *     (:func:`subflow.results.voice.wire_rate_kbps`: payload + 40 bytes of IPv4/UDP/RTP per packet).
+         */
+        VoiceSource: {
+            /**
+             * Codec
+             * @description g711: 64 kbit/s PCM; g729a: 8 kbit/s CS-ACELP; opus: at opus_bitrate_kbps.
+             * @default g711
+             * @enum {string}
+             */
+            codec?: "g711" | "g729a" | "opus";
+            /**
+             * Opus Bitrate Kbps
+             * @description Opus payload rate, kbit/s (6 to 510, RFC 7587 §3.1.1); only and required for codec opus.
+             */
+            opus_bitrate_kbps?: number | null;
+            /**
+             * Packet Interval Ms
+             * @description Audio carried by one RTP packet, ms (10 to 120; RFC 3551 §4.2: 20 by default); g729a in whole 10 ms frames.
+             * @default 20
+             */
+            packet_interval_ms?: number;
+            /**
+             * Plc
+             * @description Packet loss concealment at the receiver (G.711 Appendix I).
+             * @default true
+             */
+            plc?: boolean;
+            /**
+             * Silence Suppression
+             * @description Voice activity detection: no packets while the talker is silent (G.729 Annex B; on the E-model it selects G.113's G.729A + VAD values).
+             * @default false
+             */
+            silence_suppression?: boolean;
         };
         /**
          * Waypoint

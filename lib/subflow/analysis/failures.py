@@ -15,7 +15,8 @@ their slant-range delay, link events. ``t_s`` picks one time; without it every w
 of the run is analysed and each failure is reported at the window where it loses the
 most (``FailureCase.t_s``).
 
-Rates: flows with a ``rate_mbps`` get the Flow Deviation allocation (demands that do
+Rates: flows with a rate (``rate_mbps``; a voice flow's codec rate on the wire, a video flow's bit rate:
+:func:`subflow.results.voice.flow_rate_mbps`) get the Flow Deviation allocation (demands that do
 not fit tempered, as ``/allocations`` does); bulk flows share what the rated flows
 leave, max-min fairly along their routes (progressive filling, the fair share TCP
 flows converge to on their bottlenecks). A failed link removes both its directions;
@@ -46,6 +47,7 @@ from subflow.planning.fdm import FdmOptions, allocate_fdm
 from subflow.planning.mptcp_path_selection import max_min_fair
 from subflow.planning.network import Demand, Network, RoutingMetric
 from subflow.planning.shortest_paths import shortest_path
+from subflow.results.voice import flow_rate_mbps
 from subflow.runplan.topology import NetworkTimeline, stop_of
 from subflow.scenario.document import Identifier, SatelliteNode, Scenario, load_scenario
 
@@ -221,8 +223,8 @@ def _plan(network: NetworkTimeline, t_s: float, removed_links: set[str], removed
     # a zero-capacity hop carries nothing: left out of the allocation, as a failed one
     usable = Network.from_arcs(network.nodes, [a for a in arcs if a.capacity_mbps > 0],
                                no_transit=network.no_transit, name=network.scenario.name)
-    rated = [Demand(f.src, f.dst, float(f.rate_mbps), id=f.id) for f in flows
-             if f.rate_mbps is not None and routes[f.id] is not None
+    rated = [Demand(f.src, f.dst, float(rate), id=f.id) for f in flows
+             if (rate := flow_rate_mbps(f)) is not None and routes[f.id] is not None
              and shortest_path(usable, f.src, f.dst, "hop") is not None]
     load: dict[tuple[str, str, str], float] = {}
     if rated:
@@ -232,7 +234,7 @@ def _plan(network: NetworkTimeline, t_s: float, removed_links: set[str], removed
         load = {(ln.link, ln.src, ln.dst): ln.flow for ln in alloc.links}
         mean_delay_s = alloc.mean_delay_s
         max_util = max((ln.utilization for ln in alloc.links), default=0.0)
-    bulk = [f for f in flows if f.rate_mbps is None and routes[f.id] is not None]
+    bulk = [f for f in flows if flow_rate_mbps(f) is None and routes[f.id] is not None]
     if bulk:
         residual = np.array([max(0.0, net.capacity_mbps[i] - load.get((net.link[i], net.nodes[net.src[i]],
                                                                           net.nodes[net.dst[i]]), 0.0))
@@ -341,7 +343,7 @@ def _case(sc: Scenario, t_s: float, kind: str, element: str, removed: set[str], 
             path_changed=(list(now.nodes) if now else []) != (list(before.nodes) if before else []),
             path=list(now.nodes) if now else [], intact_path=list(before.nodes) if before else [],
             delay_ms=now.delay_ms if now else None, intact_delay_ms=before.delay_ms if before else None,
-            delay_change_ms=change, requested_mbps=f.rate_mbps,
+            delay_change_ms=change, requested_mbps=flow_rate_mbps(f),
             delivered_mbps=d_after, intact_delivered_mbps=d_before,
             lost_mbps=max(0.0, (d_before or 0.0) - (d_after or 0.0)),
         ))

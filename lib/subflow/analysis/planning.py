@@ -22,6 +22,7 @@ from subflow.errors import ScenarioInvalid
 from subflow.planning.fdm import Allocation, FdmOptions, allocate_fdm
 from subflow.planning.network import Demand, RoutingMetric
 from subflow.planning.shortest_paths import LinkUse, PairRoutes, Routes, route_report
+from subflow.results.voice import flow_rate_mbps
 from subflow.runplan.topology import NetworkTimeline, stop_of
 from subflow.scenario.document import Scenario, load_scenario
 
@@ -55,8 +56,8 @@ class RoutesRequest(BaseModel):
 
 
 class AllocationRequest(BaseModel):
-    """Flow Deviation allocation of the scenario's flows that have a ``rate_mbps`` (those live at the time),
-    at ``t_s`` or over the whole run."""
+    """Flow Deviation allocation of the scenario's flows that have a rate (``rate_mbps``, a voice flow's codec
+    rate on the wire, a video flow's bit rate; those live at the time), at ``t_s`` or over the whole run."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -183,10 +184,12 @@ def routes_document(scenario: dict[str, Any], request: RoutesRequest,
 
 
 def _demands_at(scenario: Scenario, t_s: float) -> list[Demand]:
-    """The flows with a ``rate_mbps`` live at ``t_s`` as demands (bulk flows have none to allocate)."""
+    """The flows with a rate live at ``t_s`` as demands (:func:`subflow.results.voice.flow_rate_mbps`: a tcp or
+    udp flow's ``rate_mbps``, a voice flow's codec rate on the wire, a video flow's bit rate; bulk flows have
+    none to allocate)."""
     duration = scenario.run.duration_s
-    return [Demand(f.src, f.dst, float(f.rate_mbps), id=f.id) for f in scenario.flows
-            if f.rate_mbps is not None and f.start_s <= t_s < stop_of(f, duration)]
+    return [Demand(f.src, f.dst, float(rate), id=f.id) for f in scenario.flows
+            if (rate := flow_rate_mbps(f)) is not None and f.start_s <= t_s < stop_of(f, duration)]
 
 
 def allocation_document(scenario: dict[str, Any], request: AllocationRequest) -> dict[str, Any]:
@@ -211,7 +214,7 @@ def allocation_document(scenario: dict[str, Any], request: AllocationRequest) ->
         From :func:`subflow.planning.fdm.allocate_fdm`.
     """
     scenario_model = load_scenario(scenario)
-    if not any(f.rate_mbps is not None for f in scenario_model.flows):
+    if not any(flow_rate_mbps(f) is not None for f in scenario_model.flows):
         raise ScenarioInvalid([{"loc": ["flows"], "msg": "no flow with a rate_mbps: nothing to allocate"}])
     network = NetworkTimeline(scenario_model)
     propagation = request.include_propagation

@@ -600,6 +600,7 @@ def generate_script(plan: RunPlan, random_models: str = "legs") -> str:
     _refuse_unexported(plan.scenario)
     sc = to_local(load_scenario(plan.scenario))
     _refuse_radio(sc)
+    _refuse_flow_kinds(sc)
     names = _Names(sc)
     _refuse_backhaul(sc, names)
     segments, ends = _topology(sc, names)
@@ -924,6 +925,18 @@ def _refuse_backhaul(sc: Scenario, names: _Names) -> None:
         if st.radio.phy != adhoc[0].radio.phy:
             _refuse(["nodes", i, "radio", "phy"], st.radio.phy,
                     "the script's ad-hoc links are one IBSS in one mode, the first ad-hoc station's")
+
+
+def _refuse_flow_kinds(sc: Scenario) -> None:
+    """Raise :class:`~subflow.errors.FieldNotHonoured` naming the first flow the script's iperf3 TCP clients
+    cannot carry: a udp, voice or video source, or a DiffServ class other than BE
+    (``subflow_engines.mininet_wifi.FIELDS`` refuses them too)."""
+    for i, fl in enumerate(sc.flows):
+        if fl.kind != "tcp":
+            _refuse(["flows", i, "kind"], repr(fl.kind), "the script runs the strategy's transport with iperf3 "
+                    "(TCP, MPTCP): udp, voice and video sources are not generated")
+        if fl.dscp != "BE":
+            _refuse(["flows", i, "dscp"], repr(fl.dscp), "the script sets up no priority queues")
 
 
 def _refuse(loc: list[Any], value: Any, why: str) -> None:

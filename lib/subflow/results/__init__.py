@@ -1,4 +1,5 @@
-"""The result document (version 1) and its summaries, and the planned-versus-measured comparison.
+"""The result document (version 1) and its summaries, the planned-versus-measured comparison, and voice quality
+from network figures (E-model, RTP jitter, codec wire rates).
 
 Public names of the package, by module; ``from subflow.results import X`` and ``from subflow.results.<module> import X``
 name the same object.
@@ -61,6 +62,19 @@ from subflow.results.planned import (
     planned_rates,
     plan_comparison,
 )
+from subflow.results.voice import (
+    CodecImpairment,
+    EModelParameters,
+    Rating,
+    codec_impairment,
+    e_model,
+    effective_equipment_impairment,
+    flow_rate_mbps,
+    interarrival_jitter_s,
+    mos_from_r,
+    voice_rating,
+    wire_rate_kbps,
+)
 
 __all__ = [
     "RESULT_VERSION",
@@ -116,4 +130,15 @@ __all__ = [
     "path_at",
     "planned_rates",
     "plan_comparison",
+    "CodecImpairment",
+    "EModelParameters",
+    "Rating",
+    "codec_impairment",
+    "e_model",
+    "effective_equipment_impairment",
+    "flow_rate_mbps",
+    "interarrival_jitter_s",
+    "mos_from_r",
+    "voice_rating",
+    "wire_rate_kbps",
 ]

@@ -278,6 +278,17 @@ class FlowSeries(_Strict):
                                               "seen at once.")
     iperf3: dict[str, Any] | None = Field(default=None, description="linux and mininet-wifi engines: iperf3's "
                                           "own summary per role (`client`, `server`), passed through.")
+    delay_ms: list[float | None] | None = Field(default=None, description="udp and voice flows (fluid engine): "
+                                                "mean one-way delay per interval, ms; null where nothing arrived.")
+    jitter_ms: list[float | None] | None = Field(default=None, description="udp and voice flows: RFC 3550 "
+                                                 "interarrival jitter at the end of each interval, ms.")
+    loss: list[float | None] | None = Field(default=None, description="udp and voice flows: fraction of the bits "
+                                            "sent in each interval that were lost (queue overflow, link loss, no "
+                                            "path).")
+    r_factor: list[float | None] | None = Field(default=None, description="voice flows: ITU-T G.107 E-model rating "
+                                                "R per interval; null for a codec without G.113 values.")
+    mos: list[float | None] | None = Field(default=None, description="voice flows: MOS from R per interval "
+                                           "(G.107 Annex B).")
 
 
 #: Former names of the series models (engines import these).

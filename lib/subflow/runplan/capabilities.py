@@ -302,3 +302,22 @@ LINK_BUDGET_HONOURED = link_budget_fields(Honours, _BUDGET)
 #: the radio fields (:mod:`subflow.radio.propagation`), for the engines that refuse them
 RADIO_FIELDS = ("AccessPointNode.radio", "StationNode.radio", "RadioSettings.propagation", "RadioSettings.rate_selection",
                 *(f"NodeRadio.{f}" for f in _NODE_RADIO), *(f"PropagationSettings.{f}" for f in _PROPAGATION))
+
+#: the fields of flows that are not bulk or rated TCP (:class:`subflow.scenario.document.Flow` ``kind`` and its
+#: sources) and the DiffServ class, for the engines that run only the strategy's transport
+FLOW_KIND_FIELDS = ("Flow.kind", "Flow.udp", "Flow.voice", "Flow.video",
+                    *(f"UdpSource.{f}" for f in ("pattern", "packet_bytes", "periods", "mean_on_s", "mean_off_s",
+                                                 "pareto_shape")),
+                    *(f"VoiceSource.{f}" for f in ("codec", "packet_interval_ms", "silence_suppression", "plc",
+                                                   "opus_bitrate_kbps")),
+                    *(f"VideoSource.{f}" for f in ("bitrate_mbps", "frame_rate_fps", "gop_frames")))
+_TCP_ONLY = ("this engine runs the strategy's transport (TCP, MPTCP, SCTP) only: udp, voice and video sources are "
+             "not modelled")
+_NO_PRIORITY = ("no priority classes: every queue serves its packets first-in first-out whatever their DiffServ "
+                "class")
+
+
+def flow_kind_fields(reason: str = _TCP_ONLY, dscp_reason: str = _NO_PRIORITY) -> dict[str, Refuses]:
+    """Every field of :data:`FLOW_KIND_FIELDS` refused with ``reason``, and ``Flow.dscp`` with ``dscp_reason``: a
+    scenario with a flow that is not tcp, or marked with a class other than BE, is refused naming the field."""
+    return {**{f: Refuses(reason) for f in FLOW_KIND_FIELDS}, "Flow.dscp": Refuses(dscp_reason)}

@@ -97,6 +97,11 @@ class FlowPlan(BaseModel):
     size_bytes: int | None = None
     start_s: float
     stop_s: float
+    kind: Literal["tcp", "udp", "voice", "video"] = Field(
+        default="tcp", description="The scenario flow's kind: tcp runs the strategy's transport; udp and voice are "
+        "constant-rate sources at rate_mbps (a voice flow's codec rate on the wire) in packets of packet_bytes.")
+    packet_bytes: int | None = Field(default=None, description="udp and voice: IP packet size, bytes (payload + "
+                                     "UDP and IPv4 headers; + RTP for voice); null for tcp.")
     multipath: bool
     coupling: Literal["lia", "olia", "uncoupled", "none"] = "none"
     handover: Literal["bare", "zwa", "spurious", "seamless"] = "bare"

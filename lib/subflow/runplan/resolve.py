@@ -39,6 +39,7 @@ import math
 
 from subflow.errors import Unreachable
 from subflow.radio.association import hop_budget, hop_rate_steps, range_windows
+from subflow.results.voice import flow_packet_bytes, flow_rate_mbps
 from subflow.runplan.air_cells import station_queue_capacity_changes, table_rate_at
 from subflow.runplan.beams import beam_capacity_changes, beam_resources
 from subflow.runplan.controller import apply_fdm
@@ -122,9 +123,9 @@ def _resolve_flow(f, strat, policy, cuts: list[float], topology: NetworkTimeline
             segments.append(Segment(t_start_s=t0, t_end_s=t1, subflows=subflows))
     if not any(s.subflows for s in segments):
         raise Unreachable(f.id, f.src, f.dst)
-    return FlowPlan(id=f.id, src=f.src, dst=f.dst, rate_mbps=f.rate_mbps, size_bytes=f.size_bytes,
-                    start_s=f.start_s, stop_s=stop, multipath=strat.multipath, coupling=strat.coupling,
-                    handover=strat.handover, segments=segments)
+    return FlowPlan(id=f.id, src=f.src, dst=f.dst, rate_mbps=flow_rate_mbps(f), size_bytes=f.size_bytes,
+                    start_s=f.start_s, stop_s=stop, kind=f.kind, packet_bytes=flow_packet_bytes(f),
+                    multipath=strat.multipath, coupling=strat.coupling, handover=strat.handover, segments=segments)
 
 
 def _capacity_changes(scenario: Scenario, timeline, flows: list[FlowPlan], adhoc: list[AdhocLink],

@@ -689,11 +689,90 @@ class Link(_Strict):
         "its capacity follows the MODCOD of each time step instead of bandwidth_mbps; null: bandwidth_mbps.")
 
 
+#: DiffServ classes a flow may be marked with, by name: Expedited Forwarding (RFC 3246), the Assured Forwarding
+#: classes AF11–AF43 (RFC 2597), the class selectors CS1–CS7 (RFC 2474 §4.2.2) and best effort (BE, default
+#: forwarding, code point 0; RFC 2474 §4.1); RFC 4594's service classes map voice to EF and video to AF4x
+DSCP_CODEPOINTS = {
+    "BE": 0, "EF": 46,
+    "AF11": 10, "AF12": 12, "AF13": 14, "AF21": 18, "AF22": 20, "AF23": 22,
+    "AF31": 26, "AF32": 28, "AF33": 30, "AF41": 34, "AF42": 36, "AF43": 38,
+    "CS1": 8, "CS2": 16, "CS3": 24, "CS4": 32, "CS5": 40, "CS6": 48, "CS7": 56,
+}
+DscpClass = Literal["BE", "EF", "AF11", "AF12", "AF13", "AF21", "AF22", "AF23", "AF31", "AF32", "AF33",
+                    "AF41", "AF42", "AF43", "CS1", "CS2", "CS3", "CS4", "CS5", "CS6", "CS7"]
+#: the kinds of traffic a flow may carry; ``tcp`` is the strategy's transport (single-path TCP, MPTCP, SCTP...)
+FLOW_KINDS = ("tcp", "udp", "voice", "video")
+
+
+class UdpSource(_Strict):
+    """A non-responsive UDP source of a ``udp`` flow, sending at the flow's ``rate_mbps``.
+
+    ``cbr``: constant bit rate throughout. ``on_off``: bursts at ``rate_mbps`` separated by silences, the
+    period lengths drawn from ``periods`` (exponential with the given means, or Pareto with shape
+    ``pareto_shape`` and the given means; ns-3's OnOffApplication, ns-2's Application/Traffic/Exponential and
+    /Pareto), so the mean rate is ``rate_mbps`` · on_s / (on_s + off_s).
+    """
+
+    pattern: Literal["cbr", "on_off"] = Field(default="cbr", description="cbr: constant rate; on_off: bursts "
+                                              "at rate_mbps separated by silences.")
+    packet_bytes: Annotated[int, Field(ge=28, le=65_507)] = Field(
+        default=1200, description="UDP payload of one packet, bytes (28 to 65507).")
+    periods: Literal["exponential", "pareto"] = Field(
+        default="exponential", description="Distribution of the on and off period lengths (on_off).")
+    mean_on_s: Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)] = Field(
+        default=1.0, description="Mean length of an on period, s (on_off).")
+    mean_off_s: Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)] = Field(
+        default=1.0, description="Mean length of an off period, s (on_off).")
+    pareto_shape: Annotated[float, Field(gt=1, le=10, allow_inf_nan=False)] = Field(
+        default=1.5, description="Shape of the Pareto periods, > 1 so that the mean exists (on_off, pareto).")
+
+
+class VoiceSource(_Strict):
+    """The voice codec of a ``voice`` flow: its rate on the wire follows from the codec and the packetisation
+    (:func:`subflow.results.voice.wire_rate_kbps`: payload + 40 bytes of IPv4/UDP/RTP per packet)."""
+
+    codec: Literal["g711", "g729a", "opus"] = Field(
+        default="g711", description="g711: 64 kbit/s PCM; g729a: 8 kbit/s CS-ACELP; opus: at opus_bitrate_kbps.")
+    packet_interval_ms: Annotated[float, Field(ge=10, le=120, allow_inf_nan=False)] = Field(
+        default=20.0, description="Audio carried by one RTP packet, ms (10 to 120; RFC 3551 §4.2: 20 by default); "
+        "g729a in whole 10 ms frames.")
+    silence_suppression: bool = Field(
+        default=False, description="Voice activity detection: no packets while the talker is silent (G.729 Annex "
+        "B; on the E-model it selects G.113's G.729A + VAD values).")
+    plc: bool = Field(default=True, description="Packet loss concealment at the receiver (G.711 Appendix I).")
+    opus_bitrate_kbps: Annotated[float, Field(ge=6, le=510, allow_inf_nan=False)] | None = Field(
+        default=None, description="Opus payload rate, kbit/s (6 to 510, RFC 7587 §3.1.1); only and required "
+        "for codec opus.")
+
+    @model_validator(mode="after")
+    def _opus_rate(self) -> "VoiceSource":
+        if (self.codec == "opus") != (self.opus_bitrate_kbps is not None):
+            raise ValueError("opus_bitrate_kbps is required for codec opus and only for it")
+        if self.codec == "g729a" and abs(self.packet_interval_ms / 10 - round(self.packet_interval_ms / 10)) > 1e-9:
+            raise ValueError("packet_interval_ms: g729a packs whole 10 ms frames")
+        return self
+
+
+class VideoSource(_Strict):
+    """The encoder of a ``video`` flow: mean bit rate, frame rate and group of pictures (one intra-coded frame
+    every ``gop_frames`` frames, the others predicted)."""
+
+    bitrate_mbps: PositiveMbps = Field(description="Mean encoded bit rate, Mbit/s.")
+    frame_rate_fps: Annotated[float, Field(gt=0, le=240, allow_inf_nan=False)] = Field(
+        default=30.0, description="Frames per second.")
+    gop_frames: Annotated[int, Field(ge=1, le=1000)] = Field(
+        default=30, description="Frames in a group of pictures (its first intra-coded); 1 = intra only.")
+
+
 class Flow(_Strict):
     """An application flow from ``src`` to ``dst``.
 
-    ``rate_mbps`` is the application's demand; ``null`` means a bulk transfer
-    that sends as fast as its transport allows. The flow is active in
+    ``kind`` is the traffic it carries: ``tcp`` (default) is the strategy's transport (TCP, MPTCP or SCTP,
+    :mod:`subflow.runplan.strategies`), ``rate_mbps`` its application's demand, ``null`` a bulk transfer that
+    sends as fast as its transport allows. ``udp`` is a non-responsive source at ``rate_mbps`` (required;
+    pattern in ``udp``), ``voice`` an RTP voice call whose rate follows from ``voice`` (its codec), ``video``
+    an encoder at ``video.bitrate_mbps``; those three take no ``rate_mbps`` (voice, video) and no
+    ``size_bytes``. ``dscp`` is the DiffServ class the flow's packets carry. The flow is active in
     [``start_s``, ``stop_s``); ``stop_s`` null means until the end of the run.
     """
 
@@ -706,12 +785,43 @@ class Flow(_Strict):
     )
     start_s: NonNegativeSeconds = 0.0
     stop_s: PositiveSeconds | None = None
+    kind: Literal["tcp", "udp", "voice", "video"] = Field(
+        default="tcp", description="tcp: the strategy's transport (bulk or at rate_mbps); udp: a non-responsive "
+        "source at rate_mbps (settings in udp); voice: an RTP voice call (settings in voice); video: an encoder "
+        "(settings in video).")
+    dscp: DscpClass = Field(default="BE", description="DiffServ class of the flow's packets: EF, AF11-AF43, "
+                            "CS1-CS7 or BE (best effort).")
+    udp: UdpSource | None = Field(default=None, description="Source of a udp flow; null = cbr defaults.")
+    voice: VoiceSource | None = Field(default=None, description="Codec of a voice flow; null = G.711 every 20 ms.")
+    video: VideoSource | None = Field(default=None, description="Encoder of a video flow (required for it).")
 
     @model_validator(mode="after")
     def _window(self) -> "Flow":
         if self.stop_s is not None and self.stop_s <= self.start_s:
             raise ValueError("stop_s must be greater than start_s")
         return self
+
+
+def flow_kind_errors(i: int, flow: Flow) -> list[dict[str, Any]]:
+    """The rules tying flow number ``i``'s ``kind`` to its other fields, as ``{"loc", "msg"}`` entries naming
+    the field: a kind's settings only with that kind, ``video`` required for a video flow, ``rate_mbps``
+    required for udp and refused for voice and video (their rates follow from codec and encoder),
+    ``size_bytes`` only for tcp."""
+    out: list[dict[str, Any]] = []
+    for settings in ("udp", "voice", "video"):
+        if getattr(flow, settings) is not None and flow.kind != settings:
+            out.append({"loc": ["flows", i, settings], "msg": f"{settings} settings need kind {settings!r}, "
+                                                               f"not {flow.kind!r}"})
+    if flow.kind == "video" and flow.video is None:
+        out.append({"loc": ["flows", i, "video"], "msg": "a video flow needs its encoder (video.bitrate_mbps)"})
+    if flow.kind == "udp" and flow.rate_mbps is None:
+        out.append({"loc": ["flows", i, "rate_mbps"], "msg": "a udp flow sends at rate_mbps: it is required"})
+    if flow.kind in ("voice", "video") and flow.rate_mbps is not None:
+        out.append({"loc": ["flows", i, "rate_mbps"],
+                    "msg": f"a {flow.kind} flow's rate follows from its {flow.kind} settings: leave rate_mbps null"})
+    if flow.kind != "tcp" and flow.size_bytes is not None:
+        out.append({"loc": ["flows", i, "size_bytes"], "msg": "a finite transfer (size_bytes) is a tcp flow's"})
+    return out
 
 
 class TransportSettings(_Strict):
@@ -1094,6 +1204,7 @@ def check_references(scenario: Scenario) -> None:
             errors.append({"loc": ["flows", i, "start_s"], "msg": "start_s must be before run.duration_s"})
         if f.stop_s is not None and f.stop_s > duration:
             errors.append({"loc": ["flows", i, "stop_s"], "msg": "stop_s must not exceed run.duration_s"})
+        errors += flow_kind_errors(i, f)
     for i, ev in enumerate(scenario.link_events):
         if ev.link not in link_ids:
             errors.append({"loc": ["link_events", i, "link"], "msg": f"unknown link {ev.link!r}"})

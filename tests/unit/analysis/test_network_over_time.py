@@ -126,3 +126,19 @@ def test_the_allocation_says_its_time_and_counts_propagation():
     assert alloc["mean_delay_s"] >= fastest_s
     without = allocation_document(doc, AllocationRequest(t_s=100.0, include_propagation=False))
     assert without["include_propagation"] is False and without["mean_delay_s"] < alloc["mean_delay_s"]
+
+
+def test_voice_and_video_flows_are_allocated_at_their_rates_on_the_wire():
+    """A voice flow offers its codec's IP rate (G.711 every 20 ms: 200 bytes per 20 ms = 0.08 Mbit/s), a video
+    flow its encoder's bit rate, a udp flow its rate_mbps: the allocation's offered traffic γ is their sum."""
+    doc = {
+        "name": "voice", "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+        "links": [{"id": "a-b", "src": "a", "dst": "b", "bandwidth_mbps": 10, "delay_ms": 5}],
+        "run": {"duration_s": 10},
+        "flows": [{"id": "call", "src": "a", "dst": "b", "kind": "voice", "dscp": "EF"},
+                  {"id": "cam", "src": "a", "dst": "b", "kind": "video", "video": {"bitrate_mbps": 2.0}},
+                  {"id": "u", "src": "b", "dst": "a", "kind": "udp", "rate_mbps": 0.5},
+                  {"id": "bulk", "src": "a", "dst": "b"}],
+    }
+    alloc = allocation_document(doc, AllocationRequest(t_s=1.0))
+    assert alloc["gamma"] == pytest.approx(0.08 + 2.0 + 0.5)

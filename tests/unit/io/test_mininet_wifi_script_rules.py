@@ -319,3 +319,21 @@ def test_a_flow_ending_at_an_access_point_is_refused_naming_the_field():
     with pytest.raises(FieldNotHonoured) as exc:
         script_for(doc, "sptcp")
     assert exc.value.loc == ["flows", 0, "dst"]
+
+
+@pytest.mark.parametrize(("flow", "loc", "value"), [
+    ({"kind": "voice", "rate_mbps": None}, ["flows", 1, "kind"], "'voice'"),
+    ({"kind": "udp", "rate_mbps": 1.0}, ["flows", 1, "kind"], "'udp'"),
+    ({"dscp": "EF"}, ["flows", 1, "dscp"], "'EF'"),
+])
+def test_flows_beyond_tcp_are_refused_by_the_script_naming_the_field(flow, loc, value):
+    """The script runs iperf3 TCP clients without priority queues: a udp, voice or video source or a DiffServ
+    class is refused, not exported as a TCP transfer."""
+    from subflow.errors import FieldNotHonoured
+
+    doc = load_example("naval-direct-move")
+    doc["flows"][1].update(flow)
+    with pytest.raises(FieldNotHonoured) as exc:
+        script_for(doc, "sptcp")
+    assert exc.value.loc == loc
+    assert str(exc.value).startswith(f"flows[1].{loc[-1]}={value}: engine mininet-wifi does not honour it")

@@ -9,7 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from subflow.errors import EngineCannotRun, ScenarioInvalid
-from subflow.runplan.capabilities import Describes, Honours, Refuses, check_fields, schema_fields, undeclared
+from subflow.runplan.capabilities import (
+    FLOW_KIND_FIELDS, Describes, Honours, Refuses, check_fields, flow_kind_fields, schema_fields, undeclared,
+)
 from subflow.runplan.resolve import resolve_plan
 from subflow.scenario.document import Scenario, load_scenario
 from subflow_agent.app import app, settings
@@ -157,8 +159,42 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
     assert r.json()["detail"][0]["msg"].startswith("links[0].jitter_ms=5: engine fluid does not honour it")
     caps = client.get("/capabilities", headers={"Authorization": f"Bearer {settings.agent_token}"}).json()
     fields = next(e for e in caps["engines"] if e["name"] == "fluid")["fields"]
-    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris) and packet capture besides
-    # the test's declaration
+    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris), packet capture, flows that
+    # are not tcp and DiffServ classes besides the test's declaration
+    kinds = {f: d.reason for f, d in flow_kind_fields().items() if isinstance(fluid.FIELDS[f], Refuses)}
+    assert "Flow.video" in kinds and "UdpSource.pattern" in kinds and "Flow.dscp" in kinds
     assert fields["refuses"] == {"Link.jitter_ms": "test declaration",
                                  "SatelliteNode.mobility": fluid.FIELDS["SatelliteNode.mobility"].reason,
-                                 "Scenario.capture": fluid.FIELDS["Scenario.capture"].reason}
+                                 "Scenario.capture": fluid.FIELDS["Scenario.capture"].reason, **kinds}
+
+
+@pytest.mark.parametrize(("engine", "flow", "field"), [
+    *((e, flow, field) for e in ("linux", "mininet-wifi") for flow, field in [
+        ({"kind": "voice", "voice": {"codec": "g729a", "silence_suppression": True}}, "kind='voice'"),
+        ({"kind": "udp", "rate_mbps": 1.0}, "kind='udp'"),
+        ({"kind": "video", "video": {"bitrate_mbps": 2.0}}, "kind='video'"),
+        ({"dscp": "EF"}, "dscp='EF'")]),
+    # fluid runs cbr udp and voice (subflow_engines.fluid.cbr), not on/off sources, video or priority classes
+    ("fluid", {"kind": "voice", "voice": {"codec": "g729a", "silence_suppression": True}},
+     "voice.silence_suppression=True"),
+    ("fluid", {"kind": "udp", "rate_mbps": 1.0, "udp": {"pattern": "on_off"}}, "udp.pattern='on_off'"),
+    ("fluid", {"kind": "video", "video": {"bitrate_mbps": 2.0}}, "video=VideoSource"),
+    ("fluid", {"kind": "voice", "dscp": "EF"}, "dscp='EF'"),
+])
+def test_engines_refuse_flows_beyond_what_they_run_naming_the_field(engine, flow, field):
+    """linux and mininet-wifi run no udp, voice or video sources, fluid no on/off source, video or priority class:
+    each refuses them by the field's path, through the registry (the agent's and the CLI's path) before anything
+    runs; a tcp flow marked BE still runs."""
+    doc = {**WIRED_CAPTURE, "capture": []}
+    doc["flows"] = [{"id": "f", "src": "a", "dst": "b", **flow}]
+    with pytest.raises(EngineCannotRun, match=rf"^flows\[0\]\.{field}: engine {engine} does not honour it \("):
+        all_engines()[engine].check(resolve_plan(doc, "sptcp", engine))
+    plain = {**doc, "flows": [{"id": "f", "src": "a", "dst": "b", "kind": "tcp", "dscp": "BE"}]}
+    all_engines()[engine].check(resolve_plan(plain, "sptcp", engine))
+
+
+def test_the_flow_kind_fields_are_the_schemas():
+    """The declared list covers exactly the schema's fields of the three sources and Flow's new fields."""
+    fields = schema_fields()
+    sources = {f for f in fields if f.split(".")[0] in ("UdpSource", "VoiceSource", "VideoSource")}
+    assert sources | {"Flow.kind", "Flow.udp", "Flow.voice", "Flow.video"} == set(FLOW_KIND_FIELDS)
