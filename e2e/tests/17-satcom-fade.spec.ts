@@ -70,7 +70,7 @@ test("a rain fade: the SATCOM capacity chart steps the MODCOD down inside the fa
   // the page's one playback time: the map's slider inside the fade moves the chart's rule and its readout
   await page.getByLabel("Map time (s)").fill(String(deepest.t0 + 1));
   await expect(chart.getByTestId("capacity-rule")).toHaveCount(1);
-  await expect(chart.getByTestId("capacity-readout").locator('li[data-series="ship1-ka:up"]')).toContainText(deepest.modcod!);
+  await expect(chart.getByTestId("capacity-readout").locator('td[data-series="ship1-ka:up"]')).toContainText(deepest.modcod!);
   await expect(page.getByTestId("hover-rule")).toHaveCount(2); // the throughput charts' rules at the same time
   await chart.scrollIntoViewIfNeeded();
   await snap(page, testInfo, "01-capacity-in-fade");

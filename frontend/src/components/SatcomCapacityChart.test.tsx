@@ -140,17 +140,20 @@ describe("SatcomCapacityChart and the page's playback", () => {
       cleanup = null;
     };
     const rule = () => host.querySelector('[data-testid="capacity-rule"]');
-    const reading = () => [...host.querySelectorAll('[data-testid="capacity-readout"] li')].map((li) => li.textContent);
+    const reading = (key: string) => host.querySelector(`[data-testid="capacity-readout"] td[data-series="${key}"]`)?.textContent;
     expect(rule()).toBeNull(); // no time chosen yet
 
     act(() => shared.current!.seek(200)); // another view (a slider, Play) chooses 200 s: inside the fade
     expect(rule()?.getAttribute("x1")).toBe(String((200 * 486) / 420));
-    expect(reading()[0]).toBe("Ship (10 kn, north-east) → Ka-band GEO (9°E) ↑: QPSK 2/5 · 3.9 Mbit/s");
-    expect(reading()[1]).toBe("Ship (10 kn, north-east) → Ka-band GEO (9°E) ↓: 8PSK 3/4 · 11.1 Mbit/s");
+    expect(host.querySelector('[data-testid="capacity-readout"] caption')?.textContent).toBe("At 200 s");
+    expect(host.querySelector('[data-testid="capacity-readout"] tbody th')?.textContent).toBe("Ship (10 kn, north-east) → Ka-band GEO (9°E)");
+    expect(reading("ship1-ka:up")).toBe("QPSK 2/5 · 3.9 Mbit/s");
+    expect(reading("ship1-ka:down")).toBe("8PSK 3/4 · 11.1 Mbit/s");
+    expect(reading("ka-gw:up")).toBe("32APSK 9/10 · 133.6 Mbit/s");
 
     act(() => shared.current!.setHoverT(30)); // a throughput chart hovered at 30 s: before the fade
     expect(rule()?.getAttribute("x1")).toBe(String((30 * 486) / 420));
-    expect(reading()[0]).toBe("Ship (10 kn, north-east) → Ka-band GEO (9°E) ↑: 8PSK 3/4 · 11.1 Mbit/s");
+    expect(reading("ship1-ka:up")).toBe("8PSK 3/4 · 11.1 Mbit/s");
 
     act(() => shared.current!.setHoverT(null)); // hover left: back to the chosen time
     expect(rule()?.getAttribute("x1")).toBe(String((200 * 486) / 420));

@@ -77,7 +77,7 @@ function SatcomCapacityChartImpl({ passes, doc, domain, view, ruleT, onHover, fi
       title="SATCOM capacity"
       filename={`${filename ?? "satcom"}-capacity`}
       testId="satcom-capacity"
-      description="Each budgeted link's capacity per direction (↑ terminal → satellite, ↓ satellite → terminal) as its MODCOD follows the link budget; gaps: the link is down. Hover a step for its MODCOD."
+      description="Each budgeted link's capacity per direction (↑ terminal → satellite, ↓ satellite → terminal) as its MODCOD follows the link budget; gaps: the link is down. Hover a step for its MODCOD. A terminal sharing a beam gets its share of its carrier."
       legend={legend}
       csv={() => seriesCsv(series)}
     >
@@ -141,19 +141,40 @@ function SatcomCapacityChartImpl({ passes, doc, domain, view, ruleT, onHover, fi
   );
 }
 
-/** Each direction's MODCOD and capacity at the playback time, under the chart. */
+/** Each link's MODCOD and capacity per direction at the playback time, under the chart: one row per link. */
 function CapacityReadout({ series, t }: { series: readonly CapacitySeries[]; t: number }) {
+  const links = [...new Set(series.map((s) => s.link))];
+  const cell = (s: CapacitySeries | undefined) => {
+    if (!s) return <td />;
+    const g = capacityAt(s, t);
+    return <td data-series={s.key}>{g ? modcodText(g.modcod, g.capacity_mbps) : <span className="muted">down</span>}</td>;
+  };
   return (
-    <ul className="small capacity-readout" aria-label={`SATCOM capacity at ${formatSeconds(t)} s`} aria-live="off" data-testid="capacity-readout">
-      {series.map((s) => {
-        const g = capacityAt(s, t);
-        return (
-          <li key={s.key} data-series={s.key}>
-            {s.label}: {g ? modcodText(g.modcod, g.capacity_mbps) : <span className="muted">down</span>}
-          </li>
-        );
-      })}
-    </ul>
+    <table className="compact capacity-readout" data-testid="capacity-readout" aria-live="off">
+      <caption>At {formatSeconds(t)} s</caption>
+      <thead>
+        <tr>
+          <th scope="col">Link</th>
+          <th scope="col">↑ up</th>
+          <th scope="col">↓ down</th>
+        </tr>
+      </thead>
+      <tbody>
+        {links.map((link) => {
+          const up = series.find((s) => s.link === link && s.direction === "up");
+          const down = series.find((s) => s.link === link && s.direction === "down");
+          return (
+            <tr key={link}>
+              <th scope="row" title={link}>
+                {(up ?? down)!.label.replace(/ [↑↓]$/, "")}
+              </th>
+              {cell(up)}
+              {cell(down)}
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }
 
