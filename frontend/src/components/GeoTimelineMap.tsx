@@ -3,14 +3,12 @@
  * playback time (the page's one, shared with the charts and the routes), access points with their coverage circles, computed tracks as lines; with satellites on
  * orbits, the satellite each terminal uses and its delay ({@link SatcomReadout}).
  *
- * Positions come from `POST /api/timeline` (`geo_trajectories`: the domain library's mobility,
+ * Positions come from `POST /api/timeline` (asked once for the page by `useScenarioTimeline`) (`geo_trajectories`: the domain library's mobility,
  * the same a run uses), interpolated between corners ({@link geoPositionsAt}); nothing here
  * models motion. Renders nothing for a scenario without geography.
  */
-import { useEffect, useMemo, useState } from "react";
-import { api, isAbort } from "../api/client";
+import { useMemo } from "react";
 import type { GeoCorner, ScenarioDocument, TimelinePublic } from "../api/types";
-import { errorLines } from "../lib/errors";
 import { formatSeconds } from "../lib/format";
 import { geoPositionsAt, isGeoScenario } from "../lib/geo";
 import { associationsAt } from "../lib/timeline";
@@ -19,33 +17,8 @@ import { GeoMap } from "./GeoMap";
 import { PlaybackBar } from "./PlaybackBar";
 import { SatcomReadout } from "./SatcomReadout";
 
-/** The scenario version a comparison ran on, and its timeline when it is geographic. */
-function useGeoTimeline(scenarioId: string, version: number | null) {
-  const [doc, setDoc] = useState<ScenarioDocument | null>(null);
-  const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
-  const [errors, setErrors] = useState<string[]>([]);
-  useEffect(() => {
-    if (version === null) return;
-    const ctl = new AbortController();
-    api
-      .getVersion(scenarioId, version, ctl.signal)
-      .then(async (v) => {
-        // a stored version is a validated scenario document (the API types it as an object)
-        const d = v.scenario as unknown as ScenarioDocument;
-        setDoc(d);
-        if (!isGeoScenario(d)) return;
-        setTimeline(await api.timeline(d, ctl.signal));
-      })
-      .catch((err) => {
-        if (!isAbort(err)) setErrors(errorLines(err));
-      });
-    return () => ctl.abort();
-  }, [scenarioId, version]);
-  return { doc, timeline, errors };
-}
-
-export function GeoTimelineMap({ scenarioId, version }: { scenarioId: string; version: number | null }) {
-  const { doc, timeline, errors } = useGeoTimeline(scenarioId, version);
+/** `doc`, `timeline`, `errors`: the comparison's scenario version and its timeline (`useScenarioTimeline`). */
+export function GeoTimelineMap({ doc, timeline, errors }: { doc: ScenarioDocument | null; timeline: TimelinePublic | null; errors: readonly string[] }) {
   const duration = timeline?.duration_s ?? doc?.run?.duration_s ?? 100;
   // the page's one playback: the charts' hover, the routes' slider and Play move the map too
   const playback = usePlayback(duration);

@@ -3,11 +3,12 @@
  * (with Cancel), then its results, the planned-vs-measured check, its packet captures and the map over time.
  *
  * This file only composes; the parts are in `comparison/`: following the comparison
- * (`useComparison`), one playback time for charts, routes and map (`PlaybackProvider`), the header, status and cancel (`ComparisonHeader`, `ComparisonStatus`),
+ * (`useComparison`), the scenario version's timeline for the map and the SATCOM capacity chart (`useScenarioTimeline`), one playback time for charts, routes and map (`PlaybackProvider`), the header, status and cancel (`ComparisonHeader`, `ComparisonStatus`),
  * the results (`Results`: `useResultView`, `useChartSelection`, `ThroughputSection`,
  * `SummarySection`, `SweepSection`), a sweep's chosen point (`SweepRunResults`, `useSweepPointRun`) and the
  * packet captures' downloads (`CaptureDownloads`).
  */
+import { useMemo } from "react";
 import { useParams } from "react-router";
 import { ErrorList } from "../components/ErrorList";
 import { GeoTimelineMap } from "../components/GeoTimelineMap";
@@ -19,6 +20,7 @@ import { Results } from "./comparison/Results";
 import { SweepRunResults } from "./comparison/SweepRunResults";
 import { useComparison } from "./comparison/useComparison";
 import { useScenarioName } from "./comparison/useScenarioName";
+import { useScenarioTimeline } from "./comparison/useScenarioTimeline";
 import { useStrategyDescriptions } from "./comparison/useStrategyDescriptions";
 import { comparisonLabel, fileStem } from "../lib/identity";
 import { PlaybackProvider } from "../lib/playback";
@@ -28,6 +30,9 @@ export function ComparisonView() {
   const { comparison: c, live, errors } = useComparison(id, cid);
   const descriptions = useStrategyDescriptions();
   const scenarioName = useScenarioName(id);
+  // the scenario version's timeline, once for the map and the SATCOM capacity chart
+  const geo = useScenarioTimeline(id, c?.scenario_version ?? null);
+  const satcom = useMemo(() => (geo.doc && geo.timeline?.access?.length ? { doc: geo.doc, passes: geo.timeline.access } : null), [geo.doc, geo.timeline]);
 
   const status = live?.status ?? c?.status;
   const progress = live?.progress ?? c?.progress ?? 0;
@@ -49,12 +54,12 @@ export function ComparisonView() {
         result.sweep ? (
           <SweepRunResults scenarioId={id} comparisonId={cid} result={result} requested={c.strategies} descriptions={descriptions} name={stem} />
         ) : (
-          <Results result={result} requested={c.strategies} descriptions={descriptions} name={stem} />
+          <Results result={result} requested={c.strategies} descriptions={descriptions} name={stem} satcom={satcom} />
         )
       ) : null}
       {c && result ? <PlannedVsMeasured scenarioId={id} comparisonId={cid} result={result} /> : null}
       {c && result ? <CaptureDownloads scenarioId={id} comparisonId={cid} /> : null}
-      {c ? <GeoTimelineMap scenarioId={id} version={c.scenario_version} /> : null}
+      {c ? <GeoTimelineMap doc={geo.doc} timeline={geo.timeline} errors={geo.errors} /> : null}
     </PlaybackProvider>
   );
 }

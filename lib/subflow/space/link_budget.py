@@ -31,6 +31,7 @@ References
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -120,6 +121,12 @@ def capacity_mbps(es_n0, symbol_rate_msps: float, standard: str, margin_db: floa
                      for m in select_modcod(es_n0, standard, margin_db, fixed)])
 
 
+#: ``itur`` loads its ITU-R data sets into shared dicts on first use without a lock (a second thread then finds
+#: a half-filled table: ``KeyError``); a comparison runs its strategies' plans in threads, so every call into it
+#: holds this lock.
+_ITUR_LOCK = threading.RLock()
+
+
 @lru_cache(maxsize=1)
 def _itur():
     import itur
@@ -136,8 +143,9 @@ def rain_attenuation_db(lat_deg: float, lon_deg: float, frequency_ghz: float, el
     m = _itur().models.itu618
     if rain_rate_001_mm_h is not None and rain_rate_001_mm_h <= 0:
         return np.zeros_like(np.atleast_1d(np.asarray(elevation_deg, dtype=float)))
-    a = m.rain_attenuation(lat_deg, lon_deg, frequency_ghz, elevation_deg, p=p_pct, tau=tau_deg,
-                           R001=rain_rate_001_mm_h)
+    with _ITUR_LOCK:
+        a = m.rain_attenuation(lat_deg, lon_deg, frequency_ghz, elevation_deg, p=p_pct, tau=tau_deg,
+                               R001=rain_rate_001_mm_h)
     return np.atleast_1d(np.asarray(a.value, dtype=float))
 
 
@@ -156,8 +164,9 @@ def _contributions(lat_deg: float, lon_deg: float, frequency_ghz: float, elevati
     """Gaseous, cloud, rain and scintillation attenuations exceeded ``p_pct`` % of the time, dB, by ``itur``
     (elevations clamped to 5° at least)."""
     el = np.maximum(np.atleast_1d(np.asarray(elevation_deg, dtype=float)), _MIN_ELEVATION_DEG)
-    ag, ac, ar, as_, _ = _itur().atmospheric_attenuation_slant_path(
-        lat_deg, lon_deg, frequency_ghz, el, p_pct, diameter_m, eta=efficiency, return_contributions=True)
+    with _ITUR_LOCK:
+        ag, ac, ar, as_, _ = _itur().atmospheric_attenuation_slant_path(
+            lat_deg, lon_deg, frequency_ghz, el, p_pct, diameter_m, eta=efficiency, return_contributions=True)
     return tuple(np.broadcast_to(np.asarray(x.value, dtype=float), el.shape) for x in (ag, ac, ar, as_))
 
 

@@ -376,3 +376,31 @@ def test_series_margin_and_bent_pipe_combination(timeline):
     assert ka.up_cn0_dbhz[k] < min(ka.legs.up_cn0_dbhz[k], gw.legs.down_cn0_dbhz[k])
     lin = 10 ** (-ka.legs.up_cn0_dbhz[k] / 10) + 10 ** (-gw.legs.down_cn0_dbhz[k] / 10)
     assert ka.up_cn0_dbhz[k] == pytest.approx(-10 * math.log10(lin))
+
+
+_THREADS_SCRIPT = """
+import json, sys
+from concurrent.futures import ThreadPoolExecutor
+from subflow.runplan.topology import NetworkTimeline
+from subflow.scenario.document import load_scenario
+doc = json.load(open(sys.argv[1]))
+def caps(_):
+    return {lid: s.up_capacity_mbps.tolist() + s.down_capacity_mbps.tolist()
+            for lid, s in NetworkTimeline(load_scenario(doc)).link_budgets.items()}
+with ThreadPoolExecutor(2) as ex:
+    a, b = ex.map(caps, range(2))
+print(json.dumps(a == b and a == caps(0)))
+"""
+
+
+def test_budgets_computed_in_two_threads_at_once_in_a_fresh_process():
+    """A comparison resolves its strategies' plans in threads: the first use of ``itur``'s data sets by two threads
+    at once (lazily loaded, shared) must give each the same budgets as a serial computation, not a ``KeyError``."""
+    import subprocess
+    import sys
+
+    example = ROOT / "examples" / "naval-geo-rain-fade.json"
+    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT, str(example)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "true"

@@ -3,7 +3,7 @@ import type { ResultDocument } from "../../api/types";
 import { RouteOverlay } from "../../components/RouteOverlay";
 import { RepetitionsSection, SummarySection } from "./SummarySection";
 import { SweepSection } from "./SweepSection";
-import { ThroughputSection } from "./ThroughputSection";
+import { ThroughputSection, type SatcomPasses } from "./ThroughputSection";
 import { useChartSelection } from "./useChartSelection";
 import { useResultView } from "./useResultView";
 
@@ -15,10 +15,12 @@ export interface ResultsProps {
   /** A sweep: the point whose run the per-flow charts show (0-based; default 0) and the control choosing it. */
   point?: number;
   pointPicker?: ReactNode;
+  /** The scenario's SATCOM passes, for the capacity chart beside the throughput charts (null: none). */
+  satcom?: SatcomPasses | null;
 }
 
 /** Every view of one result document: throughput charts beside the routes, summary, repetitions, sweep. */
-export function Results({ result, requested, descriptions, name, point = 0, pointPicker }: ResultsProps) {
+export function Results({ result, requested, descriptions, name, point = 0, pointPicker, satcom }: ResultsProps) {
   const view = useResultView(result, requested);
   const selection = useChartSelection();
   return (
@@ -26,7 +28,7 @@ export function Results({ result, requested, descriptions, name, point = 0, poin
       {/* the charts and the routes on the network side by side on a wide screen (one column below 1400 px) */}
       <div className="workbench">
         <div className="workbench-main">
-          <ThroughputSection result={result} view={view} selection={selection} descriptions={descriptions} name={name} point={point} pointPicker={pointPicker} />
+          <ThroughputSection result={result} view={view} selection={selection} descriptions={descriptions} name={name} point={point} pointPicker={pointPicker} satcom={satcom} />
         </div>
         <div className="workbench-side">
           <RouteOverlay result={result} strategies={view.order} />

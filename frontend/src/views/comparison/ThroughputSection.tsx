@@ -1,7 +1,8 @@
 import { useCallback, type ReactNode } from "react";
-import type { ResultDocument } from "../../api/types";
+import type { AccessPass, ResultDocument, ScenarioDocument } from "../../api/types";
 import { LegendSwatch, MARKER_STYLE } from "../../components/chartKit";
 import { PlaybackBar } from "../../components/PlaybackBar";
+import { SatcomCapacityChart } from "../../components/SatcomCapacityChart";
 import { ThroughputChart } from "../../components/ThroughputChart";
 import { TimeBrush } from "../../components/TimeBrush";
 import { EVENT_MARKER_KINDS, valuesAt } from "../../lib/chartData";
@@ -19,10 +20,19 @@ interface ThroughputSectionProps {
   name: string;
   point: number;
   pointPicker?: ReactNode;
+  /** The scenario's SATCOM passes with their MODCOD steps (budgeted links), for the capacity chart; null: none. */
+  satcom?: SatcomPasses | null;
 }
 
-/** "Throughput per flow": the shown run, subflow and marker toggles, the brush, and one chart per strategy on shared axes. */
-export function ThroughputSection({ result, view, selection, descriptions, name, point, pointPicker }: ThroughputSectionProps) {
+/** The comparison's scenario and its access report (`POST /api/timeline?access=true` `access`). */
+export interface SatcomPasses {
+  doc: ScenarioDocument;
+  passes: readonly AccessPass[];
+}
+
+/** "Throughput per flow": the shown run, subflow and marker toggles, the brush, one chart per strategy on shared axes
+ * and, with budgeted SATCOM links, their capacity over the same time axis. */
+export function ThroughputSection({ result, view, selection, descriptions, name, point, pointPicker, satcom }: ThroughputSectionProps) {
   const playback = usePlayback(result.scenario.run?.duration_s ?? view.domains.x[1]);
   // the charts' rule: the hovered time, else the time chosen on any slider of the page or played
   const ruleT = playback.hoverT ?? playback.t;
@@ -93,6 +103,9 @@ export function ThroughputSection({ result, view, selection, descriptions, name,
             filename={name}
           />
         ))}
+        {satcom?.passes.some((p) => p.steps?.length) ? (
+          <SatcomCapacityChart passes={satcom.passes} doc={satcom.doc} domain={view.domains.x} view={timeWindow} ruleT={ruleT} onHover={playback.setHoverT} filename={name} />
+        ) : null}
       </div>
       {/* the overview below the charts, so that the first chart is above the fold at 1024×768 */}
       {view.series[0] ? <TimeBrush series={view.series[0]} domains={view.domains} styles={view.styles} view={timeWindow} onView={setTimeWindow} /> : null}

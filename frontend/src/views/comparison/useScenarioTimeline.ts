@@ -1,0 +1,43 @@
+import { useEffect, useState } from "react";
+import { api, isAbort } from "../../api/client";
+import type { ScenarioDocument, TimelinePublic } from "../../api/types";
+import { errorLines } from "../../lib/errors";
+import { isGeoScenario } from "../../lib/geo";
+import { hasBudgets } from "../../lib/satcomAccess";
+
+export interface ScenarioTimeline {
+  /** The scenario version the comparison ran on (null: not loaded yet). */
+  doc: ScenarioDocument | null;
+  /** Its `POST /api/timeline` answer when it is geographic (null otherwise or not yet). */
+  timeline: TimelinePublic | null;
+  errors: string[];
+}
+
+/**
+ * The scenario version a comparison ran on, and its timeline when it is geographic, for the map and the SATCOM
+ * capacity chart: one request, with `?access=true` (each pass's MODCOD and capacity steps, about a second of the
+ * server's time) only when a link has a budget.
+ */
+export function useScenarioTimeline(scenarioId: string, version: number | null): ScenarioTimeline {
+  const [doc, setDoc] = useState<ScenarioDocument | null>(null);
+  const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
+  useEffect(() => {
+    if (version === null) return;
+    const ctl = new AbortController();
+    api
+      .getVersion(scenarioId, version, ctl.signal)
+      .then(async (v) => {
+        // a stored version is a validated scenario document (the API types it as an object)
+        const d = v.scenario as unknown as ScenarioDocument;
+        setDoc(d);
+        if (!isGeoScenario(d)) return;
+        setTimeline(await api.timeline(d, ctl.signal, { access: hasBudgets(d) }));
+      })
+      .catch((err) => {
+        if (!isAbort(err)) setErrors(errorLines(err));
+      });
+    return () => ctl.abort();
+  }, [scenarioId, version]);
+  return { doc, timeline, errors };
+}
