@@ -38,10 +38,15 @@ def run_strategy(scenario: Scenario, strategy: str, runner: Runner, engine: str 
         From :func:`subflow.runplan.resolve.resolve_plan`.
     """
     plan = resolve_plan(scenario, strategy, engine)
-    output = runner(plan)
+    return strategy_result(scenario, plan, runner(plan))
+
+
+def strategy_result(scenario: Scenario, plan: RunPlan, output: EngineOutput) -> StrategyResult:
+    """The summary of ``output``, the engine's run of ``plan`` (:func:`subflow.results.document.summarize`), with the
+    plan's radio events merged into the engine's transport events in time order and, for a plan with planned
+    rates, the planned-versus-measured comparison."""
     windows = {f.id: (f.start_s, f.stop_s) for f in plan.flows}
     result = summarize(output, plan.interval_s, windows)
-    # radio events of the plan and transport events of the engine, in time order
     result.events = sorted(parse_events(plan.events) + result.events, key=event_order)
     if has_rate_plan(result):
         result.planned = plan_comparison(scenario, result)
@@ -70,7 +75,8 @@ def compare(
     on_progress : callable, optional
         Called after each strategy with (fraction done in [0, 1], name, result), in the calling thread.
     parallel : int
-        How many strategies run at once (threads calling ``runner``; ≥ 1). Above 1 only for a runner that
+        How many strategies' runs go on at once (threads calling ``runner``; ≥ 1; plans are resolved and
+        outputs summarised in the calling thread, one after another). Above 1 only for a runner that
         may run plans side by side without changing their figures: a simulator (``fluid``), never an engine
         that measures in real time on a shared host (``linux``, ``mininet-wifi``: their capabilities say
         ``real_time``). The document is the same whatever the value: strategies keep their listed order.
@@ -111,12 +117,14 @@ def compare(
 def _run_side_by_side(scenario: Scenario, strategies: list[str], runner: Runner, engine: str,
                       on_progress: Callable[[float, str, StrategyResult], None] | None,
                       parallel: int) -> dict[str, StrategyResult]:
-    """:func:`run_strategy` of every strategy, up to ``parallel`` at once; results in ``strategies``' order.
-    The first failure (in finishing order) is raised once the strategies already running have ended; none
-    not yet started is started after it."""
+    """Every strategy's plan resolved here, one after another; the ``runner`` calls up to ``parallel`` at once
+    (only they run in other threads: the library's planning and summaries stay in this one); each output
+    summarised here as it arrives. Results in ``strategies``' order. The first failure (in finishing order)
+    is raised once the runs already started have ended; none not yet started is started after it."""
+    plans = {name: resolve_plan(scenario, name, engine) for name in strategies}
     done: dict[str, StrategyResult] = {}
     with ThreadPoolExecutor(max_workers=min(parallel, len(strategies)), thread_name_prefix="strategy") as pool:
-        pending = {pool.submit(run_strategy, scenario, name, runner, engine): name for name in strategies}
+        pending = {pool.submit(runner, plans[name]): name for name in strategies}
         while pending:
             finished, _ = wait(pending, return_when=FIRST_EXCEPTION)
             for future in finished:
@@ -125,7 +133,7 @@ def _run_side_by_side(scenario: Scenario, strategies: list[str], runner: Runner,
                     for other in pending:
                         other.cancel()
                     raise future.exception()
-                done[name] = future.result()
+                done[name] = strategy_result(scenario, plans[name], future.result())
                 if on_progress:
                     on_progress(len(done) / len(strategies), name, done[name])
     return {name: done[name] for name in strategies}
