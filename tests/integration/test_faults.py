@@ -163,7 +163,9 @@ class Service:
 def service(request, tmp_path_factory) -> Iterator[tuple[str, Service, PostgresServer | None]]:
     folder = tmp_path_factory.mktemp(f"faults-{request.param.replace('+', '-')}")
     pg = None
-    env: dict[str, str] = {}
+    # one strategy at a time: the long comparison must leave one of the agent's two run slots to the sweep's
+    # units, so that all three kinds of work are in flight when a process is killed
+    env: dict[str, str] = {"PARALLEL_STRATEGIES": "1"}
     if request.param != "embedded":
         if shutil.which("pg_config") is None and not Path("/usr/lib/postgresql/15/bin/initdb").exists():
             pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
@@ -177,7 +179,7 @@ def service(request, tmp_path_factory) -> Iterator[tuple[str, Service, PostgresS
         pg = PostgresServer(Path(tempfile.mkdtemp(prefix="subflow-it-pg-")))
         pg.start()
         # two API processes, as compose runs it: a killed API takes its worker processes with it
-        env = {"DATABASE_URL": pg.url, "CELERY_BROKER_URL": f"{REDIS_URL}/12", "SUBFLOW_API_WORKERS": "2"}
+        env |= {"DATABASE_URL": pg.url, "CELERY_BROKER_URL": f"{REDIS_URL}/12", "SUBFLOW_API_WORKERS": "2"}
     svc = Service(folder / "data", env)
     try:
         yield request.param, svc, pg
