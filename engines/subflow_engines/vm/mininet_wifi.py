@@ -13,6 +13,7 @@ with the other engines (:mod:`subflow_testbeds.vm.mininet_wifi`).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -29,6 +30,10 @@ HERE = Path(__file__).resolve().parent
 SOURCES = ("mininet", "mininet-wifi", "wmediumd", "hwsim_mgmt")
 
 
+#: seconds each script gets beyond its own limit to build its network (Mininet-WiFi's nodes, radios, wmediumd, Open
+#: vSwitch): about 100 s under software emulation on a busy host, before the script's clock starts
+SETUP_S = 300.0
+
 #: Python packages ``mn_wifi`` imports that Debian bookworm does not package; ``mn_wifi.net`` imports the module
 #: ``FlightRadar24``, which FlightRadarAPI renamed in 1.6.0
 WHEELS = ("FlightRadarAPI==1.5.3",)
@@ -36,11 +41,13 @@ WHEELS = ("FlightRadarAPI==1.5.3",)
 
 @dataclass(frozen=True)
 class ScriptRun:
-    """One script's run in the VM: its exit code, standard output and error."""
+    """One script's run in the VM: its exit code, standard output and error, and the gzipped record of its
+    nodes' sockets, MPTCP endpoints and qdiscs when :func:`run_scripts` was asked for one (``record_s``)."""
 
     rc: int
     stdout: str
     stderr: str
+    record: bytes | None = None
 
 
 def _tar(tree: Path) -> bytes:
@@ -71,7 +78,8 @@ def download_wheels(out: Path) -> Path:
 
 
 def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str], script_timeout_s: float = 600.0,
-                timeout_s: float | None = None) -> dict[str, ScriptRun]:
+                timeout_s: float | None = None, record_s: float | None = None,
+                record_nodes: tuple[str, ...] = ()) -> dict[str, ScriptRun]:
     """Boot the ``mininet-wifi`` VM, build the sources and run each script.
 
     Parameters
@@ -83,9 +91,18 @@ def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str],
     scripts : dict
         Name (letters, digits, ``-``, ``_``) → script text (:func:`subflow.io.exports.generate_script`).
     script_timeout_s : float
-        Limit of each script's run, s.
+        Limit of each script's run, s, after its network is built (which gets :data:`SETUP_S` more).
     timeout_s : float, optional
         Limit of the whole VM, s (default: 20 minutes for the build plus each script's limit).
+    record_s : float, optional
+        Record every ``record_s`` seconds, in each Mininet node's network namespace, ``ss -tani``, ``ss -Mni``,
+        ``ip mptcp endpoint show``, ``ip mptcp limits``, ``ip -o link``, the MPTCP and ICMP counters
+        (``nstat -as``) and ``tc -s qdisc show`` (``mininet_wifi.sh``: a recorder started beside each script, so
+        that the script's own clock is not slowed; each sample costs a few processes per node, so under software
+        emulation a busy host stretches the interval): :attr:`ScriptRun.record`, a gzipped text of blocks
+        ``@@ <epoch s> <node>`` each followed by ``## <command>`` sections. None: no record.
+    record_nodes : tuple of str
+        The Mininet nodes recorded (default: every node with its own network namespace).
 
     Returns
     -------
@@ -112,8 +129,14 @@ def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str],
         files["wheels.tar"] = buf.read()
     for name, text in scripts.items():
         files[f"script-{name}.py"] = text.encode()
-    files["params.sh"] = f"SCRIPT_TIMEOUT_S={int(script_timeout_s)}\n".encode()
-    limit = timeout_s if timeout_s is not None else 1200.0 + len(scripts) * (script_timeout_s + 60.0)
+    if record_s is not None and not 0.1 <= record_s <= 60:
+        raise ValueError(f"record_s={record_s}: between 0.1 and 60 s")
+    if not all(re.fullmatch(r"[a-z]+[0-9]+", n) for n in record_nodes):
+        raise ValueError(f"record_nodes={record_nodes!r}: Mininet node names (h1, sta2…)")
+    files["params.sh"] = (f"SCRIPT_TIMEOUT_S={int(script_timeout_s + SETUP_S)}\n"
+                          f"RECORD_S={'' if record_s is None else f'{record_s:g}'}\n"
+                          f"RECORD_NODES='{' '.join(record_nodes)}'\n").encode()
+    limit = timeout_s if timeout_s is not None else 1200.0 + len(scripts) * (script_timeout_s + SETUP_S + 60.0)
     result = run_job(ensure_image("mininet-wifi"), (HERE / "mininet_wifi.sh").read_text(), files, timeout_s=limit,
                      memory_mb=6144)
     if result.rc != 0:
@@ -126,7 +149,8 @@ def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str],
             raise VmError(f"script {name} sent nothing back; console:\n" + "\n".join(result.console.splitlines()[-30:]))
         out[name] = ScriptRun(rc=int(result.files[f"{name}.rc"].strip() or b"-1"),
                               stdout=result.files.get(f"{name}.out", b"").decode(errors="replace"),
-                              stderr=result.files.get(f"{name}.err", b"").decode(errors="replace"))
+                              stderr=result.files.get(f"{name}.err", b"").decode(errors="replace"),
+                              record=result.files.get(f"{name}.rec.gz"))
     return out
 
 

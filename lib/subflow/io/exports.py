@@ -42,7 +42,9 @@ its uplinks' 4-address interfaces the next ones):
   per-address policy tables, replaced at every plan boundary on the script's clock; MPTCP
   endpoints added and deleted as the plan's subflows come and go (the script plays mptcpd).
   Association timing is Mininet-WiFi's: routes and endpoints out of a wlan wait until
-  Mininet-WiFi reports it associated, and the plan's association delays are not imposed.
+  Mininet-WiFi reports it associated, endpoints also until the wlan has its carrier (the 802.11
+  association done: the kernel's path manager tries a subflow once), and the plan's association
+  delays are not imposed.
 * radio: ``Mininet_wifi(ac_method=<radio.association_policy>)``. Without any node ``radio``: per-AP
   ``range`` (Mininet-WiFi then sets the transmit power that reaches it) under
   ``setPropagationModel(model='logDistance', exp=3)``. With one: each radio's ``txpower`` (dBm),
@@ -84,7 +86,8 @@ its uplinks' 4-address interfaces the next ones):
   the measurement as the ``linux`` engine does (:mod:`subflow.runplan.finish`: a client still running
   its grace after the flow's end gets SIGINT, on which iperf3 prints its report, then SIGKILL; the
   servers likewise; the interrupted ones are listed in ``interrupted``), then prints every iperf3 JSON, how far its clock fell behind
-  real time (``clock_lag_s``: moves, routes and flow starts applied that late) (and the tail of each
+  real time (``clock_lag_s``: moves, routes and flow starts applied that late), when its clock started
+  (``t0_epoch_s``, Unix time, to align what is recorded beside the script) (and the tail of each
   iperf3 process's standard error, kept apart from its JSON) between ``SUBFLOW-RESULT`` markers, which the agent's ``mininet-wifi`` engine turns into the engine
   output (or an error naming the flow).
 """
@@ -1111,16 +1114,26 @@ def apply_routes(net, state):
     state["routes"] = want
 
 
+def carrier_up(net, node, dev):
+    """True once the interface dev of node has its carrier (LOWER_UP). Mininet-WiFi reports a station
+    associated when it asks for the association; mac80211 turns the wlan's carrier on only when the
+    802.11 association is done, seconds later under emulation."""
+    return "LOWER_UP" in (net.get(node).cmd(f"ip -o link show dev {dev}") or "")
+
+
 def apply_endpoints(net, state):
     """MPTCP endpoints the plan wants now, each added once Mininet-WiFi reports its interface associated
-    (the agent plays mptcpd's part); the ones the plan dropped are deleted."""
+    and the interface has its carrier (the agent plays mptcpd's part); the ones the plan dropped are
+    deleted. The kernel's path manager opens a subflow once, when the endpoint is added, and never
+    retries it: a join sent before the wlan's carrier is up fails its neighbour resolution and is
+    closed (host unreachable), so the subflow would never exist."""
     want = {(e[0], e[1]): e for e in state["endpoints_want"]}
     for key, e in sorted(state["endpoints"].items()):
         if key not in want:
             net.get(e[0]).cmd(f"ip mptcp endpoint delete id {e[2]}")
             del state["endpoints"][key]
     for key, e in sorted(want.items()):
-        if key not in state["endpoints"] and associated(net, e[0], e[3]):
+        if key not in state["endpoints"] and associated(net, e[0], e[3]) and carrier_up(net, e[0], e[3]):
             node, addr, eid, dev, flag = e
             net.get(node).cmd(f"ip mptcp endpoint add {addr} dev {dev} id {eid} {flag}")
             state["endpoints"][key] = e
@@ -1226,7 +1239,7 @@ def run(net, run_dir):
     end = max(time.time(), t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]))
     late = finish({k: p for k, p in pids.items() if k[1] == "client"}, end + CLIENT_GRACE_S)
     late += finish({k: p for k, p in pids.items() if k[1] == "server"}, time.time() + SERVER_GRACE_S)
-    out = {"launched_s": launched, "flows": {}, "clock_lag_s": round(lag, 3),
+    out = {"launched_s": launched, "flows": {}, "clock_lag_s": round(lag, 3), "t0_epoch_s": round(t0, 3),
            "interrupted": [[SCENARIO["flows"][i], role] for i, role in late]}
     for i, _src, _dst, port, *_ in FLOWS:
         fid = SCENARIO["flows"][i]

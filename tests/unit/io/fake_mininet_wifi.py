@@ -21,6 +21,11 @@ depend on, each named here and checked by ``test_mininet_wifi_script_rules.py``:
 * association by range: a station's wlan is associated (``associatedTo``) with the nearest access
   point whose ``range`` covers it, re-evaluated at ``build()`` and on every ``setPosition``
   (``mn_wifi/mobility.py`` ``check_in_range``; ``mn_wifi/node.py`` ``setPosition`` -> ``configLinks``);
+* carrier: a wlan Mininet-WiFi has just associated gets its carrier (``LOWER_UP`` in ``ip -o link show dev``)
+  only ``CARRIER_DELAY_S`` (2 s) later, and loses it at once when disassociated: Mininet-WiFi sets
+  ``associatedTo`` when it asks for the association (``mn_wifi/link.py`` ``iwconfig_connect`` ->
+  ``setConnected``), and mac80211 turns the carrier on when the 802.11 association completes; the
+  carrier's changes are recorded as ``carrier`` calls;
 * ``addLink(ap, client, cls=_4address)`` (``mn_wifi/link.py`` ``_4address``): ``<client>.wds<c>`` on the
   client (``c`` from 0) and ``<ap>-wlan1.sta<w>`` on the access point (``w`` from 1), both on the port the
   access point's ``newPort()`` gives (``params1``/``params2`` are one dict); a port the client already
@@ -64,6 +69,9 @@ FAKE_MODULES = {
         from mininet import _fake_calls
         from mininet._fake_calls import CALLS
 
+        # fake-clock seconds from Mininet-WiFi's association flag to the wlan's carrier (802.11 association done)
+        CARRIER_DELAY_S = 2.0
+
         LATE_IPERF = (
             "import json, sys, time; time.sleep(1.0); "
             "role = sys.argv[2]; key = 'accepted_connection' if role == 'server' else 'connecting_to'; "
@@ -100,6 +108,13 @@ FAKE_MODULES = {
         class FakeWlan:
             def __init__(self, node, name):
                 self.node, self.name, self.associatedTo, self.range = node, name, None, 0
+                self.associated_at = None
+
+            def carrier(self):
+                if self.associatedTo == "adhoc":
+                    return True
+                return (self.associatedTo is not None and self.associated_at is not None
+                        and (_fake_calls.now() or 0) >= self.associated_at + CARRIER_DELAY_S - 1e-9)
 
 
         class FakeNode:
@@ -133,6 +148,15 @@ FAKE_MODULES = {
                     if dev != "lo" and dev not in self.nameToIntf and dev not in self.__dict__.get("created_devs", ()):
                         CALLS.append(["missing-dev", self.name, dev, command])
                 self.lastPid = None
+                shown = re.match(r"ip -o link show dev (\\S+)$", command)
+                if shown:
+                    wlan = next((w for w in self.wintfs.values() if w.name == shown.group(1)), None)
+                    up = wlan is None or wlan.carrier()
+                    if wlan is not None and up != getattr(wlan, "reported", None):
+                        CALLS.append(["carrier", wlan.name, up, _fake_calls.now()])
+                        wlan.reported = up
+                    flags = "BROADCAST,MULTICAST,UP,LOWER_UP" if up else "NO-CARRIER,BROADCAST,MULTICAST,UP"
+                    return f"7: {shown.group(1)}: <{flags}> mtu 1500 qdisc noqueue state {'UP' if up else 'DORMANT'}\\n"
                 if command.endswith("&"):
                     m = re.search(r"> (\\S+) 2> \\S+ &$", command)
                     if "iperf3" in command and m and _fake_calls.IPERF in ("late", "stuck", "deaf"):
@@ -283,6 +307,7 @@ FAKE_MODULES = {
                         new = best[1] if best else None
                         if new is not w.associatedTo:
                             CALLS.append(["association", w.name, new.node.name if new else None, _fake_calls.now()])
+                            w.associated_at = _fake_calls.now() if new is not None else None
                         w.associatedTo = new
 
             def build(self):

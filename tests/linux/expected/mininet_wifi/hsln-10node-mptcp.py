@@ -246,16 +246,26 @@ def apply_routes(net, state):
     state["routes"] = want
 
 
+def carrier_up(net, node, dev):
+    """True once the interface dev of node has its carrier (LOWER_UP). Mininet-WiFi reports a station
+    associated when it asks for the association; mac80211 turns the wlan's carrier on only when the
+    802.11 association is done, seconds later under emulation."""
+    return "LOWER_UP" in (net.get(node).cmd(f"ip -o link show dev {dev}") or "")
+
+
 def apply_endpoints(net, state):
     """MPTCP endpoints the plan wants now, each added once Mininet-WiFi reports its interface associated
-    (the agent plays mptcpd's part); the ones the plan dropped are deleted."""
+    and the interface has its carrier (the agent plays mptcpd's part); the ones the plan dropped are
+    deleted. The kernel's path manager opens a subflow once, when the endpoint is added, and never
+    retries it: a join sent before the wlan's carrier is up fails its neighbour resolution and is
+    closed (host unreachable), so the subflow would never exist."""
     want = {(e[0], e[1]): e for e in state["endpoints_want"]}
     for key, e in sorted(state["endpoints"].items()):
         if key not in want:
             net.get(e[0]).cmd(f"ip mptcp endpoint delete id {e[2]}")
             del state["endpoints"][key]
     for key, e in sorted(want.items()):
-        if key not in state["endpoints"] and associated(net, e[0], e[3]):
+        if key not in state["endpoints"] and associated(net, e[0], e[3]) and carrier_up(net, e[0], e[3]):
             node, addr, eid, dev, flag = e
             net.get(node).cmd(f"ip mptcp endpoint add {addr} dev {dev} id {eid} {flag}")
             state["endpoints"][key] = e
@@ -361,7 +371,7 @@ def run(net, run_dir):
     end = max(time.time(), t0 + max([f[5] + f[6] for f in FLOWS] + [DURATION_S]))
     late = finish({k: p for k, p in pids.items() if k[1] == "client"}, end + CLIENT_GRACE_S)
     late += finish({k: p for k, p in pids.items() if k[1] == "server"}, time.time() + SERVER_GRACE_S)
-    out = {"launched_s": launched, "flows": {}, "clock_lag_s": round(lag, 3),
+    out = {"launched_s": launched, "flows": {}, "clock_lag_s": round(lag, 3), "t0_epoch_s": round(t0, 3),
            "interrupted": [[SCENARIO["flows"][i], role] for i, role in late]}
     for i, _src, _dst, port, *_ in FLOWS:
         fid = SCENARIO["flows"][i]
