@@ -12,11 +12,11 @@ import type { AccessPass, ScenarioDocument } from "../api/types";
 import { formatSeconds } from "../lib/format";
 import { capacityAt, capacitySeries, modcodText, type CapacitySeries } from "../lib/satcomAccess";
 import { ChartFrame } from "./ChartFrame";
-import { useChartWidth, type LegendItem } from "./chartKit";
+import { TimeAxes, useChartWidth, type LegendItem } from "./chartKit";
 import { formatTick } from "./ThroughputChart";
 
 /** The throughput charts' side margins, so that the time axes line up. */
-const MARGIN = { top: 10, right: 18, bottom: 40, left: 56 };
+const MARGIN = { top: 10, right: 18, bottom: 44, left: 56 };
 const PLOT_H = 130;
 /** One colour per link (the up direction solid, the down one dashed). */
 const COLOURS = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c", "#0e7490", "#4d7c0f", "#a21caf"];
@@ -84,30 +84,7 @@ function SatcomCapacityChartImpl({ passes, doc, domain, view, ruleT, onHover, fi
       <div className="chart-body" ref={bodyRef}>
         <svg width={width} height={height} className="chart-svg" role="img" aria-label={`SATCOM capacity over time, ${series.length} link directions`}>
           <g transform={`translate(${MARGIN.left},${MARGIN.top})`}>
-            {yTicks.map((t) => (
-              <g key={`y${t}`} transform={`translate(0,${y(t)})`}>
-                <line x1={0} x2={innerW} className="grid" />
-                <text x={-8} dy="0.32em" textAnchor="end" className="tick">
-                  {formatTick(t)}
-                </text>
-              </g>
-            ))}
-            {xTicks.map((t) => (
-              <g key={`x${t}`} transform={`translate(${x(t)},${PLOT_H})`}>
-                <line y1={0} y2={5} className="axis" />
-                <text y={19} textAnchor="middle" className="tick">
-                  {formatTick(t)}
-                </text>
-              </g>
-            ))}
-            <line x1={0} x2={innerW} y1={PLOT_H} y2={PLOT_H} className="axis" />
-            <line x1={0} x2={0} y1={0} y2={PLOT_H} className="axis" />
-            <text x={innerW / 2} y={PLOT_H + 34} textAnchor="middle" className="axis-label">
-              time (s)
-            </text>
-            <text transform={`translate(-44,${PLOT_H / 2}) rotate(-90)`} textAnchor="middle" className="axis-label">
-              Mbit/s (log)
-            </text>
+            <TimeAxes xTicks={xTicks} yTicks={yTicks} x={x} y={y} innerW={innerW} innerH={PLOT_H} yLabel="Mbit/s (log)" format={formatTick} />
             {series.map((s) => (
               <g key={s.key} data-series={s.key} stroke={colour(s)} strokeDasharray={s.direction === "down" ? DOWN_DASH : undefined} fill="none" strokeWidth={2}>
                 {s.segments.map((g, k) => {

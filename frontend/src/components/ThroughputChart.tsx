@@ -31,7 +31,7 @@ import {
 import { kindLabel } from "../lib/events";
 import { formatFixed3, formatSeconds } from "../lib/format";
 import { ChartFrame } from "./ChartFrame";
-import { glyphPath, MARKER_STYLE, useChartWidth, type LegendItem } from "./chartKit";
+import { glyphPath, MARKER_STYLE, TimeAxes, useChartWidth, type LegendItem } from "./chartKit";
 
 export { MARKER_STYLE } from "./chartKit";
 
@@ -282,30 +282,7 @@ function ThroughputChartImpl({
             </clipPath>
           </defs>
           <g transform={`translate(${MARGIN.left},${top})`}>
-            {yTicks.map((t) => (
-              <g key={`y${t}`} transform={`translate(0,${y(t)})`}>
-                <line x1={0} x2={innerW} className="grid" />
-                <text x={-8} dy="0.32em" textAnchor="end" className="tick">
-                  {formatTick(t)}
-                </text>
-              </g>
-            ))}
-            {xTicks.map((t) => (
-              <g key={`x${t}`} transform={`translate(${x(t)},${innerH})`}>
-                <line y1={0} y2={5} className="axis" />
-                <text y={19} textAnchor="middle" className="tick">
-                  {formatTick(t)}
-                </text>
-              </g>
-            ))}
-            <line x1={0} x2={innerW} y1={innerH} y2={innerH} className="axis" />
-            <line x1={0} x2={0} y1={0} y2={innerH} className="axis" />
-            <text x={innerW / 2} y={innerH + 38} textAnchor="middle" className="axis-label">
-              time (s)
-            </text>
-            <text transform={`translate(-44,${innerH / 2}) rotate(-90)`} textAnchor="middle" className="axis-label">
-              throughput (Mbit/s)
-            </text>
+            <TimeAxes xTicks={xTicks} yTicks={yTicks} x={x} y={y} innerW={innerW} innerH={innerH} yLabel="throughput (Mbit/s)" format={formatTick} />
             {markers.length <= MAX_GUIDES
               ? markers.map((m, i) => <line key={`g${i}`} x1={x(m.t_s)} x2={x(m.t_s)} y1={0} y2={innerH} className="marker-guide" />)
               : null}

@@ -105,3 +105,41 @@ export function ChartLegend({ items, label }: { items: readonly LegendItem[]; la
     </ul>
   );
 }
+
+/**
+ * The axes of a time chart, drawn inside its plot group: horizontal grid lines with the y ticks' values,
+ * x ticks under the plot, the two axis lines and the axis labels. `x` and `y` map values to pixels.
+ */
+export function TimeAxes({ xTicks, yTicks, x, y, innerW, innerH, yLabel, format }: {
+  xTicks: readonly number[]; yTicks: readonly number[]; x: (v: number) => number; y: (v: number) => number;
+  innerW: number; innerH: number; yLabel: string; format: (v: number) => string;
+}) {
+  return (
+    <>
+      {yTicks.map((t) => (
+        <g key={`y${t}`} transform={`translate(0,${y(t)})`}>
+          <line x1={0} x2={innerW} className="grid" />
+          <text x={-8} dy="0.32em" textAnchor="end" className="tick">
+            {format(t)}
+          </text>
+        </g>
+      ))}
+      {xTicks.map((t) => (
+        <g key={`x${t}`} transform={`translate(${x(t)},${innerH})`}>
+          <line y1={0} y2={5} className="axis" />
+          <text y={19} textAnchor="middle" className="tick">
+            {format(t)}
+          </text>
+        </g>
+      ))}
+      <line x1={0} x2={innerW} y1={innerH} y2={innerH} className="axis" />
+      <line x1={0} x2={0} y1={0} y2={innerH} className="axis" />
+      <text x={innerW / 2} y={innerH + 38} textAnchor="middle" className="axis-label">
+        time (s)
+      </text>
+      <text transform={`translate(-44,${innerH / 2}) rotate(-90)`} textAnchor="middle" className="axis-label">
+        {yLabel}
+      </text>
+    </>
+  );
+}
