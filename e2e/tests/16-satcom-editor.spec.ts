@@ -59,6 +59,7 @@ test("naval-leo: access report, ground tracks, TLE and GEO longitude edited, bud
   // the access report: per terminal by label, at least one pass with rise, set and max elevation
   const report = page.getByTestId("access-report");
   await expect(report.getByRole("heading", { name: "Satellite access" })).toBeVisible();
+  await report.getByRole("checkbox", { name: "Compute" }).check(); // off until asked for: it costs the server seconds
   await expect(report.locator("caption", { hasText: "Ship 1 (12 kn, south-west lane)" })).toBeVisible({ timeout: 60_000 });
   expect(await report.getByTestId("access-pass").count()).toBeGreaterThanOrEqual(1);
   const geoRow = passRow(page, "geosat");

@@ -74,11 +74,16 @@ describe("useSatcomAccess", () => {
     vi.unstubAllGlobals();
   });
 
-  it("asks the timeline with access for a geographic scenario with orbits, not for one without", async () => {
+  it("asks the timeline with access once turned on, for a geographic scenario with orbits, not for one without", async () => {
     vi.useFakeTimers();
     const fake = installFakeFetch({ "POST /api/timeline": () => [200, { duration_s: 100, access: passes, ground_tracks: { "leo-a": [[0, 0, 5], [100, 0, 5]] } }] });
     const h = renderHook((d: ScenarioDocument) => useSatcomAccess(d), doc);
     expect(h.result.current.applies).toBe(true);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(900);
+    });
+    expect(fake.requests).toHaveLength(0); // off until asked for
+    act(() => h.result.current.setOn(true));
     await act(async () => {
       await vi.advanceTimersByTimeAsync(900);
     });

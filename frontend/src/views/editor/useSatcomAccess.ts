@@ -25,7 +25,8 @@ export interface SatcomAccess {
  * The access report and ground tracks of the document being edited (saved or not).
  *
  * Owns:
- * 1. whether they are computed (on by default for a geographic scenario with satellites on orbits);
+ * 1. whether they are computed: off until asked for (a report costs the server one to two seconds of CPU per
+ *    edit, which a comparison started from the editor would compete with);
  * 2. the request `POST /api/timeline?access=true` for the current document, debounced and the stale one aborted
  *    (a budgeted scenario costs about a second of the server's time);
  * 3. its answer (passes in `access`, sub-satellite points in `ground_tracks`) or its error;
@@ -33,7 +34,7 @@ export interface SatcomAccess {
  */
 export function useSatcomAccess(doc: ScenarioDocument): SatcomAccess {
   const applies = isGeoScenario(doc) && hasOrbits(doc);
-  const [on, setOn] = useState(true);
+  const [on, setOn] = useState(false);
   const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
