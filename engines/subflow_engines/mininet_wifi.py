@@ -30,7 +30,7 @@ from subflow.io.exports import (  # noqa: F401
 )
 from subflow.results.document import EngineOutput, FlowResult, SubflowResult
 from subflow.runplan.capabilities import (
-    Honours, ISL_FIELDS, PLANNED, RADIO_FIELDS, Refuses, flow_kind_fields, link_budget_fields,
+    Honours, ISL_FIELDS, PLANNED, RADIO_FIELDS, Refuses, flow_kind_fields, queueing_fields, link_budget_fields,
 )
 from subflow.runplan.document import RunPlan
 from subflow.runplan.finish import longest_finish_s
@@ -87,6 +87,7 @@ FIELDS = {
                               "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Refuses("the generated script runs iperf3 for the flow's duration (-t), not a byte count"),
     **flow_kind_fields(),
+    **queueing_fields(),
     "TransportSettings.mss_bytes": Refuses(_NO_TRANSPORT),
     "TransportSettings.initial_cwnd_packets": Refuses(_NO_TRANSPORT),
     "TransportSettings.min_rto_s": Refuses(_NO_TRANSPORT),

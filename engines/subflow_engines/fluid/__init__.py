@@ -184,7 +184,7 @@ from collections.abc import Callable
 
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput
-from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses, flow_kind_fields
+from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses, flow_kind_fields, queueing_fields
 from subflow.runplan.document import RunPlan
 
 from subflow_engines.fluid import vectorised
@@ -234,6 +234,7 @@ FIELDS = {
     "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
     # udp on/off sources, silence suppression (on/off voice), video and priority classes stay refused
     **flow_kind_fields(),
+    **queueing_fields(),
     "Flow.kind": Honours("tcp: the strategy's transport; udp and voice: a constant-rate, non-responsive source "
                          "sharing the queues, with per-interval delay_ms, jitter_ms, loss (voice: E-model R and "
                          "MOS; subflow_engines.fluid.cbr); a video flow is refused by its video settings"),

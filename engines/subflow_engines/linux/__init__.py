@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from subflow.runplan.capabilities import (
-    LINK_BUDGET_FIELDS, PLANNED, RADIO_FIELDS, Honours, Refuses, flow_kind_fields, link_budget_fields,
+    LINK_BUDGET_FIELDS, PLANNED, RADIO_FIELDS, Honours, Refuses, flow_kind_fields, queueing_fields, link_budget_fields,
 )
 
 from .capabilities import HostCapabilities, detect
@@ -54,6 +54,7 @@ FIELDS = {
                               "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Honours("iperf3 -n"),
     **flow_kind_fields(),
+    **queueing_fields(),
     "TransportSettings.mss_bytes": Honours("interface MTU = MSS + 52"),
     "TransportSettings.initial_cwnd_packets": Honours("route initcwnd"),
     "TransportSettings.min_rto_s": Honours("route rto_min"),

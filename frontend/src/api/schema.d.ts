@@ -3879,6 +3879,38 @@ export interface components {
             system_loss_db?: number;
         };
         /**
+         * QueueingSettings
+         * @description How every link's queue serves the flows' DiffServ classes (``Flow.dscp``).
+         *
+         *     ``fifo`` (default): one drop-tail queue per link direction, first in first out whatever the class, as before.
+         *     ``strict_priority`` and ``drr``: one drop-tail queue per class of ``classes`` on every wired link direction and
+         *     access point downlink, served by priority or by weighted deficit round robin. ``wifi`` ``edca``: on 802.11 hops
+         *     each flow's packets contend in the access category of its DSCP (:data:`DSCP_ACCESS_CATEGORY`, RFC 8325) with
+         *     the default EDCA parameters of IEEE 802.11-2020 Table 9-155 (AIFSN, CWmin, CWmax, TXOP limit per category);
+         *     ``dcf``: one category for every flow.
+         */
+        QueueingSettings: {
+            /**
+             * Classes
+             * @description The classes of strict_priority and drr; null: four classes by RFC 8325's access categories (voice EF/CS6, video CS5/AF4x/CS4/AF3x/CS3, best_effort, background CS1).
+             */
+            classes?: components["schemas"]["TrafficClass"][] | null;
+            /**
+             * Discipline
+             * @description fifo: one queue, first in first out; strict_priority: classes by priority; drr: classes by weight (deficit round robin).
+             * @default fifo
+             * @enum {string}
+             */
+            discipline?: "fifo" | "strict_priority" | "drr";
+            /**
+             * Wifi
+             * @description 802.11 hops: dcf = one access category for every flow; edca = each flow in the access category of its DSCP (RFC 8325) with IEEE 802.11-2020's default EDCA parameters.
+             * @default dcf
+             * @enum {string}
+             */
+            wifi?: "dcf" | "edca";
+        };
+        /**
          * RadioSettings
          * @description How stations pick an access point among those in range, and the radio propagation.
          *
@@ -4725,6 +4757,8 @@ export interface components {
             name: string;
             /** Nodes */
             nodes: (components["schemas"]["HostNode"] | components["schemas"]["StationNode"] | components["schemas"]["AccessPointNode"] | components["schemas"]["SwitchNode"] | components["schemas"]["SatelliteNode"] | components["schemas"]["RouterNode"])[];
+            /** @description How every link's queue serves the flows' DiffServ classes: fifo (default), strict_priority or drr, and EDCA access categories on 802.11 hops (docs/traffic.md). */
+            queueing?: components["schemas"]["QueueingSettings"];
             radio?: components["schemas"]["RadioSettings"];
             run?: components["schemas"]["RunSettings"];
             /** @description Satellite links from orbits (start time, elevation mask, handover policy); required when a satellite has an ephemeris. */
@@ -5453,6 +5487,44 @@ export interface components {
              * @enum {string}
              */
             model: "tle";
+        };
+        /**
+         * TrafficClass
+         * @description One class of every link's queues: the DiffServ classes it holds and how it is served.
+         *
+         *     Under ``strict_priority`` a class is served only while every class of a lower ``priority`` number is empty
+         *     (Linux ``tc prio`` bands, band 0 first). Under ``drr`` (deficit round robin, Shreedhar & Varghese 1996; Linux
+         *     ``tc drr``/``htb`` classes) the classes that have packets share the link in proportion to ``weight`` (each
+         *     round a class may send ``weight`` × one maximum packet), and an empty class's share goes to the others.
+         */
+        TrafficClass: {
+            /**
+             * Dscp
+             * @description The DiffServ classes whose packets it queues; each DSCP in at most one class (unlisted DSCPs go to the class that lists BE).
+             */
+            dscp: ("BE" | "EF" | "AF11" | "AF12" | "AF13" | "AF21" | "AF22" | "AF23" | "AF31" | "AF32" | "AF33" | "AF41" | "AF42" | "AF43" | "CS1" | "CS2" | "CS3" | "CS4" | "CS5" | "CS6" | "CS7")[];
+            /**
+             * Name
+             * @description The class's name (e.g. voice, video, best_effort).
+             */
+            name: string;
+            /**
+             * Priority
+             * @description strict_priority: served while every class with a smaller number is empty (0 first); unique among the classes.
+             * @default 0
+             */
+            priority?: number;
+            /**
+             * Queue Packets
+             * @description This class's buffer on each link, packets; null: the link's queue_packets.
+             */
+            queue_packets?: number | null;
+            /**
+             * Weight
+             * @description drr: share of the link while every class has packets, in proportion to the other classes' weights.
+             * @default 1
+             */
+            weight?: number;
         };
         /**
          * TransportSettings

@@ -321,3 +321,15 @@ def flow_kind_fields(reason: str = _TCP_ONLY, dscp_reason: str = _NO_PRIORITY) -
     """Every field of :data:`FLOW_KIND_FIELDS` refused with ``reason``, and ``Flow.dscp`` with ``dscp_reason``: a
     scenario with a flow that is not tcp, or marked with a class other than BE, is refused naming the field."""
     return {**{f: Refuses(reason) for f in FLOW_KIND_FIELDS}, "Flow.dscp": Refuses(dscp_reason)}
+
+
+#: the fields of the queues by DiffServ class (:class:`subflow.scenario.document.QueueingSettings`)
+QUEUEING_FIELDS = ("Scenario.queueing", *(f"QueueingSettings.{f}" for f in ("discipline", "classes", "wifi")),
+                   *(f"TrafficClass.{f}" for f in ("name", "dscp", "priority", "weight", "queue_packets")))
+
+
+def queueing_fields(reason: str = _NO_PRIORITY) -> dict[str, Refuses]:
+    """Every field of :data:`QUEUEING_FIELDS` refused with ``reason``: a scenario whose ``queueing`` is not the
+    default fifo is refused naming the field (``queueing.discipline``)."""
+    return {f: Refuses(reason) for f in QUEUEING_FIELDS}
+

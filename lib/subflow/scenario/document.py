@@ -824,6 +824,105 @@ def flow_kind_errors(i: int, flow: Flow) -> list[dict[str, Any]]:
     return out
 
 
+#: DSCP → IEEE 802.11 access category (RFC 8325 §4.3 and Figure 1, "Mapping Diffserv to IEEE 802.11"):
+#: telephony (EF) and network control (CS6) to AC_VO; broadcast and real-time video, interactive video and
+#: multimedia streaming (CS5, AF4x, CS4, AF3x, CS3) to AC_VI; low-priority data (CS1) to AC_BK; everything else
+#: to AC_BE. RFC 8325 leaves CS7 unmapped (UP 0, best effort): so does this table.
+DSCP_ACCESS_CATEGORY = {
+    "EF": "voice", "CS6": "voice",
+    "CS5": "video", "AF41": "video", "AF42": "video", "AF43": "video", "CS4": "video",
+    "AF31": "video", "AF32": "video", "AF33": "video", "CS3": "video",
+    "CS1": "background",
+    **{d: "best_effort" for d in ("BE", "AF11", "AF12", "AF13", "AF21", "AF22", "AF23", "CS2", "CS7")},
+}
+
+
+class TrafficClass(_Strict):
+    """One class of every link's queues: the DiffServ classes it holds and how it is served.
+
+    Under ``strict_priority`` a class is served only while every class of a lower ``priority`` number is empty
+    (Linux ``tc prio`` bands, band 0 first). Under ``drr`` (deficit round robin, Shreedhar & Varghese 1996; Linux
+    ``tc drr``/``htb`` classes) the classes that have packets share the link in proportion to ``weight`` (each
+    round a class may send ``weight`` × one maximum packet), and an empty class's share goes to the others.
+    """
+
+    name: Identifier = Field(description="The class's name (e.g. voice, video, best_effort).")
+    dscp: list[DscpClass] = Field(min_length=1, max_length=21, description="The DiffServ classes whose packets "
+                                  "it queues; each DSCP in at most one class (unlisted DSCPs go to the class that "
+                                  "lists BE).")
+    priority: Annotated[int, Field(ge=0, le=7)] = Field(
+        default=0, description="strict_priority: served while every class with a smaller number is empty (0 first); "
+        "unique among the classes.")
+    weight: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] = Field(
+        default=1.0, description="drr: share of the link while every class has packets, in proportion to the "
+        "other classes' weights.")
+    queue_packets: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        default=None, description="This class's buffer on each link, packets; null: the link's queue_packets.")
+
+
+class QueueingSettings(_Strict):
+    """How every link's queue serves the flows' DiffServ classes (``Flow.dscp``).
+
+    ``fifo`` (default): one drop-tail queue per link direction, first in first out whatever the class, as before.
+    ``strict_priority`` and ``drr``: one drop-tail queue per class of ``classes`` on every wired link direction and
+    access point downlink, served by priority or by weighted deficit round robin. ``wifi`` ``edca``: on 802.11 hops
+    each flow's packets contend in the access category of its DSCP (:data:`DSCP_ACCESS_CATEGORY`, RFC 8325) with
+    the default EDCA parameters of IEEE 802.11-2020 Table 9-155 (AIFSN, CWmin, CWmax, TXOP limit per category);
+    ``dcf``: one category for every flow.
+    """
+
+    discipline: Literal["fifo", "strict_priority", "drr"] = Field(
+        default="fifo", description="fifo: one queue, first in first out; strict_priority: classes by priority; "
+        "drr: classes by weight (deficit round robin).")
+    classes: list[TrafficClass] | None = Field(
+        default=None, max_length=8, description="The classes of strict_priority and drr; null: four classes by "
+        "RFC 8325's access categories (voice EF/CS6, video CS5/AF4x/CS4/AF3x/CS3, best_effort, background CS1).")
+    wifi: Literal["dcf", "edca"] = Field(
+        default="dcf", description="802.11 hops: dcf = one access category for every flow; edca = each flow in "
+        "the access category of its DSCP (RFC 8325) with IEEE 802.11-2020's default EDCA parameters.")
+
+    @model_validator(mode="after")
+    def _classes_consistent(self) -> "QueueingSettings":
+        if not self.classes:
+            return self
+        seen: dict[str, str] = {}
+        for i, c in enumerate(self.classes):
+            for d in c.dscp:
+                if d in seen:
+                    raise ValueError(f"classes[{i}].dscp: {d} is already in class {seen[d]!r}")
+                seen[d] = c.name
+        if "BE" not in seen:
+            raise ValueError("classes: one class must list BE (it also takes every unlisted DSCP)")
+        names = [c.name for c in self.classes]
+        if len(set(names)) != len(names):
+            raise ValueError("classes: class names must be unique")
+        if self.discipline == "strict_priority" and len({c.priority for c in self.classes}) != len(self.classes):
+            raise ValueError("classes: under strict_priority each class needs its own priority")
+        return self
+
+
+#: the classes of ``QueueingSettings.classes`` null: RFC 8325's four access categories, served in that order by
+#: strict_priority, and by drr with weights 4:3:2:1 (AC_VO to AC_BK)
+DEFAULT_TRAFFIC_CLASSES = (
+    TrafficClass(name="voice", dscp=["EF", "CS6"], priority=0, weight=4.0),
+    TrafficClass(name="video", dscp=["CS5", "AF41", "AF42", "AF43", "CS4", "AF31", "AF32", "AF33", "CS3"],
+                 priority=1, weight=3.0),
+    TrafficClass(name="best_effort", dscp=["BE", "AF11", "AF12", "AF13", "AF21", "AF22", "AF23", "CS2", "CS7"],
+                 priority=2, weight=2.0),
+    TrafficClass(name="background", dscp=["CS1"], priority=3, weight=1.0),
+)
+
+
+def traffic_class_of(queueing: QueueingSettings, dscp: str) -> TrafficClass:
+    """The class of ``queueing`` (its ``classes``, or :data:`DEFAULT_TRAFFIC_CLASSES`) that holds DSCP class
+    ``dscp`` (a name of :data:`DSCP_CODEPOINTS`); an unlisted DSCP falls to the class that lists BE."""
+    classes = queueing.classes or DEFAULT_TRAFFIC_CLASSES
+    for c in classes:
+        if dscp in c.dscp:
+            return c
+    return next(c for c in classes if "BE" in c.dscp)
+
+
 class TransportSettings(_Strict):
     """TCP parameters shared by every strategy of a run.
 
@@ -1117,6 +1216,11 @@ class Scenario(_Strict):
         default=None,
         description="Satellite links from orbits (start time, elevation mask, handover policy); required when "
         "a satellite has an ephemeris.",
+    )
+    queueing: QueueingSettings = Field(
+        default_factory=QueueingSettings,
+        description="How every link's queue serves the flows' DiffServ classes: fifo (default), strict_priority or "
+        "drr, and EDCA access categories on 802.11 hops (docs/traffic.md).",
     )
     capture: list[Identifier] = Field(
         default_factory=list, max_length=64,

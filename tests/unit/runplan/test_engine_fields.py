@@ -10,7 +10,8 @@ from fastapi.testclient import TestClient
 
 from subflow.errors import EngineCannotRun, ScenarioInvalid
 from subflow.runplan.capabilities import (
-    FLOW_KIND_FIELDS, Describes, Honours, Refuses, check_fields, flow_kind_fields, schema_fields, undeclared,
+    FLOW_KIND_FIELDS, Describes, Honours, Refuses, check_fields, flow_kind_fields, queueing_fields, schema_fields,
+    undeclared,
 )
 from subflow.runplan.resolve import resolve_plan
 from subflow.scenario.document import Scenario, load_scenario
@@ -160,8 +161,9 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
     caps = client.get("/capabilities", headers={"Authorization": f"Bearer {settings.agent_token}"}).json()
     fields = next(e for e in caps["engines"] if e["name"] == "fluid")["fields"]
     # fluid refuses only a mobility model on a satellite (it moves on its ephemeris), packet capture, flows that
-    # are not tcp and DiffServ classes besides the test's declaration
-    kinds = {f: d.reason for f, d in flow_kind_fields().items() if isinstance(fluid.FIELDS[f], Refuses)}
+    # are not tcp, DiffServ classes and queues by class besides the test's declaration
+    kinds = {f: d.reason for f, d in {**flow_kind_fields(), **queueing_fields()}.items()
+             if isinstance(fluid.FIELDS[f], Refuses)}
     assert "Flow.video" in kinds and "UdpSource.pattern" in kinds and "Flow.dscp" in kinds
     assert fields["refuses"] == {"Link.jitter_ms": "test declaration",
                                  "SatelliteNode.mobility": fluid.FIELDS["SatelliteNode.mobility"].reason,

@@ -112,3 +112,44 @@ def test_dscp_code_points_by_their_rfcs():
 def test_a_flow_alone_keeps_the_tcp_defaults():
     f = Flow.model_validate({"id": "f", "src": "a", "dst": "b"})
     assert (f.kind, f.dscp, f.udp, f.voice, f.video) == ("tcp", "BE", None, None, None)
+
+
+def _queueing(**q) -> dict:
+    return {**copy.deepcopy(BASE), "queueing": q}
+
+
+def test_queueing_defaults_to_fifo_and_dcf():
+    s = load_scenario(copy.deepcopy(BASE))
+    assert (s.queueing.discipline, s.queueing.classes, s.queueing.wifi) == ("fifo", None, "dcf")
+
+
+@pytest.mark.parametrize(("q", "loc", "words"), [
+    ({"discipline": "wfq"}, ["queueing", "discipline"], "fifo"),
+    ({"discipline": "drr", "classes": [{"name": "v", "dscp": ["EF"]}, {"name": "b", "dscp": ["BE", "EF"]}]},
+     ["queueing"], "EF is already in class 'v'"),
+    ({"discipline": "drr", "classes": [{"name": "v", "dscp": ["EF"]}]}, ["queueing"], "must list BE"),
+    ({"discipline": "strict_priority", "classes": [{"name": "v", "dscp": ["EF"]}, {"name": "b", "dscp": ["BE"]}]},
+     ["queueing"], "its own priority"),
+    ({"discipline": "drr", "classes": [{"name": "v", "dscp": ["EF"], "weight": 0}, {"name": "b", "dscp": ["BE"]}]},
+     ["queueing", "classes", 0, "weight"], "greater than 0"),
+    ({"wifi": "hcca"}, ["queueing", "wifi"], "dcf"),
+])
+def test_bad_queueing_is_refused_naming_the_field(q, loc, words):
+    errors = _errors(_queueing(**q))
+    matching = [msg for l, msg in errors if l[: len(loc)] == loc]
+    assert matching, f"no error at {loc}; got {errors}"
+    assert any(words.lower() in msg.lower() for msg in matching), matching
+
+
+def test_default_classes_follow_rfc_8325():
+    from subflow.scenario.document import DSCP_ACCESS_CATEGORY, QueueingSettings, traffic_class_of
+
+    q = QueueingSettings(discipline="strict_priority")
+    # RFC 8325 §4.3: EF and CS6 to AC_VO; AF4x, AF3x, CS5, CS4, CS3 to AC_VI; CS1 to AC_BK; the rest AC_BE
+    assert traffic_class_of(q, "EF").name == "voice" and traffic_class_of(q, "CS6").name == "voice"
+    assert {traffic_class_of(q, d).name for d in ("AF41", "AF33", "CS5", "CS4", "CS3")} == {"video"}
+    assert traffic_class_of(q, "CS1").name == "background"
+    assert {traffic_class_of(q, d).name for d in ("BE", "AF11", "AF21", "CS2", "CS7")} == {"best_effort"}
+    assert set(DSCP_ACCESS_CATEGORY) == set(DSCP_CODEPOINTS)
+    for d, ac in DSCP_ACCESS_CATEGORY.items():
+        assert traffic_class_of(q, d).name == ac
