@@ -2714,8 +2714,28 @@ export interface components {
              * @description udp and voice flows (fluid engine): mean one-way delay per interval, ms; null where nothing arrived.
              */
             delay_ms?: (number | null)[] | null;
+            /**
+             * Delay P95 Ms
+             * @description udp, voice and video flows: 95th percentile of the one-way delay of the packets delivered in each interval, ms; null where nothing arrived.
+             */
+            delay_p95_ms?: (number | null)[] | null;
             /** Dst */
             dst: string;
+            /**
+             * Frames Late
+             * @description video flows: frames of the interval that arrived whole but after their playout deadline.
+             */
+            frames_late?: number[] | null;
+            /**
+             * Frames Lost
+             * @description video flows: frames of the interval with at least one packet lost.
+             */
+            frames_lost?: number[] | null;
+            /**
+             * Frames Sent
+             * @description video flows: frames the encoder sent in each interval.
+             */
+            frames_sent?: number[] | null;
             /** Id */
             id: string;
             /**

@@ -280,6 +280,15 @@ class FlowSeries(_Strict):
                                           "own summary per role (`client`, `server`), passed through.")
     delay_ms: list[float | None] | None = Field(default=None, description="udp and voice flows (fluid engine): "
                                                 "mean one-way delay per interval, ms; null where nothing arrived.")
+    delay_p95_ms: list[float | None] | None = Field(default=None, description="udp, voice and video flows: 95th "
+                                                    "percentile of the one-way delay of the packets delivered in "
+                                                    "each interval, ms; null where nothing arrived.")
+    frames_sent: list[int] | None = Field(default=None, description="video flows: frames the encoder sent in each "
+                                          "interval.")
+    frames_late: list[int] | None = Field(default=None, description="video flows: frames of the interval that "
+                                          "arrived whole but after their playout deadline.")
+    frames_lost: list[int] | None = Field(default=None, description="video flows: frames of the interval with at "
+                                          "least one packet lost.")
     jitter_ms: list[float | None] | None = Field(default=None, description="udp and voice flows: RFC 3550 "
                                                  "interarrival jitter at the end of each interval, ms.")
     loss: list[float | None] | None = Field(default=None, description="udp and voice flows: fraction of the bits "
