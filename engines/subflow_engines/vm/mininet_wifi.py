@@ -97,8 +97,9 @@ def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str],
     record_s : float, optional
         Record every ``record_s`` seconds, in each Mininet node's network namespace, ``ss -tani``, ``ss -Mni``,
         ``ip mptcp endpoint show``, ``ip mptcp limits``, ``ip -o link``, the MPTCP and ICMP counters
-        (``nstat -as``) and ``tc -s qdisc show`` (``mininet_wifi.sh``: a recorder started beside each script, so
-        that the script's own clock is not slowed; each sample costs a few processes per node, so under software
+        (``nstat -as``), ``tc -s qdisc show`` and each wlan interface's ``iw dev <wlan> station dump`` (bit
+        rates, signal, retries) (``mininet_wifi.sh``: a recorder started beside each script, so that the
+        script's own clock is not slowed; each sample costs a few processes per node, so under software
         emulation a busy host stretches the interval): :attr:`ScriptRun.record`, a gzipped text of blocks
         ``@@ <epoch s> <node>`` each followed by ``## <command>`` sections. None: no record.
     record_nodes : tuple of str
