@@ -166,6 +166,15 @@ point's air, shared by both directions, delays the ACKs of the data that crossed
 further. A hop's per-subflow service is proportional within the backlog and within the arrivals
 (fluid FIFO).
 
+Queues by class (:mod:`.classes`): with the plan's ``queueing`` discipline ``strict_priority`` or ``drr``, every
+resource keeps one drop-tail queue per class (a flow's class from its DSCP), and each step first shares the
+capacity among the classes (strict priority: what higher classes leave; drr: ∝ weight among the backlogged
+classes, water-filling), then serves each class's queue with the FIFO equations above at its share; a class's
+queueing delay is its queue over its rate plus the residual of the packet in transmission (non-preemptive). With
+``wifi`` ``edca`` an 802.11 hop serves the four access categories in strict priority over its airtime, each frame
+paying its category's AIFS + mean backoff (IEEE 802.11-2020 Table 9-155). ``fifo`` and ``dcf`` take the code path
+above unchanged. Plans with queues by class run on the scalar kernel.
+
 Constant-rate sources (``udp`` cbr and ``voice`` flows, :mod:`.cbr`) send at their rate on the first path of
 their segment, with no window or timer, into the same queues; their one-way delay (propagation + queueing +
 one packet's transmission per hop), RFC 3550 jitter, loss and, for voice, E-model R and MOS are reported per

@@ -34,9 +34,10 @@ TCP subflow, in a constant-rate flow's one-way delay) is
                                  MSS-sized packet's transmission at the resource's rate (× its EDCA cost)
 
 W0_k is the residual service of the packet in transmission when one of class k arrives: a link does not preempt
-the packet it is sending (Cobham, "Priority assignment in waiting line problems", JORSA 2(1), 1954: the mean
+the packet it is sending (Cobham, "Priority assignment in waiting line problems", J. Operations Research Society of America 2(1),
+1954: the mean
 residual Σ_j λ_j E[S_j²]/2 = Σ_j ρ_j S_j/2 for fixed-size packets; Kleinrock, Queueing Systems Vol. II, 1976,
-§3.6). So a voice packet above a backlogged bulk TCP class waits on average half a 1514-byte frame, never more
+ch. 3). So a voice packet above a backlogged bulk TCP class waits on average half a 1514-byte frame, never more
 than one, instead of the whole standing queue. A constant-rate packet's transmission is its packet at the
 resource's rate (times its category's cost on an EDCA hop).
 

@@ -144,3 +144,22 @@ def test_fluid_honours_the_queueing_and_linux_refuses_it_naming_the_field():
     all_engines()["fluid"].check(resolve_plan(doc, "sptcp"))
     with pytest.raises(EngineCannotRun, match=r"^queueing\b.*: engine linux does not honour it"):
         all_engines()["linux"].check(resolve_plan(doc, "sptcp", "linux"))
+
+
+def test_drr_splits_two_bulk_tcp_flows_by_their_classes_weights():
+    """TCP flows are in their DSCP's class too: an AF41 download (video, weight 3) and a BE one (best_effort,
+    weight 2) under the default classes share the 10 Mbit/s link 3:2, 6 and 4 Mbit/s of frames, i.e.
+    6·1448/1514 = 5.7385 and 4·1448/1514 = 3.8256 Mbit/s of goodput."""
+    af41 = {"id": "t1", "src": "a", "dst": "b", "dscp": "AF41"}
+    be = {"id": "t2", "src": "a", "dst": "b"}
+    t1, t2 = run_plan(resolve_plan(_doc(af41, be, queueing={"discipline": "drr"}, duration=30.0), "sptcp")).flows
+    assert sum(t1.throughput_mbps[10:]) / 20 == pytest.approx(6.0 * WIRE, rel=1e-3)
+    assert sum(t2.throughput_mbps[10:]) / 20 == pytest.approx(4.0 * WIRE, rel=1e-3)
+
+
+def test_strict_priority_starves_the_lower_class_of_an_overloaded_link():
+    """An EF udp flow of 12 Mbit/s takes the whole 10 Mbit/s link; the BE TCP flow below it gets nothing."""
+    u = {"id": "u", "src": "a", "dst": "b", "kind": "udp", "rate_mbps": 12.0, "dscp": "EF"}
+    out = run_plan(resolve_plan(_doc(u, TCP, queueing={"discipline": "strict_priority"}, duration=5.0), "sptcp"))
+    assert out.flows[0].throughput_mbps == pytest.approx([10.0] * 5, abs=1e-6)
+    assert out.flows[1].throughput_mbps == [0.0] * 5
