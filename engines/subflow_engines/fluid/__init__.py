@@ -245,11 +245,11 @@ FIELDS = {
     **flow_kind_fields(),
     "Flow.dscp": Honours("the flow's class in queues by class (data and a TCP flow's ACKs): its queueing "
                          "class (traffic_class_of) on links, its access category (RFC 8325) on 802.11 hops under "
-                         "edca; under fifo/dcf every class shares one FIFO as before"),
+                         "edca; under fifo/dcf every class shares the one FIFO"),
     "Scenario.queueing": Honours("container of the fields below (subflow_engines.fluid.classes; plans with "
                                  "queues by class run on the scalar kernel)"),
     "QueueingSettings.discipline": Honours(
-        "fifo: one drop-tail queue per resource as before; strict_priority: one per class, a class served with "
+        "fifo: one drop-tail queue per resource; strict_priority: one per class, a class served with "
         "what higher classes leave; drr: backlogged classes share the capacity in proportion to weight "
         "(water-filling, the fluid limit of deficit round robin); each class's delay is its queue over its "
         "rate plus the residual of the packet in service (non-preemptive); on every link direction and on "
@@ -258,7 +258,7 @@ FIELDS = {
     "QueueingSettings.wifi": Honours(
         "edca: on 802.11 hops the four access categories in strict priority over the airtime, each frame's "
         "access from its category's AIFS + mean backoff (IEEE 802.11-2020 Table 9-155 defaults); no TXOP "
-        "bursts, internal collisions or priority between stations' queues; dcf: as before"),
+        "bursts, internal collisions or priority between stations' queues; dcf: one queue (or the discipline's)"),
     "TrafficClass.name": Honours("names the class"),
     "TrafficClass.dscp": Honours("the DiffServ classes it queues"),
     "TrafficClass.priority": Honours("strict_priority: serving order, 0 first"),
