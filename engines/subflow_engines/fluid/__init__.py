@@ -181,7 +181,8 @@ one packet's transmission per hop), RFC 3550 jitter, loss and, for voice, E-mode
 interval. Plans with them run on the scalar kernel.
 
 Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
-step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.queues` (the network's
+step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.classes` (queues by
+class, scalar kernel), :mod:`.queues` (the network's
 queues, shared by both kernels), :mod:`.invariants` (the checks), :mod:`.scalar` (every feature, Python objects),
 :mod:`.vectorised` (arrays, per-step dynamics numba-compiled and run many steps per call; the
 default for every plan it supports).
@@ -230,8 +231,9 @@ FIELDS = {
         "engine's delay line keeps it): packets closer together than the jitter queue behind the "
         "latest draw, raising the mean RTT; RTT samples vary, feeding SRTT, RTTVAR and the RTO "
         "(RFC 6298); no reordering (plans with jitter run on the scalar kernel)"),
-    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS; the ACKs of flows "
-                                  "sending the other way wait behind its data (in their RTT)"),
+    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS (with queues by class, each "
+                                  "class's unless it sets its own); the ACKs of flows sending the other way wait "
+                                  "behind its data (in their RTT)"),
     "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
     "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),
     "AccessPointNode.wireless_loss": Honours("random loss of packets crossing the air"),
