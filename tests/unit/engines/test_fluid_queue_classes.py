@@ -195,3 +195,18 @@ def test_edca_in_a_radio_cell_keeps_the_call_off_the_download_queue():
     assert min(t.throughput_mbps[2:]) > 22.0  # the download keeps the rest of the air
     _, v_dcf = run("dcf")
     assert min(v_dcf.delay_ms[2:]) > 10.0
+
+
+@pytest.mark.parametrize(("standard", "slots"), [
+    # against DCF (AIFSN 2, CWmin 15: 2 + 7.5 slots) on 802.11a/g; against AC_BE (3 + 7.5) on 802.11n/ac
+    ("a", {"voice": -6, "video": -4, "best_effort": 1, "background": 5}),
+    ("ac", {"voice": -7, "video": -5, "best_effort": 0, "background": 4}),
+])
+def test_each_access_categorys_access_time_against_the_cells(standard, slots):
+    """IEEE 802.11-2020 Table 9-155 (as Linux mac80211's ieee80211_set_wmm_default): AIFSN 7/3/2/2 and CWmin
+    15/15/7/3 for BK/BE/VI/VO; the mean backoff is CWmin/2 slots (9 µs)."""
+    from subflow.radio.airtime import Phy
+    from subflow_engines.fluid.classes import access_delta_s
+
+    for ac, n in slots.items():
+        assert access_delta_s(Phy(standard=standard), ac) == pytest.approx(n * 9e-6, abs=1e-12)
