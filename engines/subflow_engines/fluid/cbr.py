@@ -152,7 +152,9 @@ class OnOff:
         if t1 <= t0:
             return 0.0
         on = 0.0
-        t = t0
+        t = max(t0, self.t0) if self.k == 0 else t0  # nothing before the first period (the flow's start)
+        if t >= t1:
+            return 0.0
         while True:
             while self.t1 <= t:  # periods that ended before t
                 self.k += 1
