@@ -105,10 +105,12 @@ def test_an_on_off_flow_sends_its_rate_while_on_and_repeats_for_its_seed():
     assert sum(out.throughput_mbps) == pytest.approx(2.0 * on_s * 100.0, rel=1e-6)
     assert sum(out.throughput_mbps) / 100.0 == pytest.approx(1.0, abs=4 * 0.05 * 2.0)
     assert max(out.throughput_mbps) <= 2.0 + 1e-6 and min(out.throughput_mbps) < 1.0
-    assert set(out.loss) == {0.0, None}  # null in the seconds that sent nothing (here second 8: off throughout)
+    assert set(out.loss) == {0.0, None}  # null in the seconds that sent nothing (off throughout)
     # delivered packets see the idle link's delay (5 ms + 1228·8 bit at 10 Mbit/s); null where nothing arrived
     arrived = [d for d in out.delay_p95_ms if d is not None]
-    assert len(arrived) == 99 and arrived == pytest.approx([5.9824] * 99, abs=1e-6)
+    sending = sum(1 for lo in out.loss if lo is not None)
+    assert 0 < sending < 100 and len(arrived) == sending
+    assert arrived == pytest.approx([5.9824] * sending, abs=1e-6)
     again = run_plan(resolve_plan(_doc(_on_off(), duration=20.0), "sptcp")).flows[0]
     other = run_plan(resolve_plan(_doc(_on_off(), duration=20.0, seed=2), "sptcp")).flows[0]
     assert again.throughput_mbps == out.throughput_mbps[:20]
