@@ -93,6 +93,11 @@ VIDEO_PACKET_BYTES = 1500
 #: which percentile ``delay_p95_ms`` is
 DELAY_PERCENTILE = 0.95
 
+#: suffixes of a flow id naming its draw streams (:func:`subflow_engines.draws.subflow_key`): on/off periods, the
+#: fate of video frames
+ONOFF_STREAM = "|onoff"
+FRAME_STREAM = "|frames"
+
 
 def one_way_delay_s(res: Sequence[int], resources, queue_bits: np.ndarray, cap_bps: np.ndarray,
                     packet_bits: float) -> float:
@@ -358,10 +363,6 @@ class Source:
             mos.append(round(rating.mos, 4))
         return r, mos
 
-
-#: suffixes of a flow id naming its draw streams: on/off periods, the fate of video frames
-ONOFF_STREAM = "|onoff"
-FRAME_STREAM = "|frames"
 
 #: the former name of :class:`Source`
 CbrSource = Source
