@@ -237,10 +237,13 @@ class Source:
         self.step_bits = 0.0  # IP bits sent in the current step
         self.sent = [0.0] * n_bins
         self.lost = [0.0] * n_bins
-        self.late = [0.0] * n_bins
         self.delay_sum = [0.0] * n_bins
         self.delay_weight = [0.0] * n_bins
-        self.delays: list[list[tuple[float, float]]] = [[] for _ in range(n_bins)]  # (delay s, bits) per step
+        # the steps of the interval being recorded, (delay s, bits delivered), summed up when the next one begins
+        self.open_bin = -1
+        self.steps: list[tuple[float, float]] = []
+        self.p95_s: list[float | None] = [None] * n_bins
+        self.late_bits = [0.0] * n_bins  # delivered later than the interval's mean delay + the playout buffer
         self.jitter: list[float | None] = [None] * n_bins
         self.frames_sent = [0] * n_bins
         self.frames_lost = [0] * n_bins
@@ -279,6 +282,9 @@ class Source:
         sent is lost); ``delivered_bits`` and ``lost_bits`` IP bits; ``loss_p`` the probability that a packet sent
         in the step is lost (dropped at a full queue of its path or lost at random on a link)."""
         sent = self.step_bits
+        if b != self.open_bin:
+            self._close_bin()
+            self.open_bin = b
         self.sent[b] += sent
         if self.video is not None:
             self._frames(b, delay_s, loss_p)
@@ -289,7 +295,7 @@ class Source:
         if delivered_bits > 0.0:
             self.delay_sum[b] += delay_s * delivered_bits
             self.delay_weight[b] += delivered_bits
-            self.delays[b].append((delay_s, delivered_bits))
+            self.steps.append((delay_s, delivered_bits))
         self.credit += sent / self.packet_bits
         n = int(self.credit)
         self.credit -= n
@@ -318,9 +324,9 @@ class Source:
         """The flow's ``delay_ms``, ``delay_p95_ms``, ``jitter_ms`` and ``loss`` per interval (null where it sent
         or received nothing), for a voice flow ``r_factor`` and ``mos``, for a video flow ``frames_sent``,
         ``frames_lost``, ``frames_late``."""
+        self._close_bin()
         delay = [None if w <= 0 else round(s / w * 1e3, 6) for s, w in zip(self.delay_sum, self.delay_weight)]
-        p95 = [None if v is None else round(v * 1e3, 6)
-               for v in (weighted_percentile(d, DELAY_PERCENTILE) for d in self.delays)]
+        p95 = [None if v is None else round(v * 1e3, 6) for v in self.p95_s]
         jitter = [None if j is None else round(j * 1e3, 6) for j in self.jitter]
         loss = [None if s <= 0 else round(min(1.0, max(0.0, lo / s)), 9) for s, lo in zip(self.sent, self.lost)]
         out: dict = {"delay_ms": delay, "delay_p95_ms": p95, "jitter_ms": jitter, "loss": loss}
@@ -332,14 +338,25 @@ class Source:
             out["frames_late"] = list(self.frames_late)
         return out
 
-    def late_fraction(self, b: int, buffer_s: float) -> float:
-        """The share of interval ``b``'s sent bits delivered later than its mean delay + ``buffer_s`` (a fixed
-        playout buffer centred on the mean discards them)."""
-        if self.sent[b] <= 0.0 or self.delay_weight[b] <= 0.0:
-            return 0.0
-        mean = self.delay_sum[b] / self.delay_weight[b]
-        late = math.fsum(w for d, w in self.delays[b] if d > mean + buffer_s + 1e-12)
-        return late / self.sent[b]
+    def _close_bin(self) -> None:
+        """Sum up the interval being recorded: its delay percentile and, for voice, its bits later than the mean
+        delay + the playout buffer; its steps are then dropped (a long run keeps one interval's steps)."""
+        b = self.open_bin
+        if b < 0:
+            return
+        self.p95_s[b] = weighted_percentile(self.steps, DELAY_PERCENTILE)
+        if self.voice is not None and self.delay_weight[b] > 0.0:
+            limit = self.delay_sum[b] / self.delay_weight[b] + self.voice.playout_delay_ms * 1e-3 + 1e-12
+            self.late_bits[b] = math.fsum(w for d, w in self.steps if d > limit)
+        self.steps = []
+        self.open_bin = -1
+
+    def late_fraction(self, b: int) -> float:
+        """The share of interval ``b``'s sent bits delivered later than its mean delay + the playout buffer
+        (``voice.playout_delay_ms``: a fixed playout buffer centred on the mean discards them); 0 for other
+        flows."""
+        self._close_bin()
+        return self.late_bits[b] / self.sent[b] if self.sent[b] > 0.0 else 0.0
 
     def _ratings(self) -> tuple[list, list]:
         voice = self.voice
@@ -357,7 +374,7 @@ class Source:
                 mos.append(None)
                 continue
             d_ms = self.delay_sum[b] / w * 1e3
-            ppl = min(1.0, self.lost[b] / self.sent[b] + self.late_fraction(b, voice.playout_delay_ms * 1e-3))
+            ppl = min(1.0, self.lost[b] / self.sent[b] + self.late_fraction(b))
             rating = voice_rating(d_ms + fixed_ms, ppl, impairment)
             r.append(round(rating.r, 4))
             mos.append(round(rating.mos, 4))
