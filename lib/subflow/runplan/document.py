@@ -100,7 +100,8 @@ class FlowPlan(BaseModel):
     kind: Literal["tcp", "udp", "voice", "video"] = Field(
         default="tcp", description="The scenario flow's kind: tcp runs the strategy's transport; udp, voice and "
         "video are non-responsive sources at rate_mbps (a voice flow's codec rate on the wire while it talks, a video "
-        "flow's bit rate; patterns in the scenario's flow) in packets of packet_bytes (video: up to 1500 bytes).")
+        "flow's bit rate; patterns in the scenario's flow) in packets of packet_bytes (null for video, whose "
+        "frames an engine splits into packets of its own).")
     packet_bytes: int | None = Field(default=None, description="udp and voice: IP packet size, bytes (payload + "
                                      "UDP and IPv4 headers; + RTP for voice); null for tcp.")
     multipath: bool
