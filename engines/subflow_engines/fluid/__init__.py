@@ -231,7 +231,8 @@ FIELDS = {
     "AccessPointNode.rate_table": Honours("air capacity changes with the stations' distance (plan)"),
     "RateStep.distance_m": Honours("air capacity changes with the stations' distance (plan)"),
     "RateStep.bandwidth_mbps": Honours("air capacity changes with the stations' distance (plan)"),
-    "Flow.rate_mbps": Honours("application demand caps the sending rate"),
+    "Flow.rate_mbps": Honours("tcp: application demand caps the sending rate; udp: the source's rate (on/off: "
+                              "during on periods)"),
     "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
     # priority classes stay refused (no priority queues): Flow.dscp and the queueing fields
     **flow_kind_fields(),
