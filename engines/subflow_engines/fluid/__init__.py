@@ -175,13 +175,14 @@ queueing delay is its queue over its rate plus the residual of the packet in tra
 paying its category's AIFS + mean backoff (IEEE 802.11-2020 Table 9-155). ``fifo`` and ``dcf`` take the code path
 above unchanged. Plans with queues by class run on the scalar kernel.
 
-Constant-rate sources (``udp`` cbr and ``voice`` flows, :mod:`.cbr`) send at their rate on the first path of
-their segment, with no window or timer, into the same queues; their one-way delay (propagation + queueing +
-one packet's transmission per hop), RFC 3550 jitter, loss and, for voice, E-model R and MOS are reported per
-interval. Plans with them run on the scalar kernel.
+Non-responsive sources (``udp`` cbr and on/off, ``voice`` with or without silence suppression, ``video``
+frames, :mod:`.cbr`) send their pattern on the first path of their segment, with no window or timer, into the
+same queues; their one-way delay (mean and 95th percentile; propagation + queueing + one packet's transmission
+per hop), RFC 3550 jitter, loss and, for voice, E-model R and MOS (with the playout buffer), for video the frames
+sent, lost and late are reported per interval. Plans with them run on the scalar kernel.
 
 Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
-step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.classes` (queues by
+step loop and output shared by both kernels), :mod:`.cbr` (non-responsive sources), :mod:`.classes` (queues by
 class, scalar kernel), :mod:`.queues` (the network's
 queues, shared by both kernels), :mod:`.invariants` (the checks), :mod:`.scalar` (every feature, Python objects),
 :mod:`.vectorised` (arrays, per-step dynamics numba-compiled and run many steps per call; the
@@ -241,9 +242,9 @@ FIELDS = {
     "AccessPointNode.rate_table": Honours("air capacity changes with the stations' distance (plan)"),
     "RateStep.distance_m": Honours("air capacity changes with the stations' distance (plan)"),
     "RateStep.bandwidth_mbps": Honours("air capacity changes with the stations' distance (plan)"),
-    "Flow.rate_mbps": Honours("application demand caps the sending rate"),
+    "Flow.rate_mbps": Honours("tcp: application demand caps the sending rate; udp: the source's rate (on/off: "
+                              "during on periods)"),
     "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
-    # udp on/off sources, silence suppression (on/off voice) and video stay refused
     **flow_kind_fields(),
     "Flow.dscp": Honours("the flow's class in queues by class (data and a TCP flow's ACKs): its queueing "
                          "class (traffic_class_of) on links, its access category (RFC 8325) on 802.11 hops under "
@@ -266,18 +267,35 @@ FIELDS = {
     "TrafficClass.priority": Honours("strict_priority: serving order, 0 first"),
     "TrafficClass.weight": Honours("drr: share of the capacity while backlogged"),
     "TrafficClass.queue_packets": Honours("the class's own drop-tail buffer, packets of MSS"),
-    "Flow.kind": Honours("tcp: the strategy's transport; udp and voice: a constant-rate, non-responsive source "
-                         "sharing the queues, with per-interval delay_ms, jitter_ms, loss (voice: E-model R and "
-                         "MOS; subflow_engines.fluid.cbr); a video flow is refused by its video settings"),
+    "Flow.kind": Honours("tcp: the strategy's transport; udp, voice and video: a non-responsive source sharing "
+                         "the queues, with per-interval delay_ms, delay_p95_ms, jitter_ms, loss (voice: E-model R "
+                         "and MOS; video: frames sent, lost and late; subflow_engines.fluid.cbr)"),
     "Flow.udp": Honours("container of the fields below"),
+    "UdpSource.pattern": Honours("cbr: rate_mbps throughout; on_off: rate_mbps during on periods, nothing during "
+                                 "off periods, the step sending the rate times its on part"),
     "UdpSource.packet_bytes": Honours("packet size: one packet's transmission per hop in the delay, packet count "
                                       "of the jitter"),
+    "UdpSource.periods": Honours("on/off period lengths drawn by inversion from the flow's seeded draw stream: "
+                                 "exponential or Pareto (scale mean·(shape − 1)/shape)"),
+    "UdpSource.mean_on_s": Honours("mean on period, s"),
+    "UdpSource.mean_off_s": Honours("mean off period, s"),
+    "UdpSource.pareto_shape": Honours("shape of the Pareto periods"),
     "Flow.voice": Honours("container of the fields below"),
-    "VoiceSource.codec": Honours("rate on the wire (subflow.results.voice.wire_rate_kbps) and the E-model's Ie and "
-                                 "Bpl (ITU-T G.113; none for opus: R and MOS null)"),
+    "VoiceSource.codec": Honours("rate on the wire (subflow.results.voice.wire_rate_kbps), the E-model's Ie and "
+                                 "Bpl (ITU-T G.113; none for opus: R and MOS null) and look-ahead (G.729A 5 ms)"),
     "VoiceSource.packet_interval_ms": Honours("packet size and rate on the wire, packetisation delay in R"),
+    "VoiceSource.silence_suppression": Honours(
+        "talkspurts and pauses, exponential with ITU-T P.59's means 1.004 s and 1.587 s: packets only during "
+        "talkspurts; the E-model takes G.113's G.729A + VAD values (G.711 with it: R and MOS null, no values)"),
     "VoiceSource.plc": Honours("Bpl of G.711 with or without PLC (ITU-T G.113 Table I.3)"),
     "VoiceSource.opus_bitrate_kbps": Honours("rate on the wire of an opus flow"),
+    "VoiceSource.playout_delay_ms": Honours("fixed playout buffer: in the mouth-to-ear delay of R, and packets "
+                                            "later than the interval's mean delay + the buffer count as lost"),
+    "Flow.video": Honours("container of the fields below"),
+    "VideoSource.bitrate_mbps": Honours("mean IP rate of the frames over a group of pictures"),
+    "VideoSource.frame_rate_fps": Honours("a frame's burst every 1/fps s, all its bits in that step"),
+    "VideoSource.gop_frames": Honours("one I frame (5 × a P frame) every gop_frames frames"),
+    "VideoSource.playout_delay_ms": Honours("a frame's deadline after its send time: frames_late"),
     "TransportSettings.mss_bytes": Honours("packet size of windows, queues and losses"),
     "TransportSettings.initial_cwnd_packets": Honours("initial window (RFC 6928)"),
     "TransportSettings.min_rto_s": Honours("RTO floor (RFC 6298 §2.4)"),

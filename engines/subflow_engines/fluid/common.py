@@ -655,8 +655,9 @@ class FluidSimulator:
         raise NotImplementedError
 
     def flow_quality(self, c: int) -> dict | None:
-        """Flow ``c``'s per-interval ``delay_ms``, ``jitter_ms``, ``loss`` (and ``r_factor``, ``mos`` for voice) when
-        it is a constant-rate source (:mod:`.cbr`); None for a TCP connection."""
+        """Flow ``c``'s per-interval ``delay_ms``, ``delay_p95_ms``, ``jitter_ms``, ``loss`` (and ``r_factor``, ``mos``
+        for voice, ``frames_sent``, ``frames_lost``, ``frames_late`` for video) when it is a non-responsive source
+        (:mod:`.cbr`); None for a TCP connection."""
         return None
 
     def output(self) -> EngineOutput:

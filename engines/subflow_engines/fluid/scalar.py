@@ -39,7 +39,7 @@ from subflow_engines.fluid.common import (
     tail_probe_pause_s,
     throughput_mbps,
 )
-from subflow_engines.fluid.cbr import CBR_KINDS, CbrSource, one_way_delay_s
+from subflow_engines.fluid.cbr import CBR_KINDS, Source, one_way_delay_s
 from subflow_engines.fluid.classes import ClassedQueues, is_classed, serve_classes
 from subflow_engines.fluid.queues import serve
 
@@ -152,8 +152,8 @@ class _Conn:
         self.active: _Sub | None = None  # single-path connections: the sub carrying the connection
         self.remaining_bits = math.inf if fp.size_bytes is None else fp.size_bytes * 8.0
         self.done_t: float | None = None
-        #: a udp or voice flow: a constant-rate source, not a TCP connection (:mod:`.cbr`)
-        self.cbr: CbrSource | None = None
+        #: a udp, voice or video flow: a non-responsive source, not a TCP connection (:mod:`.cbr`)
+        self.cbr: Source | None = None
 
 
 def cubic_k(w_max: float, cwnd_epoch: float) -> float:
@@ -310,7 +310,7 @@ class ScalarSimulator(FluidSimulator):
         self.conns = [_Conn(fp, c) for c, fp in enumerate(plan.flows)]
         for conn in self.conns:
             if conn.plan.kind in CBR_KINDS:
-                conn.cbr = CbrSource(conn.plan, self.clock.n_bins, self.clock.dt_s)
+                conn.cbr = Source(conn.plan, plan, self.clock.n_bins, self.clock.dt_s)
         self.cc = plan.transport.congestion_control
         self.cwnd_clamp = self.cwnd_clamp_packets
         self.any_finite = any(fp.size_bytes is not None for fp in plan.flows)
@@ -539,9 +539,11 @@ class ScalarSimulator(FluidSimulator):
                 continue
             self.update_windows(conn, step, t, b)
 
-    def _schedule_cbr(self, conn: _Conn, current) -> None:
-        """A constant-rate source sends at its rate on the first subflow of the current segment that has a path
-        (no handshake, window or timer: UDP is not responsive); nothing while the segment has none."""
+    def _schedule_cbr(self, conn: _Conn, current, t: float) -> None:
+        """A non-responsive source sends what its pattern gives for the step from ``t`` (:meth:`.cbr.Source.
+        begin_step`) on the first subflow of the current segment that has a path (no handshake, window or timer:
+        UDP is not responsive); what it sends while the segment has none is lost."""
+        bits = conn.cbr.begin_step(t)
         chosen = None
         for sub in conn.subs.values():
             sub.x = 0.0
@@ -553,19 +555,22 @@ class ScalarSimulator(FluidSimulator):
         conn.cbr.sub = chosen
         if chosen is not None:
             chosen.phase = "open"
-            chosen.x = conn.demand * self.wire  # the queues carry goodput-scaled bits (common.goodput_fraction)
+            # the queues carry goodput-scaled bits (common.goodput_fraction)
+            chosen.x = bits / self.clock.dt_s * self.wire
 
     def _record_cbr(self, conn: _Conn, b: int) -> None:
-        """The step's packets of a constant-rate source after the queues: sent, lost (dropped at full queues,
-        random link loss, or no path), one-way delay (:func:`.cbr.one_way_delay_s`) and jitter."""
+        """The step's packets of a non-responsive source after the queues: sent, lost (dropped at full queues,
+        random link loss, or no path), one-way delay (:func:`.cbr.one_way_delay_s`), jitter, the fate of video
+        frames."""
         sub = conn.cbr.sub
-        if sub is None or sub.x <= 0.0:
+        if sub is None:
             conn.cbr.record(b, None, 0.0, None)
             return
         got = float(self.got_bits[sub.slot])  # delivered, after random loss
         random_lost = got / sub.loss_keep - got if sub.loss_keep > 0 else 0.0
         # dropped_slot: Σ of the drop fractions along the path (queues.serve), of the bits sent this step
-        dropped = min(1.0, float(self.dropped_slot[sub.slot])) * sub.x * self.clock.dt_s
+        drop_frac = min(1.0, float(self.dropped_slot[sub.slot]))
+        dropped = drop_frac * sub.x * self.clock.dt_s
         lost_ip_bits = (dropped + random_lost) / self.wire
         if self.classes is None:
             delay = one_way_delay_s(sub.res, self.resources, self.queue_bits, self.cap_bps,
@@ -573,7 +578,7 @@ class ScalarSimulator(FluidSimulator):
         else:  # its class's queue, W0 and transmission (.classes)
             delay = self.classes.one_way_delay_s(sub.slot, sub.res, self.resources, self.cap_bps,
                                                  conn.cbr.packet_bits * self.wire)
-        conn.cbr.record(b, delay, got / self.wire, lost_ip_bits)
+        conn.cbr.record(b, delay, got / self.wire, lost_ip_bits, 1.0 - (1.0 - drop_frac) * sub.loss_keep)
 
     def schedule(self, step: int, t: float) -> None:
         """Segment changes due at ``t`` (the network's rows follow them), then timers (step
@@ -597,7 +602,7 @@ class ScalarSimulator(FluidSimulator):
                 continue
             current = fp.segments[conn.seg] if conn.seg >= 0 else None
             if conn.cbr is not None:
-                self._schedule_cbr(conn, current)
+                self._schedule_cbr(conn, current, t)
                 continue
             live: list[_Sub] = []
             max_rtt = 0.0
@@ -956,7 +961,7 @@ class ScalarSimulator(FluidSimulator):
     def sample_cwnd(self, b: int) -> None:
         for conn in self.conns:
             if conn.cbr is not None:
-                continue  # a constant-rate source has no window: its cwnd_packets stay 0
+                continue  # a non-responsive source has no window: its cwnd_packets stay 0
             for sub in conn.subs.values():
                 sub.cwnd_samples[b] = round(sub.cwnd, 3) if sub.phase in ("open", "handshake") else 0.0
 
@@ -968,7 +973,7 @@ class ScalarSimulator(FluidSimulator):
     def flow_records(self, c: int) -> tuple[list[SubflowRecord], float | None]:
         conn = self.conns[c]
         interval = self.clock.interval_s
-        # a constant-rate source's bits are goodput-scaled in the queues: reported at its IP rate
+        # a non-responsive source's bits are goodput-scaled in the queues: reported at its IP rate
         scale = 1.0 / self.wire if conn.cbr is not None else 1.0
         records = [
             SubflowRecord(id=sid, path=sub.path,

@@ -65,7 +65,7 @@ def supports(plan: RunPlan) -> bool:
     """True if this kernel implements every feature ``plan`` uses."""
     if plan.transport.congestion_control != "newreno":
         return False
-    if any(fp.kind != "tcp" for fp in plan.flows):  # constant-rate sources: scalar kernel (.cbr)
+    if any(fp.kind != "tcp" for fp in plan.flows):  # non-responsive sources: scalar kernel (.cbr)
         return False
     if any(r.jitter_ms > 0 for r in plan.resources):  # RTT-sample variance: scalar kernel
         return False

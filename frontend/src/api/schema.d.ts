@@ -2711,7 +2711,7 @@ export interface components {
             completion_s?: number | null;
             /**
              * Delay Ms
-             * @description udp and voice flows (fluid engine): mean one-way delay per interval, ms; null where nothing arrived.
+             * @description udp, voice and video flows (fluid engine): mean one-way delay per interval, ms; null where nothing arrived.
              */
             delay_ms?: (number | null)[] | null;
             /**
@@ -2747,12 +2747,12 @@ export interface components {
             } | null;
             /**
              * Jitter Ms
-             * @description udp and voice flows: RFC 3550 interarrival jitter at the end of each interval, ms.
+             * @description udp, voice and video flows: RFC 3550 interarrival jitter at the end of each interval, ms.
              */
             jitter_ms?: (number | null)[] | null;
             /**
              * Loss
-             * @description udp and voice flows: fraction of the bits sent in each interval that were lost (queue overflow, link loss, no path).
+             * @description udp, voice and video flows: fraction of the bits sent in each interval that were lost (queue overflow, link loss, no path); null where nothing was sent.
              */
             loss?: (number | null)[] | null;
             /**
@@ -2767,7 +2767,7 @@ export interface components {
             observed_subflows_max?: number | null;
             /**
              * R Factor
-             * @description voice flows: ITU-T G.107 E-model rating R per interval; null for a codec without G.113 values.
+             * @description voice flows: ITU-T G.107 E-model rating R per interval (mouth-to-ear delay with packetisation, playout buffer and look-ahead; late packets count as lost); null for a codec without G.113 values.
              */
             r_factor?: (number | null)[] | null;
             /** Src */
@@ -5760,6 +5760,12 @@ export interface components {
              * @default 30
              */
             gop_frames?: number;
+            /**
+             * Playout Delay Ms
+             * @description Playout deadline of a frame after it was sent, ms (ITU-T G.114: up to 150 ms one-way suits interactive use); a frame arriving whole but later counts as late.
+             * @default 150
+             */
+            playout_delay_ms?: number;
         };
         /**
          * VoiceSource
@@ -5785,6 +5791,12 @@ export interface components {
              * @default 20
              */
             packet_interval_ms?: number;
+            /**
+             * Playout Delay Ms
+             * @description Fixed playout (jitter) buffer at the receiver, ms (0 to 1000; typical fixed buffers hold 30 to 50 ms): added to the mouth-to-ear delay; a packet later than the mean delay plus this is discarded as lost.
+             * @default 40
+             */
+            playout_delay_ms?: number;
             /**
              * Plc
              * @description Packet loss concealment at the receiver (G.711 Appendix I).

@@ -278,8 +278,9 @@ class FlowSeries(_Strict):
                                               "seen at once.")
     iperf3: dict[str, Any] | None = Field(default=None, description="linux and mininet-wifi engines: iperf3's "
                                           "own summary per role (`client`, `server`), passed through.")
-    delay_ms: list[float | None] | None = Field(default=None, description="udp and voice flows (fluid engine): "
-                                                "mean one-way delay per interval, ms; null where nothing arrived.")
+    delay_ms: list[float | None] | None = Field(default=None, description="udp, voice and video flows (fluid "
+                                                "engine): mean one-way delay per interval, ms; null where nothing "
+                                                "arrived.")
     delay_p95_ms: list[float | None] | None = Field(default=None, description="udp, voice and video flows: 95th "
                                                     "percentile of the one-way delay of the packets delivered in "
                                                     "each interval, ms; null where nothing arrived.")
@@ -289,13 +290,15 @@ class FlowSeries(_Strict):
                                           "arrived whole but after their playout deadline.")
     frames_lost: list[int] | None = Field(default=None, description="video flows: frames of the interval with at "
                                           "least one packet lost.")
-    jitter_ms: list[float | None] | None = Field(default=None, description="udp and voice flows: RFC 3550 "
-                                                 "interarrival jitter at the end of each interval, ms.")
-    loss: list[float | None] | None = Field(default=None, description="udp and voice flows: fraction of the bits "
-                                            "sent in each interval that were lost (queue overflow, link loss, no "
-                                            "path).")
+    jitter_ms: list[float | None] | None = Field(default=None, description="udp, voice and video flows: RFC "
+                                                 "3550 interarrival jitter at the end of each interval, ms.")
+    loss: list[float | None] | None = Field(default=None, description="udp, voice and video flows: fraction of "
+                                            "the bits sent in each interval that were lost (queue overflow, link "
+                                            "loss, no path); null where nothing was sent.")
     r_factor: list[float | None] | None = Field(default=None, description="voice flows: ITU-T G.107 E-model rating "
-                                                "R per interval; null for a codec without G.113 values.")
+                                                "R per interval (mouth-to-ear delay with packetisation, playout "
+                                                "buffer and look-ahead; late packets count as lost); null for a "
+                                                "codec without G.113 values.")
     mos: list[float | None] | None = Field(default=None, description="voice flows: MOS from R per interval "
                                            "(G.107 Annex B).")
 

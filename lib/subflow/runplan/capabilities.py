@@ -309,8 +309,9 @@ FLOW_KIND_FIELDS = ("Flow.kind", "Flow.udp", "Flow.voice", "Flow.video",
                     *(f"UdpSource.{f}" for f in ("pattern", "packet_bytes", "periods", "mean_on_s", "mean_off_s",
                                                  "pareto_shape")),
                     *(f"VoiceSource.{f}" for f in ("codec", "packet_interval_ms", "silence_suppression", "plc",
-                                                   "opus_bitrate_kbps")),
-                    *(f"VideoSource.{f}" for f in ("bitrate_mbps", "frame_rate_fps", "gop_frames")))
+                                                   "opus_bitrate_kbps", "playout_delay_ms")),
+                    *(f"VideoSource.{f}" for f in ("bitrate_mbps", "frame_rate_fps", "gop_frames",
+                                                   "playout_delay_ms")))
 _TCP_ONLY = ("this engine runs the strategy's transport (TCP, MPTCP, SCTP) only: udp, voice and video sources are "
              "not modelled")
 _NO_PRIORITY = ("no priority classes: every queue serves its packets first-in first-out whatever their DiffServ "

@@ -98,8 +98,10 @@ class FlowPlan(BaseModel):
     start_s: float
     stop_s: float
     kind: Literal["tcp", "udp", "voice", "video"] = Field(
-        default="tcp", description="The scenario flow's kind: tcp runs the strategy's transport; udp and voice are "
-        "constant-rate sources at rate_mbps (a voice flow's codec rate on the wire) in packets of packet_bytes.")
+        default="tcp", description="The scenario flow's kind: tcp runs the strategy's transport; udp, voice and "
+        "video are non-responsive sources at rate_mbps (a voice flow's codec rate on the wire while it talks, a video "
+        "flow's bit rate; patterns in the scenario's flow) in packets of packet_bytes (null for video, whose "
+        "frames an engine splits into packets of its own).")
     packet_bytes: int | None = Field(default=None, description="udp and voice: IP packet size, bytes (payload + "
                                      "UDP and IPv4 headers; + RTP for voice); null for tcp.")
     dscp: str = Field(default="BE", description="The scenario flow's DiffServ class (RFC 2474 names: BE, EF, "

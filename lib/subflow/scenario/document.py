@@ -740,6 +740,10 @@ class VoiceSource(_Strict):
         default=False, description="Voice activity detection: no packets while the talker is silent (G.729 Annex "
         "B; on the E-model it selects G.113's G.729A + VAD values).")
     plc: bool = Field(default=True, description="Packet loss concealment at the receiver (G.711 Appendix I).")
+    playout_delay_ms: Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)] = Field(
+        default=40.0, description="Fixed playout (jitter) buffer at the receiver, ms (0 to 1000; typical fixed "
+        "buffers hold 30 to 50 ms): added to the mouth-to-ear delay; a packet later than the mean delay plus this "
+        "is discarded as lost.")
     opus_bitrate_kbps: Annotated[float, Field(ge=6, le=510, allow_inf_nan=False)] | None = Field(
         default=None, description="Opus payload rate, kbit/s (6 to 510, RFC 7587 §3.1.1); only and required "
         "for codec opus.")
@@ -762,6 +766,9 @@ class VideoSource(_Strict):
         default=30.0, description="Frames per second.")
     gop_frames: Annotated[int, Field(ge=1, le=1000)] = Field(
         default=30, description="Frames in a group of pictures (its first intra-coded); 1 = intra only.")
+    playout_delay_ms: Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)] = Field(
+        default=150.0, description="Playout deadline of a frame after it was sent, ms (ITU-T G.114: up to 150 ms "
+        "one-way suits interactive use); a frame arriving whole but later counts as late.")
 
 
 class Flow(_Strict):
