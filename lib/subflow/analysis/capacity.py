@@ -26,7 +26,7 @@ bound               flows judged            figure (per flow, over the repetitio
 
 A constant-rate flow (udp, voice, video) sends at its own rate, so it is judged by what reaches the far
 end (delay, loss, MOS), not by ``min_mean_mbps``. The interval figures pool every judged interval of every
-repetition (n of them): sorted from best to worst, the figure is the one at index ⌊allowed_fraction · n⌋,
+repetition (n of them): sorted from worst to best, the figure is the one at index ⌊allowed_fraction · n⌋,
 so with the default ``allowed_fraction`` 0 it is the worst interval (the minimum MOS, the largest delay)
 and the bound means "in every interval of the window"; with 0.05 up to 5 % of the intervals may miss it
 (the figure passes exactly when at most ⌊0.05 n⌋ intervals miss). An interval in which the flow sent but
