@@ -214,8 +214,7 @@ def check_request(doc: dict[str, Any], request: CapacityRequest, max_sweep_units
     if request.window_s is not None and request.window_s[0] >= load_scenario(doc).run.duration_s:
         raise ScenarioInvalid([{"loc": ["window_s"], "msg": f"starts at {request.window_s[0]:g} s, at or after the "
                                 f"run's end ({load_scenario(doc).run.duration_s:g} s)"}])
-    kinds = {f.id: f for f in load_scenario(doc).flows}
-    quality = [f for f in kinds.values() if f.kind in _QUALITY_KINDS]
+    quality = [f for f in load_scenario(doc).flows if f.kind in _QUALITY_KINDS]
     if request.min_mos is not None:
         voice = [f for f in quality if f.kind == "voice"]
         if not voice:
@@ -238,12 +237,13 @@ def evaluate(doc: dict[str, Any], request: CapacityRequest, value: float, runner
     point = apply_parameter(doc, request.parameter, value)
     base_seed = int(doc.get("run", {}).get("seed", 1))
     per_flow: dict[str, _Pooled] = {}
+    interval_s = load_scenario(point).run.interval_s
     for r in range(request.repetitions):
         point.setdefault("run", {})["seed"] = base_seed + r
         result = compare(point, [request.strategy], runner, engine=request.engine)
         for fs, series, kind, (t0, t1) in _judged(point, request, result.strategies[request.strategy]):
             pooled = per_flow.setdefault(fs.id, _Pooled(kind))
-            pooled.add(fs, series, load_scenario(point).run.interval_s, t0, t1)
+            pooled.add(fs, series, interval_s, t0, t1)
         if on_run:
             on_run()
     flows = [judge(fid, pooled, request) for fid, pooled in per_flow.items()]
