@@ -110,8 +110,12 @@ def capacity(
     parameter: Annotated[str, typer.Option(help="Dotted numeric field, e.g. links.uav-ship.bandwidth_mbps.")],
     low: Annotated[float, typer.Option(help="Lower end of the search range (the parameter's unit).")],
     high: Annotated[float, typer.Option(help="Upper end of the search range.")],
-    min_mean: Annotated[float, typer.Option(help="Every flow's mean throughput at least this, Mbit/s.")],
+    min_mean: Annotated[Optional[float], typer.Option(help="Every tcp flow's mean throughput at least this, Mbit/s.")] = None,
     max_zero: Annotated[Optional[float], typer.Option(help="Every flow's time at zero at most this, s.")] = None,
+    min_mos: Annotated[Optional[float], typer.Option(help="Every voice flow's MOS at least this in every interval (1-4.5).")] = None,
+    max_delay: Annotated[Optional[float], typer.Option(help="Every udp/voice/video flow's one-way delay at most this in every interval, ms.")] = None,
+    max_loss: Annotated[Optional[float], typer.Option(help="Every udp/voice/video flow's loss at most this in every interval (fraction).")] = None,
+    allowed_fraction: Annotated[float, typer.Option(help="Fraction of the intervals that may miss --min-mos, --max-delay, --max-loss.")] = 0.0,
     strategy: Annotated[str, typer.Option(help="Strategy of the runs.")] = "mptcp",
     engine: Annotated[str, typer.Option(help="Engine to run on.")] = "fluid",
     repetitions: Annotated[int, typer.Option(min=1, max=50, help="Seeds per step.")] = 2,
@@ -121,8 +125,9 @@ def capacity(
         help="Judge the target over this part of the run only: START END, seconds (default: the whole run).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result and trace as JSON.")] = False,
 ) -> None:
-    """Smallest parameter value meeting a per-flow throughput / outage target (bisection)."""
+    """Smallest parameter value meeting a per-flow throughput / outage / voice quality target (bisection)."""
     body = {"parameter": parameter, "low": low, "high": high, "min_mean_mbps": min_mean, "max_zero_s": max_zero,
+            "min_mos": min_mos, "max_delay_ms": max_delay, "max_loss": max_loss, "allowed_fraction": allowed_fraction,
             "strategy": strategy, "engine": engine, "repetitions": repetitions,
             "tolerance": tolerance if tolerance is not None else max((high - low) / 64, 1e-9),
             "max_steps": max_steps, "window_s": list(window) if window else None}
@@ -140,16 +145,26 @@ def capacity(
     t0, t1 = result.window_s
     judged = f"each flow judged over {t0:g}-{t1:g} s of the run"
     table = Table(title=f"{parameter}: trace")
-    for col in ("step", "value", "pass", *(f"{f.flow} mean / zero" for f in result.trace[0].flows)):
+    for col in ("step", "value", "pass", *(f"{f.flow} mean / zero" + (" / MOS, delay, loss" if f.kind != "tcp" else "")
+                                            for f in result.trace[0].flows)):
         table.add_column(col)
     for s in result.trace:
-        table.add_row(str(s.step), f"{s.value:g}", "yes" if s.passed else "no",
-                      *(f"{f.mean_mbps:.3f} Mbit/s / {f.zero_s:.1f} s" for f in s.flows))
+        table.add_row(str(s.step), f"{s.value:g}", "yes" if s.passed else "no", *(_capacity_cell(f) for f in s.flows))
     Console().print(table)
     if result.status == "not_found":
         typer.echo(f"not found: {parameter} = {high:g} (high) does not meet the target ({judged})")
     else:
         typer.echo(f"{result.status}: {parameter} = {result.value:g} ({result.runs} runs; {judged})")
+
+
+def _capacity_cell(f) -> str:
+    """One flow's figures at one step: mean and zero time; for udp, voice and video flows the judged interval
+    MOS, delay (``silent``: an interval with nothing delivered) and loss."""
+    cell = f"{f.mean_mbps:.3f} Mbit/s / {f.zero_s:.1f} s"
+    if f.kind == "tcp":
+        return cell
+    delay = f"{f.delay_ms:.0f} ms" if f.delay_ms is not None else ("silent" if f.silent_intervals else "—")
+    return cell + f" / {_num(f.mos, '{:.2f}')}, {delay}, {_num(f.loss, '{:.3f}')}"
 
 
 def _local_capacity(file: Path, body: dict, as_json: bool) -> CapacityResult:

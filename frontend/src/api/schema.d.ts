@@ -477,11 +477,14 @@ export interface paths {
         /**
          * Capacity Searches
          * @description Start a capacity search (a worker job): the smallest value of the numeric scenario field
-         *     ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
-         *     ``repetitions`` runs of ``strategy``) is ≥ ``min_mean_mbps`` and its time at zero ≤
-         *     ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.analysis.capacity`). The job's result is a
+         *     ``parameter`` in [``low``, ``high``] at which (over ``repetitions`` runs of ``strategy``) every tcp flow's
+         *     mean throughput is ≥ ``min_mean_mbps``, every flow's time at zero ≤ ``max_zero_s``, every voice flow's MOS
+         *     ≥ ``min_mos`` and every udp, voice and video flow's delay ≤ ``max_delay_ms`` and loss ≤ ``max_loss`` in every
+         *     interval (but the ``allowed_fraction``), by bisection to ``tolerance`` (:mod:`subflow.analysis.capacity`).
+         *     A null bound is not judged; at least one is given. The job's result is a
          *     :class:`subflow.analysis.capacity.CapacityResult` with the trace of every step. 422 names a parameter
-         *     path naming no field, a bound that makes the scenario invalid, an unknown strategy, or
+         *     path naming no field, a bound that makes the scenario invalid, a voice bound without a flow to judge, an
+         *     unknown strategy, or
          *     ``MAX_SWEEP_UNITS`` when ``max_steps`` × ``repetitions`` exceed it — all before any run.
          *     Like a comparison it needs edit rights (it runs the engine).
          */
@@ -1310,15 +1313,45 @@ export interface components {
              */
             ci95_mbps: number;
             /**
+             * Delay Max Ms
+             * @description udp, voice and video flows: largest interval one-way delay in any repetition, ms.
+             */
+            delay_max_ms?: number | null;
+            /**
+             * Delay Ms
+             * @description udp, voice and video flows: mean over repetitions of the mean interval one-way delay, ms; null without one.
+             */
+            delay_ms?: number | null;
+            /**
              * Jain Index
              * @description Mean over repetitions of Jain's index.
              */
             jain_index: number;
             /**
+             * Jitter Ms
+             * @description udp, voice and video flows: mean over repetitions of the mean interval RFC 3550 jitter, ms.
+             */
+            jitter_ms?: number | null;
+            /**
+             * Loss
+             * @description udp, voice and video flows: mean over repetitions of the mean interval loss fraction.
+             */
+            loss?: number | null;
+            /**
              * Mean Mbps
              * @description Mean over repetitions of the across-flow mean throughput, Mbit/s.
              */
             mean_mbps: number;
+            /**
+             * Mos Mean
+             * @description Voice flows: mean over repetitions of the mean interval MOS (all voice flows, their active windows); null without one.
+             */
+            mos_mean?: number | null;
+            /**
+             * Mos Min
+             * @description Voice flows: lowest interval MOS of any voice flow in any repetition (an interval that sent and received nothing: 1).
+             */
+            mos_min?: number | null;
             /**
              * Runs
              * @description Repetitions aggregated.
@@ -1795,13 +1828,21 @@ export interface components {
         /**
          * CapacityRequest
          * @description A capacity search: ``parameter`` (dotted path, numeric) between ``low`` and ``high``
-         *     (its own unit, e.g. Mbit/s for ``links.uav-ship.bandwidth_mbps``), the target
-         *     ``min_mean_mbps`` (every flow's mean, Mbit/s) and ``max_zero_s`` (every flow's time at zero,
-         *     seconds; null: no bound), ``strategy`` and ``engine`` of the runs, ``repetitions`` per step,
+         *     (its own unit, e.g. Mbit/s for ``links.uav-ship.bandwidth_mbps``), the target (at least one of
+         *     ``min_mean_mbps`` (every tcp flow's mean, Mbit/s), ``max_zero_s`` (every flow's time at zero,
+         *     seconds), ``min_mos`` (every voice flow's MOS), ``max_delay_ms`` (every udp, voice and video flow's
+         *     one-way delay, ms), ``max_loss`` (their loss, a fraction); null: no such bound; the module docstring
+         *     says how each is judged), ``strategy`` and ``engine`` of the runs, ``repetitions`` per step,
          *     stop when the bracket is narrower than ``tolerance`` (parameter units) or after
          *     ``max_steps`` steps.
          */
         CapacityRequest: {
+            /**
+             * Allowed Fraction
+             * @description Fraction of a flow's judged intervals (pooled over the repetitions) that may miss min_mos, max_delay_ms and max_loss; 0: every interval must meet them.
+             * @default 0
+             */
+            allowed_fraction?: number;
             /**
              * Engine
              * @default fluid
@@ -1818,14 +1859,32 @@ export interface components {
             /** Low */
             low: number;
             /**
+             * Max Delay Ms
+             * @description Every udp, voice and video flow's mean one-way delay at most this in every judged interval (but the allowed_fraction), ms; null: no bound.
+             */
+            max_delay_ms?: number | null;
+            /**
+             * Max Loss
+             * @description Every udp, voice and video flow's loss (fraction of the bits sent) at most this in every judged interval (but the allowed_fraction); null: no bound.
+             */
+            max_loss?: number | null;
+            /**
              * Max Steps
              * @default 12
              */
             max_steps?: number;
             /** Max Zero S */
             max_zero_s?: number | null;
-            /** Min Mean Mbps */
-            min_mean_mbps: number;
+            /**
+             * Min Mean Mbps
+             * @description Every tcp flow's mean throughput at least this, Mbit/s; null: no throughput bound.
+             */
+            min_mean_mbps?: number | null;
+            /**
+             * Min Mos
+             * @description Every voice flow's MOS (ITU-T G.107 Annex B, 1 to 4.5) at least this in every judged interval (but the allowed_fraction); null: no bound.
+             */
+            min_mos?: number | null;
             /** Parameter */
             parameter: string;
             /**
@@ -1857,15 +1916,29 @@ export interface components {
          *     the order run; ``runs``: engine runs made (steps × repetitions).
          */
         CapacityResult: {
+            /**
+             * Allowed Fraction
+             * @default 0
+             */
+            allowed_fraction?: number;
             /** Bracket */
             bracket: [
                 number,
                 number
             ] | null;
+            /** Max Delay Ms */
+            max_delay_ms?: number | null;
+            /** Max Loss */
+            max_loss?: number | null;
             /** Max Zero S */
             max_zero_s: number | null;
-            /** Min Mean Mbps */
+            /**
+             * Min Mean Mbps
+             * @description The throughput bound, Mbit/s; 0 when none was given (every mean meets it).
+             */
             min_mean_mbps: number;
+            /** Min Mos */
+            min_mos?: number | null;
             /** Parameter */
             parameter: string;
             /** Runs */
@@ -2643,16 +2716,52 @@ export interface components {
         };
         /**
          * FlowFigures
-         * @description One flow at one step, averaged over the repetitions: ``mean_mbps`` (Mbit/s), ``zero_s``
-         *     (seconds at zero throughput), ``passed`` (both bounds met).
+         * @description One flow at one step: ``mean_mbps`` (Mbit/s) and ``zero_s`` (seconds at zero throughput) averaged
+         *     over the repetitions; for udp, voice and video flows the interval figures the bounds judge (module
+         *     docstring; null for a tcp flow, or when the engine gave no such series): ``mos`` (voice), ``delay_ms``,
+         *     ``loss`` (fraction); ``intervals`` judged and ``silent_intervals`` (sent, nothing arrived) among them;
+         *     ``passed``: every bound that applies to the flow is met.
          */
         FlowFigures: {
+            /**
+             * Delay Ms
+             * @description The judged interval one-way delay, ms (the largest when allowed_fraction is 0); null also when it falls on a silent interval.
+             */
+            delay_ms?: number | null;
             /** Flow */
             flow: string;
+            /**
+             * Intervals
+             * @description Intervals judged for mos, delay_ms and loss, all repetitions.
+             * @default 0
+             */
+            intervals?: number;
+            /**
+             * Kind
+             * @description The flow's kind: tcp, udp, voice or video.
+             * @default tcp
+             */
+            kind?: string;
+            /**
+             * Loss
+             * @description The judged interval loss fraction (the largest when allowed_fraction is 0).
+             */
+            loss?: number | null;
             /** Mean Mbps */
             mean_mbps: number;
+            /**
+             * Mos
+             * @description Voice: the judged interval MOS (the minimum when allowed_fraction is 0).
+             */
+            mos?: number | null;
             /** Passed */
             passed: boolean;
+            /**
+             * Silent Intervals
+             * @description Judged intervals in which the flow sent and nothing arrived.
+             * @default 0
+             */
+            silent_intervals?: number;
             /** Zero S */
             zero_s: number;
         };

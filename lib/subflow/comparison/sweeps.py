@@ -265,21 +265,60 @@ def ci95_half_width(values: list[float]) -> float:
     return float(student_t.ppf(0.975, n - 1) * statistics.stdev(values) / math.sqrt(n))
 
 
-def unit_summary(document: ResultDocument) -> dict[str, dict[str, float]]:
+def unit_summary(document: ResultDocument) -> dict[str, dict[str, float | None]]:
     """The per-strategy figures of one unit's result document that sweeps aggregate:
-    ``{strategy: {"mean_mbps", "jain_index", "zero_s"}}`` (Mbit/s, -, seconds)."""
-    return {
-        name: {
+    ``{strategy: {"mean_mbps", "jain_index", "zero_s", "mos_mean", "mos_min", "delay_ms", "delay_max_ms",
+    "jitter_ms", "loss"}}`` (Mbit/s, -, seconds, MOS, MOS, ms, ms, ms, fraction).
+
+    The quality figures pool the intervals of every udp, voice and video flow (MOS: voice flows) inside
+    each flow's active window (``start_s`` to ``stop_s``), where the flow sent something (its ``loss`` is not
+    null): ``mos_mean``/``mos_min`` the mean and lowest interval MOS, an interval that delivered nothing
+    counting as MOS 1; ``delay_ms``/``delay_max_ms`` the mean and largest interval delay of the intervals
+    that delivered; ``jitter_ms`` and ``loss`` the means. Null where no flow has the series (tcp only)."""
+    scenario = document.scenario
+    duration, interval = scenario.run.duration_s, scenario.run.interval_s
+    kinds = {f.id: f for f in scenario.flows}
+    out: dict[str, dict[str, float | None]] = {}
+    for name, r in document.strategies.items():
+        mos: list[float] = []
+        delay: list[float] = []
+        jitter: list[float] = []
+        loss: list[float] = []
+        for flow in r.flows:
+            f = kinds.get(flow.id)
+            if f is None or f.kind == "tcp" or flow.loss is None:
+                continue
+            t0, t1 = f.start_s, f.stop_s if f.stop_s is not None else duration
+            for k, t in enumerate(flow.t_s):
+                if not (t >= t0 - 1e-9 and t + interval <= t1 + 1e-9) or k >= len(flow.loss) or flow.loss[k] is None:
+                    continue
+                loss.append(flow.loss[k])
+                d = flow.delay_ms[k] if flow.delay_ms is not None and k < len(flow.delay_ms) else None
+                if d is not None:
+                    delay.append(d)
+                j = flow.jitter_ms[k] if flow.jitter_ms is not None and k < len(flow.jitter_ms) else None
+                if j is not None:
+                    jitter.append(j)
+                if f.kind == "voice" and flow.mos is not None and k < len(flow.mos):
+                    m = flow.mos[k]
+                    if m is not None or d is None:
+                        mos.append(m if m is not None else 1.0)
+        out[name] = {
             "mean_mbps": r.summary.mean_mbps,
             "jain_index": r.summary.jain_index,
             "zero_s": r.summary.zero_s,
+            "mos_mean": statistics.fmean(mos) if mos else None,
+            "mos_min": min(mos) if mos else None,
+            "delay_ms": statistics.fmean(delay) if delay else None,
+            "delay_max_ms": max(delay) if delay else None,
+            "jitter_ms": statistics.fmean(jitter) if jitter else None,
+            "loss": statistics.fmean(loss) if loss else None,
         }
-        for name, r in document.strategies.items()
-    }
+    return out
 
 
 def aggregate(
-    units: list[Unit], summaries: list[dict[str, dict[str, float]]], sweep: SweepSpec | None
+    units: list[Unit], summaries: list[dict[str, dict[str, float | None]]], sweep: SweepSpec | None
 ) -> dict[str, Any]:
     """Aggregate unit summaries into the result document's ``sweep`` / ``repetitions`` parts.
 
@@ -292,7 +331,9 @@ def aggregate(
         sweep, else ``{"sweep": {"parameter", "values", "points": [{"value", "strategies":
         {name: {...same fields...}}}]}}``; a 2-D sweep adds ``parameter_y``, ``values_y`` and each
         point's ``value_y`` (points in row-major order: ``values`` outer). ``mean_mbps`` is the mean over repetitions of the
-        across-flow mean throughput; ``ci95_mbps`` its 95 % CI half-width.
+        across-flow mean throughput; ``ci95_mbps`` its 95 % CI half-width. Where the units have the quality
+        figures of :func:`unit_summary`: ``mos_mean``, ``delay_ms``, ``jitter_ms``, ``loss`` the means over the
+        repetitions, ``mos_min`` the lowest and ``delay_max_ms`` the largest.
     """
     by_point: dict[int, list[dict[str, dict[str, float]]]] = {}
     for unit, summary in zip(units, summaries):
@@ -309,6 +350,12 @@ def aggregate(
                 "zero_s": statistics.fmean(r[name]["zero_s"] for r in runs),
                 "runs": len(runs),
             }
+            # quality figures: absent from summaries stored before them, null for tcp-only strategies
+            for key, pool in (("mos_mean", statistics.fmean), ("mos_min", min), ("delay_ms", statistics.fmean),
+                              ("delay_max_ms", max), ("jitter_ms", statistics.fmean), ("loss", statistics.fmean)):
+                got = [r[name][key] for r in runs if r[name].get(key) is not None]
+                if got:
+                    out[name][key] = pool(got)
         return out
 
     if sweep is None:

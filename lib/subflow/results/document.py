@@ -526,6 +526,18 @@ class AggregateStats(_Strict):
     jain_index: float = Field(description="Mean over repetitions of Jain's index.")
     zero_s: float = Field(description="Mean over repetitions of the total zero-throughput time, seconds.")
     runs: int = Field(ge=1, description="Repetitions aggregated.")
+    mos_mean: float | None = Field(default=None, description="Voice flows: mean over repetitions of the mean "
+                                   "interval MOS (all voice flows, their active windows); null without one.")
+    mos_min: float | None = Field(default=None, description="Voice flows: lowest interval MOS of any voice flow "
+                                  "in any repetition (an interval that sent and received nothing: 1).")
+    delay_ms: float | None = Field(default=None, description="udp, voice and video flows: mean over repetitions "
+                                   "of the mean interval one-way delay, ms; null without one.")
+    delay_max_ms: float | None = Field(default=None, description="udp, voice and video flows: largest interval "
+                                       "one-way delay in any repetition, ms.")
+    jitter_ms: float | None = Field(default=None, description="udp, voice and video flows: mean over repetitions "
+                                    "of the mean interval RFC 3550 jitter, ms.")
+    loss: float | None = Field(default=None, description="udp, voice and video flows: mean over repetitions of "
+                               "the mean interval loss fraction.")
 
 
 class SweepPoint(_Strict):

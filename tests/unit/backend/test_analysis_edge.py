@@ -43,3 +43,25 @@ def test_capacity_search_refusals_name_the_body(api, naval_direct, queue):
     task, (scenario_id, version, body) = queue.sent[0]
     assert (task, scenario_id, version) == (CAPACITY_TASK, sid, 1)
     assert {k: body[k] for k in base} == base and body["strategy"] == "mptcp"
+
+
+def test_capacity_search_voice_targets(api, naval_direct, queue):
+    """A MOS target needs a voice flow (naval-direct-move has tcp flows only: 422 naming min_mos); a request
+    with no target at all is refused; on a scenario with a call the voice targets go to the worker as sent."""
+    sid = _create(api, naval_direct)
+    base = {"parameter": "links.uav-ship.bandwidth_mbps", "low": 0.5, "high": 10, "tolerance": 0.5}
+    r = api.post(f"/api/scenarios/{sid}/capacity-searches", json={**base, "min_mos": 3.6})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "min_mos"]
+    r = api.post(f"/api/scenarios/{sid}/capacity-searches", json=base)
+    assert r.status_code == 422 and "at least one target" in r.json()["detail"][0]["msg"]
+    r = api.post(f"/api/scenarios/{sid}/capacity-searches", json={**base, "min_mos": 5})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "min_mos"]
+    assert queue.sent == []
+    call = {"id": "call", "src": "sta1", "dst": "ship", "kind": "voice", "voice": {"codec": "g711"}}
+    doc = {**naval_direct, "name": "with-a-call", "flows": [*naval_direct["flows"], call]}
+    sid = _create(api, doc)
+    voice = {**base, "min_mos": 3.6, "max_delay_ms": 300, "max_loss": 0.01, "allowed_fraction": 0.05}
+    r = api.post(f"/api/scenarios/{sid}/capacity-searches", json=voice)
+    assert r.status_code == 202, r.text
+    _task, (_sid, _version, body) = queue.sent[-1]
+    assert {k: body[k] for k in voice} == voice and body["min_mean_mbps"] is None

@@ -67,3 +67,40 @@ def test_capacity_window_is_echoed_and_a_window_after_the_run_exits_2():
     out = runner.invoke(app, ["capacity", UAV, "--parameter", "links.uav-ship.bandwidth_mbps", "--low", "0.5",
                               "--high", "10", "--min-mean", "2.5", "--window", "5000", "6000"])
     assert out.exit_code == 2 and "window_s" in out.output
+
+
+def test_capacity_voice_target_on_a_call_behind_bulk_tcp(tmp_path):
+    """A G.711 call and a bulk TCP flow on one 5 ms link with a 50-packet fifo queue: MOS ≥ 3.6 needs the
+    standing queue drained fast enough. Half the full queue already costs 50·1514·8/(2B) of delay, and at 400 ms
+    mouth-to-ear (one-way + 20 ms) G.711 is at R 62.2, MOS 3.21 (docs/traffic.md): B ≤ 0.81 Mbit/s fails; at
+    B ≥ 4.84 the full queue keeps it under 150 ms (R 89.5): the answer lies between (tests/unit/analysis/
+    test_capacity_voice.py works it out in full). The table shows the call's MOS, delay and loss."""
+    doc = {"schema_version": 1, "name": "voice-and-bulk",
+           "nodes": [{"id": "a", "kind": "host", "position": {"x_m": 0, "y_m": 0}},
+                     {"id": "b", "kind": "host", "position": {"x_m": 100, "y_m": 0}}],
+           "links": [{"id": "ab", "src": "a", "dst": "b", "delay_ms": 5, "bandwidth_mbps": 1, "queue_packets": 50}],
+           "flows": [{"id": "call", "src": "a", "dst": "b", "kind": "voice", "voice": {"codec": "g711"}},
+                     {"id": "bulk", "src": "a", "dst": "b"}],
+           "run": {"duration_s": 20, "interval_s": 1.0, "seed": 1}}
+    path = tmp_path / "voice.json"
+    path.write_text(json.dumps(doc))
+    args = ["capacity", str(path), "--parameter", "links.ab.bandwidth_mbps", "--low", "0.5", "--high", "20",
+            "--min-mos", "3.6", "--strategy", "sptcp", "--repetitions", "1", "--tolerance", "1"]
+    out = runner.invoke(app, [*args, "--json"])
+    assert out.exit_code == 0, out.output
+    res = json.loads(out.stdout)
+    assert res["status"] == "found" and res["min_mos"] == 3.6 and res["min_mean_mbps"] == 0.0
+    assert 0.81 < res["value"] < 4.84
+    for s in res["trace"]:
+        call = next(f for f in s["flows"] if f["flow"] == "call")
+        assert call["kind"] == "voice" and s["passed"] == (call["mos"] >= 3.6)
+    table = runner.invoke(app, [*args, "--max-steps", "2"])
+    assert table.exit_code == 0, table.output
+    assert "MOS" in table.stdout
+    # no target at all, or a voice target where there is no voice flow: refused before any run
+    out = runner.invoke(app, ["capacity", str(path), "--parameter", "links.ab.bandwidth_mbps", "--low", "1",
+                              "--high", "2"])
+    assert out.exit_code == 2 and "at least one target" in out.output
+    out = runner.invoke(app, ["capacity", UAV, "--parameter", "links.uav-ship.bandwidth_mbps", "--low", "1",
+                              "--high", "2", "--min-mos", "3.6"])
+    assert out.exit_code == 2 and "min_mos" in out.output

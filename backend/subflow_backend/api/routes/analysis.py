@@ -100,11 +100,14 @@ def failures(http: Request, scenario: ScenarioDep, body: FailureAnalysisRequest,
 def capacity_searches(http: Request, scenario: ScenarioEditDep, body: CapacityRequest, celery: CeleryDep,
                       principal: PrincipalDep, session: SessionDep) -> Any:
     """Start a capacity search (a worker job): the smallest value of the numeric scenario field
-    ``parameter`` in [``low``, ``high``] at which every flow's mean throughput (averaged over
-    ``repetitions`` runs of ``strategy``) is ≥ ``min_mean_mbps`` and its time at zero ≤
-    ``max_zero_s``, by bisection to ``tolerance`` (:mod:`subflow.analysis.capacity`). The job's result is a
+    ``parameter`` in [``low``, ``high``] at which (over ``repetitions`` runs of ``strategy``) every tcp flow's
+    mean throughput is ≥ ``min_mean_mbps``, every flow's time at zero ≤ ``max_zero_s``, every voice flow's MOS
+    ≥ ``min_mos`` and every udp, voice and video flow's delay ≤ ``max_delay_ms`` and loss ≤ ``max_loss`` in every
+    interval (but the ``allowed_fraction``), by bisection to ``tolerance`` (:mod:`subflow.analysis.capacity`).
+    A null bound is not judged; at least one is given. The job's result is a
     :class:`subflow.analysis.capacity.CapacityResult` with the trace of every step. 422 names a parameter
-    path naming no field, a bound that makes the scenario invalid, an unknown strategy, or
+    path naming no field, a bound that makes the scenario invalid, a voice bound without a flow to judge, an
+    unknown strategy, or
     ``MAX_SWEEP_UNITS`` when ``max_steps`` × ``repetitions`` exceed it — all before any run.
     Like a comparison it needs edit rights (it runs the engine)."""
     check_engine_permission(principal.user, body.engine)
