@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from subflow.results.voice import codec_impairment, voice_rating
+from subflow.runplan.output_checks import check_output
 from subflow.runplan.resolve import resolve_plan
 from subflow_engines import linux
 from subflow_engines.fluid import run as fluid_run
@@ -101,6 +102,7 @@ def test_voice_beside_tcp_fifo_and_priority_match_the_fluid_engine(need_linux, n
         plan = resolve_plan(_doc(discipline), "sptcp", "linux")
         model = fluid_run(plan)  # first: the kernel run then has the CPU (the delay line runs in this process)
         real = linux.run(plan)
+        check_output(plan, real)  # no flow above its path's capacity or its rate (beyond what queues held)
         lc, fc = _call(real), _call(model)
         figures = {k: (_mean(lc, k), _mean(fc, k)) for k in ("delay_ms", "jitter_ms", "loss")}
         results[discipline] = (real, figures)

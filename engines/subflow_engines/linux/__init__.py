@@ -3,7 +3,8 @@
 Needs root. See :mod:`.engine` for a run's steps, :mod:`.topology` for the mapping
 of a scenario onto namespaces, veths, bridges and shaping, :mod:`.routing` for the
 addresses/policy routes/MPTCP endpoints, :mod:`.delayline` for the NFQUEUE delay
-line used where netem is missing, :mod:`.iperf3` for the iperf3 JSON parser,
+line used where netem is missing, :mod:`.iperf3` for the iperf3 JSON parser, :mod:`.udpflow` and
+:mod:`.cbrstats` for udp and voice flows (timestamped packets, their delay, jitter and loss),
 :mod:`.sockets` for ``ss`` sampling and :mod:`.cleanup` for ownership and teardown.
 """
 
@@ -159,7 +160,9 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
                           if caps.delay_mechanism else None),
         "handover": ["bare"],
         "unsupported": ["nodes[].rate_table", "handover zwa/spurious/seamless", "SCTP strategies"],
-        "traffic": f"iperf3 {caps.iperf3_version}".strip(),
+        "traffic": f"iperf3 {caps.iperf3_version}".strip() + "; udp (cbr) and voice: timestamped UDP sender and "
+                   "receiver (one-way delay, RFC 3550 jitter, loss per interval)",
+        "queueing": "fifo; strict_priority and drr as HTB classes with u32 DS-field filters (no 802.11 EDCA)",
         "flow_rate": ("rate_mbps: iperf3 -b, and the flow's packets held to its rate at every instant by an HTB "
                       "class on an IFB device at its source (all subflows together)" if caps.rate_cap else None),
         "real_time": True,

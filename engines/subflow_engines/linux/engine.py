@@ -9,7 +9,9 @@ One run, in order (every step an argument-list command, nothing through a shell)
    every plan boundary (a routing conflict fails here too).
 3. Set-up: the ownership record, namespaces, veths/bridges, HTB (+ netem, or the
    statistic match and the NFQUEUE delay line), policy rules, MPTCP limits, the
-   state at t = 0, one ``iperf3 -s -1 -J`` server per flow.
+   state at t = 0, one ``iperf3 -s -1 -J`` server per tcp flow, one :mod:`.udpflow` receiver per udp
+   (cbr) or voice flow; under ``queueing`` strict_priority or drr every shaped direction gets HTB class
+   queues with DS-field filters (:func:`.network.class_queues`).
 4. The mobility driver (this thread) applies each boundary on the wall clock:
    wireless hops go down at disassociation/handover start and up at association
    (a down link loses its routes; they are re-installed), routes are replaced, the
@@ -17,7 +19,7 @@ One run, in order (every step an argument-list command, nothing through a shell)
    delay changes the netem qdisc or the delay line,
    MPTCP endpoints added/removed as subflows come and go (the agent plays the
    role of ``mptcpd``). Clients (``iperf3 -c … -J -C <cc>``, under ``mptcpize`` for
-   MPTCP) start at each flow's ``start_s``.
+   MPTCP; a udp or voice flow's :mod:`.udpflow` sender) start at each flow's ``start_s``.
 5. A sampler thread reads ``ss -tinH`` in the flows' namespaces at every interval
    boundary: receiver ``bytes_received`` per subflow socket gives the per-interval
    goodput (run-clock aligned), sender ``cwnd``/``retrans``/``backoff`` give cwnd,
@@ -30,12 +32,14 @@ One run, in order (every step an argument-list command, nothing through a shell)
 clients, their reports) and :class:`~.sampler.Sampler` (the ``ss`` sampling thread).
 
 Output: the :class:`~subflow.results.document.EngineOutput` shape of the embedded engine, with
-``t_s`` on the plan's grid. Extras: per flow ``iperf3`` (client and server totals, the
+``t_s`` on the plan's grid; a udp or voice flow's series (throughput, delay_ms, delay_p95_ms, jitter_ms, loss,
+voice r_factor and mos) come from its packets' send and arrival times (:mod:`.cbrstats`). Extras: per flow ``iperf3`` (client and server totals, the
 receiver timeline re-aligned to the run clock) and ``observed_subflows_max``; per
 subflow ``observed_s``; top level ``linux`` (mechanisms used, notes on parameters that
 Linux fixes, the run prefix and the PIDs it started, and what the run applied on the wall clock:
 ``rate_limits``, ``rate_caps``, ``delay_changes`` and ``capacity_changes``, the last two with the plan's
-``t_s`` and the run clock's ``applied_s`` of each).
+``t_s`` and the run clock's ``applied_s`` of each; ``udp_flows``: packets sent and received per udp or voice flow;
+``queueing``: the class queues installed).
 """
 
 from __future__ import annotations
