@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from subflow.runplan.resolve import resolve_plan
 from subflow.scenario.document import QueueingSettings, TrafficClass
+from subflow_engines.linux import EngineCannotRun, validate
 from subflow_engines.linux.cbrstats import cbr_series
 from subflow_engines.linux.network import class_queues
 
@@ -57,3 +59,19 @@ def test_class_queues_by_hand():
     own = QueueingSettings(discipline="strict_priority", classes=[
         TrafficClass(name="rt", dscp=["EF"], priority=0, queue_packets=10), TrafficClass(name="rest", dscp=["BE"], priority=1)])
     assert [(c["minor"], c["limit_packets"]) for c in class_queues(own, 4000, 100, 1514)] == [(20, 10), (10, 100)]
+
+
+def test_validate_refuses_a_udp_packet_above_the_mtu():
+    """1473 bytes of payload + 28 = 1501 > the 1500-byte MTU of mss_bytes 1448: refused naming udp.packet_bytes;
+    1472 runs. A rated udp flow needs no IFB rate cap (its sender paces itself)."""
+    from .test_linux_model import _caps
+
+    doc = {"name": "u", "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+           "links": [{"id": "ab", "src": "a", "dst": "b", "bandwidth_mbps": 10}],
+           "flows": [{"id": "u", "src": "a", "dst": "b", "kind": "udp", "rate_mbps": 1.0,
+                      "udp": {"packet_bytes": 1473}}],
+           "run": {"duration_s": 5, "interval_s": 1.0}}
+    with pytest.raises(EngineCannotRun, match=r"^flows\[0\]\.udp\.packet_bytes \(u\): its IP packets of 1501 bytes"):
+        validate(resolve_plan(doc, "sptcp", "linux"), _caps())
+    doc["flows"][0]["udp"]["packet_bytes"] = 1472
+    validate(resolve_plan(doc, "sptcp", "linux"), _caps(rate_cap=False))

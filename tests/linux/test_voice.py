@@ -57,6 +57,12 @@ def _mean(flow, series: str, window=WINDOW) -> float:
     return statistics.fmean(vals)
 
 
+def _median(flow, series: str, window=WINDOW) -> float:
+    vals = [v for t, v in zip(flow.t_s, getattr(flow, series)) if window[0] - 1e-9 <= t < window[1] - 1e-9
+            and v is not None]
+    return statistics.median(vals)
+
+
 def _call(out):
     return next(f for f in out.flows if f.id == "call")
 
@@ -92,8 +98,8 @@ def _records(art: Path, prefix: str) -> tuple[array, list[tuple[int, float, floa
 def test_voice_beside_tcp_fifo_and_priority_match_the_fluid_engine(need_linux, no_leftovers, tmp_path, monkeypatch):
     """(a) fifo: the call waits behind TCP's standing queue (tens to hundreds of ms) in both engines; (b) strict
     priority: the call's delay is the idle path's plus at most one BE frame (3.03 ms at 4 Mbit/s); the linux
-    engine's mean voice delay, jitter and loss over 5-20 s within ±20 % or ±2 ms of the fluid engine's, except
-    fifo's jitter (below). The measured jitter is RFC 3550's J of the recorded send and arrival times."""
+    engine's mean voice delay and loss and median jitter over 5-20 s within ±20 % or ±2 ms of the fluid engine's,
+    except fifo's jitter (below). The measured jitter is RFC 3550's J of the recorded send and arrival times."""
     if linux.detect().delay_mechanism is None:
         pytest.skip("linux engine: no delay mechanism (netem, or NFQUEUE + fnfqueue)")
     monkeypatch.setenv("SUBFLOW_LINUX_ARTIFACTS_DIR", str(tmp_path))
@@ -104,7 +110,10 @@ def test_voice_beside_tcp_fifo_and_priority_match_the_fluid_engine(need_linux, n
         real = linux.run(plan)
         check_output(plan, real)  # no flow above its path's capacity or its rate (beyond what queues held)
         lc, fc = _call(real), _call(model)
-        figures = {k: (_mean(lc, k), _mean(fc, k)) for k in ("delay_ms", "jitter_ms", "loss")}
+        # J is a running average (gain 1/16): one packet the host released late (the delay line or the receiver
+        # off the CPU) lifts it for seconds, so the intervals' median stands for the run; delay and loss: the mean
+        figures = {k: (_mean(lc, k), _mean(fc, k)) for k in ("delay_ms", "loss")}
+        figures["jitter_ms"] = (_median(lc, "jitter_ms"), _median(fc, "jitter_ms"))
         results[discipline] = (real, figures)
         report.append(f"{discipline}: " + ", ".join(f"{k} linux {a:.3f} fluid {b:.3f}" for k, (a, b) in figures.items()))
     print("\n" + "\n".join(report))
