@@ -181,7 +181,8 @@ one packet's transmission per hop), RFC 3550 jitter, loss and, for voice, E-mode
 interval. Plans with them run on the scalar kernel.
 
 Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
-step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.queues` (the network's
+step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.classes` (queues by
+class, scalar kernel), :mod:`.queues` (the network's
 queues, shared by both kernels), :mod:`.invariants` (the checks), :mod:`.scalar` (every feature, Python objects),
 :mod:`.vectorised` (arrays, per-step dynamics numba-compiled and run many steps per call; the
 default for every plan it supports).
@@ -230,8 +231,9 @@ FIELDS = {
         "engine's delay line keeps it): packets closer together than the jitter queue behind the "
         "latest draw, raising the mean RTT; RTT samples vary, feeding SRTT, RTTVAR and the RTO "
         "(RFC 6298); no reordering (plans with jitter run on the scalar kernel)"),
-    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS; the ACKs of flows "
-                                  "sending the other way wait behind its data (in their RTT)"),
+    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS (with queues by class, each "
+                                  "class's unless it sets its own); the ACKs of flows sending the other way wait "
+                                  "behind its data (in their RTT)"),
     "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
     "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),
     "AccessPointNode.wireless_loss": Honours("random loss of packets crossing the air"),
@@ -245,11 +247,11 @@ FIELDS = {
     **flow_kind_fields(),
     "Flow.dscp": Honours("the flow's class in queues by class (data and a TCP flow's ACKs): its queueing "
                          "class (traffic_class_of) on links, its access category (RFC 8325) on 802.11 hops under "
-                         "edca; under fifo/dcf every class shares one FIFO as before"),
+                         "edca; under fifo/dcf every class shares the one FIFO"),
     "Scenario.queueing": Honours("container of the fields below (subflow_engines.fluid.classes; plans with "
                                  "queues by class run on the scalar kernel)"),
     "QueueingSettings.discipline": Honours(
-        "fifo: one drop-tail queue per resource as before; strict_priority: one per class, a class served with "
+        "fifo: one drop-tail queue per resource; strict_priority: one per class, a class served with "
         "what higher classes leave; drr: backlogged classes share the capacity in proportion to weight "
         "(water-filling, the fluid limit of deficit round robin); each class's delay is its queue over its "
         "rate plus the residual of the packet in service (non-preemptive); on every link direction and on "
@@ -258,7 +260,7 @@ FIELDS = {
     "QueueingSettings.wifi": Honours(
         "edca: on 802.11 hops the four access categories in strict priority over the airtime, each frame's "
         "access from its category's AIFS + mean backoff (IEEE 802.11-2020 Table 9-155 defaults); no TXOP "
-        "bursts, internal collisions or priority between stations' queues; dcf: as before"),
+        "bursts, internal collisions or priority between stations' queues; dcf: one queue (or the discipline's)"),
     "TrafficClass.name": Honours("names the class"),
     "TrafficClass.dscp": Honours("the DiffServ classes it queues"),
     "TrafficClass.priority": Honours("strict_priority: serving order, 0 first"),

@@ -89,7 +89,8 @@ def _air_phy(plan: RunPlan, rid: str) -> Phy:
 def access_delta_s(phy: Phy, category: str) -> float:
     """Channel access time of ``category``'s frames (AIFS + mean backoff CWmin·slot/2, IEEE 802.11-2020 10.22.2,
     Table 9-155 defaults) less that of the access the planner's capacity counts (DCF for a/b/g, AC_BE for n/ac), s:
-    −6 slots for AC_VO, −4.5 for AC_VI, 0 for AC_BE, +4 for AC_BK on 802.11n/ac."""
+    in slots, against DCF's 2 + 7.5: AC_VO 2 + 1.5 (−6), AC_VI 2 + 3.5 (−4), AC_BE 3 + 7.5 (+1), AC_BK 7 + 7.5 (+5);
+    against AC_BE's 3 + 7.5 on n/ac: −7, −5, 0, +4."""
     ref = access_parameters(phy)
     acc = access_parameters(phy, _AC_CODE[category])
     return (acc.aifs_s + acc.mean_backoff_s) - (ref.aifs_s + ref.mean_backoff_s)

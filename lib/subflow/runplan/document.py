@@ -148,7 +148,7 @@ class RunPlan(BaseModel):
     #: refuses a plan with any)
     delay_changes: list[DelayChange] = Field(default_factory=list)
     flows: list[FlowPlan]
-    #: how every queue serves the flows' DiffServ classes (the scenario's ``queueing``; default fifo, as before)
+    #: how every queue serves the flows' DiffServ classes (the scenario's ``queueing``; default fifo: one queue per resource)
     queueing: QueueingSettings = Field(default_factory=QueueingSettings)
     events: list[dict] = Field(default_factory=list)
     #: the validated scenario document, for engines that build the topology itself (linux, mininet-wifi)

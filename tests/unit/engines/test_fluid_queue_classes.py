@@ -163,3 +163,50 @@ def test_strict_priority_starves_the_lower_class_of_an_overloaded_link():
     out = run_plan(resolve_plan(_doc(u, TCP, queueing={"discipline": "strict_priority"}, duration=5.0), "sptcp"))
     assert out.flows[0].throughput_mbps == pytest.approx([10.0] * 5, abs=1e-6)
     assert out.flows[1].throughput_mbps == [0.0] * 5
+
+
+def test_edca_in_a_radio_cell_keeps_the_call_off_the_download_queue():
+    """An 802.11g access point with a radio (per-station air queues at the cell's DCF capacity, about 23.9 Mbit/s
+    of bulk TCP at 54 Mbit/s, docs/radio.md) sends a station a download (BE) and a call (EF) through the same
+    per-station queue. Under edca the call waits only for the BE frame in the air: its delay is the air's 1 ms
+    plus at most one full frame's airtime (1448·8 bit / 23.9 Mbit/s = 0.48 ms) and its own short frame; under
+    dcf it queues behind the download (tens of ms)."""
+    radio = {"tx_power_dbm": 20, "frequency_mhz": 2412, "phy": "g"}
+
+    def run(wifi):
+        doc = {"name": "cell", "nodes": [
+            {"id": "h1", "kind": "host"},
+            {"id": "ap1", "kind": "access_point", "position": {"x_m": 0, "y_m": 0}, "range_m": 5000,
+             "wireless_bandwidth_mbps": 54.0, "radio": radio},
+            {"id": "sta0", "kind": "station", "position": {"x_m": 10.0, "y_m": 0}, "radio": radio}],
+            "links": [{"id": "l1", "src": "h1", "dst": "ap1", "bandwidth_mbps": 1000}],
+            "flows": [{"id": "t", "src": "h1", "dst": "sta0"},
+                      {"id": "v", "src": "h1", "dst": "sta0", "kind": "voice", "dscp": "EF"}],
+            "run": {"duration_s": 20.0},
+            "radio": {"propagation": {"model": "log_distance", "exponent": 3, "reference_distance_m": 1,
+                                      "reference_loss_db": 46.68}},
+            "queueing": {"wifi": wifi}}
+        return run_plan(resolve_plan(doc, "sptcp")).flows
+
+    t, v = run("edca")
+    frame_ms = 1448 * 8 / 23.9e6 * 1e3
+    assert all(1.0 < d <= 1.0 + frame_ms + 0.1 for d in v.delay_ms[1:])
+    assert v.loss[1:] == [0.0] * (len(v.loss) - 1)
+    assert min(t.throughput_mbps[2:]) > 22.0  # the download keeps the rest of the air
+    _, v_dcf = run("dcf")
+    assert min(v_dcf.delay_ms[2:]) > 10.0
+
+
+@pytest.mark.parametrize(("standard", "slots"), [
+    # against DCF (AIFSN 2, CWmin 15: 2 + 7.5 slots) on 802.11a/g; against AC_BE (3 + 7.5) on 802.11n/ac
+    ("a", {"voice": -6, "video": -4, "best_effort": 1, "background": 5}),
+    ("ac", {"voice": -7, "video": -5, "best_effort": 0, "background": 4}),
+])
+def test_each_access_categorys_access_time_against_the_cells(standard, slots):
+    """IEEE 802.11-2020 Table 9-155 (as Linux mac80211's ieee80211_set_wmm_default): AIFSN 7/3/2/2 and CWmin
+    15/15/7/3 for BK/BE/VI/VO; the mean backoff is CWmin/2 slots (9 µs)."""
+    from subflow.radio.airtime import Phy
+    from subflow_engines.fluid.classes import access_delta_s
+
+    for ac, n in slots.items():
+        assert access_delta_s(Phy(standard=standard), ac) == pytest.approx(n * 9e-6, abs=1e-12)
