@@ -79,7 +79,7 @@ FIELDS = {
     "VoiceSource.opus_bitrate_kbps": Honours("payload per packet of an opus flow"),
     "Scenario.queueing": Honours("container of the fields below"),
     "QueueingSettings.discipline": Honours(
-        "fifo: one pfifo under each direction's HTB class, as before; strict_priority and drr: one HTB child class "
+        "fifo: one pfifo under each direction's HTB class; strict_priority and drr: one HTB child class "
         "per traffic class on every shaped direction (wired links, access point downlinks and station uplinks), "
         "each with a pfifo of its queue_packets, packets sent to it by a u32 filter on the DS field "
         "(subflow_engines.linux.network.class_queues: strict priority by HTB prio, DRR by rates and quanta in "
