@@ -169,3 +169,21 @@ def test_an_uncongested_call_loses_nothing_and_has_the_paths_delay(need_linux, n
     for d, lo, r in zip(call.delay_ms, call.loss, call.r_factor):
         assert r == pytest.approx(voice_rating(d + 20.0, lo, g711).r, abs=1e-3)
         assert math.isfinite(r) and r > 90.0
+
+
+def test_drr_shares_the_bottleneck_by_the_classes_weights(need_linux, no_leftovers):
+    """Two bulk TCP flows through a 10 Mbit/s router egress under drr with the default classes: AF41 (video,
+    weight 3) and BE (best_effort, weight 2) while both have packets share the link 3:2, 6 and 4 Mbit/s of frames,
+    6·1448/1514 = 5.74 and 4·1448/1514 = 3.83 Mbit/s of goodput (the fluid engine's hand-checked case,
+    tests/unit/engines/test_fluid_queue_classes.py); the kernel's means over 5-15 s within 10 %."""
+    doc = _doc("drr", with_tcp=False, duration_s=15.0)
+    doc["links"][1]["bandwidth_mbps"] = 10
+    doc["flows"] = [{"id": "video", "src": "a", "dst": "b", "dscp": "AF41"}, {"id": "data", "src": "a", "dst": "b"}]
+    out = linux.run(resolve_plan(doc, "sptcp", "linux"))
+    flows = {f.id: f for f in out.flows}
+    video, data = (_mean(flows[k], "throughput_mbps", (5.0, 15.0)) for k in ("video", "data"))
+    print(f"\ndrr: AF41 {video:.2f} BE {data:.2f} Mbit/s")
+    assert video == pytest.approx(6.0 * 1448 / 1514, rel=0.10)
+    assert data == pytest.approx(4.0 * 1448 / 1514, rel=0.10)
+    assert [c["name"] for c in out.linux["queueing"]["shapers"][0]["classes"]] == [
+        "voice", "video", "best_effort", "background"]
