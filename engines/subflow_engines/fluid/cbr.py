@@ -40,8 +40,8 @@ Per output interval the source reports:
 * ``cwnd_packets`` 0 throughout (no window);
 * voice flows also ``r_factor`` and ``mos`` (ITU-T G.107 E-model, :func:`subflow.results.voice.voice_rating`):
   mouth-to-ear delay = ``delay_ms`` + the packetisation interval + the playout buffer
-  (``voice.playout_delay_ms``) + the codec's look-ahead (:data:`CODEC_LOOKAHEAD_MS`); packet loss Ppl = the
-  interval's loss plus its late packets (those delivered more than the playout buffer above the interval's mean
+  (``voice.playout_delay_ms``) + the codec's look-ahead (:func:`subflow.results.voice.mouth_to_ear_ms`); packet
+  loss Ppl = the interval's loss plus its late packets (those delivered more than the playout buffer above the interval's mean
   delay, which a fixed buffer centred on the mean discards), as random loss (BurstR 1); the codec's Ie and Bpl
   from ITU-T G.113 (:func:`subflow.results.voice.codec_impairment`): null for a codec or a silence suppression
   setting G.113 does not tabulate (Opus; G.711 with silence suppression; G.729A without);
@@ -62,7 +62,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from subflow.errors import QualityModelInvalid
-from subflow.results.voice import codec_impairment, voice_rating
+from subflow.results.voice import codec_impairment, mouth_to_ear_ms, voice_rating
 from subflow.runplan.document import FlowPlan, RunPlan
 from subflow.scenario.document import Flow, UdpSource, VideoSource, VoiceSource
 
@@ -77,10 +77,6 @@ CBR_KINDS = ("udp", "voice", "video")
 TALKSPURT_MEAN_S = 1.004
 PAUSE_MEAN_S = 1.587
 
-#: codec look-ahead added to the mouth-to-ear delay, ms: G.711 codes sample by sample (none); G.729 and G.729A
-#: analyse 5 ms of the next frame (G.729 §2: 10 ms frames with a 5 ms look-ahead; the frame itself is in the
-#: packetisation interval). Opus has no G.113 values, so its rating is null whatever its look-ahead.
-CODEC_LOOKAHEAD_MS = {"g711": 0.0, "g729a": 5.0, "opus": 0.0}
 
 #: size of an I frame over a P frame of the same group of pictures. An assumption, not a measured figure: frame
 #: size traces of H.264 encoders (Seeling & Reisslein's video trace library) show I frames several times the
@@ -365,7 +361,7 @@ class Source:
             impairment = codec_impairment(voice.codec, voice.plc, voice.silence_suppression)
         except QualityModelInvalid:
             return [None] * n, [None] * n
-        fixed_ms = voice.packet_interval_ms + voice.playout_delay_ms + CODEC_LOOKAHEAD_MS[voice.codec]
+        fixed_ms = mouth_to_ear_ms(0.0, voice.codec, voice.packet_interval_ms, voice.playout_delay_ms)
         r, mos = [], []
         for b in range(n):
             w = self.delay_weight[b]

@@ -3,7 +3,8 @@
 Needs root. See :mod:`.engine` for a run's steps, :mod:`.topology` for the mapping
 of a scenario onto namespaces, veths, bridges and shaping, :mod:`.routing` for the
 addresses/policy routes/MPTCP endpoints, :mod:`.delayline` for the NFQUEUE delay
-line used where netem is missing, :mod:`.iperf3` for the iperf3 JSON parser,
+line used where netem is missing, :mod:`.iperf3` for the iperf3 JSON parser, :mod:`.udpflow` and
+:mod:`.cbrstats` for udp and voice flows (timestamped packets, their delay, jitter and loss),
 :mod:`.sockets` for ``ss`` sampling and :mod:`.cleanup` for ownership and teardown.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from subflow.runplan.capabilities import (
-    LINK_BUDGET_FIELDS, PLANNED, RADIO_FIELDS, Honours, Refuses, flow_kind_fields, queueing_fields, link_budget_fields,
+    Describes, LINK_BUDGET_FIELDS, PLANNED, RADIO_FIELDS, Honours, Refuses, flow_kind_fields, queueing_fields, link_budget_fields,
 )
 
 from .capabilities import HostCapabilities, detect
@@ -24,7 +25,8 @@ DESCRIPTION = (
     "Real Linux TCP (per-socket congestion control) and MPTCP (in-kernel path manager, "
     "mptcpize) in network namespaces, veth pairs and Linux bridges; HTB shaping; delay/loss by "
     "netem or, where netem is missing, an NFQUEUE delay line and the iptables statistic match; "
-    "iperf3 traffic; runs in real time (root only)."
+    "iperf3 traffic, udp and voice flows by a timestamped UDP sender and receiver; DiffServ class queues as HTB "
+    "classes; runs in real time (root only)."
 )
 
 
@@ -53,8 +55,47 @@ FIELDS = {
     "Flow.rate_mbps": Honours("iperf3 -b, and held to the rate at every instant by an HTB class on an IFB device "
                               "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Honours("iperf3 -n"),
+    # on/off udp sources, silence suppression (on/off voice), video and EDCA stay refused
     **flow_kind_fields(),
     **queueing_fields(),
+    "Flow.kind": Honours("tcp: iperf3; udp (cbr) and voice: the timestamped UDP sender and receiver of "
+                         "subflow_engines.linux.udpflow in the flow's namespaces (packets paced at the flow's rate, "
+                         "each stamped with its sequence number and send time on CLOCK_MONOTONIC), per-interval "
+                         "delay_ms, delay_p95_ms, jitter_ms (RFC 3550), loss (sequence numbers never received) and "
+                         "voice R and MOS measured from the packets (subflow_engines.linux.cbrstats); a video flow "
+                         "is refused by its video settings"),
+    "Flow.dscp": Honours("IP_TOS of the udp/voice sender's socket (code point << 2); selects the flow's class "
+                         "queue under queueing strict_priority or drr (u32 match on the DS field); tcp flows: "
+                         "iperf3 -S on the data direction (their ACKs stay BE)"),
+    "Flow.udp": Honours("container of the fields below"),
+    "UdpSource.packet_bytes": Honours("UDP payload of each datagram (IP packet = + 28 bytes); refused above the "
+                                      "interfaces' MTU"),
+    "Flow.voice": Honours("container of the fields below"),
+    "VoiceSource.codec": Honours("payload per packet and rate (subflow.results.voice.wire_rate_kbps: payload + 12 "
+                                 "bytes RTP-sized header inside UDP) and the E-model's Ie and Bpl (ITU-T G.113; "
+                                 "none for opus: R and MOS null)"),
+    "VoiceSource.packet_interval_ms": Honours("the sender's packet interval; packetisation delay in R"),
+    "VoiceSource.plc": Honours("Bpl of G.711 with or without PLC (ITU-T G.113 Table I.3)"),
+    "VoiceSource.playout_delay_ms": Honours("the fixed playout buffer in R's mouth-to-ear delay; packets arriving "
+                                            "more than it above their interval's mean delay count as lost "
+                                            "(subflow_engines.linux.cbrstats, as the fluid engine)"),
+    "VoiceSource.opus_bitrate_kbps": Honours("payload per packet of an opus flow"),
+    "Scenario.queueing": Honours("container of the fields below"),
+    "QueueingSettings.discipline": Honours(
+        "fifo: one pfifo under each direction's HTB class; strict_priority and drr: one HTB child class "
+        "per traffic class on every shaped direction (wired links, access point downlinks and station uplinks), "
+        "each with a pfifo of its queue_packets, packets sent to it by a u32 filter on the DS field "
+        "(subflow_engines.linux.network.class_queues: strict priority by HTB prio, DRR by rates and quanta in "
+        "proportion to the weights); the host's kernel has no prio or drr qdisc"),
+    "QueueingSettings.classes": Honours("the HTB child classes and their DS-field filters"),
+    "TrafficClass.name": Describes("names the class in the run's linux.queueing record"),
+    "TrafficClass.dscp": Honours("u32 filters matching the DS field (code point << 2, mask 0xfc)"),
+    "TrafficClass.priority": Honours("HTB prio of the class under strict_priority"),
+    "TrafficClass.weight": Honours("drr: HTB rate = capacity x weight / sum of weights, quantum in proportion"),
+    "TrafficClass.queue_packets": Honours("pfifo limit of the class's queue"),
+    "QueueingSettings.wifi": Refuses("the linux engine has no 802.11 MAC: its Wi-Fi hops are HTB-shaped links "
+                                     "(their class queues follow queueing.discipline), EDCA's contention by access "
+                                     "category is not modelled"),
     "TransportSettings.mss_bytes": Honours("interface MTU = MSS + 52"),
     "TransportSettings.initial_cwnd_packets": Honours("route initcwnd"),
     "TransportSettings.min_rto_s": Honours("route rto_min"),
@@ -122,7 +163,9 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
                           if caps.delay_mechanism else None),
         "handover": ["bare"],
         "unsupported": ["nodes[].rate_table", "handover zwa/spurious/seamless", "SCTP strategies"],
-        "traffic": f"iperf3 {caps.iperf3_version}".strip(),
+        "traffic": f"iperf3 {caps.iperf3_version}".strip() + "; udp (cbr) and voice: timestamped UDP sender and "
+                   "receiver (one-way delay, RFC 3550 jitter, loss per interval)",
+        "queueing": "fifo; strict_priority and drr as HTB classes with u32 DS-field filters (no 802.11 EDCA)",
         "flow_rate": ("rate_mbps: iperf3 -b, and the flow's packets held to its rate at every instant by an HTB "
                       "class on an IFB device at its source (all subflows together)" if caps.rate_cap else None),
         "real_time": True,

@@ -9,7 +9,9 @@ One run, in order (every step an argument-list command, nothing through a shell)
    every plan boundary (a routing conflict fails here too).
 3. Set-up: the ownership record, namespaces, veths/bridges, HTB (+ netem, or the
    statistic match and the NFQUEUE delay line), policy rules, MPTCP limits, the
-   state at t = 0, one ``iperf3 -s -1 -J`` server per flow.
+   state at t = 0, one ``iperf3 -s -1 -J`` server per tcp flow, one :mod:`.udpflow` receiver per udp
+   (cbr) or voice flow; under ``queueing`` strict_priority or drr every shaped direction gets HTB class
+   queues with DS-field filters (:func:`.network.class_queues`).
 4. The mobility driver (this thread) applies each boundary on the wall clock:
    wireless hops go down at disassociation/handover start and up at association
    (a down link loses its routes; they are re-installed), routes are replaced, the
@@ -17,7 +19,7 @@ One run, in order (every step an argument-list command, nothing through a shell)
    delay changes the netem qdisc or the delay line,
    MPTCP endpoints added/removed as subflows come and go (the agent plays the
    role of ``mptcpd``). Clients (``iperf3 -c … -J -C <cc>``, under ``mptcpize`` for
-   MPTCP) start at each flow's ``start_s``.
+   MPTCP; a udp or voice flow's :mod:`.udpflow` sender) start at each flow's ``start_s``.
 5. A sampler thread reads ``ss -tinH`` in the flows' namespaces at every interval
    boundary: receiver ``bytes_received`` per subflow socket gives the per-interval
    goodput (run-clock aligned), sender ``cwnd``/``retrans``/``backoff`` give cwnd,
@@ -30,12 +32,14 @@ One run, in order (every step an argument-list command, nothing through a shell)
 clients, their reports) and :class:`~.sampler.Sampler` (the ``ss`` sampling thread).
 
 Output: the :class:`~subflow.results.document.EngineOutput` shape of the embedded engine, with
-``t_s`` on the plan's grid. Extras: per flow ``iperf3`` (client and server totals, the
+``t_s`` on the plan's grid; a udp or voice flow's series (throughput, delay_ms, delay_p95_ms, jitter_ms, loss,
+voice r_factor and mos) come from its packets' send and arrival times (:mod:`.cbrstats`). Extras: per flow ``iperf3`` (client and server totals, the
 receiver timeline re-aligned to the run clock) and ``observed_subflows_max``; per
 subflow ``observed_s``; top level ``linux`` (mechanisms used, notes on parameters that
 Linux fixes, the run prefix and the PIDs it started, and what the run applied on the wall clock:
 ``rate_limits``, ``rate_caps``, ``delay_changes`` and ``capacity_changes``, the last two with the plan's
-``t_s`` and the run clock's ``applied_s`` of each).
+``t_s`` and the run clock's ``applied_s`` of each; ``udp_flows``: packets sent and received per udp or voice flow;
+``queueing``: the class queues installed).
 """
 
 from __future__ import annotations
@@ -187,8 +191,18 @@ def validate(plan: RunPlan, caps: HostCapabilities) -> list[str]:
             raise EngineCannotRun(f"strategy {plan.strategy}: 'ip mptcp' (MPTCP path manager netlink) does not work here")
         if not caps.mptcpize:
             raise EngineCannotRun(f"strategy {plan.strategy}: mptcpize (Debian package mptcpd) is not installed")
+    mtu = plan.transport.mss_bytes + 52
     for i, fp in enumerate(plan.flows):
-        if fp.rate_mbps is not None and not caps.rate_cap:
+        if fp.kind != "tcp":
+            if fp.kind not in ("udp", "voice") or fp.rate_mbps is None or not fp.packet_bytes:
+                raise EngineCannotRun(f"flows[{i}].kind={fp.kind!r} ({fp.id}): the linux engine sends udp (cbr) and "
+                                      "voice flows at a rate in packets of a size, and this flow has none")
+            if fp.packet_bytes > mtu:
+                field = "udp.packet_bytes" if fp.kind == "udp" else "voice.packet_interval_ms"
+                raise EngineCannotRun(f"flows[{i}].{field} ({fp.id}): its IP packets of {fp.packet_bytes} bytes "
+                                      f"exceed the interfaces' MTU of {mtu} bytes (transport.mss_bytes + 52), and "
+                                      "the linux engine does not fragment")
+        elif fp.rate_mbps is not None and not caps.rate_cap:
             raise EngineCannotRun(
                 f"flows[{i}].rate_mbps={fp.rate_mbps:g} ({fp.id}): this host cannot cap a flow's rate at every "
                 "instant (no IFB device, clsact or mirred action), and iperf3 -b alone bursts after an outage"
@@ -239,6 +253,11 @@ class LinuxRun:
         self.times = boundaries(plan, self.model)
         # computed up front: a routing conflict fails before anything is created
         states = {t: desired_state(plan, self.model, self.addressing, t) for t in self.times}
+        discipline = self.model.scenario.queueing.discipline
+        if discipline != "fifo" and any(st.limits for st in states.values()):
+            raise EngineCannotRun(f"queueing.discipline={discipline!r}: strategy {plan.strategy} installs per-subflow "
+                                  "rate limits (FDM HTB classes) on the first hops, and the linux engine does not put "
+                                  "class queues under them")
         self.cc = congestion_control(plan)
         self.interval = plan.interval_s
         self.n_bins = max(1, int(math.ceil(plan.duration_s / plan.interval_s - 1e-9)))
@@ -257,7 +276,11 @@ class LinuxRun:
                                      now=self.now)
         self.traffic = Traffic(plan, self.model, self.cc, self._spawn, self.tmp, self.now)
         self.captures = Captures(plan, self.model, self._spawn, self.tmp)
-        self.sampler = Sampler(plan, self.model, self.flows, self.now, self._emit)
+        self.tcp_flows = {fid: fl for fid, fl in self.flows.items() if fl.fp.kind == "tcp"}
+        self.udp_flows = {fid: fl for fid, fl in self.flows.items() if fl.fp.kind != "tcp"}
+        #: per udp or voice flow: packets sent and received, IP packet size (``linux.udp_flows`` of the output)
+        self.udp_log: dict[str, dict] = {}
+        self.sampler = Sampler(plan, self.model, self.tcp_flows, self.now, self._emit)
 
     # ------------------------------------------------------------------ helpers
     def _rate_caps(self) -> dict[str, list[tuple[str, int, int]]]:
@@ -265,7 +288,7 @@ class LinuxRun:
         (:func:`subflow.runplan.ratecap.cap_kbit` with the plan's MSS)."""
         out: dict[str, list[tuple[str, int, int]]] = {}
         for fp in self.plan.flows:
-            if fp.rate_mbps is not None:
+            if fp.rate_mbps is not None and fp.kind == "tcp":  # udp and voice senders pace themselves
                 kbit = ratecap.cap_kbit(fp.rate_mbps, self.plan.transport.mss_bytes)
                 out.setdefault(self.model.ns(fp.src), []).append((fp.id, self.addressing.flows[fp.id].port, kbit))
         return out
@@ -315,9 +338,12 @@ class LinuxRun:
         check()
         self.apply(0.0)
         self.captures.start(check)
-        for fl in self.flows.values():
+        for fl in self.tcp_flows.values():
             self.traffic.start_server(fl)
-        for fl in self.flows.values():
+        for fl in self.udp_flows.values():
+            check()
+            self.traffic.start_udp_receiver(fl)
+        for fl in self.tcp_flows.values():
             check()
             self.traffic.wait_listening(fl)
         self.setup_s = time.monotonic() - t_start
@@ -391,14 +417,18 @@ class LinuxRun:
         for t, _, kind, arg in actions:
             wait_until(t)
             if kind == "start":
-                self.traffic.start_client(arg)
+                if arg.fp.kind == "tcp":
+                    self.traffic.start_client(arg)
+                else:
+                    self.traffic.start_udp_sender(arg)
             else:
                 self.apply(arg)
         wait_until(self.plan.duration_s)
         self.sampler.join(timeout=10)
         if self.sampler.error is not None:
             raise self.sampler.error
-        self.traffic.finish(list(self.flows.values()))
+        self.traffic.finish(list(self.tcp_flows.values()))
+        self.traffic.finish_udp(list(self.udp_flows.values()))
         self.captures.stop()
 
     # ------------------------------------------------------------------ output
@@ -407,6 +437,9 @@ class LinuxRun:
         scale = 8.0 / self.interval / 1e6
         flows = []
         for fl in self.flows.values():
+            if fl.fp.kind != "tcp":
+                flows.append(self._udp_result(fl, t_s))
+                continue
             total = [round(v * scale, 6) for v in fl.total]
             subs = []
             for sid in fl.order:
@@ -452,9 +485,22 @@ class LinuxRun:
                 "delay_changes": self.network.delay_log,
                 "capacity_changes": self.network.capacity_log,
                 "delay_lines": lines,
+                "udp_flows": self.udp_log,
+                "queueing": self.network.queueing_log,
             },
             captures=self.captures.records(),
         )
+
+    def _udp_result(self, fl: FlowRun, t_s: list[float]) -> FlowResult:
+        """A udp (cbr) or voice flow's result: its series from the sender's and receiver's records
+        (:meth:`.traffic.Traffic.udp_series`), one subflow (its plan's first: one path, as the fluid engine)."""
+        series = self.traffic.udp_series(fl, self.t0 or 0.0)
+        throughput = series.pop("throughput_mbps")
+        self.udp_log[fl.fp.id] = series.pop("udp")
+        sid = fl.order[0]
+        sub = SubflowResult(id=sid, path=fl.last_path[sid], t_s=t_s, throughput_mbps=throughput, retransmissions=0)
+        return FlowResult(id=fl.fp.id, src=fl.fp.src, dst=fl.fp.dst, t_s=t_s, throughput_mbps=throughput,
+                          subflows=[sub], **series)
 
     # ------------------------------------------------------------------ teardown
     def close(self) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from subflow.runplan import ratecap
 from subflow.runplan.document import RunPlan
+from subflow.scenario.document import DEFAULT_TRAFFIC_CLASSES, DSCP_CODEPOINTS, QueueingSettings
 
 from . import commands, delayline
 from .cleanup import RunRecord
@@ -27,6 +28,72 @@ MPTCP_MAX_SUBFLOWS = 8
 def kbit(mbps: float) -> int:
     """Mbit/s to the integer kbit/s that tc takes (at least 8 kbit/s)."""
     return max(8, int(round(mbps * 1000)))
+
+
+#: the rate of a class that only borrows (kbit/s): HTB takes no 0, and this keeps a lower class's packets that
+#: leave at their own rate ahead of a higher class to 8 kbit/s (one 1514-byte frame every 1.5 s)
+MIN_CLASS_KBIT = 8
+#: the HTB class of the class that lists BE (and every unlisted DSCP): the shaper's default leaf
+DEFAULT_MINOR = 10
+
+
+def class_queues(queueing: QueueingSettings, rate_kbit: int, queue_packets: int, frame_bytes: int) -> list[dict]:
+    """The HTB child classes of one shaped direction under ``queueing`` (empty for fifo).
+
+    Linux's HTB is the one classful qdisc the engine relies on (kernels built without ``prio``/``drr``, as this
+    project's, still have it), so both disciplines are HTB classes under the direction's class ``1:1`` (rate =
+    ceil = the capacity), each with a ``pfifo`` of its ``queue_packets`` (the link's when null):
+
+    * ``strict_priority``: HTB ``prio`` = the class's priority (0 first: among the classes that may send, HTB
+      serves the lowest prio number; Linux ``sch_htb.c`` ``htb_dequeue`` walks levels, then prios). The class of
+      the smallest priority has rate = capacity − :data:`MIN_CLASS_KBIT` × the others, so it never waits for
+      tokens; the others rate :data:`MIN_CLASS_KBIT` and borrow the rest (ceil = capacity) in priority order.
+    * ``drr``: one HTB prio for all; rate = capacity × weight / Σ weights (what each class gets while all have
+      packets), ceil = capacity, quantum = ``frame_bytes`` × weight / the smallest weight (HTB shares what the
+      empty classes leave in proportion to the quanta, one maximum frame per round for the lightest class:
+      deficit round robin's rule, Shreedhar & Varghese 1996).
+
+    Parameters
+    ----------
+    queueing : QueueingSettings
+        The scenario's ``queueing``.
+    rate_kbit : int
+        The direction's capacity, kbit/s (HTB counts Ethernet frames).
+    queue_packets : int
+        The link direction's queue, packets.
+    frame_bytes : int
+        Largest Ethernet frame (MTU + 14), bytes.
+
+    Returns
+    -------
+    list of dict
+        ``minor`` (HTB class 1:minor; :data:`DEFAULT_MINOR` for the class that lists BE), ``name``,
+        ``rate_kbit``, ``ceil_kbit``, ``prio``, ``quantum_bytes``, ``limit_packets``, ``dsfields`` (the DS field
+        bytes, code point << 2, that a u32 filter sends to it; empty for the default class).
+    """
+    if queueing.discipline == "fifo":
+        return []
+    classes = list(queueing.classes or DEFAULT_TRAFFIC_CLASSES)
+    out = []
+    extra = 0
+    top = min(c.priority for c in classes)
+    w_sum = sum(c.weight for c in classes)
+    w_min = min(c.weight for c in classes)
+    for c in classes:
+        default = "BE" in c.dscp
+        minor = DEFAULT_MINOR if default else 20 + extra
+        extra += 0 if default else 1
+        if queueing.discipline == "strict_priority":
+            rate = (max(MIN_CLASS_KBIT, rate_kbit - MIN_CLASS_KBIT * (len(classes) - 1)) if c.priority == top
+                    else MIN_CLASS_KBIT)
+            prio, quantum = c.priority, frame_bytes
+        else:
+            rate = max(MIN_CLASS_KBIT, int(rate_kbit * c.weight / w_sum))
+            prio, quantum = 0, max(frame_bytes, int(round(frame_bytes * c.weight / w_min)))
+        out.append({"minor": minor, "name": c.name, "rate_kbit": rate, "ceil_kbit": rate_kbit, "prio": prio,
+                    "quantum_bytes": quantum, "limit_packets": c.queue_packets or queue_packets,
+                    "dsfields": [] if default else [DSCP_CODEPOINTS[d] << 2 for d in c.dscp]})
+    return out
 
 
 class KernelNetwork:
@@ -106,6 +173,11 @@ class KernelNetwork:
         #: "classes"}`` (``t_s``: the plan's time; ``applied_s``: the run clock once tc returned; ``classes``:
         #: the HTB classes changed)
         self.capacity_log: list[dict] = []
+        self.queueing: QueueingSettings = model.scenario.queueing
+        #: the class queues installed: discipline and, per shaped direction, its classes (:func:`class_queues`)
+        self.queueing_log: dict = {"discipline": self.queueing.discipline, "shapers": []}
+        #: (ns, dev) -> the HTB minors of its class queues
+        self.class_minors: dict[tuple[str, str], list[int]] = {}
 
     # ------------------------------------------------------------------ set-up
     def build(self, check: Callable[[], None] | None = None) -> None:
@@ -151,9 +223,21 @@ class KernelNetwork:
             tc(sh.ns, "qdisc", "add", "dev", sh.dev, "root", "handle", "1:", "htb", "default", "10")
             tc(sh.ns, "class", "add", "dev", sh.dev, "parent", "1:", "classid", "1:1", "htb",
                "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
-            tc(sh.ns, "class", "add", "dev", sh.dev, "parent", "1:1", "classid", "1:10", "htb",
-               "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
-            self._leaf(sh, 10)
+            specs = class_queues(self.queueing, rate, sh.queue_packets, m.mtu + 14)
+            if not specs:
+                tc(sh.ns, "class", "add", "dev", sh.dev, "parent", "1:1", "classid", "1:10", "htb",
+                   "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
+                self._leaf(sh, 10)
+                continue
+            for spec in specs:
+                self._class(sh, spec, "add")
+                self._leaf(sh, spec["minor"], limit=spec["limit_packets"])
+                for ds in spec["dsfields"]:
+                    tc(sh.ns, "filter", "add", "dev", sh.dev, "parent", "1:", "protocol", "ip", "prio", "2", "u32",
+                       "match", "ip", "dsfield", f"{ds:#04x}", "0xfc", "flowid", f"1:{spec['minor']}")
+            self.class_minors[(sh.ns, sh.dev)] = [spec["minor"] for spec in specs]
+            self.queueing_log["shapers"].append({"ns": sh.ns, "dev": sh.dev, "resource": sh.resource,
+                                                 "classes": specs})
         check()
         if not self.use_netem:
             self._impairments()
@@ -176,12 +260,20 @@ class KernelNetwork:
         devs += [r.bridge.name for r in m.radios.values() if r.bridge.ns == ns]
         return sorted(devs)
 
-    def _leaf(self, sh, minor: int, verb: str = "add") -> None:
-        """The queue under HTB class ``1:minor``: netem (delay/jitter/loss + limit) or pfifo; ``verb``
-        ``change``: new netem parameters for the existing leaf (a delay change)."""
+    def _class(self, sh, spec: dict, verb: str) -> None:
+        """``tc class add|change`` of one class queue (:func:`class_queues`) under ``1:1``."""
+        tc(sh.ns, "class", verb, "dev", sh.dev, "parent", "1:1", "classid", f"1:{spec['minor']}", "htb",
+           "rate", f"{spec['rate_kbit']}kbit", "ceil", f"{spec['ceil_kbit']}kbit", "prio", str(spec["prio"]),
+           "quantum", str(spec["quantum_bytes"]))
+
+    def _leaf(self, sh, minor: int, verb: str = "add", limit: int | None = None) -> None:
+        """The queue under HTB class ``1:minor``: netem (delay/jitter/loss + limit) or pfifo, of ``limit``
+        packets (default the shaper's ``queue_packets``); ``verb`` ``change``: new netem parameters for the
+        existing leaf (a delay change)."""
+        limit = sh.queue_packets if limit is None else limit
         if self.use_netem and (sh.delay_ms > 0 or sh.jitter_ms > 0 or sh.loss > 0):
             args = ["qdisc", verb, "dev", sh.dev, "parent", f"1:{minor}", "handle", f"{minor}:", "netem",
-                    "limit", str(sh.queue_packets)]
+                    "limit", str(limit)]
             if sh.delay_ms > 0 or sh.jitter_ms > 0:
                 args += ["delay", f"{sh.delay_ms:g}ms"] + ([f"{sh.jitter_ms:g}ms"] if sh.jitter_ms > 0 else [])
             if sh.loss > 0:
@@ -189,7 +281,7 @@ class KernelNetwork:
             tc(sh.ns, *args)
         else:
             tc(sh.ns, "qdisc", "add", "dev", sh.dev, "parent", f"1:{minor}", "handle", f"{minor}:", "pfifo",
-               "limit", str(sh.queue_packets))
+               "limit", str(limit))
 
     def _iface_up(self, ns: str, dev: str, cidr: str, up: bool = True) -> None:
         ip(ns, "addr", "add", cidr, "dev", dev)
@@ -297,10 +389,14 @@ class KernelNetwork:
                 if sh.resource != c.resource:
                     continue
                 sh.rate_mbps = c.capacity_mbps
-                for minor in (1, 10):
+                specs = class_queues(self.queueing, rate, sh.queue_packets, self.model.mtu + 14)
+                for minor in (1,) if specs else (1, 10):
                     tc(sh.ns, "class", "change", "dev", sh.dev, "parent", "1:" if minor == 1 else "1:1",
                        "classid", f"1:{minor}", "htb", "rate", f"{rate}kbit", "ceil", f"{rate}kbit")
                     classes.append(f"{sh.dev} 1:{minor}")
+                for spec in specs:  # the class queues: their rates and ceilings follow the capacity
+                    self._class(sh, spec, "change")
+                    classes.append(f"{sh.dev} 1:{spec['minor']}")
             self.capacity_log.append({"t_s": round(c.t_s, 6), "applied_s": round(self.now(), 6), "resource": c.resource,
                                       "capacity_mbps": c.capacity_mbps, "rate_kbit": rate, "classes": classes})
 
@@ -322,7 +418,10 @@ class KernelNetwork:
                 for sh in self.model.shapers:
                     if sh.resource == c.resource and (sh.delay_ms > 0 or sh.jitter_ms > 0 or sh.loss > 0):
                         sh.delay_ms = c.delay_ms
-                        self._leaf(sh, 10, "change")
+                        specs = class_queues(self.queueing, kbit(sh.rate_mbps), sh.queue_packets,
+                                             self.model.mtu + 14)
+                        for spec in specs or [{"minor": 10, "limit_packets": sh.queue_packets}]:
+                            self._leaf(sh, spec["minor"], "change", limit=spec["limit_packets"])
                         for ns, dev, minor, _ in self.limit_classes.values():
                             if (ns, dev) == (sh.ns, sh.dev):
                                 self._leaf(sh, minor, "change")

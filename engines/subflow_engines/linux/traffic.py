@@ -1,5 +1,6 @@
 """The traffic of one ``linux`` run: per-flow bookkeeping, the iperf3 servers and clients
-(``iperf3 -J``, under ``mptcpize`` for MPTCP), and their reports re-aligned to the run clock.
+(``iperf3 -J``, under ``mptcpize`` for MPTCP), and their reports re-aligned to the run clock; udp (cbr) and
+voice flows by the timestamped sender and receiver of :mod:`.udpflow`, their figures by :mod:`.cbrstats`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,13 +18,18 @@ from pathlib import Path
 from subflow.runplan import finish as finish_rule
 from subflow.runplan.document import FlowPlan, RunPlan
 
-from . import commands, iperf3
+from subflow.scenario.document import DSCP_CODEPOINTS, VoiceSource
+
+from . import cbrstats, commands, iperf3, udpflow
 from .commands import EngineCannotRun
 from .topology import Model
 
 MIN_INTERVAL_S = 0.1
 #: iperf3 -l for rate-limited flows (bytes): small writes keep -b pacing smooth
 PACED_WRITE_BYTES = 16384
+#: how long udp receivers keep listening after the run's end (s): a packet still queued then arrives (a full
+#: 100-packet queue at 1 Mbit/s drains in 1.2 s); one arriving later counts as lost
+UDP_DRAIN_S = 1.5
 
 
 class FlowRun:
@@ -48,6 +55,9 @@ class FlowRun:
         self.launch_s: float | None = None
         self.client_out: Path | None = None
         self.server_out: Path | None = None
+        #: udp and voice flows: the sender's and receiver's records (:mod:`.udpflow`)
+        self.sent_path: Path | None = None
+        self.received_path: Path | None = None
         for seg in fp.segments:
             for sp in seg.subflows:
                 if sp.id not in self.sub_bytes:
@@ -130,9 +140,125 @@ class Traffic:
             args += ["-w", str(rbuf)]
         if fp.rate_mbps is not None:
             args += ["-b", f"{fp.rate_mbps * 1e6:.0f}", "-l", str(PACED_WRITE_BYTES)]
+        flow = self.scenario_flow(fp.id)
+        dscp = DSCP_CODEPOINTS[getattr(flow, "dscp", "BE") or "BE"]
+        if dscp:
+            args += ["-S", str(dscp << 2)]  # IP_TOS of the data direction
         fl.client_out = self.tmp / f"client-{fa.index}.json"
         fl.launch_s = self.now()
         fl.client = self.spawn(args, fl.client_out)
+
+    # ------------------------------------------------------------------ udp (cbr) and voice flows
+    def _python(self, ns: str) -> list[str]:
+        # the module's file, not ``-m`` (no package import: numba would cost seconds); -P keeps its folder off
+        # sys.path
+        return ["ip", "netns", "exec", ns, os.environ.get("SUBFLOW_LINUX_PYTHON", sys.executable), "-P",
+                udpflow.__file__]
+
+    def start_udp_receiver(self, fl: FlowRun) -> None:
+        """The :mod:`.udpflow` receiver in the destination's namespace, on the flow's address and port; waits
+        until it has bound (10 s at most).
+
+        Raises
+        ------
+        EngineCannotRun
+            If it does not start.
+        """
+        fa = fl.fa
+        fl.received_path = self.tmp / f"udp-received-{fa.index}.bin"
+        fl.server_out = self.tmp / f"udp-recv-{fa.index}.log"
+        args = self._python(self.model.ns(fl.fp.dst)) + ["recv", "--bind", fa.connect_addr, "--port", str(fa.port),
+                                                         "--out", str(fl.received_path)]
+        fl.server = self.spawn(args, fl.server_out, stdin=True)
+        deadline = time.monotonic() + 10.0
+        while "ready" not in fl.server_out.read_text(errors="replace"):
+            if fl.server.poll() is not None or time.monotonic() > deadline:
+                raise EngineCannotRun(f"udp receiver for flow {fl.fp.id} did not start: "
+                                      f"{fl.server_out.read_text(errors='replace')[-300:]}")
+            time.sleep(0.05)
+
+    def udp_schedule(self, fl: FlowRun) -> tuple[int, float, int]:
+        """(UDP payload bytes, seconds between packets, packets) of a udp (cbr) or voice flow: IP packets of the
+        plan's ``packet_bytes`` (payload + 28 bytes of IPv4 and UDP; voice: the codec's payload + 12 bytes of RTP
+        inside it) at the plan's ``rate_mbps`` (voice: the codec's IP rate) from ``start_s`` to ``stop_s``."""
+        fp = fl.fp
+        packet = int(fp.packet_bytes)
+        gap_s = packet * 8.0 / (fp.rate_mbps * 1e6)
+        count = max(1, int(math.floor((fp.stop_s - fp.start_s) / gap_s + 1e-9)))
+        return packet - 28, gap_s, count
+
+    def start_udp_sender(self, fl: FlowRun) -> None:
+        """The :mod:`.udpflow` sender in the source's namespace, bound to the flow's source address, marked with
+        its DSCP (``IP_TOS``)."""
+        fp, fa = fl.fp, fl.fa
+        payload, gap_s, count = self.udp_schedule(fl)
+        flow = self.scenario_flow(fp.id)
+        dscp = DSCP_CODEPOINTS[getattr(flow, "dscp", "BE") or "BE"]
+        fl.sent_path = self.tmp / f"udp-sent-{fa.index}.bin"
+        fl.client_out = self.tmp / f"udp-send-{fa.index}.log"
+        args = self._python(self.model.ns(fp.src)) + [
+            "send", "--dst", fa.connect_addr, "--port", str(fa.port), "--bind", fa.bind_addr, "--dscp", str(dscp),
+            "--payload-bytes", str(payload), "--interval-s", f"{gap_s:.9f}", "--count", str(count),
+            "--out", str(fl.sent_path)]
+        fl.launch_s = self.now()
+        fl.client = self.spawn(args, fl.client_out)
+
+    def scenario_flow(self, flow_id: str):
+        """The scenario's :class:`~subflow.scenario.document.Flow` of ``flow_id`` (None if absent)."""
+        return next((f for f in self.model.scenario.flows if f.id == flow_id), None)
+
+    def finish_udp(self, flows: list[FlowRun]) -> None:
+        """Wait for the senders, keep the receivers listening :data:`UDP_DRAIN_S` more, then stop them (``stop``
+        on stdin: each writes its records)."""
+        _finish([fl.client for fl in flows], finish_rule.client_grace_s(self.plan))
+        if flows:
+            time.sleep(UDP_DRAIN_S)
+        for fl in flows:
+            if fl.server is not None and fl.server.poll() is None:
+                try:
+                    fl.server.stdin.write(b"stop\n")
+                    fl.server.stdin.flush()
+                except OSError:
+                    pass
+        _finish([fl.client for fl in flows] + [fl.server for fl in flows], finish_rule.SERVER_GRACE_S)
+
+    def udp_series(self, fl: FlowRun, t0: float) -> dict:
+        """The flow's per-interval series (:func:`.cbrstats.cbr_series`, and for voice
+        :func:`.cbrstats.voice_ratings`) from its records placed on the run clock (``t0``: the run clock's origin
+        on ``CLOCK_MONOTONIC``), and a ``udp`` extra (packets sent and received).
+
+        Raises
+        ------
+        EngineCannotRun
+            If the sender or the receiver left no record.
+        """
+        if fl.sent_path is None or not fl.sent_path.exists():
+            raise EngineCannotRun(f"udp sender of flow {fl.fp.id} left no record: "
+                                  f"{fl.client_out.read_text(errors='replace')[-300:] if fl.client_out else ''}")
+        if fl.received_path is None or not fl.received_path.exists():
+            raise EngineCannotRun(f"udp receiver of flow {fl.fp.id} left no record: "
+                                  f"{fl.server_out.read_text(errors='replace')[-300:] if fl.server_out else ''}")
+        sent = [t - t0 for t in udpflow.read_sent(fl.sent_path)]
+        received = [(q, s - t0, r - t0) for q, s, r in udpflow.read_received(fl.received_path)]
+        v = None
+        if fl.fp.kind == "voice":
+            flow = self.scenario_flow(fl.fp.id)
+            v = (flow.voice if flow is not None else None) or VoiceSource()
+        out = cbrstats.cbr_series(sent, received, int(fl.fp.packet_bytes), self.interval, self.n_bins,
+                                  playout_delay_ms=v.playout_delay_ms if v is not None else None)
+        if v is not None:
+            out["r_factor"], out["mos"] = cbrstats.voice_ratings(
+                out["delay_ms"], out["loss"], out.pop("late"), v.codec, v.plc, v.silence_suppression,
+                v.packet_interval_ms, v.playout_delay_ms)
+        out["udp"] = {"packets_sent": len(sent), "packets_received": len({q for q, _, _ in received}),
+                      "packet_bytes": int(fl.fp.packet_bytes)}
+        art = os.environ.get("SUBFLOW_LINUX_ARTIFACTS_DIR")
+        if art:
+            dest = Path(art) / self.model.prefix
+            dest.mkdir(parents=True, exist_ok=True)
+            for path in (fl.sent_path, fl.received_path):
+                shutil.copy(path, dest / f"{fl.fp.id}-{path.name}")
+        return out
 
     def finish(self, flows: list[FlowRun]) -> None:
         """Let the clients finish, then the servers, by the rule of :mod:`subflow.runplan.finish`: a process

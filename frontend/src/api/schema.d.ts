@@ -3551,6 +3551,10 @@ export interface components {
             prefix: string;
             /** Processes */
             processes: number[];
+            /** Queueing */
+            queueing?: {
+                [key: string]: unknown;
+            };
             /** Rate Caps */
             rate_caps?: components["schemas"]["RateCap"][];
             /** Rate Limits */
@@ -3559,6 +3563,12 @@ export interface components {
             setup_s: number;
             /** Throughput Source */
             throughput_source: string;
+            /** Udp Flows */
+            udp_flows?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
         };
         /**
          * LoiterMobility

@@ -301,6 +301,20 @@ def e_model(params: EModelParameters = EModelParameters()) -> Rating:
     return Rating(ro=ro, is_=is_, idte=idte, idle=idle, idd=idd, ie_eff=ie_eff, a=params.a, r=r, mos=mos_from_r(r))
 
 
+#: codec look-ahead added to the mouth-to-ear delay, ms: G.711 codes sample by sample (none); G.729 and G.729A
+#: analyse 5 ms of the next frame (G.729 §2: 10 ms frames with a 5 ms look-ahead; the frame itself is in the
+#: packetisation interval). Opus has no G.113 values, so its rating is null whatever its look-ahead.
+CODEC_LOOKAHEAD_MS = {"g711": 0.0, "g729a": 5.0, "opus": 0.0}
+
+
+def mouth_to_ear_ms(one_way_ms: float, codec: str, packet_interval_ms: float, playout_delay_ms: float) -> float:
+    """The mouth-to-ear delay of a VoIP call, ms: the network's one-way delay + the packetisation interval + the
+    fixed playout (jitter) buffer + the codec's look-ahead (:data:`CODEC_LOOKAHEAD_MS`), the delay the E-model's
+    T, Ta and Tr/2 stand for (ITU-T G.107 §7; the delay budget of ITU-T G.114 Appendix I). Every engine rates a
+    call with it (docs/traffic.md)."""
+    return one_way_ms + packet_interval_ms + playout_delay_ms + CODEC_LOOKAHEAD_MS[codec]
+
+
 def voice_rating(mouth_to_ear_delay_ms: float, loss_fraction: float, impairment: CodecImpairment,
                  burst_ratio: float = 1.0, base: EModelParameters = EModelParameters()) -> Rating:
     """E-model rating of a VoIP call (:func:`e_model`) from its one-way delay and packet loss.

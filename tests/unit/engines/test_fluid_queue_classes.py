@@ -139,11 +139,13 @@ def test_queues_by_class_run_on_the_scalar_kernel():
         fluid.run(tcp_only, kernel="vector")
 
 
-def test_fluid_honours_the_queueing_and_linux_refuses_it_naming_the_field():
+def test_fluid_honours_the_queueing_and_linux_refuses_only_edca_naming_the_field():
     doc = _doc(TCP, queueing={"discipline": "strict_priority"})
     all_engines()["fluid"].check(resolve_plan(doc, "sptcp"))
-    with pytest.raises(EngineCannotRun, match=r"^queueing\b.*: engine linux does not honour it"):
-        all_engines()["linux"].check(resolve_plan(doc, "sptcp", "linux"))
+    all_engines()["linux"].check(resolve_plan(doc, "sptcp", "linux"))  # HTB classes by DS field
+    edca = _doc(TCP, queueing={"discipline": "strict_priority", "wifi": "edca"})
+    with pytest.raises(EngineCannotRun, match=r"^queueing\.wifi='edca': engine linux does not honour it"):
+        all_engines()["linux"].check(resolve_plan(edca, "sptcp", "linux"))
 
 
 def test_drr_splits_two_bulk_tcp_flows_by_their_classes_weights():

@@ -172,16 +172,21 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
 
 
 @pytest.mark.parametrize(("engine", "flow", "field"), [
-    *((e, flow, field) for e in ("linux", "mininet-wifi") for flow, field in [
+    *(("mininet-wifi", flow, field) for flow, field in [
         ({"kind": "voice", "voice": {"codec": "g729a", "silence_suppression": True}}, "kind='voice'"),
         ({"kind": "udp", "rate_mbps": 1.0}, "kind='udp'"),
         ({"kind": "video", "video": {"bitrate_mbps": 2.0}}, "kind='video'"),
         ({"dscp": "EF"}, "dscp='EF'")]),
+    # linux sends cbr udp and voice (subflow_engines.linux.udpflow) with their DSCP, not on/off sources or video
+    ("linux", {"kind": "voice", "voice": {"codec": "g729a", "silence_suppression": True}},
+     "voice.silence_suppression=True"),
+    ("linux", {"kind": "udp", "rate_mbps": 1.0, "udp": {"pattern": "on_off"}}, "udp.pattern='on_off'"),
+    ("linux", {"kind": "video", "video": {"bitrate_mbps": 2.0}}, "video=VideoSource"),
 ])
 def test_engines_refuse_flows_beyond_what_they_run_naming_the_field(engine, flow, field):
-    """linux and mininet-wifi run no udp, voice or video sources or priority classes: each refuses them by the
-    field's path, through the registry (the agent's and the CLI's path) before anything runs; a tcp flow marked BE
-    still runs (fluid runs them all)."""
+    """mininet-wifi runs no udp, voice or video sources or priority classes, linux no on/off source or video (fluid
+    runs them all): each refuses them by the field's path, through the registry (the agent's and the CLI's path)
+    before anything runs; a tcp flow marked BE still runs."""
     doc = {**WIRED_CAPTURE, "capture": []}
     doc["flows"] = [{"id": "f", "src": "a", "dst": "b", **flow}]
     with pytest.raises(EngineCannotRun, match=rf"^flows\[0\]\.{field}: engine {engine} does not honour it \("):
@@ -205,3 +210,16 @@ def test_the_flow_kind_fields_are_the_schemas():
     fields = schema_fields()
     sources = {f for f in fields if f.split(".")[0] in ("UdpSource", "VoiceSource", "VideoSource")}
     assert sources | {"Flow.kind", "Flow.udp", "Flow.voice", "Flow.video"} == set(FLOW_KIND_FIELDS)
+
+
+def test_the_linux_engine_runs_cbr_udp_and_voice_in_priority_classes_but_not_edca():
+    """linux honours cbr udp and voice flows, their DSCP and queues by class (strict_priority, drr); it has no
+    802.11 MAC, so EDCA is refused naming queueing.wifi."""
+    doc = {**WIRED_CAPTURE, "capture": [], "queueing": {"discipline": "strict_priority"}}
+    doc["flows"] = [{"id": "f", "src": "a", "dst": "b"},
+                    {"id": "v", "src": "a", "dst": "b", "kind": "voice", "dscp": "EF"},
+                    {"id": "u", "src": "a", "dst": "b", "kind": "udp", "rate_mbps": 1.0, "dscp": "AF41"}]
+    all_engines()["linux"].check(resolve_plan(doc, "sptcp", "linux"))
+    all_engines()["linux"].check(resolve_plan({**doc, "queueing": {"discipline": "drr"}}, "sptcp", "linux"))
+    with pytest.raises(EngineCannotRun, match=r"^queueing\.wifi='edca': engine linux does not honour it \(.*802\.11"):
+        all_engines()["linux"].check(resolve_plan({**doc, "queueing": {"wifi": "edca"}}, "sptcp", "linux"))

@@ -1,0 +1,126 @@
+"""Per-interval figures of a ``linux`` udp (cbr) or voice flow from its packets' send and arrival times
+(:mod:`.udpflow`), the same series the fluid engine's constant-rate sources report (docs/traffic.md).
+
+Pure (no system calls): the engine passes the sender's and receiver's records already on its run clock.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from subflow.errors import QualityModelInvalid
+from subflow.results.voice import codec_impairment, interarrival_jitter_s, mouth_to_ear_ms, voice_rating
+
+
+def cbr_series(sent_s: list[float], received: list[tuple[int, float, float]], packet_bytes: int,
+               interval_s: float, n_bins: int, playout_delay_ms: float | None = None) -> dict:
+    """Throughput, delay, its 95th percentile, RTP jitter and loss per output interval.
+
+    Parameters
+    ----------
+    sent_s : list of float, shape (n_sent,)
+        Send time of sequence number k (run clock, s).
+    received : list of (int, float, float)
+        (sequence number, send time s, arrival time s) of each datagram received, in arrival order (run clock);
+        a repeated sequence number counts once (its first arrival).
+    packet_bytes : int
+        IP packet size, bytes (the throughput is the flow's IP rate, as the fluid engine's).
+    interval_s : float
+        Output interval, s; interval b is [b·interval_s, (b + 1)·interval_s).
+    n_bins : int
+        Number of intervals.
+    playout_delay_ms : float, optional
+        A voice call's fixed playout buffer, ms: with it the answer also has ``late`` (below).
+
+    Returns
+    -------
+    dict
+        ``throughput_mbps`` (IP bits arrived in the interval / interval, Mbit/s), ``delay_ms`` (mean one-way delay
+        arrival − send of the packets that arrived in the interval, ms; null where none did), ``delay_p95_ms``
+        (their 95th percentile, linear interpolation between order statistics), ``jitter_ms`` (RFC 3550 §6.4.1
+        J after the last packet arrived by the interval's end, over the packets in arrival order,
+        :func:`subflow.results.voice.interarrival_jitter_s`; null before the first arrival and where the flow
+        neither sent nor received), ``loss`` (fraction of the packets sent in the interval that never arrived;
+        null where none was sent); with ``playout_delay_ms``, ``late``: the packets that arrived in the interval
+        more than the buffer above its mean delay (a fixed buffer centred on the mean discards them), as a
+        fraction of the packets sent in it (0 where none was sent), the fluid engine's rule
+        (:mod:`subflow_engines.fluid.cbr`).
+    """
+    seen: set[int] = set()
+    rx: list[tuple[int, float, float]] = []
+    for seq, s, r in received:
+        if seq in seen or seq >= len(sent_s):
+            continue
+        seen.add(seq)
+        rx.append((seq, s, r))
+
+    def bin_of(t: float) -> int | None:
+        b = int(math.floor(t / interval_s + 1e-9))
+        return b if 0 <= b < n_bins else None
+
+    sent = [0] * n_bins
+    lost = [0] * n_bins
+    for seq, t in enumerate(sent_s):
+        b = bin_of(t)
+        if b is None:
+            continue
+        sent[b] += 1
+        if seq not in seen:
+            lost[b] += 1
+    delays: list[list[float]] = [[] for _ in range(n_bins)]
+    arrived = [0] * n_bins
+    j_end: list[float | None] = [None] * n_bins
+    js = interarrival_jitter_s([s for _, s, _ in rx], [r for _, _, r in rx]) if rx else []
+    for (_, s, r), j in zip(rx, js):
+        b = bin_of(r)
+        if b is None:
+            continue
+        arrived[b] += 1
+        delays[b].append(r - s)
+        j_end[b] = float(j)
+    jitter: list[float | None] = [None] * n_bins
+    last: float | None = None
+    for b in range(n_bins):
+        if j_end[b] is not None:
+            last = j_end[b]
+        if last is not None and (sent[b] or arrived[b]):
+            jitter[b] = round(last * 1e3, 6)
+    scale = packet_bytes * 8.0 / interval_s / 1e6
+    out = {
+        "throughput_mbps": [round(n * scale, 6) for n in arrived],
+        "delay_ms": [round(float(np.mean(d)) * 1e3, 6) if d else None for d in delays],
+        "delay_p95_ms": [round(float(np.percentile(d, 95)) * 1e3, 6) if d else None for d in delays],
+        "jitter_ms": jitter,
+        "loss": [round(lo / n, 9) if n else None for lo, n in zip(lost, sent)],
+    }
+    if playout_delay_ms is not None:
+        out["late"] = [sum(1 for x in d if x > float(np.mean(d)) + playout_delay_ms * 1e-3 + 1e-12) / n if n and d
+                       else 0.0 for d, n in zip(delays, sent)]
+    return out
+
+
+def voice_ratings(delay_ms: list, loss: list, late: list, codec: str, plc: bool, silence_suppression: bool,
+                  packet_interval_ms: float, playout_delay_ms: float) -> tuple[list, list]:
+    """``r_factor`` and ``mos`` per interval by the fluid engine's rule (:mod:`subflow_engines.fluid.cbr`):
+    :func:`subflow.results.voice.voice_rating` with mouth-to-ear delay
+    :func:`subflow.results.voice.mouth_to_ear_ms` (``delay_ms`` + packetisation + the playout buffer + the codec's
+    look-ahead), Ppl = the interval's loss + its ``late`` packets (:func:`cbr_series`) as random loss, and the
+    codec's ITU-T G.113 Ie and Bpl; null where delay or loss is null, and everywhere for a codec G.113 does not
+    tabulate (Opus)."""
+    try:
+        impairment = codec_impairment(codec, plc, silence_suppression)
+    except QualityModelInvalid:
+        return [None] * len(delay_ms), [None] * len(delay_ms)
+    r_out, mos_out = [], []
+    for d, lo, la in zip(delay_ms, loss, late):
+        if d is None or lo is None:
+            r_out.append(None)
+            mos_out.append(None)
+            continue
+        rating = voice_rating(mouth_to_ear_ms(d, codec, packet_interval_ms, playout_delay_ms), min(1.0, lo + la),
+                              impairment)
+        r_out.append(round(rating.r, 4))
+        mos_out.append(round(rating.mos, 4))
+    return r_out, mos_out
