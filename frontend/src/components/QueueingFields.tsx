@@ -93,7 +93,7 @@ function ClassesTable({ classes, discipline, e, onClasses }: { classes: TrafficC
             return (
               <tr key={i}>
                 <td>
-                  <input aria-label={`Class ${i + 1} name`} defaultValue={c.name} key={c.name} size={10} aria-invalid={err("name") ? true : undefined} onBlur={(ev) => ev.currentTarget.value !== c.name && set(i, { name: ev.currentTarget.value.trim() }, "name")} />
+                  <input aria-label={`Class ${i + 1} name`} defaultValue={c.name} key={c.name} size={8} aria-invalid={err("name") ? true : undefined} onBlur={(ev) => ev.currentTarget.value !== c.name && set(i, { name: ev.currentTarget.value.trim() }, "name")} />
                   <CellError text={err("name") ?? e[`queueing.classes.${i}`]} />
                 </td>
                 <td>
@@ -140,7 +140,7 @@ function DscpListInput({ classIndex, value, error, onChange }: { classIndex: num
         aria-label={`Class ${classIndex + 1} DSCP classes`}
         defaultValue={text}
         key={text}
-        size={18}
+        size={12}
         aria-invalid={error ? true : undefined}
         onBlur={(ev) => {
           const parsed = parseDscpList(ev.currentTarget.value);
