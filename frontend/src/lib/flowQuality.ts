@@ -60,7 +60,7 @@ export const QUALITY_METRICS: Record<QualityMetric, QualityMetricSpec> = {
     domain: [1, 4.5],
     // MOS(R = 70) = 1 + 0.035·70 + 70·(70 − 60)·(100 − 70)·7·10⁻⁶ = 3.597 (G.107 Annex B); R 70 is the lower edge
     // of G.109's "medium" category (some users dissatisfied)
-    reference: { value: 3.6, label: "MOS 3.6 (R 70): some users dissatisfied below" },
+    reference: { value: 3.6, label: "MOS 3.6 (R 70): many users dissatisfied below (G.109)" },
     description: "Mean opinion score per interval from the ITU-T G.107 E-model (voice flows; none for a codec without G.113 values).",
   },
 };
