@@ -1,6 +1,7 @@
 /**
  * A voice call added in the editor and compared on the fluid engine: the flow's kind chosen in the flows table
- * (its rate then follows from the codec, the codec's settings below the row, RFC 4594's EF named), saved, compared
+ * (its rate then follows from the codec, the codec's settings below the row, RFC 4594's EF named, the server's refusal
+ * of a G.729A packet interval shown on its field), saved, compared
  * sptcp vs mptcp from the scenario page's Compare dialog, then the delay, jitter, loss and MOS charts beside the
  * throughput charts and the quality summary, with the figures worked out by hand; the scenario's queueing section
  * opened on the way (strict priority with edited classes, then back to fifo); axe-core on both pages.
@@ -69,6 +70,17 @@ test("a voice call added in the editor: its delay and MOS beside the throughput 
   await inspector.getByLabel("RFC 8325 default classes (voice, video, best effort, background)").check();
   await inspector.getByLabel("Link queues").selectOption("fifo");
   await expect(classes).toHaveCount(0);
+
+  // the server's check of the codec, on its field: G.729A packs whole 10 ms frames, so 25 ms is refused
+  await voice.getByLabel("Codec").selectOption("g729a");
+  await voice.getByLabel("Packet interval (ms)").fill("25");
+  await page.getByRole("button", { name: "Save" }).click();
+  const interval = voice.getByLabel("Packet interval (ms)");
+  await expect(interval).toHaveAttribute("aria-invalid", "true");
+  await expect(voice).toContainText("g729a packs whole 10 ms frames");
+  await voice.getByLabel("Codec").selectOption("g711");
+  await interval.fill("20");
+  await expect(interval).not.toHaveAttribute("aria-invalid", "true");
 
   await page.getByRole("button", { name: "Save" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Saved version 2" })).toBeVisible();
