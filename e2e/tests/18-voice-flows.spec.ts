@@ -50,11 +50,11 @@ test("a voice call added in the editor: its delay and MOS beside the throughput 
   await expect(voice.getByLabel("Codec")).toHaveValue("g711");
   await expect(voice.getByLabel("Packet interval (ms)")).toHaveValue("20");
   await expect(voice).toContainText("80.000 kbit/s on the wire");
-  await expect(flows.getByLabel("Flow f2 DSCP")).toHaveValue("BE"); // the fluid engine has no priority queues
+  await expect(flows.getByLabel("Flow f2 DSCP")).toHaveValue("BE"); // named, not chosen: the class stays the user's
   await snap(page, testInfo, "01-voice-flow");
 
-  // the scenario's queueing section: a discipline with edited classes (checked by axe), then back to fifo, which
-  // the fluid engine runs
+  // the scenario's queueing section: a discipline with edited classes (checked by axe), then back to fifo, so that
+  // the call's figures below are one FIFO's
   const inspector = page.locator(".inspector");
   await inspector.getByLabel("Link queues").selectOption("strict_priority");
   await inspector.getByLabel("RFC 8325 default classes (voice, video, best effort, background)").uncheck();

@@ -166,13 +166,23 @@ point's air, shared by both directions, delays the ACKs of the data that crossed
 further. A hop's per-subflow service is proportional within the backlog and within the arrivals
 (fluid FIFO).
 
+Queues by class (:mod:`.classes`): with the plan's ``queueing`` discipline ``strict_priority`` or ``drr``, every
+resource keeps one drop-tail queue per class (a flow's class from its DSCP), and each step first shares the
+capacity among the classes (strict priority: what higher classes leave; drr: ∝ weight among the backlogged
+classes, water-filling), then serves each class's queue with the FIFO equations above at its share; a class's
+queueing delay is its queue over its rate plus the residual of the packet in transmission (non-preemptive). With
+``wifi`` ``edca`` an 802.11 hop serves the four access categories in strict priority over its airtime, each frame
+paying its category's AIFS + mean backoff (IEEE 802.11-2020 Table 9-155). ``fifo`` and ``dcf`` take the code path
+above unchanged. Plans with queues by class run on the scalar kernel.
+
 Constant-rate sources (``udp`` cbr and ``voice`` flows, :mod:`.cbr`) send at their rate on the first path of
 their segment, with no window or timer, into the same queues; their one-way delay (propagation + queueing +
 one packet's transmission per hop), RFC 3550 jitter, loss and, for voice, E-model R and MOS are reported per
 interval. Plans with them run on the scalar kernel.
 
 Modules: :mod:`.common` (framing overhead, timeout probability, time grid, set-up, events,
-step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.queues` (the network's
+step loop and output shared by both kernels), :mod:`.cbr` (constant-rate sources), :mod:`.classes` (queues by
+class, scalar kernel), :mod:`.queues` (the network's
 queues, shared by both kernels), :mod:`.invariants` (the checks), :mod:`.scalar` (every feature, Python objects),
 :mod:`.vectorised` (arrays, per-step dynamics numba-compiled and run many steps per call; the
 default for every plan it supports).
@@ -184,7 +194,7 @@ from collections.abc import Callable
 
 from subflow.errors import RunCancelled
 from subflow.results.document import EngineOutput
-from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses, flow_kind_fields, queueing_fields
+from subflow.runplan.capabilities import LINK_BUDGET_HONOURED, PLANNED, Honours, Refuses, flow_kind_fields
 from subflow.runplan.document import RunPlan
 
 from subflow_engines.fluid import vectorised
@@ -221,8 +231,9 @@ FIELDS = {
         "engine's delay line keeps it): packets closer together than the jitter queue behind the "
         "latest draw, raising the mean RTT; RTT samples vary, feeding SRTT, RTTVAR and the RTO "
         "(RFC 6298); no reordering (plans with jitter run on the scalar kernel)"),
-    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS; the ACKs of flows "
-                                  "sending the other way wait behind its data (in their RTT)"),
+    "Link.queue_packets": Honours("drop-tail queue of each direction, packets of MSS (with queues by class, each "
+                                  "class's unless it sets its own); the ACKs of flows sending the other way wait "
+                                  "behind its data (in their RTT)"),
     "AccessPointNode.wireless_bandwidth_mbps": Honours("air capacity shared by both directions"),
     "AccessPointNode.wireless_delay_ms": Honours("air propagation delay"),
     "AccessPointNode.wireless_loss": Honours("random loss of packets crossing the air"),
@@ -232,9 +243,29 @@ FIELDS = {
     "RateStep.bandwidth_mbps": Honours("air capacity changes with the stations' distance (plan)"),
     "Flow.rate_mbps": Honours("application demand caps the sending rate"),
     "Flow.size_bytes": Honours("finite transfer; completion_s reported"),
-    # udp on/off sources, silence suppression (on/off voice), video and priority classes stay refused
+    # udp on/off sources, silence suppression (on/off voice) and video stay refused
     **flow_kind_fields(),
-    **queueing_fields(),
+    "Flow.dscp": Honours("the flow's class in queues by class (data and a TCP flow's ACKs): its queueing "
+                         "class (traffic_class_of) on links, its access category (RFC 8325) on 802.11 hops under "
+                         "edca; under fifo/dcf every class shares the one FIFO"),
+    "Scenario.queueing": Honours("container of the fields below (subflow_engines.fluid.classes; plans with "
+                                 "queues by class run on the scalar kernel)"),
+    "QueueingSettings.discipline": Honours(
+        "fifo: one drop-tail queue per resource; strict_priority: one per class, a class served with "
+        "what higher classes leave; drr: backlogged classes share the capacity in proportion to weight "
+        "(water-filling, the fluid limit of deficit round robin); each class's delay is its queue over its "
+        "rate plus the residual of the packet in service (non-preemptive); on every link direction and on "
+        "802.11 hops under dcf"),
+    "QueueingSettings.classes": Honours("the classes of strict_priority and drr (default: RFC 8325's four)"),
+    "QueueingSettings.wifi": Honours(
+        "edca: on 802.11 hops the four access categories in strict priority over the airtime, each frame's "
+        "access from its category's AIFS + mean backoff (IEEE 802.11-2020 Table 9-155 defaults); no TXOP "
+        "bursts, internal collisions or priority between stations' queues; dcf: one queue (or the discipline's)"),
+    "TrafficClass.name": Honours("names the class"),
+    "TrafficClass.dscp": Honours("the DiffServ classes it queues"),
+    "TrafficClass.priority": Honours("strict_priority: serving order, 0 first"),
+    "TrafficClass.weight": Honours("drr: share of the capacity while backlogged"),
+    "TrafficClass.queue_packets": Honours("the class's own drop-tail buffer, packets of MSS"),
     "Flow.kind": Honours("tcp: the strategy's transport; udp and voice: a constant-rate, non-responsive source "
                          "sharing the queues, with per-interval delay_ms, jitter_ms, loss (voice: E-model R and "
                          "MOS; subflow_engines.fluid.cbr); a video flow is refused by its video settings"),

@@ -40,6 +40,7 @@ from subflow_engines.fluid.common import (
     throughput_mbps,
 )
 from subflow_engines.fluid.cbr import CBR_KINDS, CbrSource, one_way_delay_s
+from subflow_engines.fluid.classes import ClassedQueues, is_classed, serve_classes
 from subflow_engines.fluid.queues import serve
 
 CUBIC_C = 0.4  # RFC 9438 §5, packets / s^3
@@ -313,6 +314,9 @@ class ScalarSimulator(FluidSimulator):
         self.cc = plan.transport.congestion_control
         self.cwnd_clamp = self.cwnd_clamp_packets
         self.any_finite = any(fp.size_bytes is not None for fp in plan.flows)
+        #: queues by class (:mod:`.classes`) when the plan's queueing is not fifo/dcf, else None (one FIFO each)
+        self.classes = (ClassedQueues(plan, self.resources, self.n_slots, self.conn_of, self.pkt_bits)
+                        if is_classed(plan) else None)
 
     def fifo_jitter_s(self, sub: _Sub) -> float:
         """Mean extra RTT, s, that ``sub``'s jittery hops add by keeping packet order
@@ -563,8 +567,12 @@ class ScalarSimulator(FluidSimulator):
         # dropped_slot: Σ of the drop fractions along the path (queues.serve), of the bits sent this step
         dropped = min(1.0, float(self.dropped_slot[sub.slot])) * sub.x * self.clock.dt_s
         lost_ip_bits = (dropped + random_lost) / self.wire
-        delay = one_way_delay_s(sub.res, self.resources, self.queue_bits, self.cap_bps,
-                                conn.cbr.packet_bits * self.wire)
+        if self.classes is None:
+            delay = one_way_delay_s(sub.res, self.resources, self.queue_bits, self.cap_bps,
+                                    conn.cbr.packet_bits * self.wire)
+        else:  # its class's queue, W0 and transmission (.classes)
+            delay = self.classes.one_way_delay_s(sub.slot, sub.res, self.resources, self.cap_bps,
+                                                 conn.cbr.packet_bits * self.wire)
         conn.cbr.record(b, delay, got / self.wire, lost_ip_bits)
 
     def schedule(self, step: int, t: float) -> None:
@@ -719,6 +727,15 @@ class ScalarSimulator(FluidSimulator):
         self.rebuild_network(t, rows)
         self.paths_dirty = False
 
+    def refresh_rows(self) -> None:
+        """As :meth:`FluidSimulator.refresh_rows`; with queues by class, each incidence's class and each slot's
+        round-trip queueing delay from its classes' delays (:mod:`.classes`)."""
+        super().refresh_rows()
+        cq = getattr(self, "classes", None)
+        if cq is not None:
+            cq.rows_changed(self.net, self.queue_bits)
+            cq.round_trip_delays(self.net, self.qdelay_s)
+
     def serve_network(self, b: int) -> None:
         """The network in the step: every subflow's bits through the queues of its path
         (:func:`subflow_engines.fluid.queues.serve`, shared with the vectorised kernel); the bits
@@ -735,11 +752,21 @@ class ScalarSimulator(FluidSimulator):
                     v = sub.x * dt
                     inject[sub.slot] = v
                     sent[sub.slot] += v
-        serve(inject, net.row_slot, net.row_first, net.order_res, net.order_ptr, net.srv_next,
-              net.srv_slot, net.lag_in, net.ack_ptr, net.ack_slot, self.queue_bits, self.cap_bps, self.cap_dt_bits,
-              self.buf_bits, net.backlog, net.pending, net.arriving, net.burst, self.arrived_bits, self.drop_frac_res,
-              self.res_delay_s, got, self.dropped_slot, self.qdelay_s, self.queued_bits, self.any_finite,
-              led.link_cap_bits)
+        cq = self.classes
+        if cq is None:
+            serve(inject, net.row_slot, net.row_first, net.order_res, net.order_ptr, net.srv_next,
+                  net.srv_slot, net.lag_in, net.ack_ptr, net.ack_slot, self.queue_bits, self.cap_bps,
+                  self.cap_dt_bits, self.buf_bits, net.backlog, net.pending, net.arriving, net.burst,
+                  self.arrived_bits, self.drop_frac_res, self.res_delay_s, got, self.dropped_slot, self.qdelay_s,
+                  self.queued_bits, self.any_finite, led.link_cap_bits)
+        else:
+            serve_classes(inject, net.row_slot, net.row_first, net.order_res, net.order_ptr, net.srv_next,
+                          net.srv_slot, net.lag_in, net.ack_ptr, net.ack_slot, self.queue_bits, self.cap_bps,
+                          self.cap_dt_bits, net.backlog, net.pending, net.arriving, net.burst, self.arrived_bits,
+                          self.res_delay_s, got, self.dropped_slot, self.qdelay_s, self.queued_bits, self.any_finite,
+                          led.link_cap_bits, cq.inc_cls, cq.ack_cls, cq.res_mode, cq.res_set, cq.set_lo, cq.set_hi,
+                          cq.porder, cq.weight, cq.cls_buf, cq.delta_s, cq.qc, cq.rdc, cq.a_k, cq.c_k, cq.r_k, cq.d_k,
+                          self.pkt_bits, self.clock.dt_s)
         led.slot_cap_bits += self.min_cap_dt_bits
         sub_at = self.sub_at
         for slot in net.row_slot.tolist():

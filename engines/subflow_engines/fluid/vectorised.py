@@ -69,6 +69,8 @@ def supports(plan: RunPlan) -> bool:
         return False
     if any(r.jitter_ms > 0 for r in plan.resources):  # RTT-sample variance: scalar kernel
         return False
+    if plan.queueing.discipline != "fifo" or plan.queueing.wifi == "edca":  # queues by class: scalar (.classes)
+        return False
     for fp in plan.flows:
         if not fp.multipath and fp.handover != "bare":
             return False

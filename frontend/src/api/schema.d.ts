@@ -3902,9 +3902,9 @@ export interface components {
          * QueueingSettings
          * @description How every link's queue serves the flows' DiffServ classes (``Flow.dscp``).
          *
-         *     ``fifo`` (default): one drop-tail queue per link direction, first in first out whatever the class, as before.
+         *     ``fifo`` (default): one drop-tail queue per link direction, first in first out whatever the class.
          *     ``strict_priority`` and ``drr``: one drop-tail queue per class of ``classes`` on every wired link direction and
-         *     access point downlink, served by priority or by weighted deficit round robin. ``wifi`` ``edca``: on 802.11 hops
+         *     802.11 hop (under ``dcf``), served by priority or by weighted deficit round robin. ``wifi`` ``edca``: on 802.11 hops
          *     each flow's packets contend in the access category of its DSCP (:data:`DSCP_ACCESS_CATEGORY`, RFC 8325) with
          *     the default EDCA parameters of IEEE 802.11-2020 Table 9-155 (AIFSN, CWmin, CWmax, TXOP limit per category);
          *     ``dcf``: one category for every flow.

@@ -190,6 +190,17 @@ describe("scenario SATCOM settings and beams", () => {
     expect(h).toContain("Remove beam spot1");
   });
 
+  it("shows the delay resolution, TLE age and inter-satellite link settings with their units and defaults", () => {
+    const withIsl = { ...doc, satcom: { start_utc: "2026-06-01T12:00:00Z", max_tle_age_days: 30, isl_max_range_km: 5000 } } as ScenarioDocument;
+    const h = renderToStaticMarkup(<Inspector {...base} doc={withIsl} onChange={() => {}} selection={{ nodes: [], links: [] }} />);
+    expect(h).toMatch(/Delay resolution \(ms\)<\/label><input[^>]*value="0.1"/);
+    expect(h).toMatch(/Oldest TLE accepted \(days\)<\/label><input[^>]*value="30"/);
+    expect(h).toMatch(/grazing altitude \(km\)<\/label><input[^>]*value="80"/);
+    expect(h).toMatch(/longest range \(km\)<\/label><input[^>]*value="5000"/);
+    const none = renderToStaticMarkup(<Inspector {...base} doc={doc} onChange={() => {}} selection={{ nodes: [], links: [] }} />);
+    expect(none).toMatch(/longest range \(km\)<\/label><input[^>]*placeholder="no limit"[^>]*value=""|longest range \(km\)<\/label><input[^>]*value=""[^>]*placeholder="no limit"/);
+  });
+
   it("checks the start time as the server does: ISO 8601 with its offset", () => {
     expect(startUtcProblem("2026-06-01T12:00:00Z")).toBeNull();
     expect(startUtcProblem("2026-06-01T12:00:00+02:00")).toBeNull();

@@ -1,6 +1,7 @@
 /**
  * The scenario's SATCOM settings in the scenario inspector (docs/satcom.md): when the run starts (UTC, the
- * orbits are propagated from it), the terminals' elevation mask, the handover policy, the gateways, and the
+ * orbits are propagated from it), the terminals' elevation mask, the handover policy, the geometry step, the delay
+ * resolution, the oldest TLE accepted, the inter-satellite links' grazing altitude and range, the gateways, and the
  * shared spot beams.
  */
 import { useId, useState } from "react";
@@ -59,6 +60,10 @@ export function SatcomSettingsFields({ doc, onChange, e }: { doc: ScenarioDocume
         onChange={(v) => put({ handover_policy: v }, "policy")}
       />
       <NumberField label="Geometry step" unit="s" schema={["SatcomSettings", "sample_s"]} value={sc.sample_s ?? 1} error={e["satcom.sample_s"]} onChange={(v) => put({ sample_s: v ?? 1 }, "sample")} />
+      <NumberField label="Delay resolution" unit="ms" schema={["SatcomSettings", "delay_resolution_ms"]} value={sc.delay_resolution_ms ?? 0.1} error={e["satcom.delay_resolution_ms"]} hint="a link's delay changes in the run once it has moved by this much" onChange={(v) => put({ delay_resolution_ms: v ?? 0.1 }, "resolution")} />
+      <NumberField label="Oldest TLE accepted" unit="days" schema={["SatcomSettings", "max_tle_age_days"]} value={sc.max_tle_age_days ?? 14} error={e["satcom.max_tle_age_days"]} hint="from the TLE epoch to the run start; SGP4 drifts with age" onChange={(v) => put({ max_tle_age_days: v ?? 14 }, "tle-age")} />
+      <NumberField label="Inter-satellite links: grazing altitude" unit="km" schema={["SatcomSettings", "isl_grazing_altitude_km"]} value={sc.isl_grazing_altitude_km ?? 80} error={e["satcom.isl_grazing_altitude_km"]} hint="the line of sight must clear the Earth by this much" onChange={(v) => put({ isl_grazing_altitude_km: v ?? 80 }, "isl-grazing")} />
+      <NumberField label="Inter-satellite links: longest range" unit="km" schema={["SatcomSettings", "isl_max_range_km"]} optional placeholder="no limit" value={sc.isl_max_range_km ?? null} error={e["satcom.isl_max_range_km"]} onChange={(v) => put({ isl_max_range_km: v }, "isl-range")} />
       <fieldset className="field-wide checkbox-list">
         <legend>Gateways (one tracking antenna per satellite)</legend>
         {e["satcom.gateways"] ? <p className="field-error">{e["satcom.gateways"]}</p> : null}

@@ -20,7 +20,7 @@ import { Results } from "./comparison/Results";
 import { SweepRunResults } from "./comparison/SweepRunResults";
 import { useComparison } from "./comparison/useComparison";
 import { useScenarioName } from "./comparison/useScenarioName";
-import { useScenarioTimeline } from "./comparison/useScenarioTimeline";
+import { timelineVersion, useScenarioTimeline } from "./comparison/useScenarioTimeline";
 import { useStrategyDescriptions } from "./comparison/useStrategyDescriptions";
 import { comparisonLabel, fileStem } from "../lib/identity";
 import { PlaybackProvider } from "../lib/playback";
@@ -30,11 +30,11 @@ export function ComparisonView() {
   const { comparison: c, live, errors } = useComparison(id, cid);
   const descriptions = useStrategyDescriptions();
   const scenarioName = useScenarioName(id);
-  // the scenario version's timeline, once for the map and the SATCOM capacity chart
-  const geo = useScenarioTimeline(id, c?.scenario_version ?? null);
+  const status = live?.status ?? c?.status;
+  // the scenario version's timeline, once for the map and the SATCOM capacity chart, after the run has ended
+  const geo = useScenarioTimeline(id, timelineVersion(c, status));
   const satcom = useMemo(() => (geo.doc && geo.timeline?.access?.length ? { doc: geo.doc, passes: geo.timeline.access } : null), [geo.doc, geo.timeline]);
 
-  const status = live?.status ?? c?.status;
   const progress = live?.progress ?? c?.progress ?? 0;
   const result = c && c.status === "succeeded" ? c.result : null;
   const stem = fileStem(scenarioName, c ? comparisonLabel(c.strategies, c.created_at) : "comparison");

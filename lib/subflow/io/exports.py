@@ -117,6 +117,8 @@ PATH_LOSS_EXPONENT = 3.0
 MOTION_TICK_S = 0.1
 #: characters of each iperf3 process's standard error the script sends back (its tail), for the engine's errors
 STDERR_KEPT = 2000
+#: iperf3's default port: flow ``i`` of the scenario listens on ``IPERF3_BASE_PORT + i`` (FLOWS, RATE_CAPS)
+IPERF3_BASE_PORT = 5201
 #: first policy routing table of the script (one table per subflow address)
 TABLE_BASE = 100
 #: text written as-is into a comment of a generated file (scenario identifiers); anything else is repr()'d
@@ -981,12 +983,12 @@ def _script_addressing(sc: Scenario, names: _Names, segments: list[dict], ends: 
 
 def _rate_caps(plan: RunPlan, names: _Names, segments: list[dict]) -> dict[str, list[str]]:
     """Per source node (Mininet name), the shell commands of :func:`subflow.runplan.ratecap.cap_commands`
-    for its rated flows (iperf3 port ``5201 + index`` of the flow), on every interface it has an address on,
+    for its rated flows (iperf3 port :data:`IPERF3_BASE_PORT` + the flow's index), on every interface it has an address on,
     with an IFB device named after the node. Only names and numbers reach these commands."""
     by_node: dict[str, list[tuple[int, int]]] = {}
     for i, fp in enumerate(plan.flows):
         if fp.rate_mbps is not None:
-            by_node.setdefault(fp.src, []).append((5201 + i, ratecap.cap_kbit(fp.rate_mbps, plan.transport.mss_bytes)))
+            by_node.setdefault(fp.src, []).append((IPERF3_BASE_PORT + i, ratecap.cap_kbit(fp.rate_mbps, plan.transport.mss_bytes)))
     out = {}
     for node, caps in by_node.items():
         devs = sorted({itf for seg in segments for n, (itf, _) in seg["members"].items() if n == node})
@@ -1017,7 +1019,7 @@ def _script_schedule(plan: RunPlan, sc: Scenario, names: _Names, ends: dict, rou
         fp = fl["plan"]
         rate = None if fp.rate_mbps is None else int(fp.rate_mbps * 1e6)
         secs = max(1, int(round(fp.stop_s - fp.start_s)))
-        L.append(f"    ({fl['index']}, {names.of[fp.src]!r}, {names.of[fp.dst]!r}, {5201 + fl['index']}, {rate!r}, "
+        L.append(f"    ({fl['index']}, {names.of[fp.src]!r}, {names.of[fp.dst]!r}, {IPERF3_BASE_PORT + fl['index']}, {rate!r}, "
                  f"{fp.start_s:g}, {secs}, {fl['bind']!r}, {fl['connect']!r}),  # {_comment(fp.id)}")
     L += ["]", "RATE_CAPS = {  # source node -> commands holding its rated flows to their rates at every instant",
           "    # (an IFB device, an HTB class per flow, a clsact redirect on each interface: iperf3 -b alone",

@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from subflow.scenario.document import ControllerSettings, Identifier, TransportSettings
+from subflow.scenario.document import ControllerSettings, Identifier, QueueingSettings, TransportSettings
 
 PLAN_VERSION = 1
 #: bytes a full-sized segment carries besides its payload, as a shaper counts them: IPv4 (20)
@@ -102,6 +102,11 @@ class FlowPlan(BaseModel):
         "constant-rate sources at rate_mbps (a voice flow's codec rate on the wire) in packets of packet_bytes.")
     packet_bytes: int | None = Field(default=None, description="udp and voice: IP packet size, bytes (payload + "
                                      "UDP and IPv4 headers; + RTP for voice); null for tcp.")
+    dscp: str = Field(default="BE", description="The scenario flow's DiffServ class (RFC 2474 names: BE, EF, "
+                      "AF11–AF43, CS1–CS7); TCP flows carry theirs too, in their data and ACKs.")
+    traffic_class: str | None = Field(
+        default=None, description="The class of the plan's queueing (RunPlan.queueing) that queues this flow's "
+        "packets (subflow.scenario.document.traffic_class_of of dscp); null when the queueing is fifo.")
     multipath: bool
     coupling: Literal["lia", "olia", "uncoupled", "none"] = "none"
     handover: Literal["bare", "zwa", "spurious", "seamless"] = "bare"
@@ -143,6 +148,8 @@ class RunPlan(BaseModel):
     #: refuses a plan with any)
     delay_changes: list[DelayChange] = Field(default_factory=list)
     flows: list[FlowPlan]
+    #: how every queue serves the flows' DiffServ classes (the scenario's ``queueing``; default fifo: one queue per resource)
+    queueing: QueueingSettings = Field(default_factory=QueueingSettings)
     events: list[dict] = Field(default_factory=list)
     #: the validated scenario document, for engines that build the topology itself (linux, mininet-wifi)
     scenario: dict | None = None

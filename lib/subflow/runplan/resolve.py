@@ -47,7 +47,7 @@ from subflow.runplan.document import CapacityChange, FlowPlan, RunPlan, Segment,
 from subflow.runplan.path_policies import PATH_POLICIES
 from subflow.runplan.strategies import get_strategy
 from subflow.runplan.topology import AdhocLink, NetworkTimeline, stop_of
-from subflow.scenario.document import AccessPointNode, Scenario
+from subflow.scenario.document import AccessPointNode, Scenario, traffic_class_of
 from subflow.space.mobility import distance_at, to_local
 
 
@@ -111,6 +111,7 @@ def _resolve_flow(f, strat, policy, cuts: list[float], topology: NetworkTimeline
         If the flow has no path in any interval of its active window.
     """
     stop = stop_of(f, topology.scenario.run.duration_s)
+    queueing = topology.scenario.queueing
     segments: list[Segment] = []
     for t0, t1 in zip(cuts, cuts[1:]):
         if t1 <= f.start_s or t0 >= stop or t1 - t0 <= 0:
@@ -125,6 +126,8 @@ def _resolve_flow(f, strat, policy, cuts: list[float], topology: NetworkTimeline
         raise Unreachable(f.id, f.src, f.dst)
     return FlowPlan(id=f.id, src=f.src, dst=f.dst, rate_mbps=flow_rate_mbps(f), size_bytes=f.size_bytes,
                     start_s=f.start_s, stop_s=stop, kind=f.kind, packet_bytes=flow_packet_bytes(f),
+                    dscp=f.dscp, traffic_class=(None if queueing.discipline == "fifo"
+                                                else traffic_class_of(queueing, f.dscp).name),
                     multipath=strat.multipath, coupling=strat.coupling, handover=strat.handover, segments=segments)
 
 
@@ -205,6 +208,7 @@ def resolve_plan(scenario: Scenario | dict, strategy: str, engine: str = "fluid"
                                            _budget_changes(scenario, network, flows)),
         delay_changes=network.delay_changes,
         flows=flows,
+        queueing=scenario.queueing,
         events=events,
         scenario=scenario.model_dump(mode="json"),
     )

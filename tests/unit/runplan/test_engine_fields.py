@@ -160,11 +160,13 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
     assert r.json()["detail"][0]["msg"].startswith("links[0].jitter_ms=5: engine fluid does not honour it")
     caps = client.get("/capabilities", headers={"Authorization": f"Bearer {settings.agent_token}"}).json()
     fields = next(e for e in caps["engines"] if e["name"] == "fluid")["fields"]
-    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris), packet capture, flows that
-    # are not tcp, DiffServ classes and queues by class besides the test's declaration
+    # fluid refuses only a mobility model on a satellite (it moves on its ephemeris), packet capture and the flow
+    # kinds it does not run (on/off udp, silence suppression, video) besides the test's declaration; DiffServ
+    # classes and queues by class it honours (subflow_engines.fluid.classes)
     kinds = {f: d.reason for f, d in {**flow_kind_fields(), **queueing_fields()}.items()
              if isinstance(fluid.FIELDS[f], Refuses)}
-    assert "Flow.video" in kinds and "UdpSource.pattern" in kinds and "Flow.dscp" in kinds
+    assert "Flow.video" in kinds and "UdpSource.pattern" in kinds
+    assert "Flow.dscp" not in kinds and not set(queueing_fields()) & set(kinds)
     assert fields["refuses"] == {"Link.jitter_ms": "test declaration",
                                  "SatelliteNode.mobility": fluid.FIELDS["SatelliteNode.mobility"].reason,
                                  "Scenario.capture": fluid.FIELDS["Scenario.capture"].reason, **kinds}
@@ -176,15 +178,14 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
         ({"kind": "udp", "rate_mbps": 1.0}, "kind='udp'"),
         ({"kind": "video", "video": {"bitrate_mbps": 2.0}}, "kind='video'"),
         ({"dscp": "EF"}, "dscp='EF'")]),
-    # fluid runs cbr udp and voice (subflow_engines.fluid.cbr), not on/off sources, video or priority classes
+    # fluid runs cbr udp and voice (subflow_engines.fluid.cbr) in their classes, not on/off sources or video
     ("fluid", {"kind": "voice", "voice": {"codec": "g729a", "silence_suppression": True}},
      "voice.silence_suppression=True"),
     ("fluid", {"kind": "udp", "rate_mbps": 1.0, "udp": {"pattern": "on_off"}}, "udp.pattern='on_off'"),
     ("fluid", {"kind": "video", "video": {"bitrate_mbps": 2.0}}, "video=VideoSource"),
-    ("fluid", {"kind": "voice", "dscp": "EF"}, "dscp='EF'"),
 ])
 def test_engines_refuse_flows_beyond_what_they_run_naming_the_field(engine, flow, field):
-    """linux and mininet-wifi run no udp, voice or video sources, fluid no on/off source, video or priority class:
+    """linux and mininet-wifi run no udp, voice or video sources or priority classes, fluid no on/off source or video:
     each refuses them by the field's path, through the registry (the agent's and the CLI's path) before anything
     runs; a tcp flow marked BE still runs."""
     doc = {**WIRED_CAPTURE, "capture": []}

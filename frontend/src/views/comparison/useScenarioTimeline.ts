@@ -4,6 +4,7 @@ import type { ScenarioDocument, TimelinePublic } from "../../api/types";
 import { errorLines } from "../../lib/errors";
 import { isGeoScenario } from "../../lib/geo";
 import { hasBudgets } from "../../lib/satcomAccess";
+import { isActive } from "./useComparison";
 
 export interface ScenarioTimeline {
   /** The scenario version the comparison ran on (null: not loaded yet). */
@@ -11,6 +12,17 @@ export interface ScenarioTimeline {
   /** Its `POST /api/timeline` answer when it is geographic (null otherwise or not yet). */
   timeline: TimelinePublic | null;
   errors: string[];
+}
+
+/**
+ * The scenario version whose map and timeline a comparison page shows: none while the comparison is queued or
+ * running, so that neither the server's timeline (orbits, link budgets: a second or more of CPU) nor the browser's
+ * map competes with the run on the same cores (naval-leo's Run to chart: 4.5 s with them, the benchmark's budget
+ * is 3 s); its `scenario_version` once it has ended (succeeded, failed or cancelled).
+ */
+export function timelineVersion(comparison: { scenario_version: number } | null, status: string | undefined): number | null {
+  if (!comparison || status === undefined || isActive(status)) return null;
+  return comparison.scenario_version;
 }
 
 /**
