@@ -33,6 +33,7 @@ from subflow.comparison.compare import compare as run_compare
 from subflow.comparison.sweeps import SweepSpec, aggregate, expand, unit_summary
 from subflow.errors import ScenarioInvalid, SubflowError
 from subflow.results.document import ResultDocument
+from subflow.results.quality import flow_quality
 from subflow.runplan.strategies import STRATEGIES
 from subflow.scenario.document import load_scenario, scenario_json_schema
 
@@ -70,7 +71,8 @@ def compare(
         help="Folder for the packet captures of the scenario's capture links (linux engine): "
              "<strategy>-<link>.pcap each; the printed document then holds only their descriptions.")] = None,
 ) -> None:
-    """Run each strategy on SCENARIO and print per-flow throughput statistics."""
+    """Run each strategy on SCENARIO and print per-flow throughput statistics (udp, voice and video flows: also
+    their delay, jitter, loss and MOS)."""
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     client = remote.client_for(ctx)
     if client is not None and captures is not None:
@@ -101,7 +103,8 @@ def compare(
 
 
 def _print_result(result: ResultDocument, as_json: bool) -> None:
-    """A comparison's result document: as JSON, or each strategy's per-flow summary as a table."""
+    """A comparison's result document: as JSON, or each strategy's per-flow summary as a table, and for the
+    udp, voice and video flows their delay, jitter, loss and voice quality (:func:`_print_quality`)."""
     if as_json:
         sys.stdout.write(result.model_dump_json())
         sys.stdout.write("\n")
@@ -120,6 +123,36 @@ def _print_result(result: ResultDocument, as_json: bool) -> None:
             name, "all flows", f"{s.mean_mbps:.3f}", f"{s.std_mbps:.3f}", f"{s.min_mbps:.3f}",
             f"{s.zero_s:g}", "", f"{s.jain_index:.3f}", end_section=True,
         )
+    Console().print(table)
+    _print_quality(result)
+
+
+def _num(v: float | None, fmt: str) -> str:
+    return "—" if v is None else fmt.format(v)
+
+
+def _print_quality(result: ResultDocument) -> None:
+    """The flows that have quality series (udp, voice, video): mean and p95 delay (ms), mean jitter (ms), loss (%),
+    mean and lowest MOS and, with a video flow, frames late and lost of those sent
+    (:func:`subflow.results.quality.flow_quality`); nothing when every flow is tcp."""
+    rows = [(name, f.id, q) for name, res in result.strategies.items() for f in res.flows
+            if (q := flow_quality(f)) is not None]
+    if not rows:
+        return
+    video = any(q.frames_sent is not None for _, _, q in rows)
+    table = Table(title=f"{result.scenario.name} — delay, jitter, loss, voice quality")
+    cols = ["strategy", "flow", "delay ms", "p95 delay ms", "jitter ms", "loss %", "MOS", "min MOS"]
+    for col in cols + (["frames late", "frames lost"] if video else []):
+        table.add_column(col, justify="left" if col in ("strategy", "flow") else "right")
+    for name, flow, q in rows:
+        cells = [name, flow, _num(q.mean_delay_ms, "{:.2f}"), _num(q.p95_delay_ms, "{:.2f}"),
+                 _num(q.mean_jitter_ms, "{:.3f}"), _num(None if q.loss is None else 100 * q.loss, "{:.2f}"),
+                 _num(q.mean_mos, "{:.2f}"), _num(q.min_mos, "{:.2f}")]
+        if video:
+            of = f" of {q.frames_sent}" if q.frames_sent is not None else ""
+            cells += [_num(q.frames_late, "{}") + (of if q.frames_late is not None else ""),
+                      _num(q.frames_lost, "{}") + (of if q.frames_lost is not None else "")]
+        table.add_row(*cells)
     Console().print(table)
 
 

@@ -1,8 +1,12 @@
-/** Flows of the scenario: source, destination, rate or bulk, size, start/stop; server errors per field. */
-import type { Flow, ScenarioDocument } from "../api/types";
+/** Flows of the scenario: source, destination, kind of traffic and DiffServ class, rate or bulk, size, start/stop,
+ * the kind's settings in a row below; server errors per field. */
+import { Fragment } from "react";
+import type { DscpClass, Flow, FlowKind, ScenarioDocument } from "../api/types";
 import { addFlow, deleteFlow, errorsUnder, updateFlow } from "../lib/editor";
+import { DSCP_CHOICES, dscpHint, FLOW_KINDS, kindPatch } from "../lib/flowKinds";
 import { nodeChoices } from "../lib/topology";
 import { CellError, CellNumber } from "./fields";
+import { FlowKindFields } from "./FlowKindFields";
 import type { Change } from "./Inspector";
 
 export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; errors: Record<string, string>; onChange: Change }) {
@@ -28,6 +32,8 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                 <th scope="col">Id</th>
                 <th scope="col">From</th>
                 <th scope="col">To</th>
+                <th scope="col">Kind</th>
+                <th scope="col">DSCP</th>
                 <th scope="col">Bulk</th>
                 <th scope="col">Rate (Mbit/s)</th>
                 <th scope="col">Size (bytes)</th>
@@ -43,8 +49,13 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                 const e = errorsUnder(errors, `flows.${i}`);
                 const bulk = f.rate_mbps === null || f.rate_mbps === undefined;
                 const name = f.id;
+                const kind = f.kind ?? "tcp";
+                // voice and video: the rate follows from the codec or the encoder; udp: a rate is required
+                const rated = kind === "tcp" || kind === "udp";
+                const hint = dscpHint(kind);
                 return (
-                  <tr key={i} data-testid={`flow-row-${i}`}>
+                  <Fragment key={i}>
+                  <tr data-testid={`flow-row-${i}`}>
                     <td>
                       <input aria-label={`Flow ${i + 1} id`} defaultValue={f.id} key={f.id} size={5} aria-invalid={e.id ? true : undefined} onBlur={(ev) => ev.currentTarget.value !== f.id && set(i, { id: ev.currentTarget.value.trim() }, "id")} />
                       <CellError text={e.id ?? e[""]} />
@@ -72,13 +83,45 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                       <CellError text={e.dst} />
                     </td>
                     <td>
-                      <input type="checkbox" aria-label={`Flow ${name} bulk transfer`} checked={bulk} onChange={(ev) => set(i, { rate_mbps: ev.currentTarget.checked ? null : 1 }, "bulk")} />
+                      <select aria-label={`Flow ${name} kind`} value={kind} aria-invalid={e.kind ? true : undefined} onChange={(ev) => set(i, kindPatch(f, ev.currentTarget.value as FlowKind), "kind")}>
+                        {FLOW_KINDS.map((k) => (
+                          <option key={k.value} value={k.value}>
+                            {k.label}
+                          </option>
+                        ))}
+                      </select>
+                      <CellError text={e.kind} />
                     </td>
                     <td>
-                      <CellNumber label={`Flow ${name} rate (Mbit/s)`} value={f.rate_mbps} disabled={bulk} error={e.rate_mbps} onChange={(v) => set(i, { rate_mbps: v }, "rate")} />
+                      <select aria-label={`Flow ${name} DSCP`} value={f.dscp ?? "BE"} aria-invalid={e.dscp ? true : undefined} onChange={(ev) => set(i, { dscp: ev.currentTarget.value as DscpClass }, "dscp")}>
+                        {DSCP_CHOICES.map((d) => (
+                          <option key={d.value} value={d.value}>
+                            {d.label}
+                          </option>
+                        ))}
+                      </select>
+                      {hint && (f.dscp ?? "BE") !== hint ? <span className="field-hint">RFC 4594: {hint}</span> : null}
+                      <CellError text={e.dscp} />
                     </td>
                     <td>
-                      <CellNumber label={`Flow ${name} size (bytes)`} value={f.size_bytes} error={e.size_bytes} placeholder="∞" integer onChange={(v) => set(i, { size_bytes: v }, "size")} />
+                      {kind === "tcp" ? <input type="checkbox" aria-label={`Flow ${name} bulk transfer`} checked={bulk} onChange={(ev) => set(i, { rate_mbps: ev.currentTarget.checked ? null : 1 }, "bulk")} /> : null}
+                    </td>
+                    <td>
+                      {rated ? (
+                        <CellNumber label={`Flow ${name} rate (Mbit/s)`} value={f.rate_mbps} disabled={kind === "tcp" && bulk} error={e.rate_mbps} onChange={(v) => set(i, { rate_mbps: v }, "rate")} />
+                      ) : (
+                        <>
+                          <span className="muted small">from the {kind === "voice" ? "codec" : "encoder"}</span>
+                          <CellError text={e.rate_mbps} />
+                        </>
+                      )}
+                    </td>
+                    <td>
+                      {kind === "tcp" ? (
+                        <CellNumber label={`Flow ${name} size (bytes)`} value={f.size_bytes} error={e.size_bytes} placeholder="∞" integer onChange={(v) => set(i, { size_bytes: v }, "size")} />
+                      ) : (
+                        <CellError text={e.size_bytes} />
+                      )}
                     </td>
                     <td>
                       <CellNumber label={`Flow ${name} start (s)`} value={f.start_s ?? 0} error={e.start_s} onChange={(v) => set(i, { start_s: v ?? 0 }, "start")} />
@@ -92,6 +135,14 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
                       </button>
                     </td>
                   </tr>
+                  {kind !== "tcp" ? (
+                    <tr className="flow-kind-row" data-testid={`flow-kind-row-${i}`}>
+                      <td colSpan={11}>
+                        <FlowKindFields flow={f} errors={e} onChange={(patch, key) => set(i, patch, key)} />
+                      </td>
+                    </tr>
+                  ) : null}
+                  </Fragment>
                 );
               })}
             </tbody>
@@ -100,7 +151,10 @@ export function FlowsEditor({ doc, errors, onChange }: { doc: ScenarioDocument; 
       ) : (
         <p className="muted small">No flows. Add one to send traffic between two nodes.</p>
       )}
-      <p className="muted small">Bulk: as fast as the transport allows. Empty stop: until the end of the run ({doc.run?.duration_s ?? 100} s).</p>
+      <p className="muted small">
+        Bulk: as fast as the transport allows. Empty stop: until the end of the run ({doc.run?.duration_s ?? 100} s). Kind: TCP runs the strategy's transport; UDP sends at its rate
+        whatever the network does; a voice call's rate follows from its codec, a video flow's from its encoder. DSCP: RFC 4594 marks telephony EF and interactive video AF41.
+      </p>
     </section>
   );
 }

@@ -45,6 +45,7 @@ import { geoPoint, isGeoPoint, isGeoScenario, placeNodes } from "../lib/geo";
 import { CheckboxField, NumberField, SelectField, TextField } from "./fields";
 import { TrackImport } from "./TrackImport";
 import { LinkBudgetFields } from "./LinkBudgetFields";
+import { QueueingFields } from "./QueueingFields";
 import { SatcomSettingsFields } from "./SatcomSettingsFields";
 import { SatelliteFields } from "./SatelliteFields";
 import { hasOrbits, satcomSatelliteOf } from "../lib/satcomEditor";
@@ -900,6 +901,7 @@ function ScenarioPanel(props: InspectorProps) {
       </fieldset>
       <PropagationFields doc={doc} onChange={onChange} e={e} />
       <HandoverFields doc={doc} onChange={onChange} e={e} />
+      <QueueingFields doc={doc} onChange={onChange} e={e} />
       {hasOrbits(doc) || doc.satcom ? <SatcomSettingsFields doc={doc} onChange={onChange} e={e} /> : null}
       <ElementList {...props} />
     </section>

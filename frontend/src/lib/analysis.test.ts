@@ -131,8 +131,8 @@ describe("CSV", () => {
   it("writes throughput series in long format", () => {
     const csv = seriesCsv(comparisonSeries(RESULT, ["sptcp"]).slice(0, 1));
     const lines = csv.trim().split("\r\n");
-    expect(lines[0]).toBe("strategy,flow,subflow,t_s,throughput_mbps");
-    expect(lines[1]).toBe("sptcp,f1,,0,3");
+    expect(lines[0]).toBe("strategy,flow,subflow,t_s,throughput_mbps,delay_ms,delay_p95_ms,jitter_ms,loss,r_factor,mos,frames_sent,frames_late,frames_lost");
+    expect(lines[1]).toBe("sptcp,f1,,0,3,,,,,,,,,");
     expect(lines).toHaveLength(1 + 8);
   });
 });

@@ -15,7 +15,15 @@ export interface SeriesPoint {
 export interface FlowSeries {
   flowId: string;
   points: SeriesPoint[];
+  /** udp, voice and video flows: their per-interval quality, one sample per point (absent for tcp flows) */
+  quality?: QualitySample[];
 }
+
+/** A flow's quality series of the result document (`FlowSeries` of the results: null where an interval has none). */
+export const QUALITY_FIELDS = ["delay_ms", "delay_p95_ms", "jitter_ms", "loss", "r_factor", "mos", "frames_sent", "frames_late", "frames_lost"] as const;
+export type QualityField = (typeof QUALITY_FIELDS)[number];
+/** One interval's quality: delays and jitter in ms, loss as a fraction, R and MOS, video frame counts. */
+export type QualitySample = Record<QualityField, number | null>;
 
 export interface HandoverMarker {
   t_s: number;
@@ -50,12 +58,23 @@ export function flowSeries(result: StrategyResult): FlowSeries[] {
   return result.flows.map((flow) => {
     const n = Math.min(flow.t_s.length, flow.throughput_mbps.length);
     const points: SeriesPoint[] = [];
+    const present = QUALITY_FIELDS.filter((k) => Array.isArray(flow[k]));
+    const quality: QualitySample[] = [];
     for (let i = 0; i < n; i++) {
       const t = flow.t_s[i]!;
       const v = flow.throughput_mbps[i]!;
-      if (Number.isFinite(t) && Number.isFinite(v)) points.push({ t_s: t, mbps: v });
+      if (!Number.isFinite(t) || !Number.isFinite(v)) continue;
+      points.push({ t_s: t, mbps: v });
+      if (present.length) {
+        const q = Object.fromEntries(QUALITY_FIELDS.map((k) => [k, null])) as QualitySample;
+        for (const k of present) {
+          const x = (flow[k] as readonly (number | null)[])[i];
+          q[k] = typeof x === "number" && Number.isFinite(x) ? x : null;
+        }
+        quality.push(q);
+      }
     }
-    return { flowId: flow.id, points };
+    return present.length ? { flowId: flow.id, points, quality } : { flowId: flow.id, points };
   });
 }
 
@@ -357,12 +376,22 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
   return [header, ...rows].map((r) => r.map(csvCell).join(",")).join("\r\n") + "\r\n";
 }
 
-/** Long-format CSV rows of throughput series: strategy, flow, subflow, t_s, throughput_mbps. */
+/**
+ * Long-format CSV rows of the per-flow series, one shape for every chart: strategy, flow, subflow, t_s,
+ * throughput_mbps, then the flow's quality per interval (`QUALITY_FIELDS`: delays and jitter in ms, loss as a
+ * fraction, R, MOS, video frames), empty for tcp flows, subflows and intervals without a value.
+ */
 export function seriesCsv(all: readonly StrategySeries[], subflows: readonly (SubflowSeries & { strategy: string })[] = []): string {
   const rows: unknown[][] = [];
-  for (const s of all) for (const f of s.flows) for (const p of f.points) rows.push([s.strategy, f.flowId, "", p.t_s, p.mbps]);
-  for (const sf of subflows) for (const p of sf.points) rows.push([sf.strategy, sf.flowId, sf.subflowId, p.t_s, p.mbps]);
-  return toCsv(["strategy", "flow", "subflow", "t_s", "throughput_mbps"], rows);
+  const none = QUALITY_FIELDS.map(() => null);
+  for (const s of all)
+    for (const f of s.flows)
+      f.points.forEach((p, i) => {
+        const q = f.quality?.[i];
+        rows.push([s.strategy, f.flowId, "", p.t_s, p.mbps, ...(q ? QUALITY_FIELDS.map((k) => q[k]) : none)]);
+      });
+  for (const sf of subflows) for (const p of sf.points) rows.push([sf.strategy, sf.flowId, sf.subflowId, p.t_s, p.mbps, ...none]);
+  return toCsv(["strategy", "flow", "subflow", "t_s", "throughput_mbps", ...QUALITY_FIELDS], rows);
 }
 
 // ----------------------------------------------------------------------------- time-axis zoom

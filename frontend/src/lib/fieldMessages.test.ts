@@ -54,6 +54,13 @@ describe("describeLoc", () => {
     expect(validationLines(doc, [{ loc: ["body", "links", 1, "loss"], msg: "Input should be less than 1", type: "less_than" }])).toEqual([
       "Link l4 (UAV – sta1) › loss: must be < 100 %",
     ]);
+    // a model's check naming its field first goes to that field, without pydantic's prefix
+    expect(humanFieldErrors([{ loc: ["body", "flows", 0, "voice"], msg: "Value error, packet_interval_ms: g729a packs whole 10 ms frames", type: "value_error" }])).toEqual({
+      "flows.0.voice.packet_interval_ms": "g729a packs whole 10 ms frames",
+    });
+    expect(humanFieldErrors([{ loc: ["body", "flows", 0, "voice"], msg: "Value error, opus_bitrate_kbps is required for codec opus and only for it", type: "value_error" }])).toEqual({
+      "flows.0.voice": "Value error, opus_bitrate_kbps is required for codec opus and only for it",
+    });
     expect(humanFieldErrors([{ loc: ["body", "run", "duration_s"], msg: "Input should be less than or equal to 86400", type: "x" }])).toEqual({
       "run.duration_s": "must be ≤ 86,400 s",
     });

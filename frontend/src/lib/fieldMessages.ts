@@ -150,12 +150,25 @@ export function validationLines(doc: ScenarioDocument, detail: readonly Validati
   });
 }
 
-/** Like `fieldErrors` (path → message) with the messages in the user's units. */
+/** A model's own check naming one of its fields first ("Value error, packet_interval_ms: g729a packs whole 10 ms
+ * frames" at `flows.0.voice`): the field (snake_case) and the message without pydantic's prefix. */
+const FIELD_FIRST = /^(?:Value error, )?([a-z][a-z0-9]*(?:_[a-z0-9]+)+): (.+)$/s;
+
+/** The field a 422 problem belongs to: its location, or the field its model's check names first. */
+export function fieldErrorKey(d: ValidationErrorItem): string {
+  const at = keyOf(d.loc);
+  const named = FIELD_FIRST.exec(d.msg.trim());
+  return named && at ? `${at}.${named[1]}` : at;
+}
+
+/** Like `fieldErrors` (path → message) with the messages in the user's units; a model's check that names one of
+ * its fields first goes to that field (`flows.0.voice.packet_interval_ms`), so that it shows where it is fixed. */
 export function humanFieldErrors(detail: readonly ValidationErrorItem[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const d of detail) {
-    const key = keyOf(d.loc);
-    const msg = humanMessage(key, d.msg);
+    const key = fieldErrorKey(d);
+    const named = key !== keyOf(d.loc) ? FIELD_FIRST.exec(d.msg.trim()) : null;
+    const msg = humanMessage(key, named ? named[2]! : d.msg);
     out[key] = out[key] ? `${out[key]}; ${msg}` : msg;
   }
   return out;

@@ -1,10 +1,12 @@
 import type { ResultDocument } from "../../api/types";
 import { CdfChart, SummaryBars } from "../../components/StatCharts";
+import { QualityTable } from "../../components/QualityTable";
 import { SummaryTable } from "../../components/SummaryTable";
 import { formatFixed3 } from "../../lib/format";
 import type { ResultView } from "./useResultView";
 
-/** "Summary": mean ± std bars, the CDF of per-flow means and the summary table. */
+/** "Summary": mean ± std bars, the CDF of per-flow means, the summary table and, for udp, voice and video flows,
+ * their delay, jitter, loss and MOS. */
 export function SummarySection({ view, name }: { view: ResultView; name: string }) {
   return (
     <section aria-labelledby="summary-title">
@@ -20,6 +22,7 @@ export function SummarySection({ view, name }: { view: ResultView; name: string 
         “At zero”: seconds with throughput below 1 kbit/s. On “all flows” rows, mean / std / min are over the per-flow means, “at zero” is the total over flows, and the
         longest zero run is the longest of any flow.
       </p>
+      <QualityTable rows={view.quality} />
     </section>
   );
 }

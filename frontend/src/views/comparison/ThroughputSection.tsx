@@ -8,6 +8,7 @@ import { TimeBrush } from "../../components/TimeBrush";
 import { EVENT_MARKER_KINDS, valuesAt } from "../../lib/chartData";
 import { formatFixed3, formatSeconds } from "../../lib/format";
 import { usePlayback } from "../../lib/playback";
+import { QualityCharts } from "./QualityCharts";
 import { ShownRun } from "./ShownRun";
 import type { ChartSelection } from "./useChartSelection";
 import type { ResultView } from "./useResultView";
@@ -30,8 +31,9 @@ export interface SatcomPasses {
   passes: readonly AccessPass[];
 }
 
-/** "Throughput per flow": the shown run, subflow and marker toggles, the brush, one chart per strategy on shared axes
- * and, with budgeted SATCOM links, their capacity over the same time axis. */
+/** "Throughput per flow": the shown run, subflow and marker toggles, the brush, one chart per strategy on shared axes,
+ * the delay, jitter, loss and MOS of udp, voice and video flows and, with budgeted SATCOM links, their capacity over
+ * the same time axis. */
 export function ThroughputSection({ result, view, selection, descriptions, name, point, pointPicker, satcom }: ThroughputSectionProps) {
   const playback = usePlayback(result.scenario.run?.duration_s ?? view.domains.x[1]);
   // the charts' rule: the hovered time, else the time chosen on any slider of the page or played
@@ -103,6 +105,7 @@ export function ThroughputSection({ result, view, selection, descriptions, name,
             filename={name}
           />
         ))}
+        <QualityCharts view={view} timeWindow={timeWindow} ruleT={ruleT} onHover={playback.setHoverT} name={name} />
         {satcom?.passes.some((p) => p.steps?.length) ? (
           <SatcomCapacityChart passes={satcom.passes} doc={satcom.doc} domain={view.domains.x} view={timeWindow} ruleT={ruleT} onHover={playback.setHoverT} filename={name} />
         ) : null}

@@ -13,6 +13,7 @@ import {
   sweepLines,
   type StrategySeries,
 } from "../../lib/chartData";
+import { qualityRows } from "../../lib/flowQuality";
 import { strategyColors, strategyDashes } from "../../lib/colors";
 import { summaryRows } from "../../lib/summaryRows";
 
@@ -22,7 +23,8 @@ import { summaryRows } from "../../lib/summaryRows";
  * Owns:
  * 1. the strategy order (requested first) and each strategy's per-flow series and event markers;
  * 2. the shared axes, flow styles, strategy colours and dashes, so that every chart reads alike;
- * 3. the summary rows and bars, the CDF of per-flow means, the sweep lines and the subflow series.
+ * 3. the summary rows and bars, the CDF of per-flow means, the sweep lines and the subflow series;
+ * 4. the quality summary of the udp, voice and video flows (delay, jitter, loss, MOS, video frames).
  */
 export function useResultView(result: ResultDocument, requested: string[]) {
   return useMemo(() => {
@@ -39,6 +41,7 @@ export function useResultView(result: ResultDocument, requested: string[]) {
       colors: strategyColors(order),
       dashes: strategyDashes(order),
       rows: summaryRows(result, requested),
+      quality: qualityRows(series),
       bars: summaryBars(result, requested),
       cdfs: flowMeanCdfs(result, requested),
       sweep: sweepLines(result),

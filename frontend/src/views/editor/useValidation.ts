@@ -1,8 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api } from "../../api/client";
 import type { ScenarioDocument, ScenarioPublic, ScenarioWarning, ValidationErrorItem } from "../../api/types";
-import { documentPath } from "../../lib/docPath";
-import { humanFieldErrors, liveErrors, validationLines } from "../../lib/fieldMessages";
+import { fieldErrorKey, humanFieldErrors, liveErrors, validationLines } from "../../lib/fieldMessages";
 
 /** The server's field errors (path → message in the user's units) and the document it refused. */
 interface Refusal {
@@ -24,7 +23,7 @@ export interface Validation {
   clear: () => void;
 }
 
-const detailPath = (d: ValidationErrorItem) => documentPath(d.loc);
+const detailPath = (d: ValidationErrorItem) => fieldErrorKey(d);
 
 /**
  * What the server said about the document.
