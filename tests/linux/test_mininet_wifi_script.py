@@ -28,11 +28,12 @@ pytestmark = pytest.mark.linux
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "mininet_wifi"
-#: examples the script refuses, with the field it names (checked below): orbits, and the standard's minimum
-#: sensitivities picking the MCS (the kernel's rate control picks it on Mininet-WiFi)
+#: examples the script refuses, with the field it names (checked below): orbits, the standard's minimum
+#: sensitivities picking the MCS (the kernel's rate control picks it on Mininet-WiFi), and voice flows (the script
+#: runs only tcp)
 REFUSED = {"naval-leo": ("nodes", "ephemeris"), "naval-leo-isl": ("nodes", "ephemeris"),
            "naval-geo-rain-fade": ("nodes", "ephemeris"), "naval-geo-shared-beam": ("nodes", "ephemeris"),
-           "uav-relay-chain": ("radio", "rate_selection")}
+           "uav-relay-chain": ("radio", "rate_selection"), "naval-voice": ("flows", "kind")}
 #: examples the script exports
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.json") if p.stem not in REFUSED)
 CASES = [(ex, st) for ex in EXAMPLES for st in ("sptcp", "mptcp")]
