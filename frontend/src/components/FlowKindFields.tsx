@@ -1,6 +1,6 @@
 /**
  * The settings of a flow's kind of traffic (docs/traffic.md): a udp source's pattern and packets, a voice call's
- * codec, an encoder's bit rate, frame rate and group of pictures. Bounds from the backend's models
+ * codec and playout buffer, an encoder's bit rate, frame rate, group of pictures and frame deadline. Bounds from the backend's models
  * (`schema`); the server's errors under `flows[i].udp` / `.voice` / `.video` shown on their field.
  */
 import type { Flow, UdpSource, VideoSource, VoiceSource } from "../api/types";
@@ -96,6 +96,15 @@ function VoiceFields({ voice, errors: e, onChange }: { voice: VoiceSource; error
       {codec === "opus" ? (
         <NumberField label="Opus bit rate" unit="kbit/s" schema={["VoiceSource", "opus_bitrate_kbps"]} value={voice.opus_bitrate_kbps ?? 32} error={e["voice.opus_bitrate_kbps"]} onChange={(v) => put({ opus_bitrate_kbps: v ?? 32 }, "opus")} />
       ) : null}
+      <NumberField
+        label="Playout buffer"
+        unit="ms"
+        schema={["VoiceSource", "playout_delay_ms"]}
+        value={voice.playout_delay_ms ?? 40}
+        error={e["voice.playout_delay_ms"]}
+        hint="Fixed jitter buffer at the receiver (30 to 50 ms is typical): added to the mouth-to-ear delay; a packet later than the mean delay plus this is lost."
+        onChange={(v) => put({ playout_delay_ms: v ?? 40 }, "playout")}
+      />
       <CheckboxField label="Silence suppression (VAD)" value={voice.silence_suppression ?? false} error={e["voice.silence_suppression"]} onChange={(v) => put({ silence_suppression: v }, "vad")} />
       <CheckboxField label="Packet loss concealment" value={voice.plc ?? true} error={e["voice.plc"]} onChange={(v) => put({ plc: v }, "plc")} />
     </>
@@ -109,6 +118,15 @@ function VideoFields({ video, errors: e, onChange }: { video: VideoSource; error
       <NumberField label="Bit rate" unit="Mbit/s" schema={["VideoSource", "bitrate_mbps"]} value={video.bitrate_mbps} error={e["video.bitrate_mbps"]} onChange={(v) => put({ bitrate_mbps: v ?? 2 }, "rate")} />
       <NumberField label="Frame rate" unit="frames/s" schema={["VideoSource", "frame_rate_fps"]} value={video.frame_rate_fps ?? 30} error={e["video.frame_rate_fps"]} onChange={(v) => put({ frame_rate_fps: v ?? 30 }, "fps")} />
       <NumberField label="Group of pictures" unit="frames" integer schema={["VideoSource", "gop_frames"]} value={video.gop_frames ?? 30} error={e["video.gop_frames"]} hint="One intra-coded frame every this many; 1 = intra only." onChange={(v) => put({ gop_frames: v ?? 30 }, "gop")} />
+      <NumberField
+        label="Frame deadline"
+        unit="ms"
+        schema={["VideoSource", "playout_delay_ms"]}
+        value={video.playout_delay_ms ?? 150}
+        error={e["video.playout_delay_ms"]}
+        hint="Playout deadline after a frame is sent (ITU-T G.114: up to 150 ms one-way suits interactive use); a frame arriving whole but later counts as late."
+        onChange={(v) => put({ playout_delay_ms: v ?? 150 }, "deadline")}
+      />
     </>
   );
 }

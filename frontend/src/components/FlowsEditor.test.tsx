@@ -45,6 +45,11 @@ const byLabel = <T extends HTMLElement>(label: string): T | null => {
   const l = [...host.querySelectorAll("label")].find((x) => x.textContent?.trim() === label);
   return l ? host.querySelector<T>(`#${CSS.escape(l.htmlFor)}`) : null;
 };
+const type = (input: HTMLInputElement, text: string) =>
+  act(() => {
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!.call(input, text);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
 const choose = (el: HTMLSelectElement, value: string) =>
   act(() => {
     el.value = value;
@@ -137,6 +142,43 @@ describe("flow kind in the flows table", () => {
     expect(dscp.parentElement!.textContent).toContain("engine fluid does not honour it");
     expect(host.querySelector('[aria-label="Flow f1 voice settings"]')!.textContent).toContain("opus_bitrate_kbps is required");
     expect(host.textContent).toContain("leave rate_mbps null");
+  });
+
+  it("a voice flow's playout buffer: 40 ms by default, stored as typed, 0 to 1000 ms", () => {
+    mount(withFlow({ kind: "voice", voice: { codec: "g711" } }));
+    const buffer = byLabel<HTMLInputElement>("Playout buffer (ms)")!;
+    expect(buffer.value).toBe("40");
+    type(buffer, "60");
+    expect(changes.at(-1)!.flows![0]!.voice).toEqual({ codec: "g711", playout_delay_ms: 60 });
+    // VoiceSource.playout_delay_ms: 0 <= x <= 1000 ms; 1200 is shown refused, not stored
+    const stored = changes.length;
+    type(buffer, "1200");
+    expect(changes.length).toBe(stored);
+    expect(buffer.getAttribute("aria-invalid")).toBe("true");
+    type(buffer, "0");
+    expect(changes.at(-1)!.flows![0]!.voice!.playout_delay_ms).toBe(0);
+    mount(withFlow({ kind: "voice", voice: { codec: "g711", playout_delay_ms: 80 } }), { "flows.0.voice.playout_delay_ms": "too long" });
+    expect(byLabel<HTMLInputElement>("Playout buffer (ms)")!.value).toBe("80");
+    expect(byLabel<HTMLInputElement>("Playout buffer (ms)")!.getAttribute("aria-invalid")).toBe("true");
+    expect(host.textContent).toContain("too long");
+  });
+
+  it("a video flow's frame deadline: 150 ms by default, above 0 and at most 10 s", () => {
+    mount(withFlow({ kind: "video", video: { bitrate_mbps: 2 } }));
+    const deadline = byLabel<HTMLInputElement>("Frame deadline (ms)")!;
+    expect(deadline.value).toBe("150");
+    expect(host.textContent).toContain("ITU-T G.114");
+    type(deadline, "250");
+    expect(changes.at(-1)!.flows![0]!.video).toEqual({ bitrate_mbps: 2, playout_delay_ms: 250 });
+    // VideoSource.playout_delay_ms: 0 < x <= 10000 ms; 0 is refused
+    const stored = changes.length;
+    type(deadline, "0");
+    expect(changes.length).toBe(stored);
+    expect(deadline.getAttribute("aria-invalid")).toBe("true");
+    mount(withFlow({ kind: "video", video: { bitrate_mbps: 2, playout_delay_ms: 200 } }), { "flows.0.video.playout_delay_ms": "deadline refused" });
+    expect(byLabel<HTMLInputElement>("Frame deadline (ms)")!.value).toBe("200");
+    expect(byLabel<HTMLInputElement>("Frame deadline (ms)")!.getAttribute("aria-invalid")).toBe("true");
+    expect(host.textContent).toContain("deadline refused");
   });
 
   it("sets the class chosen", () => {
