@@ -8,8 +8,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { analysisApi, type CapacityRequest, type CapacityResult, type FailureRequest, type FailureReport, type JobPublic } from "../../api/analysis";
 import { followProgress, progressOf } from "../../api/progress";
-import { api, isAbort } from "../../api/client";
-import type { ComparisonPublic, ComparisonRequest, ProgressEvent, ScenarioPublic } from "../../api/types";
+import { api, ApiError, isAbort } from "../../api/client";
+import type { ComparisonPublic, ComparisonRequest, ProgressEvent, ScenarioPublic, ValidationErrorItem } from "../../api/types";
 import { errorLines } from "../../lib/errors";
 
 /** The scenario analysed: one GET; the lines to show when it cannot be read. */
@@ -92,16 +92,19 @@ export function useFollowedComparison(scenarioId: string, what: string) {
 
 /**
  * The capacity search: its worker job followed over the event stream (closed when it ends or the
- * page is left), the result read once it succeeded, and why it was refused or failed.
+ * page is left), the result read once it succeeded, and why it was refused or failed (`errors`: lines;
+ * `refusal`: a 422's details, for the form to show on the fields they name; null otherwise).
  */
 export function useCapacitySearch(scenarioId: string) {
   const [job, setJob] = useState<JobPublic | null>(null);
   const [result, setResult] = useState<CapacityResult | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
+  const [refusal, setRefusal] = useState<ValidationErrorItem[] | null>(null);
   const stop = useRef<(() => void) | null>(null);
   useEffect(() => () => stop.current?.(), []);
   const start = async (request: CapacityRequest) => {
     setErrors([]);
+    setRefusal(null);
     setResult(null);
     try {
       const accepted = await analysisApi.startCapacitySearch(scenarioId, request);
@@ -122,10 +125,11 @@ export function useCapacitySearch(scenarioId: string) {
       );
     } catch (err) {
       setErrors(errorLines(err));
+      setRefusal(err instanceof ApiError && err.validation ? err.validation : null);
     }
   };
   const running = job !== null && (job.status === "queued" || job.status === "running");
-  return { job, result, errors, running, start };
+  return { job, result, errors, refusal, running, start };
 }
 
 /** A form's fields as typed (strings or booleans), one state; `set(name)` is the change handler of one field. */
