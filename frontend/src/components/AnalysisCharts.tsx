@@ -16,18 +16,19 @@ const PASS = "#047857";
 const FAIL = "#be123c";
 const M = { top: 22, right: 30, bottom: 46, left: 60 };
 
-export function CapacityTraceChart({ points, target, parameter, answer }: { points: TracePoint[]; target: number; parameter: string; answer: number | null }) {
+/** `target`: the throughput bound, Mbit/s, drawn as a rule; null: the search had none (no rule). */
+export function CapacityTraceChart({ points, target, parameter, answer }: { points: TracePoint[]; target: number | null; parameter: string; answer: number | null }) {
   const [bodyRef, width] = useChartWidth<HTMLDivElement>();
   const H = 300;
   const IW = Math.max(60, width - M.left - M.right);
   const IH = H - M.top - M.bottom;
   const [lo, hi] = extent(points, (p) => p.value) as [number, number];
   const x = scaleLinear().domain([lo ?? 0, hi ?? 1]).range([0, IW]).nice();
-  const y = scaleLinear().domain([0, Math.max(target, max(points, (p) => p.worstMeanMbps) ?? 1) * 1.1 || 1]).range([IH, 0]).nice();
+  const y = scaleLinear().domain([0, Math.max(target ?? 0, max(points, (p) => p.worstMeanMbps) ?? 1) * 1.1 || 1]).range([IH, 0]).nice();
   const legend: LegendItem[] = [
     { key: "pass", label: "meets the target", color: PASS, kind: "marker", glyph: "circle" },
     { key: "fail", label: "misses the target", color: FAIL, kind: "marker", glyph: "cross" },
-    { key: "target", label: `target: every flow ≥ ${formatFixed3(target)} Mbit/s`, color: "#0f172a", kind: "line", dash: "6 4", width: 1.5 },
+    ...(target === null ? [] : [{ key: "target", label: `target: every flow ≥ ${formatFixed3(target)} Mbit/s`, color: "#0f172a", kind: "line" as const, dash: "6 4", width: 1.5 }]),
   ];
   return (
     <ChartFrame
@@ -57,7 +58,7 @@ export function CapacityTraceChart({ points, target, parameter, answer }: { poin
             <line x1={0} x2={0} y1={0} y2={IH} className="axis" />
             <text x={IW / 2} y={IH + 38} textAnchor="middle" className="axis-label">{parameter}</text>
             <text transform={`translate(-46,${IH / 2}) rotate(-90)`} textAnchor="middle" className="axis-label">worst flow mean (Mbit/s)</text>
-            <line x1={0} x2={IW} y1={y(target)} y2={y(target)} stroke="#0f172a" strokeDasharray="6 4" strokeWidth={1.5} data-testid="capacity-target" />
+            {target === null ? null : <line x1={0} x2={IW} y1={y(target)} y2={y(target)} stroke="#0f172a" strokeDasharray="6 4" strokeWidth={1.5} data-testid="capacity-target" />}
             {answer !== null ? (
               <line x1={x(answer)} x2={x(answer)} y1={0} y2={IH} stroke={PASS} strokeDasharray="2 3" data-testid="capacity-answer" />
             ) : null}

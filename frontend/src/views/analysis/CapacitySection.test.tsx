@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { analysisApi, type CapacityResult } from "../../api/analysis";
 import { ApiError, api } from "../../api/client";
 import type { ScenarioPublic } from "../../api/types";
+import { CapacityTraceChart } from "../../components/AnalysisCharts";
 import { answerStep, CapacityFlowsTable, CapacitySection } from "./CapacitySection";
 
 const scenario = {
@@ -155,6 +156,16 @@ describe("capacity result table", () => {
     act(() => root.render(<CapacityFlowsTable step={{ step: 0, value: 5, passed: true, runs: 1, flows: [flow({ flow: "bulk", mean_mbps: 3 })] }} caption="at 5" />));
     const head = [...host.querySelectorAll("[data-testid=capacity-flows] th")].map((th) => th.textContent);
     expect(head).toEqual(["flow", "kind", "mean Mbit/s", "time at zero s", "meets the target"]);
+  });
+
+  it("the trace chart draws the throughput rule only when the search had a throughput bound", () => {
+    const points = [{ step: 0, value: 1, worstMeanMbps: 0.08, worstZeroS: 0, passed: true }];
+    act(() => root.render(<CapacityTraceChart points={points} target={null} parameter="l1" answer={1} />));
+    expect(host.querySelector("[data-testid=capacity-target]")).toBeNull();
+    expect(host.textContent).not.toContain("target: every flow");
+    act(() => root.render(<CapacityTraceChart points={points} target={2.5} parameter="l1" answer={1} />));
+    expect(host.querySelector("[data-testid=capacity-target]")).not.toBeNull();
+    expect(host.textContent).toContain("target: every flow ≥ 2.500 Mbit/s");
   });
 
   it("the table's step: the answer's, or the highest value tried when none passed", () => {

@@ -200,7 +200,7 @@ export function CapacitySection({ scenario }: { scenario: ScenarioPublic }) {
               : `${parameterLabel(doc, result.parameter)} = ${shown(result.value)} is enough (${result.status === "low_passes" ? "already at the lower end" : `between ${shown(result.bracket?.[0])} and ${shown(result.bracket?.[1])}`}); ${result.runs} runs.`}
             {` Each flow judged over ${result.window_s[0]}–${result.window_s[1]} s of the run.`}
           </p>
-          <CapacityTraceChart points={tracePoints(result)} target={result.min_mean_mbps} parameter={parameterLabel(doc, result.parameter)} answer={result.value ?? null} />
+          <CapacityTraceChart points={tracePoints(result)} target={result.min_mean_mbps > 0 ? result.min_mean_mbps : null} parameter={parameterLabel(doc, result.parameter)} answer={result.value ?? null} />
           {step ? <CapacityFlowsTable step={step} caption={`Per flow at ${parameterLabel(doc, result.parameter)} = ${shown(step.value)} (step ${step.step}, ${step.runs} runs)`} /> : null}
         </>
       ) : null}
