@@ -63,9 +63,12 @@ def test_compare_prints_the_quality_of_a_call_and_a_cbr_flow(tmp_path):
     rows = {line.split("│")[2].strip(): [c.strip() for c in line.split("│")[3:-1]]
             for line in out.stdout.splitlines() if line.count("│") >= 9 and "sptcp" in line}
     # one 10 Mbit/s link of 5 ms, nothing queued: G.711 every 20 ms sends 200-byte packets,
-    # 5 + 200·8/10⁷ s = 5.16 ms; mouth-to-ear 25.16 ms without loss gives R 92.4, MOS 4.39 (docs/traffic.md);
+    # 5 + 200·8/10⁷ s = 5.16 ms; mouth-to-ear 5.16 + 20 (packetisation) + 40 (playout buffer) + 0 (G.711
+    # look-ahead) = 65.16 ms, no loss and no late packet (the delay is constant): G.107 with its defaults,
+    # Ro 94.77 − Is 1.41 − Idte 1.32 (T 65.16 ms, TELR 65 dB) − Idle 0.63 (Tr 130.3 ms, WEPL 110 dB), Idd 0
+    # (Ta < 100 ms) = R 91.41, MOS 1 + 0.035·R + R(R − 60)(100 − R)·7·10⁻⁶ = 4.37 (docs/traffic.md);
     # the 2 Mbit/s cbr flow's 1228-byte packets: 5 + 1228·8/10⁷ s = 5.98 ms, no voice rating
-    assert rows["call"] == ["5.16", "5.16", "0.000", "0.00", "4.39", "4.39"]
+    assert rows["call"] == ["5.16", "5.16", "0.000", "0.00", "4.37", "4.37"]
     assert rows["cbr"] == ["5.98", "5.98", "0.000", "0.00", "—", "—"]
 
 
