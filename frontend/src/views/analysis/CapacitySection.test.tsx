@@ -87,7 +87,7 @@ describe("capacity search form", () => {
     expect(host.querySelector('[role="alert"]')!.textContent).toContain("stop here");
   });
 
-  it("the mean alone (as before) sends no quality bound and the allowed share 0", async () => {
+  it("a mean alone sends no quality bound and the allowed share 0", async () => {
     const post = vi.spyOn(analysisApi, "startCapacitySearch").mockRejectedValue(new ApiError(500, "stop here"));
     await mount();
     await find();
