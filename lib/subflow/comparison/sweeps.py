@@ -350,12 +350,12 @@ def aggregate(
                 "zero_s": statistics.fmean(r[name]["zero_s"] for r in runs),
                 "runs": len(runs),
             }
-            # quality figures: absent from summaries stored before them, null for tcp-only strategies
+            # quality figures: null for tcp-only strategies and for summaries stored before them (the stored
+            # document's AggregateStats has every key, so a local aggregate has them too)
             for key, pool in (("mos_mean", statistics.fmean), ("mos_min", min), ("delay_ms", statistics.fmean),
                               ("delay_max_ms", max), ("jitter_ms", statistics.fmean), ("loss", statistics.fmean)):
                 got = [r[name][key] for r in runs if r[name].get(key) is not None]
-                if got:
-                    out[name][key] = pool(got)
+                out[name][key] = pool(got) if got else None
         return out
 
     if sweep is None:
