@@ -29,12 +29,22 @@ Per output interval the source reports:
   step's delay is Σ over the path's hops of propagation + queueing (the hop's queue at the step's end over its
   capacity: FIFO, the packet waits behind all of it) + the transmission of one packet at the hop's rate
   (store-and-forward; :func:`one_way_delay_s`);
-* ``delay_p95_ms``: the 95th percentile of the per-packet one-way delay: every packet delivered in a step sees
-  that step's delay, so it is the smallest step delay below which at least 95 % of the interval's delivered
-  bits lie (:func:`weighted_percentile`; packets of one flow have one size, so bits count packets);
-* ``jitter_ms``: RFC 3550 §6.4.1 interarrival jitter at the interval's end, over the source's packets: within a
-  step every packet sees that step's delay, so |D| is the change of delay between the last packet of one step
-  and the first of the next and 0 between the others;
+* packet granularity: the fluid queue is the mean of a queue that, packet by packet, moves in whole packets. A
+  queue fed by ACK-clocked TCP gains :data:`ACK_BURST_SEGMENTS` full-sized segments at once and drains one at a
+  time, so a packet arriving at a random instant waits the fluid queue's delay plus a term uniform over the
+  drain time of one such burst, centred on zero (the residual-life argument of queueing theory: Kleinrock,
+  *Queueing Systems* vol. 1, §5.2). Each step's packets therefore see a delay uniform over
+  ``delay ± spread/2``, with ``spread`` Σ over the hops of min(queue, burst)/capacity
+  (:func:`delay_spread_s`; 0 on a hop with no queue or no TCP-family sender: a queue fed only by
+  non-responsive sources moves as the fluid does), drawn independently packet to packet (their gaps exceed
+  the burst's drain time: 20 ms voice packets against 6 ms at 4 Mbit/s). The mean delay is unchanged;
+* ``delay_p95_ms``: the 95th percentile of the per-packet one-way delay over the interval's delivered bits, each
+  step's bits spread uniformly over its delay ± spread/2 (:func:`spread_percentile`; packets of one flow have
+  one size, so bits count packets);
+* ``jitter_ms``: RFC 3550 §6.4.1 interarrival jitter J at the interval's end, over the source's packets, as its
+  expected value: J is a running average of |D|, so its expectation is the same running average of E|D|; D
+  between two packets is the change of the step delay (0 within a step) plus the difference of their two
+  granularity terms, whose expectation is :func:`expected_abs_change`;
 * ``loss``: the fraction of the bits sent in the interval that were dropped at a full queue, lost at random on
   a link, or sent while the flow had no path;
 * ``cwnd_packets`` 0 throughout (no window);
@@ -42,7 +52,7 @@ Per output interval the source reports:
   mouth-to-ear delay = ``delay_ms`` + the packetisation interval + the playout buffer
   (``voice.playout_delay_ms``) + the codec's look-ahead (:func:`subflow.results.voice.mouth_to_ear_ms`); packet
   loss Ppl = the interval's loss plus its late packets (those delivered more than the playout buffer above the interval's mean
-  delay, which a fixed buffer centred on the mean discards), as random loss (BurstR 1); the codec's Ie and Bpl
+  delay, which a fixed buffer centred on the mean discards; each step's share of them from its spread), as random loss (BurstR 1); the codec's Ie and Bpl
   from ITU-T G.113 (:func:`subflow.results.voice.codec_impairment`): null for a codec or a silence suppression
   setting G.113 does not tabulate (Opus; G.711 with silence suppression; G.729A without);
 * video flows also ``frames_sent``, ``frames_lost`` and ``frames_late``: a frame of n packets sent in a step
@@ -94,6 +104,10 @@ DELAY_PERCENTILE = 0.95
 ONOFF_STREAM = "|onoff"
 FRAME_STREAM = "|frames"
 
+#: full-sized segments an ACK-clocked TCP sender puts into a queue at once: a receiver acknowledges at least every
+#: second full-sized segment (RFC 5681 §4.2, RFC 1122 §4.2.3.2), and each ACK of two segments releases two more
+ACK_BURST_SEGMENTS = 2
+
 
 def one_way_delay_s(res: Sequence[int], resources, queue_bits: np.ndarray, cap_bps: np.ndarray,
                     packet_bits: float) -> float:
@@ -106,6 +120,78 @@ def one_way_delay_s(res: Sequence[int], resources, queue_bits: np.ndarray, cap_b
         c = float(cap_bps[i])
         if c > 0.0:
             total += (float(queue_bits[i]) + packet_bits) / c
+    return total
+
+
+def delay_spread_s(res: Sequence[int], queue_bits: np.ndarray, cap_bps: np.ndarray, burst_bits: np.ndarray) -> float:
+    """Width of the packet-granularity term of a packet's one-way delay along the resources ``res``, s:
+    Σ min(queue, burst) / capacity over the hops (module docstring), ``burst_bits`` per resource (0 where no
+    ACK-clocked sender feeds the queue). ``queue_bits``, ``cap_bps`` and ``burst_bits`` in the same
+    (goodput-scaled) bits; a hop without capacity adds nothing. E.g. one hop of 4 Mbit/s with a standing queue and
+    a burst of two 1514-byte frames: 2 · 12112 / 4e6 = 6.056 ms."""
+    total = 0.0
+    for i in res:
+        c = float(cap_bps[i])
+        if c > 0.0:
+            total += min(float(queue_bits[i]), float(burst_bits[i])) / c
+    return total
+
+
+def expected_abs_change(delta_s: float, spread_s: float) -> float:
+    """E|Δ + w·(U₁ − U₂)|, s, for U₁, U₂ independent uniforms on [0, 1), Δ = ``delta_s`` and w = ``spread_s`` ≥ 0:
+    the expected |D| of RFC 3550 §6.4.1 between two packets whose step delays differ by Δ, each with its own
+    granularity term of width w. U₁ − U₂ has the triangular density 1 − |t| on [−1, 1]; with a = |Δ|/w ≤ 1,
+    E|a + T| = a + (1 − a)³/3, and |Δ| for a ≥ 1. E.g. Δ = 0: w/3; Δ = w/2: w·(1/2 + 1/24).
+    """
+    d = abs(delta_s)
+    if spread_s <= 0.0 or d >= spread_s:
+        return d
+    a = d / spread_s
+    return spread_s * (a + (1.0 - a) ** 3 / 3.0)
+
+
+def spread_percentile(steps: Sequence[tuple[float, float, float]], q: float) -> float | None:
+    """The q-quantile of the delays of (delay, weight, spread) ``steps``, each step's weight spread uniformly over
+    [delay − spread/2, delay + spread/2] (a point mass at its delay where spread is 0): the smallest x whose
+    mixture distribution function reaches q, by bisection to 1 ns; :func:`weighted_percentile` when no step has a
+    spread; None when the total weight is 0. E.g. one step (10 ms, 1, 4 ms) at 0.95: 8 + 0.95 · 4 = 11.8 ms."""
+    if not any(s > 0.0 for _, _, s in steps):
+        return weighted_percentile([(d, w) for d, w, _ in steps], q)
+    d = np.array([x[0] for x in steps])
+    w = np.array([x[1] for x in steps])
+    s = np.array([x[2] for x in steps])
+    keep = w > 0.0
+    d, w, s = d[keep], w[keep], s[keep]
+    total = float(w.sum())
+    if total <= 0.0:
+        return None
+    lo_edge, hi_edge = d - s / 2.0, d + s / 2.0
+    width = np.where(s > 0.0, s, 1.0)
+
+    def cdf(x: float) -> float:
+        part = np.where(s > 0.0, np.clip((x - lo_edge) / width, 0.0, 1.0), (d <= x).astype(float))
+        return float((w * part).sum()) / total
+
+    lo, hi = float(lo_edge.min()), float(hi_edge.max())
+    target = q * (1.0 - 1e-12)
+    while hi - lo > 1e-9:
+        mid = 0.5 * (lo + hi)
+        if cdf(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def share_above(steps: Sequence[tuple[float, float, float]], limit: float) -> float:
+    """Σ of the weight of (delay, weight, spread) ``steps`` above ``limit`` (s), each step's weight spread uniformly
+    over its delay ± spread/2. E.g. (10 ms, 1, 4 ms) above 11 ms: 0.25."""
+    total = 0.0
+    for d, w, s in steps:
+        if s > 0.0:
+            total += w * min(1.0, max(0.0, (d + s / 2.0 - limit) / s))
+        elif d > limit:
+            total += w
     return total
 
 
@@ -235,9 +321,9 @@ class Source:
         self.lost = [0.0] * n_bins
         self.delay_sum = [0.0] * n_bins
         self.delay_weight = [0.0] * n_bins
-        # the steps of the interval being recorded, (delay s, bits delivered), summed up when the next one begins
+        # the steps of the interval being recorded, summed up when the next one begins
         self.open_bin = -1
-        self.steps: list[tuple[float, float]] = []
+        self.steps: list[tuple[float, float, float]] = []  # (delay s, bits delivered, spread s)
         self.p95_s: list[float | None] = [None] * n_bins
         self.late_bits = [0.0] * n_bins  # delivered later than the interval's mean delay + the playout buffer
         self.jitter: list[float | None] = [None] * n_bins
@@ -246,6 +332,7 @@ class Source:
         self.frames_late = [0] * n_bins
         self.j = 0.0
         self.prev_delay: float | None = None
+        self.prev_spread = 0.0
         self.credit = 0.0  # fraction of a packet carried to the next step
 
     def _onoff(self, seed: int, mean_on: float, mean_off: float, periods: str, shape: float) -> OnOff:
@@ -273,10 +360,11 @@ class Source:
         return bits
 
     def record(self, b: int, delay_s: float | None, delivered_bits: float, lost_bits: float | None,
-               loss_p: float = 0.0) -> None:
+               loss_p: float = 0.0, spread_s: float = 0.0) -> None:
         """One step in output interval ``b`` after the queues: ``delay_s`` None when the flow had no path (all it
         sent is lost); ``delivered_bits`` and ``lost_bits`` IP bits; ``loss_p`` the probability that a packet sent
-        in the step is lost (dropped at a full queue of its path or lost at random on a link)."""
+        in the step is lost (dropped at a full queue of its path or lost at random on a link); ``spread_s`` the
+        width of the step's packet-granularity delay term (:func:`delay_spread_s`), s."""
         sent = self.step_bits
         if b != self.open_bin:
             self._close_bin()
@@ -291,16 +379,19 @@ class Source:
         if delivered_bits > 0.0:
             self.delay_sum[b] += delay_s * delivered_bits
             self.delay_weight[b] += delivered_bits
-            self.steps.append((delay_s, delivered_bits))
+            self.steps.append((delay_s, delivered_bits, spread_s))
         self.credit += sent / self.packet_bits
         n = int(self.credit)
         self.credit -= n
         if n > 0 and self.prev_delay is None:
-            self.prev_delay, n = delay_s, n - 1  # the first packet: J(0) = 0
+            self.prev_delay, self.prev_spread, n = delay_s, spread_s, n - 1  # the first packet: J(0) = 0
         if n > 0:
-            self.j += (abs(delay_s - self.prev_delay) - self.j) / 16.0
-            self.j *= (15.0 / 16.0) ** (n - 1)
-            self.prev_delay = delay_s
+            # the step's first packet against the previous one, then n − 1 packets within the step
+            first = expected_abs_change(delay_s - self.prev_delay, 0.5 * (spread_s + self.prev_spread))
+            self.j += (first - self.j) / 16.0
+            within = spread_s / 3.0
+            self.j = within + (self.j - within) * (15.0 / 16.0) ** (n - 1)
+            self.prev_delay, self.prev_spread = delay_s, spread_s
         self.jitter[b] = self.j
 
     def _frames(self, b: int, delay_s: float | None, loss_p: float) -> None:
@@ -340,10 +431,10 @@ class Source:
         b = self.open_bin
         if b < 0:
             return
-        self.p95_s[b] = weighted_percentile(self.steps, DELAY_PERCENTILE)
+        self.p95_s[b] = spread_percentile(self.steps, DELAY_PERCENTILE)
         if self.voice is not None and self.delay_weight[b] > 0.0:
             limit = self.delay_sum[b] / self.delay_weight[b] + self.voice.playout_delay_ms * 1e-3 + 1e-12
-            self.late_bits[b] = math.fsum(w for d, w in self.steps if d > limit)
+            self.late_bits[b] = share_above(self.steps, limit)
         self.steps = []
         self.open_bin = -1
 

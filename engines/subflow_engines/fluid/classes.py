@@ -195,6 +195,20 @@ class ClassedQueues:
                 total += float(self.rdc[u, k]) + packet_bits * cost / c
         return total
 
+    def delay_spread_s(self, slot: int, res, burst_bits: np.ndarray) -> float:
+        """Width of the packet-granularity term of a packet of ``slot`` along ``res``, s (:func:`.cbr.delay_spread_s`
+        for its class queues): Σ over the hops of the class's queueing delay scaled to at most ``burst_bits``
+        of its queue, rdc · min(1, burst / queue); 0 where its class holds nothing (the residual W0 of the
+        packet in service, in rdc, is a mean and adds nothing to the width). ``burst_bits`` per resource,
+        goodput-scaled."""
+        total = 0.0
+        for u in res:
+            k = self.class_of(slot, u)
+            q = float(self.qc[u, k])
+            if q > 0.0:
+                total += float(self.rdc[u, k]) * min(1.0, float(burst_bits[u]) / q)
+        return total
+
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def class_round_trip_delay(row_slot, order_res, order_ptr, srv_slot, inc_cls, ack_ptr, ack_slot, ack_cls, rdc,

@@ -39,7 +39,7 @@ from subflow_engines.fluid.common import (
     tail_probe_pause_s,
     throughput_mbps,
 )
-from subflow_engines.fluid.cbr import CBR_KINDS, Source, one_way_delay_s
+from subflow_engines.fluid.cbr import ACK_BURST_SEGMENTS, CBR_KINDS, Source, delay_spread_s, one_way_delay_s
 from subflow_engines.fluid.classes import ClassedQueues, is_classed, serve_classes
 from subflow_engines.fluid.queues import serve
 
@@ -530,14 +530,29 @@ class ScalarSimulator(FluidSimulator):
     def step(self, step: int, t: float, b: int) -> None:
         self.schedule(step, t)
         self.serve_network(b)
+        burst = None
         for conn in self.conns:
             fp = conn.plan
             if t < fp.start_s or t >= fp.stop_s or conn.done_t is not None:
                 continue
             if conn.cbr is not None:
-                self._record_cbr(conn, b)
+                if burst is None:
+                    burst = self._ack_bursts()
+                self._record_cbr(conn, b, burst)
                 continue
             self.update_windows(conn, step, t, b)
+
+    def _ack_bursts(self) -> np.ndarray:
+        """Per resource, the burst an ACK-clocked sender puts into its queue, goodput-scaled bits:
+        :data:`.cbr.ACK_BURST_SEGMENTS` full-sized segments where a TCP-family subflow sends this step, 0 elsewhere
+        (a queue fed only by non-responsive sources moves as the fluid does)."""
+        burst = np.zeros(len(self.resources))
+        for conn in self.conns:
+            if conn.cbr is None:
+                for sub in conn.subs.values():
+                    if sub.x > 0.0 and sub.res:
+                        burst[sub.res] = ACK_BURST_SEGMENTS * self.pkt_bits
+        return burst
 
     def _schedule_cbr(self, conn: _Conn, current, t: float) -> None:
         """A non-responsive source sends what its pattern gives for the step from ``t`` (:meth:`.cbr.Source.
@@ -558,9 +573,11 @@ class ScalarSimulator(FluidSimulator):
             # the queues carry goodput-scaled bits (common.goodput_fraction)
             chosen.x = bits / self.clock.dt_s * self.wire
 
-    def _record_cbr(self, conn: _Conn, b: int) -> None:
+    def _record_cbr(self, conn: _Conn, b: int, burst: np.ndarray) -> None:
         """The step's packets of a non-responsive source after the queues: sent, lost (dropped at full queues,
-        random link loss, or no path), one-way delay (:func:`.cbr.one_way_delay_s`), jitter, the fate of video
+        random link loss, or no path), one-way delay (:func:`.cbr.one_way_delay_s`) and the width of its packet
+        granularity behind the ACK bursts ``burst`` (per resource, :meth:`_ack_bursts`; :func:`.cbr.delay_spread_s`),
+        jitter, the fate of video
         frames."""
         sub = conn.cbr.sub
         if sub is None:
@@ -575,10 +592,12 @@ class ScalarSimulator(FluidSimulator):
         if self.classes is None:
             delay = one_way_delay_s(sub.res, self.resources, self.queue_bits, self.cap_bps,
                                     conn.cbr.packet_bits * self.wire)
+            spread = delay_spread_s(sub.res, self.queue_bits, self.cap_bps, burst)
         else:  # its class's queue, W0 and transmission (.classes)
             delay = self.classes.one_way_delay_s(sub.slot, sub.res, self.resources, self.cap_bps,
                                                  conn.cbr.packet_bits * self.wire)
-        conn.cbr.record(b, delay, got / self.wire, lost_ip_bits, 1.0 - (1.0 - drop_frac) * sub.loss_keep)
+            spread = self.classes.delay_spread_s(sub.slot, sub.res, burst)
+        conn.cbr.record(b, delay, got / self.wire, lost_ip_bits, 1.0 - (1.0 - drop_frac) * sub.loss_keep, spread)
 
     def schedule(self, step: int, t: float) -> None:
         """Segment changes due at ``t`` (the network's rows follow them), then timers (step
