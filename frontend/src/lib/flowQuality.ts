@@ -12,6 +12,9 @@ import type { FlowSeries, QualityField, StrategySeries } from "./chartData";
 
 export type QualityMetric = "delay" | "jitter" | "loss" | "mos";
 
+/** The quality charts in the order they are drawn beside the throughput charts. */
+export const QUALITY_CHART_ORDER: readonly QualityMetric[] = ["delay", "jitter", "loss", "mos"];
+
 export interface QualityMetricSpec {
   title: string;
   /** y axis label */
@@ -109,6 +112,21 @@ export function qualityDomain(lines: readonly QualityLine[], metric: QualityMetr
   let hi = 0;
   for (const l of lines) for (const p of l.points) if (p.v !== null && p.v > hi) hi = p.v;
   return [0, hi > 0 ? hi * 1.05 : 1];
+}
+
+/** True if some flow of `series` has quality series (udp, voice, video), i.e. there are quality charts to draw. */
+export function hasQuality(series: readonly StrategySeries[]): boolean {
+  return series.some((s) => s.flows.some((f) => f.quality));
+}
+
+/**
+ * One y range per metric over several comparisons' series (side by side): `qualityDomain` of all their lines
+ * together, so that each column's chart of a metric has the same scale.
+ */
+export function sharedQualityDomains(groups: readonly (readonly StrategySeries[])[]): Record<QualityMetric, [number, number]> {
+  const out = {} as Record<QualityMetric, [number, number]>;
+  for (const m of QUALITY_CHART_ORDER) out[m] = qualityDomain(groups.flatMap((g) => qualityLines(g, m)), m);
+  return out;
 }
 
 export interface FlowQualitySummary {
