@@ -52,7 +52,7 @@ export function QualityTable({ rows }: { rows: readonly QualityRow[] }) {
       flow={(r) => r.flowId}
     >
       <p className="muted small">
-        Mean delay: of the delivered bits (each interval weighted by its throughput); p95: over the intervals' mean delays; loss: mean over the intervals. MOS from the ITU-T G.107
+        Mean delay: of the delivered bits (each interval weighted by its throughput); p95: over the intervals' mean delays; loss: of all the bits sent (each interval weighted by what it sent). MOS from the ITU-T G.107
         E-model (voice flows); below 3.6 (R 70, ITU-T G.109) many users are dissatisfied.
       </p>
     </StrategyFlowTable>
