@@ -1,6 +1,6 @@
 """Per-phase figures of a comparison's result document (``subflow compare FILE --json``): for each strategy and
-phase, each voice and udp flow's mean one-way delay (ms), mean RFC 3550 jitter (ms), mean loss (fraction) and mean and
-lowest MOS (voice) over the phase's intervals (an interval that sent and delivered nothing counts as MOS 1), and each
+phase, each voice and udp flow's mean one-way delay (ms), mean RFC 3550 jitter (ms), loss (the fraction lost of the
+bits sent over the phase, :func:`subflow.results.quality.pooled_loss`) and mean and lowest MOS (voice) over the phase's intervals (an interval that sent and delivered nothing counts as MOS 1), and each
 bulk tcp flow's mean throughput (Mbit/s). Prints a Markdown table.
 
 Usage: ``python scripts/voice_phases.py RESULT.json before:0:60 during:60:63 after:63:100``
@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+
+from subflow.results.quality import pooled_loss
 
 
 def _mean(values):
@@ -46,9 +48,10 @@ def main(path: str, phases: list[str]) -> None:
                 mos = [rated[k] if rated[k] is not None else (1.0 if flow["delay_ms"][k] is None else None)
                        for k in ks if flow["loss"][k] is not None] if kind == "voice" else []
                 mos = [m for m in mos if m is not None]
+                sent = flow.get("sent_mbps") or [None] * len(flow["t_s"])
                 print(f"| {name} | {label} | {flow['id']} | {_fmt(_mean(flow['delay_ms'][k] for k in ks), '.1f')} | "
                       f"{_fmt(_mean(flow['jitter_ms'][k] for k in ks), '.2f')} | "
-                      f"{_fmt(_mean(flow['loss'][k] for k in ks), '.4f')} | {_fmt(_mean(mos), '.2f')} | "
+                      f"{_fmt(pooled_loss((flow['loss'][k], sent[k]) for k in ks), '.4f')} | {_fmt(_mean(mos), '.2f')} | "
                       f"{_fmt(min(mos) if mos else None, '.2f')} | |")
 
 

@@ -27,6 +27,8 @@ def test_series_of_a_hand_made_record():
     assert out["delay_ms"][1] == pytest.approx(31 / 3, abs=1e-6)
     assert out["delay_ms"][2] is None
     assert out["loss"] == [0.0, 0.25, None]
+    # what was sent: 4 packets of 200 bytes in each of intervals 0 and 1, none in 2
+    assert out["sent_mbps"] == [pytest.approx(4 * 1600 / 1e6), pytest.approx(4 * 1600 / 1e6), 0.0]
     assert out["throughput_mbps"] == [pytest.approx(4 * 1600 / 1e6), pytest.approx(3 * 1600 / 1e6), 0.0]
     assert out["jitter_ms"][0] == pytest.approx(0.4770508, abs=1e-6)
     assert out["jitter_ms"][1] == pytest.approx(0.7338980, abs=1e-6)

@@ -47,6 +47,7 @@ Per output interval the source reports:
   granularity terms, whose expectation is :func:`expected_abs_change`;
 * ``loss``: the fraction of the bits sent in the interval that were dropped at a full queue, lost at random on
   a link, or sent while the flow had no path;
+* ``sent_mbps``: the IP bits the source sent in the interval / the interval (the weights of the run's loss);
 * ``cwnd_packets`` 0 throughout (no window);
 * voice flows also ``r_factor`` and ``mos`` (ITU-T G.107 E-model, :func:`subflow.results.voice.voice_rating`):
   mouth-to-ear delay = ``delay_ms`` + the packetisation interval + the playout buffer
@@ -409,14 +410,15 @@ class Source:
 
     def series(self, plan: RunPlan, interval_s: float) -> dict:
         """The flow's ``delay_ms``, ``delay_p95_ms``, ``jitter_ms`` and ``loss`` per interval (null where it sent
-        or received nothing), for a voice flow ``r_factor`` and ``mos``, for a video flow ``frames_sent``,
+        or received nothing) and ``sent_mbps`` (the IP bits sent in the interval / ``interval_s``, Mbit/s), for a voice flow ``r_factor`` and ``mos``, for a video flow ``frames_sent``,
         ``frames_lost``, ``frames_late``."""
         self._close_bin()
         delay = [None if w <= 0 else round(s / w * 1e3, 6) for s, w in zip(self.delay_sum, self.delay_weight)]
         p95 = [None if v is None else round(v * 1e3, 6) for v in self.p95_s]
         jitter = [None if j is None else round(j * 1e3, 6) for j in self.jitter]
         loss = [None if s <= 0 else round(min(1.0, max(0.0, lo / s)), 9) for s, lo in zip(self.sent, self.lost)]
-        out: dict = {"delay_ms": delay, "delay_p95_ms": p95, "jitter_ms": jitter, "loss": loss}
+        sent_mbps = [round(s / interval_s / 1e6, 6) for s in self.sent]
+        out: dict = {"delay_ms": delay, "delay_p95_ms": p95, "jitter_ms": jitter, "loss": loss, "sent_mbps": sent_mbps}
         if self.voice is not None:
             out["r_factor"], out["mos"] = self._ratings()
         if self.video is not None:

@@ -43,7 +43,7 @@ def cbr_series(sent_s: list[float], received: list[tuple[int, float, float]], pa
         J after the last packet arrived by the interval's end, over the packets in arrival order,
         :func:`subflow.results.voice.interarrival_jitter_s`; null before the first arrival and where the flow
         neither sent nor received), ``loss`` (fraction of the packets sent in the interval that never arrived;
-        null where none was sent); with ``playout_delay_ms``, ``late``: the packets that arrived in the interval
+        null where none was sent), ``sent_mbps`` (IP bits sent in the interval / interval, Mbit/s); with ``playout_delay_ms``, ``late``: the packets that arrived in the interval
         more than the buffer above its mean delay (a fixed buffer centred on the mean discards them), as a
         fraction of the packets sent in it (0 where none was sent), the fluid engine's rule
         (:mod:`subflow_engines.fluid.cbr`).
@@ -94,6 +94,7 @@ def cbr_series(sent_s: list[float], received: list[tuple[int, float, float]], pa
         "delay_p95_ms": [round(float(np.percentile(d, 95)) * 1e3, 6) if d else None for d in delays],
         "jitter_ms": jitter,
         "loss": [round(lo / n, 9) if n else None for lo, n in zip(lost, sent)],
+        "sent_mbps": [round(n * scale, 6) for n in sent],
     }
     if playout_delay_ms is not None:
         out["late"] = [sum(1 for x in d if x > float(np.mean(d)) + playout_delay_ms * 1e-3 + 1e-12) / n if n and d

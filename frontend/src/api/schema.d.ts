@@ -1334,7 +1334,7 @@ export interface components {
             jitter_ms?: number | null;
             /**
              * Loss
-             * @description udp, voice and video flows: mean over repetitions of the mean interval loss fraction.
+             * @description udp, voice and video flows: the fraction lost of all the bits they sent in the judged intervals of every repetition (subflow.results.quality.pooled_loss).
              */
             loss?: number | null;
             /**
@@ -2879,6 +2879,11 @@ export interface components {
              * @description voice flows: ITU-T G.107 E-model rating R per interval (mouth-to-ear delay with packetisation, playout buffer and look-ahead; late packets count as lost); null for a codec without G.113 values.
              */
             r_factor?: (number | null)[] | null;
+            /**
+             * Sent Mbps
+             * @description udp, voice and video flows: IP bits the source sent in each interval / the interval, Mbit/s (0 where it sent nothing: an on/off source off, silence); the weights of the run's loss (subflow.results.quality.pooled_loss). Absent in documents stored before it.
+             */
+            sent_mbps?: number[] | null;
             /** Src */
             src: string;
             /** Subflows */

@@ -30,18 +30,23 @@ export interface QualityChartProps {
   ruleT: number | null;
   onHover?: (t: number | null) => void;
   filename?: string;
+  /** a y range shared with other charts of the metric (side by side: every comparison's lines,
+   * `qualityDomain`); default: this chart's own */
+  yDomain?: readonly [number, number];
+  /** the chart's name in its test ids and its clip path's id, unique on the page (default: the metric) */
+  id?: string;
 }
 
 const definedPoint = (p: QualityPoint) => p.v !== null;
 
-function QualityChartImpl({ metric, series, colors, styles, domain, view, ruleT, onHover, filename }: QualityChartProps) {
+function QualityChartImpl({ metric, series, colors, styles, domain, view, ruleT, onHover, filename, yDomain, id = metric }: QualityChartProps) {
   const spec = QUALITY_METRICS[metric];
   const lines = useMemo(() => qualityLines(series, metric), [series, metric]);
   const [bodyRef, width] = useChartWidth<HTMLDivElement>();
   const window_ = view ?? domain;
   const innerW = Math.max(40, width - MARGIN.left - MARGIN.right);
   const height = MARGIN.top + PLOT_H + MARGIN.bottom;
-  const [lo, hi] = qualityDomain(lines, metric);
+  const [lo, hi] = yDomain ?? qualityDomain(lines, metric);
   const x = useMemo(() => scaleLinear().domain(window_).range([0, innerW]), [window_, innerW]);
   const y = useMemo(() => scaleLinear().domain([lo, hi]).range([PLOT_H, 0]).nice(), [lo, hi]);
   if (!lines.length) return null;
@@ -63,20 +68,20 @@ function QualityChartImpl({ metric, series, colors, styles, domain, view, ruleT,
   const flows = series.map((s) => ({ ...s, flows: s.flows.filter((f) => f.quality) })).filter((s) => s.flows.length);
 
   return (
-    <ChartFrame title={spec.title} filename={`${filename ?? "flows"}-${metric}`} testId={`quality-${metric}`} description={spec.description} legend={legend} csv={() => seriesCsv(flows)}>
+    <ChartFrame title={spec.title} filename={`${filename ?? "flows"}-${metric}`} testId={`quality-${id}`} description={spec.description} legend={legend} csv={() => seriesCsv(flows)}>
       <div className="chart-body" ref={bodyRef}>
         <svg width={width} height={height} className="chart-svg" role="img" aria-label={`${spec.title} over time (${spec.unit}), ${lines.length} lines`}>
           <defs>
-            <clipPath id={`quality-clip-${metric}`}>
+            <clipPath id={`quality-clip-${id}`}>
               <rect width={innerW} height={PLOT_H} />
             </clipPath>
           </defs>
           <g transform={`translate(${MARGIN.left},${MARGIN.top})`}>
             <TimeAxes xTicks={xTicks} yTicks={yTicks} x={x} y={y} innerW={innerW} innerH={PLOT_H} yLabel={spec.unit} format={formatTick} />
             {spec.reference ? (
-              <line x1={0} x2={innerW} y1={y(spec.reference.value)} y2={y(spec.reference.value)} stroke="#64748b" strokeDasharray={REFERENCE_DASH} data-testid={`quality-${metric}-reference`} />
+              <line x1={0} x2={innerW} y1={y(spec.reference.value)} y2={y(spec.reference.value)} stroke="#64748b" strokeDasharray={REFERENCE_DASH} data-testid={`quality-${id}-reference`} />
             ) : null}
-            <g clipPath={`url(#quality-clip-${metric})`}>
+            <g clipPath={`url(#quality-clip-${id})`}>
               {lines.map((l) => (
                 <path
                   key={l.key}

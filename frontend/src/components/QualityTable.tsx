@@ -1,18 +1,41 @@
 /** The quality of the udp, voice and video flows over the run (`lib/flowQuality`): one row per strategy and flow. */
 import type { QualityRow } from "../lib/flowQuality";
+import { StrategyFlowTable, type StrategyFlowColumn } from "./StrategyFlowTable";
+
+type QualityKey = "meanDelayMs" | "p95DelayMs" | "meanJitterMs" | "loss" | "meanMos" | "minMos" | "framesLate" | "framesLost";
+type QualityColumn = StrategyFlowColumn<QualityRow> & { video: boolean };
 
 const fixed = (digits: number) => (v: number | null) => (v === null ? "—" : v.toFixed(digits));
 const count = (v: number | null) => (v === null ? "—" : String(v));
 
-const COLUMNS: { key: keyof QualityRow; label: string; unit: string; format: (v: number | null) => string; factor?: number; video?: boolean }[] = [
-  { key: "meanDelayMs", label: "Mean delay", unit: "ms", format: fixed(2) },
-  { key: "p95DelayMs", label: "p95 delay", unit: "ms", format: fixed(2) },
-  { key: "meanJitterMs", label: "Mean jitter", unit: "ms", format: fixed(3) },
-  { key: "loss", label: "Loss", unit: "%", format: fixed(2), factor: 100 },
-  { key: "meanMos", label: "Mean MOS", unit: "", format: fixed(2) },
-  { key: "minMos", label: "Lowest MOS", unit: "", format: fixed(2) },
-  { key: "framesLate", label: "Frames late", unit: "", format: count, video: true },
-  { key: "framesLost", label: "Frames lost", unit: "", format: count, video: true },
+/** A column of `key`, shown as its value × `factor` (loss fraction in %); video frame counts "n of sent". */
+const column = (key: QualityKey, label: string, unit: string, format: (v: number | null) => string, factor = 1, video = false): QualityColumn => ({
+  key,
+  label,
+  unit,
+  video,
+  value: (r) => r[key],
+  render: (r) => {
+    const raw = r[key];
+    const frames = video && raw !== null && r.framesSent ? ` of ${r.framesSent}` : "";
+    return (
+      <>
+        {format(raw === null ? null : raw * factor)}
+        {frames}
+      </>
+    );
+  },
+});
+
+const COLUMNS: readonly QualityColumn[] = [
+  column("meanDelayMs", "Mean delay", "ms", fixed(2)),
+  column("p95DelayMs", "p95 delay", "ms", fixed(2)),
+  column("meanJitterMs", "Mean jitter", "ms", fixed(3)),
+  column("loss", "Loss", "%", fixed(2), 100),
+  column("meanMos", "Mean MOS", "", fixed(2)),
+  column("minMos", "Lowest MOS", "", fixed(2)),
+  column("framesLate", "Frames late", "", count, 1, true),
+  column("framesLost", "Frames lost", "", count, 1, true),
 ];
 
 export function QualityTable({ rows }: { rows: readonly QualityRow[] }) {
@@ -20,45 +43,18 @@ export function QualityTable({ rows }: { rows: readonly QualityRow[] }) {
   const video = rows.some((r) => r.framesSent !== null);
   const columns = COLUMNS.filter((c) => !c.video || video);
   return (
-    <div className="table-wrap">
-      <table className="summary" data-testid="quality-table">
-        <caption>Delay, jitter, loss and voice quality per strategy and flow</caption>
-        <thead>
-          <tr>
-            <th scope="col">Strategy</th>
-            <th scope="col">Flow</th>
-            {columns.map((c) => (
-              <th scope="col" key={c.key} className="num">
-                {c.label}
-                {c.unit ? <span className="unit"> ({c.unit})</span> : null}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.key} data-testid={`quality-${r.key}`}>
-              <th scope="row">{r.strategy}</th>
-              <td>{r.flowId}</td>
-              {columns.map((c) => {
-                const raw = r[c.key] as number | null;
-                const v = raw === null ? null : raw * (c.factor ?? 1);
-                const frames = c.video && raw !== null && r.framesSent ? ` of ${r.framesSent}` : "";
-                return (
-                  <td key={c.key} className="num" data-col={c.key} data-value={raw ?? ""}>
-                    {c.format(v)}
-                    {frames}
-                  </td>
-                );
-              })}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+    <StrategyFlowTable
+      testId="quality-table"
+      caption="Delay, jitter, loss and voice quality per strategy and flow"
+      rowTestIdPrefix="quality-"
+      columns={columns}
+      rows={rows}
+      flow={(r) => r.flowId}
+    >
       <p className="muted small">
-        Mean delay: of the delivered bits (each interval weighted by its throughput); p95: over the intervals' mean delays; loss: mean over the intervals. MOS from the ITU-T G.107
+        Mean delay: of the delivered bits (each interval weighted by its throughput); p95: over the intervals' mean delays; loss: of all the bits sent (each interval weighted by what it sent). MOS from the ITU-T G.107
         E-model (voice flows); below 3.6 (R 70, ITU-T G.109) many users are dissatisfied.
       </p>
-    </div>
+    </StrategyFlowTable>
   );
 }

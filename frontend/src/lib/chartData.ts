@@ -17,6 +17,9 @@ export interface FlowSeries {
   points: SeriesPoint[];
   /** udp, voice and video flows: their per-interval quality, one sample per point (absent for tcp flows) */
   quality?: QualitySample[];
+  /** what the source sent in each interval, Mbit/s, one per point (null: not known); only with `quality`, and
+   * only where the result has `sent_mbps` (documents stored before it have not) */
+  sentMbps?: (number | null)[];
 }
 
 /** A flow's quality series of the result document (`FlowSeries` of the results: null where an interval has none). */
@@ -60,6 +63,8 @@ export function flowSeries(result: StrategyResult): FlowSeries[] {
     const points: SeriesPoint[] = [];
     const present = QUALITY_FIELDS.filter((k) => Array.isArray(flow[k]));
     const quality: QualitySample[] = [];
+    const sent: (number | null)[] = [];
+    const sentSeries = Array.isArray(flow.sent_mbps) ? flow.sent_mbps : null;
     for (let i = 0; i < n; i++) {
       const t = flow.t_s[i]!;
       const v = flow.throughput_mbps[i]!;
@@ -72,9 +77,12 @@ export function flowSeries(result: StrategyResult): FlowSeries[] {
           q[k] = typeof x === "number" && Number.isFinite(x) ? x : null;
         }
         quality.push(q);
+        const x = sentSeries?.[i];
+        sent.push(typeof x === "number" && Number.isFinite(x) ? x : null);
       }
     }
-    return present.length ? { flowId: flow.id, points, quality } : { flowId: flow.id, points };
+    if (!present.length) return { flowId: flow.id, points };
+    return sentSeries ? { flowId: flow.id, points, quality, sentMbps: sent } : { flowId: flow.id, points, quality };
   });
 }
 

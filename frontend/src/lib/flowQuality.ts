@@ -7,10 +7,15 @@
  * 1. `QUALITY_METRICS` — what each chart draws: the result fields, the unit, the fixed y range of MOS and its line.
  * 2. `qualityLines(series, metric)` — one line per strategy, flow and field, null values as gaps.
  * 3. `flowQualitySummary(flow)` — mean and 95th percentile delay, mean jitter, loss, mean and lowest MOS, video frames.
+ * 4. `pooledLoss(intervals)` — the fraction lost of all the bits sent, each interval weighted by what it sent (the rule
+ *    of `subflow.results.quality.pooled_loss`, which the CLI's quality table and the sweeps use).
  */
 import type { FlowSeries, QualityField, StrategySeries } from "./chartData";
 
 export type QualityMetric = "delay" | "jitter" | "loss" | "mos";
+
+/** The quality charts in the order they are drawn beside the throughput charts. */
+export const QUALITY_CHART_ORDER: readonly QualityMetric[] = ["delay", "jitter", "loss", "mos"];
 
 export interface QualityMetricSpec {
   title: string;
@@ -111,13 +116,28 @@ export function qualityDomain(lines: readonly QualityLine[], metric: QualityMetr
   return [0, hi > 0 ? hi * 1.05 : 1];
 }
 
+/** True if some flow of `series` has quality series (udp, voice, video), i.e. there are quality charts to draw. */
+export function hasQuality(series: readonly StrategySeries[]): boolean {
+  return series.some((s) => s.flows.some((f) => f.quality));
+}
+
+/**
+ * One y range per metric over several comparisons' series (side by side): `qualityDomain` of all their lines
+ * together, so that each column's chart of a metric has the same scale.
+ */
+export function sharedQualityDomains(groups: readonly (readonly StrategySeries[])[]): Record<QualityMetric, [number, number]> {
+  const out = {} as Record<QualityMetric, [number, number]>;
+  for (const m of QUALITY_CHART_ORDER) out[m] = qualityDomain(groups.flatMap((g) => qualityLines(g, m)), m);
+  return out;
+}
+
 export interface FlowQualitySummary {
   /** mean one-way delay of the delivered bits, ms: the intervals' delays weighted by their throughput */
   meanDelayMs: number | null;
   /** 95th percentile (nearest rank) over the intervals of their mean delay, ms (of their p95 without a mean) */
   p95DelayMs: number | null;
   meanJitterMs: number | null;
-  /** mean over the intervals of the lost fraction (a constant-rate source sends alike in each) */
+  /** the fraction lost of all the bits sent over the run (`pooledLoss`: each interval weighted by what it sent) */
   loss: number | null;
   meanMos: number | null;
   minMos: number | null;
@@ -135,6 +155,23 @@ export function nearestRank(v: readonly number[], p: number): number | null {
   if (!v.length) return null;
   const sorted = [...v].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * The fraction lost of all the bits sent over some intervals: Σ loss·sent / Σ sent over the intervals with a loss
+ * (null loss: nothing sent, left out), when each of them has what it sent (`sent_mbps`; the intervals are equally
+ * long, so Mbit/s weigh as bits); else (a result stored before `sent_mbps`) the mean of their losses. An on/off
+ * source or a call with silence suppression sends little or nothing in some intervals: they must not weigh like
+ * full ones. Null without any loss. Mirrors `subflow.results.quality.pooled_loss`.
+ */
+export function pooledLoss(intervals: readonly { loss: number | null; sent: number | null }[]): number | null {
+  const pairs = intervals.filter((x): x is { loss: number; sent: number | null } => x.loss !== null && Number.isFinite(x.loss));
+  if (!pairs.length) return null;
+  if (pairs.every((x) => x.sent !== null && Number.isFinite(x.sent))) {
+    const sent = pairs.reduce((a, x) => a + x.sent!, 0);
+    if (sent > 0) return pairs.reduce((a, x) => a + x.loss * x.sent!, 0) / sent;
+  }
+  return pairs.reduce((a, x) => a + x.loss, 0) / pairs.length;
 }
 
 /** A flow's quality over the run, null for a flow without quality series (tcp). */
@@ -157,7 +194,7 @@ export function flowQualitySummary(f: FlowSeries): FlowQualitySummary | null {
     meanDelayMs: wSum > 0 ? wd / wSum : mean(delays),
     p95DelayMs: nearestRank(delays.length ? delays : values(f, "delay_p95_ms"), 95),
     meanJitterMs: mean(values(f, "jitter_ms")),
-    loss: mean(values(f, "loss")),
+    loss: pooledLoss(q.map((x, i) => ({ loss: x.loss, sent: f.sentMbps?.[i] ?? null }))),
     meanMos: mean(mos),
     minMos: mos.length ? Math.min(...mos) : null,
     framesSent: sum(values(f, "frames_sent")),

@@ -1,13 +1,16 @@
 /**
  * Several finished comparisons side by side with the same axes: one column per
- * comparison (timelines per strategy, summary bars, CDF), every chart of a kind
- * on one shared domain.
+ * comparison (timelines per strategy, summary bars, CDF and, for a comparison with
+ * udp, voice or video flows, their delay, jitter, loss and MOS charts and quality
+ * summary), every chart of a kind on one shared domain.
  */
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { api } from "../api/client";
 import type { ComparisonPublic } from "../api/types";
 import { ErrorList } from "../components/ErrorList";
+import { QualityChart } from "../components/QualityChart";
+import { QualityTable } from "../components/QualityTable";
 import { CdfChart, SummaryBars } from "../components/StatCharts";
 import { ThroughputChart } from "../components/ThroughputChart";
 import { TimeBrush } from "../components/TimeBrush";
@@ -26,6 +29,7 @@ import {
 } from "../lib/chartData";
 import { strategyColors, strategyDashes } from "../lib/colors";
 import { errorLines } from "../lib/errors";
+import { hasQuality, QUALITY_CHART_ORDER, qualityRows, sharedQualityDomains } from "../lib/flowQuality";
 import { formatFixed3, formatSeconds } from "../lib/format";
 import { comparisonLabel, fileStem } from "../lib/identity";
 import { useScenarioName } from "./comparison/useScenarioName";
@@ -60,7 +64,7 @@ export function SideBySideView() {
         const r = c.result!.strategies[s]!;
         return { strategy: s, engine: r.engine, flows: flowSeries(r), markers: eventMarkers(r.events) };
       });
-      return { c, series, bars: summaryBars(c.result!, c.strategies), cdfs: flowMeanCdfs(c.result!, c.strategies) };
+      return { c, series, bars: summaryBars(c.result!, c.strategies), cdfs: flowMeanCdfs(c.result!, c.strategies), quality: hasQuality(series), qualityRows: qualityRows(series) };
     });
     const allSeries = columns.flatMap((col) => col.series);
     const names = [...new Set(allSeries.map((s) => s.strategy))];
@@ -68,6 +72,7 @@ export function SideBySideView() {
       columns,
       skipped: items.length - done.length,
       domains: unionDomains(columns.map((col) => sharedDomains(col.series))),
+      qualityDomains: sharedQualityDomains(columns.map((col) => col.series)),
       styles: flowStyles(allFlowIds(allSeries)),
       colors: strategyColors(names),
       dashes: strategyDashes(names),
@@ -136,8 +141,27 @@ export function SideBySideView() {
                     testId={`chart-${col.c.id}-${s.strategy}`}
                   />
                 ))}
+                {col.quality
+                  ? QUALITY_CHART_ORDER.map((m) => (
+                      <QualityChart
+                        key={m}
+                        id={`${m}-${col.c.id}`}
+                        metric={m}
+                        series={col.series}
+                        colors={view.colors}
+                        styles={view.styles}
+                        domain={view.domains.x}
+                        yDomain={view.qualityDomains[m]}
+                        view={timeWindow}
+                        ruleT={hoverT}
+                        onHover={setHoverT}
+                        filename={fileStem(scenarioName, comparisonLabel(col.c.strategies, col.c.created_at))}
+                      />
+                    ))
+                  : null}
                 <SummaryBars bars={col.bars} colors={view.colors} yMax={view.barMax} filename={fileStem(scenarioName, comparisonLabel(col.c.strategies, col.c.created_at), "summary")} />
                 <CdfChart cdfs={col.cdfs} colors={view.colors} dashes={view.dashes} xMax={view.cdfMax} filename={fileStem(scenarioName, comparisonLabel(col.c.strategies, col.c.created_at), "cdf")} />
+                <QualityTable rows={col.qualityRows} />
               </div>
             ))}
           </div>

@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from subflow.errors import ScenarioInvalid
 from subflow.results.document import ResultDocument
+from subflow.results.quality import pooled_loss
 from subflow.scenario.document import load_scenario
 
 #: The sweep parameter that fails one link for the whole run (value: a link id, or null for none).
@@ -268,13 +269,16 @@ def ci95_half_width(values: list[float]) -> float:
 def unit_summary(document: ResultDocument) -> dict[str, dict[str, float | None]]:
     """The per-strategy figures of one unit's result document that sweeps aggregate:
     ``{strategy: {"mean_mbps", "jain_index", "zero_s", "mos_mean", "mos_min", "delay_ms", "delay_max_ms",
-    "jitter_ms", "loss"}}`` (Mbit/s, -, seconds, MOS, MOS, ms, ms, ms, fraction).
+    "jitter_ms", "loss", "loss_sent_mbit"}}`` (Mbit/s, -, seconds, MOS, MOS, ms, ms, ms, fraction, Mbit).
 
     The quality figures pool the intervals of every udp, voice and video flow (MOS: voice flows) inside
     each flow's active window (``start_s`` to ``stop_s``), where the flow sent something (its ``loss`` is not
     null): ``mos_mean``/``mos_min`` the mean and lowest interval MOS, an interval that delivered nothing
     counting as MOS 1; ``delay_ms``/``delay_max_ms`` the mean and largest interval delay of the intervals
-    that delivered; ``jitter_ms`` and ``loss`` the means. Null where no flow has the series (tcp only)."""
+    that delivered; ``jitter_ms`` the mean; ``loss`` the fraction lost of all the bits those intervals sent
+    (:func:`subflow.results.quality.pooled_loss`: each interval weighted by its ``sent_mbps``), and
+    ``loss_sent_mbit`` those bits, Mbit (its weight among repetitions; null for a document without
+    ``sent_mbps``). Null where no flow has the series (tcp only)."""
     scenario = document.scenario
     duration, interval = scenario.run.duration_s, scenario.run.interval_s
     kinds = {f.id: f for f in scenario.flows}
@@ -283,7 +287,7 @@ def unit_summary(document: ResultDocument) -> dict[str, dict[str, float | None]]
         mos: list[float] = []
         delay: list[float] = []
         jitter: list[float] = []
-        loss: list[float] = []
+        loss: list[tuple[float, float | None]] = []
         for flow in r.flows:
             f = kinds.get(flow.id)
             if f is None or f.kind == "tcp" or flow.loss is None:
@@ -292,7 +296,8 @@ def unit_summary(document: ResultDocument) -> dict[str, dict[str, float | None]]
             for k, t in enumerate(flow.t_s):
                 if not (t >= t0 - 1e-9 and t + interval <= t1 + 1e-9) or k >= len(flow.loss) or flow.loss[k] is None:
                     continue
-                loss.append(flow.loss[k])
+                sent = flow.sent_mbps[k] if flow.sent_mbps is not None and k < len(flow.sent_mbps) else None
+                loss.append((flow.loss[k], sent))
                 d = flow.delay_ms[k] if flow.delay_ms is not None and k < len(flow.delay_ms) else None
                 if d is not None:
                     delay.append(d)
@@ -312,7 +317,9 @@ def unit_summary(document: ResultDocument) -> dict[str, dict[str, float | None]]
             "delay_ms": statistics.fmean(delay) if delay else None,
             "delay_max_ms": max(delay) if delay else None,
             "jitter_ms": statistics.fmean(jitter) if jitter else None,
-            "loss": statistics.fmean(loss) if loss else None,
+            "loss": pooled_loss(loss),
+            "loss_sent_mbit": (math.fsum(w for _, w in loss) * interval
+                               if loss and all(w is not None for _, w in loss) else None),
         }
     return out
 
@@ -332,8 +339,10 @@ def aggregate(
         {name: {...same fields...}}}]}}``; a 2-D sweep adds ``parameter_y``, ``values_y`` and each
         point's ``value_y`` (points in row-major order: ``values`` outer). ``mean_mbps`` is the mean over repetitions of the
         across-flow mean throughput; ``ci95_mbps`` its 95 % CI half-width. Where the units have the quality
-        figures of :func:`unit_summary`: ``mos_mean``, ``delay_ms``, ``jitter_ms``, ``loss`` the means over the
-        repetitions, ``mos_min`` the lowest and ``delay_max_ms`` the largest.
+        figures of :func:`unit_summary`: ``mos_mean``, ``delay_ms``, ``jitter_ms`` the means over the
+        repetitions, ``mos_min`` the lowest and ``delay_max_ms`` the largest; ``loss`` the fraction lost of all
+        the bits the repetitions sent (:func:`subflow.results.quality.pooled_loss`, each run weighted by its
+        ``loss_sent_mbit``; the plain mean for summaries without it).
     """
     by_point: dict[int, list[dict[str, dict[str, float]]]] = {}
     for unit, summary in zip(units, summaries):
@@ -353,9 +362,10 @@ def aggregate(
             # quality figures: null for tcp-only strategies and for summaries stored before them (the stored
             # document's AggregateStats has every key, so a local aggregate has them too)
             for key, pool in (("mos_mean", statistics.fmean), ("mos_min", min), ("delay_ms", statistics.fmean),
-                              ("delay_max_ms", max), ("jitter_ms", statistics.fmean), ("loss", statistics.fmean)):
+                              ("delay_max_ms", max), ("jitter_ms", statistics.fmean)):
                 got = [r[name][key] for r in runs if r[name].get(key) is not None]
                 out[name][key] = pool(got) if got else None
+            out[name]["loss"] = pooled_loss((r[name].get("loss"), r[name].get("loss_sent_mbit")) for r in runs)
         return out
 
     if sweep is None:

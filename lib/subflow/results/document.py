@@ -295,6 +295,11 @@ class FlowSeries(_Strict):
     loss: list[float | None] | None = Field(default=None, description="udp, voice and video flows: fraction of "
                                             "the bits sent in each interval that were lost (queue overflow, link "
                                             "loss, no path); null where nothing was sent.")
+    sent_mbps: list[float] | None = Field(default=None, description="udp, voice and video flows: IP bits the "
+                                          "source sent in each interval / the interval, Mbit/s (0 where it sent "
+                                          "nothing: an on/off source off, silence); the weights of the run's loss "
+                                          "(subflow.results.quality.pooled_loss). Absent in documents stored "
+                                          "before it.")
     r_factor: list[float | None] | None = Field(default=None, description="voice flows: ITU-T G.107 E-model rating "
                                                 "R per interval (mouth-to-ear delay with packetisation, playout "
                                                 "buffer and look-ahead; late packets count as lost); null for a "
@@ -541,8 +546,9 @@ class AggregateStats(_Strict):
                                        "one-way delay in any repetition, ms.")
     jitter_ms: float | None = Field(default=None, description="udp, voice and video flows: mean over repetitions "
                                     "of the mean interval RFC 3550 jitter, ms.")
-    loss: float | None = Field(default=None, description="udp, voice and video flows: mean over repetitions of "
-                               "the mean interval loss fraction.")
+    loss: float | None = Field(default=None, description="udp, voice and video flows: the fraction lost of "
+                               "all the bits they sent in the judged intervals of every repetition "
+                               "(subflow.results.quality.pooled_loss).")
 
 
 class SweepPoint(_Strict):

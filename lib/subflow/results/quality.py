@@ -9,8 +9,10 @@ the same figures:
 * p95 delay (ms): the 95th percentile, nearest rank, over the intervals of their mean delay (of their
   ``delay_p95_ms`` when the flow has no mean);
 * mean jitter (ms): the mean over the intervals of the RFC 3550 jitter;
-* loss (fraction): the mean over the intervals of the fraction lost; the intervals are equally long, so for a
-  constant-rate source (cbr udp, voice without silence suppression) this is the fraction of all bits sent;
+* loss (fraction): the fraction of all the bits sent over the run that were lost, each interval's loss weighted
+  by what it sent (``sent_mbps``; :func:`pooled_loss`): an on/off source or a call with silence suppression
+  sends little or nothing in some intervals, and those must not weigh like full ones. A document stored before
+  ``sent_mbps`` weighs every interval alike (exact for a constant-rate source);
 * mean and lowest MOS (G.107 Annex B) over the intervals that have one;
 * video: the frames sent, late and lost over the run.
 
@@ -20,11 +22,13 @@ Intervals without a value (null: nothing arrived, no rating) are left out of eve
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from subflow.results.document import FlowSeries
 
-__all__ = ["FlowQuality", "flow_quality", "nearest_rank"]
+__all__ = ["FlowQuality", "flow_quality", "nearest_rank", "pooled_loss"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,32 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def pooled_loss(intervals: Iterable[tuple[float | None, float | None]]) -> float | None:
+    """The fraction lost of all the bits sent over some intervals (of one flow, or pooled over flows).
+
+    Parameters
+    ----------
+    intervals : iterable of (loss, sent)
+        Each interval's lost fraction of the bits it sent (None: nothing sent, left out) and what it sent
+        (None: not known): its ``sent_mbps`` (the intervals of a run are equally long, so Mbit/s weigh as bits),
+        or Mbit when whole runs are pooled (a sweep's repetitions).
+
+    Returns
+    -------
+    float or None
+        Σ loss·sent / Σ sent over the intervals with a loss when every one of them has what it sent; else
+        (a document stored before ``sent_mbps``) the mean of their losses; None without any loss.
+    """
+    pairs = [(lo, s) for lo, s in intervals if lo is not None and math.isfinite(lo)]
+    if not pairs:
+        return None
+    if all(s is not None and math.isfinite(s) for _, s in pairs):
+        sent = math.fsum(s for _, s in pairs)
+        if sent > 0:
+            return math.fsum(lo * s for lo, s in pairs) / sent
+    return math.fsum(lo for lo, _ in pairs) / len(pairs)
+
+
 def flow_quality(flow: FlowSeries) -> FlowQuality | None:
     """``flow``'s quality over the run (module docstring), None for a flow without quality series (tcp)."""
     fields = (flow.delay_ms, flow.delay_p95_ms, flow.jitter_ms, flow.loss, flow.mos, flow.frames_sent)
@@ -79,7 +109,7 @@ def flow_quality(flow: FlowSeries) -> FlowQuality | None:
         mean_delay_ms=weighted / weight if weight > 0 else _mean(delays),
         p95_delay_ms=nearest_rank(delays or _values(flow.delay_p95_ms), 95),
         mean_jitter_ms=_mean(_values(flow.jitter_ms)),
-        loss=_mean(_values(flow.loss)),
+        loss=pooled_loss(zip_longest(flow.loss or [], flow.sent_mbps or [])),
         mean_mos=_mean(mos),
         min_mos=min(mos) if mos else None,
         frames_sent=total(flow.frames_sent),

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from subflow.results.document import FlowSeries
-from subflow.results.quality import flow_quality, nearest_rank
+from subflow.results.quality import flow_quality, nearest_rank, pooled_loss
 from subflow_cli.main import app
 
 from tests.conftest import EXAMPLES
@@ -33,6 +33,19 @@ def test_a_call_is_summarised_over_its_intervals():
     assert q.loss == pytest.approx(0.375, abs=1e-12)  # (0 + 0 + 1 + 0.5) / 4
     assert q.mean_mos == pytest.approx(11.8 / 3, abs=1e-12) and q.min_mos == 3.1
     assert q.frames_sent is None
+
+
+def test_the_loss_of_an_on_off_source_is_weighed_by_what_it_sent():
+    """1 Mbit/s while on: on throughout interval 0 (1 Mbit sent, none lost), 0.25 s of interval 1 (0.25 Mbit,
+    40 % lost), off in interval 2 (nothing sent: loss null), 0.5 s of interval 3 without a path (0.5 Mbit, all
+    lost): 0.1 + 0.5 = 0.6 Mbit lost of 1.75 sent, 12/35 = 0.342857 (the mean of the fractions would be 0.467)."""
+    flow = _flow(throughput_mbps=[1.0, 0.15, 0.0, 0.0], delay_ms=[5.0, 5.0, None, None],
+                 loss=[0.0, 0.4, None, 1.0], sent_mbps=[1.0, 0.25, 0.0, 0.5])
+    assert flow_quality(flow).loss == pytest.approx(12 / 35, abs=1e-12)
+    assert pooled_loss([(0.0, 1.0), (0.4, 0.25), (None, 0.0), (1.0, 0.5)]) == pytest.approx(12 / 35, abs=1e-12)
+    # stored before sent_mbps: each interval alike, (0 + 0.4 + 1) / 3
+    assert pooled_loss([(0.0, None), (0.4, None), (None, None), (1.0, None)]) == pytest.approx(1.4 / 3, abs=1e-12)
+    assert pooled_loss([(None, 0.0)]) is None
 
 
 def test_a_video_flow_counts_its_frames_and_a_tcp_flow_has_no_quality():
@@ -68,6 +81,16 @@ def test_compare_prints_the_quality_of_a_call_and_a_cbr_flow(tmp_path):
     # the 2 Mbit/s cbr flow's 1228-byte packets: 5 + 1228·8/10⁷ s = 5.98 ms, no voice rating
     assert rows["call"] == ["5.16", "5.16", "0.000", "0.00", "4.37", "4.37"]
     assert rows["cbr"] == ["5.98", "5.98", "0.000", "0.00", "—", "—"]
+
+
+def test_the_fluid_engine_reports_what_each_source_sent(tmp_path):
+    """G.711 every 20 ms: 50 packets/s of 160 + 40 bytes, 80 kbit/s; the cbr flow its 2 Mbit/s; in every 1 s
+    interval of the 10 s run."""
+    out = runner.invoke(app, ["compare", str(_voice_scenario(tmp_path)), "--strategies", "sptcp", "--json"])
+    assert out.exit_code == 0, out.output
+    flows = {f["id"]: f for f in json.loads(out.stdout)["strategies"]["sptcp"]["flows"]}
+    assert flows["call"]["sent_mbps"] == pytest.approx([0.08] * 10, abs=1e-6)
+    assert flows["cbr"]["sent_mbps"] == pytest.approx([2.0] * 10, abs=1e-6)
 
 
 def test_compare_of_tcp_flows_prints_no_quality_table():

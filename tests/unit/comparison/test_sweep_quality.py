@@ -25,9 +25,11 @@ def scenario():
             "run": {"duration_s": 4, "interval_s": 1.0, "seed": 1}}
 
 
-def document(mos, delay, jitter, loss) -> ResultDocument:
+def document(mos, delay, jitter, loss, sent=None) -> ResultDocument:
     call = {"id": "call", "src": "a", "dst": "b", "t_s": T, "throughput_mbps": [0.08] * 4, "subflows": [],
             "mos": mos, "delay_ms": delay, "jitter_ms": jitter, "loss": loss, "r_factor": [None] * 4}
+    if sent is not None:
+        call["sent_mbps"] = sent
     bulk = {"id": "bulk", "src": "a", "dst": "b", "t_s": T, "throughput_mbps": [0.5] * 4, "subflows": []}
     out = EngineOutput(engine="fluid", strategy="sptcp", flows=[call, bulk], events=[])
     return comparison_document(load_scenario(scenario()), {"sptcp": summarize(out, 1.0)})
@@ -68,4 +70,28 @@ def test_tcp_only_and_old_summaries_leave_the_quality_figures_null():
     s = aggregate(units, [old], None)["repetitions"]["sptcp"]
     assert s["mean_mbps"] == 1.0
     assert all(s[k] is None for k in ("mos_mean", "mos_min", "delay_ms", "delay_max_ms", "jitter_ms", "loss"))
+    assert set(s) == set(AggregateStats.model_fields)
+
+
+def test_unit_summary_weighs_each_intervals_loss_by_what_it_sent():
+    """A call with silence suppression sends 0.08, 0.02 and 0.04 Mbit/s in its active intervals 0-2 and loses
+    0, 1 and 0.02 of it: 0.02 + 0.0008 = 0.0208 Mbit lost of 0.14 sent, 0.148571 (the plain mean of the
+    fractions, 0.34, would count the nearly silent interval like a full one); 0.14 Mbit sent over the 1 s
+    intervals."""
+    doc = document(mos=[4.2, None, 3.8, 4.5], delay=[40.0, None, 60.0, 10.0], jitter=[2.0, None, 4.0, 0.0],
+                   loss=[0.0, 1.0, 0.02, 0.0], sent=[0.08, 0.02, 0.04, 0.5])
+    got = unit_summary(doc)["sptcp"]
+    assert got["loss"] == pytest.approx(0.0208 / 0.14, abs=1e-12)
+    assert got["loss_sent_mbit"] == pytest.approx(0.14, abs=1e-12)
+
+
+def test_aggregate_weighs_each_repetitions_loss_by_what_it_sent():
+    """Repetition one sends 0.08 Mbit/s over the call's 3 active seconds (0.24 Mbit) and loses nothing;
+    repetition two sends 0.02 Mbit/s (0.06 Mbit) and loses 3 %: 0.0018 Mbit of 0.30, 0.006 (not the mean 0.015)."""
+    sweep = SweepSpec(parameter="links.ab.bandwidth_mbps", values=[1.0])
+    units = expand(scenario(), sweep, 2)
+    one = document([4.2] * 4, [30.0] * 4, [1.0] * 4, [0.0] * 4, sent=[0.08] * 4)
+    two = document([4.0] * 4, [80.0] * 4, [3.0] * 4, [0.03] * 4, sent=[0.02] * 4)
+    s = aggregate(units, [unit_summary(one), unit_summary(two)], sweep)["sweep"]["points"][0]["strategies"]["sptcp"]
+    assert s["loss"] == pytest.approx(0.006, abs=1e-12)
     assert set(s) == set(AggregateStats.model_fields)

@@ -117,6 +117,17 @@ def test_an_on_off_flow_sends_its_rate_while_on_and_repeats_for_its_seed():
     assert other.throughput_mbps != again.throughput_mbps
 
 
+def test_an_on_off_flow_reports_what_it_sent_in_each_interval():
+    """sent_mbps (the weights of the run's loss): 2 Mbit/s × the share of each 1 s interval the flow's draw stream
+    (seed 1, flow u) has it on; 0 and a null loss where it is off throughout."""
+    out = run_plan(resolve_plan(_doc(_on_off(), duration=20.0), "sptcp")).flows[0]
+    key = draws.subflow_key(1, "u|onoff")
+    src = OnOff(0.0, 1.0, 1.0, "exponential", 1.5, draw=lambda k: draws.uniform(key, k))
+    assert out.sent_mbps == pytest.approx([2.0 * src.on_fraction(k, k + 1.0) for k in range(20)], abs=1e-6)
+    assert [lo is None for lo in out.loss] == [s == 0.0 for s in out.sent_mbps]
+    assert 0.0 in out.sent_mbps and 0.0 < min(s for s in out.sent_mbps if s > 0) < 2.0
+
+
 def test_pareto_on_off_runs():
     out = run_plan(resolve_plan(_doc(_on_off(periods="pareto", pareto_shape=1.5, mean_on_s=0.5, mean_off_s=0.5),
                                      duration=10.0), "sptcp")).flows[0]
