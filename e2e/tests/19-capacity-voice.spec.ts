@@ -6,11 +6,11 @@
  * against figures that do not come from this run:
  *
  * - the bisection's points are fixed by the range and the tolerance (by hand): 10.5 fails, 15.25 passes,
- *   12.875 passes, 11.6875 fails, 12.28125 passes, 11.984375 passes, 11.8359375 fails; the bracket
- *   11.8359375–11.984375 is then 0.148 < 0.25 wide: 7 midpoints + the two ends = 9 runs, answer 11.984375;
+ *   12.875 passes, 11.6875 fails, 12.28125 passes, 11.984375 fails, 12.1328125 fails; the bracket
+ *   12.1328125–12.28125 is then 0.148 < 0.25 wide: 7 midpoints + the two ends = 9 runs, answer 12.28125;
  * - docs/validation/naval_voice.md's figure for the same search (`subflow capacity … --min-mos 3.6 --strategy
- *   sptcp --window 64 100 --repetitions 1 --tolerance 0.25`): 11.98 Mbit/s, bracket 11.84–11.98 after 9 runs, at
- *   11.98 the calls' worst intervals MOS 4.24 (ship 1, with PLC) and 3.71 (ship 2, without: the binding call);
+ *   sptcp --window 64 100 --repetitions 1 --tolerance 0.25`): 12.28 Mbit/s, bracket 12.13–12.28 after 9 runs, at
+ *   12.28 the calls' worst intervals MOS 4.26 (ship 1, with PLC) and 3.90 (ship 2, without: the binding call);
  * - its bound by hand: the bulk flows fill the 100-packet queue (1.211 Mbit), so below 1.211/0.329 = 3.7 Mbit/s the
  *   calls' mouth-to-ear delay passes 400 ms (MOS 3.21 < 3.6 whatever the loss), and from 1.211/0.079 = 15.3 Mbit/s
  *   it stays under 150 ms (MOS 4.33 without loss): the answer lies between.
@@ -61,11 +61,11 @@ test("capacity search: the UAV backhaul that keeps both naval-voice calls at MOS
 
   await expect(answer).toHaveAttribute("data-status", "found");
   const value = Number(await answer.getAttribute("data-value"));
-  // the hand-worked bound, then the bisection point the documented 11.98 Mbit/s is
+  // the hand-worked bound, then the bisection point the documented 12.28 Mbit/s is
   expect(value).toBeGreaterThan(1.211 / 0.329);
   expect(value).toBeLessThan(1.211 / 0.079);
-  expect(value).toBeCloseTo(11.984375, 9);
-  await expect(answer).toContainText("= 11.984 is enough (between 11.836 and 11.984); 9 runs.");
+  expect(value).toBeCloseTo(12.28125, 9);
+  await expect(answer).toContainText("= 12.281 is enough (between 12.133 and 12.281); 9 runs.");
   await expect(answer).toContainText("Each flow judged over 64–100 s of the run.");
 
   // the trace: every step judged against the target as the bisection above says
@@ -75,7 +75,7 @@ test("capacity search: the UAV backhaul that keeps both naval-voice calls at MOS
 
   // per flow at the answer: both calls meet MOS 3.6 in their worst interval, ship 2's (no PLC) binding
   const table = page.getByTestId("capacity-flows");
-  await expect(table.locator("caption")).toContainText("= 11.984");
+  await expect(table.locator("caption")).toContainText("= 12.281");
   const row = (flow: string) => table.locator(`tr[data-flow="${flow}"]`);
   const cells = async (flow: string) => (await row(flow).locator("td").allInnerTexts()).map((t) => t.trim());
   await expect(table.locator("tbody tr")).toHaveCount(doc.flows.length);
@@ -83,8 +83,8 @@ test("capacity search: the UAV backhaul that keeps both naval-voice calls at MOS
   const headers = (await table.locator("thead th").allInnerTexts()).map((t) => t.trim());
   const mosCol = headers.indexOf("MOS");
   expect(mosCol, `columns: ${headers.join(", ")}`).toBeGreaterThan(0);
-  expect((await cells("voice1"))[mosCol]).toBe("4.24");
-  expect((await cells("voice2"))[mosCol]).toBe("3.71");
+  expect((await cells("voice1"))[mosCol]).toBe("4.26");
+  expect((await cells("voice2"))[mosCol]).toBe("3.90");
   expect((await cells("voice1"))[1]).toBe("voice");
   // the C2 streams and the bulk flows have no MOS
   expect((await cells("c2-1"))[mosCol]).toBe("—");
