@@ -59,6 +59,8 @@ from subflow.radio.airtime import Phy, access_parameters
 from subflow.runplan.document import RunPlan
 from subflow.scenario.document import DEFAULT_TRAFFIC_CLASSES, DSCP_ACCESS_CATEGORY, traffic_class_of
 
+from subflow_engines.fluid.queues import begin_step, count_queued
+
 #: the access categories of an 802.11 hop under EDCA, in the order they win the medium (IEEE 802.11-2020 10.22.2)
 ACCESS_CATEGORIES = ("voice", "video", "best_effort", "background")
 _AC_CODE = {"voice": "VO", "video": "VI", "best_effort": "BE", "background": "BK"}
@@ -302,21 +304,9 @@ def serve_classes(inject, row_slot, row_first, order_res, order_ptr, srv_next, s
     its capacity (:func:`class_shares`), then each class is a FIFO drop-tail queue at its share (the equations of
     :mod:`.queues`, over the class's incidences); ``rdc`` gets each class's queueing delay (module docstring),
     ``res_delay`` the resource's total queue over its capacity. Returns True when some class overflowed."""
-    n_rows = row_slot.shape[0]
     n_cls = qc.shape[1]
     cost = np.ones(n_cls)
-    for m in range(lag_in.shape[0]):
-        j = lag_in[m]
-        arriving[j] += pending[j]
-        pending[j] = 0.0
-    for k in range(n_rows):
-        s = row_slot[k]
-        got[s] = 0.0
-        dropped[s] = 0.0
-        qdelay[s] = 0.0
-        v = inject[s]
-        if v > 0.0:
-            arriving[row_first[k]] += v
+    begin_step(inject, row_slot, row_first, lag_in, pending, arriving, got, dropped, qdelay)
     overflow = False
     for r in range(order_res.shape[0]):
         u = order_res[r]
@@ -422,8 +412,5 @@ def serve_classes(inject, row_slot, row_first, order_res, order_ptr, srv_next, s
         for j in range(ack_ptr[r], ack_ptr[r + 1]):
             qdelay[ack_slot[j]] += rdc[u, ack_cls[j]]
     if track_queued:
-        for k in range(n_rows):
-            queued[row_slot[k]] = 0.0
-        for j in range(srv_slot.shape[0]):
-            queued[srv_slot[j]] += backlog[j] + pending[j]
+        count_queued(row_slot, srv_slot, backlog, pending, queued)
     return overflow

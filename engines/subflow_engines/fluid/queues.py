@@ -292,6 +292,38 @@ def burst_weight(rho):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def begin_step(inject, row_slot, row_first, lag_in, pending, arriving, got, dropped, qdelay):
+    """The start of one step of :func:`serve` (and of :func:`.classes.serve_classes`), in place: the bits sent
+    over a lagged hop in the previous step (``pending``, at the serving positions ``lag_in``) and the bits each
+    row's slot injects in this one (``inject[slot]``, at its first hop ``row_first``) join ``arriving``
+    (float64, incidences, serving order; bits); ``pending`` is emptied there, and the per-slot outputs ``got``,
+    ``dropped`` and ``qdelay`` (float64, slots) are zeroed for every slot with a row (``row_slot``)."""
+    for m in range(lag_in.shape[0]):
+        j = lag_in[m]
+        arriving[j] += pending[j]
+        pending[j] = 0.0
+    for k in range(row_slot.shape[0]):
+        s = row_slot[k]
+        got[s] = 0.0
+        dropped[s] = 0.0
+        qdelay[s] = 0.0
+        v = inject[s]
+        if v > 0.0:
+            arriving[row_first[k]] += v
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def count_queued(row_slot, srv_slot, backlog, pending, queued):
+    """The end of one step for finite transfers: ``queued[slot]`` (float64, slots; bits) = the bits the slot's row
+    holds in its queues and on its lagged hops (``backlog`` + ``pending``, float64, incidences, serving order),
+    for every slot with a row (``row_slot``; ``srv_slot`` the slot of each serving position)."""
+    for k in range(row_slot.shape[0]):
+        queued[row_slot[k]] = 0.0
+    for j in range(srv_slot.shape[0]):
+        queued[srv_slot[j]] += backlog[j] + pending[j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot, lag_in, ack_ptr, ack_slot, queue,
           cap, cap_dt, buf, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, got, dropped, qdelay,
           queued, track_queued, link_cap_bits):
@@ -337,19 +369,7 @@ def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot,
     incidences of the resources that dropped bits or hold a queue only: on a large network most
     hops are idle in a step, and a walk of every row's path would cost as much as the step.
     """
-    n_rows = row_slot.shape[0]
-    for m in range(lag_in.shape[0]):
-        j = lag_in[m]
-        arriving[j] += pending[j]
-        pending[j] = 0.0
-    for k in range(n_rows):
-        s = row_slot[k]
-        got[s] = 0.0
-        dropped[s] = 0.0
-        qdelay[s] = 0.0
-        v = inject[s]
-        if v > 0.0:
-            arriving[row_first[k]] += v
+    begin_step(inject, row_slot, row_first, lag_in, pending, arriving, got, dropped, qdelay)
     overflow = False
     for r in range(order_res.shape[0]):
         u = order_res[r]
@@ -418,10 +438,7 @@ def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot,
             for j in range(ack_ptr[r], ack_ptr[r + 1]):
                 qdelay[ack_slot[j]] += rd
     if track_queued:
-        for k in range(n_rows):
-            queued[row_slot[k]] = 0.0
-        for j in range(srv_slot.shape[0]):
-            queued[srv_slot[j]] += backlog[j] + pending[j]
+        count_queued(row_slot, srv_slot, backlog, pending, queued)
     return overflow
 
 
