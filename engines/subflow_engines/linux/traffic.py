@@ -224,8 +224,8 @@ class Traffic:
 
     def udp_series(self, fl: FlowRun, t0: float) -> dict:
         """The flow's per-interval series (:func:`.cbrstats.cbr_series`, and for voice
-        :func:`subflow.results.voice.interval_ratings`) from its records placed on the run clock (``t0``: the run clock's origin
-        on ``CLOCK_MONOTONIC``), and a ``udp`` extra (packets sent and received).
+        :func:`subflow.results.voice.interval_ratings`) from its records placed on the run clock (``t0``: the run
+        clock's origin on ``CLOCK_MONOTONIC``), and a ``udp`` extra (packets sent and received).
 
         Raises
         ------
