@@ -49,7 +49,7 @@ Per output interval the source reports:
   a link, or sent while the flow had no path;
 * ``sent_mbps``: the IP bits the source sent in the interval / the interval (the weights of the run's loss);
 * ``cwnd_packets`` 0 throughout (no window);
-* voice flows also ``r_factor`` and ``mos`` (ITU-T G.107 E-model, :func:`subflow.results.voice.voice_rating`):
+* voice flows also ``r_factor`` and ``mos`` (ITU-T G.107 E-model, :func:`subflow.results.voice.interval_ratings`):
   mouth-to-ear delay = ``delay_ms`` + the packetisation interval + the playout buffer
   (``voice.playout_delay_ms``) + the codec's look-ahead (:func:`subflow.results.voice.mouth_to_ear_ms`); packet
   loss Ppl = the interval's loss plus its late packets (those delivered more than the playout buffer above the interval's mean
@@ -72,8 +72,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from subflow.errors import QualityModelInvalid
-from subflow.results.voice import codec_impairment, mouth_to_ear_ms, voice_rating
+from subflow.results.voice import interval_ratings
 from subflow.runplan.document import FlowPlan, RunPlan
 from subflow.scenario.document import Flow, UdpSource, VideoSource, VoiceSource
 
@@ -220,8 +219,8 @@ class OnOff:
     for even k and uses draw ``draw(k)`` (a uniform in [0, 1)), with its state's mean.
 
     >>> src = OnOff(0.0, 1.0, 1.0, "pareto", 2.0, draw=lambda k: 0.75)   # every period 1 s
-    >>> src.on_fraction(0.5, 1.5), src.on_fraction(2.0, 2.5), src.on_fraction(1.0, 2.0)
-    (0.5, 1.0, 0.0)
+    >>> src.on_fraction(0.5, 1.5), src.on_fraction(1.5, 2.0), src.on_fraction(2.0, 2.5)
+    (0.5, 0.0, 1.0)
     """
 
     def __init__(self, start_s: float, mean_on_s: float, mean_off_s: float, periods: str, pareto_shape: float,
@@ -448,26 +447,12 @@ class Source:
         return self.late_bits[b] / self.sent[b] if self.sent[b] > 0.0 else 0.0
 
     def _ratings(self) -> tuple[list, list]:
-        voice = self.voice
-        n = len(self.sent)
-        try:
-            impairment = codec_impairment(voice.codec, voice.plc, voice.silence_suppression)
-        except QualityModelInvalid:
-            return [None] * n, [None] * n
-        fixed_ms = mouth_to_ear_ms(0.0, voice.codec, voice.packet_interval_ms, voice.playout_delay_ms)
-        r, mos = [], []
-        for b in range(n):
-            w = self.delay_weight[b]
-            if w <= 0.0 or self.sent[b] <= 0.0:
-                r.append(None)
-                mos.append(None)
-                continue
-            d_ms = self.delay_sum[b] / w * 1e3
-            ppl = min(1.0, self.lost[b] / self.sent[b] + self.late_fraction(b))
-            rating = voice_rating(d_ms + fixed_ms, ppl, impairment)
-            r.append(round(rating.r, 4))
-            mos.append(round(rating.mos, 4))
-        return r, mos
+        """``r_factor`` and ``mos`` per interval (:func:`subflow.results.voice.interval_ratings`) from the
+        interval's mean delay, loss and late share, unrounded."""
+        delay = [None if w <= 0.0 else s / w * 1e3 for s, w in zip(self.delay_sum, self.delay_weight)]
+        loss = [None if s <= 0.0 else lo / s for s, lo in zip(self.sent, self.lost)]
+        late = [self.late_fraction(b) for b in range(len(self.sent))]
+        return interval_ratings(delay, loss, late, self.voice)
 
 
 #: the former name of :class:`Source`

@@ -59,6 +59,8 @@ from subflow.radio.airtime import Phy, access_parameters
 from subflow.runplan.document import RunPlan
 from subflow.scenario.document import DEFAULT_TRAFFIC_CLASSES, DSCP_ACCESS_CATEGORY, traffic_class_of
 
+from subflow_engines.fluid.queues import begin_step, count_queued, drop_shares, fifo_fractions, forward
+
 #: the access categories of an 802.11 hop under EDCA, in the order they win the medium (IEEE 802.11-2020 10.22.2)
 ACCESS_CATEGORIES = ("voice", "video", "best_effort", "background")
 _AC_CODE = {"voice": "VO", "video": "VI", "best_effort": "BE", "background": "BK"}
@@ -302,21 +304,9 @@ def serve_classes(inject, row_slot, row_first, order_res, order_ptr, srv_next, s
     its capacity (:func:`class_shares`), then each class is a FIFO drop-tail queue at its share (the equations of
     :mod:`.queues`, over the class's incidences); ``rdc`` gets each class's queueing delay (module docstring),
     ``res_delay`` the resource's total queue over its capacity. Returns True when some class overflowed."""
-    n_rows = row_slot.shape[0]
     n_cls = qc.shape[1]
     cost = np.ones(n_cls)
-    for m in range(lag_in.shape[0]):
-        j = lag_in[m]
-        arriving[j] += pending[j]
-        pending[j] = 0.0
-    for k in range(n_rows):
-        s = row_slot[k]
-        got[s] = 0.0
-        dropped[s] = 0.0
-        qdelay[s] = 0.0
-        v = inject[s]
-        if v > 0.0:
-            arriving[row_first[k]] += v
+    begin_step(inject, row_slot, row_first, lag_in, pending, arriving, got, dropped, qdelay)
     overflow = False
     for r in range(order_res.shape[0]):
         u = order_res[r]
@@ -342,27 +332,14 @@ def serve_classes(inject, row_slot, row_first, order_res, order_ptr, srv_next, s
         total_q = 0.0
         for i in range(lo, hi):
             k = porder[i]
-            q = qc[u, k]
-            c = c_k[k]
             a_tot = a_k[k]
-            served_q = q if q < c else c
-            s_q = served_q / q if q > 0.0 else 1.0
-            room = c - served_q
-            served_a = a_tot if a_tot < room else room
-            s_a = served_a / a_tot if a_tot > 0.0 else 1.0
-            rest_a = a_tot - served_a
-            rest = q - served_q + rest_a
+            s_q, s_a, rest_a, rest, drop, full = fifo_fractions(qc[u, k], c_k[k], a_tot, cls_buf[u, k])
             delta = 0.0
             df = 0.0
             uniform = True
-            b_k = cls_buf[u, k]
-            if rest > b_k:
-                drop = rest - b_k
+            if full:
                 overflow = True
                 if rest_a > 0.0:
-                    delta = drop / rest_a
-                    if delta > 1.0:
-                        delta = 1.0
                     w_sum = 0.0
                     w_max = 0.0
                     for j in range(order_ptr[r], order_ptr[r + 1]):
@@ -372,12 +349,7 @@ def serve_classes(inject, row_slot, row_first, order_res, order_ptr, srv_next, s
                         w_sum += a * burst[j]
                         if a > 0.0 and burst[j] > w_max:
                             w_max = burst[j]
-                    if w_sum > 0.0:
-                        df = drop / w_sum
-                        if delta * w_max * a_tot < w_sum:
-                            uniform = False
-                            delta = delta * a_tot / w_sum
-                rest = b_k
+                    delta, df, uniform = drop_shares(drop, rest_a, a_tot, w_sum, w_max)
             qc[u, k] = rest
             total_q += rest
             for j in range(order_ptr[r], order_ptr[r + 1]):
@@ -385,19 +357,10 @@ def serve_classes(inject, row_slot, row_first, order_res, order_ptr, srv_next, s
                     continue
                 a = arriving[j]
                 arriving[j] = 0.0
-                b = backlog[j]
-                d = b * s_q + a * s_a
-                backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - (delta if uniform else delta * burst[j]))
-                sj = srv_slot[j]
+                forward(j, a, s_q, s_a, 1.0 - (delta if uniform else delta * burst[j]), backlog, srv_next,
+                        srv_slot, arriving, got, pending)
                 if df > 0.0:
-                    dropped[sj] += df * burst[j]
-                nj = srv_next[j]
-                if nj >= 0:
-                    arriving[nj] += d
-                elif nj == -1:
-                    got[sj] = d
-                else:
-                    pending[-2 - nj] += d
+                    dropped[srv_slot[j]] += df * burst[j]
         # each class's delay: its queue over the rate left to it, plus the residual of the packet in service
         c_dt = cap_dt[u]
         for i in range(lo, hi):
@@ -422,8 +385,5 @@ def serve_classes(inject, row_slot, row_first, order_res, order_ptr, srv_next, s
         for j in range(ack_ptr[r], ack_ptr[r + 1]):
             qdelay[ack_slot[j]] += rdc[u, ack_cls[j]]
     if track_queued:
-        for k in range(n_rows):
-            queued[row_slot[k]] = 0.0
-        for j in range(srv_slot.shape[0]):
-            queued[srv_slot[j]] += backlog[j] + pending[j]
+        count_queued(row_slot, srv_slot, backlog, pending, queued)
     return overflow

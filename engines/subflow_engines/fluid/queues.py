@@ -292,6 +292,99 @@ def burst_weight(rho):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def begin_step(inject, row_slot, row_first, lag_in, pending, arriving, got, dropped, qdelay):
+    """The start of one step of :func:`serve` (and of :func:`.classes.serve_classes`), in place: the bits sent
+    over a lagged hop in the previous step (``pending``, at the serving positions ``lag_in``) and the bits each
+    row's slot injects in this one (``inject[slot]``, at its first hop ``row_first``) join ``arriving``
+    (float64, incidences, serving order; bits); ``pending`` is emptied there, and the per-slot outputs ``got``,
+    ``dropped`` and ``qdelay`` (float64, slots) are zeroed for every slot with a row (``row_slot``)."""
+    for m in range(lag_in.shape[0]):
+        j = lag_in[m]
+        arriving[j] += pending[j]
+        pending[j] = 0.0
+    for k in range(row_slot.shape[0]):
+        s = row_slot[k]
+        got[s] = 0.0
+        dropped[s] = 0.0
+        qdelay[s] = 0.0
+        v = inject[s]
+        if v > 0.0:
+            arriving[row_first[k]] += v
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def count_queued(row_slot, srv_slot, backlog, pending, queued):
+    """The end of one step for finite transfers: ``queued[slot]`` (float64, slots; bits) = the bits the slot's row
+    holds in its queues and on its lagged hops (``backlog`` + ``pending``, float64, incidences, serving order),
+    for every slot with a row (``row_slot``; ``srv_slot`` the slot of each serving position)."""
+    for k in range(row_slot.shape[0]):
+        queued[row_slot[k]] = 0.0
+    for j in range(srv_slot.shape[0]):
+        queued[srv_slot[j]] += backlog[j] + pending[j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def fifo_fractions(q, c, a, buf):
+    """One FIFO drop-tail queue in one step (the equations of :mod:`subflow_engines.fluid.queues`): ``q`` the
+    queue at the step's start, ``c`` what it may send in the step, ``a`` the bits arriving in it, ``buf`` its
+    buffer (all bits, ≥ 0). Returns ``(s_q, s_a, rest_a, rest, drop, full)``: the fractions of the backlog and of
+    the arrivals sent on (the backlog first, then the arrivals as far as ``c`` allows; 1 for an empty part), the
+    arrivals left in the queue before any drop, the queue after the step (at most ``buf``), the bits dropped
+    (0 unless ``full``) and whether the queue overflowed. E.g. q 4, c 6, a 5, buf 2: s_q 1, s_a 0.4, rest_a 3,
+    rest 2, drop 1."""
+    served_q = q if q < c else c
+    s_q = served_q / q if q > 0.0 else 1.0
+    room = c - served_q
+    served_a = a if a < room else room
+    s_a = served_a / a if a > 0.0 else 1.0
+    rest_a = a - served_a
+    rest = q - served_q + rest_a
+    if rest > buf:
+        return s_q, s_a, rest_a, buf, rest - buf, True
+    return s_q, s_a, rest_a, rest, 0.0, False
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def drop_shares(drop, rest_a, a, w_sum, w_max):
+    """How a full queue's ``drop`` (bits, > 0) falls on its arrivals (``a`` bits in all, ``rest_a`` > 0 of them
+    left in the queue): drop-tail's bias against bursts gives each arrival a share in proportion to its bits
+    times its burst weight (:func:`burst_weight`; ``w_sum`` = Σ bits·weight, ``w_max`` the largest weight of an
+    arrival with bits), unless that would drop more than some arrival holds. Returns ``(delta, df, uniform)``:
+    the fraction of its left bits every arrival loses (``uniform``) or, not ``uniform``, the fraction per unit
+    of weight; and the drop per unit of burst weight of a bit (an arrival's loss signal is its weight × ``df``;
+    0 when ``w_sum`` is 0)."""
+    delta = drop / rest_a
+    if delta > 1.0:
+        delta = 1.0
+    df = 0.0
+    uniform = True
+    if w_sum > 0.0:
+        df = drop / w_sum
+        if delta * w_max * a < w_sum:
+            uniform = False
+            delta = delta * a / w_sum
+    return delta, df, uniform
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def forward(j, a, s_q, s_a, keep, backlog, srv_next, srv_slot, arriving, got, pending):
+    """Incidence ``j`` (serving order) after its queue's step: of its backlog b and its arrivals ``a`` (bits) it
+    sends d = b·s_q + a·s_a on (to its next hop's ``arriving``, to ``got`` of its slot at the last hop, or to
+    ``pending`` over a lagged hop, :class:`Incidence`'s ``srv_next``) and keeps b·(1 − s_q) + a·(1 − s_a)·``keep``
+    (``keep`` = 1 − the fraction of its left arrivals dropped)."""
+    b = backlog[j]
+    d = b * s_q + a * s_a
+    backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * keep
+    nj = srv_next[j]
+    if nj >= 0:
+        arriving[nj] += d
+    elif nj == -1:
+        got[srv_slot[j]] = d
+    else:
+        pending[-2 - nj] += d
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot, lag_in, ack_ptr, ack_slot, queue,
           cap, cap_dt, buf, backlog, pending, arriving, burst, arrived, drop_frac, res_delay, got, dropped, qdelay,
           queued, track_queued, link_cap_bits):
@@ -337,46 +430,21 @@ def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot,
     incidences of the resources that dropped bits or hold a queue only: on a large network most
     hops are idle in a step, and a walk of every row's path would cost as much as the step.
     """
-    n_rows = row_slot.shape[0]
-    for m in range(lag_in.shape[0]):
-        j = lag_in[m]
-        arriving[j] += pending[j]
-        pending[j] = 0.0
-    for k in range(n_rows):
-        s = row_slot[k]
-        got[s] = 0.0
-        dropped[s] = 0.0
-        qdelay[s] = 0.0
-        v = inject[s]
-        if v > 0.0:
-            arriving[row_first[k]] += v
+    begin_step(inject, row_slot, row_first, lag_in, pending, arriving, got, dropped, qdelay)
     overflow = False
     for r in range(order_res.shape[0]):
         u = order_res[r]
         a_sum = 0.0
         for j in range(order_ptr[r], order_ptr[r + 1]):
             a_sum += arriving[j]
-        q = queue[u]
         c = cap_dt[u]
-        served_q = q if q < c else c
-        s_q = served_q / q if q > 0.0 else 1.0
-        room = c - served_q
-        served_a = a_sum if a_sum < room else room
-        s_a = served_a / a_sum if a_sum > 0.0 else 1.0
-        rest_a = a_sum - served_a
-        rest = q - served_q + rest_a
+        s_q, s_a, rest_a, rest, drop, full = fifo_fractions(queue[u], c, a_sum, buf[u])
         delta = 0.0
         df = 0.0
         uniform = True
-        if rest > buf[u]:
-            drop = rest - buf[u]
+        if full:
             overflow = True
             if rest_a > 0.0:
-                delta = drop / rest_a
-                if delta > 1.0:
-                    delta = 1.0
-                # drop-tail's bias against bursts: each arrival's share of the drop in proportion to
-                # its bits times its burst weight, unless that would drop more than some arrival holds
                 w_sum = 0.0
                 w_max = 0.0
                 for j in range(order_ptr[r], order_ptr[r + 1]):
@@ -384,12 +452,7 @@ def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot,
                     w_sum += a * burst[j]
                     if a > 0.0 and burst[j] > w_max:
                         w_max = burst[j]
-                if w_sum > 0.0:
-                    df = drop / w_sum
-                    if delta * w_max * a_sum < w_sum:
-                        uniform = False
-                        delta = delta * a_sum / w_sum
-            rest = buf[u]
+                delta, df, uniform = drop_shares(drop, rest_a, a_sum, w_sum, w_max)
         queue[u] = rest
         rd = rest / cap[u]
         res_delay[u] = rd
@@ -399,29 +462,18 @@ def serve(inject, row_slot, row_first, order_res, order_ptr, srv_next, srv_slot,
         for j in range(order_ptr[r], order_ptr[r + 1]):
             a = arriving[j]
             arriving[j] = 0.0
-            b = backlog[j]
-            d = b * s_q + a * s_a
-            backlog[j] = b * (1.0 - s_q) + a * (1.0 - s_a) * (1.0 - (delta if uniform else delta * burst[j]))
+            forward(j, a, s_q, s_a, 1.0 - (delta if uniform else delta * burst[j]), backlog, srv_next, srv_slot,
+                    arriving, got, pending)
             sj = srv_slot[j]
             if df > 0.0:
                 dropped[sj] += df * burst[j]
             if rd > 0.0:
                 qdelay[sj] += rd
-            nj = srv_next[j]
-            if nj >= 0:
-                arriving[nj] += d
-            elif nj == -1:
-                got[sj] = d
-            else:
-                pending[-2 - nj] += d
         if rd > 0.0:
             for j in range(ack_ptr[r], ack_ptr[r + 1]):
                 qdelay[ack_slot[j]] += rd
     if track_queued:
-        for k in range(n_rows):
-            queued[row_slot[k]] = 0.0
-        for j in range(srv_slot.shape[0]):
-            queued[srv_slot[j]] += backlog[j] + pending[j]
+        count_queued(row_slot, srv_slot, backlog, pending, queued)
     return overflow
 
 

@@ -10,8 +10,7 @@ import math
 
 import numpy as np
 
-from subflow.errors import QualityModelInvalid
-from subflow.results.voice import codec_impairment, interarrival_jitter_s, mouth_to_ear_ms, voice_rating
+from subflow.results.voice import interarrival_jitter_s
 
 
 def cbr_series(sent_s: list[float], received: list[tuple[int, float, float]], packet_bytes: int,
@@ -100,28 +99,3 @@ def cbr_series(sent_s: list[float], received: list[tuple[int, float, float]], pa
         out["late"] = [sum(1 for x in d if x > float(np.mean(d)) + playout_delay_ms * 1e-3 + 1e-12) / n if n and d
                        else 0.0 for d, n in zip(delays, sent)]
     return out
-
-
-def voice_ratings(delay_ms: list, loss: list, late: list, codec: str, plc: bool, silence_suppression: bool,
-                  packet_interval_ms: float, playout_delay_ms: float) -> tuple[list, list]:
-    """``r_factor`` and ``mos`` per interval by the fluid engine's rule (:mod:`subflow_engines.fluid.cbr`):
-    :func:`subflow.results.voice.voice_rating` with mouth-to-ear delay
-    :func:`subflow.results.voice.mouth_to_ear_ms` (``delay_ms`` + packetisation + the playout buffer + the codec's
-    look-ahead), Ppl = the interval's loss + its ``late`` packets (:func:`cbr_series`) as random loss, and the
-    codec's ITU-T G.113 Ie and Bpl; null where delay or loss is null, and everywhere for a codec G.113 does not
-    tabulate (Opus)."""
-    try:
-        impairment = codec_impairment(codec, plc, silence_suppression)
-    except QualityModelInvalid:
-        return [None] * len(delay_ms), [None] * len(delay_ms)
-    r_out, mos_out = [], []
-    for d, lo, la in zip(delay_ms, loss, late):
-        if d is None or lo is None:
-            r_out.append(None)
-            mos_out.append(None)
-            continue
-        rating = voice_rating(mouth_to_ear_ms(d, codec, packet_interval_ms, playout_delay_ms), min(1.0, lo + la),
-                              impairment)
-        r_out.append(round(rating.r, 4))
-        mos_out.append(round(rating.mos, 4))
-    return r_out, mos_out

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from subflow.runplan import finish as finish_rule
+from subflow.results.voice import interval_ratings
 from subflow.runplan.document import FlowPlan, RunPlan
-
 from subflow.scenario.document import DSCP_CODEPOINTS, VoiceSource
 
 from . import cbrstats, commands, iperf3, udpflow
@@ -224,8 +224,8 @@ class Traffic:
 
     def udp_series(self, fl: FlowRun, t0: float) -> dict:
         """The flow's per-interval series (:func:`.cbrstats.cbr_series`, and for voice
-        :func:`.cbrstats.voice_ratings`) from its records placed on the run clock (``t0``: the run clock's origin
-        on ``CLOCK_MONOTONIC``), and a ``udp`` extra (packets sent and received).
+        :func:`subflow.results.voice.interval_ratings`) from its records placed on the run clock (``t0``: the run
+        clock's origin on ``CLOCK_MONOTONIC``), and a ``udp`` extra (packets sent and received).
 
         Raises
         ------
@@ -247,9 +247,7 @@ class Traffic:
         out = cbrstats.cbr_series(sent, received, int(fl.fp.packet_bytes), self.interval, self.n_bins,
                                   playout_delay_ms=v.playout_delay_ms if v is not None else None)
         if v is not None:
-            out["r_factor"], out["mos"] = cbrstats.voice_ratings(
-                out["delay_ms"], out["loss"], out.pop("late"), v.codec, v.plc, v.silence_suppression,
-                v.packet_interval_ms, v.playout_delay_ms)
+            out["r_factor"], out["mos"] = interval_ratings(out["delay_ms"], out["loss"], out.pop("late"), v)
         out["udp"] = {"packets_sent": len(sent), "packets_received": len({q for q, _, _ in received}),
                       "packet_bytes": int(fl.fp.packet_bytes)}
         art = os.environ.get("SUBFLOW_LINUX_ARTIFACTS_DIR")

@@ -3,7 +3,8 @@
 * **E-model** (ITU-T G.107 (06/2015), §7): R = Ro − Is − Id − Ie,eff + A, every term from the
   Recommendation's formulas (§7.2–7.6) and its default values (Table 3); with every default R = 93.2
   (§7.7) and MOS 4.41 (Annex B). :func:`e_model` evaluates it for any :class:`EModelParameters`;
-  :func:`voice_rating` for a VoIP call from its mouth-to-ear delay, loss and codec.
+  :func:`voice_rating` for a VoIP call from its mouth-to-ear delay, loss and codec;
+  :func:`interval_ratings` for a voice flow's output intervals.
 * **Codec impairments** (ITU-T G.113 (11/2007) Appendix I): the equipment impairment factor Ie of
   Table I.1 and the packet-loss robustness factor Bpl of Table I.3, for the codecs those tables give
   both for (:data:`CODEC_IMPAIRMENTS`). Opus has no value there (G.113's Appendix I predates it), so
@@ -351,6 +352,67 @@ def voice_rating(mouth_to_ear_delay_ms: float, loss_fraction: float, impairment:
     d = float(mouth_to_ear_delay_ms)
     return e_model(replace(base, t_ms=d, ta_ms=d, tr_ms=2 * d, ie=impairment.ie, bpl=impairment.bpl,
                            ppl_pct=100.0 * loss_fraction, burst_r=burst_ratio))
+
+
+def interval_ratings(delay_ms: Sequence[float | None], loss: Sequence[float | None], late: Sequence[float],
+                     voice: VoiceSource) -> tuple[list[float | None], list[float | None]]:
+    """A voice flow's E-model ``r_factor`` and ``mos`` per output interval, the rule of every engine (the fluid
+    engine's sources, :mod:`subflow_engines.fluid.cbr`; the linux engine's packet records,
+    :mod:`subflow_engines.linux.cbrstats`; docs/traffic.md).
+
+    Interval b rates :func:`voice_rating` (ITU-T G.107 (06/2015) §7, MOS by Annex B) with the mouth-to-ear delay
+    :func:`mouth_to_ear_ms` of ``delay_ms[b]`` (+ the packetisation interval, the playout buffer and the codec's
+    look-ahead), packet loss Ppl = min(1, ``loss[b]`` + ``late[b]``) as random loss (BurstR 1), and the codec's
+    Ie and Bpl from ITU-T G.113 (11/2007) Appendix I (:func:`codec_impairment` of ``voice.codec``, ``voice.plc``
+    and ``voice.silence_suppression``). E.g. G.711 with PLC every 20 ms, a 40 ms buffer, 252.9 ms and no loss:
+    312.9 ms mouth-to-ear, R 71.1, MOS 3.65 (docs/validation/naval_voice.md).
+
+    Parameters
+    ----------
+    delay_ms : sequence of float or None, shape (n,)
+        Mean one-way network delay of the packets delivered in each interval, ms; None where none was delivered.
+    loss : sequence of float or None, shape (n,)
+        Fraction of the interval's sent packets (bits) lost on the way, in [0, 1]; None where nothing was sent.
+    late : sequence of float, shape (n,)
+        Fraction of the interval's sent packets that arrived but later than the playout buffer allows (the
+        buffer discards them), in [0, 1].
+    voice : VoiceSource
+        The flow's codec, ``plc``, ``silence_suppression``, ``packet_interval_ms`` and ``playout_delay_ms``.
+
+    Returns
+    -------
+    (r_factor, mos) : two lists of float or None, shape (n,)
+        Rounded to 4 decimals; None where ``delay_ms`` or ``loss`` is None, and in every interval for a codec and
+        silence-suppression setting G.113 does not tabulate (Opus; G.711 with silence suppression; G.729A
+        without).
+
+    Raises
+    ------
+    QualityModelInvalid
+        ``field`` ``"late"`` (or ``"loss"``) when the three series differ in length; the fields of
+        :func:`voice_rating` for a negative delay or a loss outside [0, 1].
+    """
+    n = len(delay_ms)
+    if len(loss) != n:
+        raise QualityModelInvalid("loss", f"needs one value per interval of delay_ms ({n}), got {len(loss)}")
+    if len(late) != n:
+        raise QualityModelInvalid("late", f"needs one value per interval of delay_ms ({n}), got {len(late)}")
+    try:
+        impairment = codec_impairment(voice.codec, voice.plc, voice.silence_suppression)
+    except QualityModelInvalid:
+        return [None] * n, [None] * n
+    r_out: list[float | None] = []
+    mos_out: list[float | None] = []
+    for d, lo, la in zip(delay_ms, loss, late):
+        if d is None or lo is None:
+            r_out.append(None)
+            mos_out.append(None)
+            continue
+        rating = voice_rating(mouth_to_ear_ms(d, voice.codec, voice.packet_interval_ms, voice.playout_delay_ms),
+                              min(1.0, lo + la), impairment)
+        r_out.append(round(rating.r, 4))
+        mos_out.append(round(rating.mos, 4))
+    return r_out, mos_out
 
 
 def interarrival_jitter_s(send_s: Sequence[float] | np.ndarray, arrival_s: Sequence[float] | np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subflow_engines.fluid.queues import BURST_DROP_BIAS, Incidence, row_state, serve
+from subflow_engines.fluid.queues import BURST_DROP_BIAS, Incidence, drop_shares, fifo_fractions, row_state, serve
 
 
 def _reverse_of(n_links: int) -> np.ndarray:
@@ -74,3 +74,29 @@ def test_serve_sums_equal_a_walk_of_each_path(case):
         fresh = np.zeros(slots)
         row_state(net.row_arrays(), res_delay, fresh, np.zeros(slots), np.zeros(slots), cap, np.ones_like(net.burst))
         assert np.array_equal(fresh, qdelay)
+
+
+def test_one_fifo_queue_step_by_hand():
+    """The FIFO equations of one queue (fifo_fractions), worked by hand. q 4 bits, c 6, a 5, buffer 2: the backlog
+    leaves whole (s_q 1), 2 of the 5 arriving bits fit (s_a 0.4), 3 stay, 1 beyond the buffer is dropped. q 10,
+    c 4, a 3, buffer 100: 4 of the backlog leave (s_q 0.4), no room for the arrivals (s_a 0), 6 + 3 = 9 stay."""
+    assert fifo_fractions(4.0, 6.0, 5.0, 2.0) == (1.0, 0.4, 3.0, 2.0, 1.0, True)
+    assert fifo_fractions(10.0, 4.0, 3.0, 100.0) == (0.4, 0.0, 3.0, 9.0, 0.0, False)
+    assert fifo_fractions(0.0, 4.0, 0.0, 1.0) == (1.0, 1.0, 0.0, 0.0, 0.0, False)
+
+
+def test_a_full_queues_drop_falls_on_arrivals_by_burst_weight():
+    """drop_shares by hand: 1 bit dropped of 5 arriving, 3 of them left (s_a 0.4: 2.4 of an arrival of 4 bits at
+    weight 1, 0.6 of one of 1 bit at weight 3). Σ bits·weight = 4 + 3 = 7; alike, each would lose 1/3 of its left
+    bits; weighted, δ = (1/3)·5/7 = 5/21 per unit of weight: 2.4·5/21 + 0.6·3·5/21 = 1 bit in all; the loss signal
+    per unit of weight 1/7. A drop of 2.5 bits weighted would take (2.5/3)·(5/7)·3 = 1.79 of the heavy arrival's
+    left bits, more than it holds: every arrival loses 2.5/3 = 5/6 of its left bits alike (2.4·5/6 + 0.6·5/6 =
+    2.5), the loss signal still 2.5/7 per unit of weight."""
+    delta, df, uniform = drop_shares(1.0, 3.0, 5.0, 7.0, 3.0)
+    assert not uniform
+    assert math.isclose(delta, 5.0 / 21.0, rel_tol=1e-15) and math.isclose(df, 1.0 / 7.0, rel_tol=1e-15)
+    assert math.isclose(2.4 * delta * 1.0 + 0.6 * delta * 3.0, 1.0, rel_tol=1e-12)
+    delta, df, uniform = drop_shares(2.5, 3.0, 5.0, 7.0, 3.0)
+    assert uniform and math.isclose(delta, 5.0 / 6.0, rel_tol=1e-15) and math.isclose(df, 2.5 / 7.0, rel_tol=1e-15)
+    # a drop larger than what is left takes all of it
+    assert drop_shares(4.0, 3.0, 5.0, 7.0, 3.0)[:1] == (1.0,)

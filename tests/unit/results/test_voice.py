@@ -20,10 +20,12 @@ from subflow.results.voice import (
     e_model,
     effective_equipment_impairment,
     interarrival_jitter_s,
+    interval_ratings,
     mos_from_r,
     voice_rating,
     wire_rate_kbps,
 )
+from subflow.scenario.document import VoiceSource
 
 # --- ITU-T G.107 (06/2015), written out from the text, default values of Table 3 ----------------------------
 SLR, RLR, STMR, LSTR, DS, TELR, WEPL, NC, NFOR, PS, PR = 8, 2, 15, 18, 3, 65, 110, -70, -64, 35, 35
@@ -75,6 +77,43 @@ def test_delay_impairment_at_150_and_400_ms(ta_ms, idd_by_hand):
     # R = Ro − Is − Id with Ie = 0 and no loss: the rating falls from 93.2 by Id − Id(default) (Is moves by
     # less than 1e-6 through the echo term of STMRo, e^(−T/4)·10^(−TELR/10))
     assert rating.r == pytest.approx(e_model().r + e_model().id_ - _g107_id(ta_ms), abs=1e-6)
+
+
+def _annex_b_mos(r: float) -> float:
+    """G.107 Annex B, eq. B-4, for 0 ≤ R ≤ 100."""
+    return 1 + 0.035 * r + r * (r - 60) * (100 - r) * 7e-6
+
+
+def test_interval_ratings_rate_each_interval_by_mouth_to_ear_delay_and_loss_plus_late():
+    """G.711 with PLC, 20 ms packets, a 40 ms buffer: 90 ms on the network is 90 + 20 + 40 = 150 ms mouth-to-ear
+    and no loss; 340 ms is 400 ms with 1 % lost and 1 % late, Ppl = 2 %, Ie,eff = 95·2/(2 + 25.1) = 190/27.1; an
+    interval that delivered nothing or sent nothing has no rating. R from the default R 93.2 less the extra Id
+    (written out above from G.107 §7.4) and Ie,eff; rounded to 4 decimals."""
+    voice = VoiceSource(codec="g711", plc=True, packet_interval_ms=20.0, playout_delay_ms=40.0)
+    r, mos = interval_ratings([90.0, None, 340.0, 100.0], [0.0, 1.0, 0.01, None], [0.0, 0.0, 0.01, 0.0], voice)
+    base = e_model().r + e_model().id_
+    want = [base - _g107_id(150.0), None, base - _g107_id(400.0) - 190 / 27.1, None]
+    assert [x is None for x in r] == [w is None for w in want] == [x is None for x in mos]
+    for got, exp in zip(r, want):
+        if exp is not None:
+            assert got == pytest.approx(exp, abs=6e-5)
+    assert mos[0] == pytest.approx(_annex_b_mos(want[0]), abs=1e-4)
+    assert mos[2] == pytest.approx(_annex_b_mos(want[2]), abs=1e-4)
+    # G.729A with VAD (Ie 11, Bpl 19): its 5 ms look-ahead makes 85 ms on the network 150 ms mouth-to-ear
+    g729 = VoiceSource(codec="g729a", silence_suppression=True, packet_interval_ms=20.0, playout_delay_ms=40.0)
+    r729, _ = interval_ratings([85.0], [0.0], [0.0], g729)
+    assert r729[0] == pytest.approx(base - _g107_id(150.0) - 11.0, abs=6e-5)
+
+
+def test_interval_ratings_are_null_for_an_untabulated_codec_and_refuse_unequal_series():
+    opus = VoiceSource(codec="opus", opus_bitrate_kbps=32.0)
+    assert interval_ratings([50.0, 60.0], [0.0, 0.0], [0.0, 0.0], opus) == ([None, None], [None, None])
+    with pytest.raises(QualityModelInvalid) as exc:
+        interval_ratings([50.0, 60.0], [0.0, 0.0], [0.0], VoiceSource())
+    assert exc.value.field == "late"
+    with pytest.raises(QualityModelInvalid) as exc:
+        interval_ratings([50.0], [0.0, 0.0], [0.0], VoiceSource())
+    assert exc.value.field == "loss"
 
 
 def test_effective_equipment_impairment_and_codec_tables():
