@@ -166,6 +166,7 @@ def _agent_client() -> AgentClient:
         timeout_s=settings.AGENT_HTTP_TIMEOUT_S,
         poll_interval_s=settings.AGENT_POLL_INTERVAL_S,
         deadline_s=settings.AGENT_RUN_DEADLINE_S,
+        progress_interval_s=PROGRESS_MIN_INTERVAL_S,  # no progress answers faster than they are written
     )
 
 
