@@ -64,7 +64,13 @@ export default defineConfig({
     { name: "setup", testDir: "./tests", testMatch: /auth\.setup\.ts/, use: chromium },
     { name: "chromium", testDir: "./tests", use: { ...chromium, storageState: AUTH_FILE }, dependencies: ["setup"] },
     ...(process.env.SUBFLOW_BENCH
-      ? [{ name: "bench", testDir: "./bench", outputDir: "./test-results/bench", use: { ...chromium, storageState: AUTH_FILE }, dependencies: ["setup"], timeout: 600_000 }]
+      ? [{
+          name: "bench", testDir: "./bench", outputDir: "./test-results/bench",
+          // no trace: its DOM snapshots at each action run on the page's main thread inside the measured times
+          // (100-200 ms each on the comparison page)
+          use: { ...chromium, storageState: AUTH_FILE, trace: "off" as const, screenshot: "off" as const },
+          dependencies: ["setup"], timeout: 600_000,
+        }]
       : []),
   ],
 });

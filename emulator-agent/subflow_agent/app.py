@@ -93,14 +93,21 @@ class _Run:
                 setattr(self, name, value)
             self.changed.notify_all()
 
-    def wait(self, timeout_s: float, min_step: float = 0.02) -> None:
-        """Block until the run finishes, its progress advances by ``min_step``, or ``timeout_s``."""
+    def wait(self, timeout_s: float, min_step: float = 0.02, min_interval_s: float = 0.0) -> None:
+        """Block until the run finishes, or its progress has advanced by ``min_step`` and ``min_interval_s`` have
+        passed, or ``timeout_s`` (seconds) have passed."""
         start = self.progress
+        now = time.monotonic()
+        end, earliest = now + timeout_s, now + min(min_interval_s, timeout_s)
         with self.changed:
-            self.changed.wait_for(
-                lambda: self.status not in ("queued", "running") or self.progress - start >= min_step,
-                timeout=timeout_s,
-            )
+            while self.status in ("queued", "running") and now < end:
+                if self.progress - start >= min_step:
+                    if now >= earliest:
+                        return
+                    self.changed.wait(timeout=earliest - now)  # woken early only to tell the end
+                else:
+                    self.changed.wait(timeout=end - now)
+                now = time.monotonic()
 
     def public(self, with_output: bool = True) -> RunPublic:
         return RunPublic(
@@ -250,12 +257,17 @@ def get_run(
     run_id: str, _: Auth,
     wait_s: Annotated[float, Query(ge=0, le=30, description="Long poll: answer when the run finishes or its "
                                                             "progress advances by 0.02, at most after this.")] = 0.0,
+    min_interval_s: Annotated[float, Query(ge=0, le=30, description="With wait_s: a progress step is answered no "
+                                                                    "sooner than this after the request (the end at "
+                                                                    "once).")] = 0.0,
 ) -> RunPublic:
     """Status, progress (0–1) and, once ``succeeded``, the engine output. With ``wait_s`` the answer
-    comes as soon as something worth telling happens (no polling interval on the client)."""
+    comes as soon as something worth telling happens (no polling interval on the client); with ``min_interval_s``
+    a fast run's progress steps are told at most that often (each answer costs this process time beside its
+    engine threads), its end still at once."""
     run = _get(run_id)
     if wait_s > 0:
-        run.wait(wait_s)
+        run.wait(wait_s, min_interval_s=min_interval_s)
     return run.public()
 
 

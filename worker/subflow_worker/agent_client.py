@@ -83,6 +83,9 @@ class AgentClient:
         Longest wait between two status polls, seconds (polling starts faster).
     deadline_s : float
         Longest wall-clock time of one run, from submission, seconds.
+    progress_interval_s : float
+        Shortest time between two progress answers of one run's long poll, seconds (its end is told at once):
+        a caller that writes progress no more often than this asks for no more.
     transport : httpx.BaseTransport, optional
         For an in-process agent (``httpx.WSGITransport``/tests); default network.
     """
@@ -95,10 +98,12 @@ class AgentClient:
         timeout_s: float = 10.0,
         poll_interval_s: float = 0.25,
         deadline_s: float = 900.0,
+        progress_interval_s: float = 0.0,
         transport: httpx.BaseTransport | None = None,
     ):
         self.base_url = base_url.rstrip("/")
         self.poll_interval_s = poll_interval_s
+        self.progress_interval_s = progress_interval_s
         self.timeout_s = timeout_s
         self.deadline_s = deadline_s
         self._http = httpx.Client(
@@ -161,12 +166,14 @@ class AgentClient:
             raise AgentRejected("agent accepted the run but returned no id")
         return run.id
 
-    def status(self, run_id: str, wait_s: float = 0.0) -> RunPublic:
+    def status(self, run_id: str, wait_s: float = 0.0, min_interval_s: float = 0.0) -> RunPublic:
         """``GET /runs/{id}``: ``{id, status, progress, error, output}`` (output validated as
         :class:`~subflow.results.document.EngineOutput`; a malformed one raises :class:`AgentRejected`).
-        ``wait_s`` > 0 long-polls: the agent answers when the run finishes or progresses, at most
-        after ``wait_s`` seconds."""
+        ``wait_s`` > 0 long-polls: the agent answers when the run finishes or progresses (a progress step no
+        sooner than ``min_interval_s`` after asking), at most after ``wait_s`` seconds."""
         params = {"wait_s": f"{wait_s:g}"} if wait_s > 0 else None
+        if params is not None and min_interval_s > 0:
+            params["min_interval_s"] = f"{min_interval_s:g}"
         return self._validated(RunPublic, "GET", f"/runs/{run_id}",
                                self._request("GET", f"/runs/{run_id}", params=params))
 
@@ -203,7 +210,7 @@ class AgentClient:
             while True:
                 asked = time.monotonic()
                 try:
-                    run = self.status(run_id, wait_s=long_poll_s)
+                    run = self.status(run_id, wait_s=long_poll_s, min_interval_s=self.progress_interval_s)
                 except AgentUnavailable as exc:
                     # a poll that timed out reached an agent that is busy, not gone: ask again, a few
                     # times, rather than give the run up (the task's retry would submit it anew)

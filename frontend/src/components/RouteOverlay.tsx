@@ -15,16 +15,27 @@ import { activePaths, linkUtilization, pathsOverlay, SUBFLOW_COLORS, utilization
 import { docAt, type Corner } from "../lib/timeline";
 import { modelExtent, scaleFor } from "../lib/topology";
 import { usePlayback } from "../lib/playback";
+import { useAfterPaint } from "../lib/useAfterPaint";
 import { GeoMap } from "./GeoMap";
 import { PlaybackBar } from "./PlaybackBar";
 import { TopologyGraph, type Highlight } from "./TopologyGraph";
 
 
+/** The page's timeline of the scenario as run (`useScenarioTimeline`): null until it has arrived. */
+export interface SharedTimeline {
+  timeline: TimelinePublic | null;
+  errors: readonly string[];
+}
+
 /**
  * Its time is the page's one playback ({@link usePlayback}): the charts' hover, the map's slider
  * and Play move it, and its own slider moves them.
+ *
+ * `timeline`: the page's timeline of `result.scenario` (the comparison page asks for it once, for this drawing and
+ * its map); without it (a sweep point's run, whose scenario is not the stored version) the overlay asks
+ * `POST /api/timeline` for the scenario itself when a node moves.
  */
-export function RouteOverlay({ result, strategies }: { result: ResultDocument; strategies: string[] }) {
+export function RouteOverlay({ result, strategies, timeline: shared }: { result: ResultDocument; strategies: string[]; timeline?: SharedTimeline }) {
   const [strategy, setStrategy] = useState(strategies[0] ?? "");
   const [flowId, setFlowId] = useState<string>("");
   const [mode, setMode] = useState<"routes" | "utilization">("routes");
@@ -32,24 +43,16 @@ export function RouteOverlay({ result, strategies }: { result: ResultDocument; s
   const times = r?.flows[0]?.t_s ?? [];
   const tMax = result.scenario.run?.duration_s ?? (times.length ? times[times.length - 1]! : 100);
   const playback = usePlayback(tMax);
-  const painted = useAfterFirstPaint();
+  // the drawing (Leaflet or cytoscape, ~0.5-1 s of script on naval-leo under load) is set up after the throughput
+  // charts beside it have been painted, not in the same frame
+  const painted = useAfterPaint();
   const { time, hoverT } = playback;
   const scenario = result.scenario;
-  const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
-  const [timelineError, setTimelineError] = useState<string | null>(null);
   const geographic = isGeoScenario(scenario);
   const moving = scenario.nodes.some((n) => n.mobility);
-  useEffect(() => {
-    if (!moving) return;
-    const ctl = new AbortController();
-    api
-      .timeline(scenario, ctl.signal)
-      .then(setTimeline)
-      .catch((err) => {
-        if (!isAbort(err)) setTimelineError(errorLines(err).join("; "));
-      });
-    return () => ctl.abort();
-  }, [scenario, moving]);
+  const own = useOwnTimeline(shared === undefined && moving ? scenario : null);
+  const timeline = shared ? shared.timeline : own.timeline;
+  const timelineError = shared ? shared.errors.join("; ") || null : own.error;
   // one scale for every time, so that the drawing does not jump while stations move
   const scale = useMemo(() => scaleFor(modelExtent(scenario)), [scenario]);
   const doc = useMemo(
@@ -141,22 +144,20 @@ export function RouteOverlay({ result, strategies }: { result: ResultDocument; s
   );
 }
 
-/**
- * False until the frame after the first paint: the routes' drawing (Leaflet or cytoscape, ~0.5-1 s of
- * script on naval-leo under load) is set up after the throughput charts beside it have been painted,
- * not in the same frame (measured by the bench "naval-leo ... Run to both throughput charts drawn").
- */
-function useAfterFirstPaint(): boolean {
-  const [painted, setPainted] = useState(false);
+/** `POST /api/timeline` for `scenario` (null: none asked): its answer, or the error's text. */
+function useOwnTimeline(scenario: ResultDocument["scenario"] | null): { timeline: TimelinePublic | null; error: string | null } {
+  const [timeline, setTimeline] = useState<TimelinePublic | null>(null);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    let timer = 0;
-    const frame = requestAnimationFrame(() => {
-      timer = window.setTimeout(() => setPainted(true), 0);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      window.clearTimeout(timer);
-    };
-  }, []);
-  return painted;
+    if (!scenario) return;
+    const ctl = new AbortController();
+    api
+      .timeline(scenario, ctl.signal)
+      .then(setTimeline)
+      .catch((err) => {
+        if (!isAbort(err)) setError(errorLines(err).join("; "));
+      });
+    return () => ctl.abort();
+  }, [scenario]);
+  return { timeline, error };
 }

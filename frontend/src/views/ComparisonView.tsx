@@ -3,7 +3,8 @@
  * (with Cancel), then its results, the planned-vs-measured check, its packet captures and the map over time.
  *
  * This file only composes; the parts are in `comparison/`: following the comparison
- * (`useComparison`), the scenario version's timeline for the map and the SATCOM capacity chart (`useScenarioTimeline`), one playback time for charts, routes and map (`PlaybackProvider`), the header, status and cancel (`ComparisonHeader`, `ComparisonStatus`),
+ * (`useComparison`), the scenario version's timeline for the map, the routes' drawing and the SATCOM capacity chart
+ * (`useScenarioTimeline`, asked once the results are painted), one playback time for charts, routes and map (`PlaybackProvider`), the header, status and cancel (`ComparisonHeader`, `ComparisonStatus`),
  * the results (`Results`: `useResultView`, `useChartSelection`, `ThroughputSection`,
  * `SummarySection`, `SweepSection`), a sweep's chosen point (`SweepRunResults`, `useSweepPointRun`) and the
  * packet captures' downloads (`CaptureDownloads`).
@@ -24,6 +25,7 @@ import { timelineVersion, useScenarioTimeline } from "./comparison/useScenarioTi
 import { useStrategyDescriptions } from "./comparison/useStrategyDescriptions";
 import { comparisonLabel, fileStem } from "../lib/identity";
 import { PlaybackProvider } from "../lib/playback";
+import { useAfterPaint } from "../lib/useAfterPaint";
 
 export function ComparisonView() {
   const { id = "", cid = "" } = useParams();
@@ -31,8 +33,11 @@ export function ComparisonView() {
   const descriptions = useStrategyDescriptions();
   const scenarioName = useScenarioName(id);
   const status = live?.status ?? c?.status;
-  // the scenario version's timeline, once for the map and the SATCOM capacity chart, after the run has ended
-  const geo = useScenarioTimeline(id, timelineVersion(c, status));
+  // the scenario version's timeline, once for the map, the routes' drawing and the SATCOM capacity chart, after the
+  // run has ended and what came with its end (the result's charts) has been painted
+  const version = timelineVersion(c, status);
+  const afterResults = useAfterPaint(version !== null);
+  const geo = useScenarioTimeline(id, afterResults ? version : null);
   const satcom = useMemo(() => (geo.doc && geo.timeline?.access?.length ? { doc: geo.doc, passes: geo.timeline.access } : null), [geo.doc, geo.timeline]);
 
   const progress = live?.progress ?? c?.progress ?? 0;
@@ -54,7 +59,7 @@ export function ComparisonView() {
         result.sweep ? (
           <SweepRunResults scenarioId={id} comparisonId={cid} result={result} requested={c.strategies} descriptions={descriptions} name={stem} />
         ) : (
-          <Results result={result} requested={c.strategies} descriptions={descriptions} name={stem} satcom={satcom} />
+          <Results result={result} requested={c.strategies} descriptions={descriptions} name={stem} satcom={satcom} timeline={geo} />
         )
       ) : null}
       {c && result ? <PlannedVsMeasured scenarioId={id} comparisonId={cid} result={result} /> : null}

@@ -262,11 +262,13 @@ def test_worker_claims_reports_and_stops_at_a_cancel(sessions, naval_direct, tas
     snapshot, strategies, engine, repetitions, sweep = tasks._claim(cid)
     assert (strategies, engine, repetitions, sweep) == (["sptcp"], "fluid", 1, None)
     assert snapshot == scenario.document
-    progress = tasks._Progress(cid, strategies)
+    now = [0.0]
+    progress = tasks._Progress(cid, strategies, clock=lambda: now[0])
     progress.set(0.5)
     with sessions() as s:
         assert _row(s, cid).progress == 0.5
         assert crud.cancel_comparison(s, _row(s, cid)).status == "cancelled"
+    now[0] += tasks.PROGRESS_MIN_INTERVAL_S
     with pytest.raises(ComparisonCancelled):
         progress.set(0.9)
     document = ResultDocument.model_validate({**DOCUMENT, "scenario": scenario.document})
@@ -276,6 +278,29 @@ def test_worker_claims_reports_and_stops_at_a_cancel(sessions, naval_direct, tas
     with sessions() as s:
         row = _row(s, cid)
         assert (row.status, row.error, row.result) == ("cancelled", "cancelled by the user", None)
+
+
+def test_worker_writes_progress_at_most_once_per_interval_and_always_the_end(sessions, naval_direct, tasks):
+    with sessions() as s:
+        scenario = _scenario(s, naval_direct)
+        cid = _comparison(s, scenario, "running")
+    now = [0.0]
+    progress = tasks._Progress(cid, ["sptcp"], clock=lambda: now[0])
+
+    def stored() -> float:
+        with sessions() as s:
+            return _row(s, cid).progress
+
+    progress.set(0.1)
+    assert stored() == 0.1
+    now[0] += tasks.PROGRESS_MIN_INTERVAL_S / 2
+    progress.set(0.3)  # 20 % further, but too soon after the last write
+    assert stored() == 0.1
+    now[0] += tasks.PROGRESS_MIN_INTERVAL_S / 2
+    progress.set(0.4)
+    assert stored() == 0.4
+    progress.set(1.0)  # the end, however soon
+    assert stored() == 1.0
 
 
 def test_worker_notices_a_deleted_comparison(sessions, naval_direct, tasks):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 
 import httpx
@@ -11,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from subflow.errors import AgentUnavailable
 from subflow.runplan.resolve import resolve_plan
-from subflow_agent.app import app, settings
+from subflow_agent.app import _Run, app, settings
 from subflow_engines import run_plan
 from subflow_worker.agent_client import AgentClient, POLL_TIMEOUTS_TOLERATED
 
@@ -153,3 +154,64 @@ def test_the_worker_asks_a_busy_agent_again_instead_of_giving_the_run_up(naval_d
         else:
             assert agent.run(plan).model_dump(mode="json") == run_plan(plan).model_dump(mode="json")
     assert transport.polls >= timeouts + (0 if gives_up else 1)
+
+
+def _waiting(run: "_Run", **kwargs) -> threading.Event:
+    """``run.wait(**kwargs)`` in a thread, returned once the thread waits; the event is set when it returns."""
+    done, entered = threading.Event(), threading.Event()
+    inner = run.changed.wait
+
+    def wait(*args, **kw):
+        entered.set()
+        return inner(*args, **kw)
+
+    run.changed.wait = wait
+    threading.Thread(target=lambda: (run.wait(**kwargs), done.set()), daemon=True).start()
+    assert entered.wait(10)
+    return done
+
+
+def test_a_long_poll_answers_a_progress_step_at_once_by_default():
+    run = _Run(plan=None)
+    run.set(status="running")
+    done = _waiting(run, timeout_s=30)
+    run.set(progress=0.01)  # below the 0.02 step
+    assert not done.wait(0.2)
+    run.set(progress=0.03)
+    assert done.wait(10)
+
+
+def test_a_long_poll_holds_a_progress_step_for_its_min_interval_but_tells_the_end_at_once():
+    run = _Run(plan=None)
+    run.set(status="running")
+    done = _waiting(run, timeout_s=30, min_interval_s=30)
+    run.set(progress=0.5)
+    assert not done.wait(0.3)  # a step, but the 30 s are not over
+    run.set(progress=1.0, status="succeeded")
+    assert done.wait(10)
+
+
+def test_a_long_poll_tells_a_held_step_once_its_min_interval_is_over():
+    run = _Run(plan=None)
+    run.set(status="running")
+    asked = time.monotonic()
+    done = _waiting(run, timeout_s=30, min_interval_s=0.5)
+    run.set(progress=0.5)  # no change after this one: the wait ends by its own clock
+    assert done.wait(20)
+    assert time.monotonic() - asked >= 0.5
+
+
+def test_the_client_asks_the_agent_for_progress_no_faster_than_its_interval(naval_direct):
+    plan = resolve_plan(naval_direct, "sptcp")
+    asked: list[httpx.URL] = []
+
+    class Recording(httpx.BaseTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            if request.method == "GET":
+                asked.append(request.url)
+            return client._transport.handle_request(request)
+
+    with AgentClient("http://testserver", settings.agent_token, transport=Recording(),
+                     progress_interval_s=0.25) as agent:
+        assert agent.run(plan).model_dump(mode="json") == run_plan(plan).model_dump(mode="json")
+    assert asked and all(u.params.get("min_interval_s") == "0.25" for u in asked)

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { ResultDocument } from "../../api/types";
-import { RouteOverlay } from "../../components/RouteOverlay";
+import { RouteOverlay, type SharedTimeline } from "../../components/RouteOverlay";
 import { RepetitionsSection, SummarySection } from "./SummarySection";
 import { SweepSection } from "./SweepSection";
 import { ThroughputSection, type SatcomPasses } from "./ThroughputSection";
@@ -17,10 +17,12 @@ export interface ResultsProps {
   pointPicker?: ReactNode;
   /** The scenario's SATCOM passes, for the capacity chart beside the throughput charts (null: none). */
   satcom?: SatcomPasses | null;
+  /** The page's timeline of `result.scenario`, for the routes' drawing (absent: the drawing asks for its own). */
+  timeline?: SharedTimeline;
 }
 
 /** Every view of one result document: throughput charts beside the routes, summary, repetitions, sweep. */
-export function Results({ result, requested, descriptions, name, point = 0, pointPicker, satcom }: ResultsProps) {
+export function Results({ result, requested, descriptions, name, point = 0, pointPicker, satcom, timeline }: ResultsProps) {
   const view = useResultView(result, requested);
   const selection = useChartSelection();
   return (
@@ -31,7 +33,7 @@ export function Results({ result, requested, descriptions, name, point = 0, poin
           <ThroughputSection result={result} view={view} selection={selection} descriptions={descriptions} name={name} point={point} pointPicker={pointPicker} satcom={satcom} />
         </div>
         <div className="workbench-side">
-          <RouteOverlay result={result} strategies={view.order} />
+          <RouteOverlay result={result} strategies={view.order} timeline={timeline} />
         </div>
       </div>
       <SummarySection view={view} name={name} />
