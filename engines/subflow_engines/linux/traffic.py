@@ -306,7 +306,7 @@ class Traffic:
                 out["delay_ms"], out["loss"], out.pop("late"), v.codec, v.plc, v.silence_suppression,
                 v.packet_interval_ms, v.playout_delay_ms)
         out["udp"] = {"packets_sent": len(sent), "packets_received": len({q for q, _, _ in received}),
-                      "packet_bytes": int(fl.fp.packet_bytes) if fl.fp.packet_bytes else None}
+                      "packet_bytes": int(fl.fp.packet_bytes or max(fl.schedule.ip_bytes, default=0))}
         if fl.fp.kind == "video":
             flow = self.scenario_flow(fl.fp.id)
             video = (flow.video if flow is not None else None) or VideoSource(bitrate_mbps=fl.fp.rate_mbps or 1.0)
