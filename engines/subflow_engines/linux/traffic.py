@@ -153,7 +153,7 @@ class Traffic:
         fl.launch_s = self.now()
         fl.client = self.spawn(args, fl.client_out)
 
-    # ------------------------------------------------------------------ udp (cbr) and voice flows
+    # ------------------------------------------------------------------ udp, voice and video flows
     def _python(self, ns: str) -> list[str]:
         # the module's file, not ``-m`` (no package import: numba would cost seconds); -P keeps its folder off
         # sys.path
