@@ -206,6 +206,7 @@ def test_video_alone_and_beside_bulk_tcp_against_the_fluid_engine(need_linux, no
     plan = resolve_plan(_doc([bulk, video], 10, 20.0), "sptcp", "linux")
     model = fluid_run(plan)  # first: the kernel run then has the CPU (the delay line runs in this process)
     real = linux.run(plan)
+    check_output(plan, real)
     lv, fv = (next(f for f in o.flows if f.id == "v") for o in (real, model))
     shared = {k: (a, b) for (k, a), b in zip(_video_figures(lv, (5, 20)).items(),
                                               _video_figures(fv, (5, 20)).values())}
