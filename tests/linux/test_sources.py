@@ -146,7 +146,7 @@ def test_silence_suppressed_voice_loses_nothing_and_has_the_paths_delay(need_lin
     print(f"\nvoice with silence suppression: delay hand {G729_IDLE_DELAY_MS:.3f} ms, kernel mean {mean:.3f} ms "
           f"(intervals {[round(d, 2) for d in delays]})")
     assert G729_IDLE_DELAY_MS - 0.5 <= mean <= G729_IDLE_DELAY_MS + 1.5, (delays, out.linux["notes"])
-    vad = codec_impairment("g729a", plc=True, silence_suppression=True)
+    vad = codec_impairment("g729a", plc=True, vad=True)
     for d, lo, r in zip(c.delay_ms, c.loss, c.r_factor):
         if d is None or lo is None:
             assert r is None
