@@ -177,7 +177,7 @@ def test_video_alone_and_beside_bulk_tcp_against_the_fluid_engine(need_linux, no
     the fluid engine's; (b) beside a bulk TCP flow, 20 s, over 5-20 s (after slow start): 30 frames sent in every
     interval (450); with a 100 ms playout deadline, below TCP's full standing queue (121 ms), the frames late and
     the mean delay within ±20 % of the fluid engine's (or one frame, 2 ms). Measured: late 149-156 against the
-    fluid engine's 184 (15-19 % fewer: the kernel's standing queue is 7-8 % shorter on average, 87 against 94 ms,
+    fluid engine's 184 (15-19 % fewer: the kernel's mean delay is 7-8 % shorter, 87 against 94 ms,
     and a count above a deadline amplifies that), delay 87-88 ms against 94.4.
 
     Frames lost differ by the engines' loss models, not by tolerance: in the kernel the drop-tail queue
