@@ -2,7 +2,7 @@
 
 Tests that run the engine need root, network namespaces, HTB, iperf3 (and, for
 MPTCP, ``mptcpize`` from Debian's ``mptcpd`` and ``net.mptcp.enabled=1``); they skip
-with the missing piece named otherwise. They take wall-clock time: 13 minutes in all on the
+with the missing piece named otherwise. They take wall-clock time: about 15 minutes in all on the
 project's two-core machine, most of it the grid cells' kernel runs (test_fluid_vs_linux.py).
 """
 

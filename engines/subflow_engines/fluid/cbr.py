@@ -2,7 +2,8 @@
 
 A source is not responsive: it sends what its pattern says whatever the network does, on the first path of its
 plan segment, and shares the fluid drop-tail queues with the TCP subflows (:mod:`.queues`). What it sends in a
-step from t to t + dt (:meth:`Source.begin_step`):
+step from t to t + dt (:meth:`Source.begin_step`; the on/off periods and the video frames are those of
+:mod:`subflow_engines.sources`, which the linux engine sends as real packets):
 
 * ``udp`` cbr: ``rate_mbps`` (IP bits) throughout;
 * ``udp`` on/off: ``rate_mbps`` while on, nothing while off; the periods alternate from the flow's start,
@@ -68,41 +69,25 @@ Per output interval the source reports:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from subflow.results.voice import interval_ratings
 from subflow.runplan.document import FlowPlan, RunPlan
-from subflow.scenario.document import Flow, UdpSource, VideoSource, VoiceSource
+from subflow.scenario.document import Flow, VideoSource, VoiceSource
 
 from subflow_engines import draws
+from subflow_engines.sources import (  # noqa: F401  (the source definitions' one home; re-exported here)
+    FRAME_STREAM, I_FRAME_RATIO, ONOFF_STREAM, PAUSE_MEAN_S, TALKSPURT_MEAN_S, VIDEO_PACKET_BYTES, OnOff, VideoFrames,
+    onoff_of, period_length_s, video_frame_bits,
+)
 
 #: the flow kinds the fluid engine runs as non-responsive sources
 CBR_KINDS = ("udp", "voice", "video")
 
-#: ITU-T P.59 (03/93) artificial conversational speech: mean talkspurt and mean pause, s, both exponential (the
-#: figures as P.59's model is commonly quoted, after Brady's on-off measurements; the Recommendation's text
-#: itself was not at hand to check)
-TALKSPURT_MEAN_S = 1.004
-PAUSE_MEAN_S = 1.587
-
-
-#: size of an I frame over a P frame of the same group of pictures. An assumption, not a measured figure: frame
-#: size traces of H.264 encoders (Seeling & Reisslein's video trace library) show I frames several times the
-#: size of P frames, the ratio varying with content and quantiser; 5 is within that spread.
-I_FRAME_RATIO = 5.0
-
-#: largest IP packet of a video frame, bytes (an Ethernet MTU); a frame of b bits is ⌈b / (1500·8)⌉ packets
-VIDEO_PACKET_BYTES = 1500
-
 #: which percentile ``delay_p95_ms`` is
 DELAY_PERCENTILE = 0.95
-
-#: suffixes of a flow id naming its draw streams (:func:`subflow_engines.draws.subflow_key`): on/off periods, the
-#: fate of video frames
-ONOFF_STREAM = "|onoff"
-FRAME_STREAM = "|frames"
 
 #: full-sized segments an ACK-clocked TCP sender puts into a queue at once: a receiver acknowledges at least every
 #: second full-sized segment (RFC 5681 §4.2, RFC 1122 §4.2.3.2), and each ACK of two segments releases two more
@@ -195,76 +180,6 @@ def share_above(steps: Sequence[tuple[float, float, float]], limit: float) -> fl
     return total
 
 
-def period_length_s(u: float, mean_s: float, periods: str, pareto_shape: float) -> float:
-    """Length of one on or off period, s, from a uniform draw ``u`` in [0, 1) by inversion.
-
-    ``exponential``: −mean·ln(1 − u). ``pareto``: x_m·(1 − u)^(−1/a), x_m = mean·(a − 1)/a (a = ``pareto_shape``
-    > 1; the Pareto mean is a·x_m/(a − 1), ns-2's Application/Traffic/Pareto scale). E.g. u = 0.5, mean 1 s:
-    exponential ln 2 = 0.693 s; u = 0.75, mean 1 s, a = 2: x_m = 0.5, 0.5·0.25^(−1/2) = 1 s.
-
-    Raises
-    ------
-    ValueError
-        For another ``periods``.
-    """
-    if periods == "exponential":
-        return -mean_s * math.log1p(-u)
-    if periods == "pareto":
-        return mean_s * (pareto_shape - 1.0) / pareto_shape * (1.0 - u) ** (-1.0 / pareto_shape)
-    raise ValueError(f"periods must be exponential or pareto, not {periods!r}")
-
-
-class OnOff:
-    """Alternating on and off periods from ``start_s``, beginning with an on period; period k (0, 1, ...) is on
-    for even k and uses draw ``draw(k)`` (a uniform in [0, 1)), with its state's mean.
-
-    >>> src = OnOff(0.0, 1.0, 1.0, "pareto", 2.0, draw=lambda k: 0.75)   # every period 1 s
-    >>> src.on_fraction(0.5, 1.5), src.on_fraction(1.5, 2.0), src.on_fraction(2.0, 2.5)
-    (0.5, 0.0, 1.0)
-    """
-
-    def __init__(self, start_s: float, mean_on_s: float, mean_off_s: float, periods: str, pareto_shape: float,
-                 draw: Callable[[int], float]):
-        self.means = (mean_on_s, mean_off_s)
-        self.periods, self.shape, self.draw = periods, pareto_shape, draw
-        self.k = 0  # the current period
-        self.t0 = start_s  # its start
-        self.t1 = start_s + self._length(0)  # its end
-
-    def _length(self, k: int) -> float:
-        return period_length_s(self.draw(k), self.means[k % 2], self.periods, self.shape)
-
-    def on_fraction(self, t0: float, t1: float) -> float:
-        """The part of [t0, t1) that is on, in [0, 1]; calls go forward in time (t0 no earlier than the last t1)."""
-        if t1 <= t0:
-            return 0.0
-        on = 0.0
-        t = max(t0, self.t0) if self.k == 0 else t0  # nothing before the first period (the flow's start)
-        if t >= t1:
-            return 0.0
-        while True:
-            while self.t1 <= t:  # periods that ended before t
-                self.k += 1
-                self.t0, self.t1 = self.t1, self.t1 + self._length(self.k)
-            end = min(t1, self.t1)
-            if self.k % 2 == 0:
-                on += end - t
-            if end >= t1:
-                return on / (t1 - t0)
-            t = end
-
-
-def video_frame_bits(bitrate_bps: float, frame_rate_fps: float, gop_frames: int,
-                     i_ratio: float = I_FRAME_RATIO) -> tuple[float, float]:
-    """(I frame, P frame) sizes in bits of an encoder at ``bitrate_bps`` (mean over a group of pictures).
-
-    A group of G frames lasts G/f s and carries R·G/f bits = I + (G − 1)·P with I = k·P, so
-    P = R·G/(f·(k + G − 1)). E.g. 3 Mbit/s, 30 frame/s, G = 30, k = 5: P = 9·10⁷/(30·34) = 88 235.3 bits,
-    I = 441 176.5 bits; G = 1 (intra only): I = R/f."""
-    p = bitrate_bps * gop_frames / (frame_rate_fps * (i_ratio + gop_frames - 1))
-    return i_ratio * p, p
-
-
 def weighted_percentile(pairs: Sequence[tuple[float, float]], q: float) -> float | None:
     """The smallest value v of (value, weight) ``pairs`` such that the weights of the values ≤ v reach q of the
     total (a lower percentile of the weighted sample); None when the total weight is 0.
@@ -293,28 +208,20 @@ class Source:
         self.packet_bits = float(fp.packet_bytes or 1228) * 8.0
         self.dt_s = dt_s
         self.sub = None  # the subflow carrying it this step (set by the kernel's schedule)
-        self.onoff: OnOff | None = None
+        self.onoff: OnOff | None = onoff_of(self.flow, fp.kind, fp.start_s, plan.seed, fp.id)
         self.video: VideoSource | None = None
         self.voice: VoiceSource | None = None
-        seed = plan.seed
-        if fp.kind == "udp":
-            udp = (self.flow.udp if self.flow is not None else None) or UdpSource()
-            if udp.pattern == "on_off":
-                self.onoff = self._onoff(seed, udp.mean_on_s, udp.mean_off_s, udp.periods, udp.pareto_shape)
-        elif fp.kind == "voice":
+        if fp.kind == "voice":
             self.voice = (self.flow.voice if self.flow is not None else None) or VoiceSource()
-            if self.voice.silence_suppression:
-                self.onoff = self._onoff(seed, TALKSPURT_MEAN_S, PAUSE_MEAN_S, "exponential", 2.0)
         elif fp.kind == "video":
             self.video = self.flow.video if self.flow is not None else None
             if self.video is None:
                 self.video = VideoSource(bitrate_mbps=fp.rate_mbps or 1.0)
+            self.frames = VideoFrames(self.video, fp.start_s)
             self.rate_bps = self.video.bitrate_mbps * 1e6
             self.packet_bits = VIDEO_PACKET_BYTES * 8.0
-            self.i_bits, self.p_bits = video_frame_bits(self.rate_bps, self.video.frame_rate_fps,
-                                                        self.video.gop_frames)
             self.next_frame = 0  # the next frame's number
-            self.frame_key = draws.subflow_key(seed, fp.id + FRAME_STREAM)
+            self.frame_key = draws.subflow_key(plan.seed, fp.id + FRAME_STREAM)
             self.step_frames: list[tuple[int, float]] = []  # (number, bits) of the frames sent in this step
         self.step_bits = 0.0  # IP bits sent in the current step
         self.sent = [0.0] * n_bins
@@ -335,20 +242,15 @@ class Source:
         self.prev_spread = 0.0
         self.credit = 0.0  # fraction of a packet carried to the next step
 
-    def _onoff(self, seed: int, mean_on: float, mean_off: float, periods: str, shape: float) -> OnOff:
-        key = draws.subflow_key(seed, self.plan.id + ONOFF_STREAM)
-        return OnOff(self.plan.start_s, mean_on, mean_off, periods, shape, lambda k: draws.uniform(key, k))
-
     def begin_step(self, t: float) -> float:
         """The IP bits the source sends in the step from ``t`` (also kept as ``step_bits``)."""
         dt = self.dt_s
         if self.video is not None:
-            f = self.video.frame_rate_fps
             self.step_frames = []
             bits = 0.0
-            while self.plan.start_s + self.next_frame / f < t + dt - 1e-12:
+            while self.frames.instant_s(self.next_frame) < t + dt - 1e-12:
                 n = self.next_frame
-                b = self.i_bits if n % self.video.gop_frames == 0 else self.p_bits
+                b = self.frames.bits(n)
                 self.step_frames.append((n, b))
                 bits += b
                 self.next_frame += 1
@@ -399,9 +301,9 @@ class Source:
         draw; all of them without a path) or late (delay above the playout deadline)."""
         p = 1.0 if delay_s is None else min(1.0, max(0.0, loss_p))
         deadline = self.video.playout_delay_ms * 1e-3
-        for n, bits in self.step_frames:
+        for n, _bits in self.step_frames:
             self.frames_sent[b] += 1
-            packets = max(1, math.ceil(bits / self.packet_bits - 1e-9))
+            packets = self.frames.packets(n)
             if draws.uniform(self.frame_key, n) < 1.0 - (1.0 - p) ** packets:
                 self.frames_lost[b] += 1
             elif delay_s is not None and delay_s > deadline:

@@ -4,8 +4,9 @@ Needs root. See :mod:`.engine` for a run's steps, :mod:`.topology` for the mappi
 of a scenario onto namespaces, veths, bridges and shaping, :mod:`.routing` for the
 addresses/policy routes/MPTCP endpoints, :mod:`.delayline` for the NFQUEUE delay
 line used where netem is missing, :mod:`.iperf3` for the iperf3 JSON parser, :mod:`.udpflow` and
-:mod:`.cbrstats` for udp and voice flows (timestamped packets, their delay, jitter and loss),
-:mod:`.sockets` for ``ss`` sampling and :mod:`.cleanup` for ownership and teardown.
+:mod:`.cbrstats` for udp, voice and video flows (timestamped packets, their delay, jitter and loss, video
+frames),
+:mod:`.schedule` for the packets of on/off and video sources, :mod:`.sockets` for ``ss`` sampling and :mod:`.cleanup` for ownership and teardown.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ DESCRIPTION = (
     "Real Linux TCP (per-socket congestion control) and MPTCP (in-kernel path manager, "
     "mptcpize) in network namespaces, veth pairs and Linux bridges; HTB shaping; delay/loss by "
     "netem or, where netem is missing, an NFQUEUE delay line and the iptables statistic match; "
-    "iperf3 traffic, udp and voice flows by a timestamped UDP sender and receiver; DiffServ class queues as HTB "
+    "iperf3 traffic; udp (cbr, on/off), voice (with or without silence suppression) and video flows by a "
+    "timestamped UDP sender and receiver on the fluid engine's schedule; DiffServ class queues as HTB "
     "classes; runs in real time (root only)."
 )
 
@@ -55,31 +57,55 @@ FIELDS = {
     "Flow.rate_mbps": Honours("iperf3 -b, and held to the rate at every instant by an HTB class on an IFB device "
                               "at the source, all subflows together (subflow.runplan.ratecap)"),
     "Flow.size_bytes": Honours("iperf3 -n"),
-    # on/off udp sources, silence suppression (on/off voice), video and EDCA stay refused
+    # every flow kind runs (declared below); EDCA stays refused
     **flow_kind_fields(),
     **queueing_fields(),
-    "Flow.kind": Honours("tcp: iperf3; udp (cbr) and voice: the timestamped UDP sender and receiver of "
+    "Flow.kind": Honours("tcp: iperf3; udp, voice and video: the timestamped UDP sender and receiver of "
                          "subflow_engines.linux.udpflow in the flow's namespaces (packets paced at the flow's rate, "
-                         "each stamped with its sequence number and send time on CLOCK_MONOTONIC), per-interval "
-                         "delay_ms, delay_p95_ms, jitter_ms (RFC 3550), loss (sequence numbers never received) and "
-                         "voice R and MOS measured from the packets (subflow_engines.linux.cbrstats); a video flow "
-                         "is refused by its video settings"),
+                         "or on the schedule of on/off periods and video frames the engine computes with the fluid "
+                         "engine's functions, subflow_engines.sources and subflow_engines.linux.schedule; each "
+                         "packet stamped with its sequence number and send time on CLOCK_MONOTONIC, a video packet "
+                         "also with its frame's number and packet count), per-interval delay_ms, delay_p95_ms, "
+                         "jitter_ms (RFC 3550), loss (sequence numbers never received), voice R and MOS and video "
+                         "frames sent, lost and late measured from the packets (subflow_engines.linux.cbrstats)"),
     "Flow.dscp": Honours("IP_TOS of the udp/voice sender's socket (code point << 2); selects the flow's class "
                          "queue under queueing strict_priority or drr (u32 match on the DS field); tcp flows: "
                          "iperf3 -S on the data direction (their ACKs stay BE)"),
     "Flow.udp": Honours("container of the fields below"),
     "UdpSource.packet_bytes": Honours("UDP payload of each datagram (IP packet = + 28 bytes); refused above the "
                                       "interfaces' MTU"),
+    "UdpSource.pattern": Honours("cbr: one packet every packet bits / rate; on_off: packets at the rate while on, "
+                                 "none while off, packet k when the flow's cumulative on time reaches k x that gap "
+                                 "(ns-3 OnOffApplication's residual bits; subflow_engines.linux.schedule)"),
+    "UdpSource.periods": Honours("the on and off period lengths by inversion of the same counter-based draws as "
+                                 "the fluid engine (seed, flow id; subflow_engines.sources.OnOff): the same periods"),
+    "UdpSource.mean_on_s": Honours("mean on period of the drawn periods (subflow_engines.sources)"),
+    "UdpSource.mean_off_s": Honours("mean off period of the drawn periods (subflow_engines.sources)"),
+    "UdpSource.pareto_shape": Honours("shape of the Pareto periods (subflow_engines.sources.period_length_s)"),
     "Flow.voice": Honours("container of the fields below"),
     "VoiceSource.codec": Honours("payload per packet and rate (subflow.results.voice.wire_rate_kbps: payload + 12 "
                                  "bytes RTP-sized header inside UDP) and the E-model's Ie and Bpl (ITU-T G.113; "
                                  "none for opus: R and MOS null)"),
     "VoiceSource.packet_interval_ms": Honours("the sender's packet interval; packetisation delay in R"),
+    "VoiceSource.silence_suppression": Honours(
+        "packets only during talkspurts: ITU-T P.59 exponential talkspurts (1.004 s) and pauses (1.587 s) drawn as "
+        "the fluid engine draws them (subflow_engines.sources), packets at the packet interval of the cumulative "
+        "talk time; the E-model's G.729A + VAD values, R and MOS null where G.113 tabulates none (G.711 with "
+        "silence suppression), as the fluid engine"),
     "VoiceSource.plc": Honours("Bpl of G.711 with or without PLC (ITU-T G.113 Table I.3)"),
     "VoiceSource.playout_delay_ms": Honours("the fixed playout buffer in R's mouth-to-ear delay; packets arriving "
                                             "more than it above their interval's mean delay count as lost "
                                             "(subflow_engines.linux.cbrstats, as the fluid engine)"),
     "VoiceSource.opus_bitrate_kbps": Honours("payload per packet of an opus flow"),
+    "Flow.video": Honours("container of the fields below"),
+    "VideoSource.bitrate_mbps": Honours("IP bits of the frames: P = R·G / (f·(5 + G − 1)), I = 5·P "
+                                        "(subflow_engines.sources.video_frame_bits), each frame a burst of "
+                                        "ceil(bits / 12000) IP packets of up to 1500 bytes sent back to back"),
+    "VideoSource.frame_rate_fps": Honours("frame n sent at start_s + n / frame_rate_fps on the run clock"),
+    "VideoSource.gop_frames": Honours("an I frame every gop_frames frames, P frames between"),
+    "VideoSource.playout_delay_ms": Honours("a frame whose packets all arrived, the last later than the frame's "
+                                            "send time + this, counts in frames_late (of the interval it was "
+                                            "sent in); one with a packet missing in frames_lost"),
     "Scenario.queueing": Honours("container of the fields below"),
     "QueueingSettings.discipline": Honours(
         "fifo: one pfifo under each direction's HTB class; strict_priority and drr: one HTB child class "
@@ -163,8 +189,9 @@ def supports(caps: HostCapabilities | None = None) -> dict[str, Any]:
                           if caps.delay_mechanism else None),
         "handover": ["bare"],
         "unsupported": ["nodes[].rate_table", "handover zwa/spurious/seamless", "SCTP strategies"],
-        "traffic": f"iperf3 {caps.iperf3_version}".strip() + "; udp (cbr) and voice: timestamped UDP sender and "
-                   "receiver (one-way delay, RFC 3550 jitter, loss per interval)",
+        "traffic": f"iperf3 {caps.iperf3_version}".strip() + "; udp (cbr, on/off), voice (silence suppression) "
+                   "and video: timestamped UDP sender and receiver on the fluid engine's periods and frames "
+                   "(one-way delay, RFC 3550 jitter, loss, video frames sent/lost/late per interval)",
         "queueing": "fifo; strict_priority and drr as HTB classes with u32 DS-field filters (no 802.11 EDCA)",
         "flow_rate": ("rate_mbps: iperf3 -b, and the flow's packets held to its rate at every instant by an HTB "
                       "class on an IFB device at its source (all subflows together)" if caps.rate_cap else None),

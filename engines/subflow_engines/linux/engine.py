@@ -9,8 +9,8 @@ One run, in order (every step an argument-list command, nothing through a shell)
    every plan boundary (a routing conflict fails here too).
 3. Set-up: the ownership record, namespaces, veths/bridges, HTB (+ netem, or the
    statistic match and the NFQUEUE delay line), policy rules, MPTCP limits, the
-   state at t = 0, one ``iperf3 -s -1 -J`` server per tcp flow, one :mod:`.udpflow` receiver per udp
-   (cbr) or voice flow; under ``queueing`` strict_priority or drr every shaped direction gets HTB class
+   state at t = 0, one ``iperf3 -s -1 -J`` server per tcp flow, one :mod:`.udpflow` receiver and sender
+   (waiting for its start) per udp, voice or video flow; under ``queueing`` strict_priority or drr every shaped direction gets HTB class
    queues with DS-field filters (:func:`.network.class_queues`).
 4. The mobility driver (this thread) applies each boundary on the wall clock:
    wireless hops go down at disassociation/handover start and up at association
@@ -19,7 +19,8 @@ One run, in order (every step an argument-list command, nothing through a shell)
    delay changes the netem qdisc or the delay line,
    MPTCP endpoints added/removed as subflows come and go (the agent plays the
    role of ``mptcpd``). Clients (``iperf3 -c … -J -C <cc>``, under ``mptcpize`` for
-   MPTCP; a udp or voice flow's :mod:`.udpflow` sender) start at each flow's ``start_s``.
+   MPTCP) start at each flow's ``start_s``; a udp, voice or video flow's :mod:`.udpflow` sender is told to
+   start its schedule (:mod:`.schedule` for on/off and video flows) at ``start_s`` on the run clock.
 5. A sampler thread reads ``ss -tinH`` in the flows' namespaces at every interval
    boundary: receiver ``bytes_received`` per subflow socket gives the per-interval
    goodput (run-clock aligned), sender ``cwnd``/``retrans``/``backoff`` give cwnd,
@@ -32,13 +33,14 @@ One run, in order (every step an argument-list command, nothing through a shell)
 clients, their reports) and :class:`~.sampler.Sampler` (the ``ss`` sampling thread).
 
 Output: the :class:`~subflow.results.document.EngineOutput` shape of the embedded engine, with
-``t_s`` on the plan's grid; a udp or voice flow's series (throughput, delay_ms, delay_p95_ms, jitter_ms, loss,
-voice r_factor and mos) come from its packets' send and arrival times (:mod:`.cbrstats`). Extras: per flow ``iperf3`` (client and server totals, the
+``t_s`` on the plan's grid; a udp, voice or video flow's series (throughput, delay_ms, delay_p95_ms, jitter_ms,
+loss, voice r_factor and mos, video frames_sent, frames_lost and frames_late) come from its packets' send and arrival times (:mod:`.cbrstats`). Extras: per flow ``iperf3`` (client and server totals, the
 receiver timeline re-aligned to the run clock) and ``observed_subflows_max``; per
 subflow ``observed_s``; top level ``linux`` (mechanisms used, notes on parameters that
 Linux fixes, the run prefix and the PIDs it started, and what the run applied on the wall clock:
 ``rate_limits``, ``rate_caps``, ``delay_changes`` and ``capacity_changes``, the last two with the plan's
-``t_s`` and the run clock's ``applied_s`` of each; ``udp_flows``: packets sent and received per udp or voice flow;
+``t_s`` and the run clock's ``applied_s`` of each; ``udp_flows``: packets sent and received per udp, voice or video flow (video: frames, and packets whose
+frame fields differed from the schedule's);
 ``queueing``: the class queues installed).
 """
 
@@ -63,6 +65,7 @@ from subflow.runplan import ratecap
 from subflow.runplan.beams import planned_share_notes
 from subflow.runplan.document import RunPlan
 from subflow.runplan.strategies import STRATEGIES
+from subflow_engines.sources import VIDEO_PACKET_BYTES
 
 from . import commands
 from .capabilities import HostCapabilities, detect
@@ -193,9 +196,14 @@ def validate(plan: RunPlan, caps: HostCapabilities) -> list[str]:
             raise EngineCannotRun(f"strategy {plan.strategy}: mptcpize (Debian package mptcpd) is not installed")
     mtu = plan.transport.mss_bytes + 52
     for i, fp in enumerate(plan.flows):
-        if fp.kind != "tcp":
+        if fp.kind == "video":
+            if VIDEO_PACKET_BYTES > mtu:
+                raise EngineCannotRun(f"flows[{i}].video ({fp.id}): its frames go in IP packets of up to "
+                                      f"{VIDEO_PACKET_BYTES} bytes, above the interfaces' MTU of {mtu} bytes "
+                                      "(transport.mss_bytes + 52), and the linux engine does not fragment")
+        elif fp.kind != "tcp":
             if fp.kind not in ("udp", "voice") or fp.rate_mbps is None or not fp.packet_bytes:
-                raise EngineCannotRun(f"flows[{i}].kind={fp.kind!r} ({fp.id}): the linux engine sends udp (cbr) and "
+                raise EngineCannotRun(f"flows[{i}].kind={fp.kind!r} ({fp.id}): the linux engine sends udp and "
                                       "voice flows at a rate in packets of a size, and this flow has none")
             if fp.packet_bytes > mtu:
                 field = "udp.packet_bytes" if fp.kind == "udp" else "voice.packet_interval_ms"
@@ -278,7 +286,8 @@ class LinuxRun:
         self.captures = Captures(plan, self.model, self._spawn, self.tmp)
         self.tcp_flows = {fid: fl for fid, fl in self.flows.items() if fl.fp.kind == "tcp"}
         self.udp_flows = {fid: fl for fid, fl in self.flows.items() if fl.fp.kind != "tcp"}
-        #: per udp or voice flow: packets sent and received, IP packet size (``linux.udp_flows`` of the output)
+        #: per udp, voice or video flow: packets sent and received, IP packet size (``linux.udp_flows`` of the
+        #: output)
         self.udp_log: dict[str, dict] = {}
         self.sampler = Sampler(plan, self.model, self.tcp_flows, self.now, self._emit)
 
@@ -343,6 +352,9 @@ class LinuxRun:
         for fl in self.udp_flows.values():
             check()
             self.traffic.start_udp_receiver(fl)
+        for fl in self.udp_flows.values():
+            check()
+            self.traffic.launch_udp_sender(fl)
         for fl in self.tcp_flows.values():
             check()
             self.traffic.wait_listening(fl)
@@ -420,7 +432,7 @@ class LinuxRun:
                 if arg.fp.kind == "tcp":
                     self.traffic.start_client(arg)
                 else:
-                    self.traffic.start_udp_sender(arg)
+                    self.traffic.start_udp_sender(arg, self.t0 + arg.fp.start_s)
             else:
                 self.apply(arg)
         wait_until(self.plan.duration_s)
@@ -492,7 +504,7 @@ class LinuxRun:
         )
 
     def _udp_result(self, fl: FlowRun, t_s: list[float]) -> FlowResult:
-        """A udp (cbr) or voice flow's result: its series from the sender's and receiver's records
+        """A udp, voice or video flow's result: its series from the sender's and receiver's records
         (:meth:`.traffic.Traffic.udp_series`), one subflow (its plan's first: one path, as the fluid engine)."""
         series = self.traffic.udp_series(fl, self.t0 or 0.0)
         throughput = series.pop("throughput_mbps")

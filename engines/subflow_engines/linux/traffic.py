@@ -1,6 +1,7 @@
 """The traffic of one ``linux`` run: per-flow bookkeeping, the iperf3 servers and clients
-(``iperf3 -J``, under ``mptcpize`` for MPTCP), and their reports re-aligned to the run clock; udp (cbr) and
-voice flows by the timestamped sender and receiver of :mod:`.udpflow`, their figures by :mod:`.cbrstats`.
+(``iperf3 -J``, under ``mptcpize`` for MPTCP), and their reports re-aligned to the run clock; udp, voice and
+video flows by the timestamped sender and receiver of :mod:`.udpflow` (on/off and video packets on the schedule
+of :mod:`.schedule`), their figures by :mod:`.cbrstats`.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from pathlib import Path
 from subflow.runplan import finish as finish_rule
 from subflow.results.voice import interval_ratings
 from subflow.runplan.document import FlowPlan, RunPlan
-from subflow.scenario.document import DSCP_CODEPOINTS, VoiceSource
+from subflow.scenario.document import DSCP_CODEPOINTS, VideoSource, VoiceSource
+
+from subflow_engines.sources import VideoFrames, onoff_of
 
 from . import cbrstats, commands, iperf3, udpflow
+from .schedule import Schedule, onoff_schedule, video_schedule
 from .commands import EngineCannotRun
 from .topology import Model
 
@@ -55,9 +59,11 @@ class FlowRun:
         self.launch_s: float | None = None
         self.client_out: Path | None = None
         self.server_out: Path | None = None
-        #: udp and voice flows: the sender's and receiver's records (:mod:`.udpflow`)
+        #: udp, voice and video flows: the sender's and receiver's records (:mod:`.udpflow`)
         self.sent_path: Path | None = None
         self.received_path: Path | None = None
+        #: on/off and video flows: every packet's instant and size (:mod:`.schedule`); None for cbr
+        self.schedule: Schedule | None = None
         for seg in fp.segments:
             for sp in seg.subflows:
                 if sp.id not in self.sub_bytes:
@@ -148,7 +154,7 @@ class Traffic:
         fl.launch_s = self.now()
         fl.client = self.spawn(args, fl.client_out)
 
-    # ------------------------------------------------------------------ udp (cbr) and voice flows
+    # ------------------------------------------------------------------ udp, voice and video flows
     def _python(self, ns: str) -> list[str]:
         # the module's file, not ``-m`` (no package import: numba would cost seconds); -P keeps its folder off
         # sys.path
@@ -169,6 +175,8 @@ class Traffic:
         fl.server_out = self.tmp / f"udp-recv-{fa.index}.log"
         args = self._python(self.model.ns(fl.fp.dst)) + ["recv", "--bind", fa.connect_addr, "--port", str(fa.port),
                                                          "--out", str(fl.received_path)]
+        if fl.fp.kind == "video":
+            args.append("--frames")
         fl.server = self.spawn(args, fl.server_out, stdin=True)
         deadline = time.monotonic() + 10.0
         while "ready" not in fl.server_out.read_text(errors="replace"):
@@ -187,21 +195,64 @@ class Traffic:
         count = max(1, int(math.floor((fp.stop_s - fp.start_s) / gap_s + 1e-9)))
         return packet - 28, gap_s, count
 
-    def start_udp_sender(self, fl: FlowRun) -> None:
+    def source_schedule(self, fl: FlowRun) -> Schedule | None:
+        """The packets of an on/off udp flow, a voice flow with silence suppression or a video flow
+        (:mod:`.schedule`, from the periods and frames of :mod:`subflow_engines.sources` for the plan's seed);
+        None for a cbr udp or voice flow (the sender paces it by its interval)."""
+        fp = fl.fp
+        flow = self.scenario_flow(fp.id)
+        if fp.kind == "video":
+            video = (flow.video if flow is not None else None) or VideoSource(bitrate_mbps=fp.rate_mbps or 1.0)
+            return video_schedule(VideoFrames(video, fp.start_s), fp.stop_s)
+        onoff = onoff_of(flow, fp.kind, fp.start_s, self.plan.seed, fp.id)
+        if onoff is None:
+            return None
+        return onoff_schedule(onoff, fp.start_s, fp.stop_s, int(fp.packet_bytes), fp.rate_mbps * 1e6)
+
+    def launch_udp_sender(self, fl: FlowRun) -> None:
         """The :mod:`.udpflow` sender in the source's namespace, bound to the flow's source address, marked with
-        its DSCP (``IP_TOS``)."""
+        its DSCP (``IP_TOS``), started ahead (at set-up: its interpreter's start-up is not in the flow's timing)
+        and waiting for :meth:`start_udp_sender`; waits until it is ready (10 s at most).
+
+        Raises
+        ------
+        EngineCannotRun
+            If it does not start.
+        """
         fp, fa = fl.fp, fl.fa
-        payload, gap_s, count = self.udp_schedule(fl)
         flow = self.scenario_flow(fp.id)
         dscp = DSCP_CODEPOINTS[getattr(flow, "dscp", "BE") or "BE"]
         fl.sent_path = self.tmp / f"udp-sent-{fa.index}.bin"
         fl.client_out = self.tmp / f"udp-send-{fa.index}.log"
         args = self._python(self.model.ns(fp.src)) + [
             "send", "--dst", fa.connect_addr, "--port", str(fa.port), "--bind", fa.bind_addr, "--dscp", str(dscp),
-            "--payload-bytes", str(payload), "--interval-s", f"{gap_s:.9f}", "--count", str(count),
-            "--out", str(fl.sent_path)]
+            "--wait-start", "--out", str(fl.sent_path)]
+        fl.schedule = self.source_schedule(fl)
+        if fl.schedule is None:
+            payload, gap_s, count = self.udp_schedule(fl)
+            args += ["--payload-bytes", str(payload), "--interval-s", f"{gap_s:.9f}", "--count", str(count)]
+        else:
+            path = self.tmp / f"udp-schedule-{fa.index}.bin"
+            fl.schedule.write(path)
+            args += ["--schedule", str(path)]
+        fl.client = self.spawn(args, fl.client_out, stdin=True)
+        deadline = time.monotonic() + 10.0
+        while "ready" not in fl.client_out.read_text(errors="replace"):
+            if fl.client.poll() is not None or time.monotonic() > deadline:
+                raise EngineCannotRun(f"udp sender for flow {fp.id} did not start: "
+                                      f"{fl.client_out.read_text(errors='replace')[-300:]}")
+            time.sleep(0.05)
+
+    def start_udp_sender(self, fl: FlowRun, origin_s: float) -> None:
+        """Let the sender go: its first packet is due at ``origin_s`` (``CLOCK_MONOTONIC``, s; the flow's
+        ``start_s`` on the run clock)."""
         fl.launch_s = self.now()
-        fl.client = self.spawn(args, fl.client_out)
+        try:
+            fl.client.stdin.write(f"start {origin_s:.9f}\n".encode())
+            fl.client.stdin.flush()
+        except OSError as exc:
+            raise EngineCannotRun(f"udp sender for flow {fl.fp.id} is gone: "
+                                  f"{fl.client_out.read_text(errors='replace')[-300:]}") from exc
 
     def scenario_flow(self, flow_id: str):
         """The scenario's :class:`~subflow.scenario.document.Flow` of ``flow_id`` (None if absent)."""
@@ -239,17 +290,32 @@ class Traffic:
             raise EngineCannotRun(f"udp receiver of flow {fl.fp.id} left no record: "
                                   f"{fl.server_out.read_text(errors='replace')[-300:] if fl.server_out else ''}")
         sent = [t - t0 for t in udpflow.read_sent(fl.sent_path)]
-        received = [(q, s - t0, r - t0) for q, s, r in udpflow.read_received(fl.received_path)]
+        if fl.fp.kind == "video":
+            rec5 = udpflow.read_received_frames(fl.received_path)
+            received = [(q, s - t0, r - t0) for q, s, r, _, _ in rec5]
+        else:
+            received = [(q, s - t0, r - t0) for q, s, r in udpflow.read_received(fl.received_path)]
+        sizes = fl.schedule.ip_bytes[: len(sent)] if fl.schedule is not None else int(fl.fp.packet_bytes)
         v = None
         if fl.fp.kind == "voice":
             flow = self.scenario_flow(fl.fp.id)
             v = (flow.voice if flow is not None else None) or VoiceSource()
-        out = cbrstats.cbr_series(sent, received, int(fl.fp.packet_bytes), self.interval, self.n_bins,
+        out = cbrstats.cbr_series(sent, received, sizes, self.interval, self.n_bins,
                                   playout_delay_ms=v.playout_delay_ms if v is not None else None)
         if v is not None:
             out["r_factor"], out["mos"] = interval_ratings(out["delay_ms"], out["loss"], out.pop("late"), v)
         out["udp"] = {"packets_sent": len(sent), "packets_received": len({q for q, _, _ in received}),
-                      "packet_bytes": int(fl.fp.packet_bytes)}
+                      "packet_bytes": int(fl.fp.packet_bytes or max(fl.schedule.ip_bytes, default=0))}
+        if fl.fp.kind == "video":
+            flow = self.scenario_flow(fl.fp.id)
+            video = (flow.video if flow is not None else None) or VideoSource(bitrate_mbps=fl.fp.rate_mbps or 1.0)
+            out.update(cbrstats.video_frames(fl.schedule.frames, sent, received, video.playout_delay_ms,
+                                             self.interval, self.n_bins))
+            # the frame fields the packets carried, against the schedule's
+            mismatched = sum(1 for q, _, _, f, n in rec5 if q >= len(fl.schedule) or
+                             (f, n) != (fl.schedule.frame[q], fl.schedule.frame_packets[q]))
+            out["udp"]["frames"] = len(fl.schedule.frames)
+            out["udp"]["frame_fields_mismatched"] = mismatched
         art = os.environ.get("SUBFLOW_LINUX_ARTIFACTS_DIR")
         if art:
             dest = Path(art) / self.model.prefix

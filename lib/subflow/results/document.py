@@ -416,8 +416,9 @@ class LinuxRunInfo(TypedDict):
     cleanup_problems: NotRequired[list[str]]
     #: each NFQUEUE delay line queue's counters (absent in documents stored before them)
     delay_lines: NotRequired[list[DelayLineStats]]
-    #: per udp or voice flow: ``packets_sent``, ``packets_received``, ``packet_bytes`` (absent in documents stored
-    #: before the engine ran them)
+    #: per udp, voice or video flow: ``packets_sent``, ``packets_received``, ``packet_bytes`` (video: its largest),
+    #: video also ``frames`` and ``frame_fields_mismatched`` (received packets whose frame fields differ from the
+    #: schedule's) (absent in documents stored before the engine ran them)
     udp_flows: NotRequired[dict[str, dict[str, int]]]
     #: the class queues installed: ``discipline`` and, per shaped direction, its HTB classes (absent likewise)
     queueing: NotRequired[dict[str, Any]]

@@ -177,16 +177,11 @@ def test_the_agent_refuses_a_field_its_engine_does_not_honour_with_422(naval_dir
         ({"kind": "udp", "rate_mbps": 1.0}, "kind='udp'"),
         ({"kind": "video", "video": {"bitrate_mbps": 2.0}}, "kind='video'"),
         ({"dscp": "EF"}, "dscp='EF'")]),
-    # linux sends cbr udp and voice (subflow_engines.linux.udpflow) with their DSCP, not on/off sources or video
-    ("linux", {"kind": "voice", "voice": {"codec": "g729a", "silence_suppression": True}},
-     "voice.silence_suppression=True"),
-    ("linux", {"kind": "udp", "rate_mbps": 1.0, "udp": {"pattern": "on_off"}}, "udp.pattern='on_off'"),
-    ("linux", {"kind": "video", "video": {"bitrate_mbps": 2.0}}, "video=VideoSource"),
 ])
 def test_engines_refuse_flows_beyond_what_they_run_naming_the_field(engine, flow, field):
-    """mininet-wifi runs no udp, voice or video sources or priority classes, linux no on/off source or video (fluid
-    runs them all): each refuses them by the field's path, through the registry (the agent's and the CLI's path)
-    before anything runs; a tcp flow marked BE still runs."""
+    """mininet-wifi runs no udp, voice or video sources or priority classes (fluid and linux run them all): it
+    refuses them by the field's path, through the registry (the agent's and the CLI's path) before anything runs;
+    a tcp flow marked BE still runs."""
     doc = {**WIRED_CAPTURE, "capture": []}
     doc["flows"] = [{"id": "f", "src": "a", "dst": "b", **flow}]
     with pytest.raises(EngineCannotRun, match=rf"^flows\[0\]\.{field}: engine {engine} does not honour it \("):
@@ -200,9 +195,13 @@ def test_engines_refuse_flows_beyond_what_they_run_naming_the_field(engine, flow
     {"kind": "udp", "rate_mbps": 1.0, "udp": {"pattern": "on_off", "periods": "pareto", "pareto_shape": 2.5}},
     {"kind": "video", "video": {"bitrate_mbps": 2.0, "gop_frames": 12, "playout_delay_ms": 100}},
 ])
-def test_fluid_runs_on_off_voice_and_video_sources(flow):
+@pytest.mark.parametrize("engine", ["fluid", "linux"])
+def test_fluid_and_linux_run_on_off_voice_and_video_sources(flow, engine):
+    """Both engines honour every field of the three sources (linux sends the fluid engine's schedule,
+    subflow_engines.linux.schedule): the registry's check passes; only EDCA stays refused by linux (below)."""
     doc = {**WIRED_CAPTURE, "capture": [], "flows": [{"id": "f", "src": "a", "dst": "b", **flow}]}
-    all_engines()["fluid"].check(resolve_plan(doc, "sptcp", "fluid"))
+    all_engines()[engine].check(resolve_plan(doc, "sptcp", engine))
+    assert not any(isinstance(all_engines()[engine].fields[f], Refuses) for f in FLOW_KIND_FIELDS)
 
 
 def test_the_flow_kind_fields_are_the_schemas():
