@@ -29,9 +29,10 @@ step() {  # name command...
   FAILED_N=$((FAILED_N + ${f:-0}))
 }
 
-step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow engines/subflow_engines/draws.py testbeds/subflow_testbeds/multibottleneck.py
-step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q -m integration tests/integration
-step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --reruns 1 --reruns-delay 2 tests/linux \
+step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow engines/subflow_engines/draws.py \
+  engines/subflow_engines/sources.py engines/subflow_engines/fluid/cbr.py testbeds/subflow_testbeds/multibottleneck.py
+step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q --durations=15 -m integration tests/integration
+step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --durations=15 --reruns 1 --reruns-delay 2 tests/linux \
   engines/subflow_engines/linux/iperf3.py engines/subflow_engines/linux/sockets.py
 step "Debian VM: real 802.11 association and roam (mac80211_hwsim, hostapd, wpa_supplicant; QEMU)" \
   .venv/bin/python -m pytest -q -s tests/vm
