@@ -178,12 +178,7 @@ class Traffic:
         if fl.fp.kind == "video":
             args.append("--frames")
         fl.server = self.spawn(args, fl.server_out, stdin=True)
-        deadline = time.monotonic() + 10.0
-        while "ready" not in fl.server_out.read_text(errors="replace"):
-            if fl.server.poll() is not None or time.monotonic() > deadline:
-                raise EngineCannotRun(f"udp receiver for flow {fl.fp.id} did not start: "
-                                      f"{fl.server_out.read_text(errors='replace')[-300:]}")
-            time.sleep(0.05)
+        _wait_ready(fl.server, fl.server_out, f"udp receiver for flow {fl.fp.id}")
 
     def udp_schedule(self, fl: FlowRun) -> tuple[int, float, int]:
         """(UDP payload bytes, seconds between packets, packets) of a udp (cbr) or voice flow: IP packets of the
@@ -236,12 +231,7 @@ class Traffic:
             fl.schedule.write(path)
             args += ["--schedule", str(path)]
         fl.client = self.spawn(args, fl.client_out, stdin=True)
-        deadline = time.monotonic() + 10.0
-        while "ready" not in fl.client_out.read_text(errors="replace"):
-            if fl.client.poll() is not None or time.monotonic() > deadline:
-                raise EngineCannotRun(f"udp sender for flow {fp.id} did not start: "
-                                      f"{fl.client_out.read_text(errors='replace')[-300:]}")
-            time.sleep(0.05)
+        _wait_ready(fl.client, fl.client_out, f"udp sender for flow {fp.id}")
 
     def start_udp_sender(self, fl: FlowRun, origin_s: float) -> None:
         """Let the sender go: its first packet is due at ``origin_s`` (``CLOCK_MONOTONIC``, s; the flow's
@@ -388,3 +378,18 @@ def align(intervals, reference: list[float], interval_s: float, n_bins: int, lau
         if cost < best_cost - 1e-9:
             best, best_cost = off, cost
     return best
+
+
+def _wait_ready(proc: subprocess.Popen, out: Path, what: str, timeout_s: float = 10.0) -> None:
+    """Wait until the :mod:`.udpflow` process ``proc`` has written ``ready`` to its log ``out``.
+
+    Raises
+    ------
+    EngineCannotRun
+        If it exits or is not ready within ``timeout_s`` (s), naming ``what`` with the log's tail.
+    """
+    deadline = time.monotonic() + timeout_s
+    while "ready" not in out.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise EngineCannotRun(f"{what} did not start: {out.read_text(errors='replace')[-300:]}")
+        time.sleep(0.05)
