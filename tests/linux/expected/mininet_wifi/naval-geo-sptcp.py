@@ -209,16 +209,13 @@ def carrier_up(net, node, dev):
 
 def apply_endpoints(net, state):
     """MPTCP endpoints the plan wants now, each added once Mininet-WiFi reports its interface associated
-    and the interface has its carrier (the agent plays mptcpd's part); the ones the plan dropped, and
-    the ones whose wlan Mininet-WiFi no longer reports associated, are deleted (mptcpd removes an
-    address whose link goes down), so the kernel closes that subflow and resends its data on the
-    others at once instead of after the subflow's retransmission timeouts; it is added again at the
-    next association. The kernel's path manager opens a subflow once, when the endpoint is added, and
-    never retries it: a join sent before the wlan's carrier is up fails its neighbour resolution and is
+    and the interface has its carrier (the agent plays mptcpd's part); the ones the plan dropped are
+    deleted. The kernel's path manager opens a subflow once, when the endpoint is added, and never
+    retries it: a join sent before the wlan's carrier is up fails its neighbour resolution and is
     closed (host unreachable), so the subflow would never exist."""
     want = {(e[0], e[1]): e for e in state["endpoints_want"]}
     for key, e in sorted(state["endpoints"].items()):
-        if key not in want or not associated(net, e[0], e[3]):
+        if key not in want:
             net.get(e[0]).cmd(f"ip mptcp endpoint delete id {e[2]}")
             del state["endpoints"][key]
     for key, e in sorted(want.items()):
