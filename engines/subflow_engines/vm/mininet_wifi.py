@@ -96,11 +96,11 @@ def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str],
         Limit of the whole VM, s (default: 20 minutes for the build plus each script's limit).
     record_s : float, optional
         Record every ``record_s`` seconds, in each Mininet node's network namespace, ``ss -tani``, ``ss -Mni``,
-        ``ip mptcp endpoint show``, ``ip mptcp limits``, ``ip -o link``, the MPTCP and ICMP counters
-        (``nstat -as``), ``tc -s qdisc show`` and each wlan interface's ``iw dev <wlan> station dump`` (bit
-        rates, signal, retries) (``mininet_wifi.sh``: a recorder started beside each script, so that the
-        script's own clock is not slowed; each sample costs a few processes per node, so under software
-        emulation a busy host stretches the interval): :attr:`ScriptRun.record`, a gzipped text of blocks
+        ``ip mptcp endpoint show``, ``ip mptcp limits``, ``ip -o link``, ``ip route show``, the MPTCP, ICMP and
+        TCP retransmission counters (``nstat -as``), ``tc -s qdisc show`` and each wlan interface's
+        ``iw dev <wlan> station dump`` (bit rates, signal, retries) (``mininet_wifi.sh``: a recorder started
+        beside each script, so that the script's own clock is not slowed; each sample costs a few processes per
+        node, so under software emulation a busy host stretches the interval): :attr:`ScriptRun.record`, a gzipped text of blocks
         ``@@ <epoch s> <node>`` each followed by ``## <command>`` sections. None: no record.
     record_nodes : tuple of str
         The Mininet nodes recorded (default: every node with its own network namespace).

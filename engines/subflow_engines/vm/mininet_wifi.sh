@@ -57,7 +57,8 @@ record() {
       echo "@@ $ts $node"
       nsenter -t "$pid" -n sh -c 'echo "## ss -tani"; ss -tani; echo "## ss -Mni"; ss -Mni;
         echo "## ip mptcp endpoint show"; ip mptcp endpoint show; echo "## ip mptcp limits"; ip mptcp limits;
-        echo "## ip -o link"; ip -o link; echo "## nstat -as"; nstat -as "MPTcp*" "Icmp*" "TcpExtTCPSynRetrans";
+        echo "## ip -o link"; ip -o link; echo "## ip route show"; ip route show;
+        echo "## nstat -as"; nstat -as "MPTcp*" "Icmp*" "TcpExtTCPSynRetrans" "TcpExtTCPTimeouts" "TcpRetransSegs";
         echo "## tc -s qdisc show"; tc -s qdisc show;
         for w in $(ip -o link | sed -n "s/^[0-9]*: \([^:@]*wlan[0-9]*\).*/\1/p"); do
           echo "## iw dev $w station dump"; iw dev "$w" station dump; done' 2>&1
