@@ -248,8 +248,12 @@ def _stderr_note(text: object) -> str:
 
 def _interruption(error: str | None) -> bool:
     """True for the error iperf3 writes into its report when it, or its peer, was stopped by SIGINT
-    ("interrupt - the client has terminated", "the client has terminated"; iperf3 ``iperf_got_sigend``)."""
-    return bool(error) and ("interrupt" in error or "has terminated" in error)
+    ("interrupt - the client has terminated", "the client has terminated"; iperf3 ``iperf_got_sigend``), or
+    when the client was stopped during the end-of-test results exchange: the server then reads a short results
+    message and reports "unable to receive results" (``IERECVRESULTS``, ``iperf_exchange_results`` in
+    ``iperf_api.c``), after its intervals are complete."""
+    return bool(error) and ("interrupt" in error or "has terminated" in error
+                            or "unable to receive results" in error)
 
 
 def output(plan: RunPlan, stdout: str, returncode: int = 0, stderr: str = "") -> EngineOutput:

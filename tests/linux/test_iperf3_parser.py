@@ -102,3 +102,20 @@ def test_timeline_resampling_conserves_bytes():
     assert tl == pytest.approx([0.7, 1.7, 1.1, 0.0])
     omitted = [Interval(0.0, 1.0, 10**6, 8e6, omitted=True)] + ivs
     assert iperf3.timeline(omitted, 1.0, 4) == iperf3.timeline(ivs, 1.0, 4)
+
+
+def test_a_known_stdout_warning_is_set_aside_and_other_text_still_refused():
+    # iperf 3.12's server prints this line (iperf_api.c JSON_read) before its JSON when its client was
+    # interrupted during the results exchange; the report itself is whole.
+    warning = "WARNING:  Size of data read does not correspond to offered length"
+    doc = ('{"start": {"accepted_connection": {"host": "h", "port": 1}}, "intervals": [{"streams": [], '
+           '"sum": {"start": 0, "end": 1.0, "bytes": 500000, "bits_per_second": 4000000, "omitted": false}}], '
+           '"end": {"sum_received": {"bytes": 500000}}}')
+    r = iperf3.parse(warning + "\n" + doc + "\n")
+    assert r.role == "server" and r.received_bytes == 500_000 and len(r.intervals) == 1
+    assert r.warnings == [warning] and r.summary()["warnings"] == [warning]
+    assert iperf3.parse(doc).warnings == []
+    with pytest.raises(Iperf3ParseError, match="not iperf3 JSON"):
+        iperf3.parse("WARNING: something else\n" + doc)
+    with pytest.raises(Iperf3ParseError, match="not iperf3 JSON"):
+        iperf3.parse(warning + " and more\n" + doc)

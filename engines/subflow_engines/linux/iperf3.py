@@ -20,6 +20,13 @@ Quirks handled:
   :func:`parse_all` returns each.
 * Missing keys (older versions, UDP, a run cut short by a signal) give ``None``,
   never a ``KeyError``.
+* iperf3 prints some warnings to standard output even with ``-J``: a server whose
+  client was interrupted during the end-of-test results exchange prints
+  ``WARNING:  Size of data read does not correspond to offered length`` (``JSON_read``
+  in ``iperf_api.c``: the control connection delivered fewer bytes than the length it
+  announced) before its JSON report. Whole lines equal to one of
+  :data:`STDOUT_WARNINGS` are set aside into :attr:`Iperf3Run.warnings`; any other
+  text outside the JSON is still refused.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from subflow.errors import Iperf3ParseError  # noqa: F401  (re-exported)
+
+#: Lines iperf3 3.x prints to standard output outside its JSON document (``iperf_api.c``).
+STDOUT_WARNINGS = ("WARNING:  Size of data read does not correspond to offered length",)
 
 
 @dataclass
@@ -66,6 +76,7 @@ class Iperf3Run:
     local: list[tuple[str, int]] = field(default_factory=list)  #: (host, port) of each data stream
     remote: list[tuple[str, int]] = field(default_factory=list)
     min_rtt_ms: float | None = None  #: the sender's lowest RTT sample (tcp_info), ms
+    warnings: list[str] = field(default_factory=list)  #: lines of :data:`STDOUT_WARNINGS` found in the output
 
     @property
     def measured(self) -> list[Interval]:
@@ -86,17 +97,37 @@ class Iperf3Run:
             "min_rtt_ms": self.min_rtt_ms,
             "sender_cc": self.sender_cc,
             "error": self.error,
+            "warnings": list(self.warnings),
         }
 
 
+def split_warnings(text: str) -> tuple[str, list[str]]:
+    """``text`` without the whole lines equal to one of :data:`STDOUT_WARNINGS`, and those lines in order.
+
+    Examples
+    --------
+    >>> split_warnings('WARNING:  Size of data read does not correspond to offered length\\n{"end": {}}')
+    ('{"end": {}}', ['WARNING:  Size of data read does not correspond to offered length'])
+    """
+    kept: list[str] = []
+    found: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.strip() in STDOUT_WARNINGS:
+            found.append(line.strip())
+        else:
+            kept.append(line)
+    return "".join(kept), found
+
+
 def parse_all(text: str) -> list[dict[str, Any]]:
-    """Split ``text`` into the JSON documents it holds, back to back.
+    """Split ``text`` into the JSON documents it holds, back to back (lines of :data:`STDOUT_WARNINGS` skipped).
 
     Raises
     ------
     Iperf3ParseError
         On text that is not a sequence of JSON objects (with the character offset).
     """
+    text, _ = split_warnings(text)
     dec = json.JSONDecoder()
     docs: list[dict[str, Any]] = []
     i, n = 0, len(text)
@@ -224,13 +255,16 @@ def parse(text: str) -> Iperf3Run:
     >>> (r.role, r.sent_bytes, r.retransmits)
     ('client', 10, 0)
     """
+    text, warnings = split_warnings(text)
     docs = parse_all(text)
     if len(docs) != 1:
         raise Iperf3ParseError(
             f"{len(docs)} JSON documents concatenated (several iperf3 runs in one file); "
             "parse them one by one with parse_all()"
         )
-    return from_document(docs[0])
+    run = from_document(docs[0])
+    run.warnings = warnings
+    return run
 
 
 def timeline(intervals: list[Interval], interval_s: float, n_bins: int, offset_s: float = 0.0) -> list[float]:

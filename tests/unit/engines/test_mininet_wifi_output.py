@@ -96,6 +96,25 @@ def test_an_interrupted_iperf3_keeps_its_report_as_the_linux_engine_does():
     assert exc.value.flow == "f2"
 
 
+def test_a_client_interrupted_in_the_results_exchange_keeps_its_servers_report():
+    """Measured on Mininet-WiFi (naval-geo, MPTCP, 600 s): the client, interrupted after its grace while the
+    end-of-test results were exchanged over the control connection, reported "interrupt - the client has
+    terminated"; its server printed iperf3's warning line before its JSON and reported "unable to receive
+    results: Bad file descriptor", with all 604 intervals."""
+    client = {**CLIENT, "error": "interrupt - the client has terminated"}
+    server = ("WARNING:  Size of data read does not correspond to offered length\n"
+              + json.dumps({**SERVER, "error": "error - unable to receive results: Bad file descriptor"}))
+    flows = {"f1": _flow(CLIENT, SERVER), "f2": _flow(client, server)}
+    out = mininet_wifi.output(_plan(), _stdout(flows, interrupted=[["f2", "client"]]))
+    assert out.flows[1].throughput_mbps[:3] == [3.0, 3.0, 3.0]
+    assert out.flows[1].iperf3["server"]["warnings"] == [
+        "WARNING:  Size of data read does not correspond to offered length"]
+    flows["f2"] = _flow(CLIENT, server)  # the same server report with no interruption by the script
+    with pytest.raises(EngineFailed, match="unable to receive results") as exc:
+        mininet_wifi.output(_plan(), _stdout(flows))
+    assert exc.value.flow == "f2"
+
+
 def test_an_interrupted_iperf3_that_wrote_no_report_is_an_error_naming_the_flow():
     flows = {"f1": _flow(CLIENT, SERVER), "f2": _flow(CLIENT, "")}
     with pytest.raises(EngineFailed, match="server report unreadable") as exc:
