@@ -6,7 +6,9 @@ vSwitch, bridges, ``mac80211``/``cfg80211`` and ``mac80211_hwsim``, the virtual 
 library modules; no hardware drivers), and packs the root file system as an uncompressed ``newc`` cpio archive
 (the kernel's initramfs format) whose ``/subflow-init`` (``init.sh`` beside this module) runs the job. The
 package sources are the host's own apt sources (``/etc/apt/sources.list.d/debian.sources``, or
-``SUBFLOW_VM_APT_SOURCES``): nothing here names a mirror.
+``SUBFLOW_VM_APT_SOURCES``): nothing here names a mirror. ``SUBFLOW_VM_KERNEL_RELEASE`` (e.g.
+``bookworm-backports``, which those sources must then carry) takes the kernel from that release instead
+(:func:`packages`).
 
 :func:`ensure_image` builds once per set of inputs (:data:`PACKAGES`, the suite, ``init.sh``, the kept modules,
 :data:`IMAGE_FORMAT`) into ``SUBFLOW_VM_CACHE`` (default ``~/.cache/subflow/vm``) and reuses it after.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -87,11 +90,40 @@ def apt_sources() -> Path:
     return path
 
 
+def packages(flavour: str = "wifi") -> tuple[str, ...]:
+    """The packages of ``flavour`` (:data:`FLAVOURS`) as mmdebstrap installs them: ``linux-image-amd64`` becomes
+    ``linux-image-amd64/<release>`` when ``SUBFLOW_VM_KERNEL_RELEASE`` names a release (apt's ``package/release``
+    form).
+
+    Raises
+    ------
+    KeyError
+        For an unknown flavour.
+    ValueError
+        If ``SUBFLOW_VM_KERNEL_RELEASE`` is not a Debian release name (lower-case letters, digits and ``-``).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["SUBFLOW_VM_KERNEL_RELEASE"] = "bookworm-backports"
+    >>> packages("wifi")[0]
+    'linux-image-amd64/bookworm-backports'
+    >>> del os.environ["SUBFLOW_VM_KERNEL_RELEASE"]
+    >>> packages("wifi")[0]
+    'linux-image-amd64'
+    """
+    release = os.environ.get("SUBFLOW_VM_KERNEL_RELEASE", "")
+    if release and not re.fullmatch(r"[a-z][a-z0-9-]*", release):
+        raise ValueError(f"SUBFLOW_VM_KERNEL_RELEASE={release!r}: not a Debian release name (e.g. bookworm-backports)")
+    kernel = f"linux-image-amd64/{release}" if release else "linux-image-amd64"
+    return tuple(kernel if p == "linux-image-amd64" else p for p in FLAVOURS[flavour])
+
+
 def image_key(flavour: str = "wifi") -> str:
     """A digest of everything that makes an image of ``flavour`` (:data:`FLAVOURS`): :data:`IMAGE_FORMAT`,
-    suite, packages, kept modules, the init script."""
+    suite, packages (:func:`packages`, so the kernel's release too), kept modules, the init script."""
     h = hashlib.sha256()
-    for part in (str(IMAGE_FORMAT), SUITE, flavour, *FLAVOURS[flavour], *KEPT_MODULES, str(KEPT_NET_DRIVER_FILES)):
+    for part in (str(IMAGE_FORMAT), SUITE, flavour, *packages(flavour), *KEPT_MODULES, str(KEPT_NET_DRIVER_FILES)):
         h.update(part.encode() + b"\0")
     h.update((HERE / "init.sh").read_bytes())
     return h.hexdigest()[:16]
@@ -152,7 +184,7 @@ def build_image(out: Path, flavour: str = "wifi") -> VmImage:
     with tempfile.TemporaryDirectory(prefix="subflow-vm-") as tmp:
         tar = Path(tmp) / "rootfs.tar"
         subprocess.run(
-            ["mmdebstrap", "--quiet", "--variant=apt", f"--include={','.join(FLAVOURS[flavour])}",
+            ["mmdebstrap", "--quiet", "--variant=apt", f"--include={','.join(packages(flavour))}",
              "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
              "--dpkgopt=path-exclude=/usr/share/locale/*", SUITE, str(tar), str(apt_sources())],
             check=True, capture_output=True, text=True)
