@@ -30,7 +30,8 @@ step() {  # name command...
 }
 
 step "python unit tests + doctests" .venv/bin/python -m pytest -q tests/unit lib/subflow engines/subflow_engines/draws.py \
-  engines/subflow_engines/sources.py engines/subflow_engines/fluid/cbr.py testbeds/subflow_testbeds/multibottleneck.py
+  engines/subflow_engines/sources.py engines/subflow_engines/fluid/cbr.py testbeds/subflow_testbeds/multibottleneck.py \
+  engines/subflow_engines/vm/image.py
 step "integration tests (PostgreSQL, Redis, Celery worker, agent)" .venv/bin/python -m pytest -q --durations=15 -m integration tests/integration
 step "linux engine tests (network namespaces, kernel TCP/MPTCP; root)" .venv/bin/python -m pytest -q --durations=15 --reruns 1 --reruns-delay 2 tests/linux \
   engines/subflow_engines/linux/iperf3.py engines/subflow_engines/linux/sockets.py
