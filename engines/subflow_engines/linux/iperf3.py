@@ -127,7 +127,11 @@ def parse_all(text: str) -> list[dict[str, Any]]:
     Iperf3ParseError
         On text that is not a sequence of JSON objects (with the character offset).
     """
-    text, _ = split_warnings(text)
+    return _documents(split_warnings(text)[0])
+
+
+def _documents(text: str) -> list[dict[str, Any]]:
+    """The JSON objects of ``text``, back to back (:func:`parse_all` without the warning lines)."""
     dec = json.JSONDecoder()
     docs: list[dict[str, Any]] = []
     i, n = 0, len(text)
@@ -256,7 +260,7 @@ def parse(text: str) -> Iperf3Run:
     ('client', 10, 0)
     """
     text, warnings = split_warnings(text)
-    docs = parse_all(text)
+    docs = _documents(text)
     if len(docs) != 1:
         raise Iperf3ParseError(
             f"{len(docs)} JSON documents concatenated (several iperf3 runs in one file); "

@@ -100,8 +100,9 @@ def run_scripts(sources: dict[str, Path], wheels: Path, scripts: dict[str, str],
         TCP retransmission counters (``nstat -as``), ``tc -s qdisc show`` and each wlan interface's
         ``iw dev <wlan> station dump`` (bit rates, signal, retries) (``mininet_wifi.sh``: a recorder started
         beside each script, so that the script's own clock is not slowed; each sample costs a few processes per
-        node, so under software emulation a busy host stretches the interval): :attr:`ScriptRun.record`, a gzipped text of blocks
-        ``@@ <epoch s> <node>`` each followed by ``## <command>`` sections. None: no record.
+        node, so under software emulation a busy host stretches the interval): :attr:`ScriptRun.record`, a
+        gzipped text of blocks ``@@ <epoch s> <node>`` each followed by ``## <command>`` sections. None: no
+        record.
     record_nodes : tuple of str
         The Mininet nodes recorded (default: every node with its own network namespace).
 
